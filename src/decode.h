@@ -1,0 +1,108 @@
+/*
+ * decode.h - perf records from bytes to typed structs.
+ *
+ * Pure functions: no allocation, no I/O. Every field is bounds-checked
+ * against the record's own size; variable parts (callchain, filename,
+ * stack copy) point into the record bytes, so a decoded record lives only
+ * as long as those bytes.
+ */
+#ifndef PERFMINI_DECODE_H
+#define PERFMINI_DECODE_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What the decoder must know of the attr that produced the records. */
+struct decode_layout {
+	uint64_t sample_type;
+	uint64_t regs_user_mask;
+	bool sample_id_all;
+};
+
+/* The trailing sample_id of non-sample records (sample_id_all). */
+struct sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu;
+	uint64_t id;
+};
+
+struct rec_sample {
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t addr;
+	uint64_t id;
+	uint32_t cpu;
+	uint64_t period;
+	uint64_t nr;             /* callchain entries */
+	const unsigned char *ips; /* nr u64 values, possibly unaligned */
+	uint64_t regs_abi;       /* 0: no registers were captured */
+	uint32_t nregs;
+	const unsigned char *regs;
+	uint64_t stack_size;     /* bytes copied */
+	uint64_t stack_dyn_size; /* of which valid */
+	const unsigned char *stack;
+};
+
+struct rec_mmap2 {
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	bool has_build_id;
+	uint8_t build_id_size;
+	uint8_t build_id[20];
+	uint32_t prot, flags;
+	const char *filename; /* NUL-terminated inside the record */
+};
+
+struct rec_comm {
+	uint32_t pid, tid;
+	const char *comm; /* NUL-terminated inside the record */
+	bool exec;
+};
+
+/* PERF_RECORD_FORK and PERF_RECORD_EXIT. */
+struct rec_task {
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+struct rec_lost {
+	uint64_t id, lost;
+};
+
+struct record {
+	uint32_t type; /* PERF_RECORD_* */
+	uint16_t misc;
+	bool has_sid;
+	struct sample_id sid; /* for non-sample records with sample_id_all */
+	union {
+		struct rec_sample sample;
+		struct rec_mmap2 mmap2;
+		struct rec_comm comm;
+		struct rec_task task;
+		struct rec_lost lost; /* LOST, and LOST_SAMPLES with id 0 */
+	};
+};
+
+/*
+ * Decodes one record of len bytes (len must equal the header's size).
+ * Returns 0, -EBADMSG when a field runs past the record or the header is
+ * inconsistent, or -ENOTSUP for a sample_type bit this decoder does not
+ * parse. Record types it does not know decode to just type, misc and
+ * sample_id.
+ */
+int record_decode(const void *bytes, size_t len, const struct decode_layout *l,
+		  struct record *out);
+
+/* The record's timestamp: sample time or sample_id time; 0 when it has none. */
+uint64_t record_time(const struct record *r);
+
+/* The i-th callchain entry of a decoded sample (i < nr). */
+uint64_t sample_ip_at(const struct rec_sample *s, uint64_t i);
+
+#endif

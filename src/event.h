@@ -1,0 +1,52 @@
+/*
+ * event.h - naming perf events, building their attr, and opening them.
+ *
+ * The attr is kept minimal: what the decoder and the process model need
+ * (see DESIGN.md, events), timestamps on CLOCK_MONOTONIC so that records
+ * from all CPUs and perfmini's own clock can be compared.
+ */
+#ifndef PERFMINI_EVENT_H
+#define PERFMINI_EVENT_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct event_desc {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+};
+
+/* The event called name (cpu-clock, task-clock, cycles, ...), or NULL. */
+const struct event_desc *event_find(const char *name);
+/* The known event names, NULL-terminated, for --help and errors. */
+const struct event_desc *event_list(size_t *n);
+
+struct event_opts {
+	const struct event_desc *ev;
+	uint64_t freq;   /* samples per second, when period is 0 */
+	uint64_t period; /* events per sample, or 0 */
+	bool no_kernel;
+	bool callchain;
+	bool inherit;
+	bool enable_on_exec; /* starts disabled, enabled by the next exec */
+	uint32_t wakeup_bytes; /* wake the reader when this much is pending */
+};
+
+/* Fills attr from opts. */
+void event_attr(struct perf_event_attr *attr, const struct event_opts *o);
+
+/* perf_event_open(2): a descriptor or -errno. */
+int event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+	       unsigned long flags);
+
+/*
+ * Parses a CPU list such as "0-3,6". Sets cpus[i] for each listed CPU
+ * below max; returns the number of CPUs set, or -EINVAL.
+ */
+int cpulist_parse(const char *s, bool *cpus, int max);
+
+#endif

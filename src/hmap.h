@@ -1,0 +1,33 @@
+/*
+ * hmap.h - an open-addressing hash map from non-zero u64 keys to u64 values.
+ *
+ * Invariant: the table is a power of two and at most half full, so a probe
+ * always ends at an empty slot. Key 0 marks an empty slot and cannot be
+ * stored. There is no removal: the maps that use it only grow.
+ */
+#ifndef PERFMINI_HMAP_H
+#define PERFMINI_HMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct hmap_slot {
+	uint64_t key;
+	uint64_t val;
+};
+
+struct hmap {
+	struct hmap_slot *slots;
+	size_t cap; /* 0 or a power of two */
+	size_t count;
+};
+
+void hmap_init(struct hmap *h);
+void hmap_release(struct hmap *h);
+/* The slot of key, NULL if absent. */
+struct hmap_slot *hmap_find(const struct hmap *h, uint64_t key);
+/* The slot of key, added with val 0 if absent (*added says which). */
+struct hmap_slot *hmap_insert(struct hmap *h, uint64_t key, bool *added);
+
+#endif

@@ -1,0 +1,128 @@
+/*
+ * symtab.c - sorted symbol tables and kallsyms parsing; see symtab.h.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "symtab.h"
+#include "util.h"
+
+void symtab_init(struct symtab *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void symtab_release(struct symtab *t)
+{
+	free(t->syms);
+	free(t->names);
+	symtab_init(t);
+}
+
+void symtab_add(struct symtab *t, uint64_t addr, uint64_t size, const char *name, uint8_t rank)
+{
+	size_t len = strlen(name) + 1;
+	struct sym *s;
+
+	xgrow(&t->names, &t->names_cap, t->names_len + len, 1);
+	memcpy(t->names + t->names_len, name, len);
+	xgrow(&t->syms, &t->cap, t->n + 1, sizeof(*t->syms));
+	s = &t->syms[t->n++];
+	s->addr = addr;
+	s->size = size;
+	s->name = (uint32_t)t->names_len;
+	s->rank = rank;
+	t->names_len += len;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1; /* best first */
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+void symtab_finish(struct symtab *t)
+{
+	size_t i, j = 0;
+
+	if (!t->n)
+		return;
+	qsort(t->syms, t->n, sizeof(*t->syms), cmp_sym);
+	for (i = 0; i < t->n; i++) {
+		if (j && t->syms[j - 1].addr == t->syms[i].addr)
+			continue; /* an alias of a better name */
+		t->syms[j++] = t->syms[i];
+	}
+	t->n = j;
+	for (i = 0; i < t->n; i++) {
+		if (t->syms[i].size)
+			continue;
+		t->syms[i].size = i + 1 < t->n ? t->syms[i + 1].addr - t->syms[i].addr : 4096;
+	}
+}
+
+const struct sym *symtab_lookup(const struct symtab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+
+	/* The last symbol starting at or below addr. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/*
+	 * A short symbol nested inside a longer one may come last; look back
+	 * a few entries for one that still holds addr.
+	 */
+	for (size_t k = 0; k < 4 && lo > 0; k++, lo--) {
+		const struct sym *s = &t->syms[lo - 1];
+
+		if (addr - s->addr < s->size)
+			return s;
+	}
+	return NULL;
+}
+
+int symtab_read_kallsyms(struct symtab *t, FILE *f)
+{
+	char line[1024];
+	int n = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		char *end, *name, type;
+		unsigned long long addr;
+
+		errno = 0;
+		addr = strtoull(line, &end, 16);
+		if (errno || end == line || *end != ' ')
+			continue;
+		type = end[1];
+		if (!type || end[2] != ' ')
+			continue;
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		name = end + 3;
+		name[strcspn(name, " \t\n")] = '\0';
+		if (!*name || addr == 0)
+			continue;
+		symtab_add(t, addr, 0, name, (type == 'T' || type == 'W') ? 2 : 1);
+		n++;
+	}
+	if (ferror(f))
+		return -EIO;
+	symtab_finish(t);
+	return n;
+}

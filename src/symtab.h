@@ -1,0 +1,50 @@
+/*
+ * symtab.h - a sorted table of function symbols and address lookup.
+ *
+ * Invariant: after symtab_finish, entries are sorted by address, one per
+ * address (the best name of aliases kept), and each has a size (a symbol
+ * that declared none ends where the next begins). Names are copied in, so
+ * the table outlives the ELF file or text it was read from.
+ */
+#ifndef PERFMINI_SYMTAB_H
+#define PERFMINI_SYMTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct sym {
+	uint64_t addr, size;
+	uint32_t name; /* offset into names */
+	uint8_t rank;  /* higher wins among aliases */
+};
+
+struct symtab {
+	struct sym *syms;
+	size_t n, cap;
+	char *names;
+	size_t names_len, names_cap;
+};
+
+void symtab_init(struct symtab *t);
+void symtab_release(struct symtab *t);
+/* rank orders aliases at one address; size 0 means unknown. */
+void symtab_add(struct symtab *t, uint64_t addr, uint64_t size, const char *name, uint8_t rank);
+/* Sorts, merges aliases and fills in unknown sizes; call once after adding. */
+void symtab_finish(struct symtab *t);
+/* The symbol holding addr, or NULL. */
+const struct sym *symtab_lookup(const struct symtab *t, uint64_t addr);
+static inline const char *symtab_name(const struct symtab *t, const struct sym *s)
+{
+	return t->names + s->name;
+}
+
+/*
+ * Reads /proc/kallsyms text: the function symbols (types t, T, w, W) under
+ * their bare names (a module's "[name]" suffix is dropped), then finishes
+ * the table. Returns the number of symbols read, or -errno.
+ */
+int symtab_read_kallsyms(struct symtab *t, FILE *f);
+
+#endif

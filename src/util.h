@@ -1,0 +1,73 @@
+/*
+ * util.h - allocation that fails loudly, error reporting, small helpers.
+ *
+ * Every allocation wrapper either returns memory or ends the process with a
+ * one-line message: out of memory is not a condition callers handle.
+ */
+#ifndef PERFMINI_UTIL_H
+#define PERFMINI_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+/* Grows *p (of *cap elements of size sz) to hold at least need elements. */
+void xgrow(void *pp, size_t *cap, size_t need, size_t sz);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The program name used as the prefix of every message. */
+extern const char *progname;
+
+/* "perfmini: <message>" on stderr, then exit(1). */
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* "perfmini: <message>" on stderr. */
+void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "perfmini: warning: <message>" on stderr. */
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Unaligned little-endian-as-host loads and stores (record bytes may be unaligned). */
+static inline uint16_t load_u16(const void *p)
+{
+	uint16_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+static inline uint32_t load_u32(const void *p)
+{
+	uint32_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+static inline uint64_t load_u64(const void *p)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* A 64-bit mix (splitmix64 finalizer), for hash tables. */
+static inline uint64_t hash_u64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+uint64_t hash_bytes(const void *p, size_t n);
+
+/* Parses a whole string as an unsigned decimal or 0x-hex number; -EINVAL otherwise. */
+int parse_u64(const char *s, uint64_t *out);
+/* Monotonic clock in nanoseconds (the clock perf timestamps use). */
+uint64_t now_ns(void);
+
+#endif
