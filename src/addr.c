@@ -7,8 +7,7 @@
 
 #include "addr.h"
 
-int addr_file_offset_to_vaddr(const struct load_seg *segs, size_t n, uint64_t off,
-			      uint64_t *vaddr)
+int addr_file_offset_to_vaddr(const struct load_seg *segs, size_t n, uint64_t off, uint64_t *vaddr)
 {
 	/*
 	 * Segments may share a page of the file (the end of one and the start
@@ -25,8 +24,7 @@ int addr_file_offset_to_vaddr(const struct load_seg *segs, size_t n, uint64_t of
 	return -ENOENT;
 }
 
-int addr_vaddr_to_file_offset(const struct load_seg *segs, size_t n, uint64_t vaddr,
-			      uint64_t *off)
+int addr_vaddr_to_file_offset(const struct load_seg *segs, size_t n, uint64_t vaddr, uint64_t *off)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct load_seg *s = &segs[i];

@@ -22,10 +22,10 @@
 /* A PT_LOAD program header, reduced to what the formulas use. */
 struct load_seg {
 	uint64_t offset; /* p_offset */
-	uint64_t vaddr;  /* p_vaddr */
+	uint64_t vaddr;	 /* p_vaddr */
 	uint64_t filesz; /* p_filesz */
-	uint64_t memsz;  /* p_memsz */
-	uint32_t flags;  /* p_flags (PF_X, PF_W, PF_R) */
+	uint64_t memsz;	 /* p_memsz */
+	uint32_t flags;	 /* p_flags (PF_X, PF_W, PF_R) */
 };
 
 /* Runtime address to file offset within a mapping that starts at start. */
@@ -39,16 +39,14 @@ static inline uint64_t addr_to_file_offset(uint64_t a, uint64_t start, uint64_t 
  * off. Returns 0, or -ENOENT when no segment holds it (the offset is in
  * headers or padding that no PT_LOAD covers).
  */
-int addr_file_offset_to_vaddr(const struct load_seg *segs, size_t n, uint64_t off,
-			      uint64_t *vaddr);
+int addr_file_offset_to_vaddr(const struct load_seg *segs, size_t n, uint64_t off, uint64_t *vaddr);
 
 /*
  * ELF address to file offset, the inverse: the segment whose memory
  * range holds vaddr within its file part. Returns 0 or -ENOENT (.bss and
  * addresses outside every segment).
  */
-int addr_vaddr_to_file_offset(const struct load_seg *segs, size_t n, uint64_t vaddr,
-			      uint64_t *off);
+int addr_vaddr_to_file_offset(const struct load_seg *segs, size_t n, uint64_t vaddr, uint64_t *off);
 
 /*
  * Load bias of a module from one of its mappings [start, end) of file

@@ -207,8 +207,8 @@ static int fail(struct in *in, const char *fmt, ...)
 
 static const char *section_name(uint32_t type)
 {
-	static const char *const names[] = {"end",    "strings",      "meta",    "modules",
-					    "frames", "lines",        "stacks",  "stack frames",
+	static const char *const names[] = {"end",     "strings", "meta",   "modules",
+					    "frames",  "lines",	  "stacks", "stack frames",
 					    "samples", "threads"};
 
 	return type < ARRAY_SIZE(names) ? names[type] : "unknown";
@@ -420,8 +420,8 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
 	}
 	version = get_u32(buf + 8);
 	if (version > DATAFILE_VERSION || version == 0) {
-		fail(&in, "data file version %u is not one this perfmini reads (1 to %d)%s", version,
-		     DATAFILE_VERSION,
+		fail(&in, "data file version %u is not one this perfmini reads (1 to %d)%s",
+		     version, DATAFILE_VERSION,
 		     version > DATAFILE_VERSION ? "; it needs a newer perfmini" : "");
 		return NULL;
 	}
@@ -432,8 +432,9 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
 		const unsigned char *d;
 
 		if (len - at < SECTION_HEAD) {
-			fail(&in, "truncated at offset %zu: section header needs %d bytes, %zu left",
-			     at, SECTION_HEAD, len - at);
+			fail(&in,
+			     "truncated at offset %zu: section header needs %d bytes, %zu left", at,
+			     SECTION_HEAD, len - at);
 			goto bad;
 		}
 		type = get_u32(buf + at);
@@ -441,9 +442,8 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
 		size = get_u64(buf + at + 8);
 		d = buf + at + SECTION_HEAD;
 		if (size > len - at - SECTION_HEAD) {
-			fail(&in,
-			     "truncated at offset %zu: %s section needs %llu bytes, %zu left", at,
-			     section_name(type), (unsigned long long)size,
+			fail(&in, "truncated at offset %zu: %s section needs %llu bytes, %zu left",
+			     at, section_name(type), (unsigned long long)size,
 			     len - at - SECTION_HEAD);
 			goto bad;
 		}

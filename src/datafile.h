@@ -18,7 +18,7 @@
 
 #include "profile.h"
 
-#define DATAFILE_MAGIC   "PERFMINI"
+#define DATAFILE_MAGIC	 "PERFMINI"
 #define DATAFILE_VERSION 1
 
 enum datafile_section {

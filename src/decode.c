@@ -101,10 +101,10 @@ static int take_string(struct cursor *c, const char **s)
 	return 0;
 }
 
-#define SAMPLE_KNOWN                                                                              \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
-	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
-	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER |    \
+#define SAMPLE_KNOWN                                                                            \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |         \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |          \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER | \
 	 PERF_SAMPLE_STACK_USER)
 
 static int decode_sample(struct cursor *c, const struct decode_layout *l, struct rec_sample *s)
@@ -231,7 +231,8 @@ int record_decode(const void *bytes, size_t len, const struct decode_layout *l, 
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
 		if (take_u32x2(&c, &out->task.pid, &out->task.ppid) ||
-		    take_u32x2(&c, &out->task.tid, &out->task.ptid) || take_u64(&c, &out->task.time))
+		    take_u32x2(&c, &out->task.tid, &out->task.ptid) ||
+		    take_u64(&c, &out->task.time))
 			return -EBADMSG;
 		return 0;
 	case PERF_RECORD_LOST:

@@ -37,12 +37,12 @@ struct rec_sample {
 	uint64_t id;
 	uint32_t cpu;
 	uint64_t period;
-	uint64_t nr;             /* callchain entries */
+	uint64_t nr;		  /* callchain entries */
 	const unsigned char *ips; /* nr u64 values, possibly unaligned */
-	uint64_t regs_abi;       /* 0: no registers were captured */
+	uint64_t regs_abi;	  /* 0: no registers were captured */
 	uint32_t nregs;
 	const unsigned char *regs;
-	uint64_t stack_size;     /* bytes copied */
+	uint64_t stack_size;	 /* bytes copied */
 	uint64_t stack_dyn_size; /* of which valid */
 	const unsigned char *stack;
 };
@@ -96,8 +96,7 @@ struct record {
  * parse. Record types it does not know decode to just type, misc and
  * sample_id.
  */
-int record_decode(const void *bytes, size_t len, const struct decode_layout *l,
-		  struct record *out);
+int record_decode(const void *bytes, size_t len, const struct decode_layout *l, struct record *out);
 
 /* The record's timestamp: sample time or sample_id time; 0 when it has none. */
 uint64_t record_time(const struct record *r);

@@ -27,12 +27,12 @@ const struct event_desc *event_list(size_t *n);
 
 struct event_opts {
 	const struct event_desc *ev;
-	uint64_t freq;   /* samples per second, when period is 0 */
+	uint64_t freq;	 /* samples per second, when period is 0 */
 	uint64_t period; /* events per sample, or 0 */
 	bool no_kernel;
 	bool callchain;
 	bool inherit;
-	bool enable_on_exec; /* starts disabled, enabled by the next exec */
+	bool enable_on_exec;   /* starts disabled, enabled by the next exec */
 	uint32_t wakeup_bytes; /* wake the reader when this much is pending */
 };
 
@@ -40,8 +40,7 @@ struct event_opts {
 void event_attr(struct perf_event_attr *attr, const struct event_opts *o);
 
 /* perf_event_open(2): a descriptor or -errno. */
-int event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-	       unsigned long flags);
+int event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd, unsigned long flags);
 
 /*
  * Parses a CPU list such as "0-3,6". Sets cpus[i] for each listed CPU

@@ -17,8 +17,8 @@ struct module;
 
 struct mapping {
 	uint64_t start, end; /* [start, end) */
-	uint64_t pgoff;      /* file offset of start, in bytes */
-	uint32_t prot;       /* PROT_* */
+	uint64_t pgoff;	     /* file offset of start, in bytes */
+	uint32_t prot;	     /* PROT_* */
 	struct module *mod;  /* not owned; NULL for anonymous memory */
 };
 

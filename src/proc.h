@@ -70,7 +70,7 @@ struct maps_line {
 	uint64_t start, end, pgoff;
 	uint32_t maj, min;
 	uint64_t ino;
-	uint32_t prot; /* PROT_* from "rwxp" */
+	uint32_t prot;	  /* PROT_* from "rwxp" */
 	const char *path; /* "" for anonymous memory; valid during the callback */
 };
 

@@ -42,9 +42,9 @@ enum pm_module_flags {
 };
 
 struct pm_module {
-	uint32_t path;     /* string */
+	uint32_t path;	   /* string */
 	uint32_t build_id; /* string: lowercase hex, or "" */
-	uint32_t flags;    /* pm_module_flags */
+	uint32_t flags;	   /* pm_module_flags */
 	uint32_t reason;   /* string: why symbols are missing, or "" */
 };
 

@@ -31,8 +31,8 @@
 #include "symbolize.h"
 #include "util.h"
 
-#define MAX_CPUS     4096
-#define MAX_FRAMES   (PERF_MAX_STACK_DEPTH + 16)
+#define MAX_CPUS   4096
+#define MAX_FRAMES (PERF_MAX_STACK_DEPTH + 16)
 /* Records newer than this before the start of a round may still be in flight. */
 #define FLUSH_SLACK_NS 20000000ULL
 
@@ -277,8 +277,8 @@ static void apply(struct recorder *r, const void *bytes, uint32_t len)
 
 		if (rec.mmap2.pid == UINT32_MAX)
 			break; /* kernel modules: symbolized through kallsyms */
-		model_mmap(&r->model, rec.mmap2.pid, rec.mmap2.addr, rec.mmap2.len,
-			   rec.mmap2.pgoff, &k, rec.mmap2.prot);
+		model_mmap(&r->model, rec.mmap2.pid, rec.mmap2.addr, rec.mmap2.len, rec.mmap2.pgoff,
+			   &k, rec.mmap2.prot);
 		break;
 	}
 	case PERF_RECORD_COMM:
@@ -382,12 +382,12 @@ static void __attribute__((noreturn)) open_failed(const struct recorder *r, int 
 	case EOPNOTSUPP:
 	case ENODEV:
 		die("event '%s' is not supported on this machine%s", r->o->ev.ev->name,
-		    r->o->ev.ev->type == PERF_TYPE_HARDWARE
-			    ? " (no hardware PMU): use -e cpu-clock"
-			    : "");
+		    r->o->ev.ev->type == PERF_TYPE_HARDWARE ? " (no hardware PMU): use -e cpu-clock"
+							    : "");
 	case EINVAL:
-		if (!r->o->ev.period && r->o->ev.freq >
-		    read_proc_ulong("/proc/sys/kernel/perf_event_max_sample_rate", ~0UL))
+		if (!r->o->ev.period &&
+		    r->o->ev.freq >
+			    read_proc_ulong("/proc/sys/kernel/perf_event_max_sample_rate", ~0UL))
 			die("frequency %llu is above kernel.perf_event_max_sample_rate (%lu)",
 			    (unsigned long long)r->o->ev.freq,
 			    read_proc_ulong("/proc/sys/kernel/perf_event_max_sample_rate", 0));
@@ -415,7 +415,8 @@ static int map_ring(struct recorder *r, struct cpu_ring *cr)
 			cr->base = base;
 			cr->maplen = len;
 			if (pages != r->pages && !r->o->quiet)
-				warning("ring buffer reduced to %u pages by the locked-memory limit",
+				warning("ring buffer reduced to %u pages by the locked-memory "
+					"limit",
 					pages);
 			r->pages = pages;
 			return ring_init(&cr->ring, base, r->page_size, pages * r->page_size);
@@ -864,7 +865,8 @@ int record_run(const struct record_opts *o)
 			r.sampled_tids.count == 1 ? "" : "s", (double)(end_ns - r.start_ns) / 1e9,
 			o->output, size);
 		if (r.lost || r.lost_samples)
-			warning("%llu records and %llu samples were lost: try a larger ring (-m) or a "
+			warning("%llu records and %llu samples were lost: try a larger ring (-m) "
+				"or a "
 				"lower frequency (-F)",
 				(unsigned long long)r.lost, (unsigned long long)r.lost_samples);
 	}

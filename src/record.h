@@ -24,13 +24,13 @@ struct record_opts {
 	size_t ntids;
 	bool system_wide;    /* -a */
 	const char *cpulist; /* -C, NULL for all */
-	char **argv;         /* the command to run, NULL when attaching */
+	char **argv;	     /* the command to run, NULL when attaching */
 	struct event_opts ev;
 	const char *output;
 	double duration; /* seconds, 0 for no limit */
 	bool quiet;
 	unsigned mmap_pages; /* data pages per ring, a power of two */
-	int argc_shown;      /* for the recorded command line */
+	int argc_shown;	     /* for the recorded command line */
 	char **argv_shown;
 };
 

@@ -19,10 +19,10 @@
 
 struct ring {
 	struct perf_event_mmap_page *meta; /* the first (control) page */
-	unsigned char *data;               /* the data area */
-	uint64_t size;                     /* bytes in the data area, a power of two */
-	uint64_t corrupt;                  /* times a bad record size forced a skip */
-	unsigned char *scratch;            /* RING_MAX_RECORD bytes, 8-aligned */
+	unsigned char *data;		   /* the data area */
+	uint64_t size;			   /* bytes in the data area, a power of two */
+	uint64_t corrupt;		   /* times a bad record size forced a skip */
+	unsigned char *scratch;		   /* RING_MAX_RECORD bytes, 8-aligned */
 };
 
 /*
