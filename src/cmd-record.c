@@ -40,6 +40,8 @@ static const char usage[] =
 	"      --no-kernel            leave kernel code out\n"
 	"  -m, --mmap-pages PAGES     ring buffer pages per CPU, a power of two\n"
 	"                             (default 128)\n"
+	"      --debug-dir DIR        also look for debug files under DIR (by build-id\n"
+	"                             and by name); may be repeated\n"
 	"\n"
 	"Output and control:\n"
 	"  -o, --output FILE          the data file (default perfmini.data)\n"
@@ -50,7 +52,7 @@ static const char usage[] =
 	"Recording stops when the command or every target has exited, after -d, or on\n"
 	"SIGINT or SIGTERM; what was sampled until then is written. See perfmini-record(1).\n";
 
-enum { OPT_NO_KERNEL = 256, OPT_NO_CALLGRAPH };
+enum { OPT_NO_KERNEL = 256, OPT_NO_CALLGRAPH, OPT_DEBUG_DIR };
 
 static const struct option options[] = {
 	{"pid", required_argument, NULL, 'p'},
@@ -64,6 +66,7 @@ static const struct option options[] = {
 	{"no-call-graph", no_argument, NULL, OPT_NO_CALLGRAPH},
 	{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
 	{"mmap-pages", required_argument, NULL, 'm'},
+	{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
 	{"output", required_argument, NULL, 'o'},
 	{"duration", required_argument, NULL, 'd'},
 	{"quiet", no_argument, NULL, 'q'},
@@ -157,6 +160,10 @@ int cmd_record(int argc, char **argv)
 				bad_usage("bad page count (a power of two)", optarg);
 			o.mmap_pages = (unsigned)v;
 			break;
+		case OPT_DEBUG_DIR:
+			o.debug_dirs = xrealloc(o.debug_dirs, (o.ndebug_dirs + 1) * sizeof(char *));
+			o.debug_dirs[o.ndebug_dirs++] = optarg;
+			break;
 		case 'o':
 			if (!*optarg)
 				bad_usage("bad output file", optarg);
@@ -195,5 +202,6 @@ int cmd_record(int argc, char **argv)
 	ret = record_run(&o);
 	free(o.pids);
 	free(o.tids);
+	free(o.debug_dirs);
 	return ret;
 }

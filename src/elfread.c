@@ -62,7 +62,13 @@ void build_id_hex(const uint8_t *id, size_t len, char *out)
 }
 
 /* Aliases at one address: a function beats an ifunc; global beats weak beats local. */
-static uint8_t sym_rank(const GElf_Sym *s, const char *name)
+size_t elf_symbol_name_len(const char *name)
+{
+	/* "memcpy@@GLIBC_2.14": the version is not part of the function's name. */
+	return strcspn(name, "@");
+}
+
+uint8_t elf_symbol_rank(const GElf_Sym *s, const char *name)
 {
 	uint8_t r = 0;
 
@@ -107,7 +113,8 @@ static int add_table(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct symtab *t
 		name = elf_strptr(e, sh->sh_link, s.st_name);
 		if (!name || !*name)
 			continue;
-		symtab_add(t, s.st_value, s.st_size, name, sym_rank(&s, name));
+		symtab_addn(t, s.st_value, s.st_size, name, elf_symbol_name_len(name),
+			    elf_symbol_rank(&s, name));
 		added++;
 	}
 	return added;

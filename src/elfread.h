@@ -36,6 +36,12 @@ enum elf_symsrc {
  */
 int elf_read_symbols(Elf *e, struct symtab *t);
 
+/* How a symbol ranks among aliases at its address (higher wins). */
+uint8_t elf_symbol_rank(const GElf_Sym *s, const char *name);
+
+/* The length of a symbol's name without its "@VERSION" or "@@VERSION" suffix. */
+size_t elf_symbol_name_len(const char *name);
+
 /* Lowercase hex of a build-id into out (2 * len + 1 bytes). */
 void build_id_hex(const uint8_t *id, size_t len, char *out);
 

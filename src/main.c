@@ -16,6 +16,7 @@ static const struct command {
 } commands[] = {
 	{"record", cmd_record, "sample call stacks into a data file"},
 	{"report", cmd_report, "print a data file as folded stacks"},
+	{"symbolize", cmd_symbolize, "print the functions at addresses of a file or process"},
 };
 
 static void print_usage(FILE *f)

@@ -15,6 +15,9 @@
 #include "module.h"
 #include "util.h"
 
+/* libdwfl's own default: next to the file, in .debug/, under /usr/lib/debug. */
+#define DEFAULT_DEBUGINFO_PATH "-:.debug:/usr/lib/debug"
+
 void module_set_init(struct module_set *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -29,6 +32,10 @@ static void module_free(struct module *m)
 		close(m->fd);
 	free(m->path);
 	free(m->segs);
+	free(m->debugfile);
+	free(m->image);
+	if (m->dwfl)
+		dwfl_end(m->dwfl);
 	symtab_release(&m->syms);
 	free(m);
 }
@@ -38,8 +45,17 @@ void module_set_release(struct module_set *s)
 	for (size_t i = 0; i < s->n; i++)
 		module_free(s->mods[i]);
 	free(s->mods);
+	free(s->debuginfo_path);
 	hmap_release(&s->index);
 	memset(s, 0, sizeof(*s));
+}
+
+void module_set_add_debug_dir(struct module_set *s, const char *dir)
+{
+	char *old = s->debuginfo_path;
+
+	s->debuginfo_path = xasprintf("%s:%s", old ? old : DEFAULT_DEBUGINFO_PATH, dir);
+	free(old);
 }
 
 enum module_kind module_kind_of(const char *path, uint64_t ino)
@@ -53,6 +69,8 @@ enum module_kind module_kind_of(const char *path, uint64_t ino)
 
 static bool same_key(const struct module *m, const struct module_key *k)
 {
+	if (m->kind == MODULE_PERFMAP)
+		return false; /* found by module_set_perfmap only */
 	if (m->ino || k->ino)
 		return m->ino == k->ino && m->maj == k->maj && m->min == k->min;
 	return strcmp(m->path, k->path) == 0;
@@ -100,6 +118,25 @@ static int pin(const struct module_key *k, pid_t pid, uint64_t start, uint64_t e
 	return -1;
 }
 
+static struct module *add_module(struct module_set *s, struct hmap_slot *slot,
+				 const struct module_key *k)
+{
+	struct module *m = xcalloc(1, sizeof(*m));
+
+	m->id = (uint32_t)s->n;
+	m->path = xstrdup(k->path);
+	m->maj = k->maj;
+	m->min = k->min;
+	m->ino = k->ino;
+	m->kind = module_kind_of(k->path, k->ino);
+	m->fd = -1;
+	symtab_init(&m->syms);
+	xgrow(&s->mods, &s->cap, s->n + 1, sizeof(*s->mods));
+	s->mods[s->n++] = m;
+	slot->val = m->id;
+	return m;
+}
+
 struct module *module_set_get(struct module_set *s, const struct module_key *k, pid_t pid,
 			      uint64_t start, uint64_t end)
 {
@@ -115,18 +152,9 @@ struct module *module_set_get(struct module_set *s, const struct module_key *k, 
 		if (same_key(s->mods[slot->val], k))
 			return s->mods[slot->val];
 	}
-	m = xcalloc(1, sizeof(*m));
-	m->id = (uint32_t)s->n;
-	m->path = xstrdup(k->path);
-	m->maj = k->maj;
-	m->min = k->min;
-	m->ino = k->ino;
-	m->kind = module_kind_of(k->path, k->ino);
-	m->fd = m->kind == MODULE_FILE ? pin(k, pid, start, end) : -1;
-	symtab_init(&m->syms);
-	xgrow(&s->mods, &s->cap, s->n + 1, sizeof(*s->mods));
-	s->mods[s->n++] = m;
-	slot->val = m->id;
+	m = add_module(s, slot, k);
+	if (m->kind == MODULE_FILE)
+		m->fd = pin(k, pid, start, end);
 	return m;
 }
 
@@ -139,26 +167,252 @@ struct module *module_set_kernel(struct module_set *s)
 	return m;
 }
 
+/* Opens the perf map of pid without following a link out of its root. */
+static int open_perfmap(uint32_t pid)
+{
+	char path[96];
+	struct stat st, owner;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u", pid);
+	if (stat(path, &owner) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%u/root/tmp/perf-%u.map", pid, pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_uid != 0 && st.st_uid != owner.st_uid)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+struct module *module_set_perfmap(struct module_set *s, uint32_t pid)
+{
+	char path[64];
+	struct module_key k = {.path = path};
+	struct hmap_slot *slot;
+	struct module *m;
+	uint64_t key;
+	bool added;
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	for (key = key_hash(&k) | 1;; key = hash_u64(key) | 1) {
+		slot = hmap_find(&s->index, key);
+		if (!slot)
+			break;
+		m = s->mods[slot->val];
+		if (m->kind == MODULE_PERFMAP && m->pid == pid)
+			return m;
+	}
+	fd = open_perfmap(pid);
+	if (fd < 0)
+		return NULL;
+	slot = hmap_insert(&s->index, key, &added);
+	m = add_module(s, slot, &k);
+	m->kind = MODULE_PERFMAP;
+	m->pid = pid;
+	m->fd = fd;
+	return m;
+}
+
 static int load_kernel(struct module *m)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
 	int n;
 
 	if (!f) {
-		m->reason = "cannot read /proc/kallsyms";
+		m->reason = REASON_KERNEL_HIDDEN;
 		return -errno;
 	}
 	n = symtab_read_kallsyms(&m->syms, f);
 	fclose(f);
 	if (n <= 0 || m->syms.n == 0 || m->syms.syms[0].addr == 0) {
-		m->reason = "kernel symbols hidden (kernel.kptr_restrict)";
+		m->reason = REASON_KERNEL_HIDDEN;
 		return -EPERM;
 	}
-	m->symsrc = ELF_SYMS_SYMTAB;
 	return 0;
 }
 
-int module_load(struct module *m)
+int perfmap_parse(FILE *f, struct symtab *t)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int n = 0;
+
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long start, size;
+		char *p = line, *end;
+
+		errno = 0;
+		start = strtoull(p, &end, 16);
+		if (errno || end == p || *end != ' ')
+			continue;
+		p = end + 1;
+		size = strtoull(p, &end, 16);
+		if (errno || end == p || *end != ' ' || size == 0)
+			continue;
+		p = end + 1;
+		p[strcspn(p, "\n")] = '\0';
+		if (!*p)
+			continue;
+		symtab_add(t, start, size, p, 1);
+		n++;
+	}
+	free(line);
+	symtab_finish(t);
+	return n;
+}
+
+static int load_perfmap(struct module *m)
+{
+	FILE *f;
+	int fd = dup(m->fd);
+
+	if (fd < 0 || !(f = fdopen(fd, "r"))) {
+		if (fd >= 0)
+			close(fd);
+		m->reason = REASON_FILE_GONE;
+		return -EIO;
+	}
+	rewind(f);
+	perfmap_parse(f, &m->syms);
+	fclose(f);
+	if (!m->syms.n) {
+		m->reason = REASON_NO_SYMBOLS;
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* Reads the vdso from perfmini's own memory: every process maps the same image. */
+static int load_vdso(struct module *m)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	unsigned long long start = 0, end = 0;
+	char line[512];
+	Elf *e;
+	int n;
+
+	if (!f) {
+		m->reason = REASON_VDSO;
+		return -errno;
+	}
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &start, &end) == 2)
+			break;
+	fclose(f);
+	if (!start || end <= start || end - start > (64u << 20)) {
+		m->reason = REASON_VDSO;
+		return -ENOENT;
+	}
+	m->image = xmalloc(end - start);
+	memcpy(m->image, (const void *)(uintptr_t)start, end - start);
+	e = elf_memory((char *)m->image, end - start);
+	n = e ? elf_read_segments(e, &m->segs) : -ENOEXEC;
+	if (n > 0) {
+		m->nsegs = (size_t)n;
+		m->symsrc = elf_read_symbols(e, &m->syms);
+	}
+	if (e)
+		elf_end(e);
+	if (n <= 0 || m->symsrc <= 0) {
+		m->reason = REASON_VDSO;
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static bool has_section(Elf *e, const char *name)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(e, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(e, shstrndx, sh.sh_name)) &&
+		    !strcmp(n, name))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Symbols through libdwfl: it picks the best table among the file's own
+ * .symtab, a separate debug file and MiniDebugInfo, plus .dynsym. Adds
+ * them to m->syms in the file's ELF address space; returns the count.
+ */
+static int dwfl_symbols(struct module_set *s, struct module *m)
+{
+	static const Dwfl_Callbacks cb_template = {
+		.find_elf = dwfl_build_id_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+	};
+	Dwfl_Callbacks *cb;
+	const char *base = strrchr(m->path, '/');
+	const char *debugfile = NULL;
+	GElf_Addr bias;
+	int fd, n, added = 0;
+
+	/* The callbacks must outlive the Dwfl, which keeps a pointer to them. */
+	cb = xmalloc(sizeof(*cb) + sizeof(char *));
+	*cb = cb_template;
+	cb->debuginfo_path = (char **)(cb + 1);
+	*cb->debuginfo_path = s->debuginfo_path;
+	fd = dup(m->fd);
+	if (fd < 0)
+		goto fail;
+	m->dwfl = dwfl_begin(cb);
+	if (!m->dwfl) {
+		close(fd);
+		goto fail;
+	}
+	dwfl_report_begin(m->dwfl);
+	m->dwmod = dwfl_report_elf(m->dwfl, base ? base + 1 : m->path, m->path, fd, 0, false);
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	if (!m->dwmod || !dwfl_module_getelf(m->dwmod, &bias))
+		goto fail_dwfl;
+	m->dwbias = bias;
+	n = dwfl_module_getsymtab(m->dwmod);
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name;
+		int type;
+
+		name = dwfl_module_getsym_info(m->dwmod, i, &sym, &addr, &shndx, NULL, NULL);
+		if (!name || !*name || shndx == SHN_UNDEF)
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			continue;
+		symtab_addn(&m->syms, addr - bias, sym.st_size, name, elf_symbol_name_len(name),
+			    elf_symbol_rank(&sym, name));
+		added++;
+	}
+	dwfl_module_info(m->dwmod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+	if (debugfile)
+		m->debugfile = xstrdup(debugfile);
+	symtab_finish(&m->syms);
+	return added;
+fail_dwfl:
+	dwfl_end(m->dwfl);
+	m->dwfl = NULL;
+	m->dwmod = NULL;
+fail:
+	free(cb);
+	return 0;
+}
+
+int module_load(struct module_set *s, struct module *m)
 {
 	Elf *e;
 	int n, ret = 0;
@@ -166,44 +420,99 @@ int module_load(struct module *m)
 	if (m->loaded)
 		return m->reason ? -ENOENT : 0;
 	m->loaded = true;
+	elf_version(EV_CURRENT);
 	switch (m->kind) {
 	case MODULE_KERNEL:
 		return load_kernel(m);
 	case MODULE_ANON:
-		m->reason = "anonymous executable memory (no file)";
+		m->reason = REASON_ANON;
 		return -ENOENT;
 	case MODULE_VDSO:
-		m->reason = "vdso symbols not read";
-		return -ENOENT;
+		return load_vdso(m);
+	case MODULE_PERFMAP:
+		return load_perfmap(m);
 	case MODULE_FILE:
 		break;
 	}
 	if (m->fd < 0) {
-		m->reason = "file gone or unreadable";
+		m->reason = REASON_FILE_GONE;
 		return -ENOENT;
 	}
-	elf_version(EV_CURRENT);
 	e = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF) {
-		m->reason = "not an ELF file";
+		m->reason = REASON_NOT_ELF;
 		ret = -ENOEXEC;
 		goto out;
 	}
 	n = elf_read_segments(e, &m->segs);
 	if (n <= 0) {
-		m->reason = "no loadable segments";
+		m->reason = REASON_NOT_ELF;
 		ret = -ENOEXEC;
 		goto out;
 	}
 	m->nsegs = (size_t)n;
 	m->build_id_len = elf_read_build_id(e, m->build_id);
-	m->symsrc = elf_read_symbols(e, &m->syms);
-	if (m->symsrc <= 0) {
-		m->reason = "stripped (no .symtab or .dynsym functions)";
+	{
+		struct symtab own;
+
+		symtab_init(&own);
+		m->symsrc = elf_read_symbols(e, &own);
+		symtab_release(&own);
+	}
+	if (dwfl_symbols(s, m) <= 0) {
+		m->reason = REASON_NO_SYMBOLS;
 		ret = -ENOENT;
+	} else if (m->symsrc != ELF_SYMS_SYMTAB && !m->debugfile &&
+		   !has_section(e, ".gnu_debugdata")) {
+		m->reason = REASON_STRIPPED; /* names, but only the exported ones */
 	}
 out:
 	if (e)
 		elf_end(e);
 	return ret;
+}
+
+const char *module_reason_text(enum module_reason r)
+{
+	switch (r) {
+	case REASON_NONE:
+		return "";
+	case REASON_STRIPPED:
+		return "stripped: only exported functions have names";
+	case REASON_NO_SYMBOLS:
+		return "no symbol table";
+	case REASON_FILE_GONE:
+		return "the file was gone or unreadable when perfmini opened it";
+	case REASON_NOT_ELF:
+		return "not an ELF file";
+	case REASON_ANON:
+		return "anonymous executable memory (JIT code) without a perf map";
+	case REASON_KERNEL_HIDDEN:
+		return "kernel addresses hidden by kernel.kptr_restrict";
+	case REASON_NO_MAPPING:
+		return "addresses in no known mapping";
+	case REASON_VDSO:
+		return "the vdso image could not be read";
+	}
+	return "";
+}
+
+const char *module_reason_fix(enum module_reason r)
+{
+	switch (r) {
+	case REASON_STRIPPED:
+	case REASON_NO_SYMBOLS:
+		return "install its debug symbols (the -dbgsym or -dbg package), point "
+		       "--debug-dir at them, or set DEBUGINFOD_URLS";
+	case REASON_FILE_GONE:
+		return "keep the binary in place until perfmini has seen it";
+	case REASON_ANON:
+		return "have the runtime write /tmp/perf-PID.map (e.g. node --perf-basic-prof)";
+	case REASON_KERNEL_HIDDEN:
+		return "run as root or set kernel.kptr_restrict=0";
+	case REASON_NO_MAPPING:
+		return "records were lost or the stack is broken; try a lower -F or a larger -m";
+	default:
+		return "";
+	}
 }

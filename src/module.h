@@ -15,7 +15,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
+
+#include <elfutils/libdwfl.h>
 
 #include "addr.h"
 #include "elfread.h"
@@ -23,10 +26,24 @@
 #include "symtab.h"
 
 enum module_kind {
-	MODULE_FILE,   /* a regular file */
-	MODULE_ANON,   /* executable memory with no file: JIT, [heap], //anon */
-	MODULE_VDSO,   /* [vdso], [vsyscall] */
-	MODULE_KERNEL, /* the kernel and its modules */
+	MODULE_FILE,	/* a regular file */
+	MODULE_ANON,	/* executable memory with no file: JIT, [heap], //anon */
+	MODULE_VDSO,	/* [vdso], [vsyscall] */
+	MODULE_KERNEL,	/* the kernel and its modules */
+	MODULE_PERFMAP, /* a JIT's /tmp/perf-PID.map; frame addresses are absolute */
+};
+
+/* Why a module's frames may lack names; see module_reason_text(). */
+enum module_reason {
+	REASON_NONE = 0,
+	REASON_STRIPPED,      /* only .dynsym: internal functions have no names */
+	REASON_NO_SYMBOLS,    /* no symbol table at all */
+	REASON_FILE_GONE,     /* the file could not be opened */
+	REASON_NOT_ELF,	      /* the file is not ELF */
+	REASON_ANON,	      /* executable memory with no file and no perf map */
+	REASON_KERNEL_HIDDEN, /* kallsyms shows no addresses */
+	REASON_NO_MAPPING,    /* the address was in no known mapping */
+	REASON_VDSO,	      /* the vdso image could not be read */
 };
 
 struct module {
@@ -39,19 +56,27 @@ struct module {
 	uint8_t build_id[BUILD_ID_MAX];
 	size_t build_id_len;
 
+	uint32_t pid; /* MODULE_PERFMAP: whose map */
+
 	/* Filled by module_load at symbolization. */
 	bool loaded;
-	const char *reason; /* why names are missing (static string), or NULL */
+	enum module_reason reason;
 	struct load_seg *segs;
 	size_t nsegs;
 	struct symtab syms;
-	int symsrc; /* enum elf_symsrc */
+	int symsrc;	 /* enum elf_symsrc, of the file itself */
+	char *debugfile; /* separate debug file found, or NULL */
+	Dwfl *dwfl;	 /* DWARF access, NULL without a file */
+	Dwfl_Module *dwmod;
+	uint64_t dwbias;      /* dwfl address = ELF address + dwbias */
+	unsigned char *image; /* MODULE_VDSO: a copy of the image */
 };
 
 struct module_set {
 	struct module **mods;
 	size_t n, cap;
 	struct hmap index;
+	char *debuginfo_path; /* for libdwfl: "-:.debug:/usr/lib/debug[:DIR...]" */
 };
 
 /* What identifies the file behind a mapping. */
@@ -72,14 +97,31 @@ struct module *module_set_get(struct module_set *s, const struct module_key *k, 
 			      uint64_t start, uint64_t end);
 /* The kernel's module (one per set). */
 struct module *module_set_kernel(struct module_set *s);
+/*
+ * The perf map of a JIT process, when /tmp/perf-PID.map exists inside its
+ * root, is a regular file (not a symlink) and belongs to the process's
+ * user or root; NULL otherwise.
+ */
+struct module *module_set_perfmap(struct module_set *s, uint32_t pid);
+/* Adds a directory searched for debug files (by build-id and by name). */
+void module_set_add_debug_dir(struct module_set *s, const char *dir);
 
 /* Kind of a mapping name as the kernel reports it. */
 enum module_kind module_kind_of(const char *path, uint64_t ino);
 
 /*
- * Reads segments, build-id and symbols from the pinned file, once.
- * Returns 0 or -errno; m->reason then says why.
+ * Reads segments, build-id and symbols from the pinned file, once, with
+ * separate debug files found through libdwfl (build-id, .gnu_debuglink,
+ * MiniDebugInfo, debuginfod). Returns 0 when the module has symbols, else
+ * -errno with m->reason saying why.
  */
-int module_load(struct module *m);
+int module_load(struct module_set *s, struct module *m);
+
+/* A sentence on the reason, and one on what would fix it. */
+const char *module_reason_text(enum module_reason r);
+const char *module_reason_fix(enum module_reason r);
+
+/* Reads a perf map ("START SIZE NAME" lines, hex) into t and finishes it. */
+int perfmap_parse(FILE *f, struct symtab *t);
 
 #endif

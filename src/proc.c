@@ -230,6 +230,24 @@ const struct mapping *model_find(struct model *m, uint32_t pid, uint64_t addr)
 	return maps_find(p->maps, addr);
 }
 
+struct module *model_perfmap(struct model *m, uint32_t pid)
+{
+	struct process *p = model_process(m, pid);
+
+	if (!p->perfmap_checked && m->live) {
+		p->perfmap_checked = true;
+		p->perfmap = module_set_perfmap(m->mods, pid);
+	}
+	return p->perfmap;
+}
+
+void model_lost(struct model *m)
+{
+	for (size_t i = 0; i < m->procs.cap; i++)
+		if (m->procs.slots[i].key)
+			((struct process *)(uintptr_t)m->procs.slots[i].val)->seeded_ns = 0;
+}
+
 static int parse_hex(const char **s, uint64_t *v)
 {
 	char *end;

@@ -28,6 +28,8 @@ struct process {
 	char comm[COMM_MAX];
 	struct maps *maps;
 	uint64_t seeded_ns; /* when /proc/PID/maps was last read, 0 never */
+	bool perfmap_checked;
+	struct module *perfmap; /* its JIT perf map, if it has one */
 };
 
 struct thread {
@@ -62,6 +64,10 @@ void model_mmap(struct model *m, uint32_t pid, uint64_t start, uint64_t len, uin
  * live, re-reads /proc/PID/maps (at most once per second per process).
  */
 const struct mapping *model_find(struct model *m, uint32_t pid, uint64_t addr);
+/* The perf map of pid (checked once per process), or NULL. */
+struct module *model_perfmap(struct model *m, uint32_t pid);
+/* Records were lost: let the next miss of every process re-read its maps. */
+void model_lost(struct model *m);
 /* Re-reads /proc/PID/maps into the process now; returns 0 or -errno. */
 int model_seed(struct model *m, struct process *p);
 

@@ -38,8 +38,12 @@ static inline const char *strtab_get(const struct strtab *t, uint32_t off)
 enum pm_module_flags {
 	PM_MODULE_KERNEL = 1 << 0,
 	PM_MODULE_VDSO = 1 << 1,
-	PM_MODULE_ANON = 1 << 2, /* executable memory with no file */
+	PM_MODULE_ANON = 1 << 2,    /* executable memory with no file */
+	PM_MODULE_PERFMAP = 1 << 3, /* a JIT's perf map: addresses are absolute */
 };
+/* Bits 8-15 of a module's flags: why its frames may lack names (enum module_reason). */
+#define PM_MODULE_REASON_SHIFT	8
+#define PM_MODULE_REASON(flags) (((flags) >> PM_MODULE_REASON_SHIFT) & 0xff)
 
 struct pm_module {
 	uint32_t path;	   /* string */

@@ -194,9 +194,12 @@ static void add_frame(struct recorder *r, uint32_t *n, uint32_t module, uint32_t
 static void user_frame(struct recorder *r, uint32_t pid, uint64_t a, uint32_t *n)
 {
 	const struct mapping *map = model_find(&r->model, pid, a);
+	struct module *jit;
 
 	if (map && map->mod && map->mod->kind != MODULE_ANON)
 		add_frame(r, n, map->mod->id, 0, addr_to_file_offset(a, map->start, map->pgoff));
+	else if ((jit = model_perfmap(&r->model, pid)))
+		add_frame(r, n, jit->id, 0, a);
 	else
 		add_frame(r, n, PM_NONE, 0, a);
 }
@@ -292,6 +295,7 @@ static void apply(struct recorder *r, const void *bytes, uint32_t len)
 		break;
 	case PERF_RECORD_LOST:
 		r->lost += rec.lost.lost;
+		model_lost(&r->model);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		r->lost_samples += rec.lost.lost;
@@ -740,6 +744,8 @@ int record_run(const struct record_opts *o)
 	r.page_size = (size_t)sysconf(_SC_PAGESIZE);
 	r.pages = o->mmap_pages;
 	module_set_init(&r.mods);
+	for (size_t i = 0; i < o->ndebug_dirs; i++)
+		module_set_add_debug_dir(&r.mods, o->debug_dirs[i]);
 	model_init(&r.model, &r.mods, true);
 	r.prof = profile_new();
 	r.kernel = module_set_kernel(&r.mods);
@@ -864,6 +870,7 @@ int record_run(const struct record_opts *o)
 			r.sampled_pids.count == 1 ? "" : "es", r.sampled_tids.count,
 			r.sampled_tids.count == 1 ? "" : "s", (double)(end_ns - r.start_ns) / 1e9,
 			o->output, size);
+		symbolize_print_missing(r.prof, stderr, 5);
 		if (r.lost || r.lost_samples)
 			warning("%llu records and %llu samples were lost: try a larger ring (-m) "
 				"or a "

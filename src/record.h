@@ -29,8 +29,10 @@ struct record_opts {
 	const char *output;
 	double duration; /* seconds, 0 for no limit */
 	bool quiet;
-	unsigned mmap_pages; /* data pages per ring, a power of two */
-	int argc_shown;	     /* for the recorded command line */
+	unsigned mmap_pages;	 /* data pages per ring, a power of two */
+	const char **debug_dirs; /* --debug-dir */
+	size_t ndebug_dirs;
+	int argc_shown; /* for the recorded command line */
 	char **argv_shown;
 };
 

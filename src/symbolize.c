@@ -3,26 +3,47 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
+
+#include "demangle.h"
 #include "symbolize.h"
 #include "util.h"
 
-const char *symbolize_offset(struct module *m, uint64_t off, uint64_t *symoff)
+/* Kernel and perf-map frames carry absolute addresses, file frames offsets. */
+static bool absolute(const struct module *m)
 {
-	const struct sym *s;
-	uint64_t vaddr;
+	return m->kind == MODULE_KERNEL || m->kind == MODULE_PERFMAP;
+}
 
-	if (module_load(m) < 0 && !m->syms.n)
+const struct sym *symbolize_vaddr(struct module_set *s, struct module *m, uint64_t vaddr,
+				  uint64_t *symoff)
+{
+	const struct sym *sym;
+
+	module_load(s, m);
+	sym = symtab_lookup(&m->syms, vaddr);
+	if (sym)
+		*symoff = vaddr - sym->addr;
+	return sym;
+}
+
+const struct sym *symbolize_lookup(struct module_set *s, struct module *m, uint64_t off,
+				   uint64_t *symoff)
+{
+	uint64_t vaddr = off;
+
+	module_load(s, m);
+	if (!absolute(m) && addr_file_offset_to_vaddr(m->segs, m->nsegs, off, &vaddr) < 0)
 		return NULL;
-	if (m->kind == MODULE_KERNEL) {
-		vaddr = off;
-	} else if (addr_file_offset_to_vaddr(m->segs, m->nsegs, off, &vaddr) < 0) {
-		return NULL;
-	}
-	s = symtab_lookup(&m->syms, vaddr);
-	if (!s)
-		return NULL;
-	*symoff = vaddr - s->addr;
-	return symtab_name(&m->syms, s);
+	return symbolize_vaddr(s, m, vaddr, symoff);
+}
+
+char *symbolize_name(const struct module *m, const struct sym *sym)
+{
+	const char *raw = symtab_name(&m->syms, sym);
+	char *d = demangle(raw);
+
+	return d ? d : xstrdup(raw);
 }
 
 void symbolize_profile(struct profile *p, struct module_set *mods, struct symbolize_stats *st)
@@ -32,15 +53,20 @@ void symbolize_profile(struct profile *p, struct module_set *mods, struct symbol
 	for (size_t i = 0; i < p->nframes; i++) {
 		struct pm_frame *f = &p->frames[i];
 		struct pm_line l = {0};
-		const char *name;
+		const struct sym *sym;
+		struct module *m;
+		char *name;
 
 		local.frames++;
 		if (f->module == PM_NONE || f->module >= mods->n || f->nlines)
 			continue;
-		name = symbolize_offset(mods->mods[f->module], f->addr, &l.symoff);
-		if (!name)
+		m = mods->mods[f->module];
+		sym = symbolize_lookup(mods, m, f->addr, &l.symoff);
+		if (!sym)
 			continue;
+		name = symbolize_name(m, sym);
 		l.func = strtab_add(&p->str, name);
+		free(name);
 		profile_add_line(p, (uint32_t)i, &l);
 		local.resolved++;
 	}
@@ -56,10 +82,77 @@ void symbolize_profile(struct profile *p, struct module_set *mods, struct symbol
 			flags = PM_MODULE_VDSO;
 		else if (m->kind == MODULE_ANON)
 			flags = PM_MODULE_ANON;
+		else if (m->kind == MODULE_PERFMAP)
+			flags = PM_MODULE_PERFMAP;
+		flags |= (uint32_t)m->reason << PM_MODULE_REASON_SHIFT;
 		id = profile_add_module(p, m->path, hex, flags);
 		if (m->reason)
-			p->modules[id].reason = strtab_add(&p->str, m->reason);
+			p->modules[id].reason = strtab_add(&p->str, module_reason_text(m->reason));
 	}
 	if (st)
 		*st = local;
+}
+
+static int cmp_missing(const void *a, const void *b)
+{
+	const struct missing *x = a, *y = b;
+
+	if (x->unnamed != y->unnamed)
+		return x->unnamed > y->unnamed ? -1 : 1;
+	return x->module < y->module ? -1 : x->module > y->module;
+}
+
+size_t symbolize_missing(const struct profile *p, struct missing **out)
+{
+	/* One slot per module, and the last for frames in no module. */
+	struct missing *m = xcalloc(p->nmodules + 1, sizeof(*m));
+	size_t n = 0;
+
+	for (size_t i = 0; i <= p->nmodules; i++)
+		m[i].module = i < p->nmodules ? (uint32_t)i : PM_NONE;
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct pm_stack *st = &p->stacks[p->samples[i].stack];
+
+		for (uint32_t d = 0; d < st->depth; d++) {
+			const struct pm_frame *f = &p->frames[p->stack_frames[st->off + d]];
+			struct missing *x = &m[f->module == PM_NONE ? p->nmodules : f->module];
+
+			x->frames++;
+			if (!f->nlines)
+				x->unnamed++;
+		}
+	}
+	for (size_t i = 0; i <= p->nmodules; i++)
+		if (m[i].unnamed)
+			m[n++] = m[i];
+	qsort(m, n, sizeof(*m), cmp_missing);
+	*out = m;
+	return n;
+}
+
+void symbolize_print_missing(const struct profile *p, FILE *f, size_t max)
+{
+	struct missing *m;
+	size_t n = symbolize_missing(p, &m);
+
+	for (size_t i = 0; i < n && i < max; i++) {
+		enum module_reason r = REASON_NO_MAPPING;
+		const char *name = "[unknown]";
+
+		if (m[i].module != PM_NONE) {
+			const struct pm_module *mod = &p->modules[m[i].module];
+
+			r = (enum module_reason)PM_MODULE_REASON(mod->flags);
+			name = strtab_get(&p->str, mod->path);
+		}
+		fprintf(f, "perfmini: %s: %.1f%% of %llu frames without a name", name,
+			100.0 * (double)m[i].unnamed / (double)m[i].frames,
+			(unsigned long long)m[i].frames);
+		if (r != REASON_NONE)
+			fprintf(f, ": %s; %s", module_reason_text(r), module_reason_fix(r));
+		fputc('\n', f);
+	}
+	if (n > max)
+		fprintf(f, "perfmini: and %zu more modules with unnamed frames\n", n - max);
+	free(m);
 }

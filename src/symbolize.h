@@ -12,6 +12,8 @@
 #ifndef PERFMINI_SYMBOLIZE_H
 #define PERFMINI_SYMBOLIZE_H
 
+#include <stdio.h>
+
 #include "module.h"
 #include "profile.h"
 
@@ -22,9 +24,30 @@ struct symbolize_stats {
 void symbolize_profile(struct profile *p, struct module_set *mods, struct symbolize_stats *st);
 
 /*
- * Looks up one file offset of a loaded module: the function name and the
- * offset into it. Returns the name or NULL.
+ * The symbol holding a frame address of m (a file offset, or an absolute
+ * address for the kernel and perf maps), loading m if needed; NULL when
+ * there is none. *symoff gets the offset into the symbol.
  */
-const char *symbolize_offset(struct module *m, uint64_t off, uint64_t *symoff);
+const struct sym *symbolize_lookup(struct module_set *s, struct module *m, uint64_t off,
+				   uint64_t *symoff);
+/* The same for an ELF address of m. */
+const struct sym *symbolize_vaddr(struct module_set *s, struct module *m, uint64_t vaddr,
+				  uint64_t *symoff);
+/* The symbol's name, demangled; malloc'd. */
+char *symbolize_name(const struct module *m, const struct sym *sym);
+
+/* Per module, how many sampled frames have no name. */
+struct missing {
+	uint32_t module; /* PM_NONE: frames in no known mapping */
+	uint64_t frames, unnamed;
+};
+
+/*
+ * The modules with unnamed sampled frames, most unnamed first; returns the
+ * count and a malloc'd array through *out.
+ */
+size_t symbolize_missing(const struct profile *p, struct missing **out);
+/* One line per such module (at most max): share, reason and fix. */
+void symbolize_print_missing(const struct profile *p, FILE *f, size_t max);
 
 #endif

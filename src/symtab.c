@@ -23,11 +23,18 @@ void symtab_release(struct symtab *t)
 
 void symtab_add(struct symtab *t, uint64_t addr, uint64_t size, const char *name, uint8_t rank)
 {
-	size_t len = strlen(name) + 1;
+	symtab_addn(t, addr, size, name, strlen(name), rank);
+}
+
+void symtab_addn(struct symtab *t, uint64_t addr, uint64_t size, const char *name, size_t n,
+		 uint8_t rank)
+{
+	size_t len = n + 1;
 	struct sym *s;
 
 	xgrow(&t->names, &t->names_cap, t->names_len + len, 1);
-	memcpy(t->names + t->names_len, name, len);
+	memcpy(t->names + t->names_len, name, n);
+	t->names[t->names_len + n] = '\0';
 	xgrow(&t->syms, &t->cap, t->n + 1, sizeof(*t->syms));
 	s = &t->syms[t->n++];
 	s->addr = addr;

@@ -31,6 +31,9 @@ void symtab_init(struct symtab *t);
 void symtab_release(struct symtab *t);
 /* rank orders aliases at one address; size 0 means unknown. */
 void symtab_add(struct symtab *t, uint64_t addr, uint64_t size, const char *name, uint8_t rank);
+/* The same, for the first len bytes of name. */
+void symtab_addn(struct symtab *t, uint64_t addr, uint64_t size, const char *name, size_t len,
+		 uint8_t rank);
 /* Sorts, merges aliases and fills in unknown sizes; call once after adding. */
 void symtab_finish(struct symtab *t);
 /* The symbol holding addr, or NULL. */

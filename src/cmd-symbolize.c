@@ -1,0 +1,197 @@
+/*
+ * cmd-symbolize.c - "perfmini symbolize": addresses to names, for people
+ * and for tests, through the same code that symbolizes recordings.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "cmd.h"
+#include "proc.h"
+#include "symbolize.h"
+#include "util.h"
+
+static const char usage[] =
+	"usage: perfmini symbolize -e FILE [options] [ADDR...]\n"
+	"       perfmini symbolize -p PID [options] [ADDR...]\n"
+	"\n"
+	"Prints the function holding each address, one line per address:\n"
+	"ADDR FUNCTION+0xOFFSET MODULE (\"?\?\" when there is no name). Addresses are\n"
+	"hexadecimal, with or without 0x; without ADDR arguments they are read from\n"
+	"standard input, one per line.\n"
+	"\n"
+	"  -e, --exe FILE        ADDRs are ELF addresses (as in the file's symbol\n"
+	"                        table) of FILE\n"
+	"  -p, --pid PID         ADDRs are runtime addresses in the live process PID\n"
+	"      --debug-dir DIR   also look for debug files under DIR (by build-id and\n"
+	"                        by name); may be repeated\n"
+	"  -h, --help            this help\n"
+	"\n"
+	"See perfmini-symbolize(1).\n";
+
+enum { OPT_DEBUG_DIR = 256 };
+
+static const struct option options[] = {
+	{"exe", required_argument, NULL, 'e'},
+	{"pid", required_argument, NULL, 'p'},
+	{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+struct target {
+	struct module_set mods;
+	struct model model; /* -p */
+	struct module *exe; /* -e */
+	uint32_t pid;
+};
+
+static int parse_addr(const char *s, uint64_t *v)
+{
+	char *end;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	if (!*s)
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, 16);
+	while (*end == ' ' || *end == '\t' || *end == '\n')
+		end++;
+	return errno || *end ? -EINVAL : 0;
+}
+
+static void print_one(struct target *t, uint64_t addr)
+{
+	const struct sym *sym = NULL;
+	struct module *m = t->exe;
+	uint64_t symoff = 0;
+	char *name;
+
+	if (m) {
+		sym = symbolize_vaddr(&t->mods, m, addr, &symoff);
+	} else {
+		const struct mapping *map = model_find(&t->model, t->pid, addr);
+
+		m = map ? map->mod : NULL;
+		if (!m)
+			m = model_perfmap(&t->model, t->pid);
+		if (m && m->kind == MODULE_PERFMAP)
+			sym = symbolize_lookup(&t->mods, m, addr, &symoff);
+		else if (m)
+			sym = symbolize_lookup(&t->mods, m,
+					       addr_to_file_offset(addr, map->start, map->pgoff),
+					       &symoff);
+	}
+	if (!sym) {
+		printf("0x%llx ?\? %s\n", (unsigned long long)addr, m ? m->path : "[no mapping]");
+		return;
+	}
+	name = symbolize_name(m, sym);
+	printf("0x%llx %s+0x%llx %s\n", (unsigned long long)addr, name, (unsigned long long)symoff,
+	       m->path);
+	free(name);
+}
+
+int cmd_symbolize(int argc, char **argv)
+{
+	struct target t;
+	const char *exe = NULL;
+	uint64_t pid = 0, addr;
+	int c, ret = 0;
+
+	memset(&t, 0, sizeof(t));
+	module_set_init(&t.mods);
+	while ((c = getopt_long(argc, argv, "e:p:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			exe = optarg;
+			break;
+		case 'p':
+			if (parse_u64(optarg, &pid) || pid == 0 || pid > INT32_MAX) {
+				error("bad process id '%s'", optarg);
+				return 2;
+			}
+			break;
+		case OPT_DEBUG_DIR:
+			module_set_add_debug_dir(&t.mods, optarg);
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fprintf(stderr, "Try 'perfmini symbolize --help'.\n");
+			return 2;
+		}
+	}
+	if (!exe == !pid) {
+		error("give one of -e FILE and -p PID");
+		fprintf(stderr, "Try 'perfmini symbolize --help'.\n");
+		return 2;
+	}
+	if (exe) {
+		struct stat st;
+		char *full = realpath(exe, NULL);
+		struct module_key k = {.path = full};
+
+		if (!full || stat(full, &st) < 0)
+			die("cannot open '%s': %s", exe, strerror(errno));
+		k.maj = major(st.st_dev);
+		k.min = minor(st.st_dev);
+		k.ino = st.st_ino;
+		t.exe = module_set_get(&t.mods, &k, 0, 0, 0);
+		free(full);
+		if (t.exe->fd < 0)
+			die("cannot open '%s'", exe);
+		if (module_load(&t.mods, t.exe) < 0 && t.exe->reason != REASON_STRIPPED &&
+		    !t.exe->syms.n)
+			warning("%s: %s", exe, module_reason_text(t.exe->reason));
+	} else {
+		char path[64];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "/proc/%llu", (unsigned long long)pid);
+		if (stat(path, &st) < 0)
+			die("no such process: %llu", (unsigned long long)pid);
+		t.pid = (uint32_t)pid;
+		model_init(&t.model, &t.mods, true);
+		model_process(&t.model, t.pid);
+	}
+	if (optind < argc) {
+		for (int i = optind; i < argc; i++) {
+			if (parse_addr(argv[i], &addr)) {
+				error("bad address '%s'", argv[i]);
+				ret = 1;
+				continue;
+			}
+			print_one(&t, addr);
+		}
+	} else {
+		char *line = NULL;
+		size_t cap = 0;
+
+		while (getline(&line, &cap, stdin) > 0) {
+			if (parse_addr(line, &addr)) {
+				line[strcspn(line, "\n")] = '\0';
+				error("bad address '%s'", line);
+				ret = 1;
+				continue;
+			}
+			print_one(&t, addr);
+		}
+		free(line);
+	}
+	if (pid)
+		model_release(&t.model);
+	module_set_release(&t.mods);
+	if (fflush(stdout) != 0)
+		ret = 1;
+	return ret;
+}
