@@ -22,6 +22,9 @@ void module_set_init(struct module_set *s)
 {
 	memset(s, 0, sizeof(*s));
 	hmap_init(&s->index);
+	s->dwfl_cb.find_elf = dwfl_build_id_find_elf;
+	s->dwfl_cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->dwfl_cb.debuginfo_path = &s->debuginfo_path;
 }
 
 static void module_free(struct module *m)
@@ -351,28 +354,18 @@ static bool has_section(Elf *e, const char *name)
  */
 static int dwfl_symbols(struct module_set *s, struct module *m)
 {
-	static const Dwfl_Callbacks cb_template = {
-		.find_elf = dwfl_build_id_find_elf,
-		.find_debuginfo = dwfl_standard_find_debuginfo,
-	};
-	Dwfl_Callbacks *cb;
 	const char *base = strrchr(m->path, '/');
 	const char *debugfile = NULL;
 	GElf_Addr bias;
 	int fd, n, added = 0;
 
-	/* The callbacks must outlive the Dwfl, which keeps a pointer to them. */
-	cb = xmalloc(sizeof(*cb) + sizeof(char *));
-	*cb = cb_template;
-	cb->debuginfo_path = (char **)(cb + 1);
-	*cb->debuginfo_path = s->debuginfo_path;
 	fd = dup(m->fd);
 	if (fd < 0)
-		goto fail;
-	m->dwfl = dwfl_begin(cb);
+		return 0;
+	m->dwfl = dwfl_begin(&s->dwfl_cb);
 	if (!m->dwfl) {
 		close(fd);
-		goto fail;
+		return 0;
 	}
 	dwfl_report_begin(m->dwfl);
 	m->dwmod = dwfl_report_elf(m->dwfl, base ? base + 1 : m->path, m->path, fd, 0, false);
@@ -407,8 +400,6 @@ fail_dwfl:
 	dwfl_end(m->dwfl);
 	m->dwfl = NULL;
 	m->dwmod = NULL;
-fail:
-	free(cb);
 	return 0;
 }
 

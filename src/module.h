@@ -76,7 +76,8 @@ struct module_set {
 	struct module **mods;
 	size_t n, cap;
 	struct hmap index;
-	char *debuginfo_path; /* for libdwfl: "-:.debug:/usr/lib/debug[:DIR...]" */
+	char *debuginfo_path;	/* for libdwfl: "-:.debug:/usr/lib/debug[:DIR...]" */
+	Dwfl_Callbacks dwfl_cb; /* points at debuginfo_path: the set must not move */
 };
 
 /* What identifies the file behind a mapping. */
