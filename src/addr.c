@@ -3,7 +3,10 @@
  */
 #include "config.h"
 
+#include <elf.h>
 #include <errno.h>
+#include <stdbool.h>
+#include <sys/mman.h>
 
 #include "addr.h"
 
@@ -38,18 +41,27 @@ int addr_vaddr_to_file_offset(const struct load_seg *segs, size_t n, uint64_t va
 }
 
 int addr_load_bias(const struct load_seg *segs, size_t n, uint64_t start, uint64_t end,
-		   uint64_t pgoff, uint64_t *bias)
+		   uint64_t pgoff, uint32_t prot, uint64_t *bias)
 {
 	uint64_t len = end - start;
+	bool want_x = (prot & PROT_EXEC) != 0;
+	const struct load_seg *best = NULL;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct load_seg *s = &segs[i];
 
 		/* [pgoff, pgoff + len) meets [p_offset, p_offset + p_filesz)? */
-		if (s->filesz && pgoff < s->offset + s->filesz && s->offset < pgoff + len) {
-			*bias = start - pgoff + s->offset - s->vaddr;
-			return 0;
+		if (!s->filesz || pgoff >= s->offset + s->filesz || s->offset >= pgoff + len)
+			continue;
+		if (((s->flags & PF_X) != 0) == want_x) {
+			best = s;
+			break;
 		}
+		if (!best)
+			best = s;
 	}
-	return -ENOENT;
+	if (!best)
+		return -ENOENT;
+	*bias = start - pgoff + best->offset - best->vaddr;
+	return 0;
 }

@@ -50,10 +50,14 @@ int addr_vaddr_to_file_offset(const struct load_seg *segs, size_t n, uint64_t va
 
 /*
  * Load bias of a module from one of its mappings [start, end) of file
- * offset pgoff: start - pgoff + p_offset - p_vaddr of a segment whose file
- * range meets the mapping's. Returns 0 or -ENOENT.
+ * offset pgoff and protection prot (PROT_*): start - pgoff + p_offset -
+ * p_vaddr of a segment whose file range meets the mapping's. Segments can
+ * share a file page (lld puts read-only data and code in one), so a
+ * segment whose PF_X agrees with PROT_EXEC is preferred. For executable
+ * mappings the answer is exact; two non-executable segments on one page
+ * cannot be told apart from one mapping. Returns 0 or -ENOENT.
  */
 int addr_load_bias(const struct load_seg *segs, size_t n, uint64_t start, uint64_t end,
-		   uint64_t pgoff, uint64_t *bias);
+		   uint64_t pgoff, uint32_t prot, uint64_t *bias);
 
 #endif

@@ -77,6 +77,7 @@ static const struct option options[] = {
 static void __attribute__((noreturn)) bad_usage(const char *msg, const char *arg)
 {
 	error("%s '%s'", msg, arg);
+	/* The next line names where the accepted values are listed. */
 	fprintf(stderr, "Try 'perfmini record --help'.\n");
 	exit(2);
 }
@@ -133,7 +134,7 @@ int cmd_record(int argc, char **argv)
 		case 'e':
 			o.ev.ev = event_find(optarg);
 			if (!o.ev.ev)
-				bad_usage("unknown event (see 'perfmini record --help')", optarg);
+				bad_usage("unknown event", optarg);
 			break;
 		case 'F':
 			if (parse_u64(optarg, &v) || v == 0 || v > 1000000)

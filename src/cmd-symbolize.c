@@ -32,7 +32,7 @@ static const char usage[] =
 	"                        by name); may be repeated\n"
 	"  -h, --help            this help\n"
 	"\n"
-	"See perfmini-symbolize(1).\n";
+	"See perfmini(1).\n";
 
 enum { OPT_DEBUG_DIR = 256 };
 

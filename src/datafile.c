@@ -84,7 +84,7 @@ static void section_end(struct out *o, size_t at)
 	uLong crc = crc32(0L, Z_NULL, 0);
 	unsigned char *h;
 
-	crc = crc32(crc, o->buf + at + SECTION_HEAD, (uInt)size);
+	crc = crc32_z(crc, o->buf + at + SECTION_HEAD, size);
 	h = o->buf + at;
 	for (int i = 0; i < 4; i++)
 		h[4 + i] = (unsigned char)(crc >> (8 * i));
@@ -447,7 +447,7 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
 			     len - at - SECTION_HEAD);
 			goto bad;
 		}
-		if ((uint32_t)crc32(crc32(0L, Z_NULL, 0), d, (uInt)size) != crc) {
+		if ((uint32_t)crc32_z(crc32(0L, Z_NULL, 0), d, (size_t)size) != crc) {
 			fail(&in, "corrupt %s section at offset %zu: checksum mismatch",
 			     section_name(type), at);
 			goto bad;

@@ -115,7 +115,7 @@ int cpulist_parse(const char *s, bool *cpus, int max)
 			cpus[c] = true;
 		}
 		s = end;
-		if (*s == ',')
+		if (*s == ',' && s[1])
 			s++;
 		else if (*s)
 			return -EINVAL;

@@ -77,7 +77,8 @@ int fmt_folded(const struct profile *p, const struct report_opts *o, FILE *out)
 		lines[nlines].count = slot->val;
 		m->val = nlines++;
 	}
-	qsort(lines, nlines, sizeof(*lines), cmp_line);
+	if (nlines)
+		qsort(lines, nlines, sizeof(*lines), cmp_line);
 	for (size_t i = 0; i < nlines; i++) {
 		fprintf(out, "%s %llu\n", lines[i].text, (unsigned long long)lines[i].count);
 		free(lines[i].text);

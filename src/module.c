@@ -481,7 +481,8 @@ const char *module_reason_text(enum module_reason r)
 	case REASON_KERNEL_HIDDEN:
 		return "kernel addresses hidden by kernel.kptr_restrict";
 	case REASON_NO_MAPPING:
-		return "addresses in no known mapping";
+		return "addresses in no known mapping (a frame-pointer chain broken by code "
+		       "built without frame pointers, or lost records)";
 	case REASON_VDSO:
 		return "the vdso image could not be read";
 	}
@@ -502,7 +503,9 @@ const char *module_reason_fix(enum module_reason r)
 	case REASON_KERNEL_HIDDEN:
 		return "run as root or set kernel.kptr_restrict=0";
 	case REASON_NO_MAPPING:
-		return "records were lost or the stack is broken; try a lower -F or a larger -m";
+		return "build with -fno-omit-frame-pointer; if records were lost, lower -F or "
+		       "raise "
+		       "-m";
 	default:
 		return "";
 	}

@@ -65,7 +65,7 @@ static struct process *add_process(struct model *m, uint32_t pid, struct maps *m
 
 	p->pid = pid;
 	p->maps = maps ? maps : maps_new();
-	snprintf(p->comm, sizeof(p->comm), pid ? "[pid %u]" : "swapper", pid);
+	snprintf(p->comm, sizeof(p->comm), pid ? "pid-%u" : "swapper", pid);
 	hmap_insert(&m->procs, (uint64_t)pid + 1, NULL)->val = (uintptr_t)p;
 	return p;
 }
@@ -144,7 +144,8 @@ void model_fork(struct model *m, uint32_t pid, uint32_t ppid, uint32_t tid, uint
 		struct process *pp = model_process(m, ppid);
 		struct process *p = add_process(m, pid, maps_clone(pp->maps));
 
-		memcpy(p->comm, pp->comm, COMM_MAX);
+		/* The kernel names the child after the thread that forked. */
+		memcpy(p->comm, parent->comm, COMM_MAX);
 		p->seeded_ns = pp->seeded_ns;
 	}
 	t = model_thread(m, pid, tid);

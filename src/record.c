@@ -528,8 +528,8 @@ static void open_process(struct recorder *r, uint32_t pid)
 
 			if (parse_u64(de->d_name, &tid) || tid == 0 || tid > UINT32_MAX)
 				continue;
-			if (bsearch(&(uint32_t){(uint32_t)tid}, done, ndone, sizeof(*done),
-				    cmp_u32))
+			if (ndone && bsearch(&(uint32_t){(uint32_t)tid}, done, ndone, sizeof(*done),
+					     cmp_u32))
 				continue;
 			ret = open_target(r, (pid_t)tid);
 			if (ret == -ESRCH)
@@ -758,7 +758,8 @@ int record_run(const struct record_opts *o)
 
 	ev.inherit = o->ntids == 0 && !o->system_wide;
 	ev.enable_on_exec = o->argv != NULL;
-	ev.wakeup_bytes = (uint32_t)(r.pages * r.page_size / 2);
+	/* A quarter: still below the whole ring if the first mmap must shrink it. */
+	ev.wakeup_bytes = (uint32_t)(r.pages * r.page_size / 4);
 	event_attr(&r.attr, &ev);
 	r.layout.sample_type = r.attr.sample_type;
 	r.layout.sample_id_all = true;

@@ -91,7 +91,8 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
-static void vmessage(const char *prefix, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 2, 0)))
+vmessage(const char *prefix, const char *fmt, va_list ap)
 {
 	fprintf(stderr, "%s: %s", progname, prefix);
 	vfprintf(stderr, fmt, ap);
@@ -153,7 +154,10 @@ int parse_u64(const char *s, uint64_t *out)
 	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
 		return -EINVAL;
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		v = s[2] ? strtoull(s + 2, &end, 16) : (end = (char *)s, 0);
+	else
+		v = strtoull(s, &end, 10);
 	if (errno || *end)
 		return -EINVAL;
 	*out = v;

@@ -65,7 +65,7 @@ static inline uint64_t hash_u64(uint64_t x)
 }
 uint64_t hash_bytes(const void *p, size_t n);
 
-/* Parses a whole string as an unsigned decimal or 0x-hex number; -EINVAL otherwise. */
+/* Parses a whole string as unsigned decimal (leading zeros allowed) or 0x-hex; -EINVAL otherwise. */
 int parse_u64(const char *s, uint64_t *out);
 /* Monotonic clock in nanoseconds (the clock perf timestamps use). */
 uint64_t now_ns(void);

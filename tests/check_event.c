@@ -1,0 +1,180 @@
+/*
+ * check_event.c - CPU list parsing, event names, and the attr perfmini asks
+ * the kernel for (DESIGN.md, events).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <time.h>
+
+#include "event.h"
+#include "unit-helpers.h"
+#include "util.h"
+
+#define MAXCPU 8
+
+/* The CPUs set, as a string of 0 and 1, or the error. */
+static int parse(const char *s, char out[MAXCPU + 1])
+{
+	bool cpus[MAXCPU] = {false};
+	int n = cpulist_parse(s, cpus, MAXCPU);
+
+	for (int i = 0; i < MAXCPU; i++)
+		out[i] = cpus[i] ? '1' : '0';
+	out[MAXCPU] = '\0';
+	return n;
+}
+
+START_TEST(test_cpulist_valid)
+{
+	char set[MAXCPU + 1];
+
+	ck_assert_int_eq(parse("0", set), 1);
+	ck_assert_str_eq(set, "10000000");
+	ck_assert_int_eq(parse("7", set), 1);
+	ck_assert_str_eq(set, "00000001");
+	ck_assert_int_eq(parse("0-3,6", set), 5);
+	ck_assert_str_eq(set, "11110010");
+	ck_assert_int_eq(parse("2-2", set), 1);
+	ck_assert_str_eq(set, "00100000");
+	ck_assert_int_eq(parse("0-7", set), 8);
+	ck_assert_str_eq(set, "11111111");
+	ck_assert_int_eq(parse("5,1,3", set), 3);
+	ck_assert_str_eq(set, "01010100");
+	/* A CPU listed twice counts once. */
+	ck_assert_int_eq(parse("1-3,2,3-4", set), 4);
+	ck_assert_str_eq(set, "01111000");
+}
+END_TEST
+
+START_TEST(test_cpulist_invalid)
+{
+	static const char *const bad[] = {
+		"",
+		"a",
+		"2-1",
+		"0,",
+		",0",
+		"0,,1",
+		"-1",
+		"1-",
+		"-",
+		"8",
+		"0-8",
+		"1 ",
+		" 1",
+		"1;2",
+		"0x1",
+		"1-a",
+		"99999999999999999999999",
+		"3-2,1",
+	};
+	char set[MAXCPU + 1];
+	bool cpus[MAXCPU] = {false};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		ck_assert_msg(parse(bad[i], set) == -EINVAL, "\"%s\" accepted", bad[i]);
+	ck_assert_int_eq(cpulist_parse(NULL, cpus, MAXCPU), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_event_find)
+{
+	const struct event_desc *e, *list;
+	size_t n = 0;
+
+	e = event_find("cpu-clock");
+	ck_assert_ptr_nonnull(e);
+	ck_assert_str_eq(e->name, "cpu-clock");
+	ck_assert_uint_eq(e->type, PERF_TYPE_SOFTWARE);
+	ck_assert_uint_eq(e->config, PERF_COUNT_SW_CPU_CLOCK);
+	e = event_find("task-clock");
+	ck_assert_ptr_nonnull(e);
+	ck_assert_uint_eq(e->config, PERF_COUNT_SW_TASK_CLOCK);
+	e = event_find("cycles");
+	ck_assert_ptr_nonnull(e);
+	ck_assert_uint_eq(e->type, PERF_TYPE_HARDWARE);
+	ck_assert_uint_eq(e->config, PERF_COUNT_HW_CPU_CYCLES);
+	e = event_find("instructions");
+	ck_assert_ptr_nonnull(e);
+	ck_assert_uint_eq(e->config, PERF_COUNT_HW_INSTRUCTIONS);
+
+	ck_assert_ptr_null(event_find(""));
+	ck_assert_ptr_null(event_find("cpu"));
+	ck_assert_ptr_null(event_find("CPU-CLOCK"));
+	ck_assert_ptr_null(event_find("cpu-clock "));
+
+	/* Every listed event is found under its name, and names are unique. */
+	list = event_list(&n);
+	ck_assert_uint_gt(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_ptr_eq(event_find(list[i].name), &list[i]);
+		for (size_t j = i + 1; j < n; j++)
+			ck_assert_str_ne(list[i].name, list[j].name);
+	}
+}
+END_TEST
+
+START_TEST(test_event_attr)
+{
+	struct event_opts o = {
+		.ev = event_find("cpu-clock"),
+		.freq = 999,
+		.callchain = true,
+		.inherit = true,
+	};
+	const uint64_t want = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			      PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+	struct perf_event_attr a;
+
+	event_attr(&a, &o);
+	ck_assert_uint_eq(a.size, sizeof(a));
+	ck_assert_uint_eq(a.type, PERF_TYPE_SOFTWARE);
+	ck_assert_uint_eq(a.config, PERF_COUNT_SW_CPU_CLOCK);
+	ck_assert_uint_eq(a.freq, 1);
+	ck_assert_uint_eq(a.sample_freq, 999);
+	/* What the decoder and the model need; nothing the decoder cannot parse. */
+	ck_assert_uint_eq(a.sample_type & want, want);
+	ck_assert_uint_eq(a.sample_type & (PERF_SAMPLE_READ | PERF_SAMPLE_BRANCH_STACK), 0);
+	ck_assert(a.mmap2 && a.comm && a.comm_exec && a.task && a.sample_id_all);
+	ck_assert_uint_eq(a.inherit, 1);
+	ck_assert_uint_eq(a.exclude_kernel, 0);
+	ck_assert_uint_eq(a.use_clockid, 1);
+	ck_assert_int_eq(a.clockid, CLOCK_MONOTONIC);
+	ck_assert_uint_eq(a.disabled, 0);
+
+	o.period = 10000;
+	o.no_kernel = true;
+	o.callchain = false;
+	o.enable_on_exec = true;
+	event_attr(&a, &o);
+	ck_assert_uint_eq(a.freq, 0);
+	ck_assert_uint_eq(a.sample_period, 10000);
+	ck_assert_uint_eq(a.exclude_kernel, 1);
+	ck_assert_uint_eq(a.sample_type & PERF_SAMPLE_CALLCHAIN, 0);
+	ck_assert_uint_eq(a.disabled, 1);
+	ck_assert_uint_eq(a.enable_on_exec, 1);
+}
+END_TEST
+
+static Suite *event_suite(void)
+{
+	Suite *s = suite_create("event");
+	TCase *tc = tcase_create("cpulist");
+
+	tcase_add_test(tc, test_cpulist_valid);
+	tcase_add_test(tc, test_cpulist_invalid);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("events");
+	tcase_add_test(tc, test_event_find);
+	tcase_add_test(tc, test_event_attr);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(event_suite());
+}

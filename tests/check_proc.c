@@ -1,0 +1,565 @@
+/*
+ * check_proc.c - /proc/PID/maps parsing and the process model (MMAP2,
+ * FORK, COMM applied by hand, never live: nothing is read from /proc).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "proc.h"
+#include "unit-helpers.h"
+#include "util.h"
+
+/* Parsing. */
+
+struct lines {
+	struct maps_line l[32];
+	char path[32][256];
+	int n;
+};
+
+static int keep_line(const struct maps_line *l, void *arg)
+{
+	struct lines *ls = arg;
+
+	ck_assert_int_lt(ls->n, 32);
+	ls->l[ls->n] = *l;
+	snprintf(ls->path[ls->n], sizeof(ls->path[0]), "%s", l->path);
+	ls->l[ls->n].path = ls->path[ls->n];
+	ls->n++;
+	return 0;
+}
+
+static int parse_text(const char *text, struct lines *ls)
+{
+	FILE *f = unit_text_stream(text);
+	int n;
+
+	memset(ls, 0, sizeof(*ls));
+	n = proc_maps_parse(f, keep_line, ls);
+	fclose(f);
+	return n;
+}
+
+#define assert_line(ls, i, s, e, off, mj, mn, in, pr, p)  \
+	do {                                              \
+		const struct maps_line *_l = &(ls)->l[i]; \
+		ck_assert_uint_eq(_l->start, s);          \
+		ck_assert_uint_eq(_l->end, e);            \
+		ck_assert_uint_eq(_l->pgoff, off);        \
+		ck_assert_uint_eq(_l->maj, mj);           \
+		ck_assert_uint_eq(_l->min, mn);           \
+		ck_assert_uint_eq(_l->ino, in);           \
+		ck_assert_uint_eq(_l->prot, pr);          \
+		ck_assert_str_eq(_l->path, p);            \
+	} while (0)
+
+START_TEST(test_parse_normal)
+{
+	struct lines ls;
+	const char *text =
+		"55d4c3a00000-55d4c3a02000 r--p 00000000 fd:01 1835017                    "
+		"/usr/bin/cat\n"
+		"55d4c3a02000-55d4c3a07000 r-xp 00002000 fd:01 1835017                    "
+		"/usr/bin/cat\n"
+		"55d4c3a0a000-55d4c3a0b000 rw-p 00009000 fd:01 1835017                    "
+		"/usr/bin/cat\n"
+		"7f0a12345000-7f0a12367000 ---p 00000000 00:00 0 \n"
+		"7ffe1c5d0000-7ffe1c5f1000 rw-p 00000000 00:00 0                          [stack]\n"
+		"7ffe1c5f8000-7ffe1c5fa000 r-xp 00000000 00:00 0                          [vdso]\n"
+		"ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  "
+		"[vsyscall]\n";
+
+	ck_assert_int_eq(parse_text(text, &ls), 7);
+	ck_assert_int_eq(ls.n, 7);
+	assert_line(&ls, 0, 0x55d4c3a00000ULL, 0x55d4c3a02000ULL, 0, 0xfd, 1, 1835017, PROT_READ,
+		    "/usr/bin/cat");
+	assert_line(&ls, 1, 0x55d4c3a02000ULL, 0x55d4c3a07000ULL, 0x2000, 0xfd, 1, 1835017,
+		    PROT_READ | PROT_EXEC, "/usr/bin/cat");
+	assert_line(&ls, 2, 0x55d4c3a0a000ULL, 0x55d4c3a0b000ULL, 0x9000, 0xfd, 1, 1835017,
+		    PROT_READ | PROT_WRITE, "/usr/bin/cat");
+	assert_line(&ls, 3, 0x7f0a12345000ULL, 0x7f0a12367000ULL, 0, 0, 0, 0, 0, "");
+	assert_line(&ls, 4, 0x7ffe1c5d0000ULL, 0x7ffe1c5f1000ULL, 0, 0, 0, 0,
+		    PROT_READ | PROT_WRITE, "[stack]");
+	assert_line(&ls, 5, 0x7ffe1c5f8000ULL, 0x7ffe1c5fa000ULL, 0, 0, 0, 0, PROT_READ | PROT_EXEC,
+		    "[vdso]");
+	assert_line(&ls, 6, 0xffffffffff600000ULL, 0xffffffffff601000ULL, 0, 0, 0, 0, PROT_EXEC,
+		    "[vsyscall]");
+}
+END_TEST
+
+START_TEST(test_parse_odd_paths)
+{
+	struct lines ls;
+	const char *text =
+		/* anonymous, no trailing space, no newline at the very end below */
+		"7f0000000000-7f0000001000 rwxp 00000000 00:00 0\n"
+		"7f0000001000-7f0000002000 r-xp 00003000 08:02 42         /opt/My App/lib foo.so\n"
+		"7f0000002000-7f0000003000 r-xp 00000000 08:02 43         /tmp/libgone.so "
+		"(deleted)\n"
+		"7f0000003000-7f0000004000 r-xp 00000000 00:05 1234       /memfd:jit (deleted)\n"
+		"7f0000004000-7f0000005000 r--s 00001000 103:02 99        /dev/shm/x\n"
+		"7f0000005000-7f0000006000 r-xp 00000000 00:00 0          [anon:v8 code]";
+
+	ck_assert_int_eq(parse_text(text, &ls), 6);
+	assert_line(&ls, 0, 0x7f0000000000ULL, 0x7f0000001000ULL, 0, 0, 0, 0,
+		    PROT_READ | PROT_WRITE | PROT_EXEC, "");
+	assert_line(&ls, 1, 0x7f0000001000ULL, 0x7f0000002000ULL, 0x3000, 8, 2, 42,
+		    PROT_READ | PROT_EXEC, "/opt/My App/lib foo.so");
+	/* The kernel's suffix is reported as it is: it is not part of any real name. */
+	assert_line(&ls, 2, 0x7f0000002000ULL, 0x7f0000003000ULL, 0, 8, 2, 43,
+		    PROT_READ | PROT_EXEC, "/tmp/libgone.so (deleted)");
+	assert_line(&ls, 3, 0x7f0000003000ULL, 0x7f0000004000ULL, 0, 0, 5, 1234,
+		    PROT_READ | PROT_EXEC, "/memfd:jit (deleted)");
+	assert_line(&ls, 4, 0x7f0000004000ULL, 0x7f0000005000ULL, 0x1000, 0x103, 2, 99, PROT_READ,
+		    "/dev/shm/x");
+	assert_line(&ls, 5, 0x7f0000005000ULL, 0x7f0000006000ULL, 0, 0, 0, 0, PROT_READ | PROT_EXEC,
+		    "[anon:v8 code]");
+}
+END_TEST
+
+START_TEST(test_parse_malformed)
+{
+	struct lines ls;
+	const char *text = "garbage\n"
+			   "\n"
+			   "12345\n"
+			   "1000-2000\n"
+			   "1000-2000 r-xp\n"
+			   "2000-1000 r-xp 00000000 08:02 7 /end/before/start\n"
+			   "3000-3000 r-xp 00000000 08:02 7 /empty\n"
+			   "zzzz-4000 r-xp 00000000 08:02 7 /bad/start\n"
+			   "4000-5000 r-x 00000000 08:02 7 /short/perms\n"
+			   "5000-6000 r-xp 00000000 08:02 /no/inode\n"
+			   "6000-7000 r-xp 00000000 0802 7 /no/colon\n"
+			   "7000-8000 r-xp zz 08:02 7 /bad/offset\n"
+			   "8000 9000 r-xp 00000000 08:02 7 /no/dash\n"
+			   "a000-b000 r-xp 00000000 08:02 77 /good\n";
+
+	ck_assert_int_eq(parse_text(text, &ls), 1);
+	assert_line(&ls, 0, 0xa000, 0xb000, 0, 8, 2, 77, PROT_READ | PROT_EXEC, "/good");
+}
+END_TEST
+
+/* A very long path: lines are not cut at a fixed buffer size. */
+START_TEST(test_parse_long_path)
+{
+	char *text = malloc(8192), path[5000];
+	struct lines ls;
+	FILE *f;
+	int n;
+
+	memset(path, 'a', sizeof(path) - 1);
+	path[0] = '/';
+	path[sizeof(path) - 1] = '\0';
+	snprintf(text, 8192, "1000-2000 r-xp 00000000 08:02 5 %s\n3000-4000 r-xp 0 08:02 6 /x\n",
+		 path);
+	f = unit_text_stream(text);
+	memset(&ls, 0, sizeof(ls));
+	n = proc_maps_parse(f, keep_line, &ls);
+	fclose(f);
+	ck_assert_int_eq(n, 2);
+	ck_assert_uint_eq(ls.l[1].start, 0x3000);
+	ck_assert_str_eq(ls.path[1], "/x");
+	free(text);
+}
+END_TEST
+
+static int stop_at_second(const struct maps_line *l, void *arg)
+{
+	int *seen = arg;
+
+	(void)l;
+	return ++*seen == 2 ? -ECANCELED : 0;
+}
+
+START_TEST(test_parse_stop)
+{
+	FILE *f = unit_text_stream("1000-2000 r-xp 0 08:02 5 /a\n"
+				   "2000-3000 r-xp 0 08:02 5 /a\n"
+				   "3000-4000 r-xp 0 08:02 5 /a\n");
+	int seen = 0;
+
+	ck_assert_int_eq(proc_maps_parse(f, stop_at_second, &seen), -ECANCELED);
+	ck_assert_int_eq(seen, 2);
+	fclose(f);
+}
+END_TEST
+
+/* The model. */
+
+struct fixture {
+	struct module_set mods;
+	struct model m;
+};
+
+static void fx_init(struct fixture *fx)
+{
+	module_set_init(&fx->mods);
+	model_init(&fx->m, &fx->mods, false);
+}
+
+static void fx_release(struct fixture *fx)
+{
+	model_release(&fx->m);
+	module_set_release(&fx->mods);
+}
+
+/* Paths that do not exist, so nothing is opened. */
+static const struct module_key app = {"/nonexistent/bin/app", 8, 2, 1001};
+static const struct module_key libc = {"/nonexistent/lib/libc.so.6", 8, 2, 1002};
+static const struct module_key libfoo = {"/nonexistent/lib/libfoo.so", 8, 2, 1003};
+static const struct module_key newapp = {"/nonexistent/bin/other", 8, 2, 1004};
+
+#define RX (PROT_READ | PROT_EXEC)
+
+START_TEST(test_model_mmap_find)
+{
+	struct fixture fx;
+	const struct mapping *map;
+
+	fx_init(&fx);
+	model_mmap(&fx.m, 100, 0x400000, 0x2000, 0x1000, &app, RX);
+	model_mmap(&fx.m, 100, 0x7f0000000000ULL, 0x10000, 0x28000, &libc, RX);
+
+	map = model_find(&fx.m, 100, 0x401234);
+	ck_assert_ptr_nonnull(map);
+	ck_assert_uint_eq(map->start, 0x400000);
+	ck_assert_uint_eq(map->end, 0x402000);
+	ck_assert_uint_eq(map->pgoff, 0x1000);
+	ck_assert_uint_eq(map->prot, RX);
+	ck_assert_ptr_nonnull(map->mod);
+	ck_assert_str_eq(map->mod->path, app.path);
+	ck_assert_uint_eq(map->mod->ino, app.ino);
+	ck_assert_uint_eq(map->mod->maj, 8);
+	ck_assert_uint_eq(map->mod->min, 2);
+	ck_assert_int_eq(map->mod->kind, MODULE_FILE);
+	ck_assert_int_eq(map->mod->fd, -1);
+
+	map = model_find(&fx.m, 100, 0x7f000000ffffULL);
+	ck_assert_ptr_nonnull(map);
+	ck_assert_str_eq(map->mod->path, libc.path);
+	ck_assert_ptr_null(model_find(&fx.m, 100, 0x402000));
+	ck_assert_ptr_null(model_find(&fx.m, 100, 0x1000));
+	ck_assert_ptr_null(model_find(&fx.m, 999, 0x401234)); /* another process */
+	fx_release(&fx);
+}
+END_TEST
+
+/* One file mapped by two processes is one module. */
+START_TEST(test_model_module_identity)
+{
+	struct fixture fx;
+	struct module_key renamed = libc;
+	const struct mapping *a, *b, *c;
+
+	fx_init(&fx);
+	renamed.path = "/nonexistent/lib/x86_64-linux-gnu/libc.so.6"; /* same dev, inode */
+	model_mmap(&fx.m, 100, 0x7f0000000000ULL, 0x10000, 0, &libc, RX);
+	model_mmap(&fx.m, 200, 0x7f1000000000ULL, 0x10000, 0, &renamed, RX);
+	model_mmap(&fx.m, 300, 0x7f2000000000ULL, 0x10000, 0, &libfoo, RX);
+	a = model_find(&fx.m, 100, 0x7f0000000000ULL);
+	b = model_find(&fx.m, 200, 0x7f1000000000ULL);
+	c = model_find(&fx.m, 300, 0x7f2000000000ULL);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_ptr_eq(a->mod, b->mod);
+	ck_assert_ptr_ne(a->mod, c->mod);
+	ck_assert_uint_eq(fx.mods.n, 2);
+	fx_release(&fx);
+}
+END_TEST
+
+START_TEST(test_model_pseudo_files)
+{
+	struct fixture fx;
+	const struct module_key vdso = {"[vdso]", 0, 0, 0};
+	const struct module_key anon = {"", 0, 0, 0};
+	const struct module_key jit = {"//anon", 0, 0, 0};
+	const struct mapping *map;
+
+	fx_init(&fx);
+	model_mmap(&fx.m, 100, 0x7ffe00000000ULL, 0x2000, 0, &vdso, RX);
+	model_mmap(&fx.m, 100, 0x10000000, 0x1000, 0, &anon, RX | PROT_WRITE);
+	model_mmap(&fx.m, 100, 0x20000000, 0x1000, 0, &jit, RX);
+	map = model_find(&fx.m, 100, 0x7ffe00000100ULL);
+	ck_assert_ptr_nonnull(map);
+	ck_assert_int_eq(map->mod->kind, MODULE_VDSO);
+	map = model_find(&fx.m, 100, 0x10000000);
+	ck_assert_ptr_nonnull(map);
+	ck_assert_int_eq(map->mod->kind, MODULE_ANON);
+	map = model_find(&fx.m, 100, 0x20000000);
+	ck_assert_ptr_nonnull(map);
+	ck_assert_int_eq(map->mod->kind, MODULE_ANON);
+	ck_assert_int_eq(module_kind_of("[vsyscall]", 0), MODULE_VDSO);
+	ck_assert_int_eq(module_kind_of("/usr/lib/libc.so.6", 5), MODULE_FILE);
+	fx_release(&fx);
+}
+END_TEST
+
+/* dlclose + dlopen of another library at the same address. */
+START_TEST(test_model_remap)
+{
+	struct fixture fx;
+	const struct mapping *map;
+
+	fx_init(&fx);
+	model_mmap(&fx.m, 100, 0x7f0000000000ULL, 0x4000, 0, &libfoo, RX);
+	model_mmap(&fx.m, 100, 0x7f0000000000ULL, 0x2000, 0x1000, &libc, RX);
+	map = model_find(&fx.m, 100, 0x7f0000000000ULL);
+	ck_assert_str_eq(map->mod->path, libc.path);
+	ck_assert_uint_eq(map->pgoff, 0x1000);
+	map = model_find(&fx.m, 100, 0x7f0000003000ULL);
+	ck_assert_str_eq(map->mod->path, libfoo.path);
+	ck_assert_uint_eq(map->start, 0x7f0000002000ULL);
+	ck_assert_uint_eq(map->pgoff, 0x2000);
+	fx_release(&fx);
+}
+END_TEST
+
+/* A data mapping over code (munmap + mmap of data) removes that code. */
+START_TEST(test_model_data_over_code)
+{
+	struct fixture fx;
+
+	fx_init(&fx);
+	model_mmap(&fx.m, 100, 0x7f0000000000ULL, 0x4000, 0, &libfoo, RX);
+	model_mmap(&fx.m, 100, 0x7f0000001000ULL, 0x1000, 0, &libc, PROT_READ | PROT_WRITE);
+	ck_assert_ptr_nonnull(model_find(&fx.m, 100, 0x7f0000000fffULL));
+	ck_assert_ptr_null(model_find(&fx.m, 100, 0x7f0000001000ULL));
+	ck_assert_ptr_null(model_find(&fx.m, 100, 0x7f0000001fffULL));
+	ck_assert_ptr_nonnull(model_find(&fx.m, 100, 0x7f0000002000ULL));
+	ck_assert_uint_eq(model_find(&fx.m, 100, 0x7f0000002000ULL)->pgoff, 0x2000);
+	ck_assert_uint_eq(maps_count(model_process(&fx.m, 100)->maps), 2);
+	fx_release(&fx);
+}
+END_TEST
+
+START_TEST(test_model_fork)
+{
+	struct fixture fx;
+	const struct mapping *pm, *cm;
+
+	fx_init(&fx);
+	model_comm(&fx.m, 100, 100, "parent", false);
+	model_mmap(&fx.m, 100, 0x400000, 0x2000, 0, &app, RX);
+	model_fork(&fx.m, 200, 100, 200, 100);
+
+	pm = model_find(&fx.m, 100, 0x400000);
+	cm = model_find(&fx.m, 200, 0x400000);
+	ck_assert_ptr_nonnull(cm);
+	ck_assert_ptr_ne(pm, cm); /* a copy, not the same tree */
+	ck_assert_ptr_eq(pm->mod, cm->mod);
+	ck_assert_uint_eq(cm->end, 0x402000);
+	ck_assert_str_eq(model_process(&fx.m, 200)->comm, "parent");
+	ck_assert_str_eq(model_thread(&fx.m, 200, 200)->comm, "parent");
+
+	/* Later changes stay in the process that made them. */
+	model_mmap(&fx.m, 200, 0x7f0000000000ULL, 0x1000, 0, &libfoo, RX);
+	ck_assert_ptr_nonnull(model_find(&fx.m, 200, 0x7f0000000000ULL));
+	ck_assert_ptr_null(model_find(&fx.m, 100, 0x7f0000000000ULL));
+	model_mmap(&fx.m, 100, 0x7f1000000000ULL, 0x1000, 0, &libc, RX);
+	ck_assert_ptr_null(model_find(&fx.m, 200, 0x7f1000000000ULL));
+	model_mmap(&fx.m, 100, 0x400000, 0x2000, 0, &libc, PROT_READ);
+	ck_assert_ptr_null(model_find(&fx.m, 100, 0x400000));
+	ck_assert_ptr_nonnull(model_find(&fx.m, 200, 0x400000));
+	fx_release(&fx);
+}
+END_TEST
+
+/* A new thread shares its process's address space. */
+START_TEST(test_model_thread_shares_maps)
+{
+	struct fixture fx;
+	struct thread *t;
+
+	fx_init(&fx);
+	model_mmap(&fx.m, 100, 0x400000, 0x2000, 0, &app, RX);
+	model_fork(&fx.m, 100, 100, 101, 100); /* pthread_create */
+	t = model_thread(&fx.m, 100, 101);
+	ck_assert_uint_eq(t->pid, 100);
+	ck_assert_uint_eq(t->tid, 101);
+	/* A thread is not a process: no second address space was made. */
+	ck_assert_uint_eq(fx.m.procs.count, 1);
+	model_mmap(&fx.m, 100, 0x7f0000000000ULL, 0x1000, 0, &libfoo, RX);
+	ck_assert_ptr_nonnull(model_find(&fx.m, 100, 0x7f0000000000ULL));
+	fx_release(&fx);
+}
+END_TEST
+
+START_TEST(test_model_exec)
+{
+	struct fixture fx;
+	const struct mapping *map;
+
+	fx_init(&fx);
+	model_comm(&fx.m, 100, 100, "sh", false);
+	model_mmap(&fx.m, 100, 0x400000, 0x2000, 0, &app, RX);
+	model_mmap(&fx.m, 100, 0x7f0000000000ULL, 0x1000, 0, &libc, RX);
+	model_comm(&fx.m, 100, 100, "other", true);
+	ck_assert_ptr_null(model_find(&fx.m, 100, 0x400000));
+	ck_assert_ptr_null(model_find(&fx.m, 100, 0x7f0000000000ULL));
+	ck_assert_uint_eq(maps_count(model_process(&fx.m, 100)->maps), 0);
+	ck_assert_str_eq(model_process(&fx.m, 100)->comm, "other");
+	ck_assert_str_eq(model_thread(&fx.m, 100, 100)->comm, "other");
+	/* The new image arrives as MMAP2 after the COMM. */
+	model_mmap(&fx.m, 100, 0x400000, 0x3000, 0, &newapp, RX);
+	map = model_find(&fx.m, 100, 0x402000);
+	ck_assert_ptr_nonnull(map);
+	ck_assert_str_eq(map->mod->path, newapp.path);
+	fx_release(&fx);
+}
+END_TEST
+
+/* exec in a child leaves the parent's address space alone. */
+START_TEST(test_model_fork_exec)
+{
+	struct fixture fx;
+
+	fx_init(&fx);
+	model_comm(&fx.m, 100, 100, "bash", false);
+	model_mmap(&fx.m, 100, 0x400000, 0x2000, 0, &app, RX);
+	model_fork(&fx.m, 200, 100, 200, 100);
+	model_comm(&fx.m, 200, 200, "ls", true);
+	ck_assert_ptr_null(model_find(&fx.m, 200, 0x400000));
+	ck_assert_ptr_nonnull(model_find(&fx.m, 100, 0x400000));
+	ck_assert_str_eq(model_process(&fx.m, 100)->comm, "bash");
+	ck_assert_str_eq(model_thread(&fx.m, 100, 100)->comm, "bash");
+	ck_assert_str_eq(model_process(&fx.m, 200)->comm, "ls");
+	fx_release(&fx);
+}
+END_TEST
+
+START_TEST(test_model_thread_comm)
+{
+	struct fixture fx;
+
+	fx_init(&fx);
+	model_comm(&fx.m, 100, 100, "server", false);
+	model_fork(&fx.m, 100, 100, 101, 100);
+	ck_assert_str_eq(model_thread(&fx.m, 100, 101)->comm, "server");
+
+	/* prctl(PR_SET_NAME) in a thread renames the thread only. */
+	model_comm(&fx.m, 100, 101, "worker", false);
+	ck_assert_str_eq(model_thread(&fx.m, 100, 101)->comm, "worker");
+	ck_assert_str_eq(model_thread(&fx.m, 100, 100)->comm, "server");
+	ck_assert_str_eq(model_process(&fx.m, 100)->comm, "server");
+
+	/* A thread started by the worker inherits the worker's name. */
+	model_fork(&fx.m, 100, 100, 102, 101);
+	ck_assert_str_eq(model_thread(&fx.m, 100, 102)->comm, "worker");
+
+	/* Renaming the main thread renames the process. */
+	model_comm(&fx.m, 100, 100, "server-main", false);
+	ck_assert_str_eq(model_process(&fx.m, 100)->comm, "server-main");
+	ck_assert_str_eq(model_thread(&fx.m, 100, 101)->comm, "worker");
+
+	/* A thread first met in a sample takes the process's name. */
+	ck_assert_str_eq(model_thread(&fx.m, 100, 150)->comm, "server-main");
+
+	/* Names are cut to the kernel's 15 characters. */
+	model_comm(&fx.m, 100, 101, "a-very-long-thread-name", false);
+	ck_assert_str_eq(model_thread(&fx.m, 100, 101)->comm, "a-very-long-thr");
+	fx_release(&fx);
+}
+END_TEST
+
+/*
+ * fork() in a renamed thread: the kernel copies the forking task's comm,
+ * so the child process is named after the thread, not after the parent's
+ * main thread.
+ */
+START_TEST(test_model_fork_from_thread)
+{
+	struct fixture fx;
+
+	fx_init(&fx);
+	model_comm(&fx.m, 100, 100, "server", false);
+	model_fork(&fx.m, 100, 100, 101, 100);
+	model_comm(&fx.m, 100, 101, "worker", false);
+	model_fork(&fx.m, 300, 100, 300, 101);
+	ck_assert_str_eq(model_thread(&fx.m, 300, 300)->comm, "worker");
+	ck_assert_str_eq(model_process(&fx.m, 300)->comm, "worker");
+	/* So is a thread of the child first met in a sample. */
+	ck_assert_str_eq(model_thread(&fx.m, 300, 301)->comm, "worker");
+	fx_release(&fx);
+}
+END_TEST
+
+/* A tid reused by another process belongs to the new one. */
+START_TEST(test_model_tid_reuse)
+{
+	struct fixture fx;
+	struct thread *t;
+
+	fx_init(&fx);
+	model_comm(&fx.m, 100, 100, "old", false);
+	model_comm(&fx.m, 500, 500, "new", false);
+	t = model_thread(&fx.m, 100, 4242);
+	ck_assert_uint_eq(t->pid, 100);
+	ck_assert_str_eq(t->comm, "old");
+	t = model_thread(&fx.m, 500, 4242);
+	ck_assert_uint_eq(t->pid, 500);
+	ck_assert_str_eq(t->comm, "new");
+	fx_release(&fx);
+}
+END_TEST
+
+START_TEST(test_model_unknown_process)
+{
+	struct fixture fx;
+	struct process *p;
+
+	fx_init(&fx);
+	p = model_process(&fx.m, 4321);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(p->pid, 4321);
+	ck_assert_uint_eq(maps_count(p->maps), 0);
+	ck_assert_uint_eq(p->seeded_ns, 0); /* not live: /proc was not read */
+	ck_assert_ptr_eq(model_process(&fx.m, 4321), p);
+	ck_assert_str_eq(model_process(&fx.m, 0)->comm, "swapper");
+	ck_assert_ptr_null(model_find(&fx.m, 4321, 0x400000));
+	ck_assert_uint_eq(fx.m.reseeds, 0);
+	fx_release(&fx);
+}
+END_TEST
+
+static Suite *proc_suite(void)
+{
+	Suite *s = suite_create("proc");
+	TCase *tc = tcase_create("maps text");
+
+	tcase_add_test(tc, test_parse_normal);
+	tcase_add_test(tc, test_parse_odd_paths);
+	tcase_add_test(tc, test_parse_malformed);
+	tcase_add_test(tc, test_parse_long_path);
+	tcase_add_test(tc, test_parse_stop);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("model");
+	tcase_add_test(tc, test_model_mmap_find);
+	tcase_add_test(tc, test_model_module_identity);
+	tcase_add_test(tc, test_model_pseudo_files);
+	tcase_add_test(tc, test_model_remap);
+	tcase_add_test(tc, test_model_data_over_code);
+	tcase_add_test(tc, test_model_fork);
+	tcase_add_test(tc, test_model_thread_shares_maps);
+	tcase_add_test(tc, test_model_exec);
+	tcase_add_test(tc, test_model_fork_exec);
+	tcase_add_test(tc, test_model_thread_comm);
+	tcase_add_test(tc, test_model_fork_from_thread);
+	tcase_add_test(tc, test_model_tid_reuse);
+	tcase_add_test(tc, test_model_unknown_process);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(proc_suite());
+}

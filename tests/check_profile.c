@@ -1,0 +1,790 @@
+/*
+ * check_profile.c - building a profile (interning of strings, frames and
+ * stacks) and the data file: encode/decode round trip, every way a damaged
+ * file must be refused, and the atomic 0600 write.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "datafile.h"
+#include "profile.h"
+#include "unit-helpers.h"
+#include "util.h"
+
+START_TEST(test_strtab)
+{
+	struct strtab t;
+	uint32_t a, b, c, offs[3000];
+	char buf[32];
+
+	strtab_init(&t);
+	ck_assert_uint_eq(strtab_add(&t, ""), 0);
+	ck_assert_str_eq(strtab_get(&t, 0), "");
+	a = strtab_add(&t, "hello");
+	b = strtab_add(&t, "world");
+	ck_assert_uint_ne(a, 0);
+	ck_assert_uint_ne(a, b);
+	ck_assert_uint_eq(strtab_add(&t, "hello"), a);
+	ck_assert_uint_eq(strtab_addn(&t, "hello, world", 5), a);
+	c = strtab_addn(&t, "hell", 4); /* a prefix is a string of its own */
+	ck_assert_uint_ne(c, a);
+	ck_assert_str_eq(strtab_get(&t, c), "hell");
+	ck_assert_str_eq(strtab_get(&t, a), "hello");
+
+	/* Offsets stay valid and unique across growth. */
+	for (int i = 0; i < 3000; i++) {
+		snprintf(buf, sizeof(buf), "string number %d", i);
+		offs[i] = strtab_add(&t, buf);
+	}
+	for (int i = 0; i < 3000; i++) {
+		snprintf(buf, sizeof(buf), "string number %d", i);
+		ck_assert_str_eq(strtab_get(&t, offs[i]), buf);
+		ck_assert_uint_eq(strtab_add(&t, buf), offs[i]);
+	}
+	ck_assert_str_eq(strtab_get(&t, a), "hello");
+	ck_assert_uint_eq(strtab_add(&t, "world"), b);
+	strtab_release(&t);
+}
+END_TEST
+
+START_TEST(test_intern_frames)
+{
+	struct profile *p = profile_new();
+	uint32_t m = profile_add_module(p, "/usr/bin/x", "", 0);
+	uint32_t f1 = profile_intern_frame(p, m, 0, 0x1000);
+	uint32_t f2 = profile_intern_frame(p, m, 0, 0x1001);
+	uint32_t f3 = profile_intern_frame(p, PM_NONE, 0, 0x1000);
+	uint32_t f4 = profile_intern_frame(p, m, PM_FRAME_KERNEL, 0x1000);
+
+	ck_assert_uint_ne(f1, f2);
+	ck_assert_uint_ne(f1, f3);
+	ck_assert_uint_ne(f1, f4);
+	ck_assert_uint_ne(f3, f4);
+	ck_assert_uint_eq(p->nframes, 4);
+	ck_assert_uint_eq(profile_intern_frame(p, m, 0, 0x1000), f1);
+	ck_assert_uint_eq(profile_intern_frame(p, PM_NONE, 0, 0x1000), f3);
+	ck_assert_uint_eq(p->nframes, 4);
+	ck_assert_uint_eq(p->frames[f2].module, m);
+	ck_assert_uint_eq(p->frames[f2].addr, 0x1001);
+	ck_assert_uint_eq(p->frames[f4].flags, PM_FRAME_KERNEL);
+	ck_assert_uint_eq(p->frames[f4].nlines, 0);
+
+	/* Many frames: ids stay stable while the index grows. */
+	for (uint64_t a = 0; a < 5000; a++)
+		ck_assert_uint_eq(profile_intern_frame(p, m, 0, 0x100000 + a), 4 + a);
+	for (uint64_t a = 0; a < 5000; a++)
+		ck_assert_uint_eq(profile_intern_frame(p, m, 0, 0x100000 + a), 4 + a);
+	ck_assert_uint_eq(profile_intern_frame(p, m, 0, 0x1000), f1);
+	profile_free(p);
+}
+END_TEST
+
+START_TEST(test_intern_stacks)
+{
+	struct profile *p = profile_new();
+	const uint32_t a[] = {1, 2, 3}, b[] = {3, 2, 1}, c[] = {1, 2};
+	uint32_t sa, sb, sc;
+
+	sa = profile_intern_stack(p, a, 3);
+	sb = profile_intern_stack(p, b, 3);
+	sc = profile_intern_stack(p, c, 2);
+	ck_assert_uint_ne(sa, sb);
+	ck_assert_uint_ne(sa, sc);
+	ck_assert_uint_eq(profile_intern_stack(p, a, 3), sa);
+	ck_assert_uint_eq(profile_intern_stack(p, a, 2), sc); /* a's prefix is c */
+	ck_assert_uint_eq(p->nstacks, 3);
+	ck_assert_uint_eq(p->nstack_frames, 8);
+	ck_assert_uint_eq(p->stacks[sb].depth, 3);
+	for (uint32_t i = 0; i < 3; i++)
+		ck_assert_uint_eq(p->stack_frames[p->stacks[sb].off + i], b[i]);
+	for (uint32_t i = 0; i < 2; i++)
+		ck_assert_uint_eq(p->stack_frames[p->stacks[sc].off + i], c[i]);
+
+	/* Many stacks, and the old ones still found. */
+	for (uint32_t i = 0; i < 3000; i++) {
+		uint32_t fr[2] = {100 + i, 101 + i};
+
+		ck_assert_uint_eq(profile_intern_stack(p, fr, 2), 3 + i);
+	}
+	ck_assert_uint_eq(profile_intern_stack(p, b, 3), sb);
+	profile_free(p);
+}
+END_TEST
+
+START_TEST(test_meta)
+{
+	struct profile *p = profile_new();
+
+	ck_assert_ptr_null(profile_get_meta(p, "command"));
+	profile_set_meta(p, "command", "a.out");
+	profile_set_meta(p, "event", "cpu-clock");
+	profile_set_meta(p, "command", "b.out");
+	ck_assert_uint_eq(p->nmeta, 2);
+	ck_assert_str_eq(profile_get_meta(p, "command"), "b.out");
+	ck_assert_str_eq(profile_get_meta(p, "event"), "cpu-clock");
+	ck_assert_ptr_null(profile_get_meta(p, "comm"));
+	profile_free(p);
+}
+END_TEST
+
+/* A small profile with something in every array. */
+static struct profile *make_profile(void)
+{
+	struct profile *p = profile_new();
+	uint32_t mx, mk, f0, f1, fk, fu, s0, s1, s2;
+	struct pm_line l;
+	struct pm_sample s = {0};
+
+	profile_set_meta(p, "command", "demo --fast");
+	profile_set_meta(p, "event", "cpu-clock");
+	mx = profile_add_module(p, "/usr/bin/demo", "0123456789abcdef0123456789abcdef01234567", 0);
+	mk = profile_add_module(p, "[kernel.kallsyms]", "", PM_MODULE_KERNEL);
+	profile_add_module(p, "[vdso]", NULL, PM_MODULE_VDSO);
+	p->modules[mk].reason = strtab_add(&p->str, "kernel symbols hidden");
+
+	f0 = profile_intern_frame(p, mx, 0, 0x1130);
+	f1 = profile_intern_frame(p, mx, 0, 0x1207);
+	fk = profile_intern_frame(p, mk, PM_FRAME_KERNEL, 0xffffffff81000123ULL);
+	fu = profile_intern_frame(p, PM_NONE, 0, 0x7f00deadbeefULL);
+
+	l = (struct pm_line){strtab_add(&p->str, "hot"), strtab_add(&p->str, "demo.c"), 10, 0,
+			     0x10};
+	profile_add_line(p, f0, &l);
+	l = (struct pm_line){strtab_add(&p->str, "inlined_helper"), strtab_add(&p->str, "demo.h"),
+			     3, PM_LINE_INLINED, 0x37};
+	profile_add_line(p, f1, &l);
+	l = (struct pm_line){strtab_add(&p->str, "main"), strtab_add(&p->str, "demo.c"), 42, 0,
+			     0x57};
+	profile_add_line(p, f1, &l);
+
+	s0 = profile_intern_stack(p, (uint32_t[]){f0, f1}, 2);
+	s1 = profile_intern_stack(p, (uint32_t[]){fk, f0, f1}, 3);
+	s2 = profile_intern_stack(p, (uint32_t[]){fu}, 1);
+
+	s.comm = strtab_add(&p->str, "demo");
+	s.pid = 1000;
+	s.tid = 1000;
+	for (int i = 0; i < 6; i++) {
+		s.time = 1000000ULL * (uint64_t)i + 17;
+		s.period = 250000 + (uint64_t)i;
+		s.cpu = (uint32_t)i % 4;
+		s.stack = i % 3 == 0 ? s0 : i % 3 == 1 ? s1 : s2;
+		s.tid = 1000 + (uint32_t)i % 2;
+		profile_add_sample(p, &s);
+	}
+	profile_add_thread(p, 1000, 1000, "demo");
+	profile_add_thread(p, 1000, 1001, "demo-worker");
+	return p;
+}
+
+static void assert_same_profile(const struct profile *a, const struct profile *b)
+{
+	ck_assert_uint_eq(a->str.len, b->str.len);
+	ck_assert_mem_eq(a->str.buf, b->str.buf, a->str.len);
+	ck_assert_uint_eq(a->nmeta, b->nmeta);
+	for (size_t i = 0; i < a->nmeta; i++) {
+		ck_assert_uint_eq(a->meta[i].key, b->meta[i].key);
+		ck_assert_uint_eq(a->meta[i].value, b->meta[i].value);
+	}
+	ck_assert_uint_eq(a->nmodules, b->nmodules);
+	for (size_t i = 0; i < a->nmodules; i++) {
+		ck_assert_uint_eq(a->modules[i].path, b->modules[i].path);
+		ck_assert_uint_eq(a->modules[i].build_id, b->modules[i].build_id);
+		ck_assert_uint_eq(a->modules[i].flags, b->modules[i].flags);
+		ck_assert_uint_eq(a->modules[i].reason, b->modules[i].reason);
+	}
+	ck_assert_uint_eq(a->nframes, b->nframes);
+	for (size_t i = 0; i < a->nframes; i++) {
+		ck_assert_uint_eq(a->frames[i].module, b->frames[i].module);
+		ck_assert_uint_eq(a->frames[i].flags, b->frames[i].flags);
+		ck_assert_uint_eq(a->frames[i].addr, b->frames[i].addr);
+		ck_assert_uint_eq(a->frames[i].line0, b->frames[i].line0);
+		ck_assert_uint_eq(a->frames[i].nlines, b->frames[i].nlines);
+	}
+	ck_assert_uint_eq(a->nlines, b->nlines);
+	for (size_t i = 0; i < a->nlines; i++) {
+		ck_assert_uint_eq(a->lines[i].func, b->lines[i].func);
+		ck_assert_uint_eq(a->lines[i].file, b->lines[i].file);
+		ck_assert_uint_eq(a->lines[i].line, b->lines[i].line);
+		ck_assert_uint_eq(a->lines[i].flags, b->lines[i].flags);
+		ck_assert_uint_eq(a->lines[i].symoff, b->lines[i].symoff);
+	}
+	ck_assert_uint_eq(a->nstack_frames, b->nstack_frames);
+	for (size_t i = 0; i < a->nstack_frames; i++)
+		ck_assert_uint_eq(a->stack_frames[i], b->stack_frames[i]);
+	ck_assert_uint_eq(a->nstacks, b->nstacks);
+	for (size_t i = 0; i < a->nstacks; i++) {
+		ck_assert_uint_eq(a->stacks[i].off, b->stacks[i].off);
+		ck_assert_uint_eq(a->stacks[i].depth, b->stacks[i].depth);
+	}
+	ck_assert_uint_eq(a->nsamples, b->nsamples);
+	for (size_t i = 0; i < a->nsamples; i++) {
+		const struct pm_sample *x = &a->samples[i], *y = &b->samples[i];
+
+		ck_assert_uint_eq(x->time, y->time);
+		ck_assert_uint_eq(x->period, y->period);
+		ck_assert_uint_eq(x->pid, y->pid);
+		ck_assert_uint_eq(x->tid, y->tid);
+		ck_assert_uint_eq(x->cpu, y->cpu);
+		ck_assert_uint_eq(x->stack, y->stack);
+		ck_assert_uint_eq(x->comm, y->comm);
+	}
+	ck_assert_uint_eq(a->nthreads, b->nthreads);
+	for (size_t i = 0; i < a->nthreads; i++) {
+		ck_assert_uint_eq(a->threads[i].pid, b->threads[i].pid);
+		ck_assert_uint_eq(a->threads[i].tid, b->threads[i].tid);
+		ck_assert_uint_eq(a->threads[i].comm, b->threads[i].comm);
+	}
+}
+
+static struct profile *decode(const unsigned char *buf, size_t len, char *err, size_t errlen)
+{
+	unsigned char *copy = unit_exact_copy(buf, len);
+	struct profile *p;
+
+	err[0] = '\0';
+	p = datafile_decode(copy, len, err, errlen);
+	free(copy);
+	return p;
+}
+
+START_TEST(test_round_trip)
+{
+	struct profile *p = make_profile(), *q;
+	unsigned char *buf;
+	size_t len;
+	char err[256];
+
+	buf = datafile_encode(p, &len);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(len % 8, 0);
+	ck_assert_mem_eq(buf, DATAFILE_MAGIC, 8);
+	q = decode(buf, len, err, sizeof(err));
+	ck_assert_msg(q != NULL, "decode failed: %s", err);
+	assert_same_profile(p, q);
+	ck_assert_str_eq(profile_get_meta(q, "command"), "demo --fast");
+	ck_assert_str_eq(strtab_get(&q->str, q->lines[q->frames[1].line0].func), "inlined_helper");
+	profile_free(q);
+	free(buf);
+	profile_free(p);
+}
+END_TEST
+
+START_TEST(test_round_trip_empty)
+{
+	struct profile *p = profile_new(), *q;
+	unsigned char *buf;
+	size_t len;
+	char err[256];
+
+	buf = datafile_encode(p, &len);
+	q = decode(buf, len, err, sizeof(err));
+	ck_assert_msg(q != NULL, "decode failed: %s", err);
+	assert_same_profile(p, q);
+	profile_free(q);
+	free(buf);
+	profile_free(p);
+}
+END_TEST
+
+/* The encoded image of the small profile. */
+static unsigned char *small_file(size_t *len)
+{
+	struct profile *p = make_profile();
+	unsigned char *buf = datafile_encode(p, len);
+
+	profile_free(p);
+	return buf;
+}
+
+START_TEST(test_decode_empty_and_magic)
+{
+	static const unsigned char junk[32] = "PERFMINX\1\0\0\0";
+	char err[256];
+
+	ck_assert_ptr_null(decode(junk, 0, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "empty"), "message: %s", err);
+	ck_assert_ptr_null(decode(junk, sizeof(junk), err, sizeof(err)));
+	ck_assert_msg(strstr(err, "magic"), "message: %s", err);
+	ck_assert_ptr_null(decode((const unsigned char *)"\x7f"
+							 "ELF\2\1\1\0",
+				  8, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "not a perfmini data file"), "message: %s", err);
+}
+END_TEST
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+START_TEST(test_decode_versions)
+{
+	size_t len;
+	unsigned char *buf = small_file(&len);
+	char err[256];
+
+	put32(buf + 8, DATAFILE_VERSION + 1);
+	ck_assert_ptr_null(decode(buf, len, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "newer perfmini"), "message: %s", err);
+	put32(buf + 8, 0xffffffff);
+	ck_assert_ptr_null(decode(buf, len, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "newer perfmini"), "message: %s", err);
+	put32(buf + 8, 0);
+	ck_assert_ptr_null(decode(buf, len, err, sizeof(err)));
+	ck_assert_uint_gt(strlen(err), 0);
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_decode_truncated)
+{
+	size_t len;
+	unsigned char *buf = small_file(&len);
+	char err[256];
+
+	for (size_t n = 1; n < len; n++) {
+		struct profile *q = decode(buf, n, err, sizeof(err));
+
+		ck_assert_msg(q == NULL, "a prefix of %zu of %zu bytes decoded", n, len);
+		ck_assert_msg(strstr(err, "offset"),
+			      "prefix of %zu bytes: message without offset: %s", n, err);
+	}
+	free(buf);
+}
+END_TEST
+
+/* A flipped bit in any section's payload is caught by its checksum. */
+START_TEST(test_decode_flipped)
+{
+	size_t len, at = 24, sections = 0;
+	unsigned char *buf = small_file(&len);
+	struct profile *q;
+	char err[256];
+
+	while (at + 16 <= len) {
+		uint32_t type = get32(buf + at);
+		uint64_t size = get64(buf + at + 8);
+
+		ck_assert_uint_le(at + 16 + size, len);
+		for (uint64_t i = 0; i < size; i += size / 3 + 1) {
+			buf[at + 16 + i] ^= 0x20;
+			ck_assert_msg(decode(buf, len, err, sizeof(err)) == NULL,
+				      "section %u: flipped byte %llu accepted", type,
+				      (unsigned long long)i);
+			ck_assert_msg(strstr(err, "checksum"), "message: %s", err);
+			ck_assert_msg(strstr(err, "offset"), "message: %s", err);
+			buf[at + 16 + i] ^= 0x20;
+		}
+		sections += size > 0;
+		if (type == DF_END)
+			break;
+		at += 16 + size;
+		at += (8 - at % 8) % 8;
+	}
+	ck_assert_uint_ge(sections, 9); /* every section of the small profile has data */
+	/* And restored, it decodes again. */
+	q = decode(buf, len, err, sizeof(err));
+	ck_assert_msg(q != NULL, "%s", err);
+	profile_free(q);
+	free(buf);
+}
+END_TEST
+
+/* A profile whose cross-references are broken must be refused on reading. */
+static void break_sample_stack(struct profile *p)
+{
+	p->samples[2].stack = (uint32_t)p->nstacks;
+}
+
+static void break_sample_comm(struct profile *p)
+{
+	p->samples[0].comm = (uint32_t)p->str.len;
+}
+
+static void break_stack_frame(struct profile *p)
+{
+	p->stack_frames[p->nstack_frames - 1] = (uint32_t)p->nframes;
+}
+
+static void break_stack_range(struct profile *p)
+{
+	p->stacks[1].depth = (uint32_t)p->nstack_frames;
+}
+
+static void break_stack_off(struct profile *p)
+{
+	p->stacks[0].off = UINT32_MAX;
+	p->stacks[0].depth = 2;
+}
+
+static void break_frame_module(struct profile *p)
+{
+	p->frames[0].module = (uint32_t)p->nmodules;
+}
+
+static void break_frame_lines(struct profile *p)
+{
+	p->frames[1].line0 = (uint32_t)p->nlines - 1; /* 2 lines from the last one */
+}
+
+static void break_frame_lines_wrap(struct profile *p)
+{
+	p->frames[1].nlines = UINT32_MAX;
+}
+
+static void break_line_func(struct profile *p)
+{
+	p->lines[1].func = 0x7fffffff;
+}
+
+static void break_line_file(struct profile *p)
+{
+	p->lines[0].file = (uint32_t)p->str.len + 5;
+}
+
+static void break_module_path(struct profile *p)
+{
+	p->modules[1].path = (uint32_t)p->str.len;
+}
+
+static void break_module_reason(struct profile *p)
+{
+	p->modules[0].reason = UINT32_MAX;
+}
+
+static void break_meta(struct profile *p)
+{
+	p->meta[1].value = (uint32_t)p->str.len;
+}
+
+static void break_thread(struct profile *p)
+{
+	p->threads[1].comm = (uint32_t)p->str.len;
+}
+
+static void break_strings(struct profile *p)
+{
+	p->str.buf[p->str.len - 1] = 'x'; /* the table must end in a NUL */
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(struct profile *p);
+	const char *word; /* the message names what is wrong */
+} breakers[] = {
+	{"sample stack", break_sample_stack, "sample"},
+	{"sample comm", break_sample_comm, "sample"},
+	{"stack frame", break_stack_frame, "stack frame"},
+	{"stack range", break_stack_range, "stack"},
+	{"stack offset", break_stack_off, "stack"},
+	{"frame module", break_frame_module, "frame"},
+	{"frame lines", break_frame_lines, "frame"},
+	{"frame lines wrap", break_frame_lines_wrap, "frame"},
+	{"line func", break_line_func, "line"},
+	{"line file", break_line_file, "line"},
+	{"module path", break_module_path, "module"},
+	{"module reason", break_module_reason, "module"},
+	{"meta", break_meta, "meta"},
+	{"thread", break_thread, "thread"},
+	{"strings", break_strings, "strings"},
+};
+
+START_TEST(test_decode_bad_index)
+{
+	struct profile *p = make_profile();
+	unsigned char *buf;
+	size_t len;
+	char err[256];
+
+	breakers[_i].fn(p);
+	buf = datafile_encode(p, &len);
+	ck_assert_msg(decode(buf, len, err, sizeof(err)) == NULL, "%s: broken profile accepted",
+		      breakers[_i].name);
+	ck_assert_msg(strstr(err, breakers[_i].word), "%s: message: %s", breakers[_i].name, err);
+	free(buf);
+	profile_free(p);
+}
+END_TEST
+
+/* Hand-made files: a header, then sections given as (type, payload). */
+struct file {
+	unsigned char b[4096];
+	size_t len;
+};
+
+static void file_header(struct file *f)
+{
+	memset(f, 0, sizeof(*f));
+	memcpy(f->b, DATAFILE_MAGIC, 8);
+	put32(f->b + 8, DATAFILE_VERSION);
+	f->len = 24;
+}
+
+static void file_section(struct file *f, uint32_t type, const void *payload, size_t size)
+{
+	uint32_t crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), payload, (uInt)size);
+
+	put32(f->b + f->len, type);
+	put32(f->b + f->len + 4, crc);
+	put32(f->b + f->len + 8, (uint32_t)size);
+	put32(f->b + f->len + 12, 0);
+	if (size)
+		memcpy(f->b + f->len + 16, payload, size);
+	f->len += 16 + size;
+	while (f->len % 8)
+		f->b[f->len++] = 0;
+}
+
+START_TEST(test_decode_handmade)
+{
+	static const char strings[] = "\0main\0demo";
+	unsigned char meta[8];
+	struct file f;
+	struct profile *q;
+	char err[256];
+
+	/* Unknown section types are skipped: later minor versions stay readable. */
+	file_header(&f);
+	file_section(&f, DF_STRINGS, strings, sizeof(strings));
+	file_section(&f, 77, "future!", 7);
+	put32(meta, 1);
+	put32(meta + 4, 6);
+	file_section(&f, DF_META, meta, 8);
+	file_section(&f, DF_END, NULL, 0);
+	q = decode(f.b, f.len, err, sizeof(err));
+	ck_assert_msg(q != NULL, "%s", err);
+	ck_assert_str_eq(profile_get_meta(q, "main"), "demo");
+	ck_assert_uint_eq(q->nsamples, 0);
+	profile_free(q);
+
+	/* The same section twice. */
+	file_header(&f);
+	file_section(&f, DF_STRINGS, strings, sizeof(strings));
+	file_section(&f, DF_META, meta, 8);
+	file_section(&f, DF_META, meta, 8);
+	file_section(&f, DF_END, NULL, 0);
+	ck_assert_ptr_null(decode(f.b, f.len, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "second meta"), "%s", err);
+
+	/* A payload that is not a whole number of records. */
+	file_header(&f);
+	file_section(&f, DF_STRINGS, strings, sizeof(strings));
+	file_section(&f, DF_META, meta, 6);
+	file_section(&f, DF_END, NULL, 0);
+	ck_assert_ptr_null(decode(f.b, f.len, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "meta") && strstr(err, "offset"), "%s", err);
+
+	/* An empty strings section. */
+	file_header(&f);
+	file_section(&f, DF_STRINGS, strings, 0);
+	file_section(&f, DF_END, NULL, 0);
+	ck_assert_ptr_null(decode(f.b, f.len, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "strings"), "%s", err);
+
+	/* No END section: the file ends after a complete section. */
+	file_header(&f);
+	file_section(&f, DF_STRINGS, strings, sizeof(strings));
+	ck_assert_ptr_null(decode(f.b, f.len, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "offset"), "%s", err);
+
+	/* A section size far beyond the file. */
+	file_header(&f);
+	file_section(&f, DF_STRINGS, strings, sizeof(strings));
+	put32(f.b + 24 + 12, 0x80000000);
+	file_section(&f, DF_END, NULL, 0);
+	ck_assert_ptr_null(decode(f.b, f.len, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "offset"), "%s", err);
+}
+END_TEST
+
+/* Writing. */
+
+static char *make_tmpdir(void)
+{
+	char *dir = xstrdup("/tmp/check_profile.XXXXXX");
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	return dir;
+}
+
+/* The names in dir, space-separated and sorted. */
+static void list_dir(const char *dir, char *out, size_t outlen)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char *names[16];
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		ck_assert_int_lt(n, 16);
+		names[n++] = xstrdup(e->d_name);
+	}
+	closedir(d);
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			if (strcmp(names[j], names[i]) < 0) {
+				char *t = names[i];
+
+				names[i] = names[j];
+				names[j] = t;
+			}
+	out[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		snprintf(out + strlen(out), outlen - strlen(out), "%s%s", i ? " " : "", names[i]);
+		free(names[i]);
+	}
+}
+
+START_TEST(test_write_read)
+{
+	struct profile *p = make_profile(), *q;
+	char *dir = make_tmpdir(), *path = xasprintf("%s/perfmini.data", dir), names[256];
+	unsigned char *buf;
+	size_t written = 0, len;
+	struct stat st;
+	mode_t old = umask(0);
+
+	ck_assert_int_eq(datafile_write(p, path, &written), 0);
+	umask(old);
+	buf = datafile_encode(p, &len);
+	ck_assert_uint_eq(written, len);
+	free(buf);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	ck_assert_uint_eq((uint64_t)st.st_size, written);
+	list_dir(dir, names, sizeof(names));
+	ck_assert_str_eq(names, "perfmini.data"); /* no temporary file left */
+
+	q = datafile_read(path);
+	ck_assert_ptr_nonnull(q);
+	assert_same_profile(p, q);
+	profile_free(q);
+
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	free(dir);
+	profile_free(p);
+}
+END_TEST
+
+/* An existing file is replaced whole, and its old mode does not survive. */
+START_TEST(test_write_replaces)
+{
+	struct profile *p = make_profile(), *q;
+	char *dir = make_tmpdir(), *path = xasprintf("%s/out.data", dir), names[256];
+	struct stat st;
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs("old contents", f);
+	fclose(f);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	ck_assert_int_eq(datafile_write(p, path, NULL), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	list_dir(dir, names, sizeof(names));
+	ck_assert_str_eq(names, "out.data");
+	q = datafile_read(path);
+	ck_assert_ptr_nonnull(q);
+	assert_same_profile(p, q);
+	profile_free(q);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	free(dir);
+	profile_free(p);
+}
+END_TEST
+
+START_TEST(test_write_read_errors)
+{
+	struct profile *p = make_profile();
+	char *dir = make_tmpdir(), *path = xasprintf("%s/missing/out.data", dir);
+	char *cut = xasprintf("%s/cut.data", dir), names[256];
+	unsigned char *buf;
+	size_t len;
+	FILE *f;
+
+	/* A directory that does not exist: an error, nothing created. */
+	ck_assert_int_lt(datafile_write(p, path, NULL), 0);
+	ck_assert_ptr_null(datafile_read(path));
+	list_dir(dir, names, sizeof(names));
+	ck_assert_str_eq(names, "");
+
+	/* A truncated file on disk is refused. */
+	buf = datafile_encode(p, &len);
+	f = fopen(cut, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(buf, 1, len - 20, f), len - 20);
+	fclose(f);
+	ck_assert_ptr_null(datafile_read(cut));
+	free(buf);
+
+	unlink(cut);
+	rmdir(dir);
+	free(cut);
+	free(path);
+	free(dir);
+	profile_free(p);
+}
+END_TEST
+
+static Suite *profile_suite(void)
+{
+	Suite *s = suite_create("profile");
+	TCase *tc = tcase_create("build");
+
+	tcase_add_test(tc, test_strtab);
+	tcase_add_test(tc, test_intern_frames);
+	tcase_add_test(tc, test_intern_stacks);
+	tcase_add_test(tc, test_meta);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("datafile");
+	tcase_add_test(tc, test_round_trip);
+	tcase_add_test(tc, test_round_trip_empty);
+	tcase_add_test(tc, test_decode_empty_and_magic);
+	tcase_add_test(tc, test_decode_versions);
+	tcase_add_test(tc, test_decode_truncated);
+	tcase_add_test(tc, test_decode_flipped);
+	tcase_add_loop_test(tc, test_decode_bad_index, 0, (int)ARRAY_SIZE(breakers));
+	tcase_add_test(tc, test_decode_handmade);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("files");
+	tcase_add_test(tc, test_write_read);
+	tcase_add_test(tc, test_write_replaces);
+	tcase_add_test(tc, test_write_read_errors);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(profile_suite());
+}
