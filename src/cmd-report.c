@@ -23,17 +23,25 @@ static const char usage[] =
 	"                       comm;outermost;...;leaf COUNT (the default); feed it\n"
 	"                       to flamegraph.pl or speedscope\n"
 	"      --no-kernel      leave kernel frames out\n"
+	"      --lines          name frames FUNCTION:FILE:LINE (the sampled line for\n"
+	"                       the leaf, the call site for callers)\n"
+	"      --full-paths     with --lines, whole source paths, not base names\n"
+	"      --no-inline      only the real function of each frame, without the\n"
+	"                       functions inlined into it (marked _[i])\n"
 	"  -h, --help           this help\n"
 	"\n"
 	"Example: perfmini report --folded | flamegraph.pl > profile.svg\n"
 	"See perfmini-report(1) and, for the file, perfmini-data(5).\n";
 
-enum { OPT_FOLDED = 256, OPT_NO_KERNEL };
+enum { OPT_FOLDED = 256, OPT_NO_KERNEL, OPT_LINES, OPT_FULL_PATHS, OPT_NO_INLINE };
 
 static const struct option options[] = {
 	{"input", required_argument, NULL, 'i'},
 	{"folded", no_argument, NULL, OPT_FOLDED},
 	{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
+	{"lines", no_argument, NULL, OPT_LINES},
+	{"full-paths", no_argument, NULL, OPT_FULL_PATHS},
+	{"no-inline", no_argument, NULL, OPT_NO_INLINE},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -53,6 +61,15 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_NO_KERNEL:
 			o.no_kernel = true;
+			break;
+		case OPT_LINES:
+			o.names.lines = true;
+			break;
+		case OPT_FULL_PATHS:
+			o.names.full_paths = true;
+			break;
+		case OPT_NO_INLINE:
+			o.names.no_inline = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);

@@ -68,36 +68,51 @@ static int parse_addr(const char *s, uint64_t *v)
 	return errno || *end ? -EINVAL : 0;
 }
 
+/* "FILE:LINE" or "??:0", as addr2line writes an unknown place. */
+static void print_place(const struct srcline *l)
+{
+	printf("%s:%u", l->file ? l->file : "??", l->line);
+	if (l->col)
+		printf(":%u", l->col);
+}
+
+/*
+ * One address: "ADDR FUNCTION+0xOFF MODULE", then, when DWARF knows the
+ * place, one line per function level, innermost first:
+ *   "  FUNCTION at FILE:LINE[:COL]" and "  inlined into FUNCTION at ..."
+ * for the levels around it.
+ */
 static void print_one(struct target *t, uint64_t addr)
 {
-	const struct sym *sym = NULL;
+	const struct mapping *map = NULL;
 	struct module *m = t->exe;
-	uint64_t symoff = 0;
-	char *name;
+	struct symres r;
+	uint64_t frame_addr = addr;
 
-	if (m) {
-		sym = symbolize_vaddr(&t->mods, m, addr, &symoff);
-	} else {
-		const struct mapping *map = model_find(&t->model, t->pid, addr);
-
+	if (!m) {
+		map = model_find(&t->model, t->pid, addr);
 		m = map ? map->mod : NULL;
 		if (!m)
 			m = model_perfmap(&t->model, t->pid);
-		if (m && m->kind == MODULE_PERFMAP)
-			sym = symbolize_lookup(&t->mods, m, addr, &symoff);
-		else if (m)
-			sym = symbolize_lookup(&t->mods, m,
-					       addr_to_file_offset(addr, map->start, map->pgoff),
-					       &symoff);
+		if (m && m->kind != MODULE_PERFMAP)
+			frame_addr = addr_to_file_offset(addr, map->start, map->pgoff);
 	}
-	if (!sym) {
+	if (!m || !symbolize_addr(&t->mods, m, frame_addr, m == t->exe, &r)) {
 		printf("0x%llx ?\? %s\n", (unsigned long long)addr, m ? m->path : "[no mapping]");
+		if (m)
+			symres_release(&r);
 		return;
 	}
-	name = symbolize_name(m, sym);
-	printf("0x%llx %s+0x%llx %s\n", (unsigned long long)addr, name, (unsigned long long)symoff,
-	       m->path);
-	free(name);
+	printf("0x%llx %s+0x%llx %s\n", (unsigned long long)addr,
+	       r.symname ? r.symname : r.lv[r.n - 1].func, (unsigned long long)r.symoff, m->path);
+	for (int i = 0; i < r.n; i++) {
+		if (!r.lv[i].file && !r.lv[i].line)
+			continue;
+		printf("  %s%s at ", i ? "inlined into " : "", r.lv[i].func);
+		print_place(&r.lv[i]);
+		putchar('\n');
+	}
+	symres_release(&r);
 }
 
 int cmd_symbolize(int argc, char **argv)

@@ -60,7 +60,7 @@ int fmt_folded(const struct profile *p, const struct report_opts *o, FILE *out)
 			if (o->no_kernel && (p->frames[f].flags & PM_FRAME_KERNEL))
 				continue;
 			sbuf_adds(&b, ";");
-			report_frame_names(p, f, ";", &b);
+			report_frame_names(p, f, &o->names, ";", &b);
 		}
 		/* Different stacks can print alike (unresolved, or kernel dropped). */
 		for (key = hash_bytes(b.buf, b.len) | 1;; key = hash_u64(key) | 1) {

@@ -37,6 +37,10 @@ static void module_free(struct module *m)
 	free(m->segs);
 	free(m->debugfile);
 	free(m->image);
+	for (size_t i = 0; i < m->demangled.cap; i++)
+		if (m->demangled.slots[i].key)
+			free((void *)(uintptr_t)m->demangled.slots[i].val);
+	hmap_release(&m->demangled);
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
 	symtab_release(&m->syms);
@@ -134,6 +138,7 @@ static struct module *add_module(struct module_set *s, struct hmap_slot *slot,
 	m->kind = module_kind_of(k->path, k->ino);
 	m->fd = -1;
 	symtab_init(&m->syms);
+	hmap_init(&m->demangled);
 	xgrow(&s->mods, &s->cap, s->n + 1, sizeof(*s->mods));
 	s->mods[s->n++] = m;
 	slot->val = m->id;

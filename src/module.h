@@ -68,8 +68,9 @@ struct module {
 	char *debugfile; /* separate debug file found, or NULL */
 	Dwfl *dwfl;	 /* DWARF access, NULL without a file */
 	Dwfl_Module *dwmod;
-	uint64_t dwbias;      /* dwfl address = ELF address + dwbias */
-	unsigned char *image; /* MODULE_VDSO: a copy of the image */
+	uint64_t dwbias;       /* dwfl address = ELF address + dwbias */
+	unsigned char *image;  /* MODULE_VDSO: a copy of the image */
+	struct hmap demangled; /* linkage name in libdw's data -> malloc'd display name */
 };
 
 struct module_set {

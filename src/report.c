@@ -69,7 +69,8 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-void report_frame_names(const struct profile *p, uint32_t f, const char *sep, struct sbuf *b)
+void report_frame_names(const struct profile *p, uint32_t f, const struct name_opts *o,
+			const char *sep, struct sbuf *b)
 {
 	const struct pm_frame *fr = &p->frames[f];
 	const char *kernel = (fr->flags & PM_FRAME_KERNEL) ? "_[k]" : "";
@@ -103,10 +104,18 @@ void report_frame_names(const struct profile *p, uint32_t f, const char *sep, st
 		const char *name = strtab_get(&p->str, l->func);
 
 		sbuf_add_sanitized(b, *name ? name : "[unknown]");
+		if (o->lines && l->file) {
+			const char *file = strtab_get(&p->str, l->file);
+
+			sbuf_adds(b, ":");
+			sbuf_add_sanitized(b, o->full_paths ? file : base_name(file));
+			sbuf_addf(b, ":%u", l->line);
+		}
 		if (l->flags & PM_LINE_INLINED)
 			sbuf_adds(b, "_[i]");
 		sbuf_adds(b, kernel);
-		if (i)
-			sbuf_adds(b, sep);
+		if (i == 0 || o->no_inline)
+			break;
+		sbuf_adds(b, sep);
 	}
 }

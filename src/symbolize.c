@@ -46,30 +46,72 @@ char *symbolize_name(const struct module *m, const struct sym *sym)
 	return d ? d : xstrdup(raw);
 }
 
+int symbolize_addr(struct module_set *s, struct module *m, uint64_t addr, bool is_vaddr,
+		   struct symres *r)
+{
+	const struct sym *sym;
+	uint64_t vaddr = addr;
+
+	memset(r, 0, sizeof(*r));
+	module_load(s, m);
+	if (!is_vaddr && !absolute(m) &&
+	    addr_file_offset_to_vaddr(m->segs, m->nsegs, addr, &vaddr) < 0)
+		return 0;
+	sym = symtab_lookup(&m->syms, vaddr);
+	if (sym) {
+		r->symoff = vaddr - sym->addr;
+		r->symname = symbolize_name(m, sym);
+	}
+	if (!absolute(m))
+		r->n = srcline_lookup(m, vaddr, r->lv, SRCLINE_MAX_DEPTH);
+	if (r->n == 0 && r->symname) {
+		r->lv[0].func = r->symname;
+		r->n = 1;
+	} else if (r->n > 0 && !r->lv[r->n - 1].func) {
+		if (!r->symname) {
+			r->n = 0; /* a line without any function name: unnamed */
+			return 0;
+		}
+		r->lv[r->n - 1].func = r->symname;
+	}
+	return r->n;
+}
+
+void symres_release(struct symres *r)
+{
+	free(r->symname);
+	r->symname = NULL;
+}
+
 void symbolize_profile(struct profile *p, struct module_set *mods, struct symbolize_stats *st)
 {
 	struct symbolize_stats local = {0};
+	struct symres *r = xmalloc(sizeof(*r));
 
 	for (size_t i = 0; i < p->nframes; i++) {
 		struct pm_frame *f = &p->frames[i];
-		struct pm_line l = {0};
-		const struct sym *sym;
-		struct module *m;
-		char *name;
 
 		local.frames++;
 		if (f->module == PM_NONE || f->module >= mods->n || f->nlines)
 			continue;
-		m = mods->mods[f->module];
-		sym = symbolize_lookup(mods, m, f->addr, &l.symoff);
-		if (!sym)
+		if (!symbolize_addr(mods, mods->mods[f->module], f->addr, false, r)) {
+			symres_release(r);
 			continue;
-		name = symbolize_name(m, sym);
-		l.func = strtab_add(&p->str, name);
-		free(name);
-		profile_add_line(p, (uint32_t)i, &l);
+		}
+		for (int k = 0; k < r->n; k++) {
+			struct pm_line l = {0};
+
+			l.func = strtab_add(&p->str, r->lv[k].func);
+			l.file = r->lv[k].file ? strtab_add(&p->str, r->lv[k].file) : 0;
+			l.line = r->lv[k].line;
+			l.flags = r->lv[k].inlined ? PM_LINE_INLINED : 0;
+			l.symoff = k == r->n - 1 ? r->symoff : 0;
+			profile_add_line(p, (uint32_t)i, &l);
+		}
+		symres_release(r);
 		local.resolved++;
 	}
+	free(r);
 	for (size_t i = p->nmodules; i < mods->n; i++) {
 		struct module *m = mods->mods[i];
 		char hex[2 * BUILD_ID_MAX + 1];

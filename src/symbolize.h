@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "module.h"
+#include "srcline.h"
 #include "profile.h"
 
 struct symbolize_stats {
@@ -35,6 +36,24 @@ const struct sym *symbolize_vaddr(struct module_set *s, struct module *m, uint64
 				  uint64_t *symoff);
 /* The symbol's name, demangled; malloc'd. */
 char *symbolize_name(const struct module *m, const struct sym *sym);
+
+/* Everything known of one address: its function levels, innermost first. */
+struct symres {
+	int n; /* levels; 0: no name at all */
+	struct srcline lv[SRCLINE_MAX_DEPTH];
+	uint64_t symoff; /* offset into the outermost function's symbol */
+	char *symname;	 /* the symbol's demangled name (malloc'd), or NULL */
+};
+
+/*
+ * Resolves a frame address of m (see symbolize_lookup) or, with is_vaddr,
+ * an ELF address, to its levels: DWARF lines and inline chain where the
+ * module has them, the symbol's name for the outermost level where DWARF
+ * names none. Returns r->n. Release with symres_release.
+ */
+int symbolize_addr(struct module_set *s, struct module *m, uint64_t addr, bool is_vaddr,
+		   struct symres *r);
+void symres_release(struct symres *r);
 
 /* Per module, how many sampled frames have no name. */
 struct missing {

@@ -25,6 +25,8 @@ static void add_line(struct profile *p, uint32_t f, const char *func, uint32_t f
 	profile_add_line(p, f, &l);
 }
 
+static const struct name_opts no_opts;
+
 static void add_samples(struct profile *p, const char *comm, uint32_t stack, int n)
 {
 	struct pm_sample s = {.pid = 1, .tid = 1, .stack = stack};
@@ -91,9 +93,9 @@ static struct profile *make_profile(void)
 }
 
 /* fmt_folded's whole output as a string (free it). */
-static char *folded(const struct profile *p, bool no_kernel)
+static char *folded_with(const struct profile *p, bool no_kernel, const struct name_opts *names)
 {
-	struct report_opts o = {.input = "test.data", .no_kernel = no_kernel};
+	struct report_opts o = {.input = "test.data", .no_kernel = no_kernel, .names = *names};
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
@@ -104,6 +106,83 @@ static char *folded(const struct profile *p, bool no_kernel)
 	ck_assert_uint_eq(strlen(text), len);
 	return text;
 }
+
+static char *folded(const struct profile *p, bool no_kernel)
+{
+	return folded_with(p, no_kernel, &no_opts);
+}
+
+/*
+ * A frame with two levels inlined into it, each level with its own place:
+ * the innermost at the sampled line, the outer ones at their call sites.
+ */
+static struct profile *make_lines_profile(void)
+{
+	struct profile *p = profile_new();
+	uint32_t app = profile_add_module(p, "/usr/bin/app", "", 0);
+	uint32_t fmain = profile_intern_frame(p, app, 0, 0x1000);
+	uint32_t fwork = profile_intern_frame(p, app, 0, 0x2000);
+	uint32_t fnofile = profile_intern_frame(p, app, 0, 0x3000);
+	struct pm_line l = {0};
+
+	l.func = strtab_add(&p->str, "main");
+	l.file = strtab_add(&p->str, "/src/app/main.c");
+	l.line = 40;
+	profile_add_line(p, fmain, &l);
+	l.func = strtab_add(&p->str, "leaf");
+	l.file = strtab_add(&p->str, "/src/app/leaf.h");
+	l.line = 7;
+	l.flags = PM_LINE_INLINED;
+	profile_add_line(p, fwork, &l);
+	l.func = strtab_add(&p->str, "mid");
+	l.file = strtab_add(&p->str, "/src/app/mid.h");
+	l.line = 12;
+	profile_add_line(p, fwork, &l);
+	l.func = strtab_add(&p->str, "work");
+	l.file = strtab_add(&p->str, "/src/app/work.c");
+	l.line = 99;
+	l.flags = 0;
+	profile_add_line(p, fwork, &l);
+	l.func = strtab_add(&p->str, "nofile");
+	l.file = 0;
+	l.line = 0;
+	profile_add_line(p, fnofile, &l);
+	add_samples(p, "app", stack_of(p, (uint32_t[]){fwork, fmain}, 2), 3);
+	add_samples(p, "app", stack_of(p, (uint32_t[]){fnofile, fmain}, 2), 1);
+	return p;
+}
+
+START_TEST(test_folded_lines)
+{
+	struct profile *p = make_lines_profile();
+	struct name_opts lines = {.lines = true};
+	struct name_opts full = {.lines = true, .full_paths = true};
+	struct name_opts noinl = {.no_inline = true};
+	struct name_opts noinl_lines = {.lines = true, .no_inline = true};
+	char *text;
+
+	text = folded_with(p, false, &lines);
+	ck_assert_str_eq(
+		text, "app;main:main.c:40;nofile 1\n"
+		      "app;main:main.c:40;work:work.c:99;mid:mid.h:12_[i];leaf:leaf.h:7_[i] 3\n");
+	free(text);
+	text = folded_with(p, false, &full);
+	ck_assert_str_eq(text, "app;main:/src/app/main.c:40;nofile 1\n"
+			       "app;main:/src/app/main.c:40;work:/src/app/work.c:99;"
+			       "mid:/src/app/mid.h:12_[i];leaf:/src/app/leaf.h:7_[i] 3\n");
+	free(text);
+	text = folded_with(p, false, &noinl);
+	ck_assert_str_eq(text, "app;main;nofile 1\n"
+			       "app;main;work 3\n");
+	free(text);
+	/* The real function's line is where it called the first inlined level. */
+	text = folded_with(p, false, &noinl_lines);
+	ck_assert_str_eq(text, "app;main:main.c:40;nofile 1\n"
+			       "app;main:main.c:40;work:work.c:99 3\n");
+	free(text);
+	profile_free(p);
+}
+END_TEST
 
 START_TEST(test_folded)
 {
@@ -196,16 +275,16 @@ START_TEST(test_frame_names)
 	add_line(p, f3, "outer_k", 0);
 	add_line(p, f4, "only", 0);
 
-	report_frame_names(p, f1, ";", &b);
+	report_frame_names(p, f1, &no_opts, ";", &b);
 	ck_assert_str_eq(b.buf, "[lib:x?z.so+0x10]");
 	b.len = 0;
-	report_frame_names(p, f2, ";", &b);
+	report_frame_names(p, f2, &no_opts, ";", &b);
 	ck_assert_str_eq(b.buf, "[libbare.so+0xabc]");
 	b.len = 0;
-	report_frame_names(p, f3, " <- ", &b);
+	report_frame_names(p, f3, &no_opts, " <- ", &b);
 	ck_assert_str_eq(b.buf, "outer_k_[k] <- inl_k_[i]_[k]");
 	b.len = 0;
-	report_frame_names(p, f4, " <- ", &b); /* one level: no separator */
+	report_frame_names(p, f4, &no_opts, " <- ", &b); /* one level: no separator */
 	ck_assert_str_eq(b.buf, "only");
 	sbuf_release(&b);
 	profile_free(p);
@@ -240,6 +319,7 @@ static Suite *folded_suite(void)
 	tcase_add_test(tc, test_folded_no_kernel);
 	tcase_add_test(tc, test_folded_line_shape);
 	tcase_add_test(tc, test_folded_empty);
+	tcase_add_test(tc, test_folded_lines);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("names");

@@ -1,0 +1,38 @@
+/*
+ * srcline.h - source lines and inline chains of code addresses, from DWARF.
+ *
+ * An address inside inlined code stands for a chain of functions: the
+ * innermost inlined callee, the functions it was inlined into, and the
+ * real (out-of-line) function that holds them all. Levels are reported
+ * innermost first. The innermost level's line is the address's own line
+ * (from the line table); every outer level's line is the call site of the
+ * level inside it (DW_AT_call_file and DW_AT_call_line). Function names
+ * are the DWARF linkage names, demangled, else the DWARF names: the same
+ * answers as eu-addr2line -f -i -C.
+ */
+#ifndef PERFMINI_SRCLINE_H
+#define PERFMINI_SRCLINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "module.h"
+
+#define SRCLINE_MAX_DEPTH 64
+
+struct srcline {
+	const char *func; /* owned by the module's cache; NULL when unknown */
+	const char *file; /* owned by libdw; NULL when unknown */
+	uint32_t line;
+	uint32_t col;
+	bool inlined; /* this level was inlined into the next */
+};
+
+/*
+ * The levels at ELF address vaddr of a loaded module, innermost first, at
+ * most max of them. Returns the number filled; 0 when the module has no
+ * DWARF for the address.
+ */
+int srcline_lookup(struct module *m, uint64_t vaddr, struct srcline *out, int max);
+
+#endif
