@@ -97,18 +97,23 @@ static void print_one(struct target *t, uint64_t addr)
 		if (m && m->kind != MODULE_PERFMAP)
 			frame_addr = addr_to_file_offset(addr, map->start, map->pgoff);
 	}
-	if (!m || !symbolize_addr(&t->mods, m, frame_addr, m == t->exe, &r)) {
+	if (!m || !symbolize_addr(&t->mods, m, frame_addr, m == t->exe, &r) ||
+	    (!r.symname && r.n == 1 && !r.lv[0].func && !r.lv[0].file)) {
 		printf("0x%llx ?\? %s\n", (unsigned long long)addr, m ? m->path : "[no mapping]");
 		if (m)
 			symres_release(&r);
 		return;
 	}
-	printf("0x%llx %s+0x%llx %s\n", (unsigned long long)addr,
-	       r.symname ? r.symname : r.lv[r.n - 1].func, (unsigned long long)r.symoff, m->path);
+	if (r.symname || r.lv[r.n - 1].func)
+		printf("0x%llx %s+0x%llx %s\n", (unsigned long long)addr,
+		       r.symname ? r.symname : r.lv[r.n - 1].func, (unsigned long long)r.symoff,
+		       m->path);
+	else
+		printf("0x%llx ?\? %s\n", (unsigned long long)addr, m->path);
 	for (int i = 0; i < r.n; i++) {
 		if (!r.lv[i].file && !r.lv[i].line)
 			continue;
-		printf("  %s%s at ", i ? "inlined into " : "", r.lv[i].func);
+		printf("  %s%s at ", i ? "inlined into " : "", r.lv[i].func ? r.lv[i].func : "??");
 		print_place(&r.lv[i]);
 		putchar('\n');
 	}

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "module.h"
+#include "srcline.h"
 #include "util.h"
 
 /* libdwfl's own default: next to the file, in .debug/, under /usr/lib/debug. */
@@ -41,6 +42,11 @@ static void module_free(struct module *m)
 		if (m->demangled.slots[i].key)
 			free((void *)(uintptr_t)m->demangled.slots[i].val);
 	hmap_release(&m->demangled);
+	for (size_t i = 0; i < m->paths.cap; i++)
+		if (m->paths.slots[i].key)
+			free((void *)(uintptr_t)m->paths.slots[i].val);
+	hmap_release(&m->paths);
+	srcline_release(m);
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
 	symtab_release(&m->syms);
@@ -139,6 +145,8 @@ static struct module *add_module(struct module_set *s, struct hmap_slot *slot,
 	m->fd = -1;
 	symtab_init(&m->syms);
 	hmap_init(&m->demangled);
+	hmap_init(&m->paths);
+	hmap_init(&m->units);
 	xgrow(&s->mods, &s->cap, s->n + 1, sizeof(*s->mods));
 	s->mods[s->n++] = m;
 	slot->val = m->id;

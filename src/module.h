@@ -71,6 +71,8 @@ struct module {
 	uint64_t dwbias;       /* dwfl address = ELF address + dwbias */
 	unsigned char *image;  /* MODULE_VDSO: a copy of the image */
 	struct hmap demangled; /* linkage name in libdw's data -> malloc'd display name */
+	struct hmap paths;     /* (directory, file) in libdw's data -> struct joined_path */
+	struct hmap units;     /* CU DIE offset + 1 -> struct unit_scopes (srcline.c) */
 };
 
 struct module_set {

@@ -35,4 +35,7 @@ struct srcline {
  */
 int srcline_lookup(struct module *m, uint64_t vaddr, struct srcline *out, int max);
 
+/* Frees the per-unit indexes srcline_lookup built for m. */
+void srcline_release(struct module *m);
+
 #endif

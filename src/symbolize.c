@@ -68,10 +68,7 @@ int symbolize_addr(struct module_set *s, struct module *m, uint64_t addr, bool i
 		r->lv[0].func = r->symname;
 		r->n = 1;
 	} else if (r->n > 0 && !r->lv[r->n - 1].func) {
-		if (!r->symname) {
-			r->n = 0; /* a line without any function name: unnamed */
-			return 0;
-		}
+		/* A place but no function DIE: the symbol names it, if any. */
 		r->lv[r->n - 1].func = r->symname;
 	}
 	return r->n;
@@ -94,7 +91,9 @@ void symbolize_profile(struct profile *p, struct module_set *mods, struct symbol
 		local.frames++;
 		if (f->module == PM_NONE || f->module >= mods->n || f->nlines)
 			continue;
-		if (!symbolize_addr(mods, mods->mods[f->module], f->addr, false, r)) {
+		if (!symbolize_addr(mods, mods->mods[f->module], f->addr, false, r) ||
+		    !r->lv[r->n - 1].func) {
+			/* Unnamed (a place without a function is no name). */
 			symres_release(r);
 			continue;
 		}

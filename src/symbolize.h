@@ -49,7 +49,9 @@ struct symres {
  * Resolves a frame address of m (see symbolize_lookup) or, with is_vaddr,
  * an ELF address, to its levels: DWARF lines and inline chain where the
  * module has them, the symbol's name for the outermost level where DWARF
- * names none. Returns r->n. Release with symres_release.
+ * names none. Returns r->n. A level's func is NULL only for the outermost
+ * level of a place that neither DWARF nor the symbols name. Release with
+ * symres_release.
  */
 int symbolize_addr(struct module_set *s, struct module *m, uint64_t addr, bool is_vaddr,
 		   struct symres *r);
