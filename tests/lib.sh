@@ -260,7 +260,8 @@ record_wait() {
 
 # Folds: run_report DATAFILE FOLDED writes 'perfmini report --folded' of
 # DATAFILE into FOLDED, and fails unless every line has the folded form:
-# "comm;frame;...;frame COUNT", no empty name, a count > 0.
+# "comm;frame;...;frame COUNT", no empty name, a count > 0, and the kernel
+# frames ("_[k]") after the user frames.
 run_report() {
 	rp_rc=0
 	run_timeout 60 "$PERFMINI" report -i "$1" --folded >"$2" 2>"$tmp/report.err" ||
@@ -272,11 +273,34 @@ run_report() {
 		grep -Ev '^[^;]+(;[^;]+)* [1-9][0-9]*$' "$2" | head -n 5 >&3
 		fail "$rp_bad lines of the folded output are not 'comm;frames COUNT'"
 	fi
+	# Kernel frames are the innermost: none is followed by a user frame.
+	awk '{
+		stack = $0
+		sub(/ [0-9]+$/, "", stack)
+		n = split(stack, f, ";")
+		k = 0
+		for (i = 2; i <= n; i++) {
+			if (f[i] ~ /_\[k\]$/)
+				k = 1
+			else if (k) {
+				print
+				next
+			}
+		}
+	}' "$2" >"$tmp/report.bad"
+	if [ -s "$tmp/report.bad" ]; then
+		head -n 5 "$tmp/report.bad" >&3
+		fail "$(wc -l <"$tmp/report.bad") lines of the folded output have a user frame" \
+			"after a kernel frame"
+	fi
 }
 
 # leaf_share FOLDED PATH [COMM]: prints "MATCHED TOTAL": of the samples
-# (of thread name COMM, if given), how many have a stack that ends in PATH,
-# one or more frames "outer;...;leaf" (just the leaf function, usually).
+# (of thread name COMM, if given), how many have a user stack that ends in
+# PATH, one or more frames "outer;...;leaf" (just the leaf function,
+# usually). The kernel frames ("_[k]") that end a stack are left out
+# first: a sample taken while the kernel served the function (an
+# interrupt, a page fault, a preemption on a busy machine) counts for it.
 leaf_share() {
 	awk -v want="$2" -v comm="${3-}" '
 	{
@@ -290,6 +314,8 @@ leaf_share() {
 		total += n
 		# the frames only, ";"-framed so that a suffix match is exact
 		frames = substr(stack, length(c) + 1) ";"
+		while (frames ~ /_\[k\];$/)
+			sub(/[^;]*;$/, "", frames)
 		tail = ";" want ";"
 		if (length(frames) >= length(tail) &&
 		    substr(frames, length(frames) - length(tail) + 1) == tail)

@@ -165,8 +165,11 @@ stop_check() {
 	[ "$sc_total" -eq "$sc_counted" ] ||
 		fail "after $sc_how the file has $sc_total samples, the recorder counted $sc_counted"
 	[ "$2" -ge "$sc_min" ] || fail "after $sc_how only $2 samples of spin-pie (want >= $sc_min)"
-	awk -v m="$1" -v t="$2" 'BEGIN { exit !(100 * m >= 90 * t) }' ||
+	if ! awk -v m="$1" -v t="$2" 'BEGIN { exit !(100 * m >= 90 * t) }'; then
+		say "the heaviest stacks were:"
+		top_stacks "$tmp/stop.folded" 10 >&3
 		fail "after $sc_how only $1 of $2 spin-pie samples are in spin_hot"
+	fi
 }
 stop_check INT
 stop_check TERM

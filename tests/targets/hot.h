@@ -38,13 +38,16 @@
 /* About a millisecond of work per call of a hot function. */
 #define HOT_ROUNDS 1000000L
 
-/* One step of the busy loop; the asm keeps the loop from being folded. */
-static inline uint64_t hot_step(uint64_t x)
-{
-	x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-	__asm__ volatile("" : "+r"(x));
-	return x;
-}
+/*
+ * One step of the busy loop; the asm keeps the loop from being folded. A
+ * macro, not an inline function: a hot function has no inlined callee, so
+ * its samples' leaf frame is the function itself.
+ */
+#define HOT_STEP(x)                                                          \
+	do {                                                                 \
+		(x) = (x)*6364136223846793005ULL + 1442695040888963407ULL;   \
+		__asm__ volatile("" : "+r"(x));                              \
+	} while (0)
 
 /* CPU time of the calling thread, in seconds. */
 static inline double hot_thread_cpu(void)

@@ -10,6 +10,6 @@ HOT uint64_t plugin_hot(uint64_t x)
 {
 	HOT_FRAME();
 	for (long i = 0; i < HOT_ROUNDS; i++)
-		x = hot_step(x);
+		HOT_STEP(x);
 	return x;
 }

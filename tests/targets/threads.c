@@ -25,7 +25,7 @@ HOT uint64_t thread_hot(uint64_t x)
 {
 	HOT_FRAME();
 	for (long i = 0; i < HOT_ROUNDS; i++)
-		x = hot_step(x);
+		HOT_STEP(x);
 	return x;
 }
 
