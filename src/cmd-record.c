@@ -35,8 +35,14 @@ static const char usage[] =
 	"                             branch-misses, ref-cycles\n"
 	"  -F, --freq HZ              samples per second per CPU (default 999)\n"
 	"  -c, --count PERIOD         one sample every PERIOD events instead of -F\n"
-	"  -g, --call-graph           frame-pointer call chains (the default)\n"
-	"      --no-call-graph        sample the instruction pointer only\n"
+	"  -g                         frame-pointer call chains (the default)\n"
+	"      --call-graph=MODE      fp: frame-pointer call chains (the default);\n"
+	"                             dwarf[,BYTES]: copy BYTES of user stack per sample\n"
+	"                             (default 32768, at most 65528) with the user\n"
+	"                             registers and unwind it while recording, with the\n"
+	"                             binaries' DWARF unwind tables, for code built\n"
+	"                             without frame pointers; none: no call chains\n"
+	"      --no-call-graph        the same as --call-graph=none\n"
 	"      --no-kernel            leave kernel code out\n"
 	"  -m, --mmap-pages PAGES     ring buffer pages per CPU, a power of two\n"
 	"                             (default 128)\n"
@@ -52,7 +58,34 @@ static const char usage[] =
 	"Recording stops when the command or every target has exited, after -d, or on\n"
 	"SIGINT or SIGTERM; what was sampled until then is written. See perfmini-record(1).\n";
 
-enum { OPT_NO_KERNEL = 256, OPT_NO_CALLGRAPH, OPT_DEBUG_DIR };
+enum { OPT_NO_KERNEL = 256, OPT_NO_CALLGRAPH, OPT_DEBUG_DIR, OPT_CALLGRAPH };
+
+/* The default stack copy of DWARF mode; see perfmini-record(1) for the choice. */
+#define DWARF_STACK_DEFAULT 32768
+
+/* "fp", "none", "dwarf" or "dwarf,BYTES" into opts; -EINVAL when malformed. */
+static int parse_call_graph(const char *s, struct event_opts *ev)
+{
+	uint64_t v;
+
+	ev->dwarf_stack = 0;
+	if (!strcmp(s, "fp")) {
+		ev->callchain = true;
+		return 0;
+	}
+	if (!strcmp(s, "none")) {
+		ev->callchain = false;
+		return 0;
+	}
+	if (strncmp(s, "dwarf", 5) != 0 || (s[5] && s[5] != ','))
+		return -EINVAL;
+	v = DWARF_STACK_DEFAULT;
+	if (s[5] == ',' && (parse_u64(s + 6, &v) || v < 8 || v > 65528))
+		return -EINVAL;
+	ev->callchain = true;
+	ev->dwarf_stack = (uint32_t)((v + 7) & ~7ULL);
+	return 0;
+}
 
 static const struct option options[] = {
 	{"pid", required_argument, NULL, 'p'},
@@ -62,7 +95,7 @@ static const struct option options[] = {
 	{"event", required_argument, NULL, 'e'},
 	{"freq", required_argument, NULL, 'F'},
 	{"count", required_argument, NULL, 'c'},
-	{"call-graph", no_argument, NULL, 'g'},
+	{"call-graph", required_argument, NULL, OPT_CALLGRAPH},
 	{"no-call-graph", no_argument, NULL, OPT_NO_CALLGRAPH},
 	{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
 	{"mmap-pages", required_argument, NULL, 'm'},
@@ -104,6 +137,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
 	int c, targets, ret;
+	bool pages_given = false;
 	uint64_t v;
 	char *end;
 
@@ -149,9 +183,16 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'g':
 			o.ev.callchain = true;
+			o.ev.dwarf_stack = 0;
+			break;
+		case OPT_CALLGRAPH:
+			if (parse_call_graph(optarg, &o.ev))
+				bad_usage("bad call graph mode (fp, dwarf[,BYTES] or none)",
+					  optarg);
 			break;
 		case OPT_NO_CALLGRAPH:
 			o.ev.callchain = false;
+			o.ev.dwarf_stack = 0;
 			break;
 		case OPT_NO_KERNEL:
 			o.ev.no_kernel = true;
@@ -160,6 +201,7 @@ int cmd_record(int argc, char **argv)
 			if (parse_u64(optarg, &v) || v == 0 || v > (1u << 20) || (v & (v - 1)))
 				bad_usage("bad page count (a power of two)", optarg);
 			o.mmap_pages = (unsigned)v;
+			pages_given = true;
 			break;
 		case OPT_DEBUG_DIR:
 			o.debug_dirs = xrealloc(o.debug_dirs, (o.ndebug_dirs + 1) * sizeof(char *));
@@ -189,6 +231,9 @@ int cmd_record(int argc, char **argv)
 	}
 	if (optind < argc)
 		o.argv = argv + optind;
+	/* A DWARF sample is tens of KiB: give the rings room for a round of them. */
+	if (o.ev.dwarf_stack && !pages_given)
+		o.mmap_pages = 1024;
 	targets = (o.npids > 0) + (o.ntids > 0) + o.system_wide + (o.argv != NULL);
 	if (targets == 0) {
 		error("nothing to record: give a command, -p PID, -t TID or -a");

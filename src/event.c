@@ -58,6 +58,14 @@ void event_attr(struct perf_event_attr *attr, const struct event_opts *o)
 			    PERF_SAMPLE_PERIOD;
 	if (o->callchain)
 		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (o->dwarf_stack) {
+		/* The kernel's chain for kernel frames, registers and stack for the rest. */
+		attr->sample_type |=
+			PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		attr->exclude_callchain_user = 1;
+		attr->sample_regs_user = o->dwarf_regs;
+		attr->sample_stack_user = o->dwarf_stack;
+	}
 	attr->exclude_kernel = o->no_kernel;
 	attr->exclude_hv = 1;
 	attr->exclude_guest = 1;

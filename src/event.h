@@ -31,6 +31,8 @@ struct event_opts {
 	uint64_t period; /* events per sample, or 0 */
 	bool no_kernel;
 	bool callchain;
+	uint32_t dwarf_stack; /* DWARF mode: bytes of user stack per sample, else 0 */
+	uint64_t dwarf_regs;  /* DWARF mode: the user registers to sample */
 	bool inherit;
 	bool enable_on_exec;   /* starts disabled, enabled by the next exec */
 	uint32_t wakeup_bytes; /* wake the reader when this much is pending */

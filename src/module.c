@@ -8,6 +8,7 @@
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -37,6 +38,8 @@ static void module_free(struct module *m)
 	free(m->path);
 	free(m->segs);
 	free(m->debugfile);
+	if (m->bytes_mapped)
+		munmap((void *)(uintptr_t)m->bytes, m->nbytes);
 	free(m->image);
 	for (size_t i = 0; i < m->demangled.cap; i++)
 		if (m->demangled.slots[i].key)
@@ -304,42 +307,121 @@ static int load_perfmap(struct module *m)
 	return 0;
 }
 
-/* Reads the vdso from perfmini's own memory: every process maps the same image. */
-static int load_vdso(struct module *m)
+/* Copies the vdso from perfmini's own memory: every process maps the same image. */
+static int vdso_image(struct module *m)
 {
-	FILE *f = fopen("/proc/self/maps", "re");
+	FILE *f;
 	unsigned long long start = 0, end = 0;
 	char line[512];
-	Elf *e;
-	int n;
 
-	if (!f) {
-		m->reason = REASON_VDSO;
+	if (m->image)
+		return 0;
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
 		return -errno;
-	}
 	while (fgets(line, sizeof(line), f))
 		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &start, &end) == 2)
 			break;
 	fclose(f);
-	if (!start || end <= start || end - start > (64u << 20)) {
+	if (!start || end <= start || end - start > (64u << 20))
+		return -ENOENT;
+	m->image = xmalloc(end - start);
+	memcpy(m->image, (const void *)(uintptr_t)start, end - start);
+	m->bytes = m->image;
+	m->nbytes = end - start;
+	return 0;
+}
+
+/* Segments (if not read yet) of an ELF image held in memory. */
+static int image_segments(struct module *m, const unsigned char *bytes, size_t n)
+{
+	Elf *e;
+	int ret;
+
+	if (m->nsegs)
+		return 0;
+	elf_version(EV_CURRENT);
+	e = elf_memory((char *)(uintptr_t)bytes, n);
+	ret = e ? elf_read_segments(e, &m->segs) : -ENOEXEC;
+	if (ret > 0)
+		m->nsegs = (size_t)ret;
+	if (e)
+		elf_end(e);
+	return ret > 0 ? 0 : -ENOEXEC;
+}
+
+static int load_vdso(struct module *m)
+{
+	Elf *e;
+
+	if (vdso_image(m) < 0 || image_segments(m, m->image, m->nbytes) < 0) {
 		m->reason = REASON_VDSO;
 		return -ENOENT;
 	}
-	m->image = xmalloc(end - start);
-	memcpy(m->image, (const void *)(uintptr_t)start, end - start);
-	e = elf_memory((char *)m->image, end - start);
-	n = e ? elf_read_segments(e, &m->segs) : -ENOEXEC;
-	if (n > 0) {
-		m->nsegs = (size_t)n;
+	e = elf_memory((char *)m->image, m->nbytes);
+	if (e) {
 		m->symsrc = elf_read_symbols(e, &m->syms);
-	}
-	if (e)
 		elf_end(e);
-	if (n <= 0 || m->symsrc <= 0) {
+	}
+	if (m->symsrc <= 0) {
 		m->reason = REASON_VDSO;
 		return -ENOENT;
 	}
 	return 0;
+}
+
+int module_prepare_unwind(struct module *m)
+{
+	struct stat st;
+	Elf *e;
+	size_t phnum;
+
+	if (m->unwind_ready)
+		return m->bytes ? 0 : -ENOENT;
+	m->unwind_ready = true;
+	if (m->kind == MODULE_VDSO) {
+		if (vdso_image(m) < 0)
+			return -ENOENT;
+	} else if (m->kind == MODULE_FILE && m->fd >= 0) {
+		void *p;
+
+		if (fstat(m->fd, &st) < 0 || st.st_size <= 0)
+			return -ENOENT;
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, m->fd, 0);
+		if (p == MAP_FAILED)
+			return -errno;
+		m->bytes = p;
+		m->nbytes = (size_t)st.st_size;
+		m->bytes_mapped = true;
+	} else {
+		return -ENOENT;
+	}
+	if (image_segments(m, m->bytes, m->nbytes) < 0)
+		goto fail;
+	elf_version(EV_CURRENT);
+	e = elf_memory((char *)(uintptr_t)m->bytes, m->nbytes);
+	if (e && elf_getphdrnum(e, &phnum) == 0) {
+		for (size_t i = 0; i < phnum; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_GNU_EH_FRAME) {
+				m->eh_hdr_vaddr = ph.p_vaddr;
+				m->eh_hdr_size = ph.p_memsz;
+			}
+		}
+	}
+	if (e)
+		elf_end(e);
+	return 0;
+fail:
+	if (m->bytes_mapped)
+		munmap((void *)(uintptr_t)m->bytes, m->nbytes);
+	else
+		m->image = NULL, free((void *)(uintptr_t)m->bytes);
+	m->bytes = NULL;
+	m->nbytes = 0;
+	m->bytes_mapped = false;
+	return -ENOEXEC;
 }
 
 static bool has_section(Elf *e, const char *name)
@@ -448,13 +530,15 @@ int module_load(struct module_set *s, struct module *m)
 		ret = -ENOEXEC;
 		goto out;
 	}
-	n = elf_read_segments(e, &m->segs);
-	if (n <= 0) {
-		m->reason = REASON_NOT_ELF;
-		ret = -ENOEXEC;
-		goto out;
+	if (!m->nsegs) {
+		n = elf_read_segments(e, &m->segs);
+		if (n <= 0) {
+			m->reason = REASON_NOT_ELF;
+			ret = -ENOEXEC;
+			goto out;
+		}
+		m->nsegs = (size_t)n;
 	}
-	m->nsegs = (size_t)n;
 	m->build_id_len = elf_read_build_id(e, m->build_id);
 	{
 		struct symtab own;

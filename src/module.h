@@ -68,8 +68,16 @@ struct module {
 	char *debugfile; /* separate debug file found, or NULL */
 	Dwfl *dwfl;	 /* DWARF access, NULL without a file */
 	Dwfl_Module *dwmod;
-	uint64_t dwbias;       /* dwfl address = ELF address + dwbias */
-	unsigned char *image;  /* MODULE_VDSO: a copy of the image */
+	uint64_t dwbias;      /* dwfl address = ELF address + dwbias */
+	unsigned char *image; /* MODULE_VDSO: a copy of the image */
+
+	/* For unwinding (module_prepare_unwind): the file's bytes and tables. */
+	const unsigned char *bytes;
+	size_t nbytes;
+	bool bytes_mapped;     /* bytes is an mmap of fd (else it is image) */
+	bool unwind_ready;     /* module_prepare_unwind ran */
+	uint64_t eh_hdr_vaddr; /* PT_GNU_EH_FRAME, 0 when the file has none */
+	uint64_t eh_hdr_size;
 	struct hmap demangled; /* linkage name in libdw's data -> malloc'd display name */
 	struct hmap paths;     /* (directory, file) in libdw's data -> struct joined_path */
 	struct hmap units;     /* CU DIE offset + 1 -> struct unit_scopes (srcline.c) */
@@ -120,6 +128,14 @@ enum module_kind module_kind_of(const char *path, uint64_t ino);
  * -errno with m->reason saying why.
  */
 int module_load(struct module_set *s, struct module *m);
+
+/*
+ * Makes the module's bytes and load segments available for reading code
+ * and unwind tables (mapping the pinned file, or copying the vdso), once.
+ * Cheap compared with module_load: no symbols are read. Returns 0 or
+ * -errno.
+ */
+int module_prepare_unwind(struct module *m);
 
 /* A sentence on the reason, and one on what would fix it. */
 const char *module_reason_text(enum module_reason r);

@@ -29,6 +29,7 @@
 #include "record.h"
 #include "ring.h"
 #include "symbolize.h"
+#include "unwind.h"
 #include "util.h"
 
 #define MAX_CPUS   4096
@@ -87,6 +88,12 @@ struct recorder {
 	uint64_t start_ns;
 	uint64_t nsamples, lost, lost_samples, bad_records;
 	uint32_t frames[MAX_FRAMES];
+
+	/* DWARF mode. */
+	struct unwinder *unwinder;
+	uint64_t uips[MAX_FRAMES];
+	uint64_t unwound, unwind_ends[UNWIND_END_COUNT];
+	struct hmap cut; /* (module id + 1) << 8 | reason -> stacks cut short there */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -209,6 +216,24 @@ static void note_sampled(struct hmap *h, uint32_t id, uint32_t other)
 	hmap_insert(h, (uint64_t)id + 1, NULL)->val = (uint64_t)other + 1;
 }
 
+/* DWARF mode: the user part of the stack, from the registers and stack copy. */
+static void unwind_user(struct recorder *r, const struct rec_sample *s, uint32_t *n)
+{
+	enum unwind_end end;
+	struct module *last;
+	int k = unwind_sample(r->unwinder, s->pid, s, r->uips, MAX_FRAMES, &end, &last);
+
+	for (int i = 0; i < k; i++)
+		user_frame(r, s->pid, i ? r->uips[i] - 1 : r->uips[i], n);
+	r->unwound++;
+	r->unwind_ends[end]++;
+	if (end != UNWIND_COMPLETE) {
+		uint64_t key = ((uint64_t)(last ? last->id + 1 : 0) + 1) << 8 | end;
+
+		hmap_insert(&r->cut, key, NULL)->val++;
+	}
+}
+
 static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_t misc)
 {
 	struct thread *t = model_thread(&r->model, s->pid, s->tid);
@@ -242,9 +267,11 @@ static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_
 		}
 	} else if ((misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) {
 		add_frame(r, &n, r->kernel->id, PM_FRAME_KERNEL, s->ip);
-	} else {
+	} else if (!r->unwinder) {
 		user_frame(r, s->pid, s->ip, &n);
 	}
+	if (r->unwinder && s->regs_abi)
+		unwind_user(r, s, &n);
 	if (n == 0)
 		add_frame(r, &n, PM_NONE, 0, s->ip);
 
@@ -282,10 +309,14 @@ static void apply(struct recorder *r, const void *bytes, uint32_t len)
 			break; /* kernel modules: symbolized through kallsyms */
 		model_mmap(&r->model, rec.mmap2.pid, rec.mmap2.addr, rec.mmap2.len, rec.mmap2.pgoff,
 			   &k, rec.mmap2.prot);
+		if (r->unwinder)
+			unwinder_invalidate(r->unwinder, rec.mmap2.pid);
 		break;
 	}
 	case PERF_RECORD_COMM:
 		model_comm(&r->model, rec.comm.pid, rec.comm.tid, rec.comm.comm, rec.comm.exec);
+		if (r->unwinder && rec.comm.exec)
+			unwinder_invalidate(r->unwinder, rec.comm.pid);
 		break;
 	case PERF_RECORD_FORK:
 		model_fork(&r->model, rec.task.pid, rec.task.ppid, rec.task.tid, rec.task.ptid);
@@ -666,6 +697,56 @@ static void set_meta_u64(struct profile *p, const char *key, uint64_t v)
 	profile_set_meta(p, key, buf);
 }
 
+/*
+ * DWARF mode: how many stacks reached the entry, and, for the others, in
+ * which module and why they stopped: "unwind-cut" holds one line per
+ * (module, reason) as "COUNT\tREASON\tMODULE".
+ */
+static void write_unwind_meta(struct recorder *r)
+{
+	struct sbuf_lite {
+		char *buf;
+		size_t len, cap;
+	} b = {0};
+
+	set_meta_u64(r->prof, "unwind-stacks", r->unwound);
+	set_meta_u64(r->prof, "unwind-complete", r->unwind_ends[UNWIND_COMPLETE]);
+	for (size_t i = 0; i < r->cut.cap; i++) {
+		const struct hmap_slot *s = &r->cut.slots[i];
+		uint64_t mod;
+		char line[4200];
+		int len;
+
+		if (!s->key)
+			continue;
+		mod = (s->key >> 8) - 1;
+		len = snprintf(line, sizeof(line), "%llu\t%s\t%s\n", (unsigned long long)s->val,
+			       unwind_end_text((enum unwind_end)(s->key & 0xff)),
+			       mod ? r->mods.mods[mod - 1]->path : "[unknown]");
+		if (len < 0 || (size_t)len >= sizeof(line))
+			continue;
+		xgrow(&b.buf, &b.cap, b.len + (size_t)len + 1, 1);
+		memcpy(b.buf + b.len, line, (size_t)len + 1);
+		b.len += (size_t)len;
+	}
+	profile_set_meta(r->prof, "unwind-cut", b.buf ? b.buf : "");
+	free(b.buf);
+}
+
+/* Summary lines: the share of stacks that reached the entry, and the worst cuts. */
+static void print_unwind_summary(const struct recorder *r)
+{
+	fprintf(stderr, "perfmini: unwinding: %llu of %llu user stacks (%.1f%%) reached the entry",
+		(unsigned long long)r->unwind_ends[UNWIND_COMPLETE], (unsigned long long)r->unwound,
+		r->unwound ? 100.0 * (double)r->unwind_ends[UNWIND_COMPLETE] / (double)r->unwound
+			   : 100.0);
+	for (int e = 1; e < UNWIND_END_COUNT; e++)
+		if (r->unwind_ends[e])
+			fprintf(stderr, "; %llu %s", (unsigned long long)r->unwind_ends[e],
+				unwind_end_text((enum unwind_end)e));
+	fputc('\n', stderr);
+}
+
 static void write_meta(struct recorder *r, uint64_t end_ns, time_t wall_start)
 {
 	const struct record_opts *o = r->o;
@@ -690,7 +771,12 @@ static void write_meta(struct recorder *r, uint64_t end_ns, time_t wall_start)
 		set_meta_u64(p, "period", o->ev.period);
 	else
 		set_meta_u64(p, "frequency", o->ev.freq);
-	profile_set_meta(p, "call-graph", o->ev.callchain ? "fp" : "none");
+	profile_set_meta(p, "call-graph",
+			 o->ev.dwarf_stack ? "dwarf"
+			 : o->ev.callchain ? "fp"
+					   : "none");
+	if (o->ev.dwarf_stack)
+		write_unwind_meta(r);
 	set_meta_u64(p, "start-time", (uint64_t)wall_start);
 	set_meta_u64(p, "duration-ns", end_ns - r->start_ns);
 	set_meta_u64(p, "samples", r->nsamples);
@@ -758,10 +844,17 @@ int record_run(const struct record_opts *o)
 
 	ev.inherit = o->ntids == 0 && !o->system_wide;
 	ev.enable_on_exec = o->argv != NULL;
+	if (ev.dwarf_stack)
+		ev.dwarf_regs = unwind_regs_mask();
 	/* A quarter: still below the whole ring if the first mmap must shrink it. */
 	ev.wakeup_bytes = (uint32_t)(r.pages * r.page_size / 4);
 	event_attr(&r.attr, &ev);
 	r.layout.sample_type = r.attr.sample_type;
+	r.layout.regs_user_mask = r.attr.sample_regs_user;
+	if (ev.dwarf_stack) {
+		r.unwinder = unwinder_new(&r.model);
+		hmap_init(&r.cut);
+	}
 	r.layout.sample_id_all = true;
 
 	if (o->argv)
@@ -872,6 +965,8 @@ int record_run(const struct record_opts *o)
 			r.sampled_tids.count == 1 ? "" : "s", (double)(end_ns - r.start_ns) / 1e9,
 			o->output, size);
 		symbolize_print_missing(r.prof, stderr, 5);
+		if (r.unwinder)
+			print_unwind_summary(&r);
 		if (r.lost || r.lost_samples)
 			warning("%llu records and %llu samples were lost: try a larger ring (-m) "
 				"or a "
@@ -892,6 +987,10 @@ int record_run(const struct record_opts *o)
 	free(r.q.ents);
 	hmap_release(&r.sampled_tids);
 	hmap_release(&r.sampled_pids);
+	if (r.unwinder) {
+		unwinder_free(r.unwinder);
+		hmap_release(&r.cut);
+	}
 	model_release(&r.model);
 	module_set_release(&r.mods);
 	profile_free(r.prof);

@@ -1,0 +1,370 @@
+/*
+ * unwind.c - DWARF unwinding of sampled user stacks; see unwind.h.
+ */
+#include "config.h"
+
+#include <asm/perf_regs.h>
+#include <libunwind.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "addr.h"
+#include "unwind.h"
+#include "util.h"
+
+/* Not in libunwind's public header, but exported (as perf uses it too). */
+extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
+					      unw_dyn_info_t *di, unw_proc_info_t *pi,
+					      int need_unwind_info, void *arg);
+#define dwarf_search_unwind_table UNW_OBJ(dwarf_search_unwind_table)
+
+/* Everything an unwind of one sample needs, handed to the accessors. */
+struct uctx {
+	struct unwinder *u;
+	uint32_t pid;
+	const struct rec_sample *s;
+	uint64_t sp;
+	bool short_stack, no_info;
+	/*
+	 * Modules whose unwind tables this unwind looked at, with their load
+	 * bias: the tables lie in read-only segments, which the process model
+	 * (executable mappings only) does not hold.
+	 */
+	struct {
+		struct module *m;
+		uint64_t bias;
+	} seen[8];
+	unsigned nseen;
+};
+
+struct unwinder {
+	struct model *model;
+	struct hmap spaces; /* pid + 1 -> unw_addr_space_t */
+};
+
+/* libunwind's register numbers to perf's. */
+static const int8_t perf_reg_of[] = {
+	[UNW_X86_64_RAX] = PERF_REG_X86_AX,  [UNW_X86_64_RDX] = PERF_REG_X86_DX,
+	[UNW_X86_64_RCX] = PERF_REG_X86_CX,  [UNW_X86_64_RBX] = PERF_REG_X86_BX,
+	[UNW_X86_64_RSI] = PERF_REG_X86_SI,  [UNW_X86_64_RDI] = PERF_REG_X86_DI,
+	[UNW_X86_64_RBP] = PERF_REG_X86_BP,  [UNW_X86_64_RSP] = PERF_REG_X86_SP,
+	[UNW_X86_64_R8] = PERF_REG_X86_R8,   [UNW_X86_64_R9] = PERF_REG_X86_R9,
+	[UNW_X86_64_R10] = PERF_REG_X86_R10, [UNW_X86_64_R11] = PERF_REG_X86_R11,
+	[UNW_X86_64_R12] = PERF_REG_X86_R12, [UNW_X86_64_R13] = PERF_REG_X86_R13,
+	[UNW_X86_64_R14] = PERF_REG_X86_R14, [UNW_X86_64_R15] = PERF_REG_X86_R15,
+	[UNW_X86_64_RIP] = PERF_REG_X86_IP,
+};
+
+uint64_t unwind_regs_mask(void)
+{
+	uint64_t mask = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(perf_reg_of); i++)
+		mask |= 1ULL << perf_reg_of[i];
+	return mask;
+}
+
+const char *unwind_end_text(enum unwind_end e)
+{
+	switch (e) {
+	case UNWIND_COMPLETE:
+		return "complete";
+	case UNWIND_SHORT_STACK:
+		return "stack copy too small";
+	case UNWIND_NO_INFO:
+		return "no unwind info";
+	case UNWIND_BAD_FRAME:
+		return "bad frame";
+	case UNWIND_TOO_DEEP:
+		return "too deep";
+	default:
+		return "?";
+	}
+}
+
+/* The value of perf register r in the sample, if it was captured. */
+static int sample_reg(const struct rec_sample *s, int r, uint64_t *v)
+{
+	uint64_t mask = unwind_regs_mask(), below;
+	uint32_t idx;
+
+	if (!s->regs_abi || !(mask & (1ULL << r)))
+		return -1;
+	below = mask & ((1ULL << r) - 1);
+	idx = (uint32_t)__builtin_popcountll(below);
+	if (idx >= s->nregs)
+		return -1;
+	*v = load_u64(s->regs + idx * 8);
+	return 0;
+}
+
+/* Reads 8 bytes at file offset off of a prepared module. */
+static int read_file(const struct module *m, uint64_t off, uint64_t *v)
+{
+	if (off > m->nbytes || m->nbytes - off < 8)
+		return -1;
+	*v = load_u64(m->bytes + off);
+	return 0;
+}
+
+/* Reads 8 bytes at runtime address a of the code or tables of a module. */
+static int read_module(struct uctx *c, uint64_t a, uint64_t *v)
+{
+	const struct mapping *map = model_find(c->u->model, c->pid, a);
+	uint64_t off;
+
+	if (map && map->mod && module_prepare_unwind(map->mod) == 0)
+		return read_file(map->mod, addr_to_file_offset(a, map->start, map->pgoff), v);
+	for (unsigned i = 0; i < c->nseen; i++) {
+		struct module *m = c->seen[i].m;
+
+		if (addr_vaddr_to_file_offset(m->segs, m->nsegs, a - c->seen[i].bias, &off) == 0)
+			return read_file(m, off, v);
+	}
+	return -1;
+}
+
+static void note_seen(struct uctx *c, struct module *m, uint64_t bias)
+{
+	for (unsigned i = 0; i < c->nseen; i++)
+		if (c->seen[i].m == m)
+			return;
+	if (c->nseen == ARRAY_SIZE(c->seen))
+		c->nseen = 0; /* the oldest go: they are the outer frames' */
+	c->seen[c->nseen].m = m;
+	c->seen[c->nseen].bias = bias;
+	c->nseen++;
+}
+
+static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write, void *arg)
+{
+	struct uctx *c = arg;
+	const struct rec_sample *s = c->s;
+	uint64_t v;
+
+	(void)as;
+	if (write)
+		return -UNW_EINVAL;
+	if (addr >= c->sp && addr - c->sp + 8 <= s->stack_dyn_size) {
+		*valp = load_u64(s->stack + (addr - c->sp));
+		return 0;
+	}
+	if (read_module(c, addr, &v) == 0) {
+		*valp = v;
+		return 0;
+	}
+	/* Above the copy but close: the stack went on beyond what was copied. */
+	if (addr >= c->sp && addr - c->sp < (8u << 20))
+		c->short_stack = true;
+	return -UNW_EINVAL;
+}
+
+static int access_reg(unw_addr_space_t as, unw_regnum_t regnum, unw_word_t *valp, int write,
+		      void *arg)
+{
+	struct uctx *c = arg;
+	uint64_t v;
+
+	(void)as;
+	if (write || regnum < 0 || (size_t)regnum >= ARRAY_SIZE(perf_reg_of))
+		return -UNW_EBADREG;
+	if (sample_reg(c->s, perf_reg_of[regnum], &v) < 0)
+		return -UNW_EBADREG;
+	*valp = v;
+	return 0;
+}
+
+static int access_fpreg(unw_addr_space_t as, unw_regnum_t num, unw_fpreg_t *val, int write,
+			void *arg)
+{
+	(void)as, (void)num, (void)val, (void)write, (void)arg;
+	return -UNW_EINVAL;
+}
+
+static int resume(unw_addr_space_t as, unw_cursor_t *cu, void *arg)
+{
+	(void)as, (void)cu, (void)arg;
+	return -UNW_EINVAL;
+}
+
+static int get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *dilap, void *arg)
+{
+	(void)as, (void)dilap, (void)arg;
+	return -UNW_ENOINFO;
+}
+
+static void put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
+{
+	/* libunwind frees what dwarf_search_unwind_table allocated itself. */
+	(void)as, (void)pi, (void)arg;
+}
+
+/* A DW_EH_PE-encoded value of .eh_frame_hdr; only the forms it uses. */
+static int read_encoded(const unsigned char *p, const unsigned char *end, uint8_t enc,
+			uint64_t here, uint64_t *v, size_t *len)
+{
+	uint64_t x;
+
+	switch (enc & 0x0f) {
+	case 0x03: /* udata4 */
+	case 0x0b: /* sdata4 */
+		if (end - p < 4)
+			return -1;
+		x = (enc & 0x0f) == 0x0b ? (uint64_t)(int64_t)(int32_t)load_u32(p) : load_u32(p);
+		*len = 4;
+		break;
+	case 0x04: /* udata8 */
+	case 0x0c: /* sdata8 */
+		if (end - p < 8)
+			return -1;
+		x = load_u64(p);
+		*len = 8;
+		break;
+	default:
+		return -1;
+	}
+	if ((enc & 0x70) == 0x10) /* pcrel */
+		x += here;
+	*v = x;
+	return 0;
+}
+
+static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
+			  int need_unwind_info, void *arg)
+{
+	struct uctx *c = arg;
+	const struct mapping *map = model_find(c->u->model, c->pid, ip);
+	struct module *m = map ? map->mod : NULL;
+	const unsigned char *hdr, *end;
+	uint64_t bias, hdr_off, hdr_rt, eh_frame, count;
+	size_t l1, l2;
+	unw_dyn_info_t di;
+
+	if (!m || module_prepare_unwind(m) < 0 || !m->eh_hdr_vaddr ||
+	    addr_load_bias(m->segs, m->nsegs, map->start, map->end, map->pgoff, map->prot, &bias) <
+		    0 ||
+	    addr_vaddr_to_file_offset(m->segs, m->nsegs, m->eh_hdr_vaddr, &hdr_off) < 0 ||
+	    hdr_off + 4 > m->nbytes) {
+		c->no_info = true;
+		return -UNW_ENOINFO;
+	}
+	note_seen(c, m, bias);
+	hdr = m->bytes + hdr_off;
+	end = m->bytes + m->nbytes;
+	hdr_rt = bias + m->eh_hdr_vaddr;
+	/* version 1; the search table must be datarel sdata4 pairs */
+	if (hdr[0] != 1 || hdr[3] != 0x3b ||
+	    read_encoded(hdr + 4, end, hdr[1], hdr_rt + 4, &eh_frame, &l1) < 0 ||
+	    read_encoded(hdr + 4 + l1, end, hdr[2], hdr_rt + 4 + l1, &count, &l2) < 0) {
+		c->no_info = true;
+		return -UNW_ENOINFO;
+	}
+	memset(&di, 0, sizeof(di));
+	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+	di.start_ip = map->start;
+	di.end_ip = map->end;
+	di.u.rti.segbase = hdr_rt;
+	di.u.rti.table_data = hdr_rt + 4 + l1 + l2;
+	di.u.rti.table_len = count * 8 / sizeof(unw_word_t);
+	return dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info, arg);
+}
+
+static unw_accessors_t accessors = {
+	.find_proc_info = find_proc_info,
+	.put_unwind_info = put_unwind_info,
+	.get_dyn_info_list_addr = get_dyn_info_list_addr,
+	.access_mem = access_mem,
+	.access_reg = access_reg,
+	.access_fpreg = access_fpreg,
+	.resume = resume,
+	.get_proc_name = NULL,
+};
+
+struct unwinder *unwinder_new(struct model *model)
+{
+	struct unwinder *u = xcalloc(1, sizeof(*u));
+
+	u->model = model;
+	hmap_init(&u->spaces);
+	return u;
+}
+
+void unwinder_free(struct unwinder *u)
+{
+	if (!u)
+		return;
+	for (size_t i = 0; i < u->spaces.cap; i++)
+		if (u->spaces.slots[i].key)
+			unw_destroy_addr_space((unw_addr_space_t)(uintptr_t)u->spaces.slots[i].val);
+	hmap_release(&u->spaces);
+	free(u);
+}
+
+static unw_addr_space_t space_of(struct unwinder *u, uint32_t pid)
+{
+	bool added;
+	struct hmap_slot *slot = hmap_insert(&u->spaces, (uint64_t)pid + 1, &added);
+
+	if (added) {
+		unw_addr_space_t as = unw_create_addr_space(&accessors, 0);
+
+		if (!as)
+			die("libunwind: cannot create an address space");
+		unw_set_caching_policy(as, UNW_CACHE_GLOBAL);
+		slot->val = (uintptr_t)as;
+	}
+	return (unw_addr_space_t)(uintptr_t)slot->val;
+}
+
+void unwinder_invalidate(struct unwinder *u, uint32_t pid)
+{
+	struct hmap_slot *slot = hmap_find(&u->spaces, (uint64_t)pid + 1);
+
+	if (slot)
+		unw_flush_cache((unw_addr_space_t)(uintptr_t)slot->val, 0, 0);
+}
+
+int unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s, uint64_t *ips,
+		  int max, enum unwind_end *end, struct module **last)
+{
+	struct uctx c = {.u = u, .pid = pid, .s = s};
+	unw_cursor_t cursor;
+	int n = 0, ret = 0;
+
+	*end = UNWIND_BAD_FRAME;
+	*last = NULL;
+	if (sample_reg(s, PERF_REG_X86_SP, &c.sp) < 0 || !s->stack_size)
+		return 0;
+	if (unw_init_remote(&cursor, space_of(u, pid), &c) < 0)
+		return 0;
+	do {
+		unw_word_t ip;
+		const struct mapping *map;
+
+		if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0) {
+			ret = -1;
+			break;
+		}
+		if (ip == 0) {
+			ret = 0; /* the outermost frame says its caller is nowhere */
+			break;
+		}
+		if (n == max) {
+			*end = UNWIND_TOO_DEEP;
+			return n;
+		}
+		ips[n++] = ip;
+		map = model_find(u->model, pid, ip);
+		*last = map ? map->mod : NULL;
+		ret = unw_step(&cursor);
+	} while (ret > 0);
+	if (ret == 0)
+		*end = UNWIND_COMPLETE;
+	else if (c.short_stack)
+		*end = UNWIND_SHORT_STACK;
+	else if (c.no_info)
+		*end = UNWIND_NO_INFO;
+	else
+		*end = UNWIND_BAD_FRAME;
+	return n;
+}

@@ -1,0 +1,51 @@
+/*
+ * unwind.h - user stacks from a sample's registers and stack copy, with
+ * libunwind's remote interface (DWARF call frame information).
+ *
+ * Memory reads are served from the sample's stack copy, and, for code and
+ * unwind tables, from the pinned module files behind the process's
+ * mappings at the sample's time; nothing is read from the live process.
+ * One libunwind address space per process, so that its caches never mix
+ * two processes' code; a process whose mappings change has its cache
+ * flushed.
+ */
+#ifndef PERFMINI_UNWIND_H
+#define PERFMINI_UNWIND_H
+
+#include <stdint.h>
+
+#include "decode.h"
+#include "proc.h"
+
+/* The user registers a DWARF-mode sample asks for (x86-64). */
+uint64_t unwind_regs_mask(void);
+
+/* Why an unwind ended. */
+enum unwind_end {
+	UNWIND_COMPLETE,    /* reached the outermost frame (process or thread entry) */
+	UNWIND_SHORT_STACK, /* needed stack beyond the copy */
+	UNWIND_NO_INFO,	    /* a frame in code without unwind tables */
+	UNWIND_BAD_FRAME,   /* unwind tables or stack contents made no sense */
+	UNWIND_TOO_DEEP,    /* more frames than perfmini keeps */
+	UNWIND_END_COUNT,
+};
+
+const char *unwind_end_text(enum unwind_end e);
+
+struct unwinder;
+
+struct unwinder *unwinder_new(struct model *model);
+void unwinder_free(struct unwinder *u);
+/* Forgets what was cached for pid (its mappings changed). */
+void unwinder_invalidate(struct unwinder *u, uint32_t pid);
+
+/*
+ * Unwinds the user stack of sample s of process pid. Writes at most max
+ * runtime addresses into ips, the sampled one first, then return
+ * addresses; *end says why it stopped and *last the module of the last
+ * frame (NULL if none). Returns the number of addresses.
+ */
+int unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s, uint64_t *ips,
+		  int max, enum unwind_end *end, struct module **last);
+
+#endif
