@@ -1,44 +1,124 @@
 /*
- * cmd-report.c - "perfmini report": read a data file, print one format.
+ * cmd-report.c - "perfmini report": read a data file, print it in one of
+ * the formats of the table below, to standard output or to a file that
+ * appears complete or not at all (written under a temporary name, then
+ * renamed).
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "aggregate.h"
 #include "cmd.h"
 #include "datafile.h"
 #include "report.h"
 #include "util.h"
 
+static const struct report_format {
+	const char *name; /* its option, without "--" */
+	int (*fn)(const struct profile *p, const struct report_opts *o, FILE *out);
+	const char *default_output; /* NULL: standard output */
+	bool binary;		    /* never written to a terminal */
+} formats[] = {
+	{"top", fmt_top, NULL, false}, /* the default */
+	{"folded", fmt_folded, NULL, false},
+	{"pprof", fmt_pprof, "perfmini.pb.gz", true},
+	{"svg", fmt_svg, "perfmini.svg", false},
+};
+
 static const char usage[] =
-	"usage: perfmini report [options]\n"
+	"usage: perfmini report [-i FILE] [FORMAT] [-o FILE] [FILTERS] [NAMING]\n"
 	"\n"
-	"Reads a data file written by 'perfmini record' and prints it.\n"
+	"Reads a data file written by 'perfmini record' and reports it.\n"
 	"\n"
 	"  -i, --input FILE     the data file (default perfmini.data)\n"
-	"      --folded         folded stacks, one line per distinct stack:\n"
-	"                       comm;outermost;...;leaf COUNT (the default); feed it\n"
-	"                       to flamegraph.pl or speedscope\n"
+	"  -o, --output FILE    where the report goes; '-' is standard output\n"
+	"\n"
+	"Formats:\n"
+	"      --top            (the default) a header on the recording, then the\n"
+	"                       functions by self share: self %, total %, self and\n"
+	"                       total samples, module; fits the terminal width\n"
+	"                       (else $COLUMNS, else 100)\n"
+	"  -n, --rows N         --top: N functions (default 25 on a terminal, all\n"
+	"                       otherwise; 0 for all)\n"
+	"      --sort KEY       --top: order by 'self' (default) or 'total'\n"
+	"      --folded         folded stacks, comm;outermost;...;leaf COUNT, for\n"
+	"                       flamegraph.pl and speedscope\n"
+	"      --pprof          gzipped profile.proto for pprof (default output\n"
+	"                       perfmini.pb.gz)\n"
+	"      --svg            an interactive flame graph (default output\n"
+	"                       perfmini.svg): hover, click to zoom, Ctrl-F to search\n"
+	"\n"
+	"Filters (every format):\n"
+	"      --pid LIST       only these processes (comma-separated)\n"
+	"      --tid LIST       only these threads\n"
+	"      --comm NAMES     only threads with these names when sampled\n"
+	"      --time START,END only samples from START to before END, in seconds\n"
+	"                       from the start of the recording; either may be\n"
+	"                       left out: --time 1.5, or --time ,2\n"
 	"      --no-kernel      leave kernel frames out\n"
-	"      --lines          name frames FUNCTION:FILE:LINE (the sampled line for\n"
-	"                       the leaf, the call site for callers)\n"
+	"      --kernel-only    only the kernel frames; drop samples without any\n"
+	"      --per-pid        root frame 'comm-PID' instead of the thread name\n"
+	"      --per-tid        root frame 'comm-TID'\n"
+	"\n"
+	"Naming:\n"
+	"      --lines          name frames FUNCTION:FILE:LINE (--top: a Location\n"
+	"                       column); the sampled line for the leaf, the call\n"
+	"                       site for callers\n"
 	"      --full-paths     with --lines, whole source paths, not base names\n"
 	"      --no-inline      only the real function of each frame, without the\n"
 	"                       functions inlined into it (marked _[i])\n"
 	"  -h, --help           this help\n"
 	"\n"
-	"Example: perfmini report --folded | flamegraph.pl > profile.svg\n"
+	"Examples:\n"
+	"  perfmini report                          the hottest functions\n"
+	"  perfmini report --folded | flamegraph.pl > profile.svg\n"
+	"  perfmini report --folded > app.folded    then open it in speedscope\n"
+	"  perfmini report --svg -o app.svg         then open it in a browser\n"
+	"  perfmini report --pprof && go tool pprof -http=: perfmini.pb.gz\n"
+	"  perfmini report --pid 42 --time 1.5,3 --no-kernel\n"
 	"See perfmini-report(1) and, for the file, perfmini-data(5).\n";
 
-enum { OPT_FOLDED = 256, OPT_NO_KERNEL, OPT_LINES, OPT_FULL_PATHS, OPT_NO_INLINE };
+enum {
+	OPT_FORMAT = 256,
+	OPT_NO_KERNEL,
+	OPT_KERNEL_ONLY,
+	OPT_LINES,
+	OPT_FULL_PATHS,
+	OPT_NO_INLINE,
+	OPT_SORT,
+	OPT_PID,
+	OPT_TID,
+	OPT_COMM,
+	OPT_TIME,
+	OPT_PER_PID,
+	OPT_PER_TID,
+};
 
 static const struct option options[] = {
 	{"input", required_argument, NULL, 'i'},
-	{"folded", no_argument, NULL, OPT_FOLDED},
+	{"output", required_argument, NULL, 'o'},
+	{"top", no_argument, NULL, OPT_FORMAT},
+	{"folded", no_argument, NULL, OPT_FORMAT},
+	{"pprof", no_argument, NULL, OPT_FORMAT},
+	{"svg", no_argument, NULL, OPT_FORMAT},
+	{"rows", required_argument, NULL, 'n'},
+	{"sort", required_argument, NULL, OPT_SORT},
+	{"pid", required_argument, NULL, OPT_PID},
+	{"tid", required_argument, NULL, OPT_TID},
+	{"comm", required_argument, NULL, OPT_COMM},
+	{"time", required_argument, NULL, OPT_TIME},
 	{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
+	{"kernel-only", no_argument, NULL, OPT_KERNEL_ONLY},
+	{"per-pid", no_argument, NULL, OPT_PER_PID},
+	{"per-tid", no_argument, NULL, OPT_PER_TID},
 	{"lines", no_argument, NULL, OPT_LINES},
 	{"full-paths", no_argument, NULL, OPT_FULL_PATHS},
 	{"no-inline", no_argument, NULL, OPT_NO_INLINE},
@@ -46,21 +126,188 @@ static const struct option options[] = {
 	{NULL, 0, NULL, 0},
 };
 
+static const struct report_format *format_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(formats); i++)
+		if (strcmp(formats[i].name, name) == 0)
+			return &formats[i];
+	return NULL;
+}
+
+/* Runs f into path through a temporary file in the same directory. */
+static int write_file(const struct report_format *f, const struct profile *p,
+		      const struct report_opts *o, const char *path)
+{
+	char *tmp = xasprintf("%s.tmp.XXXXXX", path);
+	mode_t mask;
+	struct stat st;
+	FILE *out;
+	int fd, ret;
+
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		error("cannot create '%s': %s", tmp, strerror(errno));
+		goto out_tmp;
+	}
+	/* mkostemp creates 0600; a report is an ordinary file. */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) < 0) {
+		ret = -errno;
+		error("cannot set the mode of '%s': %s", tmp, strerror(errno));
+		close(fd);
+		goto out_unlink;
+	}
+	out = fdopen(fd, "w");
+	if (!out) {
+		ret = -errno;
+		error("cannot write '%s': %s", tmp, strerror(errno));
+		close(fd);
+		goto out_unlink;
+	}
+	ret = f->fn(p, o, out);
+	if (fflush(out) != 0 && ret == 0)
+		ret = -errno;
+	if (fclose(out) != 0 && ret == 0)
+		ret = -errno;
+	if (ret < 0) {
+		error("cannot write '%s': %s", tmp, strerror(-ret));
+		goto out_unlink;
+	}
+	if (rename(tmp, path) < 0) {
+		ret = -errno;
+		error("cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+		goto out_unlink;
+	}
+	if (stat(path, &st) == 0)
+		fprintf(stderr, "%s: wrote %s (%lld KiB)\n", progname, path,
+			(long long)(st.st_size + 1023) / 1024);
+	goto out_tmp;
+out_unlink:
+	unlink(tmp);
+out_tmp:
+	free(tmp);
+	return ret;
+}
+
+static int write_stdout(const struct report_format *f, const struct profile *p,
+			const struct report_opts *o)
+{
+	int ret;
+
+	if (f->binary && isatty(STDOUT_FILENO)) {
+		error("not writing the %s format to a terminal: give -o FILE, or redirect",
+		      f->name);
+		return -ENOTTY;
+	}
+	ret = f->fn(p, o, stdout);
+	if (fflush(stdout) != 0 && ret == 0)
+		ret = -errno;
+	if (ret < 0)
+		error("cannot write the report: %s", strerror(-ret));
+	return ret;
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	error("%s", msg);
+	fprintf(stderr, "Try 'perfmini report --help'.\n");
+	return 2;
+}
+
 int cmd_report(int argc, char **argv)
 {
-	struct report_opts o = {.input = "perfmini.data"};
+	struct report_opts o = {.input = "perfmini.data", .rows = -1};
+	const struct report_format *f = NULL;
+	const char *output = NULL;
+	bool top_opts = false, per_pid = false, per_tid = false;
 	struct profile *p;
-	int c, ret;
+	int c, idx, ret = 2;
+	uint64_t v;
 
-	while ((c = getopt_long(argc, argv, "i:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:o:n:h", options, &idx)) != -1) {
 		switch (c) {
 		case 'i':
 			o.input = optarg;
 			break;
-		case OPT_FOLDED:
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_FORMAT:
+			if (f && f != format_find(options[idx].name)) {
+				ret = usage_error("--%s: choose one format", options[idx].name);
+				goto out;
+			}
+			f = format_find(options[idx].name);
+			break;
+		case 'n':
+			if (parse_u64(optarg, &v) < 0 || v > 1000000000) {
+				ret = usage_error("-n: '%s' is not a number of rows", optarg);
+				goto out;
+			}
+			o.rows = (int)v;
+			top_opts = true;
+			break;
+		case OPT_SORT:
+			if (strcmp(optarg, "self") == 0) {
+				o.sort = REPORT_SORT_SELF;
+			} else if (strcmp(optarg, "total") == 0) {
+				o.sort = REPORT_SORT_TOTAL;
+			} else {
+				ret = usage_error("--sort: '%s' is neither self nor total", optarg);
+				goto out;
+			}
+			top_opts = true;
+			break;
+		case OPT_PID:
+			if (aggregate_parse_ids(optarg, &o.pids, &o.npids) < 0) {
+				ret = usage_error("--pid: '%s' is not a list of process ids",
+						  optarg);
+				goto out;
+			}
+			break;
+		case OPT_TID:
+			if (aggregate_parse_ids(optarg, &o.tids, &o.ntids) < 0) {
+				ret = usage_error("--tid: '%s' is not a list of thread ids",
+						  optarg);
+				goto out;
+			}
+			break;
+		case OPT_COMM:
+			if (aggregate_parse_comms(optarg, &o) < 0) {
+				ret = usage_error("--comm: '%s' is not a list of names", optarg);
+				goto out;
+			}
+			break;
+		case OPT_TIME:
+			if (aggregate_parse_time(optarg, &o) < 0) {
+				ret = usage_error("--time: '%s' is not START,END in seconds, START "
+						  "<= END (e.g. 1.5,3 or 1.5,)",
+						  optarg);
+				goto out;
+			}
 			break;
 		case OPT_NO_KERNEL:
 			o.no_kernel = true;
+			break;
+		case OPT_KERNEL_ONLY:
+			o.kernel_only = true;
+			break;
+		case OPT_PER_PID:
+			per_pid = true;
+			o.root = REPORT_ROOT_PID;
+			break;
+		case OPT_PER_TID:
+			per_tid = true;
+			o.root = REPORT_ROOT_TID;
 			break;
 		case OPT_LINES:
 			o.names.lines = true;
@@ -73,25 +320,45 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage, stdout);
-			return 0;
+			ret = 0;
+			goto out;
 		default:
 			fprintf(stderr, "Try 'perfmini report --help'.\n");
-			return 2;
+			goto out;
 		}
 	}
 	if (optind < argc) {
-		error("unexpected argument '%s'", argv[optind]);
-		fprintf(stderr, "Try 'perfmini report --help'.\n");
-		return 2;
+		ret = usage_error("unexpected argument '%s'", argv[optind]);
+		goto out;
 	}
+	if (o.no_kernel && o.kernel_only) {
+		ret = usage_error("%s and --kernel-only exclude each other", "--no-kernel");
+		goto out;
+	}
+	if (per_pid && per_tid) {
+		ret = usage_error("%s and --per-tid exclude each other", "--per-pid");
+		goto out;
+	}
+	if (!f)
+		f = &formats[0];
+	if (top_opts && f->fn != fmt_top) {
+		ret = usage_error("-n and --sort apply to --top, not --%s", f->name);
+		goto out;
+	}
+	if (!output)
+		output = f->default_output;
 	p = datafile_read(o.input);
-	if (!p)
-		return 1;
-	ret = fmt_folded(p, &o, stdout);
-	if (fflush(stdout) != 0 || ret < 0) {
-		error("cannot write the report: %s", strerror(errno));
-		ret = -1;
+	if (!p) {
+		ret = 1;
+		goto out;
 	}
+	if (!output || strcmp(output, "-") == 0)
+		ret = write_stdout(f, p, &o);
+	else
+		ret = write_file(f, p, &o, output);
+	ret = ret < 0 ? 1 : 0;
 	profile_free(p);
-	return ret < 0 ? 1 : 0;
+out:
+	aggregate_opts_release(&o);
+	return ret;
 }

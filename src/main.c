@@ -15,7 +15,7 @@ static const struct command {
 	const char *help;
 } commands[] = {
 	{"record", cmd_record, "sample call stacks into a data file"},
-	{"report", cmd_report, "print a data file as folded stacks"},
+	{"report", cmd_report, "print a data file: top table, folded stacks, pprof, SVG"},
 	{"symbolize", cmd_symbolize, "print the functions at addresses of a file or process"},
 };
 

@@ -1,10 +1,11 @@
 /*
- * report.h - what every report format shares: how a frame is named, and
- * which samples a report counts.
+ * report.h - what every report format shares: how a frame is named, the
+ * options of a report, and the formats themselves.
  *
  * Frame names never contain ';' or control characters (they would break
  * the folded format); annotations come last: "_[i]" on inlined levels,
- * "_[k]" on kernel frames.
+ * "_[k]" on kernel frames. Which samples a report counts, and how they
+ * group, is aggregate.h's business: every format goes through it.
  */
 #ifndef PERFMINI_REPORT_H
 #define PERFMINI_REPORT_H
@@ -44,13 +45,69 @@ struct name_opts {
 void report_frame_names(const struct profile *p, uint32_t f, const struct name_opts *o,
 			const char *sep, struct sbuf *b);
 
-struct report_opts {
-	const char *input;
-	bool no_kernel; /* drop kernel frames */
-	struct name_opts names;
+/*
+ * The levels frame f is named as: 1 for an unresolved frame or under
+ * no_inline, else its lines. Level 0 is the outermost (the real function),
+ * the last one the innermost inlined callee.
+ */
+uint32_t report_frame_levels(const struct profile *p, uint32_t f, const struct name_opts *o);
+/* Appends the name of one level, as report_frame_names prints it. */
+void report_level_name(const struct profile *p, uint32_t f, uint32_t level,
+		       const struct name_opts *o, struct sbuf *b);
+/* The line of one level; NULL for an unresolved frame. */
+const struct pm_line *report_level_line(const struct profile *p, uint32_t f, uint32_t level,
+					const struct name_opts *o);
+/* Appends "[module+0xOFFSET]" for frame f, without annotations. */
+void report_unresolved_name(const struct profile *p, uint32_t f, struct sbuf *b);
+/* The base name of a path (the part after the last '/'). */
+const char *report_base_name(const char *path);
+
+/* The root frame of each stack in the formats that draw one. */
+enum report_root {
+	REPORT_ROOT_COMM, /* the thread's name when sampled */
+	REPORT_ROOT_PID,  /* "comm-PID", comm the process's name */
+	REPORT_ROOT_TID,  /* "comm-TID", comm the thread's last name */
 };
 
+enum report_sort {
+	REPORT_SORT_SELF,
+	REPORT_SORT_TOTAL,
+};
+
+struct report_opts {
+	const char *input;
+	bool no_kernel;	  /* drop kernel frames */
+	bool kernel_only; /* keep only kernel frames; drop samples without any */
+	struct name_opts names;
+
+	/* Which samples count (aggregate.h); an empty list matches all. */
+	uint32_t *pids;
+	size_t npids;
+	uint32_t *tids;
+	size_t ntids;
+	char **comms;
+	size_t ncomms;
+	bool has_start, has_end;
+	uint64_t start_ns, end_ns; /* [start, end) from the recording's start */
+	enum report_root root;
+
+	/* --top */
+	int rows;    /* -1: 25 on a terminal, all otherwise; 0: all */
+	int columns; /* 0: the terminal's width, else COLUMNS, else 100 */
+	enum report_sort sort;
+};
+
+/*
+ * The formats (cmd-report.c picks one from its table). Each writes the
+ * whole report to out and returns 0, or -errno when writing failed.
+ */
 /* The folded format: "comm;outermost;...;leaf COUNT", sorted, one per stack. */
 int fmt_folded(const struct profile *p, const struct report_opts *o, FILE *out);
+/* The functions with the most samples, as a table that fits the width. */
+int fmt_top(const struct profile *p, const struct report_opts *o, FILE *out);
+/* pprof's profile.proto, gzipped. */
+int fmt_pprof(const struct profile *p, const struct report_opts *o, FILE *out);
+/* A self-contained interactive flame graph. */
+int fmt_svg(const struct profile *p, const struct report_opts *o, FILE *out);
 
 #endif

@@ -23,7 +23,7 @@ run_record 60 "$tmp/inline.data" -- "$TARGETS/inline" 1
 run_report "$tmp/inline.data" "$tmp/plain.folded"
 check_share "$tmp/plain.folded" "work_outer;inline_mid_[i];inline_leaf_[i]" inline 500
 
-"$PERFMINI" report -i "$tmp/inline.data" --lines >"$tmp/lines.folded" ||
+"$PERFMINI" report -i "$tmp/inline.data" --folded --lines >"$tmp/lines.folded" ||
 	fail "report --lines failed"
 # The leaf's line is where the sample was: a line of its loop.
 awk -v oc="$outer_call" -v mc="$mid_call" -v l1="$leaf_loop" -v l2="$leaf_body" '
@@ -52,13 +52,13 @@ if [ "$total" -lt 500 ] || [ $((ok * 100)) -lt $((total * 90)) ]; then
 fi
 
 # --full-paths: the whole path the compiler recorded, ending in the source's.
-"$PERFMINI" report -i "$tmp/inline.data" --lines --full-paths >"$tmp/full.folded" ||
+"$PERFMINI" report -i "$tmp/inline.data" --folded --lines --full-paths >"$tmp/full.folded" ||
 	fail "report --lines --full-paths failed"
 grep -q "work_outer:/[^;]*tests/targets/inline.c:$outer_call;" "$tmp/full.folded" ||
 	fail "--full-paths did not print the whole path of inline.c"
 
 # --no-inline: only the real function.
-"$PERFMINI" report -i "$tmp/inline.data" --no-inline >"$tmp/noinline.folded" ||
+"$PERFMINI" report -i "$tmp/inline.data" --folded --no-inline >"$tmp/noinline.folded" ||
 	fail "report --no-inline failed"
 ! grep -q '_\[i\]' "$tmp/noinline.folded" || fail "--no-inline still prints inlined frames"
 check_share "$tmp/noinline.folded" "work_outer" inline 500

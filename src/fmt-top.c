@@ -1,0 +1,508 @@
+/*
+ * fmt-top.c - the default report: a header on the recording, then the
+ * functions with the most samples, as a table that fits the width.
+ *
+ * A function is one level of a frame (an inlined level is a function of
+ * its own, named with "_[i]"), in one module. Its self count is the number
+ * of samples whose innermost level it is; its total count the number of
+ * samples in which it appears at all, each sample counted once however
+ * often the function recurses in it. Table cells are cut with "...", never
+ * wrapped; the header's sentences wrap at spaces.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "aggregate.h"
+#include "hmap.h"
+#include "module.h"
+#include "report.h"
+#include "symbolize.h"
+#include "util.h"
+
+#define DEFAULT_COLUMNS	 100
+#define MIN_COLUMNS	 60
+#define TTY_ROWS	 25
+#define MAX_MODULE_WIDTH 20
+#define MAX_LOC_WIDTH	 24
+#define MIN_FUNC_WIDTH	 16
+#define HEADER_INDENT	 10
+#define MAX_MISSING	 3
+
+struct top_fn {
+	uint32_t name;	 /* strings: the level's name */
+	uint32_t module; /* strings: the module's base name */
+	uint32_t loc;	 /* strings: FILE:LINE with --lines, else "" */
+	uint32_t stamp;	 /* the last stack counted in total, + 1 */
+	uint64_t self, total;
+};
+
+struct top {
+	const struct profile *p;
+	const struct report_opts *o;
+	struct strtab str;
+	struct top_fn *fns;
+	size_t nfns, fns_cap;
+	struct hmap fn_index; /* key string offset -> index into fns */
+	uint32_t *levels;     /* per frame, its functions, outermost first */
+	size_t nlevels, levels_cap;
+	uint32_t *level0; /* frame -> index into levels + 1; 0 not yet named */
+	struct sbuf b;
+};
+
+/* The width in columns of UTF-8 text: one per code point. */
+static size_t text_width(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			n++;
+	return n;
+}
+
+/* Prints s in exactly width columns (pad) or at most width: cut with "...". */
+static void put_cell(FILE *out, const char *s, size_t width, bool pad)
+{
+	size_t w = text_width(s);
+
+	if (w > width) {
+		size_t keep = width > 3 ? width - 3 : 0, i = 0, n = 0;
+
+		/* The bytes of the first keep code points. */
+		for (; s[i]; i++) {
+			if (((unsigned char)s[i] & 0xc0) == 0x80)
+				continue;
+			if (n == keep)
+				break;
+			n++;
+		}
+		fwrite(s, 1, i, out);
+		fprintf(out, "%.*s", width < 3 ? (int)width : 3, "...");
+		return;
+	}
+	fputs(s, out);
+	if (pad)
+		fprintf(out, "%*s", (int)(width - w), "");
+}
+
+static int terminal_columns(FILE *out)
+{
+	struct winsize ws;
+	const char *env;
+	uint64_t v;
+
+	if (isatty(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	env = getenv("COLUMNS");
+	if (env && parse_u64(env, &v) == 0 && v > 0 && v < 100000)
+		return (int)v;
+	return DEFAULT_COLUMNS;
+}
+
+/* The function of one level of frame f, added if new. */
+static uint32_t level_fn(struct top *t, uint32_t f, uint32_t level)
+{
+	const struct profile *p = t->p;
+	const struct pm_frame *fr = &p->frames[f];
+	struct name_opts names = t->o->names;
+	const struct pm_line *l;
+	uint32_t name, module, loc = 0, key;
+	struct hmap_slot *slot;
+	bool added;
+
+	names.lines = false;
+	t->b.len = 0;
+	report_level_name(p, f, level, &names, &t->b);
+	name = strtab_addn(&t->str, t->b.buf, t->b.len);
+	if (fr->module == PM_NONE)
+		module = strtab_add(&t->str, "[unknown]");
+	else
+		module = strtab_add(&t->str, report_base_name(strtab_get(
+						     &p->str, p->modules[fr->module].path)));
+	l = report_level_line(p, f, level, &t->o->names);
+	if (t->o->names.lines && l && l->file) {
+		const char *file = strtab_get(&p->str, l->file);
+
+		t->b.len = 0;
+		sbuf_add_sanitized(&t->b, t->o->names.full_paths ? file : report_base_name(file));
+		sbuf_addf(&t->b, ":%u", l->line);
+		loc = strtab_addn(&t->str, t->b.buf, t->b.len);
+	}
+	t->b.len = 0;
+	sbuf_addf(&t->b, "%u,%u,%u", name, module, loc);
+	key = strtab_addn(&t->str, t->b.buf, t->b.len);
+	slot = hmap_insert(&t->fn_index, (uint64_t)key + 1, &added);
+	if (added) {
+		xgrow(&t->fns, &t->fns_cap, t->nfns + 1, sizeof(*t->fns));
+		memset(&t->fns[t->nfns], 0, sizeof(*t->fns));
+		t->fns[t->nfns].name = name;
+		t->fns[t->nfns].module = module;
+		t->fns[t->nfns].loc = loc;
+		slot->val = t->nfns++;
+	}
+	return (uint32_t)slot->val;
+}
+
+/* The functions of frame f, outermost first, through *n. */
+static const uint32_t *frame_fns(struct top *t, uint32_t f, uint32_t *n)
+{
+	*n = report_frame_levels(t->p, f, &t->o->names);
+	if (!t->level0[f]) {
+		size_t at = t->nlevels;
+
+		xgrow(&t->levels, &t->levels_cap, t->nlevels + *n, sizeof(*t->levels));
+		t->nlevels += *n;
+		for (uint32_t i = 0; i < *n; i++)
+			t->levels[at + i] = level_fn(t, f, i);
+		t->level0[f] = (uint32_t)at + 1;
+	}
+	return t->levels + t->level0[f] - 1;
+}
+
+static void count(struct top *t, const struct aggregate *a)
+{
+	for (size_t i = 0; i < a->nstacks; i++) {
+		const struct agg_stack *g = &a->stacks[i];
+
+		for (uint32_t d = 0; d < g->depth; d++) {
+			uint32_t n;
+			const uint32_t *fns = frame_fns(t, a->frames[g->off + d], &n);
+
+			if (d == 0)
+				t->fns[fns[n - 1]].self += g->count;
+			for (uint32_t k = 0; k < n; k++) {
+				struct top_fn *fn = &t->fns[fns[k]];
+
+				if (fn->stamp == i + 1)
+					continue;
+				fn->stamp = (uint32_t)i + 1;
+				fn->total += g->count;
+			}
+		}
+	}
+}
+
+static int cmp_u64_desc(uint64_t x, uint64_t y)
+{
+	return x > y ? -1 : x < y;
+}
+
+static int cmp_fn(const void *a, const void *b, void *arg)
+{
+	const struct top *t = arg;
+	const struct top_fn *x = &t->fns[*(const uint32_t *)a];
+	const struct top_fn *y = &t->fns[*(const uint32_t *)b];
+	const struct strtab *s = &t->str;
+	int c;
+
+	if (t->o->sort == REPORT_SORT_TOTAL) {
+		if ((c = cmp_u64_desc(x->total, y->total)) || (c = cmp_u64_desc(x->self, y->self)))
+			return c;
+	} else {
+		if ((c = cmp_u64_desc(x->self, y->self)) || (c = cmp_u64_desc(x->total, y->total)))
+			return c;
+	}
+	if ((c = strcmp(strtab_get(s, x->name), strtab_get(s, y->name))) ||
+	    (c = strcmp(strtab_get(s, x->loc), strtab_get(s, y->loc))))
+		return c;
+	return strcmp(strtab_get(s, x->module), strtab_get(s, y->module));
+}
+
+/* "Label:   value", the value wrapped at spaces to width, continuation indented. */
+static void header_line(FILE *out, int width, const char *label, const char *value)
+{
+	size_t room = width > HEADER_INDENT + 10 ? (size_t)width - HEADER_INDENT : 10;
+	const char *s = value;
+
+	fprintf(out, "%-*s", HEADER_INDENT, label);
+	for (;;) {
+		size_t len = strlen(s), cut = len;
+
+		if (text_width(s) > room) {
+			/* The last space within room columns, else the first one after. */
+			size_t cols = 0, i, last = 0;
+
+			for (i = 0; s[i] && cols <= room; i++) {
+				if (((unsigned char)s[i] & 0xc0) != 0x80)
+					cols++;
+				if (s[i] == ' ' && cols <= room + 1)
+					last = i;
+			}
+			if (!last) {
+				const char *sp = strchr(s, ' ');
+
+				last = sp ? (size_t)(sp - s) : len;
+			}
+			cut = last;
+		}
+		fwrite(s, 1, cut, out);
+		fputc('\n', out);
+		s += cut;
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			return;
+		fprintf(out, "%*s", HEADER_INDENT, "");
+	}
+}
+
+static const char *meta(const struct profile *p, const char *key)
+{
+	const char *v = profile_get_meta(p, key);
+
+	return v ? v : "";
+}
+
+static void print_missing(const struct profile *p, FILE *out, int width)
+{
+	struct missing *m;
+	size_t n = symbolize_missing(p, &m);
+	struct sbuf b = {0};
+
+	if (n == 0)
+		header_line(out, width, "Symbols:", "every sampled frame has a name");
+	for (size_t i = 0; i < n && i < MAX_MISSING; i++) {
+		enum module_reason r = REASON_NO_MAPPING;
+		const char *name = "[unknown]";
+
+		if (m[i].module != PM_NONE) {
+			const struct pm_module *mod = &p->modules[m[i].module];
+
+			r = (enum module_reason)PM_MODULE_REASON(mod->flags);
+			name = report_base_name(strtab_get(&p->str, mod->path));
+		}
+		b.len = 0;
+		sbuf_add_sanitized(&b, name);
+		sbuf_addf(&b, ": %.1f%% of %llu sampled frames have no name",
+			  100.0 * (double)m[i].unnamed / (double)m[i].frames,
+			  (unsigned long long)m[i].frames);
+		if (r != REASON_NONE && *module_reason_text(r))
+			sbuf_addf(&b, ": %s", module_reason_text(r));
+		if (r != REASON_NONE && *module_reason_fix(r))
+			sbuf_addf(&b, "; %s", module_reason_fix(r));
+		header_line(out, width, i ? "" : "Symbols:", b.buf);
+	}
+	if (n > MAX_MISSING) {
+		b.len = 0;
+		sbuf_addf(&b, "and %zu more modules with unnamed frames", n - MAX_MISSING);
+		header_line(out, width, "", b.buf);
+	}
+	sbuf_release(&b);
+	free(m);
+}
+
+/*
+ * DWARF-mode recordings: the share of user stacks unwound to the entry,
+ * and where and why the others stopped (the "unwind-cut" meta lines).
+ */
+static void print_unwinding(const struct profile *p, FILE *out, int width)
+{
+	uint64_t stacks = 0, complete = 0;
+	const char *cut = meta(p, "unwind-cut");
+	struct sbuf b = {0};
+	int shown = 0;
+
+	if (strcmp(meta(p, "call-graph"), "dwarf") != 0)
+		return;
+	parse_u64(meta(p, "unwind-stacks"), &stacks);
+	parse_u64(meta(p, "unwind-complete"), &complete);
+	sbuf_addf(&b, "DWARF unwinding: %llu of %llu user stacks (%.1f%%) reached the entry",
+		  (unsigned long long)complete, (unsigned long long)stacks,
+		  stacks ? 100.0 * (double)complete / (double)stacks : 100.0);
+	header_line(out, width, "Stacks:", b.buf);
+	/* "COUNT\tREASON\tMODULE\n" lines, in no order: show them as they come. */
+	while (*cut && shown < MAX_MISSING) {
+		const char *nl = strchr(cut, '\n'), *t1 = strchr(cut, '\t'), *t2;
+		size_t len = nl ? (size_t)(nl - cut) : strlen(cut);
+
+		t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+		if (t1 && t2 && t2 < cut + len) {
+			b.len = 0;
+			sbuf_addn(&b, cut, (size_t)(t1 - cut));
+			sbuf_adds(&b, " cut short in ");
+			{
+				struct sbuf mod = {0};
+
+				sbuf_addn(&mod, t2 + 1, (size_t)(cut + len - t2 - 1));
+				sbuf_add_sanitized(&b, report_base_name(mod.buf));
+				sbuf_release(&mod);
+			}
+			sbuf_adds(&b, ": ");
+			sbuf_addn(&b, t1 + 1, (size_t)(t2 - t1 - 1));
+			header_line(out, width, "", b.buf);
+			shown++;
+		}
+		cut += len + (nl ? 1 : 0);
+	}
+	sbuf_release(&b);
+}
+
+static void print_header(const struct profile *p, const struct report_opts *o,
+			 const struct aggregate *a, FILE *out, int width)
+{
+	const char *freq = profile_get_meta(p, "frequency");
+	const char *period = profile_get_meta(p, "period");
+	const char *dur = profile_get_meta(p, "duration-ns");
+	uint64_t v, lost_s = 0, lost_r = 0;
+	struct sbuf b = {0};
+
+	sbuf_add_sanitized(&b, meta(p, "command"));
+	header_line(out, width, "Command:", b.buf);
+	b.len = 0;
+	sbuf_add_sanitized(&b, *meta(p, "event") ? meta(p, "event") : "unknown");
+	if (freq)
+		sbuf_addf(&b, ", %s samples per second (-F)", freq);
+	else if (period)
+		sbuf_addf(&b, ", one sample every %s events (-c)", period);
+	header_line(out, width, "Event:", b.buf);
+	b.len = 0;
+	if (dur && parse_u64(dur, &v) == 0)
+		sbuf_addf(&b, "%.2f s", (double)v / 1e9);
+	else
+		sbuf_adds(&b, "unknown");
+	header_line(out, width, "Duration:", b.buf);
+	b.len = 0;
+	sbuf_addf(&b, "%zu", p->nsamples);
+	if (aggregate_filtered(o)) {
+		sbuf_addf(&b, ", %llu shown (", (unsigned long long)a->samples);
+		aggregate_describe(o, &b);
+		sbuf_adds(&b, ")");
+	}
+	header_line(out, width, "Samples:", b.buf);
+	b.len = 0;
+	parse_u64(meta(p, "lost-samples"), &lost_s);
+	parse_u64(meta(p, "lost-records"), &lost_r);
+	if (lost_s || lost_r)
+		sbuf_addf(&b, "%llu record%s (ring buffers full), %llu sample%s",
+			  (unsigned long long)lost_r, lost_r == 1 ? "" : "s",
+			  (unsigned long long)lost_s, lost_s == 1 ? "" : "s");
+	else
+		sbuf_adds(&b, "none");
+	header_line(out, width, "Lost:", b.buf);
+	print_unwinding(p, out, width);
+	print_missing(p, out, width);
+	sbuf_release(&b);
+}
+
+static void print_row(FILE *out, const char *c1, const char *c2, const char *c3, const char *c4,
+		      int cw, const char *fn, size_t fw, const char *loc, size_t lw,
+		      const char *mod, size_t mw)
+{
+	fprintf(out, "%6s  %6s  %*s  %*s  ", c1, c2, cw, c3, cw, c4);
+	put_cell(out, fn, fw, true);
+	fputs("  ", out);
+	if (loc) {
+		put_cell(out, loc, lw, true);
+		fputs("  ", out);
+	}
+	put_cell(out, mod, mw, false);
+	fputc('\n', out);
+}
+
+static void print_table(struct top *t, const struct aggregate *a, FILE *out, int width)
+{
+	const struct report_opts *o = t->o;
+	bool lines = o->names.lines;
+	uint32_t *order = xcalloc(t->nfns, sizeof(*order));
+	size_t rows = t->nfns, mw = strlen("Module"), lw = strlen("Location"), fw;
+	int cw = 5, avail, short_of;
+	char c1[16], c2[16], c3[24], c4[24];
+
+	for (size_t i = 0; i < t->nfns; i++)
+		order[i] = (uint32_t)i;
+	if (t->nfns)
+		qsort_r(order, t->nfns, sizeof(*order), cmp_fn, t);
+	if (o->rows > 0 && (size_t)o->rows < rows)
+		rows = (size_t)o->rows;
+	else if (o->rows < 0 && isatty(fileno(out)) && rows > TTY_ROWS)
+		rows = TTY_ROWS;
+
+	snprintf(c3, sizeof(c3), "%llu", (unsigned long long)a->samples);
+	if ((int)strlen(c3) > cw)
+		cw = (int)strlen(c3);
+	for (size_t i = 0; i < rows; i++) {
+		const struct top_fn *fn = &t->fns[order[i]];
+		size_t w = text_width(strtab_get(&t->str, fn->module));
+
+		if (w > mw)
+			mw = w < MAX_MODULE_WIDTH ? w : MAX_MODULE_WIDTH;
+		w = text_width(strtab_get(&t->str, fn->loc));
+		if (w > lw)
+			lw = w < MAX_LOC_WIDTH ? w : MAX_LOC_WIDTH;
+	}
+	/*
+	 * Self% Total% Self Total, each followed by two spaces, then the
+	 * function, location and module. The function takes what is left;
+	 * to give it MIN_FUNC_WIDTH the module gives up columns first, then
+	 * the location, down to their headings' widths. MIN_COLUMNS leaves
+	 * the function at least 12 columns.
+	 */
+	avail = width - (6 + 2 + 6 + 2 + cw + 2 + cw + 2) - 2 - (lines ? 2 : 0);
+	if (!lines)
+		lw = 0;
+	short_of = MIN_FUNC_WIDTH - (avail - (int)mw - (int)lw);
+	if (short_of > 0) {
+		size_t give = mw - strlen("Module");
+
+		give = give < (size_t)short_of ? give : (size_t)short_of;
+		mw -= give;
+		short_of -= (int)give;
+	}
+	if (short_of > 0 && lines) {
+		size_t give = lw - strlen("Location");
+
+		give = give < (size_t)short_of ? give : (size_t)short_of;
+		lw -= give;
+	}
+	avail -= (int)mw + (int)lw;
+	fw = avail < 4 ? 4 : (size_t)avail;
+	print_row(out, "Self%", "Total%", "Self", "Total", cw, "Function", fw,
+		  lines ? "Location" : NULL, lw, "Module", mw);
+	for (size_t i = 0; i < rows; i++) {
+		const struct top_fn *fn = &t->fns[order[i]];
+		double n = (double)a->samples;
+
+		snprintf(c1, sizeof(c1), "%.1f%%", 100.0 * (double)fn->self / n);
+		snprintf(c2, sizeof(c2), "%.1f%%", 100.0 * (double)fn->total / n);
+		snprintf(c3, sizeof(c3), "%llu", (unsigned long long)fn->self);
+		snprintf(c4, sizeof(c4), "%llu", (unsigned long long)fn->total);
+		print_row(out, c1, c2, c3, c4, cw, strtab_get(&t->str, fn->name), fw,
+			  lines ? strtab_get(&t->str, fn->loc) : NULL, lw,
+			  strtab_get(&t->str, fn->module), mw);
+	}
+	if (rows < t->nfns)
+		fprintf(out, "... %zu more functions (-n 0 shows them all)\n", t->nfns - rows);
+	free(order);
+}
+
+int fmt_top(const struct profile *p, const struct report_opts *o, FILE *out)
+{
+	struct aggregate *a = aggregate_new(p, o, 0);
+	struct top t = {.p = p, .o = o};
+	int width = o->columns > 0 ? o->columns : terminal_columns(out);
+
+	if (width < MIN_COLUMNS)
+		width = MIN_COLUMNS;
+	strtab_init(&t.str);
+	hmap_init(&t.fn_index);
+	t.level0 = xcalloc(p->nframes, sizeof(*t.level0));
+	print_header(p, o, a, out, width);
+	fputc('\n', out);
+	count(&t, a);
+	if (a->samples == 0)
+		fputs("No samples.\n", out);
+	else
+		print_table(&t, a, out, width);
+	free(t.fns);
+	free(t.levels);
+	free(t.level0);
+	hmap_release(&t.fn_index);
+	strtab_release(&t.str);
+	sbuf_release(&t.b);
+	aggregate_free(a);
+	return ferror(out) ? -EIO : 0;
+}

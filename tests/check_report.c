@@ -1,0 +1,597 @@
+/*
+ * check_report.c - what the report formats share, on the synthetic
+ * recording of report-synth.c: the filters and grouping of aggregate.c,
+ * the option parsers, the counts and layout of the top table, the
+ * protobuf encoder, and the SVG writer's escaping and elision.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "aggregate.h"
+#include "profile.h"
+#include "protobuf.h"
+#include "report-synth.h"
+#include "report.h"
+#include "svg-script.h"
+#include "unit-helpers.h"
+#include "util.h"
+
+#define PERIOD 1001001ULL
+
+/* A report format's whole output (free it); *len gets its size. */
+static char *run_format(int (*fn)(const struct profile *, const struct report_opts *, FILE *),
+			const struct profile *p, const struct report_opts *o, size_t *len)
+{
+	char *text = NULL;
+	size_t n = 0;
+	FILE *out = open_memstream(&text, &n);
+
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(fn(p, o, out), 0);
+	fclose(out);
+	if (len)
+		*len = n;
+	return text;
+}
+
+/* The samples of the stacks under root name in a. */
+static uint64_t root_count(const struct aggregate *a, const char *name)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < a->nstacks; i++)
+		if (strcmp(a->roots[a->stacks[i].root], name) == 0)
+			n += a->stacks[i].count;
+	return n;
+}
+
+static uint64_t selected(const struct profile *p, const struct report_opts *o)
+{
+	struct aggregate *a = aggregate_new(p, o, 0);
+	uint64_t n = a->samples, sum = 0;
+
+	for (size_t i = 0; i < a->nstacks; i++)
+		sum += a->stacks[i].count;
+	ck_assert_uint_eq(sum, n);
+	aggregate_free(a);
+	return n;
+}
+
+START_TEST(test_aggregate_all)
+{
+	struct profile *p = synth_profile();
+	struct report_opts o = {.rows = -1};
+	struct aggregate *a = aggregate_new(p, &o, 0);
+
+	ck_assert_uint_eq(a->samples, 100);
+	ck_assert_uint_eq(a->period, 92 * PERIOD + 8 * 500000);
+	ck_assert_uint_eq(a->nstacks, 8);
+	ck_assert_uint_eq(a->nroots, 5);
+	ck_assert_uint_eq(root_count(a, "app"), 50);
+	ck_assert_uint_eq(root_count(a, "worker"), 25);
+	ck_assert_uint_eq(root_count(a, "work;er"), 5); /* as recorded: formats sanitize */
+	ck_assert_uint_eq(root_count(a, "other"), 10);
+	ck_assert_uint_eq(root_count(a, "java"), 10);
+	/* Stacks stay leaf first, in the order of their first sample. */
+	ck_assert_uint_eq(a->stacks[0].depth, 3);
+	ck_assert_uint_eq(a->stacks[0].count, 40);
+	ck_assert_uint_eq(a->stacks[1].depth, 5);
+	ck_assert(p->frames[a->frames[a->stacks[1].off]].flags & PM_FRAME_KERNEL);
+	aggregate_free(a);
+	profile_free(p);
+}
+END_TEST
+
+/* Without kernel frames S2 is S1; S6 keeps its samples, with no frame. */
+START_TEST(test_aggregate_no_kernel)
+{
+	struct profile *p = synth_profile();
+	struct report_opts o = {.rows = -1, .no_kernel = true};
+	struct aggregate *a = aggregate_new(p, &o, 0);
+	bool empty = false;
+
+	ck_assert_uint_eq(a->samples, 100);
+	ck_assert_uint_eq(a->nstacks, 7);
+	ck_assert_uint_eq(a->stacks[0].count, 50);
+	ck_assert_uint_eq(a->stacks[0].period, 50 * PERIOD);
+	for (size_t i = 0; i < a->nstacks; i++) {
+		for (uint32_t d = 0; d < a->stacks[i].depth; d++)
+			ck_assert(!(p->frames[a->frames[a->stacks[i].off + d]].flags &
+				    PM_FRAME_KERNEL));
+		if (a->stacks[i].depth == 0) {
+			ck_assert_str_eq(a->roots[a->stacks[i].root], "other");
+			ck_assert_uint_eq(a->stacks[i].count, 2);
+			empty = true;
+		}
+	}
+	ck_assert(empty);
+	aggregate_free(a);
+	profile_free(p);
+}
+END_TEST
+
+START_TEST(test_aggregate_kernel_only)
+{
+	struct profile *p = synth_profile();
+	struct report_opts o = {.rows = -1, .kernel_only = true};
+	struct aggregate *a = aggregate_new(p, &o, 0);
+
+	ck_assert_uint_eq(a->samples, 12);
+	ck_assert_uint_eq(a->nstacks, 2);
+	ck_assert_uint_eq(root_count(a, "app"), 10);
+	ck_assert_uint_eq(root_count(a, "other"), 2);
+	/* Both are the same two kernel frames, stored once. */
+	ck_assert_uint_eq(a->nframes, 2);
+	ck_assert_uint_eq(a->stacks[0].off, a->stacks[1].off);
+	aggregate_free(a);
+	profile_free(p);
+}
+END_TEST
+
+START_TEST(test_aggregate_ids)
+{
+	struct profile *p = synth_profile();
+	struct report_opts o = {.rows = -1};
+
+	ck_assert_int_eq(aggregate_parse_ids("100", &o.pids, &o.npids), 0);
+	ck_assert_uint_eq(selected(p, &o), 80);
+	ck_assert_int_eq(aggregate_parse_ids("300,200", &o.pids, &o.npids), 0);
+	ck_assert_uint_eq(o.npids, 3);
+	ck_assert_uint_eq(selected(p, &o), 100);
+	aggregate_opts_release(&o);
+	ck_assert_int_eq(aggregate_parse_ids("101", &o.tids, &o.ntids), 0);
+	ck_assert_uint_eq(selected(p, &o), 30);
+	/* Filters combine: tid 101 of pid 200 is nothing. */
+	ck_assert_int_eq(aggregate_parse_ids("200", &o.pids, &o.npids), 0);
+	ck_assert_uint_eq(selected(p, &o), 0);
+	aggregate_opts_release(&o);
+	ck_assert_int_eq(aggregate_parse_ids("999", &o.pids, &o.npids), 0);
+	ck_assert_uint_eq(selected(p, &o), 0);
+	aggregate_opts_release(&o);
+	profile_free(p);
+}
+END_TEST
+
+START_TEST(test_aggregate_comm)
+{
+	struct profile *p = synth_profile();
+	struct report_opts o = {.rows = -1};
+
+	ck_assert_int_eq(aggregate_parse_comms("other,java", &o), 0);
+	ck_assert_uint_eq(selected(p, &o), 20);
+	aggregate_opts_release(&o);
+	/* The name when sampled: thread 101 was "work;er" for 5 samples. */
+	ck_assert_int_eq(aggregate_parse_comms("work;er", &o), 0);
+	ck_assert_uint_eq(selected(p, &o), 5);
+	aggregate_opts_release(&o);
+	ck_assert_int_eq(aggregate_parse_comms("wor", &o), 0);
+	ck_assert_uint_eq(selected(p, &o), 0);
+	aggregate_opts_release(&o);
+	profile_free(p);
+}
+END_TEST
+
+/* Windows are [START, END): a sample at START counts, one at END does not. */
+START_TEST(test_aggregate_time)
+{
+	struct profile *p = synth_profile();
+	struct report_opts o = {.rows = -1};
+
+	ck_assert_int_eq(aggregate_parse_time("1.5,2", &o), 0);
+	ck_assert(o.has_start && o.has_end);
+	ck_assert_uint_eq(o.start_ns, 1500000000);
+	ck_assert_uint_eq(o.end_ns, 2000000000);
+	/* S1 1.50-1.95: 10; S3 1.50-1.95: 10; S6 at 1.5: 2; S7 1.5, 1.75: 2. */
+	ck_assert_uint_eq(selected(p, &o), 24);
+	ck_assert_int_eq(aggregate_parse_time(",0.5", &o), 0);
+	ck_assert(!o.has_start && o.has_end);
+	ck_assert_uint_eq(selected(p, &o), 11); /* S4's first sample is at 0.5 */
+	ck_assert_int_eq(aggregate_parse_time("2.9,", &o), 0);
+	ck_assert(o.has_start && !o.has_end);
+	ck_assert_uint_eq(selected(p, &o), 6); /* S2 at 2.9, S8 */
+	ck_assert_int_eq(aggregate_parse_time("1.5,1.5", &o), 0);
+	ck_assert_uint_eq(selected(p, &o), 0);
+	ck_assert_int_eq(aggregate_parse_time(",", &o), 0);
+	ck_assert_uint_eq(selected(p, &o), 100);
+	ck_assert_int_eq(aggregate_parse_time("0,3", &o), 0);
+	ck_assert_uint_eq(selected(p, &o), 100);
+	profile_free(p);
+}
+END_TEST
+
+START_TEST(test_parse_errors)
+{
+	struct report_opts o = {.rows = -1};
+	static const char *const bad_times[] = {
+		"1.5", "2,1", "a,b", "-1,2", "inf,", "nan,", "1e3,", "0x10,", "1,2,3", "", " 1,2",
+	};
+	static const char *const bad_ids[] = {"", "1,,2", ",1", "1,", "x", "4294967296", "-1"};
+	static const char *const bad_comms[] = {"", "a,", ",a", "a,,b"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad_times); i++) {
+		ck_assert_msg(aggregate_parse_time(bad_times[i], &o) == -EINVAL, "time '%s'",
+			      bad_times[i]);
+		ck_assert(!o.has_start && !o.has_end);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad_ids); i++) {
+		ck_assert_msg(aggregate_parse_ids(bad_ids[i], &o.pids, &o.npids) == -EINVAL,
+			      "ids '%s'", bad_ids[i]);
+		ck_assert_uint_eq(o.npids, 0);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad_comms); i++) {
+		ck_assert_msg(aggregate_parse_comms(bad_comms[i], &o) == -EINVAL, "comm '%s'",
+			      bad_comms[i]);
+		ck_assert_uint_eq(o.ncomms, 0);
+	}
+	ck_assert_int_eq(aggregate_parse_ids("4294967295,0x10", &o.pids, &o.npids), 0);
+	ck_assert_uint_eq(o.pids[0], 4294967295u);
+	ck_assert_uint_eq(o.pids[1], 16);
+	aggregate_opts_release(&o);
+}
+END_TEST
+
+/*
+ * --per-pid: one root per process, named after its main thread's last
+ * name; --per-tid: one per thread, whatever it was called when sampled.
+ */
+START_TEST(test_aggregate_roots)
+{
+	struct profile *p = synth_profile();
+	struct report_opts o = {.rows = -1, .root = REPORT_ROOT_PID};
+	struct aggregate *a = aggregate_new(p, &o, 0);
+
+	ck_assert_uint_eq(a->nroots, 3);
+	ck_assert_uint_eq(root_count(a, "app-100"), 80);
+	ck_assert_uint_eq(root_count(a, "other-200"), 10);
+	ck_assert_uint_eq(root_count(a, "java-300"), 10);
+	/* S1 (thread "app") and S8 (thread "work;er") share a stack and a root. */
+	ck_assert_uint_eq(a->stacks[0].count, 45);
+	ck_assert_uint_eq(a->nstacks, 7);
+	aggregate_free(a);
+
+	/* ... unless the format keeps threads apart (pprof's labels). */
+	a = aggregate_new(p, &o, AGG_BY_THREAD);
+	ck_assert_uint_eq(a->stacks[0].count, 40);
+	ck_assert_uint_eq(a->nstacks, 8);
+	aggregate_free(a);
+
+	o.root = REPORT_ROOT_TID;
+	a = aggregate_new(p, &o, 0);
+	ck_assert_uint_eq(a->nroots, 4);
+	ck_assert_uint_eq(root_count(a, "app-100"), 50);
+	ck_assert_uint_eq(root_count(a, "worker-101"), 30);
+	ck_assert_uint_eq(root_count(a, "other-200"), 10);
+	ck_assert_uint_eq(root_count(a, "java-300"), 10);
+	aggregate_free(a);
+	profile_free(p);
+}
+END_TEST
+
+/* The row of function name in a top table, NULL if none. */
+static const char *top_row(const char *text, const char *name, const char *module)
+{
+	const char *line = strstr(text, "Function");
+
+	for (; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		const char *end = strchr(line, '\n');
+		char buf[512];
+		char *cols[8];
+		size_t n = 0, len = end ? (size_t)(end - line) : strlen(line);
+		char *save = NULL;
+
+		if (len >= sizeof(buf))
+			continue;
+		memcpy(buf, line, len);
+		buf[len] = '\0';
+		for (char *t = strtok_r(buf, " ", &save); t && n < 8;
+		     t = strtok_r(NULL, " ", &save))
+			cols[n++] = t;
+		if (n == 6 && strcmp(cols[4], name) == 0 && strcmp(cols[5], module) == 0)
+			return line;
+	}
+	return NULL;
+}
+
+static void assert_row(const char *text, const char *name, const char *module, const char *counts)
+{
+	const char *row = top_row(text, name, module);
+
+	ck_assert_msg(row != NULL, "no row for %s in\n%s", name, text);
+	ck_assert_msg(strncmp(row, counts, strlen(counts)) == 0, "%s: row '%.60s', want '%s'", name,
+		      row, counts);
+}
+
+/*
+ * Self is the innermost level of the leaf; total counts a sample once
+ * however often the function appears in it (S3 recurses four deep).
+ */
+START_TEST(test_top_counts)
+{
+	struct profile *p = synth_profile();
+	struct report_opts o = {.rows = -1, .columns = 100};
+	char *text = run_format(fmt_top, p, &o, NULL);
+
+	assert_row(text, "leaf_inl_[i]", "app", " 45.0%   55.0%     45     55");
+	assert_row(text, "mid_inl_[i]", "app", "  0.0%   55.0%      0     55");
+	assert_row(text, "work", "app", "  0.0%   55.0%      0     55");
+	assert_row(text, "recurse", "app", " 20.0%   20.0%     20     20");
+	assert_row(text, "main", "app", "  0.0%   88.0%      0     88");
+	assert_row(text, "__libc_start_call_main", "libc.so.6", "  0.0%   88.0%      0     88");
+	assert_row(text, "clear_page_erms_[k]", "[kernel.kallsyms]",
+		   " 12.0%   12.0%     12     12");
+	assert_row(text, "[unknown+0x7f00dead0000]", "[unknown]", "  0.0%   10.0%      0     10");
+	assert_row(text, "LambdaForm$MH.invoke", "perf-300.map", " 10.0%   10.0%     10     10");
+	/* Sorted by self, then total. */
+	ck_assert(top_row(text, "leaf_inl_[i]", "app") < top_row(text, "recurse", "app"));
+	ck_assert(top_row(text, "main", "app") < top_row(text, "work", "app"));
+	free(text);
+
+	o.sort = REPORT_SORT_TOTAL;
+	text = run_format(fmt_top, p, &o, NULL);
+	ck_assert(top_row(text, "main", "app") < top_row(text, "leaf_inl_[i]", "app"));
+	free(text);
+	profile_free(p);
+}
+END_TEST
+
+static size_t columns_of(const char *line, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		if (((unsigned char)line[i] & 0xc0) != 0x80)
+			n++;
+	return n;
+}
+
+/* Whatever the width, no line is longer, and long names end in "...". */
+START_TEST(test_top_width)
+{
+	struct profile *p = synth_profile();
+	struct report_opts o = {.rows = -1};
+	static const int widths[] = {60, 80, 100, 132};
+
+	for (size_t w = 0; w < ARRAY_SIZE(widths); w++) {
+		char *text, *line, *save = NULL;
+
+		o.columns = widths[w];
+		for (int lines = 0; lines < 2; lines++) {
+			o.names.lines = lines;
+			text = run_format(fmt_top, p, &o, NULL);
+			ck_assert_ptr_nonnull(strstr(text, "std::vec"));
+			ck_assert_ptr_nonnull(strstr(text, "...  "));
+			for (line = strtok_r(text, "\n", &save); line;
+			     line = strtok_r(NULL, "\n", &save))
+				ck_assert_msg(columns_of(line, strlen(line)) <= (size_t)widths[w],
+					      "%zu columns > %d: '%s'",
+					      columns_of(line, strlen(line)), widths[w], line);
+			free(text);
+		}
+	}
+	profile_free(p);
+}
+END_TEST
+
+START_TEST(test_top_rows)
+{
+	struct profile *p = synth_profile();
+	struct report_opts o = {.rows = 3, .columns = 100};
+	char *text = run_format(fmt_top, p, &o, NULL);
+	const char *table = strstr(text, " Self%");
+	size_t n = 0;
+
+	ck_assert_ptr_nonnull(table);
+	for (const char *c = table; *c; c++)
+		n += *c == '\n';
+	ck_assert_uint_eq(n, 1 + 3 + 1);
+	ck_assert_ptr_nonnull(strstr(text, "... 10 more functions (-n 0 shows them all)\n"));
+	free(text);
+	profile_free(p);
+}
+END_TEST
+
+START_TEST(test_empty)
+{
+	struct profile *p = profile_new();
+	struct report_opts o = {.rows = -1, .columns = 80};
+	char *text;
+	size_t len;
+
+	text = run_format(fmt_top, p, &o, NULL);
+	ck_assert_ptr_nonnull(strstr(text, "\nNo samples.\n"));
+	free(text);
+	text = run_format(fmt_folded, p, &o, NULL);
+	ck_assert_str_eq(text, "");
+	free(text);
+	text = run_format(fmt_svg, p, &o, NULL);
+	ck_assert_ptr_nonnull(strstr(text, "No samples."));
+	ck_assert_ptr_nonnull(strstr(text, "</svg>\n"));
+	free(text);
+	text = run_format(fmt_pprof, p, &o, &len);
+	ck_assert_uint_ge(len, 18);
+	ck_assert_int_eq((unsigned char)text[0], 0x1f);
+	ck_assert_int_eq((unsigned char)text[1], 0x8b);
+	free(text);
+	profile_free(p);
+}
+END_TEST
+
+static void assert_bytes(const struct pb *b, const char *hex)
+{
+	char got[256] = "";
+
+	for (size_t i = 0; i < b->len && 2 * i + 2 < sizeof(got); i++)
+		snprintf(got + 2 * i, 3, "%02x", b->buf[i]);
+	ck_assert_str_eq(got, hex);
+}
+
+START_TEST(test_protobuf)
+{
+	struct pb b = {0};
+	struct pb m = {0};
+
+	pb_varint(&b, 0);
+	pb_varint(&b, 1);
+	pb_varint(&b, 127);
+	assert_bytes(&b, "00017f");
+	b.len = 0;
+	pb_varint(&b, 128);
+	pb_varint(&b, 300);
+	assert_bytes(&b, "8001ac02");
+	b.len = 0;
+	pb_varint(&b, UINT64_MAX);
+	assert_bytes(&b, "ffffffffffffffffff01");
+	/* The examples of the protobuf encoding guide. */
+	b.len = 0;
+	pb_uint(&b, 1, 150);
+	assert_bytes(&b, "089601");
+	b.len = 0;
+	pb_string(&b, 2, "testing");
+	assert_bytes(&b, "120774657374696e67");
+	b.len = 0;
+	pb_uint(&m, 1, 150);
+	pb_message(&b, 3, &m);
+	assert_bytes(&b, "1a03089601");
+	b.len = 0;
+	pb_string(&b, 6, "");
+	pb_uint(&b, 16, 1);
+	assert_bytes(&b, "32008001"
+			 "01");
+	pb_release(&b);
+	pb_release(&m);
+	pb_release(&b); /* twice: a no-op */
+}
+END_TEST
+
+/* The pprof output inflates to a Profile that starts with its sample types. */
+START_TEST(test_pprof_gzip)
+{
+	struct profile *p = synth_profile();
+	struct report_opts o = {.rows = -1};
+	size_t len;
+	char *gz = run_format(fmt_pprof, p, &o, &len);
+	unsigned char buf[1 << 16];
+	z_stream z = {0};
+
+	ck_assert_int_eq(inflateInit2(&z, 16 + MAX_WBITS), Z_OK);
+	z.next_in = (Bytef *)gz;
+	z.avail_in = (uInt)len;
+	z.next_out = buf;
+	z.avail_out = sizeof(buf);
+	ck_assert_int_eq(inflate(&z, Z_FINISH), Z_STREAM_END);
+	ck_assert_uint_eq(z.avail_in, 0);
+	/* 1: ValueType{1: 1 ("samples"), 2: 2 ("count")} */
+	ck_assert_int_eq(buf[0], 0x0a);
+	ck_assert_int_eq(buf[1], 4);
+	ck_assert_int_eq(buf[2], 0x08);
+	ck_assert_int_eq(buf[3], 1);
+	ck_assert_int_eq(buf[4], 0x10);
+	ck_assert_int_eq(buf[5], 2);
+	inflateEnd(&z);
+	free(gz);
+	profile_free(p);
+}
+END_TEST
+
+/* Frames under 1/1000 of the samples are left out, and the subtitle says so. */
+START_TEST(test_svg_elided)
+{
+	struct profile *p = profile_new();
+	uint32_t app = profile_add_module(p, "/bin/x", "", 0);
+	uint32_t fa = profile_intern_frame(p, app, 0, 0x10);
+	uint32_t fb = profile_intern_frame(p, app, 0, 0x20);
+	uint32_t fc = profile_intern_frame(p, app, 0, 0x30);
+	struct pm_line l = {0};
+	struct pm_sample s = {.pid = 1, .tid = 1};
+	struct report_opts o = {.rows = -1};
+	char *text;
+
+	l.func = strtab_add(&p->str, "hot");
+	profile_add_line(p, fa, &l);
+	l.func = strtab_add(&p->str, "rare");
+	profile_add_line(p, fb, &l);
+	l.func = strtab_add(&p->str, "rarer");
+	profile_add_line(p, fc, &l);
+	s.comm = strtab_add(&p->str, "x");
+	s.stack = profile_intern_stack(p, (uint32_t[]){fa}, 1);
+	for (int i = 0; i < 1999; i++)
+		profile_add_sample(p, &s);
+	s.stack = profile_intern_stack(p, (uint32_t[]){fc, fb}, 2);
+	profile_add_sample(p, &s);
+	text = run_format(fmt_svg, p, &o, NULL);
+	ck_assert_ptr_nonnull(strstr(text, "<title>hot (1999 samples, 99.95%)</title>"));
+	ck_assert_ptr_null(strstr(text, "<title>rare"));
+	ck_assert_ptr_nonnull(strstr(text, "2000 samples; 2 frames under 0.1% of the samples "
+					   "left out"));
+	free(text);
+	profile_free(p);
+}
+END_TEST
+
+/* Names reach the SVG as well-formed XML text, whatever their bytes. */
+START_TEST(test_svg_escaping)
+{
+	struct profile *p = profile_new();
+	uint32_t app = profile_add_module(p, "/bin/x", "", 0);
+	uint32_t f = profile_intern_frame(p, app, 0, 0x10);
+	struct pm_line l = {0};
+	struct pm_sample s = {.pid = 1, .tid = 1};
+	struct report_opts o = {.rows = -1};
+	char *text;
+
+	l.func = strtab_add(&p->str, "a<b>&\"c'\xff\xc3(\xed\xa0\x80\xc3\xa9\xe2\x88\x9a");
+	profile_add_line(p, f, &l);
+	s.comm = strtab_add(&p->str, "t\x01;");
+	s.stack = profile_intern_stack(p, &f, 1);
+	profile_add_sample(p, &s);
+	profile_set_meta(p, "command", "record -- sh -c 'a && b < c'");
+	text = run_format(fmt_svg, p, &o, NULL);
+	ck_assert_ptr_nonnull(strstr(text, "<title>a&lt;b&gt;&amp;&quot;c&apos;?"
+					   "?(???\xc3\xa9\xe2\x88\x9a (1 "
+					   "sample, 100.00%)</title>"));
+	ck_assert_ptr_nonnull(strstr(text, "<title>t?: (1 sample"));
+	ck_assert_ptr_nonnull(strstr(text, "perfmini: record -- sh -c &apos;a &amp;&amp; b &lt; "
+					   "c&apos;</text>"));
+	ck_assert_ptr_null(strstr(svg_script, "]]>"));
+	free(text);
+	profile_free(p);
+}
+END_TEST
+
+static Suite *report_suite(void)
+{
+	Suite *s = suite_create("report");
+	TCase *tc = tcase_create("aggregate");
+
+	tcase_add_test(tc, test_aggregate_all);
+	tcase_add_test(tc, test_aggregate_no_kernel);
+	tcase_add_test(tc, test_aggregate_kernel_only);
+	tcase_add_test(tc, test_aggregate_ids);
+	tcase_add_test(tc, test_aggregate_comm);
+	tcase_add_test(tc, test_aggregate_time);
+	tcase_add_test(tc, test_parse_errors);
+	tcase_add_test(tc, test_aggregate_roots);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("formats");
+	tcase_add_test(tc, test_top_counts);
+	tcase_add_test(tc, test_top_width);
+	tcase_add_test(tc, test_top_rows);
+	tcase_add_test(tc, test_empty);
+	tcase_add_test(tc, test_protobuf);
+	tcase_add_test(tc, test_pprof_gzip);
+	tcase_add_test(tc, test_svg_elided);
+	tcase_add_test(tc, test_svg_escaping);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(report_suite());
+}
