@@ -88,18 +88,20 @@ static void print_one(struct target *t, uint64_t addr)
 	struct module *m = t->exe;
 	struct symres r;
 	uint64_t frame_addr = addr;
+	const char *where;
 
 	if (!m) {
 		map = model_find(&t->model, t->pid, addr);
 		m = map ? map->mod : NULL;
-		if (!m)
+		/* Memory that maps no file: JIT code, named by the perf map if any. */
+		if (!m || m->kind == MODULE_ANON)
 			m = model_perfmap(&t->model, t->pid);
-		if (m && m->kind != MODULE_PERFMAP)
+		else
 			frame_addr = addr_to_file_offset(addr, map->start, map->pgoff);
 	}
-	if (!m || !symbolize_addr(&t->mods, m, frame_addr, m == t->exe, &r) ||
-	    (!r.symname && r.n == 1 && !r.lv[0].func && !r.lv[0].file)) {
-		printf("0x%llx ?\? %s\n", (unsigned long long)addr, m ? m->path : "[no mapping]");
+	where = m ? m->path : map ? "[anon]" : "[no mapping]";
+	if (!m || !symbolize_addr(&t->mods, m, frame_addr, m == t->exe, &r)) {
+		printf("0x%llx ?\? %s\n", (unsigned long long)addr, where);
 		if (m)
 			symres_release(&r);
 		return;
@@ -107,9 +109,9 @@ static void print_one(struct target *t, uint64_t addr)
 	if (r.symname || r.lv[r.n - 1].func)
 		printf("0x%llx %s+0x%llx %s\n", (unsigned long long)addr,
 		       r.symname ? r.symname : r.lv[r.n - 1].func, (unsigned long long)r.symoff,
-		       m->path);
+		       where);
 	else
-		printf("0x%llx ?\? %s\n", (unsigned long long)addr, m->path);
+		printf("0x%llx ?\? %s\n", (unsigned long long)addr, where);
 	for (int i = 0; i < r.n; i++) {
 		if (!r.lv[i].file && !r.lv[i].line)
 			continue;
@@ -141,7 +143,8 @@ int cmd_symbolize(int argc, char **argv)
 			}
 			break;
 		case OPT_DEBUG_DIR:
-			module_set_add_debug_dir(&t.mods, optarg);
+			if (module_set_add_debug_dir(&t.mods, optarg) < 0)
+				die("bad --debug-dir '%s': %s", optarg, strerror(errno));
 			break;
 		case 'h':
 			fputs(usage, stdout);

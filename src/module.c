@@ -66,12 +66,18 @@ void module_set_release(struct module_set *s)
 	memset(s, 0, sizeof(*s));
 }
 
-void module_set_add_debug_dir(struct module_set *s, const char *dir)
+int module_set_add_debug_dir(struct module_set *s, const char *dir)
 {
-	char *old = s->debuginfo_path;
+	char *old = s->debuginfo_path, *full;
 
-	s->debuginfo_path = xasprintf("%s:%s", old ? old : DEFAULT_DEBUGINFO_PATH, dir);
+	/* libdwfl takes relative entries as relative to each binary's directory. */
+	full = realpath(dir, NULL);
+	if (!full)
+		return -errno;
+	s->debuginfo_path = xasprintf("%s:%s", old ? old : DEFAULT_DEBUGINFO_PATH, full);
+	free(full);
 	free(old);
+	return 0;
 }
 
 enum module_kind module_kind_of(const char *path, uint64_t ino)

@@ -115,8 +115,11 @@ struct module *module_set_kernel(struct module_set *s);
  * user or root; NULL otherwise.
  */
 struct module *module_set_perfmap(struct module_set *s, uint32_t pid);
-/* Adds a directory searched for debug files (by build-id and by name). */
-void module_set_add_debug_dir(struct module_set *s, const char *dir);
+/*
+ * Adds a directory searched for debug files (by build-id and by name),
+ * made absolute. Returns 0 or -errno (no such directory).
+ */
+int module_set_add_debug_dir(struct module_set *s, const char *dir);
 
 /* Kind of a mapping name as the kernel reports it. */
 enum module_kind module_kind_of(const char *path, uint64_t ino);

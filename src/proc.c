@@ -235,8 +235,14 @@ struct module *model_perfmap(struct model *m, uint32_t pid)
 {
 	struct process *p = model_process(m, pid);
 
-	if (!p->perfmap_checked && m->live) {
-		p->perfmap_checked = true;
+	uint64_t now;
+
+	/* A runtime may write its map after its first JIT code runs: look again, now and then. */
+	if (p->perfmap || !m->live)
+		return p->perfmap;
+	now = now_ns();
+	if (!p->perfmap_checked_ns || now - p->perfmap_checked_ns >= 1000000000ULL) {
+		p->perfmap_checked_ns = now;
 		p->perfmap = module_set_perfmap(m->mods, pid);
 	}
 	return p->perfmap;

@@ -27,9 +27,9 @@ struct process {
 	uint32_t pid;
 	char comm[COMM_MAX];
 	struct maps *maps;
-	uint64_t seeded_ns; /* when /proc/PID/maps was last read, 0 never */
-	bool perfmap_checked;
-	struct module *perfmap; /* its JIT perf map, if it has one */
+	uint64_t seeded_ns;	     /* when /proc/PID/maps was last read, 0 never */
+	uint64_t perfmap_checked_ns; /* when /tmp/perf-PID.map was last looked for */
+	struct module *perfmap;	     /* its JIT perf map, if it has one */
 };
 
 struct thread {

@@ -831,7 +831,8 @@ int record_run(const struct record_opts *o)
 	r.pages = o->mmap_pages;
 	module_set_init(&r.mods);
 	for (size_t i = 0; i < o->ndebug_dirs; i++)
-		module_set_add_debug_dir(&r.mods, o->debug_dirs[i]);
+		if (module_set_add_debug_dir(&r.mods, o->debug_dirs[i]) < 0)
+			die("bad --debug-dir '%s': %s", o->debug_dirs[i], strerror(errno));
 	model_init(&r.model, &r.mods, true);
 	r.prof = profile_new();
 	r.kernel = module_set_kernel(&r.mods);

@@ -1,0 +1,91 @@
+#!/bin/sh
+# Debug files from a debuginfod server: sym-dinfod is stripped (no .symtab,
+# no debug link) and its debug file exists only in a directory that a
+# debuginfod server started here (debuginfod -F, on a free port, reached
+# through 127.0.0.1) serves. The recording runs with DEBUGINFOD_URLS
+# naming the server and an empty DEBUGINFOD_CACHE_PATH; its samples must
+# name dinfod_hot, called from main, and the debug file must then be in
+# that cache (fetched from the server). The server is stopped at the end.
+set -eu
+. "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "$srcdir/tests/symlib.sh"
+
+need_target sym-dinfod
+need_target sym-dinfod.dbg
+exe=$TARGETS/sym-dinfod
+command -v debuginfod >/dev/null 2>&1 ||
+	fail "no debuginfod program: install the Debian package debuginfod"
+command -v debuginfod-find >/dev/null 2>&1 ||
+	fail "no debuginfod-find program: install the Debian package debuginfod"
+LC_ALL=C readelf -SW "$exe" >"$tmp/sections"
+! grep -q ' \.symtab ' "$tmp/sections" || fail "sym-dinfod has a .symtab: the test proves nothing"
+! grep -q ' \.gnu_debuglink ' "$tmp/sections" || fail "sym-dinfod has a .gnu_debuglink"
+id=$(LC_ALL=C readelf -nW "$exe" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
+[ -n "$id" ] || fail "sym-dinfod has no build-id"
+
+mkdir -p "$tmp/srv" "$tmp/probe-cache"
+cp "$TARGETS/sym-dinfod.dbg" "$tmp/srv/sym-dinfod.dbg"
+
+# Whether TCP port $1 is in use (listening or connected) here.
+port_busy() {
+	pb_hex=$(printf '%04X' "$1")
+	cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+		awk -v p=":$pb_hex" '$2 ~ p "$" { found = 1 } END { exit !found }'
+}
+
+# A free port: tried in turn from one derived from the pid; the server
+# failing to start (another took the port meanwhile) moves on to the next.
+port=
+srv_pid=
+tries=0
+cand=$((20000 + ($$ * 7919) % 40000))
+while [ -z "$port" ] && [ "$tries" -lt 8 ]; do
+	tries=$((tries + 1))
+	cand=$((20000 + (cand - 20000 + 1009) % 40000))
+	port_busy "$cand" && continue
+	debuginfod -F -p "$cand" -d "$tmp/srv.sqlite" -c 1 -g 0 -t 0 "$tmp/srv" \
+		>"$tmp/srv.log" 2>&1 &
+	srv_pid=$!
+	track "$srv_pid"
+	# Ready once it answers for the build-id (its first scan is done); a
+	# new cache each time, as the client caches "not found" for minutes.
+	n=0
+	while [ "$n" -lt 150 ]; do
+		alive "$srv_pid" || break
+		if DEBUGINFOD_URLS="http://127.0.0.1:$cand" DEBUGINFOD_TIMEOUT=5 \
+			DEBUGINFOD_CACHE_PATH="$tmp/probe-cache/$cand.$n" \
+			debuginfod-find debuginfo "$id" >/dev/null 2>&1; then
+			port=$cand
+			break
+		fi
+		n=$((n + 1))
+		sleep 0.2
+	done
+	if [ -z "$port" ]; then
+		kill_tree "$srv_pid" TERM
+		wait_exit "$srv_pid" 5 || kill_tree "$srv_pid" KILL
+		wait "$srv_pid" 2>/dev/null || :
+		if [ "$n" -ge 150 ]; then
+			cat "$tmp/srv.log" >&3
+			fail "debuginfod on port $cand did not serve $id within 30 s"
+		fi
+		say "debuginfod could not start on port $cand: $(tail -n 2 "$tmp/srv.log")"
+	fi
+done
+[ -n "$port" ] || fail "could not start debuginfod on a free port in $tries tries"
+say "debuginfod serves $tmp/srv at http://127.0.0.1:$port"
+
+need_perf
+DEBUGINFOD_URLS="http://127.0.0.1:$port"
+DEBUGINFOD_CACHE_PATH=$tmp/cache
+DEBUGINFOD_TIMEOUT=10
+export DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH DEBUGINFOD_TIMEOUT
+record_cmd dinfod -- "$exe" 1
+unset DEBUGINFOD_URLS
+[ -s "$tmp/cache/$id/debuginfo" ] ||
+	fail "perfmini did not fetch the debug file into DEBUGINFOD_CACHE_PATH ($tmp/cache/$id/debuginfo)"
+check_user "$tmp/dinfod.folded" "main;dinfod_hot" sym-dinfod 200
+
+kill_tree "$srv_pid" TERM
+wait_exit "$srv_pid" 10 || fail "debuginfod did not stop within 10 s of SIGTERM"
+wait "$srv_pid" 2>/dev/null || :
