@@ -733,6 +733,16 @@ static void write_unwind_meta(struct recorder *r)
 	free(b.buf);
 }
 
+/* Most stacks first. */
+static int cmp_cut(const void *a, const void *b)
+{
+	const struct hmap_slot *x = a, *y = b;
+
+	if (x->val != y->val)
+		return x->val > y->val ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
 /* Summary lines: the share of stacks that reached the entry, and the worst cuts. */
 static void print_unwind_summary(const struct recorder *r)
 {
@@ -745,6 +755,25 @@ static void print_unwind_summary(const struct recorder *r)
 			fprintf(stderr, "; %llu %s", (unsigned long long)r->unwind_ends[e],
 				unwind_end_text((enum unwind_end)e));
 	fputc('\n', stderr);
+	/* Where they stopped: the three (module, reason) pairs with most stacks. */
+	{
+		struct hmap_slot *cuts = xcalloc(r->cut.count + 1, sizeof(*cuts));
+		size_t n = 0;
+
+		for (size_t i = 0; i < r->cut.cap; i++)
+			if (r->cut.slots[i].key)
+				cuts[n++] = r->cut.slots[i];
+		qsort(cuts, n, sizeof(*cuts), cmp_cut);
+		for (size_t i = 0; i < n && i < 3; i++) {
+			uint64_t mod = (cuts[i].key >> 8) - 1;
+
+			fprintf(stderr, "perfmini: %s: %.1f%% of the stacks stopped there: %s\n",
+				mod ? r->mods.mods[mod - 1]->path : "[unknown]",
+				100.0 * (double)cuts[i].val / (double)r->unwound,
+				unwind_end_text((enum unwind_end)(cuts[i].key & 0xff)));
+		}
+		free(cuts);
+	}
 }
 
 static void write_meta(struct recorder *r, uint64_t end_ns, time_t wall_start)
