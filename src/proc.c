@@ -163,11 +163,10 @@ void model_exit(struct model *m, uint32_t pid, uint32_t tid)
 void model_mmap(struct model *m, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		const struct module_key *k, uint32_t prot)
 {
-	struct process *p = find_process(m, pid);
+	/* A process first met in a mapping is named (and seeded) from /proc. */
+	struct process *p = model_process(m, pid);
 	struct mapping map;
 
-	if (!p)
-		p = add_process(m, pid, NULL);
 	if (!(prot & PROT_EXEC)) {
 		/* A data mapping over code removes that code. */
 		maps_remove(p->maps, start, start + len);

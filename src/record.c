@@ -257,6 +257,8 @@ static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_
 				first = true;
 				continue;
 			}
+			if (ip == 0)
+				continue; /* the end of a broken chain, not code */
 			if (!first)
 				ip--;
 			first = false;

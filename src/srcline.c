@@ -215,8 +215,10 @@ static struct unit_scopes *unit_scopes(struct module *m, Dwarf_Die *cu)
 	u = xcalloc(1, sizeof(*u));
 	index_die(u, cu, -1, 0);
 	u->sorted = xmalloc((u->nranges ? u->nranges : 1) * sizeof(*u->sorted));
-	memcpy(u->sorted, u->ranges, u->nranges * sizeof(*u->sorted));
-	qsort(u->sorted, u->nranges, sizeof(*u->sorted), cmp_range);
+	if (u->nranges) {
+		memcpy(u->sorted, u->ranges, u->nranges * sizeof(*u->sorted));
+		qsort(u->sorted, u->nranges, sizeof(*u->sorted), cmp_range);
+	}
 	slot->val = (uintptr_t)u;
 	return u;
 }

@@ -52,9 +52,11 @@ mkdir -p "$top_builddir/tests"
 tmp=$(mktemp -d "$top_builddir/tests/$test_name.tmp.XXXXXX") || fail "mktemp failed"
 started=
 
+# Only children of this shell are killed: a pid that was reaped and reused
+# belongs to someone else.
 cleanup() {
 	for cl_pid in $started; do
-		if alive "$cl_pid"; then
+		if alive "$cl_pid" && [ "$(ppid_of "$cl_pid")" = "$$" ]; then
 			kill_tree "$cl_pid" KILL
 		fi
 	done
@@ -78,6 +80,15 @@ alive() {
 	Z* | X* | '') return 1 ;;
 	esac
 	return 0
+}
+
+# The parent of process PID (empty if there is no such process).
+ppid_of() {
+	pp_line=
+	read -r pp_line 2>/dev/null <"/proc/$1/stat" || return 0
+	pp_rest=${pp_line##*) }
+	pp_rest=${pp_rest#* }
+	echo "${pp_rest%% *}"
 }
 
 # The pids whose parent is PID.
@@ -346,7 +357,9 @@ check_share() {
 	fi
 }
 
-# The N heaviest lines of a folded file.
+# The N heaviest lines of a folded file, long stacks cut to their last
+# 300 characters.
 top_stacks() {
-	awk '{ print $NF "\t" $0 }' "$1" | sort -rn | head -n "$2" | cut -f 2-
+	awk '{ print $NF "\t" (length($0) > 300 ? "..." substr($0, length($0) - 299) : $0) }' \
+		"$1" | sort -rn | head -n "$2" | cut -f 2-
 }
