@@ -53,6 +53,7 @@ static void module_free(struct module *m)
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
 	symtab_release(&m->syms);
+	pthread_mutex_destroy(&m->lock);
 	free(m);
 }
 
@@ -152,6 +153,7 @@ static struct module *add_module(struct module_set *s, struct hmap_slot *slot,
 	m->ino = k->ino;
 	m->kind = module_kind_of(k->path, k->ino);
 	m->fd = -1;
+	pthread_mutex_init(&m->lock, NULL);
 	symtab_init(&m->syms);
 	hmap_init(&m->demangled);
 	hmap_init(&m->paths);
@@ -376,15 +378,12 @@ static int load_vdso(struct module *m)
 	return 0;
 }
 
-int module_prepare_unwind(struct module *m)
+static int prepare_unwind(struct module *m)
 {
 	struct stat st;
 	Elf *e;
 	size_t phnum;
 
-	if (m->unwind_ready)
-		return m->bytes ? 0 : -ENOENT;
-	m->unwind_ready = true;
 	if (m->kind == MODULE_VDSO) {
 		if (vdso_image(m) < 0)
 			return -ENOENT;
@@ -504,7 +503,33 @@ fail_dwfl:
 	return 0;
 }
 
+int module_prepare_unwind(struct module *m)
+{
+	int ret;
+
+	/* unwind_ready is the recorder thread's alone: no lock on this path. */
+	if (m->unwind_ready)
+		return m->bytes ? 0 : -ENOENT;
+	pthread_mutex_lock(&m->lock);
+	ret = prepare_unwind(m);
+	pthread_mutex_unlock(&m->lock);
+	m->unwind_ready = true;
+	return ret;
+}
+
+static int load(struct module_set *s, struct module *m);
+
 int module_load(struct module_set *s, struct module *m)
+{
+	int ret;
+
+	pthread_mutex_lock(&m->lock);
+	ret = load(s, m);
+	pthread_mutex_unlock(&m->lock);
+	return ret;
+}
+
+static int load(struct module_set *s, struct module *m)
 {
 	Elf *e;
 	int n, ret = 0;

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include <elfutils/libdwfl.h>
+#include <pthread.h>
 
 #include "addr.h"
 #include "elfread.h"
@@ -56,7 +57,15 @@ struct module {
 	uint8_t build_id[BUILD_ID_MAX];
 	size_t build_id_len;
 
-	uint32_t pid; /* MODULE_PERFMAP: whose map */
+	uint32_t pid;	 /* MODULE_PERFMAP: whose map */
+	bool prefetched; /* handed to the symbolizer's prefetch (recorder thread only) */
+
+	/*
+	 * Serializes module_load and the first module_prepare_unwind, which
+	 * may run on the prefetch thread and the recorder thread at once.
+	 * What they fill in is not changed afterwards.
+	 */
+	pthread_mutex_t lock;
 
 	/* Filled by module_load at symbolization. */
 	bool loaded;

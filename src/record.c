@@ -89,6 +89,8 @@ struct recorder {
 	uint64_t nsamples, lost, lost_samples, bad_records;
 	uint32_t frames[MAX_FRAMES];
 
+	struct prefetch *prefetch;
+
 	/* DWARF mode. */
 	struct unwinder *unwinder;
 	uint64_t uips[MAX_FRAMES];
@@ -203,12 +205,19 @@ static void user_frame(struct recorder *r, uint32_t pid, uint64_t a, uint32_t *n
 	const struct mapping *map = model_find(&r->model, pid, a);
 	struct module *jit;
 
-	if (map && map->mod && map->mod->kind != MODULE_ANON)
+	if (map && map->mod && map->mod->kind != MODULE_ANON) {
+		prefetch_module(r->prefetch, map->mod);
 		add_frame(r, n, map->mod->id, 0, addr_to_file_offset(a, map->start, map->pgoff));
-	else if ((jit = model_perfmap(&r->model, pid)))
+	} else if ((jit = model_perfmap(&r->model, pid)))
 		add_frame(r, n, jit->id, 0, a);
 	else
 		add_frame(r, n, PM_NONE, 0, a);
+}
+
+static void kernel_frame(struct recorder *r, uint64_t a, uint32_t *n)
+{
+	prefetch_module(r->prefetch, r->kernel);
+	add_frame(r, n, r->kernel->id, PM_FRAME_KERNEL, a);
 }
 
 static void note_sampled(struct hmap *h, uint32_t id, uint32_t other)
@@ -263,12 +272,12 @@ static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_
 				ip--;
 			first = false;
 			if (ctx == (uint64_t)PERF_CONTEXT_KERNEL)
-				add_frame(r, &n, r->kernel->id, PM_FRAME_KERNEL, ip);
+				kernel_frame(r, ip, &n);
 			else if (ctx == (uint64_t)PERF_CONTEXT_USER)
 				user_frame(r, s->pid, ip, &n);
 		}
 	} else if ((misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) {
-		add_frame(r, &n, r->kernel->id, PM_FRAME_KERNEL, s->ip);
+		kernel_frame(r, s->ip, &n);
 	} else if (!r->unwinder) {
 		user_frame(r, s->pid, s->ip, &n);
 	}
@@ -867,6 +876,7 @@ int record_run(const struct record_opts *o)
 	model_init(&r.model, &r.mods, true);
 	r.prof = profile_new();
 	r.kernel = module_set_kernel(&r.mods);
+	r.prefetch = prefetch_start(&r.mods);
 	hmap_init(&r.sampled_tids);
 	hmap_init(&r.sampled_pids);
 
@@ -980,6 +990,8 @@ int record_run(const struct record_opts *o)
 		r.child_exited = true;
 	}
 
+	prefetch_finish(r.prefetch);
+	r.prefetch = NULL;
 	symbolize_profile(r.prof, &r.mods, NULL);
 	add_threads(&r);
 	write_meta(&r, end_ns, wall_start);

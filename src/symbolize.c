@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "demangle.h"
@@ -196,4 +197,91 @@ void symbolize_print_missing(const struct profile *p, FILE *f, size_t max)
 	if (n > max)
 		fprintf(f, "perfmini: and %zu more modules with unnamed frames\n", n - max);
 	free(m);
+}
+
+struct prefetch {
+	struct module_set *set;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct module **queue;
+	size_t head, n, cap;
+	bool done;
+};
+
+/* What the stop would do first for m: symbols, DWARF, libdw's address ranges. */
+static void warm(struct module_set *s, struct module *m)
+{
+	Dwarf_Addr bias;
+
+	module_load(s, m);
+	pthread_mutex_lock(&m->lock);
+	if (m->dwmod && dwfl_module_getdwarf(m->dwmod, &bias) && m->nsegs)
+		dwfl_module_addrdie(m->dwmod, m->segs[0].vaddr + m->dwbias, &bias);
+	pthread_mutex_unlock(&m->lock);
+}
+
+static void *prefetch_main(void *arg)
+{
+	struct prefetch *pf = arg;
+
+	pthread_mutex_lock(&pf->lock);
+	for (;;) {
+		struct module *m;
+
+		while (pf->head == pf->n && !pf->done)
+			pthread_cond_wait(&pf->cond, &pf->lock);
+		if (pf->head == pf->n)
+			break;
+		m = pf->queue[pf->head++];
+		pthread_mutex_unlock(&pf->lock);
+		warm(pf->set, m);
+		pthread_mutex_lock(&pf->lock);
+	}
+	pthread_mutex_unlock(&pf->lock);
+	return NULL;
+}
+
+struct prefetch *prefetch_start(struct module_set *s)
+{
+	struct prefetch *pf = xcalloc(1, sizeof(*pf));
+
+	pf->set = s;
+	pthread_mutex_init(&pf->lock, NULL);
+	pthread_cond_init(&pf->cond, NULL);
+	if (pthread_create(&pf->thread, NULL, prefetch_main, pf) != 0) {
+		/* Not fatal: the stop loads everything itself. */
+		pthread_mutex_destroy(&pf->lock);
+		pthread_cond_destroy(&pf->cond);
+		free(pf);
+		return NULL;
+	}
+	return pf;
+}
+
+void prefetch_module(struct prefetch *pf, struct module *m)
+{
+	if (!pf || m->prefetched)
+		return;
+	m->prefetched = true;
+	pthread_mutex_lock(&pf->lock);
+	xgrow(&pf->queue, &pf->cap, pf->n + 1, sizeof(*pf->queue));
+	pf->queue[pf->n++] = m;
+	pthread_cond_signal(&pf->cond);
+	pthread_mutex_unlock(&pf->lock);
+}
+
+void prefetch_finish(struct prefetch *pf)
+{
+	if (!pf)
+		return;
+	pthread_mutex_lock(&pf->lock);
+	pf->done = true;
+	pthread_cond_signal(&pf->cond);
+	pthread_mutex_unlock(&pf->lock);
+	pthread_join(pf->thread, NULL);
+	pthread_mutex_destroy(&pf->lock);
+	pthread_cond_destroy(&pf->cond);
+	free(pf->queue);
+	free(pf);
 }

@@ -57,6 +57,21 @@ int symbolize_addr(struct module_set *s, struct module *m, uint64_t addr, bool i
 		   struct symres *r);
 void symres_release(struct symres *r);
 
+/*
+ * Loading modules ahead of the stop. The first frame of a module seen
+ * while recording hands it to a thread that loads its symbols, opens its
+ * DWARF and builds libdw's address ranges (and reads kallsyms for the
+ * kernel), so that the stop only looks addresses up. The prefetch thread
+ * touches modules only through module_load, which is locked per module.
+ */
+struct prefetch;
+
+struct prefetch *prefetch_start(struct module_set *s);
+/* Queues m unless it was queued before (recorder thread only). */
+void prefetch_module(struct prefetch *pf, struct module *m);
+/* Waits for the queued modules to be loaded, stops the thread, frees pf. */
+void prefetch_finish(struct prefetch *pf);
+
 /* Per module, how many sampled frames have no name. */
 struct missing {
 	uint32_t module; /* PM_NONE: frames in no known mapping */
