@@ -153,7 +153,15 @@ static struct module *add_module(struct module_set *s, struct hmap_slot *slot,
 	m->ino = k->ino;
 	m->kind = module_kind_of(k->path, k->ino);
 	m->fd = -1;
-	pthread_mutex_init(&m->lock, NULL);
+	{
+		/* Recursive: resolving a frame holds it around module_load. */
+		pthread_mutexattr_t attr;
+
+		pthread_mutexattr_init(&attr);
+		pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+		pthread_mutex_init(&m->lock, &attr);
+		pthread_mutexattr_destroy(&attr);
+	}
 	symtab_init(&m->syms);
 	hmap_init(&m->demangled);
 	hmap_init(&m->paths);

@@ -57,13 +57,13 @@ struct module {
 	uint8_t build_id[BUILD_ID_MAX];
 	size_t build_id_len;
 
-	uint32_t pid;	 /* MODULE_PERFMAP: whose map */
-	bool prefetched; /* handed to the symbolizer's prefetch (recorder thread only) */
+	uint32_t pid; /* MODULE_PERFMAP: whose map */
 
 	/*
-	 * Serializes module_load and the first module_prepare_unwind, which
-	 * may run on the prefetch thread and the recorder thread at once.
-	 * What they fill in is not changed afterwards.
+	 * Serializes module_load, the first module_prepare_unwind and the
+	 * lookups of the prefetch thread (recursive), which may run on the
+	 * prefetch thread and the recorder thread at once. What the first two
+	 * fill in is not changed afterwards.
 	 */
 	pthread_mutex_t lock;
 

@@ -196,8 +196,16 @@ static void queue_flush(struct recorder *r, uint64_t limit)
 static void add_frame(struct recorder *r, uint32_t *n, uint32_t module, uint32_t flags,
 		      uint64_t addr)
 {
-	if (*n < MAX_FRAMES)
-		r->frames[(*n)++] = profile_intern_frame(r->prof, module, flags, addr);
+	size_t before = r->prof->nframes;
+	uint32_t id;
+
+	if (*n == MAX_FRAMES)
+		return;
+	id = profile_intern_frame(r->prof, module, flags, addr);
+	r->frames[(*n)++] = id;
+	/* A new location: start naming it now, on the prefetch thread. */
+	if (r->prof->nframes != before && module != PM_NONE)
+		prefetch_frame(r->prefetch, r->mods.mods[module], id, addr);
 }
 
 static void user_frame(struct recorder *r, uint32_t pid, uint64_t a, uint32_t *n)
@@ -206,7 +214,6 @@ static void user_frame(struct recorder *r, uint32_t pid, uint64_t a, uint32_t *n
 	struct module *jit;
 
 	if (map && map->mod && map->mod->kind != MODULE_ANON) {
-		prefetch_module(r->prefetch, map->mod);
 		add_frame(r, n, map->mod->id, 0, addr_to_file_offset(a, map->start, map->pgoff));
 	} else if ((jit = model_perfmap(&r->model, pid)))
 		add_frame(r, n, jit->id, 0, a);
@@ -216,7 +223,6 @@ static void user_frame(struct recorder *r, uint32_t pid, uint64_t a, uint32_t *n
 
 static void kernel_frame(struct recorder *r, uint64_t a, uint32_t *n)
 {
-	prefetch_module(r->prefetch, r->kernel);
 	add_frame(r, n, r->kernel->id, PM_FRAME_KERNEL, a);
 }
 
@@ -990,9 +996,10 @@ int record_run(const struct record_opts *o)
 		r.child_exited = true;
 	}
 
-	prefetch_finish(r.prefetch);
+	prefetch_stop(r.prefetch);
+	symbolize_profile(r.prof, &r.mods, r.prefetch, NULL);
+	prefetch_free(r.prefetch);
 	r.prefetch = NULL;
-	symbolize_profile(r.prof, &r.mods, NULL);
 	add_threads(&r);
 	write_meta(&r, end_ns, wall_start);
 	if (datafile_write(r.prof, o->output, &written) < 0)

@@ -10,6 +10,33 @@
 #include "symbolize.h"
 #include "util.h"
 
+/* A frame's levels as the prefetch thread resolved them. */
+struct cached_frame {
+	uint32_t n; /* 0: not resolved (or no name) */
+	uint64_t symoff;
+	struct srcline *lv;
+	char *symname; /* owned; lv[].func may point at it */
+};
+
+struct frame_job {
+	struct module *m;
+	uint32_t frame;
+	uint64_t addr;
+};
+
+struct prefetch {
+	struct module_set *set;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct frame_job *jobs;
+	size_t head, n, cap;
+	bool done;
+	/* Written by the thread only, read after it has been joined. */
+	struct cached_frame *frames;
+	size_t nframes;
+};
+
 /* Kernel and perf-map frames carry absolute addresses, file frames offsets. */
 static bool absolute(const struct module *m)
 {
@@ -81,7 +108,23 @@ void symres_release(struct symres *r)
 	r->symname = NULL;
 }
 
-void symbolize_profile(struct profile *p, struct module_set *mods, struct symbolize_stats *st)
+/* The levels of frame i: the prefetch thread's, else resolved now. */
+static int frame_levels(struct prefetch *pf, struct module_set *mods, const struct pm_frame *f,
+			size_t i, struct symres *r)
+{
+	const struct cached_frame *c = pf && i < pf->nframes ? &pf->frames[i] : NULL;
+
+	if (!c || !c->lv)
+		return symbolize_addr(mods, mods->mods[f->module], f->addr, false, r);
+	r->n = (int)c->n;
+	r->symoff = c->symoff;
+	r->symname = NULL; /* c keeps it */
+	memcpy(r->lv, c->lv, c->n * sizeof(*c->lv));
+	return r->n;
+}
+
+void symbolize_profile(struct profile *p, struct module_set *mods, struct prefetch *pf,
+		       struct symbolize_stats *st)
 {
 	struct symbolize_stats local = {0};
 	struct symres *r = xmalloc(sizeof(*r));
@@ -92,8 +135,7 @@ void symbolize_profile(struct profile *p, struct module_set *mods, struct symbol
 		local.frames++;
 		if (f->module == PM_NONE || f->module >= mods->n || f->nlines)
 			continue;
-		if (!symbolize_addr(mods, mods->mods[f->module], f->addr, false, r) ||
-		    !r->lv[r->n - 1].func) {
+		if (!frame_levels(pf, mods, f, i, r) || !r->lv[r->n - 1].func) {
 			/* Unnamed (a place without a function is no name). */
 			symres_release(r);
 			continue;
@@ -199,46 +241,53 @@ void symbolize_print_missing(const struct profile *p, FILE *f, size_t max)
 	free(m);
 }
 
-struct prefetch {
-	struct module_set *set;
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct module **queue;
-	size_t head, n, cap;
-	bool done;
-};
-
-/* What the stop would do first for m: symbols, DWARF, libdw's address ranges. */
-static void warm(struct module_set *s, struct module *m)
+/* Resolves one frame on the prefetch thread, under its module's lock. */
+static void resolve(struct prefetch *pf, const struct frame_job *j, struct symres *r)
 {
-	Dwarf_Addr bias;
+	struct cached_frame *c;
 
-	module_load(s, m);
-	pthread_mutex_lock(&m->lock);
-	if (m->dwmod && dwfl_module_getdwarf(m->dwmod, &bias) && m->nsegs)
-		dwfl_module_addrdie(m->dwmod, m->segs[0].vaddr + m->dwbias, &bias);
-	pthread_mutex_unlock(&m->lock);
+	module_load(pf->set, j->m);
+	pthread_mutex_lock(&j->m->lock);
+	symbolize_addr(pf->set, j->m, j->addr, false, r);
+	pthread_mutex_unlock(&j->m->lock);
+	if (j->frame >= pf->nframes) {
+		size_t n = pf->nframes ? pf->nframes : 256;
+
+		while (n <= j->frame)
+			n *= 2;
+		pf->frames = xrealloc(pf->frames, n * sizeof(*pf->frames));
+		memset(pf->frames + pf->nframes, 0, (n - pf->nframes) * sizeof(*pf->frames));
+		pf->nframes = n;
+	}
+	c = &pf->frames[j->frame];
+	c->n = (uint32_t)r->n;
+	c->symoff = r->symoff;
+	c->symname = r->symname; /* kept: the levels may name it */
+	r->symname = NULL;
+	c->lv = r->n ? xmalloc((size_t)r->n * sizeof(*c->lv)) : NULL;
+	memcpy(c->lv, r->lv, (size_t)r->n * sizeof(*c->lv));
 }
 
 static void *prefetch_main(void *arg)
 {
 	struct prefetch *pf = arg;
+	struct symres *r = xmalloc(sizeof(*r));
 
 	pthread_mutex_lock(&pf->lock);
 	for (;;) {
-		struct module *m;
+		struct frame_job j;
 
 		while (pf->head == pf->n && !pf->done)
 			pthread_cond_wait(&pf->cond, &pf->lock);
 		if (pf->head == pf->n)
 			break;
-		m = pf->queue[pf->head++];
+		j = pf->jobs[pf->head++];
 		pthread_mutex_unlock(&pf->lock);
-		warm(pf->set, m);
+		resolve(pf, &j, r);
 		pthread_mutex_lock(&pf->lock);
 	}
 	pthread_mutex_unlock(&pf->lock);
+	free(r);
 	return NULL;
 }
 
@@ -250,7 +299,7 @@ struct prefetch *prefetch_start(struct module_set *s)
 	pthread_mutex_init(&pf->lock, NULL);
 	pthread_cond_init(&pf->cond, NULL);
 	if (pthread_create(&pf->thread, NULL, prefetch_main, pf) != 0) {
-		/* Not fatal: the stop loads everything itself. */
+		/* Not fatal: the stop resolves everything itself. */
 		pthread_mutex_destroy(&pf->lock);
 		pthread_cond_destroy(&pf->cond);
 		free(pf);
@@ -259,19 +308,21 @@ struct prefetch *prefetch_start(struct module_set *s)
 	return pf;
 }
 
-void prefetch_module(struct prefetch *pf, struct module *m)
+void prefetch_frame(struct prefetch *pf, struct module *m, uint32_t frame, uint64_t addr)
 {
-	if (!pf || m->prefetched)
+	if (!pf || (m->kind != MODULE_FILE && m->kind != MODULE_VDSO && m->kind != MODULE_KERNEL))
 		return;
-	m->prefetched = true;
 	pthread_mutex_lock(&pf->lock);
-	xgrow(&pf->queue, &pf->cap, pf->n + 1, sizeof(*pf->queue));
-	pf->queue[pf->n++] = m;
+	xgrow(&pf->jobs, &pf->cap, pf->n + 1, sizeof(*pf->jobs));
+	pf->jobs[pf->n].m = m;
+	pf->jobs[pf->n].frame = frame;
+	pf->jobs[pf->n].addr = addr;
+	pf->n++;
 	pthread_cond_signal(&pf->cond);
 	pthread_mutex_unlock(&pf->lock);
 }
 
-void prefetch_finish(struct prefetch *pf)
+void prefetch_stop(struct prefetch *pf)
 {
 	if (!pf)
 		return;
@@ -282,6 +333,18 @@ void prefetch_finish(struct prefetch *pf)
 	pthread_join(pf->thread, NULL);
 	pthread_mutex_destroy(&pf->lock);
 	pthread_cond_destroy(&pf->cond);
-	free(pf->queue);
+	free(pf->jobs);
+	pf->jobs = NULL;
+}
+
+void prefetch_free(struct prefetch *pf)
+{
+	if (!pf)
+		return;
+	for (size_t i = 0; i < pf->nframes; i++) {
+		free(pf->frames[i].lv);
+		free(pf->frames[i].symname);
+	}
+	free(pf->frames);
 	free(pf);
 }

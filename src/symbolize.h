@@ -22,7 +22,10 @@ struct symbolize_stats {
 	size_t frames, resolved;
 };
 
-void symbolize_profile(struct profile *p, struct module_set *mods, struct symbolize_stats *st);
+struct prefetch;
+/* pf: what a stopped prefetch thread resolved, or NULL. */
+void symbolize_profile(struct profile *p, struct module_set *mods, struct prefetch *pf,
+		       struct symbolize_stats *st);
 
 /*
  * The symbol holding a frame address of m (a file offset, or an absolute
@@ -58,19 +61,21 @@ int symbolize_addr(struct module_set *s, struct module *m, uint64_t addr, bool i
 void symres_release(struct symres *r);
 
 /*
- * Loading modules ahead of the stop. The first frame of a module seen
- * while recording hands it to a thread that loads its symbols, opens its
- * DWARF and builds libdw's address ranges (and reads kallsyms for the
- * kernel), so that the stop only looks addresses up. The prefetch thread
- * touches modules only through module_load, which is locked per module.
+ * Symbolizing while recording. Each new frame is handed to a thread that
+ * resolves it (loading its module's symbols and DWARF the first time), so
+ * that at the stop only the frames of the last moments are left to do.
+ * The thread touches modules only under their lock; its results are read
+ * after prefetch_stop has joined it. Perf-map (JIT) frames are left to
+ * the stop: the map keeps growing while the program runs.
  */
 struct prefetch;
 
 struct prefetch *prefetch_start(struct module_set *s);
-/* Queues m unless it was queued before (recorder thread only). */
-void prefetch_module(struct prefetch *pf, struct module *m);
-/* Waits for the queued modules to be loaded, stops the thread, frees pf. */
-void prefetch_finish(struct prefetch *pf);
+/* Queues frame id frame, at addr of m, for resolution (recorder thread). */
+void prefetch_frame(struct prefetch *pf, struct module *m, uint32_t frame, uint64_t addr);
+/* Resolves what is still queued, then joins the thread. */
+void prefetch_stop(struct prefetch *pf);
+void prefetch_free(struct prefetch *pf);
 
 /* Per module, how many sampled frames have no name. */
 struct missing {
