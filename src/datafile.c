@@ -180,7 +180,10 @@ unsigned char *datafile_encode(const struct profile *p, size_t *len)
 	}
 	section_end(&o, s);
 
+	/* Version 2: END holds the checksum of everything before it. */
 	s = section_begin(&o, DF_END);
+	put_u32(&o, (uint32_t)crc32_z(crc32(0L, Z_NULL, 0), o.buf, s));
+	put_u32(&o, 0);
 	section_end(&o, s);
 	*len = o.len;
 	return o.buf;
@@ -192,7 +195,14 @@ struct in {
 	const unsigned char *base;
 	char *err;
 	size_t errlen;
+	size_t sec_at[DF_THREADS + 1]; /* where each known section starts */
 };
+
+/* The file offset of record i (of recsize bytes) of section type. */
+static size_t rec_at(const struct in *in, int type, size_t i, size_t recsize)
+{
+	return in->sec_at[type] + SECTION_HEAD + i * recsize;
+}
 
 static int fail(struct in *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(struct in *in, const char *fmt, ...)
@@ -226,11 +236,12 @@ static int array_count(struct in *in, size_t at, uint32_t type, size_t size, siz
 }
 
 static int check_str(struct in *in, const struct profile *p, uint32_t off, const char *what,
-		     size_t i)
+		     size_t i, size_t at)
 {
 	if (off >= p->str.len)
-		return fail(in, "bad %s %zu: string offset %u outside the string table", what, i,
-			    off);
+		return fail(in,
+			    "bad %s %zu at offset %zu: string offset %u outside the string table",
+			    what, i, at, off);
 	return 0;
 }
 
@@ -347,61 +358,80 @@ static int load_section(struct in *in, struct profile *p, uint32_t type, const u
 	}
 }
 
-/* Every cross-reference in range; see the invariants in profile.h. */
+/* Every cross-reference in range, and no stack or inline chain deeper
+ * than perfmini writes (a crafted file could make reports run for hours);
+ * see the invariants in profile.h. */
 static int validate(struct in *in, const struct profile *p)
 {
 	int ret;
 
-	for (size_t i = 0; i < p->nmeta; i++)
-		if ((ret = check_str(in, p, p->meta[i].key, "meta entry", i)) ||
-		    (ret = check_str(in, p, p->meta[i].value, "meta entry", i)))
+	for (size_t i = 0; i < p->nmeta; i++) {
+		size_t at = rec_at(in, DF_META, i, META_SIZE);
+
+		if ((ret = check_str(in, p, p->meta[i].key, "meta entry", i, at)) ||
+		    (ret = check_str(in, p, p->meta[i].value, "meta entry", i, at)))
 			return ret;
-	for (size_t i = 0; i < p->nmodules; i++)
-		if ((ret = check_str(in, p, p->modules[i].path, "module", i)) ||
-		    (ret = check_str(in, p, p->modules[i].build_id, "module", i)) ||
-		    (ret = check_str(in, p, p->modules[i].reason, "module", i)))
+	}
+	for (size_t i = 0; i < p->nmodules; i++) {
+		size_t at = rec_at(in, DF_MODULES, i, MODULE_SIZE);
+
+		if ((ret = check_str(in, p, p->modules[i].path, "module", i, at)) ||
+		    (ret = check_str(in, p, p->modules[i].build_id, "module", i, at)) ||
+		    (ret = check_str(in, p, p->modules[i].reason, "module", i, at)))
 			return ret;
+	}
 	for (size_t i = 0; i < p->nframes; i++) {
 		const struct pm_frame *f = &p->frames[i];
+		size_t at = rec_at(in, DF_FRAMES, i, FRAME_SIZE);
 
 		if (f->module != PM_NONE && f->module >= p->nmodules)
-			return fail(in, "bad frame %zu: module %u of %zu", i, f->module,
-				    p->nmodules);
-		if (f->nlines && (f->line0 >= p->nlines || f->nlines > p->nlines - f->line0))
-			return fail(in, "bad frame %zu: lines %u+%u of %zu", i, f->line0, f->nlines,
-				    p->nlines);
+			return fail(in, "bad frame %zu at offset %zu: module %u of %zu", i, at,
+				    f->module, p->nmodules);
+		if (f->nlines && (f->line0 >= p->nlines || f->nlines > p->nlines - f->line0 ||
+				  f->nlines > DATAFILE_MAX_INLINE))
+			return fail(in, "bad frame %zu at offset %zu: lines %u+%u of %zu", i, at,
+				    f->line0, f->nlines, p->nlines);
 	}
-	for (size_t i = 0; i < p->nlines; i++)
-		if ((ret = check_str(in, p, p->lines[i].func, "line", i)) ||
-		    (ret = check_str(in, p, p->lines[i].file, "line", i)))
+	for (size_t i = 0; i < p->nlines; i++) {
+		size_t at = rec_at(in, DF_LINES, i, LINE_SIZE);
+
+		if ((ret = check_str(in, p, p->lines[i].func, "line", i, at)) ||
+		    (ret = check_str(in, p, p->lines[i].file, "line", i, at)))
 			return ret;
+	}
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const struct pm_stack *s = &p->stacks[i];
 
-		if (s->off > p->nstack_frames || s->depth > p->nstack_frames - s->off)
-			return fail(in, "bad stack %zu: frames %u+%u of %zu", i, s->off, s->depth,
+		if (s->off > p->nstack_frames || s->depth > p->nstack_frames - s->off ||
+		    s->depth > DATAFILE_MAX_DEPTH)
+			return fail(in, "bad stack %zu at offset %zu: frames %u+%u of %zu", i,
+				    rec_at(in, DF_STACKS, i, STACK_SIZE), s->off, s->depth,
 				    p->nstack_frames);
 	}
 	for (size_t i = 0; i < p->nstack_frames; i++)
 		if (p->stack_frames[i] >= p->nframes)
-			return fail(in, "bad stack frame %zu: frame %u of %zu", i,
-				    p->stack_frames[i], p->nframes);
+			return fail(in, "bad stack frame %zu at offset %zu: frame %u of %zu", i,
+				    rec_at(in, DF_STACK_FRAMES, i, 4), p->stack_frames[i],
+				    p->nframes);
 	for (size_t i = 0; i < p->nsamples; i++) {
+		size_t at = rec_at(in, DF_SAMPLES, i, SAMPLE_SIZE);
+
 		if (p->samples[i].stack >= p->nstacks)
-			return fail(in, "bad sample %zu: stack %u of %zu", i, p->samples[i].stack,
-				    p->nstacks);
-		if ((ret = check_str(in, p, p->samples[i].comm, "sample", i)))
+			return fail(in, "bad sample %zu at offset %zu: stack %u of %zu", i, at,
+				    p->samples[i].stack, p->nstacks);
+		if ((ret = check_str(in, p, p->samples[i].comm, "sample", i, at)))
 			return ret;
 	}
 	for (size_t i = 0; i < p->nthreads; i++)
-		if ((ret = check_str(in, p, p->threads[i].comm, "thread", i)))
+		if ((ret = check_str(in, p, p->threads[i].comm, "thread", i,
+				     rec_at(in, DF_THREADS, i, THREAD_SIZE))))
 			return ret;
 	return 0;
 }
 
 struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err, size_t errlen)
 {
-	struct in in = {buf, err, errlen};
+	struct in in = {.base = buf, .err = err, .errlen = errlen};
 	struct profile *p;
 	uint32_t version, seen = 0;
 	size_t at;
@@ -452,8 +482,28 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
 			     section_name(type), at);
 			goto bad;
 		}
-		if (type == DF_END)
+		if (type == DF_END) {
+			/*
+			 * Version 2 closes with a checksum of everything before END,
+			 * the section headers included, and nothing after it.
+			 */
+			if (version >= 2 &&
+			    (size != 8 ||
+			     get_u32(d) != (uint32_t)crc32_z(crc32(0L, Z_NULL, 0), buf, at))) {
+				fail(&in, "corrupt file: the checksum at offset %zu does not match",
+				     at);
+				goto bad;
+			}
+			if (version >= 2 && len - at - SECTION_HEAD != size) {
+				fail(&in, "bad file: %zu bytes after the end at offset %zu",
+				     len - at - SECTION_HEAD - (size_t)size,
+				     at + SECTION_HEAD + (size_t)size);
+				goto bad;
+			}
 			break;
+		}
+		if (type <= DF_THREADS)
+			in.sec_at[type] = at;
 		if (type < 32) {
 			if (seen & (1u << type)) {
 				fail(&in, "bad file: second %s section at offset %zu",
@@ -479,62 +529,105 @@ bad:
 	return NULL;
 }
 
-int datafile_write(const struct profile *p, const char *path, size_t *written)
+/* The output being written, for the exit handler to remove if we die first. */
+static struct datafile_out *pending;
+
+static void remove_pending(void)
+{
+	if (pending && pending->tmp)
+		unlink(pending->tmp);
+}
+
+int datafile_create(struct datafile_out *out, const char *path)
+{
+	static bool registered;
+
+	memset(out, 0, sizeof(*out));
+	out->path = xstrdup(path);
+	out->tmp = xasprintf("%s.tmp.XXXXXX", path);
+	/* mkostemp: O_EXCL and mode 0600, never through a planted link. */
+	out->fd = mkostemp(out->tmp, O_CLOEXEC);
+	if (out->fd < 0) {
+		int err = errno;
+
+		error("cannot create '%s': %s", path, strerror(err));
+		free(out->tmp);
+		free(out->path);
+		out->tmp = out->path = NULL;
+		return -err;
+	}
+	if (!registered) {
+		atexit(remove_pending);
+		registered = true;
+	}
+	pending = out;
+	return 0;
+}
+
+void datafile_abandon(struct datafile_out *out)
+{
+	if (out->fd >= 0)
+		close(out->fd);
+	if (out->tmp)
+		unlink(out->tmp);
+	if (pending == out)
+		pending = NULL;
+	free(out->tmp);
+	free(out->path);
+	out->tmp = out->path = NULL;
+	out->fd = -1;
+}
+
+int datafile_commit(struct datafile_out *out, const struct profile *p, size_t *written)
 {
 	unsigned char *buf;
 	size_t len, done = 0;
-	char *tmp;
-	int fd, ret = 0;
+	int ret = 0;
 
 	buf = datafile_encode(p, &len);
-	tmp = xasprintf("%s.tmp.XXXXXX", path);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		error("cannot create '%s': %s", tmp, strerror(errno));
-		goto out_buf;
-	}
 	while (done < len) {
-		ssize_t n = write(fd, buf + done, len - done);
+		ssize_t n = write(out->fd, buf + done, len - done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
 			ret = n < 0 ? -errno : -ENOSPC;
-			error("cannot write '%s': %s", tmp, strerror(-ret));
-			goto out_unlink;
+			goto fail;
 		}
 		done += (size_t)n;
 	}
-	if (fsync(fd) < 0 && errno != EINVAL) {
+	if (fsync(out->fd) < 0 && errno != EINVAL) {
 		ret = -errno;
-		error("cannot write '%s': %s", tmp, strerror(errno));
-		goto out_unlink;
+		goto fail;
 	}
-	if (close(fd) < 0) {
-		fd = -1;
+	ret = close(out->fd) < 0 ? -errno : 0;
+	out->fd = -1;
+	if (ret < 0)
+		goto fail;
+	if (rename(out->tmp, out->path) < 0) {
 		ret = -errno;
-		error("cannot write '%s': %s", tmp, strerror(errno));
-		goto out_unlink;
-	}
-	fd = -1;
-	if (rename(tmp, path) < 0) {
-		ret = -errno;
-		error("cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-		goto out_unlink;
+		goto fail;
 	}
 	if (written)
 		*written = len;
-	goto out_tmp;
-out_unlink:
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-out_tmp:
-out_buf:
-	free(tmp);
+	free(out->tmp);
+	out->tmp = NULL;
+	datafile_abandon(out);
+	free(buf);
+	return 0;
+fail:
+	error("cannot write '%s': %s", out->path, strerror(-ret));
+	datafile_abandon(out);
 	free(buf);
 	return ret;
+}
+
+int datafile_write(const struct profile *p, const char *path, size_t *written)
+{
+	struct datafile_out out;
+	int ret = datafile_create(&out, path);
+
+	return ret < 0 ? ret : datafile_commit(&out, p, written);
 }
 
 struct profile *datafile_read(const char *path)

@@ -5,7 +5,9 @@
  *   header:  "PERFMINI" magic, u32 version, u32 flags, u64 reserved
  *   sections, each: u32 type, u32 crc32 of the payload, u64 payload size,
  *            payload, zero padding to a multiple of 8
- *   an END section (type 0, empty) closes the file.
+ *   an END section (type 0) closes the file: since version 2 it holds
+ *            the CRC-32 of every byte before it (u32) and a zero u32,
+ *            and nothing follows it; version 1 files have an empty END.
  * A reader skips section types it does not know, so later minor additions
  * stay readable; a file whose version is newer than DATAFILE_VERSION is
  * refused. Writing goes to a temporary file in the same directory, created
@@ -19,7 +21,11 @@
 #include "profile.h"
 
 #define DATAFILE_MAGIC	 "PERFMINI"
-#define DATAFILE_VERSION 1
+#define DATAFILE_VERSION 2
+
+/* The deepest stack and inline chain a reader accepts (writers stay far below). */
+#define DATAFILE_MAX_DEPTH  1024
+#define DATAFILE_MAX_INLINE 64
 
 enum datafile_section {
 	DF_END = 0,
@@ -44,7 +50,26 @@ unsigned char *datafile_encode(const struct profile *p, size_t *len);
  */
 struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err, size_t errlen);
 
-/* Writes p to path atomically. Returns 0 or -errno (message printed). */
+/*
+ * An output file in the making: created (0600, a fresh temporary name
+ * beside path) before anything is recorded, so that neither a full
+ * descriptor table nor an unwritable directory is found out only after a
+ * recording; renamed over path when complete. Until then an exit handler
+ * removes the temporary file, so no half-written file is ever left.
+ */
+struct datafile_out {
+	char *path, *tmp;
+	int fd;
+};
+
+/* Returns 0 or -errno (message printed). */
+int datafile_create(struct datafile_out *out, const char *path);
+/* Writes p and renames it into place; releases out. Returns 0 or -errno (printed). */
+int datafile_commit(struct datafile_out *out, const struct profile *p, size_t *written);
+/* Removes the temporary file and releases out. */
+void datafile_abandon(struct datafile_out *out);
+
+/* datafile_create and datafile_commit at once. */
 int datafile_write(const struct profile *p, const char *path, size_t *written);
 /* Reads path; NULL after printing a one-line error. */
 struct profile *datafile_read(const char *path);

@@ -33,6 +33,10 @@ int elf_read_segments(Elf *e, struct load_seg **segs)
 		out[n].flags = ph.p_flags;
 		n++;
 	}
+	if (!n) {
+		free(out);
+		out = NULL;
+	}
 	*segs = out;
 	return (int)n;
 }

@@ -582,8 +582,11 @@ static void open_process(struct recorder *r, uint32_t pid)
 			ret = open_target(r, (pid_t)tid);
 			if (ret == -ESRCH)
 				continue; /* the thread exited meanwhile */
-			if (ret < 0)
+			if (ret < 0) {
+				closedir(d);
+				free(done);
 				open_failed(r, -ret, (pid_t)pid);
+			}
 			xgrow(&done, &cap, ndone + 1, sizeof(*done));
 			done[ndone++] = (uint32_t)tid;
 			qsort(done, ndone, sizeof(*done), cmp_u32);
@@ -862,6 +865,7 @@ static void human_size(size_t n, char *buf, size_t len)
 int record_run(const struct record_opts *o)
 {
 	struct recorder r;
+	struct datafile_out out;
 	struct event_opts ev = o->ev;
 	struct pollfd *pfds;
 	uint64_t last_status = 0, end_ns, deadline = 0;
@@ -887,6 +891,9 @@ int record_run(const struct record_opts *o)
 	hmap_init(&r.sampled_pids);
 
 	raise_nofile();
+	/* The output exists before the events do: its descriptor is reserved. */
+	if (datafile_create(&out, o->output) < 0)
+		exit(1);
 	install_signals();
 	select_cpus(&r);
 
@@ -1002,7 +1009,7 @@ int record_run(const struct record_opts *o)
 	r.prefetch = NULL;
 	add_threads(&r);
 	write_meta(&r, end_ns, wall_start);
-	if (datafile_write(r.prof, o->output, &written) < 0)
+	if (datafile_commit(&out, r.prof, &written) < 0)
 		exit_code = 1;
 
 	if (!o->quiet && exit_code == 0) {
@@ -1025,6 +1032,16 @@ int record_run(const struct record_opts *o)
 				(unsigned long long)r.lost, (unsigned long long)r.lost_samples);
 	}
 
+	/*
+	 * A command still running (after -d or a signal) is asked to stop, once
+	 * the file is safe; one that ignores SIGTERM is left running after a
+	 * short wait rather than holding perfmini forever.
+	 */
+	if (o->argv && !r.child_exited) {
+		kill(r.child, SIGTERM);
+		for (int i = 0; i < 40 && waitpid(r.child, &r.child_status, WNOHANG) == 0; i++)
+			usleep(50000);
+	}
 	free(pfds);
 	for (size_t i = 0; i < r.nrings; i++) {
 		ring_release(&r.rings[i].ring);

@@ -65,7 +65,8 @@ int ring_drain(struct ring *r, ring_record_fn fn, void *arg)
 			memcpy(&h, r->data + pos, first);
 			memcpy((char *)&h + first, r->data, sizeof(h) - first);
 		}
-		if (h.size < sizeof(h) || h.size > avail || h.size > r->size)
+		/* The kernel writes whole 8-byte units: anything else cannot be framed. */
+		if (h.size < sizeof(h) || h.size % 8 || h.size > avail || h.size > r->size)
 			goto bad;
 		if (pos + h.size <= r->size) {
 			rec = (const void *)(r->data + pos);

@@ -536,7 +536,7 @@ static void file_header(struct file *f)
 {
 	memset(f, 0, sizeof(*f));
 	memcpy(f->b, DATAFILE_MAGIC, 8);
-	put32(f->b + 8, DATAFILE_VERSION);
+	put32(f->b + 8, 1); /* version 1: an empty END, no whole-file checksum */
 	f->len = 24;
 }
 

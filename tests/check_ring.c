@@ -217,13 +217,13 @@ START_TEST(test_wrapping_header)
 	struct seen s = {.r = &f.r};
 
 	fake_init(&f, DATA_SIZE - 4);
-	fake_record(&f, 20, 9);
+	fake_record(&f, 24, 9);
 	fake_publish(&f);
 	ck_assert_int_eq(ring_drain(&f.r, collect, &s), 1);
-	ck_assert_uint_eq(s.size[0], 20);
+	ck_assert_uint_eq(s.size[0], 24);
 	ck_assert_uint_eq(s.seq[0], 9);
 	ck_assert(s.bytes_ok[0]);
-	ck_assert_uint_eq(f.meta->data_tail, DATA_SIZE - 4 + 20);
+	ck_assert_uint_eq(f.meta->data_tail, DATA_SIZE - 4 + 24);
 	fake_release(&f);
 }
 END_TEST

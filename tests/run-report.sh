@@ -162,11 +162,11 @@ expect_error() {
 	[ ! -s "$tmp/ee.out" ] || fail "$ee_what: wrote to stdout"
 }
 
-cp "$data" "$tmp/v2.data"
-printf '\002' | dd of="$tmp/v2.data" bs=1 seek=8 conv=notrunc 2>/dev/null
-expect_error "version 2" 1 "version 2 .*newer perfmini" -i "$tmp/v2.data"
-printf '\000' | dd of="$tmp/v2.data" bs=1 seek=8 conv=notrunc 2>/dev/null
-expect_error "version 0" 1 "version 0 is not one" -i "$tmp/v2.data" --svg -o -
+cp "$data" "$tmp/v99.data"
+printf '\143' | dd of="$tmp/v99.data" bs=1 seek=8 conv=notrunc 2>/dev/null
+expect_error "version 99" 1 "version 99 .*newer perfmini" -i "$tmp/v99.data"
+printf '\000' | dd of="$tmp/v99.data" bs=1 seek=8 conv=notrunc 2>/dev/null
+expect_error "version 0" 1 "version 0 is not one" -i "$tmp/v99.data" --svg -o -
 
 expect_error "two formats" 2 "choose one format" -i "$data" --top --svg
 expect_error "kernel options" 2 "exclude each other" -i "$data" --no-kernel --kernel-only
