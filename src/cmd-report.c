@@ -40,6 +40,7 @@ static const char usage[] =
 	"\n"
 	"  -i, --input FILE     the data file (default perfmini.data)\n"
 	"  -o, --output FILE    where the report goes; '-' is standard output\n"
+	"      --force          read a data file that belongs to another user\n"
 	"\n"
 	"Formats:\n"
 	"      --top            (the default) a header on the recording, then the\n"
@@ -100,6 +101,7 @@ enum {
 	OPT_TIME,
 	OPT_PER_PID,
 	OPT_PER_TID,
+	OPT_FORCE,
 };
 
 static const struct option options[] = {
@@ -119,6 +121,7 @@ static const struct option options[] = {
 	{"kernel-only", no_argument, NULL, OPT_KERNEL_ONLY},
 	{"per-pid", no_argument, NULL, OPT_PER_PID},
 	{"per-tid", no_argument, NULL, OPT_PER_TID},
+	{"force", no_argument, NULL, OPT_FORCE},
 	{"lines", no_argument, NULL, OPT_LINES},
 	{"full-paths", no_argument, NULL, OPT_FULL_PATHS},
 	{"no-inline", no_argument, NULL, OPT_NO_INLINE},
@@ -225,6 +228,7 @@ static int usage_error(const char *fmt, ...)
 
 int cmd_report(int argc, char **argv)
 {
+	bool force = false;
 	struct report_opts o = {.input = "perfmini.data", .rows = -1};
 	const struct report_format *f = NULL;
 	const char *output = NULL;
@@ -312,6 +316,9 @@ int cmd_report(int argc, char **argv)
 		case OPT_LINES:
 			o.names.lines = true;
 			break;
+		case OPT_FORCE:
+			force = true;
+			break;
 		case OPT_FULL_PATHS:
 			o.names.full_paths = true;
 			break;
@@ -347,7 +354,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!output)
 		output = f->default_output;
-	p = datafile_read(o.input);
+	p = datafile_read(o.input, force);
 	if (!p) {
 		ret = 1;
 		goto out;

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -630,18 +631,31 @@ int datafile_write(const struct profile *p, const char *path, size_t *written)
 	return ret < 0 ? ret : datafile_commit(&out, p, written);
 }
 
-struct profile *datafile_read(const char *path)
+struct profile *datafile_read(const char *path, bool force)
 {
 	struct profile *p = NULL;
 	unsigned char *buf = NULL;
 	size_t len = 0, cap = 0;
 	char err[256];
+	struct stat st;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		error("cannot open '%s': %s", path, strerror(errno));
 		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		error("'%s' is not a regular file", path);
+		goto out;
+	}
+	/* Another user's file may have been planted for us to parse: as perf does, ask. */
+	if (!force && st.st_uid != geteuid() && st.st_uid != 0) {
+		const struct passwd *pw = getpwuid(st.st_uid);
+
+		error("'%s' belongs to uid %u%s%s%s, not to you: use --force to read it", path,
+		      (unsigned)st.st_uid, pw ? " (" : "", pw ? pw->pw_name : "", pw ? ")" : "");
+		goto out;
 	}
 	for (;;) {
 		ssize_t n;

@@ -16,6 +16,7 @@
 #ifndef PERFMINI_DATAFILE_H
 #define PERFMINI_DATAFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "profile.h"
@@ -71,7 +72,10 @@ void datafile_abandon(struct datafile_out *out);
 
 /* datafile_create and datafile_commit at once. */
 int datafile_write(const struct profile *p, const char *path, size_t *written);
-/* Reads path; NULL after printing a one-line error. */
-struct profile *datafile_read(const char *path);
+/*
+ * Reads path; NULL after printing a one-line error. A file owned by
+ * another user (not root) is refused unless force.
+ */
+struct profile *datafile_read(const char *path, bool force);
 
 #endif

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -106,35 +108,91 @@ static uint64_t key_hash(const struct module_key *k)
 	return hash_bytes(k->path, strlen(k->path));
 }
 
-static bool fd_matches(int fd, const struct module_key *k)
+/* Device and inode as the mapping named them. */
+static bool same_file(const struct stat *st, const struct module_key *k)
 {
-	struct stat st;
-
-	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == k->ino &&
-	       major(st.st_dev) == k->maj && minor(st.st_dev) == k->min;
+	return st->st_ino == k->ino && major(st->st_dev) == k->maj && minor(st->st_dev) == k->min;
 }
 
-/* Opens the file behind the mapping; -1 if it is gone or unreachable. */
+/*
+ * Opens a regular file for reading without side effects: first as O_PATH
+ * (no open of a device, no wait on a FIFO), with the links along path
+ * resolved by the kernel as resolve says (RESOLVE_IN_ROOT keeps them inside
+ * a target's root) and none at the end; then, if it is a regular file,
+ * reopened for reading. *st gets its status. Returns the descriptor or -1.
+ */
+static int open_regular(int dirfd, const char *path, uint64_t resolve, struct stat *st)
+{
+	struct open_how how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC, .resolve = resolve};
+	char proc[64];
+	int pfd, fd;
+
+	pfd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	if (pfd < 0 && errno == ENOSYS && !(resolve & RESOLVE_IN_ROOT))
+		pfd = openat(dirfd, path, O_PATH | O_NOFOLLOW | O_CLOEXEC); /* before Linux 5.6 */
+	if (pfd < 0)
+		return -1;
+	if (fstat(pfd, st) < 0 || !S_ISREG(st->st_mode)) {
+		close(pfd);
+		return -1;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	close(pfd);
+	return fd;
+}
+
+/* The root directory of pid, for open_regular; -1 if the process is gone. */
+static int open_root(pid_t pid)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "/proc/%d/root", (int)pid);
+	return open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/*
+ * Opens the file behind the mapping: through the mapping itself, else by
+ * its path inside the process's root, else (the process is gone) by its
+ * path here; by path only when device and inode are those of the mapping.
+ * -1 if it is gone or unreachable.
+ */
 static int pin(const struct module_key *k, pid_t pid, uint64_t start, uint64_t end)
 {
-	char buf[4096 + 64];
-	int fd;
+	char buf[96];
+	struct stat st;
+	int fd, root;
 
 	if (pid > 0) {
 		snprintf(buf, sizeof(buf), "/proc/%d/map_files/%llx-%llx", (int)pid,
 			 (unsigned long long)start, (unsigned long long)end);
-		fd = open(buf, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0)
-			return fd;
-		snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid, k->path);
-		fd = open(buf, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0 && fd_matches(fd, k))
-			return fd;
-		if (fd >= 0)
+		/* Not O_NOFOLLOW: the entry is a link to the mapped file itself. */
+		fd = open(buf, O_PATH | O_CLOEXEC);
+		if (fd >= 0) {
+			int rd = -1;
+
+			if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+				snprintf(buf, sizeof(buf), "/proc/self/fd/%d", fd);
+				rd = open(buf, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+			}
 			close(fd);
+			if (rd >= 0)
+				return rd;
+		}
+		root = open_root(pid);
+		if (root >= 0) {
+			fd = open_regular(root, k->path, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+					  &st);
+			close(root);
+			if (fd >= 0 && same_file(&st, k))
+				return fd;
+			if (fd >= 0)
+				close(fd);
+			return -1; /* alive, and this file is not in its root */
+		}
 	}
-	fd = open(k->path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && (fd_matches(fd, k) || (pid <= 0 && !k->ino)))
+	fd = open_regular(AT_FDCWD, k->path, RESOLVE_NO_MAGICLINKS, &st);
+	if (fd >= 0 && (same_file(&st, k) || (pid <= 0 && !k->ino)))
 		return fd;
 	if (fd >= 0)
 		close(fd);
@@ -202,22 +260,26 @@ struct module *module_set_kernel(struct module_set *s)
 	return m;
 }
 
-/* Opens the perf map of pid without following a link out of its root. */
+/*
+ * Opens the perf map of pid inside its root (links resolved there, none at
+ * the end), only a regular file owned by the process's user or by root.
+ */
 static int open_perfmap(uint32_t pid)
 {
-	char path[96];
+	char path[64];
 	struct stat st, owner;
-	int fd;
+	int fd, root;
 
 	snprintf(path, sizeof(path), "/proc/%u", pid);
 	if (stat(path, &owner) < 0)
 		return -1;
-	snprintf(path, sizeof(path), "/proc/%u/root/tmp/perf-%u.map", pid, pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
+	root = open_root((pid_t)pid);
+	if (root < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (st.st_uid != 0 && st.st_uid != owner.st_uid)) {
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	fd = open_regular(root, path, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS, &st);
+	close(root);
+	if (fd >= 0 && st.st_uid != 0 && st.st_uid != owner.st_uid) {
 		close(fd);
 		return -1;
 	}

@@ -678,7 +678,7 @@ START_TEST(test_write_read)
 	list_dir(dir, names, sizeof(names));
 	ck_assert_str_eq(names, "perfmini.data"); /* no temporary file left */
 
-	q = datafile_read(path);
+	q = datafile_read(path, false);
 	ck_assert_ptr_nonnull(q);
 	assert_same_profile(p, q);
 	profile_free(q);
@@ -708,7 +708,7 @@ START_TEST(test_write_replaces)
 	ck_assert_uint_eq(st.st_mode & 07777, 0600);
 	list_dir(dir, names, sizeof(names));
 	ck_assert_str_eq(names, "out.data");
-	q = datafile_read(path);
+	q = datafile_read(path, false);
 	ck_assert_ptr_nonnull(q);
 	assert_same_profile(p, q);
 	profile_free(q);
@@ -731,7 +731,7 @@ START_TEST(test_write_read_errors)
 
 	/* A directory that does not exist: an error, nothing created. */
 	ck_assert_int_lt(datafile_write(p, path, NULL), 0);
-	ck_assert_ptr_null(datafile_read(path));
+	ck_assert_ptr_null(datafile_read(path, false));
 	list_dir(dir, names, sizeof(names));
 	ck_assert_str_eq(names, "");
 
@@ -741,7 +741,7 @@ START_TEST(test_write_read_errors)
 	ck_assert_ptr_nonnull(f);
 	ck_assert_uint_eq(fwrite(buf, 1, len - 20, f), len - 20);
 	fclose(f);
-	ck_assert_ptr_null(datafile_read(cut));
+	ck_assert_ptr_null(datafile_read(cut, false));
 	free(buf);
 
 	unlink(cut);
