@@ -1,0 +1,134 @@
+/*
+ * fuzz-module.c - libFuzzer harness for the whole symbolization of a
+ * binary the profiled program mapped: arbitrary bytes written to a file,
+ * pinned as a module, loaded (module_load: segments, build-id, symbols
+ * through libdwfl, separate debug files), prepared for unwinding, and
+ * asked for the names, source lines and inline chains (symbolize_addr,
+ * srcline.c over libdw) of a few addresses. Kept bounded: at most 16
+ * addresses an input.
+ *
+ * Contract checked: nothing crashes, leaks or reads out of bounds; a
+ * result has at most SRCLINE_MAX_DEPTH levels, each NUL-terminated; the
+ * module's symbol table is finished (fuzz-util.c checks).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "fuzz-util.h"
+#include "module.h"
+#include "symbolize.h"
+#include "util.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char dir[64], path[96];
+static int fd = -1;
+static volatile uint64_t sink;
+
+static void cleanup(void)
+{
+	if (path[0])
+		unlink(path);
+	if (dir[0])
+		rmdir(dir);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *tmpdir = getenv("TMPDIR");
+
+	(void)argc;
+	(void)argv;
+	/* No network: a build-id lookup must stay on this machine. */
+	unsetenv("DEBUGINFOD_URLS");
+	snprintf(dir, sizeof(dir), "%s/fuzz-module.XXXXXX",
+		 tmpdir && *tmpdir && strlen(tmpdir) < 32 ? tmpdir : "/tmp");
+	if (!mkdtemp(dir)) {
+		perror("fuzz-module: mkdtemp");
+		exit(1);
+	}
+	snprintf(path, sizeof(path), "%s/module", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		perror("fuzz-module: open");
+		exit(1);
+	}
+	atexit(cleanup);
+	return 0;
+}
+
+static void lookup(struct module_set *s, struct module *m, uint64_t addr, bool is_vaddr)
+{
+	struct symres r;
+	int n = symbolize_addr(s, m, addr, is_vaddr, &r);
+
+	if (n < 0 || n > SRCLINE_MAX_DEPTH || n != r.n)
+		abort();
+	for (int i = 0; i < n; i++) {
+		if (r.lv[i].func)
+			sink += strlen(r.lv[i].func);
+		if (r.lv[i].file)
+			sink += strlen(r.lv[i].file);
+	}
+	symres_release(&r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct module_set s;
+	struct module_key k;
+	struct module *m;
+	struct stat st;
+	size_t done = 0;
+	int probes = 0;
+
+	if (ftruncate(fd, 0) < 0)
+		abort();
+	while (done < size) {
+		ssize_t w = pwrite(fd, data + done, size - done, (off_t)done);
+
+		if (w <= 0)
+			abort();
+		done += (size_t)w;
+	}
+	if (fstat(fd, &st) < 0)
+		abort();
+	k.path = path;
+	k.maj = major(st.st_dev);
+	k.min = minor(st.st_dev);
+	k.ino = st.st_ino;
+
+	module_set_init(&s);
+	m = module_set_get(&s, &k, 0, 0, 0);
+	if (m->kind != MODULE_FILE || m->fd < 0)
+		abort();
+	module_load(&s, m);
+	fuzz_check_symtab(&m->syms);
+	if (m->build_id_len > BUILD_ID_MAX)
+		abort();
+
+	/* File offsets in each segment, the symbols' own addresses, and a few from the input. */
+	for (size_t i = 0; i < m->nsegs && probes < 16; i++, probes += 2) {
+		lookup(&s, m, m->segs[i].offset, false);
+		lookup(&s, m, m->segs[i].offset + m->segs[i].filesz / 2, false);
+	}
+	for (size_t i = 0; i < m->syms.n && probes < 16; i += 1 + m->syms.n / 4, probes++)
+		lookup(&s, m, m->syms.syms[i].addr + m->syms.syms[i].size / 2, true);
+	for (size_t i = 0; i + 8 <= size && probes < 16 && i < 64; i += 8, probes++)
+		lookup(&s, m, load_u64(data + size - 8 - i), i & 8);
+
+	if (module_prepare_unwind(m) == 0 && m->bytes && m->nbytes != size)
+		abort();
+	module_set_release(&s);
+	return 0;
+}

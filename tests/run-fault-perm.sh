@@ -1,0 +1,89 @@
+#!/bin/sh
+# No permission for perf events: perfmini run as an unprivileged user
+# (nobody, through setpriv, when the test runs as root; else the user
+# running it) must refuse cleanly: exit 1, exactly one line on stderr that
+# names kernel.perf_event_paranoid, no crash, and no data file. It relies
+# on kernel.perf_event_paranoid being 2 or more (no kernel samples and no
+# CPU-wide events for unprivileged users; Debian's 3: no perf events at
+# all); where it is lower, the test raises it to 2 for its duration, if it
+# can, and restores it. The cases:
+#   record -a -d 0.2          every process: a CPU-wide event
+#   record -- /bin/true       a command: kernel samples need privilege
+#   record -p PID             a process of root's (also refused at any
+#                             paranoid level: another user's process)
+set -eu
+. "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+
+knob=/proc/sys/kernel/perf_event_paranoid
+orig=$(cat "$knob" 2>/dev/null || echo "")
+[ -n "$orig" ] || skip "no $knob: perf events are not available"
+need_perf
+
+# A directory that user nobody can reach (the build tree may not be), with
+# a copy of perfmini and a directory it may write.
+ptmp=$(mktemp -d /tmp/perfmini-perm.XXXXXX) || fail "mktemp failed"
+restored=yes
+finish() {
+	[ "$restored" = yes ] || echo "$orig" >"$knob" 2>/dev/null || :
+	rm -rf "$ptmp"
+	cleanup
+}
+trap finish EXIT
+chmod 755 "$ptmp"
+cp "$PERFMINI" "$ptmp/perfmini"
+chmod 755 "$ptmp/perfmini"
+mkdir "$ptmp/out"
+
+if [ "$(id -u)" -eq 0 ]; then
+	command -v setpriv >/dev/null 2>&1 || fail "no setpriv (util-linux)"
+	nobody=$(id -u nobody 2>/dev/null || echo 65534)
+	chown "$nobody" "$ptmp/out"
+	as_user() {
+		setpriv --reuid="$nobody" --regid="$nobody" --clear-groups -- "$@"
+	}
+	who="nobody (uid $nobody)"
+	# Only when needed: it is a setting of the whole machine.
+	if [ "$orig" -lt 2 ] && echo 2 >"$knob" 2>/dev/null; then
+		restored=no
+		say "kernel.perf_event_paranoid set to 2 for the test (was $orig)"
+	fi
+else
+	as_user() {
+		"$@"
+	}
+	who="uid $(id -u)"
+fi
+level=$(cat "$knob")
+[ "$level" -ge 2 ] || skip "kernel.perf_event_paranoid is $level and cannot be raised here:" \
+	"an unprivileged user may record"
+
+# refused WHAT ARGS...: 'perfmini record -q -o OUT ARGS' run as the
+# unprivileged user must fail cleanly, naming perf_event_paranoid.
+refused() {
+	rf_what=$1
+	shift
+	rm -f "$ptmp/out/x.data"
+	rf_rc=0
+	run_timeout 30 as_user "$ptmp/perfmini" record -q -o "$ptmp/out/x.data" "$@" \
+		>"$tmp/perm.out" 2>"$tmp/perm.err" 3>&- || rf_rc=$?
+	rf_lines=$(awk 'END { print NR }' "$tmp/perm.err")
+	say "$rf_what as $who (paranoid $level): exit $rf_rc: $(head -c 300 "$tmp/perm.err")"
+	[ "$rf_rc" -ne 124 ] || fail "$rf_what: hung"
+	[ "$rf_rc" -lt 128 ] || fail "$rf_what: killed by signal $((rf_rc - 128))"
+	[ "$rf_rc" -eq 1 ] || fail "$rf_what: exit $rf_rc, want 1"
+	[ "$rf_lines" -eq 1 ] || fail "$rf_what: $rf_lines lines on stderr, want 1"
+	grep -q 'perf_event_paranoid' "$tmp/perm.err" ||
+		fail "$rf_what: the error does not name perf_event_paranoid"
+	[ ! -e "$ptmp/out/x.data" ] || fail "$rf_what: left a data file"
+	rf_left=$(ls -A "$ptmp/out")
+	[ -z "$rf_left" ] || fail "$rf_what: left $rf_left"
+}
+
+refused "record -a" -a -d 0.2
+refused "record -- /bin/true" -- /bin/true
+if [ "$(id -u)" -eq 0 ]; then
+	sleep 30 &
+	spid=$!
+	track "$spid"
+	refused "record -p of root's process" -p "$spid" -d 0.2
+fi

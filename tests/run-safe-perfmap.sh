@@ -1,0 +1,90 @@
+#!/bin/sh
+# Perf maps (/tmp/perf-PID.map) are files the profiled program controls:
+# perfmini may read one only when it is a regular file inside the
+# target's root, not a symbolic link, owned by the target's user or by
+# root, and it must not block on one. fault-jit runs generated code in
+# anonymous memory for 0.4 CPU seconds and describes it in its map:
+#  1. good: a correct map, target run as root: >= 90% of its samples are
+#     named fault_jit_hot;
+#  2. good, target run as user nobody (its own map): named too;
+#  3. chown=nobody, target run as root: the map belongs to another user:
+#     no sample may be named fault_jit_hot;
+#  4. symlink: the map is a symbolic link to the real one: not named;
+#  5. dir: the map is a directory: not named, no error;
+#  6. fifo: the map is a named pipe nobody writes, and perfmini is attached
+#     with -p (no SIGCHLD comes to interrupt a blocked open): perfmini must
+#     not block on it: it must end on its own within 10 s of the target's
+#     exit, with a complete file in which no sample is named.
+set -eu
+. "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+
+FAULT_JIT=$top_builddir/tests/fault-jit
+[ -x "$FAULT_JIT" ] || fail "no $FAULT_JIT: build it first (make check)"
+
+need_perf
+
+# named FOLDED MIN: >= 90% of at least MIN samples of fault-jit end in
+# fault_jit_hot. unnamed FOLDED WHAT: none does.
+named() {
+	check_share "$1" fault_jit_hot fault-jit "$2" 90
+}
+unnamed() {
+	if grep -Eq '(^|;)fault_jit_hot( |;)' "$1"; then
+		grep -E '(^|;)fault_jit_hot( |;)' "$1" | head -n 3 >&3
+		fail "$2: samples named fault_jit_hot (above), from a map that must not be used"
+	fi
+	un_n=$(awk '/^fault-jit;/ { n += $NF } END { print n + 0 }' "$1")
+	[ "$un_n" -ge 100 ] || fail "$2: only $un_n samples of fault-jit"
+	say "$2: $un_n samples, none named from the map"
+}
+
+run_record 60 "$tmp/good.data" -- "$FAULT_JIT" 0.4 good
+run_report "$tmp/good.data" "$tmp/good.folded"
+named "$tmp/good.folded" 150
+
+if [ "$(id -u)" -eq 0 ]; then
+	command -v setpriv >/dev/null 2>&1 || fail "no setpriv (util-linux)"
+	nobody=$(id -u nobody 2>/dev/null || echo 65534)
+	# A copy nobody can run, wherever the build tree is.
+	jtmp=$(mktemp -d /tmp/perfmini-jit.XXXXXX) || fail "mktemp failed"
+	trap 'rm -rf "$jtmp"; cleanup' EXIT
+	chmod 755 "$jtmp"
+	cp "$FAULT_JIT" "$jtmp/fault-jit"
+	chmod 755 "$jtmp/fault-jit"
+	run_record 60 "$tmp/user.data" -- setpriv --reuid="$nobody" --regid="$nobody" \
+		--clear-groups -- "$jtmp/fault-jit" 0.4 good
+	run_report "$tmp/user.data" "$tmp/user.folded"
+	named "$tmp/user.folded" 150
+
+	run_record 60 "$tmp/owner.data" -- "$FAULT_JIT" 0.4 "chown=$nobody"
+	run_report "$tmp/owner.data" "$tmp/owner.folded"
+	unnamed "$tmp/owner.folded" "a map owned by another user"
+else
+	say "not root: maps of other users cannot be made here, not checked"
+fi
+
+run_record 60 "$tmp/symlink.data" -- "$FAULT_JIT" 0.4 symlink
+run_report "$tmp/symlink.data" "$tmp/symlink.folded"
+unnamed "$tmp/symlink.folded" "a map that is a symbolic link"
+
+run_record 60 "$tmp/dir.data" -- "$FAULT_JIT" 0.4 dir
+run_report "$tmp/dir.data" "$tmp/dir.folded"
+unnamed "$tmp/dir.folded" "a map that is a directory"
+
+"$FAULT_JIT" 1 fifo >"$tmp/target.out" 2>"$tmp/target.err" &
+tpid=$!
+track "$tpid"
+wait_line "$tmp/target.out" '^fault-jit: fifo' 30 ||
+	fail "fault-jit did not start: $(cat "$tmp/target.err")"
+record_bg "$tmp/fifo.data" -p "$tpid"
+wait_exit "$tpid" 60 || fail "fault-jit still running after 60 s"
+wait "$tpid" || :
+if ! wait_exit "$rec_pid" 10; then
+	say "perfmini is blocked in: $(cat "/proc/$rec_pid/wchan" 2>/dev/null)"
+	kill_tree "$rec_pid" TERM
+	fail "perfmini record -p still running 10 s after the target exited: blocked on the" \
+		"named pipe at /tmp/perf-$tpid.map"
+fi
+record_wait 1 "$tmp/fifo.data"
+run_report "$tmp/fifo.data" "$tmp/fifo.folded"
+unnamed "$tmp/fifo.folded" "a map that is a named pipe"
