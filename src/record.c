@@ -997,12 +997,6 @@ int record_run(const struct record_opts *o)
 	if (tty)
 		fprintf(stderr, "\r\033[K");
 
-	if (o->argv && !r.child_exited) {
-		kill(r.child, SIGTERM);
-		waitpid(r.child, &r.child_status, 0);
-		r.child_exited = true;
-	}
-
 	prefetch_stop(r.prefetch);
 	symbolize_profile(r.prof, &r.mods, r.prefetch, NULL);
 	prefetch_free(r.prefetch);
