@@ -264,8 +264,11 @@ static void resolve(struct prefetch *pf, const struct frame_job *j, struct symre
 	c->symoff = r->symoff;
 	c->symname = r->symname; /* kept: the levels may name it */
 	r->symname = NULL;
-	c->lv = r->n ? xmalloc((size_t)r->n * sizeof(*c->lv)) : NULL;
-	memcpy(c->lv, r->lv, (size_t)r->n * sizeof(*c->lv));
+	c->lv = NULL;
+	if (r->n) {
+		c->lv = xmalloc((size_t)r->n * sizeof(*c->lv));
+		memcpy(c->lv, r->lv, (size_t)r->n * sizeof(*c->lv));
+	}
 }
 
 static void *prefetch_main(void *arg)
