@@ -41,6 +41,7 @@ int main(int argc, char **argv)
 {
 	struct profile *p;
 	uint32_t comm, mod;
+	int ret;
 
 	if (argc != 3 || (strcmp(argv[1], "deep") && strcmp(argv[1], "lines"))) {
 		fprintf(stderr, "usage: hostile-gen deep|lines OUTPUT\n");
@@ -88,5 +89,7 @@ int main(int argc, char **argv)
 		add_sample(p, profile_intern_stack(p, frames, (uint32_t)nframes), comm);
 		free(frames);
 	}
-	return datafile_write(p, argv[2], NULL) < 0 ? 1 : 0;
+	ret = datafile_write(p, argv[2], NULL) < 0 ? 1 : 0;
+	profile_free(p);
+	return ret;
 }
