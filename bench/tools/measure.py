@@ -148,6 +148,9 @@ def median(xs):
 # ----------------------------------------------------------------------------
 # Reading what the tools leave behind
 
+ENTRY_FRAMES = {"_start", "__libc_start_main", "__libc_start_main_impl", "__libc_start_call_main",
+                "start_thread", "clone", "clone3", "__clone3"}
+
 PM_SUMMARY = re.compile(r"^perfmini: (\d+) samples, (\d+) lost", re.M)
 
 
@@ -1024,6 +1027,80 @@ class Bench:
         self.headline.append(("8. agreement with eu-addr2line", share, "—", "—", "≥ 99.9%",
                               "holds" if p.returncode == 0 else "**misses**"))
 
+    # -- 9. DWARF unwinding on Python ---------------------------------------
+
+    # The frames a whole stack may end in: the process entry, the C runtime
+    # frames above main (perf's unwinder stops at them), thread entries.
+    def fig_dwarf_python(self):
+        """Whole stacks through code without frame pointers: Python under
+        --call-graph=dwarf, perfmini against perf, each at its default
+        stack copy. A stack is whole when its outermost frame is _start."""
+        log("9. DWARF unwinding on Python")
+        if not self.pm_has_dwarf():
+            self.section("9. DWARF unwinding on Python", "perfmini has no --call-graph=dwarf here.")
+            return
+        rounds = 150 if self.quick else 400
+        runs = 1 if self.quick else 3
+        target = "%s %s %d" % (q(self.py), q(self.pyloop), rounds)
+        res = self.record_pair("9", "dwarfpy", target, "-F 999 --call-graph=dwarf",
+                               "-e cpu-clock -F 999 --call-graph dwarf", runs, label="python dwarf")
+        pm, pf = res["perfmini"], res["perf"]
+        # perfmini says it in its summary; for perf, read the unwound stacks.
+        m = None
+        try:
+            m = re.findall(r"unwinding: (\d+) of (\d+) user stacks", open(pm["err"]).read())
+        except OSError:
+            pass
+        pm_share = 100.0 * int(m[-1][0]) / int(m[-1][1]) if m and int(m[-1][1]) else None
+        text = subprocess.run("%s script -F ip,sym -i %s 2>/dev/null" % (q(self.perf), q(pf["data"])),
+                              shell=True, stdout=subprocess.PIPE, text=True).stdout
+        total = whole = 0
+        for block in text.split("\n\n"):
+            frames = [l.split() for l in block.strip().splitlines() if l.strip()]
+            if not frames:
+                continue
+            total += 1
+            last = frames[-1]
+            if len(last) > 1 and last[1] in ENTRY_FRAMES:
+                whole += 1
+        pf_share = 100.0 * whole / total if total else None
+        cpu_pm, cpu_pf = median([c for c in pm["cpu"] if c]), median([c for c in pf["cpu"] if c])
+        hwm_pm, hwm_pf = median([h for h in pm["hwm"] if h]), median([h for h in pf["hwm"] if h])
+        size_pm, size_pf = pm["size"][-1], pf["size"][-1]
+        fmt = lambda x: "n/a" if x is None else "%.1f%%" % x
+        md = ["`%s`, recorded %d times by each tool alternately at 999 Hz: perfmini with "
+              "`--call-graph=dwarf` (32 KiB of stack per sample, unwound while recording), perf "
+              "with `--call-graph dwarf` (8 KiB, unwound by `perf script`). A stack is whole when "
+              "it reaches the process or thread entry: perfmini counts them as it unwinds (its "
+              "summary line: the unwinding ended at the outermost frame, `_start` here); for perf, "
+              "the outermost frame of each sample of `perf script -F ip,sym` is `_start`, "
+              "`__libc_start_main`, `__libc_start_call_main` (where perf's unwinder stops) or a "
+              "thread entry. "
+              "CPU time and peak memory are the recorder's own (pstat -m), medians.\n" % (
+                  self.short(target), runs),
+              "| | perfmini | perf | ratio (perfmini/perf) | aim | aim holds? |", "|---|---|---|---|---|---|",
+              "| stacks that reach the entry | %s | %s (%d of %d) | — | perfmini ≥ 97%% | %s |" % (
+                  fmt(pm_share), fmt(pf_share), whole, total,
+                  self.aim(pm_share is not None and pm_share >= 97)),
+              "| data file | %s | %s | %s | ≤ 1/20 | %s |" % (
+                  fsize(size_pm), fsize(size_pf),
+                  fratio(size_pm / size_pf) if size_pm and size_pf else "n/a",
+                  self.aim(bool(size_pm and size_pf and size_pm * 20 <= size_pf))),
+              "| recorder CPU time | %s | %s | %s | — | — |" % (
+                  ftime(cpu_pm) if cpu_pm else "n/a", ftime(cpu_pf) if cpu_pf else "n/a",
+                  fratio(cpu_pm / cpu_pf) if cpu_pm and cpu_pf else "n/a"),
+              "| recorder peak memory | %s | %s | %s | — | — |" % (
+                  fkb(hwm_pm), fkb(hwm_pf), fratio(hwm_pm / hwm_pf) if hwm_pm and hwm_pf else "n/a"),
+              "",
+              "perf's CPU time here is only `perf record`'s: its unwinding happens later, in "
+              "`perf script`, which is not counted; perfmini's includes the unwinding."]
+        self.section("9. DWARF unwinding on Python", "\n".join(md))
+        self.headline.append(("9. DWARF: Python stacks reaching the entry", fmt(pm_share), fmt(pf_share),
+                              "—", "≥ 97%", self.aim(pm_share is not None and pm_share >= 97)))
+        self.headline.append(("9. DWARF: data file, Python", fsize(size_pm), fsize(size_pf),
+                              "%s (perfmini/perf)" % (fratio(size_pm / size_pf) if size_pm and size_pf else "n/a"),
+                              "≤ 1/20", self.aim(bool(size_pm and size_pf and size_pm * 20 <= size_pf))))
+
     # -- RESULTS.md -------------------------------------------------------------
 
     def machine(self):
@@ -1126,12 +1203,12 @@ def main():
     ap.add_argument("--pm-version", default="")
     ap.add_argument("--pm-origin", default="")
     ap.add_argument("--load-start", default="")
-    ap.add_argument("--only", default="", help="comma-separated figures to run (1,2,4,7,8; for testing)")
+    ap.add_argument("--only", default="", help="comma-separated figures to run (1,2,4,7,8,9; for testing)")
     a = ap.parse_args()
     b = Bench(a)
     only = set(a.only.split(",")) if a.only else None
     steps = [("1", b.fig_fixed), ("2", b.fig_slowdown), ("4", b.fig_workloads),
-             ("7", b.fig_scaling), ("8", b.fig_symbolize)]
+             ("7", b.fig_scaling), ("8", b.fig_symbolize), ("9", b.fig_dwarf_python)]
     if only and "4" in only and "2" not in only:
         b.fig2_sizes = {}
     for key, fn in steps:
