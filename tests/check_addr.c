@@ -253,7 +253,9 @@ START_TEST(test_bias_exec_mapping)
 	uint64_t bias = 1;
 
 	ck_assert_str_eq(x->perms, "r-xp");
-	ck_assert_int_eq(addr_load_bias(l->segs, l->nsegs, x->start, x->end, x->pgoff, perms_prot(x->perms), &bias), 0);
+	ck_assert_int_eq(addr_load_bias(l->segs, l->nsegs, x->start, x->end, x->pgoff,
+					perms_prot(x->perms), &bias),
+			 0);
 	ck_assert_msg(bias == l->bias, "%s: bias 0x%llx from the r-xp mapping, expected 0x%llx",
 		      l->name, (unsigned long long)bias, (unsigned long long)l->bias);
 }
@@ -266,7 +268,9 @@ START_TEST(test_bias_first_mapping)
 	const struct rt_map *x = &l->maps[0];
 	uint64_t bias = 1;
 
-	ck_assert_int_eq(addr_load_bias(l->segs, l->nsegs, x->start, x->end, x->pgoff, perms_prot(x->perms), &bias), 0);
+	ck_assert_int_eq(addr_load_bias(l->segs, l->nsegs, x->start, x->end, x->pgoff,
+					perms_prot(x->perms), &bias),
+			 0);
 	ck_assert_uint_eq(bias, l->bias);
 }
 END_TEST
@@ -327,9 +331,9 @@ START_TEST(test_two_exec_segments)
 	ck_assert_int_eq(addr_vaddr_to_file_offset(bolt, ARRAY_SIZE(bolt), 0x600123, &off), 0);
 	ck_assert_uint_eq(off, 0x200123);
 	/* The same bias from either executable mapping. */
-	ck_assert_int_eq(
-		addr_load_bias(bolt, ARRAY_SIZE(bolt), base + 0x1000, base + 0x2000, 0x1000, RXP, &bias),
-		0);
+	ck_assert_int_eq(addr_load_bias(bolt, ARRAY_SIZE(bolt), base + 0x1000, base + 0x2000,
+					0x1000, RXP, &bias),
+			 0);
 	ck_assert_uint_eq(bias, base);
 	ck_assert_int_eq(addr_load_bias(bolt, ARRAY_SIZE(bolt), base + 0x600000, base + 0x602000,
 					0x200000, RXP, &bias),
@@ -353,7 +357,8 @@ START_TEST(test_text_shifted)
 	uint64_t vaddr = 0, off = 0, bias = 0;
 
 	/* Loaded: text at base + 0x2000, mapped from file offset 0x1000. */
-	ck_assert_int_eq(addr_load_bias(segs, 3, base + 0x2000, base + 0x3000, 0x1000, RXP, &bias), 0);
+	ck_assert_int_eq(addr_load_bias(segs, 3, base + 0x2000, base + 0x3000, 0x1000, RXP, &bias),
+			 0);
 	ck_assert_uint_eq(bias, base);
 	ck_assert_int_eq(addr_file_offset_to_vaddr(segs, 3, 0x1234, &vaddr), 0);
 	ck_assert_uint_eq(vaddr, 0x2234);

@@ -387,10 +387,9 @@ START_TEST(test_elf_self)
 	ck_assert_uint_gt(s->size, 0);
 
 	/* The bias from the executable mapping is the loader's. */
-	ck_assert_int_eq(
-		addr_load_bias(segs, (size_t)n, fm.line.start, fm.line.end, fm.line.pgoff,
-			       fm.line.prot, &bias),
-		0);
+	ck_assert_int_eq(addr_load_bias(segs, (size_t)n, fm.line.start, fm.line.end, fm.line.pgoff,
+					fm.line.prot, &bias),
+			 0);
 	ck_assert_uint_eq(bias, si.bias);
 
 	/* The build-id note the loader mapped is the one in the file. */

@@ -132,8 +132,8 @@ int main(int argc, char **argv)
 			hwm = read_hwm_kb(pid);
 			cpu = read_cpu(pid);
 			ptrace(PTRACE_CONT, pid, NULL, NULL);
-		} else if (WSTOPSIG(status) == SIGTRAP && hwm < 0 && cpu < 0 && (status >> 16) == 0 &&
-			   trace == 1) {
+		} else if (WSTOPSIG(status) == SIGTRAP && hwm < 0 && cpu < 0 &&
+			   (status >> 16) == 0 && trace == 1) {
 			/* The stop after the traced exec: ask for the exit event. */
 			ptrace(PTRACE_SETOPTIONS, pid, NULL,
 			       (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL));

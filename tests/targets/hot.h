@@ -43,10 +43,10 @@
  * macro, not an inline function: a hot function has no inlined callee, so
  * its samples' leaf frame is the function itself.
  */
-#define HOT_STEP(x)                                                          \
-	do {                                                                 \
-		(x) = (x)*6364136223846793005ULL + 1442695040888963407ULL;   \
-		__asm__ volatile("" : "+r"(x));                              \
+#define HOT_STEP(x)                                                        \
+	do {                                                               \
+		(x) = (x)*6364136223846793005ULL + 1442695040888963407ULL; \
+		__asm__ volatile("" : "+r"(x));                            \
 	} while (0)
 
 /* CPU time of the calling thread, in seconds. */

@@ -44,12 +44,12 @@
  * a hot function has no inlined callee, so its samples' leaf frame is the
  * function itself. The asm keeps the loop from being folded.
  */
-#define SYM_SPIN(x)                                                               \
-	do {                                                                      \
-		for (long sym_i_ = 0; sym_i_ < SYM_ROUNDS; sym_i_++) {            \
-			(x) = (x) * 6364136223846793005ULL + 1442695040888963407ULL; \
-			__asm__ volatile("" : "+r"(x));                           \
-		}                                                                 \
+#define SYM_SPIN(x)                                                                \
+	do {                                                                       \
+		for (long sym_i_ = 0; sym_i_ < SYM_ROUNDS; sym_i_++) {             \
+			(x) = (x)*6364136223846793005ULL + 1442695040888963407ULL; \
+			__asm__ volatile("" : "+r"(x));                            \
+		}                                                                  \
 	} while (0)
 
 /* CPU time of the calling thread (user and system), in seconds. */

@@ -25,8 +25,16 @@
 #if defined(__x86_64__) || defined(__i386__)
 /* mov $JIT_LOOPS,%ecx; 1: dec %ecx; jnz 1b; ret */
 static const unsigned char jit_code[] = {
-	0xb9, JIT_LOOPS & 0xff, (JIT_LOOPS >> 8) & 0xff, (JIT_LOOPS >> 16) & 0xff,
-	(JIT_LOOPS >> 24) & 0xff, 0xff, 0xc9, 0x75, 0xfc, 0xc3,
+	0xb9,
+	JIT_LOOPS & 0xff,
+	(JIT_LOOPS >> 8) & 0xff,
+	(JIT_LOOPS >> 16) & 0xff,
+	(JIT_LOOPS >> 24) & 0xff,
+	0xff,
+	0xc9,
+	0x75,
+	0xfc,
+	0xc3,
 };
 #elif defined(__aarch64__)
 /* movz w9,#lo; movk w9,#hi,lsl #16; 1: subs w9,w9,#1; b.ne 1b; ret */
@@ -77,8 +85,8 @@ int main(int argc, char **argv)
 	if (!strncmp(mode, "chown=", 6))
 		owner = strtol(mode + 6, NULL, 10);
 
-	code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
-		    -1, 0);
+	code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		    0);
 	if (code == MAP_FAILED) {
 		perror("sym-jit: mmap of executable memory");
 		return 2;
@@ -96,8 +104,9 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	f = fopen(write_path, "w");
-	if (!f || fprintf(f, "%lx %lx jit_hot\n", (unsigned long)(uintptr_t)code,
-			  (unsigned long)sizeof(jit_code)) < 0 ||
+	if (!f ||
+	    fprintf(f, "%lx %lx jit_hot\n", (unsigned long)(uintptr_t)code,
+		    (unsigned long)sizeof(jit_code)) < 0 ||
 	    fclose(f) != 0) {
 		perror(write_path);
 		return 2;
@@ -110,8 +119,7 @@ int main(int argc, char **argv)
 		perror(map_path);
 		return 2;
 	}
-	printf("sym-jit: wrote %s%s%s\n", map_path, real_path[0] ? ", a link to " : "",
-	       real_path);
+	printf("sym-jit: wrote %s%s%s\n", map_path, real_path[0] ? ", a link to " : "", real_path);
 	fflush(stdout);
 	if (wait_start)
 		sym_wait_start("sym-jit");
