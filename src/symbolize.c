@@ -43,30 +43,8 @@ static bool absolute(const struct module *m)
 	return m->kind == MODULE_KERNEL || m->kind == MODULE_PERFMAP;
 }
 
-const struct sym *symbolize_vaddr(struct module_set *s, struct module *m, uint64_t vaddr,
-				  uint64_t *symoff)
-{
-	const struct sym *sym;
-
-	module_load(s, m);
-	sym = symtab_lookup(&m->syms, vaddr);
-	if (sym)
-		*symoff = vaddr - sym->addr;
-	return sym;
-}
-
-const struct sym *symbolize_lookup(struct module_set *s, struct module *m, uint64_t off,
-				   uint64_t *symoff)
-{
-	uint64_t vaddr = off;
-
-	module_load(s, m);
-	if (!absolute(m) && addr_file_offset_to_vaddr(m->segs, m->nsegs, off, &vaddr) < 0)
-		return NULL;
-	return symbolize_vaddr(s, m, vaddr, symoff);
-}
-
-char *symbolize_name(const struct module *m, const struct sym *sym)
+/* The symbol's name, demangled; malloc'd. */
+static char *symbolize_name(const struct module *m, const struct sym *sym)
 {
 	const char *raw = symtab_name(&m->syms, sym);
 	char *d = demangle(raw);

@@ -27,19 +27,6 @@ struct prefetch;
 void symbolize_profile(struct profile *p, struct module_set *mods, struct prefetch *pf,
 		       struct symbolize_stats *st);
 
-/*
- * The symbol holding a frame address of m (a file offset, or an absolute
- * address for the kernel and perf maps), loading m if needed; NULL when
- * there is none. *symoff gets the offset into the symbol.
- */
-const struct sym *symbolize_lookup(struct module_set *s, struct module *m, uint64_t off,
-				   uint64_t *symoff);
-/* The same for an ELF address of m. */
-const struct sym *symbolize_vaddr(struct module_set *s, struct module *m, uint64_t vaddr,
-				  uint64_t *symoff);
-/* The symbol's name, demangled; malloc'd. */
-char *symbolize_name(const struct module *m, const struct sym *sym);
-
 /* Everything known of one address: its function levels, innermost first. */
 struct symres {
 	int n; /* levels; 0: no name at all */
@@ -49,10 +36,10 @@ struct symres {
 };
 
 /*
- * Resolves a frame address of m (see symbolize_lookup) or, with is_vaddr,
- * an ELF address, to its levels: DWARF lines and inline chain where the
- * module has them, the symbol's name for the outermost level where DWARF
- * names none. Returns r->n. A level's func is NULL only for the outermost
+ * Resolves a frame address of m (a file offset, or an absolute address
+ * for the kernel and perf maps) or, with is_vaddr, an ELF address, to its
+ * levels: DWARF lines and inline chain where the module has them, the
+ * symbol's name for the outermost level where DWARF names none. Returns r->n. A level's func is NULL only for the outermost
  * level of a place that neither DWARF nor the symbols name. Release with
  * symres_release.
  */
