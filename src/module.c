@@ -489,10 +489,12 @@ static int prepare_unwind(struct module *m)
 		elf_end(e);
 	return 0;
 fail:
-	if (m->bytes_mapped)
+	if (m->bytes_mapped) {
 		munmap((void *)(uintptr_t)m->bytes, m->nbytes);
-	else
-		m->image = NULL, free((void *)(uintptr_t)m->bytes);
+	} else {
+		free(m->image); /* the vdso copy: bytes points at it */
+		m->image = NULL;
+	}
 	m->bytes = NULL;
 	m->nbytes = 0;
 	m->bytes_mapped = false;

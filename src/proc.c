@@ -152,14 +152,6 @@ void model_fork(struct model *m, uint32_t pid, uint32_t ppid, uint32_t tid, uint
 	memcpy(t->comm, parent->comm, COMM_MAX);
 }
 
-void model_exit(struct model *m, uint32_t pid, uint32_t tid)
-{
-	/* Samples are normalized when they arrive, so nothing is dropped yet. */
-	(void)m;
-	(void)pid;
-	(void)tid;
-}
-
 void model_mmap(struct model *m, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		const struct module_key *k, uint32_t prot)
 {

@@ -1,6 +1,6 @@
 /*
  * proc.h - the process model: processes, threads and their address spaces
- * as the recording sees them, kept current from COMM, FORK, EXIT and MMAP2
+ * as the recording sees them, kept current from COMM, FORK and MMAP2
  * records applied in time order.
  *
  * Invariants: a thread belongs to exactly one process (looked up by tid);
@@ -55,7 +55,6 @@ struct thread *model_thread(struct model *m, uint32_t pid, uint32_t tid);
 
 void model_comm(struct model *m, uint32_t pid, uint32_t tid, const char *comm, bool exec);
 void model_fork(struct model *m, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
-void model_exit(struct model *m, uint32_t pid, uint32_t tid);
 /* A new executable mapping; path with ino 0 is anonymous or a pseudo-file. */
 void model_mmap(struct model *m, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		const struct module_key *k, uint32_t prot);

@@ -338,9 +338,6 @@ static void apply(struct recorder *r, const void *bytes, uint32_t len)
 	case PERF_RECORD_FORK:
 		model_fork(&r->model, rec.task.pid, rec.task.ppid, rec.task.tid, rec.task.ptid);
 		break;
-	case PERF_RECORD_EXIT:
-		model_exit(&r->model, rec.task.pid, rec.task.tid);
-		break;
 	case PERF_RECORD_LOST:
 		r->lost += rec.lost.lost;
 		model_lost(&r->model);
@@ -724,33 +721,23 @@ static void set_meta_u64(struct profile *p, const char *key, uint64_t v)
  */
 static void write_unwind_meta(struct recorder *r)
 {
-	struct sbuf_lite {
-		char *buf;
-		size_t len, cap;
-	} b = {0};
+	struct sbuf b = {0};
 
 	set_meta_u64(r->prof, "unwind-stacks", r->unwound);
 	set_meta_u64(r->prof, "unwind-complete", r->unwind_ends[UNWIND_COMPLETE]);
 	for (size_t i = 0; i < r->cut.cap; i++) {
 		const struct hmap_slot *s = &r->cut.slots[i];
 		uint64_t mod;
-		char line[4200];
-		int len;
 
 		if (!s->key)
 			continue;
 		mod = (s->key >> 8) - 1;
-		len = snprintf(line, sizeof(line), "%llu\t%s\t%s\n", (unsigned long long)s->val,
-			       unwind_end_text((enum unwind_end)(s->key & 0xff)),
-			       mod ? r->mods.mods[mod - 1]->path : "[unknown]");
-		if (len < 0 || (size_t)len >= sizeof(line))
-			continue;
-		xgrow(&b.buf, &b.cap, b.len + (size_t)len + 1, 1);
-		memcpy(b.buf + b.len, line, (size_t)len + 1);
-		b.len += (size_t)len;
+		sbuf_addf(&b, "%llu\t%s\t%s\n", (unsigned long long)s->val,
+			  unwind_end_text((enum unwind_end)(s->key & 0xff)),
+			  mod ? r->mods.mods[mod - 1]->path : "[unknown]");
 	}
 	profile_set_meta(r->prof, "unwind-cut", b.buf ? b.buf : "");
-	free(b.buf);
+	sbuf_release(&b);
 }
 
 /* Most stacks first. */

@@ -15,17 +15,7 @@
 #include <stdio.h>
 
 #include "profile.h"
-
-/* A growable string. */
-struct sbuf {
-	char *buf;
-	size_t len, cap;
-};
-
-void sbuf_addn(struct sbuf *b, const char *s, size_t n);
-void sbuf_adds(struct sbuf *b, const char *s);
-void sbuf_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void sbuf_release(struct sbuf *b);
+#include "util.h"
 
 /* Appends s with ';' turned into ':' and control characters into '?'. */
 void sbuf_add_sanitized(struct sbuf *b, const char *s);

@@ -23,6 +23,17 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A growable string; buf is NUL-terminated once anything was added. */
+struct sbuf {
+	char *buf;
+	size_t len, cap;
+};
+
+void sbuf_addn(struct sbuf *b, const char *s, size_t n);
+void sbuf_adds(struct sbuf *b, const char *s);
+void sbuf_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sbuf_release(struct sbuf *b);
+
 /* The program name used as the prefix of every message. */
 extern const char *progname;
 
