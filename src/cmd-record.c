@@ -48,6 +48,9 @@ static const char usage[] =
 	"                             (default 128)\n"
 	"      --debug-dir DIR        also look for debug files under DIR (by build-id\n"
 	"                             and by name); may be repeated\n"
+	"      --no-lines             name frames from the symbol tables only: no\n"
+	"                             source lines and no inlined functions (reads no\n"
+	"                             DWARF debug info: less memory and a quicker stop)\n"
 	"\n"
 	"Output and control:\n"
 	"  -o, --output FILE          the data file (default perfmini.data)\n"
@@ -58,7 +61,7 @@ static const char usage[] =
 	"Recording stops when the command or every target has exited, after -d, or on\n"
 	"SIGINT or SIGTERM; what was sampled until then is written. See perfmini-record(1).\n";
 
-enum { OPT_NO_KERNEL = 256, OPT_NO_CALLGRAPH, OPT_DEBUG_DIR, OPT_CALLGRAPH };
+enum { OPT_NO_KERNEL = 256, OPT_NO_CALLGRAPH, OPT_DEBUG_DIR, OPT_CALLGRAPH, OPT_NO_LINES };
 
 /* The default stack copy of DWARF mode; see perfmini-record(1) for the choice. */
 #define DWARF_STACK_DEFAULT 32768
@@ -100,6 +103,7 @@ static const struct option options[] = {
 	{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
 	{"mmap-pages", required_argument, NULL, 'm'},
 	{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
+	{"no-lines", no_argument, NULL, OPT_NO_LINES},
 	{"output", required_argument, NULL, 'o'},
 	{"duration", required_argument, NULL, 'd'},
 	{"quiet", no_argument, NULL, 'q'},
@@ -206,6 +210,9 @@ int cmd_record(int argc, char **argv)
 		case OPT_DEBUG_DIR:
 			o.debug_dirs = xrealloc(o.debug_dirs, (o.ndebug_dirs + 1) * sizeof(char *));
 			o.debug_dirs[o.ndebug_dirs++] = optarg;
+			break;
+		case OPT_NO_LINES:
+			o.no_lines = true;
 			break;
 		case 'o':
 			if (!*optarg)

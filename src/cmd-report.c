@@ -234,6 +234,7 @@ int cmd_report(int argc, char **argv)
 	const char *output = NULL;
 	bool top_opts = false, per_pid = false, per_tid = false;
 	struct profile *p;
+	const char *lines_meta;
 	int c, idx, ret = 2;
 	uint64_t v;
 
@@ -359,12 +360,16 @@ int cmd_report(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
+	lines_meta = profile_get_meta(p, "lines");
+	if (o.names.lines && lines_meta && strcmp(lines_meta, "no") == 0)
+		warning("%s was recorded with --no-lines: it has no source lines to show", o.input);
 	if (!output || strcmp(output, "-") == 0)
 		ret = write_stdout(f, p, &o);
 	else
 		ret = write_file(f, p, &o, output);
 	ret = ret < 0 ? 1 : 0;
-	profile_free(p);
+	if (FREE_AT_EXIT)
+		profile_free(p);
 out:
 	aggregate_opts_release(&o);
 	return ret;

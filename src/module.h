@@ -98,6 +98,7 @@ struct module_set {
 	struct hmap index;
 	char *debuginfo_path;	/* for libdwfl: "-:.debug:/usr/lib/debug[:DIR...]" */
 	Dwfl_Callbacks dwfl_cb; /* points at debuginfo_path: the set must not move */
+	bool no_lines;		/* names from symbol tables only: DWARF is never read */
 };
 
 /* What identifies the file behind a mapping. */

@@ -807,6 +807,7 @@ static void write_meta(struct recorder *r, uint64_t end_ns, time_t wall_start)
 		set_meta_u64(p, "period", o->ev.period);
 	else
 		set_meta_u64(p, "frequency", o->ev.freq);
+	profile_set_meta(p, "lines", o->no_lines ? "no" : "yes");
 	profile_set_meta(p, "call-graph",
 			 o->ev.dwarf_stack ? "dwarf"
 			 : o->ev.callchain ? "fp"
@@ -867,6 +868,7 @@ int record_run(const struct record_opts *o)
 	r.page_size = (size_t)sysconf(_SC_PAGESIZE);
 	r.pages = o->mmap_pages;
 	module_set_init(&r.mods);
+	r.mods.no_lines = o->no_lines;
 	for (size_t i = 0; i < o->ndebug_dirs; i++)
 		if (module_set_add_debug_dir(&r.mods, o->debug_dirs[i]) < 0)
 			die("bad --debug-dir '%s': %s", o->debug_dirs[i], strerror(errno));
@@ -986,8 +988,6 @@ int record_run(const struct record_opts *o)
 
 	prefetch_stop(r.prefetch);
 	symbolize_profile(r.prof, &r.mods, r.prefetch, NULL);
-	prefetch_free(r.prefetch);
-	r.prefetch = NULL;
 	add_threads(&r);
 	write_meta(&r, end_ns, wall_start);
 	if (datafile_commit(&out, r.prof, &written) < 0)
@@ -1023,6 +1023,9 @@ int record_run(const struct record_opts *o)
 		for (int i = 0; i < 40 && waitpid(r.child, &r.child_status, WNOHANG) == 0; i++)
 			usleep(50000);
 	}
+	if (!FREE_AT_EXIT)
+		return exit_code;
+	prefetch_free(r.prefetch);
 	free(pfds);
 	for (size_t i = 0; i < r.nrings; i++) {
 		ring_release(&r.rings[i].ring);

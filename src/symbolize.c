@@ -68,7 +68,7 @@ int symbolize_addr(struct module_set *s, struct module *m, uint64_t addr, bool i
 		r->symoff = vaddr - sym->addr;
 		r->symname = symbolize_name(m, sym);
 	}
-	if (!absolute(m))
+	if (!absolute(m) && !s->no_lines)
 		r->n = srcline_lookup(m, vaddr, r->lv, SRCLINE_MAX_DEPTH);
 	if (r->n == 0 && r->symname) {
 		r->lv[0].func = r->symname;

@@ -14,6 +14,16 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * Whether a command frees what it kept until its end. Freeing a
+ * recording's modules, DWARF and profile just before exit takes
+ * milliseconds at the moment the user waits, and returns nothing exit
+ * would not; only builds that check for leaks (--enable-sanitizers) do it.
+ */
+#ifndef FREE_AT_EXIT
+#define FREE_AT_EXIT 0
+#endif
+
 void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);

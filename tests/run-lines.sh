@@ -5,7 +5,9 @@
 # own place: work_outer and inline_mid at the lines where they call the
 # next level, inline_leaf at a line of its loop. --no-inline folds the
 # chain back into work_outer; 'perfmini symbolize' prints the same chain
-# for an address of the loop.
+# for an address of the loop. A recording made with --no-lines names the
+# same samples work_outer from the symbol table, with no inlined levels, no
+# lines and its meta saying so, and report --lines warns.
 set -eu
 . "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -85,3 +87,19 @@ sed -n 3p "$tmp/sym.out" | grep -q "^  inlined into inline_mid at .*inline.c:$mi
 	fail "symbolize: second level is not inline_mid at line $mid_call"
 sed -n 4p "$tmp/sym.out" | grep -q "^  inlined into work_outer at .*inline.c:$outer_call" ||
 	fail "symbolize: third level is not work_outer at line $outer_call"
+
+# record --no-lines: symbol names only.
+run_record 60 "$tmp/nolines.data" --no-lines -- "$TARGETS/inline" 1
+run_report "$tmp/nolines.data" "$tmp/nolines.folded"
+! grep -q '_\[i\]' "$tmp/nolines.folded" || fail "--no-lines recorded inlined frames"
+check_share "$tmp/nolines.folded" "work_outer" inline 500
+"$PERFMINI" report -i "$tmp/nolines.data" --folded --lines >"$tmp/nolines-lines.folded" \
+	2>"$tmp/nolines.err" || fail "report --lines of a --no-lines recording failed"
+cat "$tmp/nolines.err" >&3
+! grep -q ':[0-9][0-9]*[;_ ]' "$tmp/nolines-lines.folded" ||
+	fail "a --no-lines recording has source lines"
+grep -q 'recorded with --no-lines' "$tmp/nolines.err" ||
+	fail "report --lines did not warn that the recording has no lines"
+"$PERFMINI" report -i "$tmp/nolines.data" --lines >/dev/null 2>"$tmp/nolines.err" ||
+	fail "report --top --lines of a --no-lines recording failed"
+grep -q 'recorded with --no-lines' "$tmp/nolines.err" || fail "report --top --lines did not warn"
