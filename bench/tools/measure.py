@@ -253,6 +253,61 @@ def time_v_maxrss_direct(argv_str):
     return int(m.group(1)) if m else None
 
 
+def proc_status(pid):
+    """Name, VmHWM and VmRSS (KiB) of a live process, or None."""
+    d = {}
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                k, _, v = line.partition(":")
+                if k in ("Name", "VmHWM", "VmRSS"):
+                    d[k] = v.strip() if k == "Name" else int(v.split()[0])
+    except (OSError, ValueError):
+        return None
+    return d if "VmHWM" in d else None
+
+
+def tree_memory(cmd, interval=0.01):
+    """Runs cmd (through the shell, output to /dev/null) and polls the
+    memory of it and all its descendants every `interval` seconds, for
+    pipelines whose helpers /usr/bin/time -v cannot see (perf script kills
+    its addr2line children, so their usage never reaches wait4). Returns
+    ({name: largest VmHWM among the processes of that name}, largest sum
+    of VmRSS over the tree at one poll). VmHWM only grows, so the last poll
+    of a process is within one interval of its real peak; the sum is a
+    lower bound of the tree's peak at one moment."""
+    p = subprocess.Popen(cmd, shell=True, executable="/bin/sh",
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peaks, together = {}, 0
+    while p.poll() is None:
+        parent = {}
+        for e in os.listdir("/proc"):
+            if not e.isdigit():
+                continue
+            try:
+                with open("/proc/%s/stat" % e) as f:
+                    st = f.read()
+                parent[int(e)] = int(st[st.rindex(")") + 2:].split()[1])
+            except (OSError, ValueError, IndexError):
+                pass
+        tree, grew = {p.pid}, True
+        while grew:
+            kids = {c for c, pp in parent.items() if pp in tree and c not in tree}
+            tree |= kids
+            grew = bool(kids)
+        now = 0
+        for pid in tree:
+            st = proc_status(pid)
+            if not st:
+                continue
+            now += st.get("VmRSS", 0)
+            name = st.get("Name", "?")
+            peaks[name] = max(peaks.get(name, 0), st["VmHWM"])
+        together = max(together, now)
+        time.sleep(interval)
+    return peaks, together
+
+
 # ----------------------------------------------------------------------------
 # The benchmark
 
@@ -334,28 +389,35 @@ class Bench:
                            statistics.fmean(system[n]) if system[n] else None, codes[n])
         return res
 
-    def record_pair(self, fig, name, target, pm_opts, perf_opts, runs, label=""):
+    def record_pair(self, fig, name, target, pm_opts, perf_opts, runs, label="", variants=()):
         """Records `target` with perfmini and perf alternately, `runs`
         times each, each recorder wrapped in 'pstat -m' (its own peak RSS
         and CPU time, its end) and the target in 'pstat' (the target's
-        end). Returns {tool: {...lists..., 'data': path, 'cmd': str}}."""
+        end). variants: (tool name, extra options) of more perfmini
+        recorders, in the same rotation. Returns {tool: {...lists...,
+        'data': path, 'cmd': str}}."""
         res = {}
         cmds = {}
-        for tool in ("perfmini", "perf"):
-            base = os.path.join(self.data, "%s.%s" % (name, tool))
-            datafile = base + (".pmdata" if tool == "perfmini" else ".perf.data")
+        extra = dict(variants)
+        tools = ["perfmini"] + [v for v, _ in variants] + ["perf"]
+        for tool in tools:
+            base = os.path.join(self.data, "%s.%s" % (name, tool.replace(" ", "_")))
+            datafile = base + (".perf.data" if tool == "perf" else ".pmdata")
             outer, inner, err = base + ".outer", base + ".inner", base + ".err"
-            if tool == "perfmini":
-                rec = "%s record %s -o %s" % (q(self.pm), pm_opts, q(datafile))
-            else:
+            if tool == "perf":
                 rec = "%s record %s -o %s" % (q(self.perf), perf_opts, q(datafile))
+            else:
+                rec = "%s record %s%s -o %s" % (q(self.pm), pm_opts,
+                                                 " " + extra[tool] if tool in extra else "",
+                                                 q(datafile))
             cmds[tool] = "%s -m -o %s -- %s -- %s -o %s -- %s 2>%s" % (
                 q(self.pstat), q(outer), rec, q(self.pstat), q(inner), target, q(err))
             res[tool] = {"post": [], "wall": [], "target": [], "hwm": [], "cpu": [],
                          "samples": [], "lost": [], "size": [], "data": datafile,
-                         "cmd": cmds[tool], "err": err}
+                         "cmd": cmds[tool], "err": err, "outer": outer, "inner": inner}
         for r in range(runs):
-            order = ("perfmini", "perf") if r % 2 == 0 else ("perf", "perfmini")
+            k = r % len(tools)
+            order = tools[k:] + tools[:k]  # each tool in each place in turn
             for tool in order:
                 d = res[tool]
                 log("  %s record with %s, run %d/%d" % (label or name, tool, r + 1, runs))
@@ -364,18 +426,18 @@ class Bench:
                     self.notes.append("`%s` exited with status %d (%s run %d); stderr: %s" % (
                         self.short(cmds[tool]), p.returncode, name, r + 1,
                         self.short(open(d["err"]).read().strip()[-400:])))
-                o = pstat_line(os.path.join(self.data, "%s.%s.outer" % (name, tool)))
-                i = pstat_line(os.path.join(self.data, "%s.%s.inner" % (name, tool)))
+                o = pstat_line(d["outer"])
+                i = pstat_line(d["inner"])
                 if o and i:
                     d["post"].append(o["end"] - i["end"])
                     d["wall"].append(o["wall"])
                     d["target"].append(i["wall"])
                     d["hwm"].append(o.get("hwm_kb"))
                     d["cpu"].append(o.get("cpu"))
-                if tool == "perfmini":
-                    s, lost = perfmini_summary(d["err"])
-                else:
+                if tool == "perf":
                     s, lost = perf_data_stats(d["data"])
+                else:
+                    s, lost = perfmini_summary(d["err"])
                 d["samples"].append(s)
                 d["lost"].append(lost)
                 try:
@@ -383,8 +445,8 @@ class Bench:
                 except OSError:
                     d["size"].append(None)
         self.note_cmd(fig, "# recorded %d times each, alternately; 'pstat -m' around the "
-                      "recorder, 'pstat' around the target:\n%s\n%s" % (
-                          runs, cmds["perfmini"], cmds["perf"]))
+                      "recorder, 'pstat' around the target:\n%s" % (
+                          runs, "\n".join(cmds[t] for t in tools)))
         return res
 
     def short(self, s):
@@ -632,12 +694,16 @@ class Bench:
     def stop_to_folded(self, name, label, target, rec_runs):
         fig = "4"
         res = self.record_pair(fig, name, target, "-F 999", "-e cpu-clock -F 999 -g", rec_runs,
-                               label=label)
+                               label=label, variants=(("perfmini --no-lines", "--no-lines"),))
         pmd, pfd = res["perfmini"]["data"], res["perf"]["data"]
+        nld = res["perfmini --no-lines"]["data"]
         rounds = 3 if self.quick else 5
         pm_rep = "%s report --folded -i %s >/dev/null" % (q(self.pm), q(pmd))
+        nl_rep = "%s report --folded -i %s >/dev/null" % (q(self.pm), q(nld))
         pf_rep = "%s script -i %s 2>/dev/null | awk -f %s >/dev/null" % (q(self.perf), q(pfd), q(self.fold))
-        rep = self.hyperfine(fig, [("perfmini report", pm_rep), ("perf script | fold", pf_rep)],
+        rep = self.hyperfine(fig, [("perfmini report", pm_rep),
+                                   ("perfmini report, --no-lines recording", nl_rep),
+                                   ("perf script | fold", pf_rep)],
                              rounds, label=label + " report")
         # With source lines and inline frames: probe perf once, under a cap.
         cap = 600
@@ -660,6 +726,7 @@ class Bench:
                                    3 if self.quick else 4, label=label + " report --lines")
         # Folded outputs, for the counts shown.
         pm_stacks = out("%s report --folded -i %s | wc -l" % (q(self.pm), q(pmd)))
+        nl_stacks = out("%s report --folded -i %s | wc -l" % (q(self.pm), q(nld)))
         pf_stacks = out("%s script -i %s 2>/dev/null | awk -f %s | wc -l" % (q(self.perf), q(pfd), q(self.fold)))
         # Peak memory of report and script.
         mem = {
@@ -668,23 +735,31 @@ class Bench:
             "perf script": time_v_maxrss_direct("%s script -i %s" % (q(self.perf), q(pfd))),
             "perf script srcline": None if capped else time_v_maxrss_direct(
                 "%s script -F comm,tid,ip,sym,dso,srcline --inline -i %s" % (q(self.perf), q(pfd))),
+            "perfmini report, --no-lines recording": time_v_maxrss_direct(
+                "%s report --folded -i %s" % (q(self.pm), q(nld))),
         }
+        if not capped:
+            log("  %s: perf script srcline again, its process tree's memory polled" % label)
+            mem["srcline tree"] = tree_memory("exec timeout %d %s script -F comm,tid,ip,sym,dso,srcline "
+                                              "--inline -i %s" % (cap, q(self.perf), q(pfd)))
         script_txt = os.path.join(self.tmp, "script.txt")
         sh("%s script -i %s 2>/dev/null >%s" % (q(self.perf), q(pfd), q(script_txt)), check=False)
         mem["fold"] = time_v_maxrss_direct("awk -f %s <%s" % (q(self.fold), q(script_txt)))
         os.unlink(script_txt)
         self.note_cmd(fig, "# peak memory: /usr/bin/time -v on each of\n"
                       "%s report --folded [--lines] -i %s\n%s script [-F comm,tid,ip,sym,dso,srcline --inline] -i %s\n"
-                      "awk -f %s   (the fold, on perf script's output)" % (
+                      "awk -f %s   (the fold, on perf script's output)\n"
+                      "# and perf script srcline once more, its process tree (perf and its addr2line\n"
+                      "# helpers) polled every 10 ms from /proc/PID/status (VmHWM, VmRSS)" % (
                           q(self.pm), q(pmd), q(self.perf), q(pfd), q(self.fold)))
         return {"rec": res, "rep": rep, "lines": lines, "capped": capped, "cap": cap,
-                "stacks": (pm_stacks, pf_stacks), "mem": mem, "target": target}
+                "stacks": (pm_stacks, pf_stacks, nl_stacks), "mem": mem, "target": target}
 
     def fig_workloads(self):
         log("4./5./6. stop-to-folded, data size and memory on Python and xz")
-        rec_runs = 2 if self.quick else 3
+        rec_runs = 2 if self.quick else 5
         py_rounds = 250 if self.quick else 800
-        xz_mb = 4 if self.quick else 20
+        xz_mb = 4 if self.quick else 12
         text = os.path.join(self.tmp, "text-%dM.txt" % xz_mb)
         if not os.path.exists(text):
             log("  generating %d MB of text" % xz_mb)
@@ -704,13 +779,20 @@ class Bench:
         self.workload_results = results
 
         md = ["Both tools record the same workload at 999 Hz with frame-pointer call chains "
-              "(`perfmini record -F 999`, `perf record -e cpu-clock -F 999 -g`), %d times each, "
-              "alternately.\n" % rec_runs,
+              "(`perfmini record -F 999`, `perfmini record -F 999 --no-lines`, `perf record -e "
+              "cpu-clock -F 999 -g`), %d times each, in turn.\n" % rec_runs,
+              "**Two perfmini recordings.** By default perfmini reads DWARF while recording: "
+              "every frame gets its source line and inline chain, and the folded output names "
+              "inlined functions as frames of their own. `perf script` gives symbol names only. "
+              "`record --no-lines` names frames from the symbol tables only, as perf script "
+              "does, and reads no DWARF: that is the like-for-like row, and the default row "
+              "shows what the extra information costs.\n",
               "**How the stop is isolated.** The target runs under a tiny wrapper "
               "(bench/tools/pstat.c) that notes the CLOCK_MONOTONIC time at which the target "
               "exited; another wrapper around the recorder notes when the recorder exited. The "
               "difference is the recorder's post-stop phase: draining, symbolizing (for perfmini: "
-              "every distinct frame, with DWARF lines and inline chains) and writing the file. It "
+              "every distinct frame not yet named while recording, by default with DWARF lines "
+              "and inline chains) and writing the file. It "
               "does not depend on the target's own run time, which sampling perturbs, so it is "
               "not 'record wall time minus the target alone'. Then the report step is timed on "
               "the recording from the last run: `perfmini report` (folded) against `perf script "
@@ -729,19 +811,29 @@ class Bench:
         md_lines = ["| workload | perfmini post-stop + `report --lines` | perf script srcline "
                     "--inline \\| fold | perf/perfmini | aim ≥ 50× |", "|---|---|---|---|---|"]
         for name, desc, r in results:
-            pm, pf = r["rec"]["perfmini"], r["rec"]["perf"]
-            post_pm, post_pf = median(pm["post"]), median(pf["post"])
-            rep_pm, rep_pf = r["rep"]["perfmini report"], r["rep"]["perf script | fold"]
-            s2f_pm = (post_pm or 0) + rep_pm.mean
+            pf = r["rec"]["perf"]
+            post_pf = median(pf["post"])
+            rep_pf = r["rep"]["perf script | fold"]
             s2f_pf = rep_pf.mean
-            ratio = s2f_pf / s2f_pm
-            md.append("| %s | %s / %s | %s | %s | **%s** | **%s** | %s | **%s** | %s |" % (
-                desc, fint(median(pm["samples"])), fint(median(pf["samples"])), ftime(post_pm), fstat(rep_pm),
-                ftime(s2f_pm), fstat(rep_pf), ftime(s2f_pf + (post_pf or 0)), fratio(ratio),
-                self.aim(ratio >= 10)))
-            self.headline.append(("4. stop-to-folded, %s" % name, ftime(s2f_pm), ftime(s2f_pf),
-                                  "%s faster (perf/perfmini)" % fratio(ratio), "≥ 10×",
-                                  self.aim(ratio >= 10)))
+            for tool, rep_name, what, hl in (
+                    ("perfmini --no-lines", "perfmini report, --no-lines recording",
+                     "`--no-lines`: names only, as perf script", "names only (`--no-lines`)"),
+                    ("perfmini", "perfmini report", "default: names, lines and inlined frames",
+                     "default (DWARF read)")):
+                pm = r["rec"][tool]
+                post_pm = median(pm["post"])
+                rep_pm = r["rep"][rep_name]
+                s2f_pm = (post_pm or 0) + rep_pm.mean
+                ratio = s2f_pf / s2f_pm
+                md.append("| %s, %s | %s / %s | %s | %s | **%s** | **%s** | %s | **%s** | %s |" % (
+                    desc, what, fint(median(pm["samples"])), fint(median(pf["samples"])), ftime(post_pm),
+                    fstat(rep_pm), ftime(s2f_pm), fstat(rep_pf), ftime(s2f_pf + (post_pf or 0)),
+                    fratio(ratio), self.aim(ratio >= 10)))
+                self.headline.append(("4. stop-to-folded, %s, %s" % (hl, name), ftime(s2f_pm),
+                                      ftime(s2f_pf), "%s faster (perf/perfmini)" % fratio(ratio),
+                                      "≥ 10×", self.aim(ratio >= 10)))
+            pm = r["rec"]["perfmini"]
+            post_pm = median(pm["post"])
             ln_pm = r["lines"]["perfmini report --lines"]
             ln_pf = r["lines"]["perf script srcline"]
             s2l_pm = (post_pm or 0) + ln_pm.mean
@@ -770,15 +862,18 @@ class Bench:
                       for name, _, r in results) + ".")
         md.append("")
         md.append("CPU time (user + system) of the report step, mean: " + "; ".join(
-            "%s: perfmini report %s, perf script | fold %s" % (
+            "%s: perfmini report %s (`--no-lines` recording %s), perf script | fold %s" % (
                 name, ftime((r["rep"]["perfmini report"].user or 0) + (r["rep"]["perfmini report"].system or 0)),
+                ftime((r["rep"]["perfmini report, --no-lines recording"].user or 0) +
+                      (r["rep"]["perfmini report, --no-lines recording"].system or 0)),
                 ftime((r["rep"]["perf script | fold"].user or 0) + (r["rep"]["perf script | fold"].system or 0)))
             for name, _, r in results) + ".")
         md.append("")
         md.append("Distinct stacks in the folded output of the last recording: " + "; ".join(
-            "%s: perfmini %s, perf %s" % (name, r["stacks"][0], r["stacks"][1]) for name, _, r in results) +
-            " (perfmini's folded output names inlined functions as frames of their own by default, "
-            "which splits stacks further; perf script's does not).")
+            "%s: perfmini %s (`--no-lines` %s), perf %s" % (name, r["stacks"][0], r["stacks"][2], r["stacks"][1])
+            for name, _, r in results) +
+            " (perfmini's default folded output names inlined functions as frames of their own, "
+            "which splits stacks further; perf script's and `--no-lines`' do not).")
         md.append("")
         md.append("**With source lines and inline frames.** perfmini resolves lines and inline "
                   "chains at record time, so its cost is the same post-stop phase plus `perfmini "
@@ -834,28 +929,64 @@ class Bench:
               "`/usr/bin/time -v` cannot give this: wait4() reports the largest process of the "
               "tree, and `xz -9` (about 700 MB) is larger than either recorder. Median over the "
               "runs. **report / script**: `/usr/bin/time -v` (maximum resident set size), one "
-              "run each; perf script with srcline feeds `addr2line` child processes, which "
-              "time -v does not add up (it reports the largest process). The fold's own peak is "
-              "listed separately. Ratio = perfmini / perf.\n",
+              "run each. perf script with srcline feeds `addr2line` child processes and kills "
+              "them at its end, so time -v never sees them: that run is repeated with its "
+              "process tree polled every 10 ms (`tree_memory` in bench/tools/measure.py: the "
+              "largest VmHWM of each program, and the largest sum of VmRSS over the tree at one "
+              "moment). The fold's own peak is listed separately. Ratio = perfmini / perf.\n",
+              "The aim (no more memory than perf) is judged where both tools do the same work: "
+              "`record --no-lines` against `perf record` (symbol names only; perf looks them up "
+              "in `perf script`, perfmini while recording), and the default recording, which "
+              "reads DWARF for lines and inline chains, against the perf pipeline that does: "
+              "`perf script` with srcline and its addr2line helpers. The default recording "
+              "against `perf record` (which resolves nothing) is shown with the ratio only.\n",
               "| workload | step | perfmini | perf | perfmini/perf |", "|---|---|---|---|---|"]
         for name, desc, r in results:
-            pm, pf = r["rec"]["perfmini"], r["rec"]["perf"]
-            a, b = median(pm["hwm"]), median(pf["hwm"])
-            md.append("| %s | record (peak RSS) | %s | %s | %s |" % (
+            pm, nl, pf = r["rec"]["perfmini"], r["rec"]["perfmini --no-lines"], r["rec"]["perf"]
+            m = r["mem"]
+            b = median(pf["hwm"])
+            a = median(nl["hwm"])
+            md.append("| %s | record `--no-lines` / record (peak RSS) | %s | %s | %s |" % (
                 desc, fkb(a), fkb(b), "%.2f" % (a / b) if a and b else "n/a"))
             if a and b:
-                self.headline.append(("6. peak memory of record, %s" % name, fkb(a), fkb(b),
-                                      "%.2f (perfmini/perf)" % (a / b), "—", "—"))
-            c1, c2 = median(pm["cpu"]), median(pf["cpu"])
-            md.append("| %s | record (CPU time of the recorder) | %s | %s | %s |" % (
-                desc, ftime(c1), ftime(c2), "%.2f" % (c1 / c2) if c1 and c2 else "n/a"))
-            m = r["mem"]
-            for step, x, y in (("report / script", "perfmini report", "perf script"),
-                               ("report --lines / script srcline", "perfmini report --lines",
-                                "perf script srcline")):
+                self.headline.append(("6. peak memory of record, names only (`--no-lines`), %s" % name,
+                                      fkb(a), fkb(b), "%.2f (perfmini/perf)" % (a / b), "≤ 1",
+                                      self.aim(a <= b)))
+            a = median(pm["hwm"])
+            md.append("| %s | record (default: DWARF lines and inlines) / record (peak RSS) | %s | %s | %s |" % (
+                desc, fkb(a), fkb(b), "%.2f" % (a / b) if a and b else "n/a"))
+            if a and b:
+                self.headline.append(("6. peak memory of record, default (DWARF read), vs perf record, %s" % name,
+                                      fkb(a), fkb(b), "%.2f (perfmini/perf)" % (a / b), "—", "—"))
+            tree = m.get("srcline tree")
+            if tree:
+                peaks, together = tree
+                a2l = peaks.get("addr2line")
+                md.append("| %s | record (default) / perf script srcline's addr2line helper (peak RSS, polled) "
+                          "| %s | %s | %s |" % (desc, fkb(a), fkb(a2l), "%.2f" % (a / a2l) if a and a2l else "n/a"))
+                md.append("| %s | record (default) / perf script srcline with its helpers at one moment "
+                          "(largest sum, polled) | %s | %s | %s |" % (
+                              desc, fkb(a), fkb(together), "%.2f" % (a / together) if a and together else "n/a"))
+                if a and together:
+                    self.headline.append(("6. peak memory, lines + inlines: perfmini record vs perf script "
+                                          "srcline + addr2line, %s" % name, fkb(a), fkb(together),
+                                          "%.2f (perfmini/perf)" % (a / together), "≤ 1",
+                                          self.aim(a <= together)))
+            for tool, what in ((nl, "record `--no-lines`"), (pm, "record (default)")):
+                c1, c2 = median(tool["cpu"]), median(pf["cpu"])
+                md.append("| %s | %s / record (CPU time of the recorder) | %s | %s | %s |" % (
+                    desc, what, ftime(c1), ftime(c2), "%.2f" % (c1 / c2) if c1 and c2 else "n/a"))
+            for step, x, y in (("report (`--no-lines` recording) / script", "perfmini report, --no-lines recording",
+                                "perf script"),
+                               ("report / script", "perfmini report", "perf script"),
+                               ("report --lines / script srcline (time -v: the largest process it saw)",
+                                "perfmini report --lines", "perf script srcline")):
                 a, b = m.get(x), m.get(y)
                 md.append("| %s | %s | %s | %s | %s |" % (
                     desc, step, fkb(a), fkb(b), "%.2f" % (a / b) if a and b else "n/a"))
+                if x == "perfmini report" and a and b:
+                    self.headline.append(("6. peak memory of report vs perf script, %s" % name, fkb(a), fkb(b),
+                                          "%.2f (perfmini/perf)" % (a / b), "≤ 1", self.aim(a <= b)))
             md.append("| %s | fold (awk, on perf's side only) | — | %s | — |" % (desc, fkb(m.get("fold"))))
         self.section("6. Peak memory", "\n".join(md))
 
