@@ -33,6 +33,7 @@ struct builder {
 	struct hmap root_index;	 /* offset in roots -> index into a->roots + 1 */
 	struct hmap group_index; /* hash of the key -> index into a->stacks */
 	struct hmap names;	 /* pid or tid + 1 -> profile string + 1 */
+	struct hmap root_cache;	 /* comm (or pid, or tid) + 1 -> root + 1 */
 	size_t stacks_cap, frames_cap, roots_cap;
 	uint32_t *scratch;
 	size_t scratch_cap;
@@ -216,10 +217,19 @@ static uint32_t root_of(struct builder *b, const struct pm_sample *s)
 {
 	const struct profile *p = b->p;
 	struct aggregate *a = b->a;
-	struct hmap_slot *slot;
+	struct hmap_slot *slot, *cached;
 	uint32_t off;
 	bool added;
 
+	/* A root depends on the comm alone, or on the pid or tid alone. */
+	cached = hmap_insert(&b->root_cache,
+			     (uint64_t)(b->o->root == REPORT_ROOT_COMM	? s->comm
+					: b->o->root == REPORT_ROOT_PID ? s->pid
+									: s->tid) +
+				     1,
+			     &added);
+	if (!added)
+		return (uint32_t)(cached->val - 1);
 	b->name.len = 0;
 	if (b->o->root == REPORT_ROOT_COMM) {
 		sbuf_adds(&b->name, strtab_get(&p->str, s->comm));
@@ -237,6 +247,7 @@ static uint32_t root_of(struct builder *b, const struct pm_sample *s)
 		a->roots[a->nroots] = xstrdup(strtab_get(&b->roots, off));
 		slot->val = ++a->nroots;
 	}
+	cached->val = slot->val;
 	return (uint32_t)(slot->val - 1);
 }
 
@@ -301,6 +312,7 @@ struct aggregate *aggregate_new(const struct profile *p, const struct report_opt
 	hmap_init(&b.root_index);
 	hmap_init(&b.group_index);
 	hmap_init(&b.names);
+	hmap_init(&b.root_cache);
 	strtab_init(&b.roots);
 	if (o->root != REPORT_ROOT_COMM)
 		collect_names(&b);
@@ -314,6 +326,7 @@ struct aggregate *aggregate_new(const struct profile *p, const struct report_opt
 	hmap_release(&b.root_index);
 	hmap_release(&b.group_index);
 	hmap_release(&b.names);
+	hmap_release(&b.root_cache);
 	strtab_release(&b.roots);
 	sbuf_release(&b.name);
 	return a;

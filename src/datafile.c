@@ -32,7 +32,20 @@
 struct out {
 	unsigned char *buf;
 	size_t len, cap;
+	uLong sum; /* checksum of buf[0, summed): END's, built as we go */
+	size_t summed;
 };
+
+/*
+ * The whole-file checksum that END carries is built from the sections'
+ * own: the bytes between payloads (the header, section headers, padding)
+ * are summed, and each payload's checksum is combined in, so no byte is
+ * summed twice when writing or reading.
+ */
+static uLong sum_gap(uLong sum, const unsigned char *buf, size_t from, size_t to)
+{
+	return crc32_z(sum, buf + from, to - from);
+}
 
 static unsigned char *out_reserve(struct out *o, size_t n)
 {
@@ -91,13 +104,16 @@ static void section_end(struct out *o, size_t at)
 		h[4 + i] = (unsigned char)(crc >> (8 * i));
 	for (int i = 0; i < 8; i++)
 		h[8 + i] = (unsigned char)((uint64_t)size >> (8 * i));
+	o->sum = sum_gap(o->sum, o->buf, o->summed, at + SECTION_HEAD);
+	o->sum = crc32_combine(o->sum, crc, (z_off_t)size);
+	o->summed = at + SECTION_HEAD + size;
 	while (o->len % 8)
 		*out_reserve(o, 1) = 0;
 }
 
 unsigned char *datafile_encode(const struct profile *p, size_t *len)
 {
-	struct out o = {0};
+	struct out o = {.sum = crc32(0L, Z_NULL, 0)};
 	size_t s;
 
 	memcpy(out_reserve(&o, 8), DATAFILE_MAGIC, 8);
@@ -183,7 +199,7 @@ unsigned char *datafile_encode(const struct profile *p, size_t *len)
 
 	/* Version 2: END holds the checksum of everything before it. */
 	s = section_begin(&o, DF_END);
-	put_u32(&o, (uint32_t)crc32_z(crc32(0L, Z_NULL, 0), o.buf, s));
+	put_u32(&o, (uint32_t)sum_gap(o.sum, o.buf, o.summed, s));
 	put_u32(&o, 0);
 	section_end(&o, s);
 	*len = o.len;
@@ -435,7 +451,8 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
 	struct in in = {.base = buf, .err = err, .errlen = errlen};
 	struct profile *p;
 	uint32_t version, seen = 0;
-	size_t at;
+	size_t at, summed = 0;
+	uLong sum = crc32(0L, Z_NULL, 0);
 
 	if (len == 0) {
 		fail(&in, "empty file");
@@ -489,8 +506,7 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
 			 * the section headers included, and nothing after it.
 			 */
 			if (version >= 2 &&
-			    (size != 8 ||
-			     get_u32(d) != (uint32_t)crc32_z(crc32(0L, Z_NULL, 0), buf, at))) {
+			    (size != 8 || get_u32(d) != (uint32_t)sum_gap(sum, buf, summed, at))) {
 				fail(&in, "corrupt file: the checksum at offset %zu does not match",
 				     at);
 				goto bad;
@@ -515,6 +531,9 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
 		}
 		if (load_section(&in, p, type, d, (size_t)size, at))
 			goto bad;
+		sum = sum_gap(sum, buf, summed, at + SECTION_HEAD);
+		sum = crc32_combine(sum, crc, (z_off_t)size);
+		summed = at + SECTION_HEAD + (size_t)size;
 		at += SECTION_HEAD + (size_t)size;
 		at += (8 - at % 8) % 8;
 		if (at > len) {
@@ -657,10 +676,13 @@ struct profile *datafile_read(const char *path, bool force)
 		      (unsigned)st.st_uid, pw ? " (" : "", pw ? pw->pw_name : "", pw ? ")" : "");
 		goto out;
 	}
+	/* One read for a file that does not grow meanwhile; more if it does. */
+	if (st.st_size > 0)
+		xgrow(&buf, &cap, (size_t)st.st_size + 1, 1);
 	for (;;) {
 		ssize_t n;
 
-		xgrow(&buf, &cap, len + 65536, 1);
+		xgrow(&buf, &cap, len + 1, 1);
 		n = read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)
 			continue;

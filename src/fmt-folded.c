@@ -33,6 +33,9 @@ int fmt_folded(const struct profile *p, const struct report_opts *o, FILE *out)
 	struct folded_line *lines = NULL;
 	size_t nlines = 0, cap = 0;
 	struct sbuf b = {0};
+	/* Each frame's text, made once: stacks share most of their frames. */
+	struct sbuf names = {0};
+	uint32_t(*span)[2] = xcalloc(p->nframes ? p->nframes : 1, sizeof(*span)); /* at + 1, len */
 
 	hmap_init(&merged);
 	for (size_t i = 0; i < a->nstacks; i++) {
@@ -44,8 +47,18 @@ int fmt_folded(const struct profile *p, const struct report_opts *o, FILE *out)
 		b.len = 0;
 		sbuf_add_sanitized(&b, a->roots[g->root]);
 		for (uint32_t d = g->depth; d-- > 0;) {
+			uint32_t f = a->frames[g->off + d];
+
+			if (!span[f][0]) {
+				size_t at = names.len;
+
+				report_frame_names(p, f, &o->names, ";", &names);
+				span[f][0] = (uint32_t)at + 1;
+				span[f][1] = (uint32_t)(names.len - at);
+			}
 			sbuf_adds(&b, ";");
-			report_frame_names(p, a->frames[g->off + d], &o->names, ";", &b);
+			if (span[f][1])
+				sbuf_addn(&b, names.buf + span[f][0] - 1, span[f][1]);
 		}
 		for (key = hash_bytes(b.buf, b.len) | 1;; key = hash_u64(key) | 1) {
 			m = hmap_insert(&merged, key, &added);
@@ -68,6 +81,8 @@ int fmt_folded(const struct profile *p, const struct report_opts *o, FILE *out)
 		free(lines[i].text);
 	}
 	free(lines);
+	free(span);
+	sbuf_release(&names);
 	sbuf_release(&b);
 	hmap_release(&merged);
 	aggregate_free(a);
