@@ -218,16 +218,15 @@ static uint32_t root_of(struct builder *b, const struct pm_sample *s)
 	const struct profile *p = b->p;
 	struct aggregate *a = b->a;
 	struct hmap_slot *slot, *cached;
-	uint32_t off;
+	uint32_t off, by;
 	bool added;
 
 	/* A root depends on the comm alone, or on the pid or tid alone. */
-	cached = hmap_insert(&b->root_cache,
-			     (uint64_t)(b->o->root == REPORT_ROOT_COMM	? s->comm
-					: b->o->root == REPORT_ROOT_PID ? s->pid
-									: s->tid) +
-				     1,
-			     &added);
+	if (b->o->root == REPORT_ROOT_COMM)
+		by = s->comm;
+	else
+		by = b->o->root == REPORT_ROOT_PID ? s->pid : s->tid;
+	cached = hmap_insert(&b->root_cache, (uint64_t)by + 1, &added);
 	if (!added)
 		return (uint32_t)(cached->val - 1);
 	b->name.len = 0;
