@@ -47,6 +47,15 @@ static uLong sum_gap(uLong sum, const unsigned char *buf, size_t from, size_t to
 	return crc32_z(sum, buf + from, to - from);
 }
 
+/* Adds the section at offset at, whose payload sums to crc, to *sum. */
+static void sum_section(uLong *sum, size_t *summed, const unsigned char *buf, size_t at,
+			uint32_t crc, size_t size)
+{
+	*sum = sum_gap(*sum, buf, *summed, at + SECTION_HEAD);
+	*sum = crc32_combine(*sum, crc, (z_off_t)size);
+	*summed = at + SECTION_HEAD + size;
+}
+
 static unsigned char *out_reserve(struct out *o, size_t n)
 {
 	unsigned char *p;
@@ -104,9 +113,7 @@ static void section_end(struct out *o, size_t at)
 		h[4 + i] = (unsigned char)(crc >> (8 * i));
 	for (int i = 0; i < 8; i++)
 		h[8 + i] = (unsigned char)((uint64_t)size >> (8 * i));
-	o->sum = sum_gap(o->sum, o->buf, o->summed, at + SECTION_HEAD);
-	o->sum = crc32_combine(o->sum, crc, (z_off_t)size);
-	o->summed = at + SECTION_HEAD + size;
+	sum_section(&o->sum, &o->summed, o->buf, at, (uint32_t)crc, size);
 	while (o->len % 8)
 		*out_reserve(o, 1) = 0;
 }
@@ -531,9 +538,7 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
 		}
 		if (load_section(&in, p, type, d, (size_t)size, at))
 			goto bad;
-		sum = sum_gap(sum, buf, summed, at + SECTION_HEAD);
-		sum = crc32_combine(sum, crc, (z_off_t)size);
-		summed = at + SECTION_HEAD + (size_t)size;
+		sum_section(&sum, &summed, buf, at, crc, (size_t)size);
 		at += SECTION_HEAD + (size_t)size;
 		at += (8 - at % 8) % 8;
 		if (at > len) {
