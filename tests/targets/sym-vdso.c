@@ -5,7 +5,8 @@
  * nearly every sample is in the vdso and none is in the C library's
  * wrapper of the same name.
  *
- * Usage: sym-vdso [SECONDS]   (CPU seconds, default 1)
+ * Usage: sym-vdso [SECONDS [IMAGE]]   (CPU seconds, default 1; IMAGE: a
+ * file to write the vdso's image to, so that a test can read its symbols)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* RTLD_NOLOAD */
@@ -30,6 +31,26 @@ SYM_HOT_FN uint64_t vdso_hot(gettime_fn fn)
 	return s;
 }
 
+/* Writes this process's vdso, as mapped, to path. */
+static int dump_vdso(const char *path)
+{
+	FILE *maps = fopen("/proc/self/maps", "r"), *out;
+	unsigned long start = 0, end = 0;
+	char line[512];
+	size_t n;
+
+	if (!maps)
+		return -1;
+	while (fgets(line, sizeof(line), maps))
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &start, &end) == 2)
+			break;
+	fclose(maps);
+	if (!start || end <= start || !(out = fopen(path, "w")))
+		return -1;
+	n = fwrite((const void *)start, 1, end - start, out);
+	return fclose(out) == 0 && n == end - start ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const names[] = {"__vdso_clock_gettime", "__kernel_clock_gettime"};
@@ -42,6 +63,10 @@ int main(int argc, char **argv)
 	if (!sym) {
 		fprintf(stderr, "sym-vdso: no clock_gettime in the vdso (%s)\n",
 			h ? "no such symbol" : "no vdso handle");
+		return 2;
+	}
+	if (argc > 2 && dump_vdso(argv[2]) < 0) {
+		fprintf(stderr, "sym-vdso: cannot write the vdso to %s\n", argv[2]);
 		return 2;
 	}
 	memcpy(&fn, &sym, sizeof(fn));
