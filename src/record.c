@@ -268,6 +268,13 @@ static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_
 			uint64_t ip = sample_ip_at(s, i);
 
 			if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+				/*
+				 * The user part comes last: a "marker" after it is a
+				 * garbage return address that a frame-pointer walk
+				 * read from the stack, and so is all that follows.
+				 */
+				if (ctx == (uint64_t)PERF_CONTEXT_USER)
+					break;
 				ctx = ip;
 				first = true;
 				continue;

@@ -5,9 +5,10 @@
 #     name the shell or true in its samples, if it has any;
 #  2. fault-fork, forking 1,000 children one after another, each spending
 #     2 ms of CPU time in child_hot() and exiting: no frame of fault-fork's
-#     own code left unnamed, child_hot the leaf of >= 30% of the samples
-#     of comm fault-fork (fork and exit themselves cost much CPU time on
-#     some virtual machines), sampled in >= 100 distinct processes.
+#     own code left unnamed, child_hot the leaf of >= 10% of the samples
+#     of comm fault-fork (fork, page faults and exit cost most of the CPU
+#     time on some loaded virtual machines), sampled in >= 100 distinct
+#     processes.
 set -eu
 . "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -26,7 +27,7 @@ fi
 
 run_record 120 "$tmp/fork.data" -- "$FAULT_FORK" 1000 2
 run_report "$tmp/fork.data" "$tmp/fork.folded"
-check_share "$tmp/fork.folded" child_hot fault-fork 300 30
+check_share "$tmp/fork.folded" child_hot fault-fork 300 10
 if grep '\[fault-fork+0x' "$tmp/fork.folded" >"$tmp/unnamed"; then
 	head -n 5 "$tmp/unnamed" >&3
 	fail "$(wc -l <"$tmp/unnamed") stacks have unnamed frames of fault-fork (above)"
