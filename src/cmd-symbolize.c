@@ -94,9 +94,11 @@ static void print_one(struct target *t, uint64_t addr)
 		map = model_find(&t->model, t->pid, addr);
 		m = map ? map->mod : NULL;
 		/* Memory that maps no file: JIT code, named by the perf map if any. */
-		if (!m || m->kind == MODULE_ANON)
+		if (!m || m->kind == MODULE_ANON) {
 			m = model_perfmap(&t->model, t->pid);
-		else
+			if (m && m->fd < 0)
+				m = NULL; /* the process wrote no perf map */
+		} else
 			frame_addr = addr_to_file_offset(addr, map->start, map->pgoff);
 	}
 	where = m ? m->path : map ? "[anon]" : "[no mapping]";

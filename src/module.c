@@ -260,24 +260,67 @@ struct module *module_set_kernel(struct module_set *s)
 	return m;
 }
 
+int perfmap_nspid_parse(FILE *f, uint32_t *nspid)
+{
+	char line[512];
+
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v, last = 0;
+		char *p = line + 6, *end;
+
+		if (strncmp(line, "NSpid:", 6) != 0)
+			continue;
+		/* The last field is the pid in the process's own namespace. */
+		for (;; p = end) {
+			errno = 0;
+			v = strtoull(p, &end, 10);
+			if (end == p || errno)
+				break;
+			last = v;
+		}
+		if (last == 0 || last > UINT32_MAX)
+			return -EINVAL;
+		*nspid = (uint32_t)last;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* The pid that process pid knows itself by (its own PID namespace's). */
+static uint32_t namespaced_pid(uint32_t pid)
+{
+	char path[64];
+	uint32_t ns = pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return pid;
+	if (perfmap_nspid_parse(f, &ns) < 0)
+		ns = pid; /* before Linux 4.1: no NSpid, no namespaces to mind */
+	fclose(f);
+	return ns;
+}
+
 /*
- * Opens the perf map of pid inside its root (links resolved there, none at
- * the end), only a regular file owned by the process's user or by root.
+ * Opens the perf map of m's process inside its root (links resolved there,
+ * none at the end), only a regular file owned by the process's user or by
+ * root.
  */
-static int open_perfmap(uint32_t pid)
+static int open_perfmap(const struct module *m)
 {
 	char path[64];
 	struct stat st, owner;
 	int fd, root;
 
-	snprintf(path, sizeof(path), "/proc/%u", pid);
+	snprintf(path, sizeof(path), "/proc/%u", m->pid);
 	if (stat(path, &owner) < 0)
 		return -1;
-	root = open_root((pid_t)pid);
+	root = open_root((pid_t)m->pid);
 	if (root < 0)
 		return -1;
-	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
-	fd = open_regular(root, path, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS, &st);
+	fd = open_regular(root, m->path, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS, &st);
 	close(root);
 	if (fd >= 0 && st.st_uid != 0 && st.st_uid != owner.st_uid) {
 		close(fd);
@@ -286,34 +329,39 @@ static int open_perfmap(uint32_t pid)
 	return fd;
 }
 
-struct module *module_set_perfmap(struct module_set *s, uint32_t pid)
+struct module *module_set_perfmap(struct module_set *s, uint32_t pid, bool live)
 {
-	char path[64];
-	struct module_key k = {.path = path};
+	char key_path[64], path[64];
+	struct module_key k = {.path = key_path};
 	struct hmap_slot *slot;
 	struct module *m;
 	uint64_t key;
 	bool added;
-	int fd;
 
-	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	/* Hashed by the host pid; the path is the one the process writes. */
+	snprintf(key_path, sizeof(key_path), "perf-map:%u", pid);
 	for (key = key_hash(&k) | 1;; key = hash_u64(key) | 1) {
-		slot = hmap_find(&s->index, key);
-		if (!slot)
+		slot = hmap_insert(&s->index, key, &added);
+		if (added)
 			break;
 		m = s->mods[slot->val];
 		if (m->kind == MODULE_PERFMAP && m->pid == pid)
 			return m;
 	}
-	fd = open_perfmap(pid);
-	if (fd < 0)
-		return NULL;
-	slot = hmap_insert(&s->index, key, &added);
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", live ? namespaced_pid(pid) : pid);
+	k.path = path;
 	m = add_module(s, slot, &k);
 	m->kind = MODULE_PERFMAP;
 	m->pid = pid;
-	m->fd = fd;
 	return m;
+}
+
+int module_perfmap_open(struct module *m)
+{
+	if (m->fd >= 0)
+		return 0;
+	m->fd = open_perfmap(m);
+	return m->fd >= 0 ? 0 : -ENOENT;
 }
 
 static int load_kernel(struct module *m)
@@ -367,8 +415,13 @@ int perfmap_parse(FILE *f, struct symtab *t)
 static int load_perfmap(struct module *m)
 {
 	FILE *f;
-	int fd = dup(m->fd);
+	int fd;
 
+	if (m->fd < 0) {
+		m->reason = REASON_ANON; /* the runtime never wrote one we could read */
+		return -ENOENT;
+	}
+	fd = dup(m->fd);
 	if (fd < 0 || !(f = fdopen(fd, "r"))) {
 		if (fd >= 0)
 			close(fd);

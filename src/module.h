@@ -120,11 +120,26 @@ struct module *module_set_get(struct module_set *s, const struct module_key *k, 
 /* The kernel's module (one per set). */
 struct module *module_set_kernel(struct module_set *s);
 /*
- * The perf map of a JIT process, when /tmp/perf-PID.map exists inside its
- * root, is a regular file (not a symlink) and belongs to the process's
- * user or root; NULL otherwise.
+ * The module of pid's anonymous executable memory (JIT code), named by its
+ * perf map /tmp/perf-N.map, N the pid the process knows itself by (its own
+ * PID namespace's when live, else pid), inside its root. Created on first
+ * use without looking for the file: see module_perfmap_open.
  */
-struct module *module_set_perfmap(struct module_set *s, uint32_t pid);
+struct module *module_set_perfmap(struct module_set *s, uint32_t pid, bool live);
+/*
+ * Opens the perf map of a MODULE_PERFMAP module if it is not open yet and
+ * exists, is a regular file (not a symlink) and belongs to the process's
+ * user or root; the descriptor is kept, so the map is read whole at
+ * symbolization even if the process removed it. Returns 0 when open, else
+ * -ENOENT.
+ */
+int module_perfmap_open(struct module *m);
+/*
+ * The pid in the innermost PID namespace from /proc/PID/status text (the
+ * last field of its "NSpid:" line). Returns 0, -ENOENT without such a line,
+ * or -EINVAL.
+ */
+int perfmap_nspid_parse(FILE *f, uint32_t *nspid);
 /*
  * Adds a directory searched for debug files (by build-id and by name),
  * made absolute. Returns 0 or -errno (no such directory).

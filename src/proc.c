@@ -222,21 +222,37 @@ const struct mapping *model_find(struct model *m, uint32_t pid, uint64_t addr)
 	return maps_find(p->maps, addr);
 }
 
+/* How often a process's perf map is looked for while it has none. */
+#define PERFMAP_RETRY_NS 20000000ULL
+
 struct module *model_perfmap(struct model *m, uint32_t pid)
 {
 	struct process *p = model_process(m, pid);
-
 	uint64_t now;
 
-	/* A runtime may write its map after its first JIT code runs: look again, now and then. */
-	if (p->perfmap || !m->live)
+	if (!m->live)
 		return p->perfmap;
-	now = now_ns();
-	if (!p->perfmap_checked_ns || now - p->perfmap_checked_ns >= 1000000000ULL) {
-		p->perfmap_checked_ns = now;
-		p->perfmap = module_set_perfmap(m->mods, pid);
+	if (!p->perfmap)
+		p->perfmap = module_set_perfmap(m->mods, pid, true);
+	/* A runtime may write its map after its first JIT code runs: look again soon. */
+	if (p->perfmap->fd < 0) {
+		now = now_ns();
+		if (!p->perfmap_checked_ns || now - p->perfmap_checked_ns >= PERFMAP_RETRY_NS) {
+			p->perfmap_checked_ns = now;
+			module_perfmap_open(p->perfmap);
+		}
 	}
 	return p->perfmap;
+}
+
+void model_perfmap_last_look(struct model *m)
+{
+	for (size_t i = 0; i < m->procs.cap; i++) {
+		struct process *p = (void *)(uintptr_t)m->procs.slots[i].val;
+
+		if (m->procs.slots[i].key && p->perfmap)
+			module_perfmap_open(p->perfmap);
+	}
 }
 
 void model_lost(struct model *m)

@@ -28,8 +28,8 @@ struct process {
 	char comm[COMM_MAX];
 	struct maps *maps;
 	uint64_t seeded_ns;	     /* when /proc/PID/maps was last read, 0 never */
-	uint64_t perfmap_checked_ns; /* when /tmp/perf-PID.map was last looked for */
-	struct module *perfmap;	     /* its JIT perf map, if it has one */
+	uint64_t perfmap_checked_ns; /* when its perf map was last looked for */
+	struct module *perfmap;	     /* its JIT code's module, once it ran any */
 };
 
 struct thread {
@@ -63,8 +63,14 @@ void model_mmap(struct model *m, uint32_t pid, uint64_t start, uint64_t len, uin
  * live, re-reads /proc/PID/maps (at most once per second per process).
  */
 const struct mapping *model_find(struct model *m, uint32_t pid, uint64_t addr);
-/* The perf map of pid (checked once per process), or NULL. */
+/*
+ * The module of pid's JIT code (module_set_perfmap), created on first use;
+ * while its perf map has not been found, looked for at most every 20 ms.
+ * NULL when not live and none was set.
+ */
 struct module *model_perfmap(struct model *m, uint32_t pid);
+/* Looks once more for the perf maps not found yet (at the stop). */
+void model_perfmap_last_look(struct model *m);
 /* Records were lost: let the next miss of every process re-read its maps. */
 void model_lost(struct model *m);
 /* Re-reads /proc/PID/maps into the process now; returns 0 or -errno. */

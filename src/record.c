@@ -215,7 +215,15 @@ static void user_frame(struct recorder *r, uint32_t pid, uint64_t a, uint32_t *n
 
 	if (map && map->mod && map->mod->kind != MODULE_ANON) {
 		add_frame(r, n, map->mod->id, 0, addr_to_file_offset(a, map->start, map->pgoff));
-	} else if ((jit = model_perfmap(&r->model, pid)))
+		return;
+	}
+	/*
+	 * Anonymous executable memory is JIT code, named at the stop from the
+	 * perf map as it is then; an address in no mapping only if the
+	 * process has a perf map (else it is a broken chain's garbage).
+	 */
+	jit = model_perfmap(&r->model, pid);
+	if (jit && (map || jit->fd >= 0))
 		add_frame(r, n, jit->id, 0, a);
 	else
 		add_frame(r, n, PM_NONE, 0, a);
@@ -994,6 +1002,7 @@ int record_run(const struct record_opts *o)
 		fprintf(stderr, "\r\033[K");
 
 	prefetch_stop(r.prefetch);
+	model_perfmap_last_look(&r.model);
 	symbolize_profile(r.prof, &r.mods, r.prefetch, NULL);
 	add_threads(&r);
 	write_meta(&r, end_ns, wall_start);

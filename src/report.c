@@ -54,11 +54,23 @@ const struct pm_line *report_level_line(const struct profile *p, uint32_t f, uin
 void report_unresolved_name(const struct profile *p, uint32_t f, struct sbuf *b)
 {
 	const struct pm_frame *fr = &p->frames[f];
-	const char *mod = "unknown";
+	const char *mod;
 	size_t len;
 
-	if (fr->module != PM_NONE)
-		mod = report_base_name(strtab_get(&p->str, p->modules[fr->module].path));
+	/*
+	 * Runtime addresses move with ASLR and JIT heaps: a frame in no
+	 * mapping, or in anonymous memory that no perf map names, is named
+	 * without one, so that two recordings of a program fold alike.
+	 */
+	if (fr->module == PM_NONE) {
+		sbuf_adds(b, "[unknown]");
+		return;
+	}
+	if (p->modules[fr->module].flags & (PM_MODULE_PERFMAP | PM_MODULE_ANON)) {
+		sbuf_adds(b, "[anon]");
+		return;
+	}
+	mod = report_base_name(strtab_get(&p->str, p->modules[fr->module].path));
 	len = strlen(mod);
 	/* "[vdso]" reads as "[vdso+0x...]", not "[[vdso]+0x...]". */
 	if (len >= 2 && mod[0] == '[' && mod[len - 1] == ']') {

@@ -30,7 +30,10 @@ struct name_opts {
 /*
  * Appends the names of frame f, outermost inlined level first, each level
  * followed by sep except the last. An unresolved frame reads
- * "[module+0xOFFSET]" (module by base name), or "[unknown+0xADDRESS]".
+ * "[module+0xOFFSET]" (module by base name, OFFSET its file offset, or
+ * the address for kernel frames), "[anon]" in anonymous executable
+ * memory (JIT code a perf map does not name) and "[unknown]" in no known
+ * mapping: names that do not change from one run to the next.
  */
 void report_frame_names(const struct profile *p, uint32_t f, const struct name_opts *o,
 			const char *sep, struct sbuf *b);
@@ -47,7 +50,7 @@ void report_level_name(const struct profile *p, uint32_t f, uint32_t level,
 /* The line of one level; NULL for an unresolved frame. */
 const struct pm_line *report_level_line(const struct profile *p, uint32_t f, uint32_t level,
 					const struct name_opts *o);
-/* Appends "[module+0xOFFSET]" for frame f, without annotations. */
+/* Appends frame f's unresolved name (see above), without annotations. */
 void report_unresolved_name(const struct profile *p, uint32_t f, struct sbuf *b);
 /* The base name of a path (the part after the last '/'). */
 const char *report_base_name(const char *path);

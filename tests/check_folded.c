@@ -192,7 +192,7 @@ START_TEST(test_folded)
 	ck_assert_str_eq(text, "app;main 3\n"
 			       "app;main;[kernel.kallsyms+0xffffffff81234567]_[k] 1\n"
 			       "app;main;[libfoo.so+0x1a2b] 1\n"
-			       "app;main;[unknown+0x7f0012345678];[vdso+0x950] 1\n"
+			       "app;main;[unknown];[vdso+0x950] 1\n"
 			       "app;main;[unknown];operator:weird?name 1\n"
 			       "app;main;work;mid_inl_[i];leaf_inl_[i] 3\n"
 			       "app;main;work;mid_inl_[i];leaf_inl_[i];entry_SYSCALL_64_[k];"
@@ -212,7 +212,7 @@ START_TEST(test_folded_no_kernel)
 
 	ck_assert_str_eq(text, "app;main 4\n"
 			       "app;main;[libfoo.so+0x1a2b] 1\n"
-			       "app;main;[unknown+0x7f0012345678];[vdso+0x950] 1\n"
+			       "app;main;[unknown];[vdso+0x950] 1\n"
 			       "app;main;[unknown];operator:weird?name 1\n"
 			       "app;main;work;mid_inl_[i];leaf_inl_[i] 5\n"
 			       "we:ird;main;[libfoo.so+0x1a2b] 1\n"

@@ -529,6 +529,40 @@ START_TEST(test_model_unknown_process)
 }
 END_TEST
 
+/* The pid a process knows itself by, from /proc/PID/status text. */
+static int nspid_of(const char *text, uint32_t *out)
+{
+	FILE *f = fmemopen((void *)(uintptr_t)text, strlen(text), "r");
+	int ret;
+
+	ck_assert_ptr_nonnull(f);
+	ret = perfmap_nspid_parse(f, out);
+	fclose(f);
+	return ret;
+}
+
+START_TEST(test_nspid)
+{
+	uint32_t ns = 0;
+
+	/* The host's pid first, then each nested namespace's: the last wins. */
+	ck_assert_int_eq(nspid_of("Name:\tnode\nPid:\t4242\nNSpid:\t4242\t17\t1\n", &ns), 0);
+	ck_assert_uint_eq(ns, 1);
+	ck_assert_int_eq(nspid_of("Tgid:\t9\nNSpid:\t9\nNStgid:\t9\n", &ns), 0);
+	ck_assert_uint_eq(ns, 9);
+	/* Before Linux 4.1 there is no such line. */
+	ck_assert_int_eq(nspid_of("Name:\tx\nPid:\t5\n", &ns), -ENOENT);
+	ck_assert_int_eq(nspid_of("", &ns), -ENOENT);
+	/* Garbage is refused, never taken for pid 0 or a huge pid. */
+	ck_assert_int_eq(nspid_of("NSpid:\n", &ns), -EINVAL);
+	ck_assert_int_eq(nspid_of("NSpid:\tabc\n", &ns), -EINVAL);
+	ck_assert_int_eq(nspid_of("NSpid:\t12\t0\n", &ns), -EINVAL);
+	ck_assert_int_eq(nspid_of("NSpid:\t12\t99999999999\n", &ns), -EINVAL);
+	ck_assert_int_eq(nspid_of("NSpid:\t12\t-1\n", &ns), -EINVAL);
+	ck_assert_uint_eq(ns, 9);
+}
+END_TEST
+
 static Suite *proc_suite(void)
 {
 	Suite *s = suite_create("proc");
@@ -539,6 +573,7 @@ static Suite *proc_suite(void)
 	tcase_add_test(tc, test_parse_malformed);
 	tcase_add_test(tc, test_parse_long_path);
 	tcase_add_test(tc, test_parse_stop);
+	tcase_add_test(tc, test_nspid);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("model");

@@ -5,7 +5,7 @@
  * so on standard output ("sym-jit: wrote PATH..."), and spends its time
  * calling it. The map file is removed at exit.
  *
- * Usage: sym-jit [-w] [SECONDS [symlink|chown=UID]]
+ * Usage: sym-jit [-w] [SECONDS [symlink|chown=UID|late=SECONDS|nomap]]
  *   -w         once the map is written, print a ready line and wait for
  *              SIGUSR1 (see sym-hot.h)
  *   SECONDS    CPU seconds spent in the generated code (default 1)
@@ -14,6 +14,10 @@
  *              profiler must not trust)
  *   chown=UID  give the map file to user UID (as root: a map that another
  *              user could have written, which a profiler must not trust)
+ *   late=S     first spend S CPU seconds in the generated code, and only
+ *              then write the map (a runtime that announces its code late)
+ *   nomap      write no map at all (a runtime run without its perf map
+ *              option); says "sym-jit: no map" instead
  */
 #include <sys/mman.h>
 
@@ -76,14 +80,19 @@ int main(int argc, char **argv)
 	void (*fn)(void);
 	unsigned char *code;
 	long owner = -1;
+	double late = 0;
 	FILE *f;
 
-	if (nargs > 2 || (*mode && strcmp(mode, "symlink") && strncmp(mode, "chown=", 6))) {
-		fprintf(stderr, "usage: sym-jit [-w] [SECONDS [symlink|chown=UID]]\n");
+	if (nargs > 2 || (*mode && strcmp(mode, "symlink") && strncmp(mode, "chown=", 6) &&
+			  strncmp(mode, "late=", 5) && strcmp(mode, "nomap"))) {
+		fprintf(stderr,
+			"usage: sym-jit [-w] [SECONDS [symlink|chown=UID|late=SECONDS|nomap]]\n");
 		return 2;
 	}
 	if (!strncmp(mode, "chown=", 6))
 		owner = strtol(mode + 6, NULL, 10);
+	if (!strncmp(mode, "late=", 5))
+		late = sym_seconds("sym-jit", mode + 5);
 
 	code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1,
 		    0);
@@ -93,12 +102,21 @@ int main(int argc, char **argv)
 	}
 	memcpy(code, jit_code, sizeof(jit_code));
 	__builtin___clear_cache((char *)code, (char *)code + sizeof(jit_code));
+	memcpy(&fn, &code, sizeof(fn));
+	while (sym_thread_cpu() < late)
+		for (int i = 0; i < 10; i++)
+			fn();
 
 	snprintf(map_path, sizeof(map_path), "/tmp/perf-%ld.map", (long)getpid());
 	write_path = map_path;
 	if (!strcmp(mode, "symlink")) {
 		snprintf(real_path, sizeof(real_path), "%s.real", map_path);
 		write_path = real_path;
+	}
+	if (!strcmp(mode, "nomap")) {
+		printf("sym-jit: no map\n");
+		fflush(stdout);
+		goto run;
 	}
 	atexit(remove_map);
 	signal(SIGINT, on_signal);
@@ -121,11 +139,11 @@ int main(int argc, char **argv)
 	}
 	printf("sym-jit: wrote %s%s%s\n", map_path, real_path[0] ? ", a link to " : "", real_path);
 	fflush(stdout);
+run:
 	if (wait_start)
 		sym_wait_start("sym-jit");
 
-	memcpy(&fn, &code, sizeof(fn));
-	while (sym_thread_cpu() < secs)
+	while (sym_thread_cpu() < late + secs)
 		for (int i = 0; i < 10; i++)
 			fn();
 	return 0;
