@@ -697,6 +697,12 @@ static int load(struct module_set *s, struct module *m)
 	}
 	m->build_id_len = elf_read_build_id(e, m->build_id);
 	{
+		GElf_Ehdr eh;
+
+		if (gelf_getehdr(e, &eh))
+			m->entry = eh.e_entry;
+	}
+	{
 		struct symtab own;
 
 		symtab_init(&own);

@@ -74,6 +74,7 @@ struct module {
 	size_t nsegs;
 	struct symtab syms;
 	int symsrc;	 /* enum elf_symsrc, of the file itself */
+	uint64_t entry;	 /* ELF entry point (e_entry), 0 when none */
 	char *debugfile; /* separate debug file found, or NULL */
 	Dwfl *dwfl;	 /* DWARF access, NULL without a file */
 	Dwfl_Module *dwmod;

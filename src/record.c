@@ -95,7 +95,8 @@ struct recorder {
 	struct unwinder *unwinder;
 	uint64_t uips[MAX_FRAMES];
 	uint64_t unwound, unwind_ends[UNWIND_END_COUNT];
-	struct hmap cut; /* (module id + 1) << 8 | reason -> stacks cut short there */
+	struct hmap cut;   /* (module id + 1) << 8 | reason -> stacks cut short there */
+	struct hmap outer; /* outermost frame id + 1 -> stacks libunwind called complete */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -239,6 +240,57 @@ static void note_sampled(struct hmap *h, uint32_t id, uint32_t other)
 	hmap_insert(h, (uint64_t)id + 1, NULL)->val = (uint64_t)other + 1;
 }
 
+/* Counts n stacks whose unwinding ended for reason end in module (or PM_NONE). */
+static void count_unwind_end(struct recorder *r, uint32_t module, enum unwind_end end, uint64_t n)
+{
+	r->unwind_ends[end] += n;
+	if (end != UNWIND_COMPLETE) {
+		uint64_t key = ((uint64_t)(module == PM_NONE ? 0 : module + 1) + 1) << 8 | end;
+
+		hmap_insert(&r->cut, key, NULL)->val += n;
+	}
+}
+
+/*
+ * Whether named frame f is where a stack starts: an entry-point function
+ * (unwind_is_entry_name), or, in a binary without symbols, the code at its
+ * ELF entry point (_start is a few dozen bytes).
+ */
+static bool entry_frame(const struct recorder *r, uint32_t f)
+{
+	const struct pm_frame *fr = &r->prof->frames[f];
+	const struct module *m;
+	uint64_t vaddr;
+
+	if (fr->nlines) {
+		const struct pm_line *outer = &r->prof->lines[fr->line0 + fr->nlines - 1];
+
+		if (unwind_is_entry_name(strtab_get(&r->prof->str, outer->func)))
+			return true;
+	}
+	if (fr->module == PM_NONE)
+		return false;
+	m = r->mods.mods[fr->module];
+	return m->kind == MODULE_FILE && m->entry &&
+	       addr_file_offset_to_vaddr(m->segs, m->nsegs, fr->addr, &vaddr) == 0 &&
+	       vaddr >= m->entry && vaddr - m->entry < 64;
+}
+
+/* After symbolization: the stacks libunwind ended, complete or stopped short. */
+static void settle_unwind_ends(struct recorder *r)
+{
+	for (size_t i = 0; i < r->outer.cap; i++) {
+		const struct hmap_slot *s = &r->outer.slots[i];
+		uint32_t f;
+
+		if (!s->key)
+			continue;
+		f = (uint32_t)(s->key - 1);
+		count_unwind_end(r, r->prof->frames[f].module,
+				 entry_frame(r, f) ? UNWIND_COMPLETE : UNWIND_NOT_ENTRY, s->val);
+	}
+}
+
 /* DWARF mode: the user part of the stack, from the registers and stack copy. */
 static void unwind_user(struct recorder *r, const struct rec_sample *s, uint32_t *n)
 {
@@ -246,15 +298,16 @@ static void unwind_user(struct recorder *r, const struct rec_sample *s, uint32_t
 	struct module *last;
 	int k = unwind_sample(r->unwinder, s->pid, s, r->uips, MAX_FRAMES, &end, &last);
 
+	uint32_t before = *n;
+
 	for (int i = 0; i < k; i++)
 		user_frame(r, s->pid, i ? r->uips[i] - 1 : r->uips[i], n);
 	r->unwound++;
-	r->unwind_ends[end]++;
-	if (end != UNWIND_COMPLETE) {
-		uint64_t key = ((uint64_t)(last ? last->id + 1 : 0) + 1) << 8 | end;
-
-		hmap_insert(&r->cut, key, NULL)->val++;
-	}
+	/* Complete only if it ends at an entry point: judged by name at the stop. */
+	if (end == UNWIND_COMPLETE && *n > before)
+		hmap_insert(&r->outer, (uint64_t)r->frames[*n - 1] + 1, NULL)->val++;
+	else
+		count_unwind_end(r, last ? last->id : PM_NONE, end, 1);
 }
 
 static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_t misc)
@@ -827,8 +880,10 @@ static void write_meta(struct recorder *r, uint64_t end_ns, time_t wall_start)
 			 o->ev.dwarf_stack ? "dwarf"
 			 : o->ev.callchain ? "fp"
 					   : "none");
-	if (o->ev.dwarf_stack)
+	if (o->ev.dwarf_stack) {
+		settle_unwind_ends(r);
 		write_unwind_meta(r);
+	}
 	set_meta_u64(p, "start-time", (uint64_t)wall_start);
 	set_meta_u64(p, "duration-ns", end_ns - r->start_ns);
 	set_meta_u64(p, "samples", r->nsamples);
@@ -913,6 +968,7 @@ int record_run(const struct record_opts *o)
 	if (ev.dwarf_stack) {
 		r.unwinder = unwinder_new(&r.model);
 		hmap_init(&r.cut);
+		hmap_init(&r.outer);
 	}
 	r.layout.sample_id_all = true;
 
@@ -1058,6 +1114,7 @@ int record_run(const struct record_opts *o)
 	if (r.unwinder) {
 		unwinder_free(r.unwinder);
 		hmap_release(&r.cut);
+		hmap_release(&r.outer);
 	}
 	model_release(&r.model);
 	module_set_release(&r.mods);

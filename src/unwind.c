@@ -77,9 +77,29 @@ const char *unwind_end_text(enum unwind_end e)
 		return "bad frame";
 	case UNWIND_TOO_DEEP:
 		return "too deep";
+	case UNWIND_NOT_ENTRY:
+		return "ended before the entry";
 	default:
 		return "?";
 	}
+}
+
+bool unwind_is_entry_name(const char *func)
+{
+	static const char *const entries[] = {
+		/* process start: the executable's entry, glibc's and musl's */
+		"_start", "__libc_start_main", "__libc_start_main_impl", "__libc_start_call_main",
+		"_start_c",
+		/* thread start */
+		"clone", "clone3", "__clone", "__clone3", "__clone_internal", "start_thread",
+		/* Go: goroutines end in goexit, system stacks in mstart or rt0_go */
+		"runtime.goexit", "runtime.goexit.abi0", "runtime.mstart", "runtime.mstart.abi0",
+		"runtime.mstart0", "runtime.rt0_go", "runtime.rt0_go.abi0"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(entries); i++)
+		if (!strcmp(func, entries[i]))
+			return true;
+	return false;
 }
 
 /* The value of perf register r in the sample, if it was captured. */

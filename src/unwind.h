@@ -12,6 +12,7 @@
 #ifndef PERFMINI_UNWIND_H
 #define PERFMINI_UNWIND_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "decode.h"
@@ -27,10 +28,20 @@ enum unwind_end {
 	UNWIND_NO_INFO,	    /* a frame in code without unwind tables */
 	UNWIND_BAD_FRAME,   /* unwind tables or stack contents made no sense */
 	UNWIND_TOO_DEEP,    /* more frames than perfmini keeps */
+	UNWIND_NOT_ENTRY,   /* the tables ended the stack elsewhere than at an entry point */
 	UNWIND_END_COUNT,
 };
 
 const char *unwind_end_text(enum unwind_end e);
+
+/*
+ * Whether a function is where a runtime starts a process's or a thread's
+ * stack: _start, the C library's start (glibc, musl), clone/clone3 and
+ * start_thread, Go's runtime.goexit, runtime.mstart and runtime.rt0_go.
+ * A stack that libunwind ended anywhere else stopped short (unwind_sample
+ * cannot tell: names are known only after symbolization).
+ */
+bool unwind_is_entry_name(const char *func);
 
 struct unwinder;
 
