@@ -8,6 +8,7 @@
 #define PERFMINI_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -90,5 +91,7 @@ uint64_t hash_bytes(const void *p, size_t n);
 int parse_u64(const char *s, uint64_t *out);
 /* Monotonic clock in nanoseconds (the clock perf timestamps use). */
 uint64_t now_ns(void);
+/* Whether process pid exists and has not exited (a zombie has). */
+bool process_alive(uint32_t pid);
 
 #endif

@@ -1,0 +1,44 @@
+/*
+ * order.h - records from every CPU's ring, handed on in time order.
+ *
+ * Each ring is in time order by itself, but the rings of several CPUs are
+ * drained one after another, so a record of one CPU may be older than
+ * records already drained from another. The queue holds copies of the
+ * records until a flush limit says no older record can still arrive, then
+ * delivers them, oldest first; records with equal times keep the order in
+ * which they were pushed.
+ *
+ * Invariant: every record pushed is delivered exactly once, by a flush
+ * whose limit is at or above its time, or by a flush to UINT64_MAX.
+ */
+#ifndef PERFMINI_ORDER_H
+#define PERFMINI_ORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct order_ent {
+	uint64_t time, seq;
+	size_t off;
+	uint32_t len;
+};
+
+struct order {
+	unsigned char *buf; /* the records' bytes, back to back */
+	size_t len, cap;
+	struct order_ent *ents;
+	size_t n, ents_cap;
+	uint64_t seq;
+};
+
+/* Called for each record delivered; rec lives until the callback returns. */
+typedef void (*order_deliver_fn)(const void *rec, uint32_t len, void *arg);
+
+void order_init(struct order *q);
+void order_release(struct order *q);
+/* Queues a copy of the len bytes at rec, stamped time. */
+void order_push(struct order *q, const void *rec, uint32_t len, uint64_t time);
+/* Delivers, in time order, every queued record with time <= limit. */
+void order_flush(struct order *q, uint64_t limit, order_deliver_fn fn, void *arg);
+
+#endif

@@ -1,0 +1,204 @@
+/*
+ * check_order.c - the time-ordering queue: records pushed out of order,
+ * as rings of several CPUs deliver them, come out oldest first, each
+ * exactly once, equal times in push order, and only up to the limit.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "order.h"
+#include "unit-helpers.h"
+#include "util.h"
+
+/* A record of the tests: its time and a serial number, and a payload size. */
+struct rec {
+	uint64_t time;
+	uint32_t serial;
+	uint32_t len; /* bytes of the whole record, >= sizeof(struct rec) */
+};
+
+struct got {
+	struct rec r[4096];
+	size_t n;
+};
+
+static void deliver(const void *bytes, uint32_t len, void *arg)
+{
+	struct got *g = arg;
+	struct rec r;
+
+	ck_assert_uint_ge(len, sizeof(r));
+	memcpy(&r, bytes, sizeof(r));
+	ck_assert_uint_eq(r.len, len);
+	/* The payload after the header is the serial's low byte, repeated. */
+	for (uint32_t i = sizeof(r); i < len; i++)
+		ck_assert_uint_eq(((const unsigned char *)bytes)[i], r.serial & 0xff);
+	ck_assert_uint_lt(g->n, 4096);
+	g->r[g->n++] = r;
+}
+
+static void push(struct order *q, uint64_t time, uint32_t serial, uint32_t len)
+{
+	unsigned char buf[512];
+	struct rec r = {time, serial, len};
+
+	ck_assert_uint_le(len, sizeof(buf));
+	memcpy(buf, &r, sizeof(r));
+	memset(buf + sizeof(r), (int)(serial & 0xff), len - sizeof(r));
+	order_push(q, buf, len, time);
+}
+
+START_TEST(test_empty)
+{
+	struct order q;
+	struct got g = {.n = 0};
+
+	order_init(&q);
+	order_flush(&q, UINT64_MAX, deliver, &g);
+	ck_assert_uint_eq(g.n, 0);
+	order_release(&q);
+}
+END_TEST
+
+/* Two CPUs drained one after the other: their records interleave by time. */
+START_TEST(test_two_cpus)
+{
+	struct order q;
+	struct got g = {.n = 0};
+
+	order_init(&q);
+	push(&q, 10, 0, 16);
+	push(&q, 30, 1, 40);
+	push(&q, 50, 2, 16);
+	push(&q, 20, 3, 24);
+	push(&q, 40, 4, 16);
+	order_flush(&q, UINT64_MAX, deliver, &g);
+	ck_assert_uint_eq(g.n, 5);
+	ck_assert_uint_eq(g.r[0].serial, 0);
+	ck_assert_uint_eq(g.r[1].serial, 3);
+	ck_assert_uint_eq(g.r[2].serial, 1);
+	ck_assert_uint_eq(g.r[3].serial, 4);
+	ck_assert_uint_eq(g.r[4].serial, 2);
+	order_release(&q);
+}
+END_TEST
+
+/* A flush delivers up to its limit (inclusive) and keeps the rest intact. */
+START_TEST(test_limit)
+{
+	struct order q;
+	struct got g = {.n = 0};
+
+	order_init(&q);
+	push(&q, 100, 0, 100);
+	push(&q, 300, 1, 200);
+	push(&q, 200, 2, 50);
+	push(&q, 400, 3, 16);
+	order_flush(&q, 200, deliver, &g);
+	ck_assert_uint_eq(g.n, 2);
+	ck_assert_uint_eq(g.r[0].serial, 0);
+	ck_assert_uint_eq(g.r[1].serial, 2);
+	/* Older records arriving later still come before the kept ones. */
+	push(&q, 250, 4, 64);
+	order_flush(&q, 299, deliver, &g);
+	ck_assert_uint_eq(g.n, 3);
+	ck_assert_uint_eq(g.r[2].serial, 4);
+	order_flush(&q, UINT64_MAX, deliver, &g);
+	ck_assert_uint_eq(g.n, 5);
+	ck_assert_uint_eq(g.r[3].serial, 1);
+	ck_assert_uint_eq(g.r[4].serial, 3);
+	/* Nothing twice. */
+	order_flush(&q, UINT64_MAX, deliver, &g);
+	ck_assert_uint_eq(g.n, 5);
+	order_release(&q);
+}
+END_TEST
+
+/* Equal times keep the order they were pushed in (a MMAP2 before its samples). */
+START_TEST(test_stable)
+{
+	struct order q;
+	struct got g = {.n = 0};
+
+	order_init(&q);
+	for (uint32_t i = 0; i < 100; i++)
+		push(&q, i % 3 == 0 ? 7 : 5, i, 16 + i % 5 * 8);
+	order_flush(&q, UINT64_MAX, deliver, &g);
+	ck_assert_uint_eq(g.n, 100);
+	for (size_t i = 1; i < g.n; i++) {
+		ck_assert_uint_le(g.r[i - 1].time, g.r[i].time);
+		if (g.r[i - 1].time == g.r[i].time)
+			ck_assert_uint_lt(g.r[i - 1].serial, g.r[i].serial);
+	}
+	order_release(&q);
+}
+END_TEST
+
+/*
+ * Random rounds against a model: each round pushes records of a few
+ * "CPUs", each CPU's in time order, then flushes to a random limit; every
+ * record comes out once, in time order overall.
+ */
+START_TEST(test_random_rounds)
+{
+	struct order q;
+	struct got g = {.n = 0};
+	uint64_t seed = 42, cpu_time[4] = {0, 0, 0, 0}, last = 0;
+	uint32_t serial = 0;
+
+	order_init(&q);
+	for (int round = 0; round < 50; round++) {
+		uint64_t lo = UINT64_MAX;
+
+		for (int cpu = 0; cpu < 4; cpu++) {
+			int k = (int)(unit_rand(&seed) % 15);
+
+			for (int i = 0; i < k && serial < 3000; i++) {
+				cpu_time[cpu] += 1 + unit_rand(&seed) % 50;
+				push(&q, cpu_time[cpu], serial++,
+				     (uint32_t)(sizeof(struct rec) + unit_rand(&seed) % 200));
+			}
+		}
+		/* What no CPU can still send older than: below every CPU's clock. */
+		for (int cpu = 0; cpu < 4; cpu++)
+			if (cpu_time[cpu] < lo)
+				lo = cpu_time[cpu];
+		order_flush(&q, lo - unit_rand(&seed) % 20, deliver, &g);
+	}
+	order_flush(&q, UINT64_MAX, deliver, &g);
+	ck_assert_uint_eq(g.n, serial);
+	{
+		unsigned char *seen = calloc(serial ? serial : 1, 1);
+
+		for (size_t i = 0; i < g.n; i++) {
+			ck_assert_uint_ge(g.r[i].time, last);
+			last = g.r[i].time;
+			ck_assert(!seen[g.r[i].serial]);
+			seen[g.r[i].serial] = 1;
+		}
+		free(seen);
+	}
+	order_release(&q);
+}
+END_TEST
+
+static Suite *order_suite(void)
+{
+	Suite *s = suite_create("order");
+	TCase *tc = tcase_create("queue");
+
+	tcase_add_test(tc, test_empty);
+	tcase_add_test(tc, test_two_cpus);
+	tcase_add_test(tc, test_limit);
+	tcase_add_test(tc, test_stable);
+	tcase_add_test(tc, test_random_rounds);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(order_suite());
+}
