@@ -18,6 +18,7 @@
 #include "aggregate.h"
 #include "cmd.h"
 #include "datafile.h"
+#include "outfile.h"
 #include "report.h"
 #include "util.h"
 
@@ -137,79 +138,68 @@ static const struct report_format *format_find(const char *name)
 	return NULL;
 }
 
-/* Runs f into path through a temporary file in the same directory. */
-static int write_file(const struct report_format *f, const struct profile *p,
-		      const struct report_opts *o, const char *path)
+/*
+ * Runs f into path (outfile.h: a regular file replaced whole, a device,
+ * FIFO or standard stream written directly); "-" is standard output.
+ */
+static int write_output(const struct report_format *f, const struct profile *p,
+			const struct report_opts *o, const char *path)
 {
-	char *tmp = xasprintf("%s.tmp.XXXXXX", path);
-	mode_t mask;
+	struct outfile file;
+	const char *why;
 	struct stat st;
+	mode_t mask;
 	FILE *out;
 	int fd, ret;
 
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		error("cannot create '%s': %s", tmp, strerror(errno));
-		goto out_tmp;
-	}
-	/* mkostemp creates 0600; a report is an ordinary file. */
+	/* A report is an ordinary file: the umask's mode, not 0600. */
 	mask = umask(0);
 	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) < 0) {
-		ret = -errno;
-		error("cannot set the mode of '%s': %s", tmp, strerror(errno));
-		close(fd);
-		goto out_unlink;
+	ret = outfile_open(&file, path, 0666 & ~mask, &why);
+	if (ret < 0) {
+		error("cannot create '%s': %s", path, why ? why : strerror(-ret));
+		return ret;
 	}
-	out = fdopen(fd, "w");
+	if (f->binary && isatty(file.fd)) {
+		error("not writing the %s format to a terminal: give -o FILE, or redirect",
+		      f->name);
+		outfile_abandon(&file);
+		return -ENOTTY;
+	}
+	fd = dup(file.fd);
+	out = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!out) {
 		ret = -errno;
-		error("cannot write '%s': %s", tmp, strerror(errno));
-		close(fd);
-		goto out_unlink;
+		if (fd >= 0)
+			close(fd);
+		error("cannot write '%s': %s", path, strerror(-ret));
+		outfile_abandon(&file);
+		return ret;
 	}
 	ret = f->fn(p, o, out);
-	if (fflush(out) != 0 && ret == 0)
+	/* The flush's errno says more than a format's -EIO (EFBIG, ENOSPC). */
+	if (fflush(out) != 0)
 		ret = -errno;
 	if (fclose(out) != 0 && ret == 0)
 		ret = -errno;
 	if (ret < 0) {
-		error("cannot write '%s': %s", tmp, strerror(-ret));
-		goto out_unlink;
+		error("cannot write '%s': %s", path, strerror(-ret));
+		outfile_abandon(&file);
+		return ret;
 	}
-	if (rename(tmp, path) < 0) {
-		ret = -errno;
-		error("cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-		goto out_unlink;
+	if (outfile_is_stream(&file)) {
+		outfile_abandon(&file); /* nothing to rename: closes it */
+		return 0;
+	}
+	ret = outfile_commit(&file);
+	if (ret < 0) {
+		error("cannot write '%s': %s", path, strerror(-ret));
+		return ret;
 	}
 	if (stat(path, &st) == 0)
 		fprintf(stderr, "%s: wrote %s (%lld KiB)\n", progname, path,
 			(long long)(st.st_size + 1023) / 1024);
-	goto out_tmp;
-out_unlink:
-	unlink(tmp);
-out_tmp:
-	free(tmp);
-	return ret;
-}
-
-static int write_stdout(const struct report_format *f, const struct profile *p,
-			const struct report_opts *o)
-{
-	int ret;
-
-	if (f->binary && isatty(STDOUT_FILENO)) {
-		error("not writing the %s format to a terminal: give -o FILE, or redirect",
-		      f->name);
-		return -ENOTTY;
-	}
-	ret = f->fn(p, o, stdout);
-	if (fflush(stdout) != 0 && ret == 0)
-		ret = -errno;
-	if (ret < 0)
-		error("cannot write the report: %s", strerror(-ret));
-	return ret;
+	return 0;
 }
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -363,10 +353,7 @@ int cmd_report(int argc, char **argv)
 	lines_meta = profile_get_meta(p, "lines");
 	if (o.names.lines && lines_meta && strcmp(lines_meta, "no") == 0)
 		warning("%s was recorded with --no-lines: it has no source lines to show", o.input);
-	if (!output || strcmp(output, "-") == 0)
-		ret = write_stdout(f, p, &o);
-	else
-		ret = write_file(f, p, &o, output);
+	ret = write_output(f, p, &o, output ? output : "-");
 	ret = ret < 0 ? 1 : 0;
 	if (FREE_AT_EXIT)
 		profile_free(p);

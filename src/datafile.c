@@ -554,96 +554,50 @@ bad:
 	return NULL;
 }
 
-/* The output being written, for the exit handler to remove if we die first. */
-static struct datafile_out *pending;
-
-static void remove_pending(void)
-{
-	if (pending && pending->tmp)
-		unlink(pending->tmp);
-}
-
 int datafile_create(struct datafile_out *out, const char *path)
 {
-	static bool registered;
+	const char *why;
+	int ret = outfile_open(&out->file, path, 0600, &why);
 
-	memset(out, 0, sizeof(*out));
-	out->path = xstrdup(path);
-	out->tmp = xasprintf("%s.tmp.XXXXXX", path);
-	/* mkostemp: O_EXCL and mode 0600, never through a planted link. */
-	out->fd = mkostemp(out->tmp, O_CLOEXEC);
-	if (out->fd < 0) {
-		int err = errno;
-
-		error("cannot create '%s': %s", path, strerror(err));
-		free(out->tmp);
-		free(out->path);
-		out->tmp = out->path = NULL;
-		return -err;
-	}
-	if (!registered) {
-		atexit(remove_pending);
-		registered = true;
-	}
-	pending = out;
-	return 0;
+	if (ret < 0)
+		error("cannot create '%s': %s", path, why ? why : strerror(-ret));
+	return ret;
 }
 
 void datafile_abandon(struct datafile_out *out)
 {
-	if (out->fd >= 0)
-		close(out->fd);
-	if (out->tmp)
-		unlink(out->tmp);
-	if (pending == out)
-		pending = NULL;
-	free(out->tmp);
-	free(out->path);
-	out->tmp = out->path = NULL;
-	out->fd = -1;
+	outfile_abandon(&out->file);
 }
 
 int datafile_commit(struct datafile_out *out, const struct profile *p, size_t *written)
 {
+	char *path = xstrdup(out->file.path);
 	unsigned char *buf;
 	size_t len, done = 0;
 	int ret = 0;
 
 	buf = datafile_encode(p, &len);
 	while (done < len) {
-		ssize_t n = write(out->fd, buf + done, len - done);
+		ssize_t n = write(out->file.fd, buf + done, len - done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
 			ret = n < 0 ? -errno : -ENOSPC;
-			goto fail;
+			break;
 		}
 		done += (size_t)n;
 	}
-	if (fsync(out->fd) < 0 && errno != EINVAL) {
-		ret = -errno;
-		goto fail;
-	}
-	ret = close(out->fd) < 0 ? -errno : 0;
-	out->fd = -1;
+	if (ret == 0)
+		ret = outfile_commit(&out->file);
+	else
+		outfile_abandon(&out->file);
 	if (ret < 0)
-		goto fail;
-	if (rename(out->tmp, out->path) < 0) {
-		ret = -errno;
-		goto fail;
-	}
-	if (written)
+		error("cannot write '%s': %s", path, strerror(-ret));
+	else if (written)
 		*written = len;
-	free(out->tmp);
-	out->tmp = NULL;
-	datafile_abandon(out);
 	free(buf);
-	return 0;
-fail:
-	error("cannot write '%s': %s", out->path, strerror(-ret));
-	datafile_abandon(out);
-	free(buf);
+	free(path);
 	return ret;
 }
 

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "outfile.h"
 #include "profile.h"
 
 #define DATAFILE_MAGIC	 "PERFMINI"
@@ -52,15 +53,14 @@ unsigned char *datafile_encode(const struct profile *p, size_t *len);
 struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err, size_t errlen);
 
 /*
- * An output file in the making: created (0600, a fresh temporary name
- * beside path) before anything is recorded, so that neither a full
- * descriptor table nor an unwritable directory is found out only after a
- * recording; renamed over path when complete. Until then an exit handler
- * removes the temporary file, so no half-written file is ever left.
+ * An output file in the making (outfile.h): opened before anything is
+ * recorded, so that neither a full descriptor table nor an unwritable or
+ * impossible output is found out only after a recording; a regular file
+ * is written to a fresh temporary name (mode 0600) and renamed over path
+ * when complete, a device or FIFO is written directly.
  */
 struct datafile_out {
-	char *path, *tmp;
-	int fd;
+	struct outfile file;
 };
 
 /* Returns 0 or -errno (message printed). */

@@ -1,0 +1,57 @@
+/*
+ * outfile.h - writing an output file without destroying what its name
+ * points at.
+ *
+ * What the name is decides how it is written:
+ *   - a new name, or a regular file (or a symbolic link, which is never
+ *     followed: it is replaced, its target untouched): a temporary file
+ *     beside it, renamed over the name when complete, so that a reader
+ *     never sees half a file and a failure leaves the old file as it was;
+ *   - "-", /dev/stdout, /dev/stderr, /dev/fd/N or /proc/self/fd/N: that
+ *     very descriptor, as the shell opened it (a pipe, a terminal, a file
+ *     opened for appending);
+ *   - a character device or a FIFO, or a symbolic link to one (/dev/null,
+ *     a named pipe a reader waits on): opened and written directly, never
+ *     replaced;
+ *   - anything else (a directory, a socket, a block device, another user's
+ *     file in a sticky directory that could not be replaced): refused when
+ *     opened, before any work is done.
+ *
+ * Invariant: until outfile_commit or outfile_abandon, a temporary file is
+ * removed by an exit handler and by the handlers of fatal signals (those
+ * still at their default action), so none is left behind by a failure, a
+ * crash or a hangup.
+ */
+#ifndef PERFMINI_OUTFILE_H
+#define PERFMINI_OUTFILE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct outfile {
+	char *path; /* as given */
+	char *tmp;  /* the temporary file, NULL when written directly */
+	int fd;
+	bool own_fd; /* fd is ours to close (not a dup of a standard stream) */
+};
+
+/*
+ * Opens the output path for writing; a new file gets mode (less the
+ * umask unless mode is 0600). Returns 0, or -errno with *why set to a
+ * sentence for the user when errno alone would mislead ("is a directory").
+ */
+int outfile_open(struct outfile *o, const char *path, mode_t mode, const char **why);
+/*
+ * Completes it: flushes a regular file to disk and renames it into place.
+ * Returns 0 or -errno; either way o is released.
+ */
+int outfile_commit(struct outfile *o);
+/* Removes the temporary file, if any, and releases o. */
+void outfile_abandon(struct outfile *o);
+/* Whether the output is written directly (a stream, never renamed). */
+static inline bool outfile_is_stream(const struct outfile *o)
+{
+	return o->tmp == NULL;
+}
+
+#endif
