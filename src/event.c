@@ -70,7 +70,7 @@ void event_attr(struct perf_event_attr *attr, const struct event_opts *o)
 	attr->exclude_hv = 1;
 	attr->exclude_guest = 1;
 	attr->inherit = o->inherit;
-	attr->disabled = o->enable_on_exec;
+	attr->disabled = o->enable_on_exec || o->disabled;
 	attr->enable_on_exec = o->enable_on_exec;
 	attr->mmap = 1;
 	attr->mmap2 = 1;

@@ -35,6 +35,7 @@ struct event_opts {
 	uint64_t dwarf_regs;  /* DWARF mode: the user registers to sample */
 	bool inherit;
 	bool enable_on_exec;   /* starts disabled, enabled by the next exec */
+	bool disabled;	       /* starts disabled, enabled by PERF_EVENT_IOC_ENABLE */
 	uint32_t wakeup_bytes; /* wake the reader when this much is pending */
 };
 

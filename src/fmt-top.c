@@ -358,6 +358,12 @@ static void print_header(const struct profile *p, const struct report_opts *o,
 		sbuf_addf(&b, ", %s samples per second (-F)", freq);
 	else if (period)
 		sbuf_addf(&b, ", one sample every %s events (-c)", period);
+	if (*meta(p, "kernel-excluded")) {
+		/* The kernel was not sampled at all, and why. */
+		sbuf_adds(&b, "; user code only (");
+		sbuf_add_sanitized(&b, meta(p, "kernel-excluded"));
+		sbuf_adds(&b, ")");
+	}
 	header_line(out, width, "Event:", b.buf);
 	b.len = 0;
 	if (dur && parse_u64(dur, &v) == 0)

@@ -58,6 +58,8 @@ struct recorder {
 	uint64_t start_ns, end_ns;
 	time_t wall_start;
 	uint64_t nsamples, lost, lost_samples, bad_records;
+	long paranoid;	     /* kernel.perf_event_paranoid when the events were opened */
+	bool kernel_dropped; /* the kernel was excluded because paranoid forbade it */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -261,9 +263,26 @@ static void attach_failed(const struct recorder *r, int err, pid_t pid)
 		break;
 	case EACCES:
 	case EPERM:
-		error("no permission to open perf events (kernel.perf_event_paranoid=%ld): run as "
-		      "root, grant CAP_PERFMON, or lower /proc/sys/kernel/perf_event_paranoid",
-		      (long)read_proc_ulong("/proc/sys/kernel/perf_event_paranoid", 2));
+		if (r->o->system_wide)
+			error("no permission to record every process (-a): it needs root, "
+			      "CAP_PERFMON or kernel.perf_event_paranoid <= 0 (it is %ld)",
+			      r->paranoid);
+		else if (r->paranoid >= 3)
+			error("no permission to open perf events: kernel.perf_event_paranoid=%ld "
+			      "forbids them to users; run as root, grant CAP_PERFMON, or lower "
+			      "/proc/sys/kernel/perf_event_paranoid to 2 (user code only, as "
+			      "with --no-kernel) or 1",
+			      r->paranoid);
+		else if (pid > 0)
+			error("no permission to profile process %d "
+			      "(kernel.perf_event_paranoid=%ld): "
+			      "it belongs to another user; run as root or grant CAP_PERFMON",
+			      (int)pid, r->paranoid);
+		else
+			error("no permission to open perf events (kernel.perf_event_paranoid=%ld): "
+			      "run as root, grant CAP_PERFMON, or lower "
+			      "/proc/sys/kernel/perf_event_paranoid",
+			      r->paranoid);
 		break;
 	case EMFILE:
 	case ENFILE:
@@ -295,16 +314,49 @@ static void attach_failed(const struct recorder *r, int err, pid_t pid)
 	}
 }
 
-/* The events of every target, with their rings; -1 once the failure is said. */
+/* Opens the event for every target; -errno, with *pid the target that failed. */
+static int open_targets(struct recorder *r, pid_t *pid)
+{
+	const struct record_opts *o = r->o;
+	int ret;
+
+	*pid = -1;
+	if ((ret = attach_cpus(&r->att, o->cpulist)) < 0)
+		return ret;
+	if (o->system_wide && (ret = attach_thread(&r->att, -1)) < 0)
+		return ret;
+	if (o->argv && (ret = attach_thread(&r->att, *pid = r->child.pid)) < 0)
+		return ret;
+	for (size_t i = 0; i < o->npids; i++)
+		if ((ret = attach_process(&r->att, *pid = (pid_t)o->pids[i])) < 0)
+			return ret;
+	for (size_t i = 0; i < o->ntids; i++) {
+		*pid = (pid_t)o->tids[i];
+		if (!process_alive(o->tids[i]))
+			return -ESRCH;
+		if ((ret = attach_thread(&r->att, *pid)) < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * The events of every target, with their rings, opened disabled (a command's
+ * are enabled by its exec, the others by record_run all at once); -1 once
+ * the failure is said. Where kernel.perf_event_paranoid lets a user sample
+ * only user code, the kernel is left out, as perf does, and the user told.
+ */
 static int open_events(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
 	struct event_opts ev = o->ev;
 	struct perf_event_attr attr;
-	int ret = 0;
+	pid_t pid;
+	int ret;
 
 	ev.inherit = o->ntids == 0 && !o->system_wide;
 	ev.enable_on_exec = o->argv != NULL;
+	ev.disabled = true;
 	if (ev.dwarf_stack)
 		ev.dwarf_regs = unwind_regs_mask();
 	/* A quarter: still below the whole ring if the first mmap must shrink it. */
@@ -313,39 +365,30 @@ static int open_events(struct recorder *r)
 	r->layout.sample_type = attr.sample_type;
 	r->layout.regs_user_mask = attr.sample_regs_user;
 	r->layout.sample_id_all = true;
-	attach_init(&r->att, &attr, o->mmap_pages);
-
+	r->paranoid = (long)read_proc_ulong("/proc/sys/kernel/perf_event_paranoid", 2);
 	raise_nofile();
-	ret = attach_cpus(&r->att, o->cpulist);
-	if (ret < 0)
-		goto fail;
-	if (o->system_wide && (ret = attach_thread(&r->att, -1)) < 0)
-		goto fail;
-	if (o->argv && (ret = attach_thread(&r->att, r->child.pid)) < 0) {
-		attach_failed(r, ret, r->child.pid);
+	for (;;) {
+		attach_init(&r->att, &attr, o->mmap_pages);
+		ret = open_targets(r, &pid);
+		if (ret == 0)
+			break;
+		if ((ret == -EACCES || ret == -EPERM) && r->att.failed == ATTACH_OPEN &&
+		    !attr.exclude_kernel && r->paranoid == 2) {
+			attach_release(&r->att);
+			attr.exclude_kernel = 1;
+			r->kernel_dropped = true;
+			continue;
+		}
+		attach_failed(r, ret, pid);
 		return -1;
 	}
-	for (size_t i = 0; i < o->npids; i++)
-		if ((ret = attach_process(&r->att, o->pids[i])) < 0) {
-			attach_failed(r, ret, (pid_t)o->pids[i]);
-			return -1;
-		}
-	for (size_t i = 0; i < o->ntids; i++) {
-		if (!process_alive(o->tids[i])) {
-			error("no such thread: %u", o->tids[i]);
-			return -1;
-		}
-		if ((ret = attach_thread(&r->att, (pid_t)o->tids[i])) < 0) {
-			attach_failed(r, ret, (pid_t)o->tids[i]);
-			return -1;
-		}
-	}
+	if (r->kernel_dropped && !o->quiet)
+		warning("kernel.perf_event_paranoid=2 lets this user sample user code only: kernel "
+			"frames are left out (run as root, or lower the setting to 1, to have "
+			"them)");
 	if (r->att.pages_reduced && !o->quiet)
 		warning("ring buffer reduced to %u pages by the locked-memory limit", r->att.pages);
 	return 0;
-fail:
-	attach_failed(r, ret, -1);
-	return -1;
 }
 
 /* The loop. */
@@ -480,6 +523,10 @@ static void write_meta(struct recorder *r)
 	else
 		set_meta_u64(p, "frequency", o->ev.freq);
 	profile_set_meta(p, "lines", o->no_lines ? "no" : "yes");
+	if (o->ev.no_kernel)
+		profile_set_meta(p, "kernel-excluded", "--no-kernel");
+	else if (r->kernel_dropped)
+		profile_set_meta(p, "kernel-excluded", "kernel.perf_event_paranoid=2");
 	profile_set_meta(p, "call-graph",
 			 o->ev.dwarf_stack ? "dwarf"
 			 : o->ev.callchain ? "fp"
@@ -694,12 +741,16 @@ int record_run(const struct record_opts *o)
 			launch_abort(&r.child);
 		return 1;
 	}
-	/* Attached processes: their mappings from before the attach. */
-	for (size_t i = 0; i < o->npids; i++)
-		model_process(&r.model, o->pids[i]);
-
 	r.start_ns = now_ns();
 	r.wall_start = time(NULL);
+	/* Every event at once: no sample predates the start, none is lost to the attach. */
+	if (!o->argv && (ret = attach_enable(&r.att)) < 0) {
+		error("cannot enable the events: %s", strerror(-ret));
+		return 1;
+	}
+	/* Attached processes: their mappings from before the events saw any. */
+	for (size_t i = 0; i < o->npids; i++)
+		model_process(&r.model, o->pids[i]);
 	if (o->argv && (ret = launch_release(&r.child)) < 0) {
 		error("cannot run '%s': %s", o->argv[0], strerror(-ret));
 		return 1;

@@ -1,14 +1,17 @@
 #!/bin/sh
-# No permission for perf events: perfmini run as an unprivileged user
-# (nobody, through setpriv, when the test runs as root; else the user
-# running it) must refuse cleanly: exit 1, exactly one line on stderr that
-# names kernel.perf_event_paranoid, no crash, and no data file. It relies
-# on kernel.perf_event_paranoid being 2 or more (no kernel samples and no
-# CPU-wide events for unprivileged users; Debian's 3: no perf events at
-# all); where it is lower, the test raises it to 2 for its duration, if it
-# can, and restores it. The cases:
-#   record -a -d 0.2          every process: a CPU-wide event
-#   record -- /bin/true       a command: kernel samples need privilege
+# Little or no permission for perf events: perfmini run as an unprivileged
+# user (nobody, through setpriv, when the test runs as root; else the user
+# running it). What is refused must be refused cleanly: exit 1, exactly one
+# line on stderr that names kernel.perf_event_paranoid, no crash, and no
+# data file. It relies on kernel.perf_event_paranoid being 2 or more (no
+# kernel samples and no CPU-wide events for unprivileged users; Debian's 3:
+# no perf events at all); where it is lower, the test raises it to 2 for
+# its duration, if it can, and restores it. The cases:
+#   record -a -d 0.2          every process: a CPU-wide event, refused
+#   record -- spin-pie 0.3    a command: at level 2 recorded with user code
+#                             only, as perf does, saying so in one line on
+#                             stderr (none with -q) and in the report's
+#                             header, with no kernel frame; refused at 3
 #   record -p PID             a process of root's (also refused at any
 #                             paranoid level: another user's process)
 set -eu
@@ -31,7 +34,8 @@ finish() {
 trap finish EXIT
 chmod 755 "$ptmp"
 cp "$PERFMINI" "$ptmp/perfmini"
-chmod 755 "$ptmp/perfmini"
+cp "$TARGETS/spin-pie" "$ptmp/spin-pie"
+chmod 755 "$ptmp/perfmini" "$ptmp/spin-pie"
 mkdir "$ptmp/out"
 
 if [ "$(id -u)" -eq 0 ]; then
@@ -80,7 +84,33 @@ refused() {
 }
 
 refused "record -a" -a -d 0.2
-refused "record -- /bin/true" -- /bin/true
+if [ "$level" -ge 3 ]; then
+	refused "record -- spin-pie" -- "$ptmp/spin-pie" 0.3
+else
+	# User code only, said once, and in the report.
+	rc=0
+	run_timeout 30 as_user "$ptmp/perfmini" record -o "$ptmp/out/u.data" -- "$ptmp/spin-pie" 0.3 \
+		>"$tmp/user.out" 2>"$tmp/user.err" 3>&- || rc=$?
+	say "record -- spin-pie as $who (paranoid $level): exit $rc: $(cat "$tmp/user.err")"
+	[ "$rc" -eq 0 ] || fail "record -- spin-pie at paranoid $level: exit $rc, want 0"
+	n=$(grep -c 'perf_event_paranoid' "$tmp/user.err" || :)
+	[ "$n" -eq 1 ] || fail "record -- spin-pie: $n lines name perf_event_paranoid, want 1"
+	"$PERFMINI" report --force -i "$ptmp/out/u.data" >"$tmp/user.top" 2>&1 ||
+		fail "report of the user-only recording failed: $(cat "$tmp/user.top")"
+	grep -q 'user code only.*perf_event_paranoid' "$tmp/user.top" ||
+		fail "the report's header does not say user code only: $(head -n 4 "$tmp/user.top")"
+	chown "$(id -u)" "$ptmp/out/u.data"
+	run_report "$ptmp/out/u.data" "$tmp/user.folded"
+	! grep -q '_\[k\]' "$tmp/user.folded" || fail "kernel frames in a user-only recording"
+	grep -q ';spin_hot ' "$tmp/user.folded" || fail "no spin_hot in the user-only recording"
+	rm -f "$ptmp/out/u.data"
+	rc=0
+	run_timeout 30 as_user "$ptmp/perfmini" record -q -o "$ptmp/out/q.data" -- "$ptmp/spin-pie" 0.1 \
+		>"$tmp/q.out" 2>"$tmp/q.err" 3>&- || rc=$?
+	[ "$rc" -eq 0 ] && [ ! -s "$tmp/q.err" ] ||
+		fail "record -q at paranoid $level: exit $rc, stderr: $(cat "$tmp/q.err")"
+	rm -f "$ptmp/out/q.data"
+fi
 if [ "$(id -u)" -eq 0 ]; then
 	sleep 30 &
 	spid=$!
