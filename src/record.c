@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -408,6 +409,39 @@ static bool targets_alive(struct recorder *r)
 	return false;
 }
 
+/* Whether fd of process pid ("self" for ours) is the terminal whose device is tty. */
+static bool writes_to(const char *pid, int fd, dev_t tty)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%s/fd/%d", pid, fd);
+	return stat(path, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == tty;
+}
+
+/*
+ * The live status line goes to standard error when it is a terminal that
+ * no target writes to: a command inherits that terminal (its output would
+ * end up glued to the line), and so may an attached process.
+ */
+static bool status_line_wanted(const struct recorder *r)
+{
+	struct stat st;
+	char pid[16];
+
+	if (r->o->quiet || !isatty(STDERR_FILENO) || fstat(STDERR_FILENO, &st) < 0 || r->o->argv)
+		return false;
+	for (size_t i = 0; i < r->o->npids + r->o->ntids; i++) {
+		uint32_t id = i < r->o->npids ? r->o->pids[i] : r->o->tids[i - r->o->npids];
+
+		snprintf(pid, sizeof(pid), "%u", id);
+		if (writes_to(pid, STDOUT_FILENO, st.st_rdev) ||
+		    writes_to(pid, STDERR_FILENO, st.st_rdev))
+			return false;
+	}
+	return true;
+}
+
 static void status_line(const struct recorder *r, uint64_t now)
 {
 	fprintf(stderr, "\r\033[Kperfmini: recording %.1f s, %llu samples",
@@ -719,7 +753,7 @@ static void recorder_release(struct recorder *r)
 int record_run(const struct record_opts *o)
 {
 	struct recorder r;
-	bool tty = isatty(2) && !o->quiet;
+	bool tty;
 	size_t written = 0;
 	int ret;
 
@@ -755,6 +789,7 @@ int record_run(const struct record_opts *o)
 		error("cannot run '%s': %s", o->argv[0], strerror(-ret));
 		return 1;
 	}
+	tty = status_line_wanted(&r);
 	record_loop(&r, tty);
 	if (tty)
 		fprintf(stderr, "\r\033[K");
