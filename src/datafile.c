@@ -635,9 +635,28 @@ struct profile *datafile_read(const char *path, bool force)
 		      (unsigned)st.st_uid, pw ? " (" : "", pw ? pw->pw_name : "", pw ? ")" : "");
 		goto out;
 	}
-	/* One read for a file that does not grow meanwhile; more if it does. */
-	if (st.st_size > 0)
-		xgrow(&buf, &cap, (size_t)st.st_size + 1, 1);
+	/* Eight bytes say whether it is a data file at all: before reading the rest. */
+	{
+		char magic[8];
+		ssize_t n;
+
+		do {
+			n = pread(fd, magic, sizeof(magic), 0);
+		} while (n < 0 && errno == EINTR);
+		if (n < 0) {
+			error("cannot read '%s': %s", path, strerror(errno));
+			goto out;
+		}
+		if (n < (ssize_t)sizeof(magic) || memcmp(magic, DATAFILE_MAGIC, 8) != 0) {
+			error("%s: not a perfmini data file (bad magic at offset 0)", path);
+			goto out;
+		}
+	}
+	/* One read, into exactly its size, for a file that does not grow meanwhile. */
+	if (st.st_size > 0) {
+		cap = (size_t)st.st_size + 1;
+		buf = xmalloc(cap);
+	}
 	for (;;) {
 		ssize_t n;
 
