@@ -79,3 +79,31 @@ struct hmap_slot *hmap_insert(struct hmap *h, uint64_t key, bool *added)
 		*added = true;
 	return s;
 }
+
+bool hmap_remove(struct hmap *h, uint64_t key, uint64_t *val)
+{
+	struct hmap_slot *s = hmap_find(h, key);
+	size_t mask = h->cap - 1, hole, i;
+
+	if (!s)
+		return false;
+	if (val)
+		*val = s->val;
+	/*
+	 * Backward shift: move up every later entry of the run whose home slot
+	 * is not between the hole and it, so that no probe stops short.
+	 */
+	hole = (size_t)(s - h->slots);
+	for (i = (hole + 1) & mask; h->slots[i].key; i = (i + 1) & mask) {
+		size_t home = hash_u64(h->slots[i].key) & mask;
+
+		if (((i - home) & mask) >= ((i - hole) & mask)) {
+			h->slots[hole] = h->slots[i];
+			hole = i;
+		}
+	}
+	h->slots[hole].key = 0;
+	h->slots[hole].val = 0;
+	h->count--;
+	return true;
+}

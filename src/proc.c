@@ -152,6 +152,20 @@ void model_fork(struct model *m, uint32_t pid, uint32_t ppid, uint32_t tid, uint
 	memcpy(t->comm, parent->comm, COMM_MAX);
 }
 
+bool model_exit(struct model *m, uint32_t pid, uint32_t tid)
+{
+	uint64_t v;
+
+	if (hmap_remove(&m->threads, (uint64_t)tid + 1, &v))
+		free((void *)(uintptr_t)v);
+	/* The last thread out is the leader: the address space goes with it. */
+	if (tid != pid || !hmap_remove(&m->procs, (uint64_t)pid + 1, &v))
+		return false;
+	maps_free(((struct process *)(uintptr_t)v)->maps);
+	free((void *)(uintptr_t)v);
+	return true;
+}
+
 void model_mmap(struct model *m, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		const struct module_key *k, uint32_t prot)
 {

@@ -55,6 +55,12 @@ struct thread *model_thread(struct model *m, uint32_t pid, uint32_t tid);
 
 void model_comm(struct model *m, uint32_t pid, uint32_t tid, const char *comm, bool exec);
 void model_fork(struct model *m, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
+/*
+ * Thread tid of process pid exited: it is forgotten, and the process with
+ * it when tid is its leader (the last to go), so that a long recording
+ * keeps only the living. Returns whether the process went.
+ */
+bool model_exit(struct model *m, uint32_t pid, uint32_t tid);
 /* A new executable mapping; path with ino 0 is anonymous or a pseudo-file. */
 void model_mmap(struct model *m, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		const struct module_key *k, uint32_t prot);

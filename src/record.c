@@ -54,8 +54,9 @@ struct recorder {
 	struct stacker stk;
 	struct prefetch *prefetch;
 	struct datafile_out out;
-	struct hmap sampled_tids; /* tid + 1 -> pid + 1 */
-	struct hmap sampled_pids;
+	struct hmap sampled_tids; /* tid + 1 -> pid + 1, of the living threads sampled */
+	struct hmap sampled_pids; /* pid + 1, every process sampled */
+	size_t nthreads;	  /* threads sampled, living or not */
 	uint64_t start_ns, end_ns;
 	time_t wall_start;
 	uint64_t nsamples, lost, lost_samples, bad_records;
@@ -98,9 +99,30 @@ static int install_signals(void)
 
 /* Applying records to the model and the profile, in time order. */
 
-static void note_sampled(struct hmap *h, uint32_t id, uint32_t other)
+/* Notes id as sampled (with other); returns whether it is new. */
+static bool note_sampled(struct hmap *h, uint32_t id, uint32_t other)
 {
-	hmap_insert(h, (uint64_t)id + 1, NULL)->val = (uint64_t)other + 1;
+	bool added;
+
+	hmap_insert(h, (uint64_t)id + 1, &added)->val = (uint64_t)other + 1;
+	return added;
+}
+
+/* A thread that was sampled goes into the profile with its last name. */
+static void add_thread(struct recorder *r, uint32_t pid, uint32_t tid)
+{
+	struct thread *t = model_thread(&r->model, pid, tid);
+
+	profile_add_thread(r->prof, t->pid, t->tid, t->comm);
+}
+
+/* Thread tid of pid exited: it is written down if sampled, then forgotten. */
+static void thread_exited(struct recorder *r, uint32_t pid, uint32_t tid)
+{
+	if (hmap_remove(&r->sampled_tids, (uint64_t)tid + 1, NULL))
+		add_thread(r, pid, tid);
+	if (model_exit(&r->model, pid, tid) && r->unwinder)
+		unwinder_forget(r->unwinder, pid);
 }
 
 static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_t misc)
@@ -117,7 +139,8 @@ static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_
 	out.stack = stacker_add(&r->stk, s, misc);
 	out.comm = strtab_add(&r->prof->str, t->comm);
 	profile_add_sample(r->prof, &out);
-	note_sampled(&r->sampled_tids, s->tid, s->pid);
+	if (note_sampled(&r->sampled_tids, s->tid, s->pid))
+		r->nthreads++;
 	note_sampled(&r->sampled_pids, s->pid, s->pid);
 	r->nsamples++;
 }
@@ -154,6 +177,9 @@ static void apply(const void *bytes, uint32_t len, void *arg)
 		break;
 	case PERF_RECORD_FORK:
 		model_fork(&r->model, rec.task.pid, rec.task.ppid, rec.task.tid, rec.task.ptid);
+		break;
+	case PERF_RECORD_EXIT:
+		thread_exited(r, rec.task.pid, rec.task.tid);
 		break;
 	case PERF_RECORD_LOST:
 		r->lost += rec.lost.lost;
@@ -580,16 +606,14 @@ static void write_meta(struct recorder *r)
 	}
 }
 
+/* The threads sampled and still alive at the stop (the others went at their exit). */
 static void add_threads(struct recorder *r)
 {
 	for (size_t i = 0; i < r->sampled_tids.cap; i++) {
 		const struct hmap_slot *s = &r->sampled_tids.slots[i];
-		struct thread *t;
 
-		if (!s->key)
-			continue;
-		t = model_thread(&r->model, (uint32_t)(s->val - 1), (uint32_t)(s->key - 1));
-		profile_add_thread(r->prof, t->pid, t->tid, t->comm);
+		if (s->key)
+			add_thread(r, (uint32_t)(s->val - 1), (uint32_t)(s->key - 1));
 	}
 }
 
@@ -696,9 +720,9 @@ static void print_summary(const struct recorder *r, size_t written)
 		"perfmini: %llu samples, %llu lost, %zu process%s, %zu thread%s in %.2f s; "
 		"wrote %s (%s)\n",
 		(unsigned long long)r->nsamples, (unsigned long long)(r->lost + r->lost_samples),
-		r->sampled_pids.count, r->sampled_pids.count == 1 ? "" : "es",
-		r->sampled_tids.count, r->sampled_tids.count == 1 ? "" : "s",
-		(double)(r->end_ns - r->start_ns) / 1e9, r->o->output, size);
+		r->sampled_pids.count, r->sampled_pids.count == 1 ? "" : "es", r->nthreads,
+		r->nthreads == 1 ? "" : "s", (double)(r->end_ns - r->start_ns) / 1e9, r->o->output,
+		size);
 	symbolize_print_missing(r->prof, stderr, 5);
 	if (r->unwinder)
 		print_unwind_summary(r);

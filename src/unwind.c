@@ -336,6 +336,14 @@ static unw_addr_space_t space_of(struct unwinder *u, uint32_t pid)
 	return (unw_addr_space_t)(uintptr_t)slot->val;
 }
 
+void unwinder_forget(struct unwinder *u, uint32_t pid)
+{
+	uint64_t as;
+
+	if (hmap_remove(&u->spaces, (uint64_t)pid + 1, &as))
+		unw_destroy_addr_space((unw_addr_space_t)(uintptr_t)as);
+}
+
 void unwinder_invalidate(struct unwinder *u, uint32_t pid)
 {
 	struct hmap_slot *slot = hmap_find(&u->spaces, (uint64_t)pid + 1);

@@ -49,6 +49,8 @@ struct unwinder *unwinder_new(struct model *model);
 void unwinder_free(struct unwinder *u);
 /* Forgets what was cached for pid (its mappings changed). */
 void unwinder_invalidate(struct unwinder *u, uint32_t pid);
+/* Frees what was kept for pid (it exited). */
+void unwinder_forget(struct unwinder *u, uint32_t pid);
 
 /*
  * Unwinds the user stack of sample s of process pid. Writes at most max

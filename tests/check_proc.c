@@ -529,6 +529,36 @@ START_TEST(test_model_unknown_process)
 }
 END_TEST
 
+/*
+ * Exits: a thread's exit forgets the thread; the leader's the process and
+ * its mappings; a pid used again later is a new process with no mappings.
+ */
+START_TEST(test_model_exit)
+{
+	struct fixture fx;
+
+	fx_init(&fx);
+	model_comm(&fx.m, 500, 500, "server", true);
+	model_mmap(&fx.m, 500, 0x400000, 0x1000, 0, &app, RX);
+	model_fork(&fx.m, 500, 500, 501, 500);
+	model_comm(&fx.m, 500, 501, "worker", false);
+	ck_assert_uint_eq(fx.m.threads.count, 2);
+	ck_assert(!model_exit(&fx.m, 500, 501));
+	ck_assert_uint_eq(fx.m.threads.count, 1);
+	ck_assert_ptr_nonnull(model_find(&fx.m, 500, 0x400010));
+	/* An exit of a thread never seen changes nothing. */
+	ck_assert(!model_exit(&fx.m, 500, 777));
+	ck_assert(model_exit(&fx.m, 500, 500));
+	ck_assert_uint_eq(fx.m.threads.count, 0);
+	ck_assert_uint_eq(fx.m.procs.count, 0);
+	/* The pid again: a stranger, without the old mappings. */
+	ck_assert_ptr_null(model_find(&fx.m, 500, 0x400010));
+	ck_assert_str_eq(model_thread(&fx.m, 500, 500)->comm, "pid-500");
+	ck_assert(!model_exit(&fx.m, 999, 999));
+	fx_release(&fx);
+}
+END_TEST
+
 /* The pid a process knows itself by, from /proc/PID/status text. */
 static int nspid_of(const char *text, uint32_t *out)
 {
@@ -588,6 +618,7 @@ static Suite *proc_suite(void)
 	tcase_add_test(tc, test_model_fork_from_thread);
 	tcase_add_test(tc, test_model_tid_reuse);
 	tcase_add_test(tc, test_model_unknown_process);
+	tcase_add_test(tc, test_model_exit);
 	suite_add_tcase(s, tc);
 	return s;
 }
