@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <pwd.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -20,14 +21,148 @@
 #define HEADER_SIZE  24
 #define SECTION_HEAD 16
 
-/* Record sizes in the file, independent of struct padding. */
-#define META_SIZE   8
-#define MODULE_SIZE 16
-#define FRAME_SIZE  24
-#define LINE_SIZE   24
-#define STACK_SIZE  8
-#define SAMPLE_SIZE 40
-#define THREAD_SIZE 16
+/*
+ * The array sections, one descriptor each: where the records live in a
+ * profile, how each field is laid out in the file, and which references
+ * a record holds. Encoding, decoding and validation all walk this table,
+ * so that a section is described in one place. A record in the file is
+ * its fields, little-endian, in the order listed, with no gaps.
+ */
+enum field_kind {
+	F_END = 0, /* after the last field */
+	F_U32,	   /* a number */
+	F_U64,	   /* a number */
+	F_STR,	   /* u32: an offset into the string table */
+	F_ZERO,	   /* u32: reserved, written 0, ignored on reading */
+};
+
+struct field {
+	enum field_kind kind;
+	size_t mem; /* offsetof in the record's struct (none for F_ZERO) */
+};
+
+struct in;
+
+struct section {
+	uint32_t type;
+	const char *name;   /* in messages: "bad frame 3 at offset 120" */
+	size_t rec_mem;	    /* sizeof the record's struct */
+	size_t arr, n, cap; /* offsetof(struct profile, the array, its count, its capacity) */
+	struct field fields[9];
+	/* The record's references other than strings; NULL when it has none. */
+	int (*check)(struct in *in, const struct profile *p, size_t i, size_t at);
+};
+
+static int check_frame(struct in *in, const struct profile *p, size_t i, size_t at);
+static int check_stack(struct in *in, const struct profile *p, size_t i, size_t at);
+static int check_stack_frame(struct in *in, const struct profile *p, size_t i, size_t at);
+static int check_sample(struct in *in, const struct profile *p, size_t i, size_t at);
+
+#define FIELD(kind, type, member)            \
+	{                                    \
+		kind, offsetof(type, member) \
+	}
+#define ARRAY(member)                                                          \
+	offsetof(struct profile, member), offsetof(struct profile, n##member), \
+		offsetof(struct profile, member##_cap)
+
+/* In the order a file has them: the strings come first, END last. */
+static const struct section sections[] = {
+	{DF_META,
+	 "meta entry",
+	 sizeof(struct pm_meta),
+	 ARRAY(meta),
+	 {FIELD(F_STR, struct pm_meta, key), FIELD(F_STR, struct pm_meta, value)},
+	 NULL},
+	{DF_MODULES,
+	 "module",
+	 sizeof(struct pm_module),
+	 ARRAY(modules),
+	 {FIELD(F_STR, struct pm_module, path), FIELD(F_STR, struct pm_module, build_id),
+	  FIELD(F_U32, struct pm_module, flags), FIELD(F_STR, struct pm_module, reason)},
+	 NULL},
+	{DF_FRAMES,
+	 "frame",
+	 sizeof(struct pm_frame),
+	 ARRAY(frames),
+	 {FIELD(F_U32, struct pm_frame, module), FIELD(F_U32, struct pm_frame, flags),
+	  FIELD(F_U64, struct pm_frame, addr), FIELD(F_U32, struct pm_frame, line0),
+	  FIELD(F_U32, struct pm_frame, nlines)},
+	 check_frame},
+	{DF_LINES,
+	 "line",
+	 sizeof(struct pm_line),
+	 ARRAY(lines),
+	 {FIELD(F_STR, struct pm_line, func), FIELD(F_STR, struct pm_line, file),
+	  FIELD(F_U32, struct pm_line, line), FIELD(F_U32, struct pm_line, flags),
+	  FIELD(F_U64, struct pm_line, symoff)},
+	 NULL},
+	{DF_STACKS,
+	 "stack",
+	 sizeof(struct pm_stack),
+	 ARRAY(stacks),
+	 {FIELD(F_U32, struct pm_stack, off), FIELD(F_U32, struct pm_stack, depth)},
+	 check_stack},
+	{DF_STACK_FRAMES,
+	 "stack frame",
+	 sizeof(uint32_t),
+	 ARRAY(stack_frames),
+	 {{F_U32, 0}},
+	 check_stack_frame},
+	{DF_SAMPLES,
+	 "sample",
+	 sizeof(struct pm_sample),
+	 ARRAY(samples),
+	 {FIELD(F_U64, struct pm_sample, time),
+	  FIELD(F_U64, struct pm_sample, period),
+	  FIELD(F_U32, struct pm_sample, pid),
+	  FIELD(F_U32, struct pm_sample, tid),
+	  FIELD(F_U32, struct pm_sample, cpu),
+	  FIELD(F_U32, struct pm_sample, stack),
+	  FIELD(F_STR, struct pm_sample, comm),
+	  {F_ZERO, 0}},
+	 check_sample},
+	{DF_THREADS,
+	 "thread",
+	 sizeof(struct pm_thread),
+	 ARRAY(threads),
+	 {FIELD(F_U32, struct pm_thread, pid),
+	  FIELD(F_U32, struct pm_thread, tid),
+	  FIELD(F_STR, struct pm_thread, comm),
+	  {F_ZERO, 0}},
+	 NULL},
+};
+
+/* Bytes of one record of sec in the file. */
+static size_t rec_size(const struct section *sec)
+{
+	size_t n = 0;
+
+	for (const struct field *f = sec->fields; f->kind != F_END; f++)
+		n += f->kind == F_U64 ? 8 : 4;
+	return n;
+}
+
+static const struct section *section_of(uint32_t type)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(sections); i++)
+		if (sections[i].type == type)
+			return &sections[i];
+	return NULL;
+}
+
+/* The array of sec in p, and its count. */
+static void *rec_array(const struct profile *p, const struct section *sec)
+{
+	return *(void *const *)((const char *)p + sec->arr);
+}
+
+static size_t *rec_count(const struct profile *p, const struct section *sec)
+{
+	return (size_t *)(uintptr_t)((const char *)p + sec->n);
+}
+
+/* Encoding. */
 
 struct out {
 	unsigned char *buf;
@@ -118,6 +253,21 @@ static void section_end(struct out *o, size_t at)
 		*out_reserve(o, 1) = 0;
 }
 
+/* Appends record i of sec's array in p. */
+static void put_record(struct out *o, const struct profile *p, const struct section *sec, size_t i)
+{
+	const char *rec = (const char *)rec_array(p, sec) + i * sec->rec_mem;
+
+	for (const struct field *f = sec->fields; f->kind != F_END; f++) {
+		if (f->kind == F_U64)
+			put_u64(o, load_u64(rec + f->mem));
+		else if (f->kind == F_ZERO)
+			put_u32(o, 0);
+		else
+			put_u32(o, load_u32(rec + f->mem));
+	}
+}
+
 unsigned char *datafile_encode(const struct profile *p, size_t *len)
 {
 	struct out o = {.sum = crc32(0L, Z_NULL, 0)};
@@ -131,78 +281,15 @@ unsigned char *datafile_encode(const struct profile *p, size_t *len)
 	s = section_begin(&o, DF_STRINGS);
 	memcpy(out_reserve(&o, p->str.len), p->str.buf, p->str.len);
 	section_end(&o, s);
+	for (size_t k = 0; k < ARRAY_SIZE(sections); k++) {
+		const struct section *sec = &sections[k];
+		size_t n = *rec_count(p, sec);
 
-	s = section_begin(&o, DF_META);
-	for (size_t i = 0; i < p->nmeta; i++) {
-		put_u32(&o, p->meta[i].key);
-		put_u32(&o, p->meta[i].value);
+		s = section_begin(&o, sec->type);
+		for (size_t i = 0; i < n; i++)
+			put_record(&o, p, sec, i);
+		section_end(&o, s);
 	}
-	section_end(&o, s);
-
-	s = section_begin(&o, DF_MODULES);
-	for (size_t i = 0; i < p->nmodules; i++) {
-		put_u32(&o, p->modules[i].path);
-		put_u32(&o, p->modules[i].build_id);
-		put_u32(&o, p->modules[i].flags);
-		put_u32(&o, p->modules[i].reason);
-	}
-	section_end(&o, s);
-
-	s = section_begin(&o, DF_FRAMES);
-	for (size_t i = 0; i < p->nframes; i++) {
-		put_u32(&o, p->frames[i].module);
-		put_u32(&o, p->frames[i].flags);
-		put_u64(&o, p->frames[i].addr);
-		put_u32(&o, p->frames[i].line0);
-		put_u32(&o, p->frames[i].nlines);
-	}
-	section_end(&o, s);
-
-	s = section_begin(&o, DF_LINES);
-	for (size_t i = 0; i < p->nlines; i++) {
-		put_u32(&o, p->lines[i].func);
-		put_u32(&o, p->lines[i].file);
-		put_u32(&o, p->lines[i].line);
-		put_u32(&o, p->lines[i].flags);
-		put_u64(&o, p->lines[i].symoff);
-	}
-	section_end(&o, s);
-
-	s = section_begin(&o, DF_STACKS);
-	for (size_t i = 0; i < p->nstacks; i++) {
-		put_u32(&o, p->stacks[i].off);
-		put_u32(&o, p->stacks[i].depth);
-	}
-	section_end(&o, s);
-
-	s = section_begin(&o, DF_STACK_FRAMES);
-	for (size_t i = 0; i < p->nstack_frames; i++)
-		put_u32(&o, p->stack_frames[i]);
-	section_end(&o, s);
-
-	s = section_begin(&o, DF_SAMPLES);
-	for (size_t i = 0; i < p->nsamples; i++) {
-		const struct pm_sample *x = &p->samples[i];
-
-		put_u64(&o, x->time);
-		put_u64(&o, x->period);
-		put_u32(&o, x->pid);
-		put_u32(&o, x->tid);
-		put_u32(&o, x->cpu);
-		put_u32(&o, x->stack);
-		put_u32(&o, x->comm);
-		put_u32(&o, 0);
-	}
-	section_end(&o, s);
-
-	s = section_begin(&o, DF_THREADS);
-	for (size_t i = 0; i < p->nthreads; i++) {
-		put_u32(&o, p->threads[i].pid);
-		put_u32(&o, p->threads[i].tid);
-		put_u32(&o, p->threads[i].comm);
-		put_u32(&o, 0);
-	}
-	section_end(&o, s);
 
 	/* Version 2: END holds the checksum of everything before it. */
 	s = section_begin(&o, DF_END);
@@ -221,12 +308,6 @@ struct in {
 	size_t errlen;
 	size_t sec_at[DF_THREADS + 1]; /* where each known section starts */
 };
-
-/* The file offset of record i (of recsize bytes) of section type. */
-static size_t rec_at(const struct in *in, int type, size_t i, size_t recsize)
-{
-	return in->sec_at[type] + SECTION_HEAD + i * recsize;
-}
 
 static int fail(struct in *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(struct in *in, const char *fmt, ...)
@@ -248,208 +329,136 @@ static const char *section_name(uint32_t type)
 	return type < ARRAY_SIZE(names) ? names[type] : "unknown";
 }
 
-/* An array section: its payload must be a whole number of records. */
-static int array_count(struct in *in, size_t at, uint32_t type, size_t size, size_t recsize,
-		       size_t *n)
+/* Reads an array section's payload d of size bytes into p. */
+static int load_records(struct in *in, struct profile *p, const struct section *sec,
+			const unsigned char *d, size_t size, size_t at)
 {
-	if (size % recsize)
-		return fail(in, "bad %s section at offset %zu: size %zu is not a multiple of %zu",
-			    section_name(type), at, size, recsize);
-	*n = size / recsize;
-	return 0;
-}
+	size_t rsize = rec_size(sec), n;
+	char *arr;
 
-static int check_str(struct in *in, const struct profile *p, uint32_t off, const char *what,
-		     size_t i, size_t at)
-{
-	if (off >= p->str.len)
-		return fail(in,
-			    "bad %s %zu at offset %zu: string offset %u outside the string table",
-			    what, i, at, off);
+	if (size % rsize)
+		return fail(in, "bad %s section at offset %zu: size %zu is not a multiple of %zu",
+			    section_name(sec->type), at, size, rsize);
+	n = size / rsize;
+	arr = xcalloc(n ? n : 1, sec->rec_mem);
+	for (size_t i = 0; i < n; i++) {
+		char *rec = arr + i * sec->rec_mem;
+
+		for (const struct field *f = sec->fields; f->kind != F_END; f++) {
+			if (f->kind == F_U64) {
+				uint64_t v = get_u64(d);
+
+				memcpy(rec + f->mem, &v, 8);
+				d += 8;
+				continue;
+			}
+			if (f->kind != F_ZERO) {
+				uint32_t v = get_u32(d);
+
+				memcpy(rec + f->mem, &v, 4);
+			}
+			d += 4;
+		}
+	}
+	free(rec_array(p, sec));
+	*(char **)((char *)p + sec->arr) = arr;
+	*rec_count(p, sec) = n;
+	*(size_t *)((char *)p + sec->cap) = n;
 	return 0;
 }
 
 static int load_section(struct in *in, struct profile *p, uint32_t type, const unsigned char *d,
 			size_t size, size_t at)
 {
-	size_t n = 0;
-	int ret;
+	const struct section *sec;
 
-	switch (type) {
-	case DF_STRINGS:
+	if (type == DF_STRINGS) {
 		if (size == 0 || d[0] != '\0' || d[size - 1] != '\0')
 			return fail(in, "bad strings section at offset %zu", at);
 		p->str.buf = xrealloc(p->str.buf, size);
 		memcpy(p->str.buf, d, size);
 		p->str.len = p->str.cap = size;
 		return 0;
-	case DF_META:
-		if ((ret = array_count(in, at, type, size, META_SIZE, &n)))
-			return ret;
-		p->meta = xcalloc(n, sizeof(*p->meta));
-		for (size_t i = 0; i < n; i++, d += META_SIZE) {
-			p->meta[i].key = get_u32(d);
-			p->meta[i].value = get_u32(d + 4);
-		}
-		p->nmeta = p->meta_cap = n;
-		return 0;
-	case DF_MODULES:
-		if ((ret = array_count(in, at, type, size, MODULE_SIZE, &n)))
-			return ret;
-		p->modules = xcalloc(n, sizeof(*p->modules));
-		for (size_t i = 0; i < n; i++, d += MODULE_SIZE) {
-			p->modules[i].path = get_u32(d);
-			p->modules[i].build_id = get_u32(d + 4);
-			p->modules[i].flags = get_u32(d + 8);
-			p->modules[i].reason = get_u32(d + 12);
-		}
-		p->nmodules = p->modules_cap = n;
-		return 0;
-	case DF_FRAMES:
-		if ((ret = array_count(in, at, type, size, FRAME_SIZE, &n)))
-			return ret;
-		p->frames = xcalloc(n, sizeof(*p->frames));
-		for (size_t i = 0; i < n; i++, d += FRAME_SIZE) {
-			p->frames[i].module = get_u32(d);
-			p->frames[i].flags = get_u32(d + 4);
-			p->frames[i].addr = get_u64(d + 8);
-			p->frames[i].line0 = get_u32(d + 16);
-			p->frames[i].nlines = get_u32(d + 20);
-		}
-		p->nframes = p->frames_cap = n;
-		return 0;
-	case DF_LINES:
-		if ((ret = array_count(in, at, type, size, LINE_SIZE, &n)))
-			return ret;
-		p->lines = xcalloc(n, sizeof(*p->lines));
-		for (size_t i = 0; i < n; i++, d += LINE_SIZE) {
-			p->lines[i].func = get_u32(d);
-			p->lines[i].file = get_u32(d + 4);
-			p->lines[i].line = get_u32(d + 8);
-			p->lines[i].flags = get_u32(d + 12);
-			p->lines[i].symoff = get_u64(d + 16);
-		}
-		p->nlines = p->lines_cap = n;
-		return 0;
-	case DF_STACKS:
-		if ((ret = array_count(in, at, type, size, STACK_SIZE, &n)))
-			return ret;
-		p->stacks = xcalloc(n, sizeof(*p->stacks));
-		for (size_t i = 0; i < n; i++, d += STACK_SIZE) {
-			p->stacks[i].off = get_u32(d);
-			p->stacks[i].depth = get_u32(d + 4);
-		}
-		p->nstacks = p->stacks_cap = n;
-		return 0;
-	case DF_STACK_FRAMES:
-		if ((ret = array_count(in, at, type, size, 4, &n)))
-			return ret;
-		p->stack_frames = xcalloc(n, sizeof(*p->stack_frames));
-		for (size_t i = 0; i < n; i++, d += 4)
-			p->stack_frames[i] = get_u32(d);
-		p->nstack_frames = p->stack_frames_cap = n;
-		return 0;
-	case DF_SAMPLES:
-		if ((ret = array_count(in, at, type, size, SAMPLE_SIZE, &n)))
-			return ret;
-		p->samples = xcalloc(n, sizeof(*p->samples));
-		for (size_t i = 0; i < n; i++, d += SAMPLE_SIZE) {
-			struct pm_sample *s = &p->samples[i];
-
-			s->time = get_u64(d);
-			s->period = get_u64(d + 8);
-			s->pid = get_u32(d + 16);
-			s->tid = get_u32(d + 20);
-			s->cpu = get_u32(d + 24);
-			s->stack = get_u32(d + 28);
-			s->comm = get_u32(d + 32);
-		}
-		p->nsamples = p->samples_cap = n;
-		return 0;
-	case DF_THREADS:
-		if ((ret = array_count(in, at, type, size, THREAD_SIZE, &n)))
-			return ret;
-		p->threads = xcalloc(n, sizeof(*p->threads));
-		for (size_t i = 0; i < n; i++, d += THREAD_SIZE) {
-			p->threads[i].pid = get_u32(d);
-			p->threads[i].tid = get_u32(d + 4);
-			p->threads[i].comm = get_u32(d + 8);
-		}
-		p->nthreads = p->threads_cap = n;
-		return 0;
-	default:
-		return 0; /* a later minor addition: skipped */
 	}
+	sec = section_of(type);
+	/* A later minor addition: skipped. */
+	return sec ? load_records(in, p, sec, d, size, at) : 0;
 }
 
-/* Every cross-reference in range, and no stack or inline chain deeper
+/* The file offset of record i of sec. */
+static size_t rec_at(const struct in *in, const struct section *sec, size_t i)
+{
+	return in->sec_at[sec->type] + SECTION_HEAD + i * rec_size(sec);
+}
+
+static int check_frame(struct in *in, const struct profile *p, size_t i, size_t at)
+{
+	const struct pm_frame *f = &p->frames[i];
+
+	if (f->module != PM_NONE && f->module >= p->nmodules)
+		return fail(in, "bad frame %zu at offset %zu: module %u of %zu", i, at, f->module,
+			    p->nmodules);
+	if (f->nlines && (f->line0 >= p->nlines || f->nlines > p->nlines - f->line0 ||
+			  f->nlines > DATAFILE_MAX_INLINE))
+		return fail(in, "bad frame %zu at offset %zu: lines %u+%u of %zu", i, at, f->line0,
+			    f->nlines, p->nlines);
+	return 0;
+}
+
+static int check_stack(struct in *in, const struct profile *p, size_t i, size_t at)
+{
+	const struct pm_stack *s = &p->stacks[i];
+
+	if (s->off > p->nstack_frames || s->depth > p->nstack_frames - s->off ||
+	    s->depth > DATAFILE_MAX_DEPTH)
+		return fail(in, "bad stack %zu at offset %zu: frames %u+%u of %zu", i, at, s->off,
+			    s->depth, p->nstack_frames);
+	return 0;
+}
+
+static int check_stack_frame(struct in *in, const struct profile *p, size_t i, size_t at)
+{
+	if (p->stack_frames[i] >= p->nframes)
+		return fail(in, "bad stack frame %zu at offset %zu: frame %u of %zu", i, at,
+			    p->stack_frames[i], p->nframes);
+	return 0;
+}
+
+static int check_sample(struct in *in, const struct profile *p, size_t i, size_t at)
+{
+	if (p->samples[i].stack >= p->nstacks)
+		return fail(in, "bad sample %zu at offset %zu: stack %u of %zu", i, at,
+			    p->samples[i].stack, p->nstacks);
+	return 0;
+}
+
+/*
+ * Every cross-reference in range, and no stack or inline chain deeper
  * than perfmini writes (a crafted file could make reports run for hours);
- * see the invariants in profile.h. */
+ * see the invariants in profile.h.
+ */
 static int validate(struct in *in, const struct profile *p)
 {
-	int ret;
+	for (size_t k = 0; k < ARRAY_SIZE(sections); k++) {
+		const struct section *sec = &sections[k];
+		const char *arr = rec_array(p, sec);
+		size_t n = *rec_count(p, sec);
 
-	for (size_t i = 0; i < p->nmeta; i++) {
-		size_t at = rec_at(in, DF_META, i, META_SIZE);
+		for (size_t i = 0; i < n; i++) {
+			const char *rec = arr + i * sec->rec_mem;
+			size_t at = rec_at(in, sec, i);
+			int ret;
 
-		if ((ret = check_str(in, p, p->meta[i].key, "meta entry", i, at)) ||
-		    (ret = check_str(in, p, p->meta[i].value, "meta entry", i, at)))
-			return ret;
+			for (const struct field *f = sec->fields; f->kind != F_END; f++)
+				if (f->kind == F_STR && load_u32(rec + f->mem) >= p->str.len)
+					return fail(in,
+						    "bad %s %zu at offset %zu: string offset %u "
+						    "outside the string table",
+						    sec->name, i, at, load_u32(rec + f->mem));
+			if (sec->check && (ret = sec->check(in, p, i, at)))
+				return ret;
+		}
 	}
-	for (size_t i = 0; i < p->nmodules; i++) {
-		size_t at = rec_at(in, DF_MODULES, i, MODULE_SIZE);
-
-		if ((ret = check_str(in, p, p->modules[i].path, "module", i, at)) ||
-		    (ret = check_str(in, p, p->modules[i].build_id, "module", i, at)) ||
-		    (ret = check_str(in, p, p->modules[i].reason, "module", i, at)))
-			return ret;
-	}
-	for (size_t i = 0; i < p->nframes; i++) {
-		const struct pm_frame *f = &p->frames[i];
-		size_t at = rec_at(in, DF_FRAMES, i, FRAME_SIZE);
-
-		if (f->module != PM_NONE && f->module >= p->nmodules)
-			return fail(in, "bad frame %zu at offset %zu: module %u of %zu", i, at,
-				    f->module, p->nmodules);
-		if (f->nlines && (f->line0 >= p->nlines || f->nlines > p->nlines - f->line0 ||
-				  f->nlines > DATAFILE_MAX_INLINE))
-			return fail(in, "bad frame %zu at offset %zu: lines %u+%u of %zu", i, at,
-				    f->line0, f->nlines, p->nlines);
-	}
-	for (size_t i = 0; i < p->nlines; i++) {
-		size_t at = rec_at(in, DF_LINES, i, LINE_SIZE);
-
-		if ((ret = check_str(in, p, p->lines[i].func, "line", i, at)) ||
-		    (ret = check_str(in, p, p->lines[i].file, "line", i, at)))
-			return ret;
-	}
-	for (size_t i = 0; i < p->nstacks; i++) {
-		const struct pm_stack *s = &p->stacks[i];
-
-		if (s->off > p->nstack_frames || s->depth > p->nstack_frames - s->off ||
-		    s->depth > DATAFILE_MAX_DEPTH)
-			return fail(in, "bad stack %zu at offset %zu: frames %u+%u of %zu", i,
-				    rec_at(in, DF_STACKS, i, STACK_SIZE), s->off, s->depth,
-				    p->nstack_frames);
-	}
-	for (size_t i = 0; i < p->nstack_frames; i++)
-		if (p->stack_frames[i] >= p->nframes)
-			return fail(in, "bad stack frame %zu at offset %zu: frame %u of %zu", i,
-				    rec_at(in, DF_STACK_FRAMES, i, 4), p->stack_frames[i],
-				    p->nframes);
-	for (size_t i = 0; i < p->nsamples; i++) {
-		size_t at = rec_at(in, DF_SAMPLES, i, SAMPLE_SIZE);
-
-		if (p->samples[i].stack >= p->nstacks)
-			return fail(in, "bad sample %zu at offset %zu: stack %u of %zu", i, at,
-				    p->samples[i].stack, p->nstacks);
-		if ((ret = check_str(in, p, p->samples[i].comm, "sample", i, at)))
-			return ret;
-	}
-	for (size_t i = 0; i < p->nthreads; i++)
-		if ((ret = check_str(in, p, p->threads[i].comm, "thread", i,
-				     rec_at(in, DF_THREADS, i, THREAD_SIZE))))
-			return ret;
 	return 0;
 }
 
