@@ -268,34 +268,55 @@ static void put_record(struct out *o, const struct profile *p, const struct sect
 	}
 }
 
-unsigned char *datafile_encode(const struct profile *p, size_t *len)
+static void put_header(struct out *o)
 {
-	struct out o = {.sum = crc32(0L, Z_NULL, 0)};
-	size_t s;
+	memcpy(out_reserve(o, 8), DATAFILE_MAGIC, 8);
+	put_u32(o, DATAFILE_VERSION);
+	put_u32(o, 0);
+	put_u64(o, 0);
+}
 
-	memcpy(out_reserve(&o, 8), DATAFILE_MAGIC, 8);
-	put_u32(&o, DATAFILE_VERSION);
-	put_u32(&o, 0);
-	put_u64(&o, 0);
+/*
+ * Everything after the sections already summed into o: the strings, the
+ * array sections (but samples when skip_samples) and END.
+ */
+static void put_rest(struct out *o, const struct profile *p, bool skip_samples)
+{
+	size_t s = section_begin(o, DF_STRINGS);
 
-	s = section_begin(&o, DF_STRINGS);
-	memcpy(out_reserve(&o, p->str.len), p->str.buf, p->str.len);
-	section_end(&o, s);
+	memcpy(out_reserve(o, p->str.len), p->str.buf, p->str.len);
+	section_end(o, s);
 	for (size_t k = 0; k < ARRAY_SIZE(sections); k++) {
 		const struct section *sec = &sections[k];
 		size_t n = *rec_count(p, sec);
 
-		s = section_begin(&o, sec->type);
+		if (skip_samples && sec->type == DF_SAMPLES)
+			continue;
+		s = section_begin(o, sec->type);
 		for (size_t i = 0; i < n; i++)
-			put_record(&o, p, sec, i);
-		section_end(&o, s);
+			put_record(o, p, sec, i);
+		section_end(o, s);
 	}
-
 	/* Version 2: END holds the checksum of everything before it. */
-	s = section_begin(&o, DF_END);
-	put_u32(&o, (uint32_t)sum_gap(o.sum, o.buf, o.summed, s));
-	put_u32(&o, 0);
+	s = section_begin(o, DF_END);
+	put_u32(o, (uint32_t)sum_gap(o->sum, o->buf, o->summed, s));
+	put_u32(o, 0);
+	section_end(o, s);
+}
+
+/* The samples come first, as datafile_add_sample streams them. */
+unsigned char *datafile_encode(const struct profile *p, size_t *len)
+{
+	const struct section *samples = section_of(DF_SAMPLES);
+	struct out o = {.sum = crc32(0L, Z_NULL, 0)};
+	size_t s;
+
+	put_header(&o);
+	s = section_begin(&o, DF_SAMPLES);
+	for (size_t i = 0; i < p->nsamples; i++)
+		put_record(&o, p, samples, i);
 	section_end(&o, s);
+	put_rest(&o, p, true);
 	*len = o.len;
 	return o.buf;
 }
@@ -563,49 +584,183 @@ bad:
 	return NULL;
 }
 
+/* Streaming samples to the file as they come. */
+
+#define SAMPLE_BUF (64 * 1024)
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -ENOSPC;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 int datafile_create(struct datafile_out *out, const char *path)
 {
+	struct out o = {0};
 	const char *why;
-	int ret = outfile_open(&out->file, path, 0600, &why);
+	int ret;
 
-	if (ret < 0)
+	memset(out, 0, sizeof(*out));
+	out->sfd = -1;
+	ret = outfile_open(&out->file, path, 0600, &why);
+	if (ret < 0) {
 		error("cannot create '%s': %s", path, why ? why : strerror(-ret));
+		return ret;
+	}
+	out->crc = crc32(0L, Z_NULL, 0);
+	out->buf = xmalloc(SAMPLE_BUF);
+	/*
+	 * A file the samples can go into right away: the header and the
+	 * samples section's header first, their size and checksum filled in
+	 * at the end. Elsewhere (a pipe, a device) they wait in a spill file.
+	 */
+	if (!outfile_is_stream(&out->file)) {
+		put_header(&o);
+		section_begin(&o, DF_SAMPLES);
+		ret = write_all(out->file.fd, o.buf, o.len);
+		free(o.buf);
+		out->sfd = out->file.fd;
+	} else {
+		FILE *spill = tmpfile();
+
+		ret = spill ? 0 : -errno;
+		if (spill) {
+			out->sfd = dup(fileno(spill));
+			ret = out->sfd < 0 ? -errno : 0;
+			fclose(spill);
+		}
+		out->spill = true;
+	}
+	if (ret < 0) {
+		error("cannot write '%s': %s", path, strerror(-ret));
+		datafile_abandon(out);
+	}
 	return ret;
+}
+
+static void flush_samples(struct datafile_out *out)
+{
+	if (out->blen && out->err == 0)
+		out->err = write_all(out->sfd, out->buf, out->blen);
+	out->crc = crc32_z(out->crc, out->buf, out->blen);
+	out->bytes += out->blen;
+	out->blen = 0;
+}
+
+void datafile_add_sample(struct datafile_out *out, const struct pm_sample *smp)
+{
+	const struct profile one = {.samples = (struct pm_sample *)(uintptr_t)smp, .nsamples = 1};
+	unsigned char rec[64];
+	struct out o = {.buf = rec, .cap = sizeof(rec)}; /* a sample record never outgrows it */
+
+	put_record(&o, &one, section_of(DF_SAMPLES), 0);
+	if (out->blen + o.len > SAMPLE_BUF)
+		flush_samples(out);
+	memcpy(out->buf + out->blen, rec, o.len);
+	out->blen += o.len;
+	out->nsamples++;
 }
 
 void datafile_abandon(struct datafile_out *out)
 {
+	if (out->spill && out->sfd >= 0)
+		close(out->sfd);
+	out->sfd = -1;
+	free(out->buf);
+	out->buf = NULL;
 	outfile_abandon(&out->file);
 }
 
-int datafile_commit(struct datafile_out *out, const struct profile *p, size_t *written)
+/* Copies the spilled samples' len bytes to fd. */
+static int copy_spill(int from, int to, uint64_t len)
 {
-	char *path = xstrdup(out->file.path);
 	unsigned char *buf;
-	size_t len, done = 0;
 	int ret = 0;
 
-	buf = datafile_encode(p, &len);
-	while (done < len) {
-		ssize_t n = write(out->file.fd, buf + done, len - done);
+	if (lseek(from, 0, SEEK_SET) < 0)
+		return -errno;
+	buf = xmalloc(SAMPLE_BUF);
+	while (len && ret == 0) {
+		ssize_t n = read(from, buf, len < SAMPLE_BUF ? (size_t)len : SAMPLE_BUF);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			ret = n < 0 ? -errno : -ENOSPC;
+			ret = n < 0 ? -errno : -EIO;
 			break;
 		}
-		done += (size_t)n;
+		ret = write_all(to, buf, (size_t)n);
+		len -= (uint64_t)n;
 	}
+	free(buf);
+	return ret;
+}
+
+int datafile_commit(struct datafile_out *out, const struct profile *p, size_t *written)
+{
+	struct out head = {.sum = crc32(0L, Z_NULL, 0)}, rest = {0};
+	char *path = xstrdup(out->file.path);
+	int ret;
+
+	/* Samples the profile holds itself go after the streamed ones. */
+	for (size_t i = 0; i < p->nsamples; i++)
+		datafile_add_sample(out, &p->samples[i]);
+	flush_samples(out);
+	ret = out->err;
+	/*
+	 * The header and the samples section's, now that its size and
+	 * checksum are known; then the checksum of the file so far, from
+	 * which the rest goes on.
+	 */
+	put_header(&head);
+	section_begin(&head, DF_SAMPLES);
+	for (int i = 0; i < 4; i++)
+		head.buf[HEADER_SIZE + 4 + i] = (unsigned char)(out->crc >> (8 * i));
+	for (int i = 0; i < 8; i++)
+		head.buf[HEADER_SIZE + 8 + i] = (unsigned char)(out->bytes >> (8 * i));
+	sum_section(&head.sum, &head.summed, head.buf, HEADER_SIZE, (uint32_t)out->crc,
+		    (size_t)out->bytes);
+	if (ret == 0 && !out->spill &&
+	    pwrite(out->file.fd, head.buf, head.len, 0) != (ssize_t)head.len)
+		ret = errno ? -errno : -EIO;
+	if (ret == 0 && out->spill) {
+		ret = write_all(out->file.fd, head.buf, head.len);
+		if (ret == 0)
+			ret = copy_spill(out->sfd, out->file.fd, out->bytes);
+	}
+	/* The samples are a multiple of 8 bytes: no padding; the rest follows. */
+	rest.sum = head.sum;
+	rest.summed = 0;
+	put_rest(&rest, p, true);
 	if (ret == 0)
+		ret = write_all(out->file.fd, rest.buf, rest.len);
+	if (ret == 0) {
+		if (out->spill)
+			close(out->sfd);
+		out->sfd = -1;
+		free(out->buf);
+		out->buf = NULL;
 		ret = outfile_commit(&out->file);
-	else
-		outfile_abandon(&out->file);
+	} else {
+		datafile_abandon(out);
+	}
 	if (ret < 0)
 		error("cannot write '%s': %s", path, strerror(-ret));
 	else if (written)
-		*written = len;
-	free(buf);
+		*written = head.len + (size_t)out->bytes + rest.len;
+	free(head.buf);
+	free(rest.buf);
 	free(path);
 	return ret;
 }

@@ -58,14 +58,32 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
  * impossible output is found out only after a recording; a regular file
  * is written to a fresh temporary name (mode 0600) and renamed over path
  * when complete, a device or FIFO is written directly.
+ *
+ * Samples go to the file as they come (datafile_add_sample), so that a
+ * long recording keeps none of them in memory: into the output itself,
+ * whose samples section comes first and gets its size and checksum at the
+ * end, or, where the output cannot seek back (a pipe), into a spill file
+ * copied out at the end. The file is the same either way.
  */
 struct datafile_out {
 	struct outfile file;
+	int sfd;	    /* where sample bytes go: the output, or the spill file */
+	bool spill;	    /* sfd is a spill file */
+	unsigned char *buf; /* samples not written yet */
+	size_t blen;
+	uint64_t nsamples, bytes; /* samples added, and their bytes written */
+	unsigned long crc;	  /* CRC-32 of those bytes */
+	int err;		  /* the first write error, reported by datafile_commit */
 };
 
 /* Returns 0 or -errno (message printed). */
 int datafile_create(struct datafile_out *out, const char *path);
-/* Writes p and renames it into place; releases out. Returns 0 or -errno (printed). */
+/* Adds a sample; a write error is kept for datafile_commit to report. */
+void datafile_add_sample(struct datafile_out *out, const struct pm_sample *s);
+/*
+ * Writes p (its samples after those added) and renames it into place;
+ * releases out. Returns 0 or -errno (printed).
+ */
 int datafile_commit(struct datafile_out *out, const struct profile *p, size_t *written);
 /* Removes the temporary file and releases out. */
 void datafile_abandon(struct datafile_out *out);

@@ -80,6 +80,7 @@ void profile_free(struct profile *p)
 	free(p->stacks);
 	free(p->samples);
 	free(p->threads);
+	free(p->stack_samples);
 	hmap_release(&p->frame_index);
 	hmap_release(&p->stack_index);
 	free(p);
@@ -186,6 +187,29 @@ void profile_add_sample(struct profile *p, const struct pm_sample *s)
 {
 	xgrow(&p->samples, &p->samples_cap, p->nsamples + 1, sizeof(*p->samples));
 	p->samples[p->nsamples++] = *s;
+}
+
+void profile_count_sample(struct profile *p, uint32_t stack)
+{
+	size_t old = p->stack_samples_cap;
+
+	xgrow(&p->stack_samples, &p->stack_samples_cap, (size_t)stack + 1,
+	      sizeof(*p->stack_samples));
+	if (p->stack_samples_cap > old)
+		memset(p->stack_samples + old, 0,
+		       (p->stack_samples_cap - old) * sizeof(*p->stack_samples));
+	p->stack_samples[stack]++;
+}
+
+uint64_t *profile_stack_weights(const struct profile *p)
+{
+	uint64_t *w = xcalloc(p->nstacks ? p->nstacks : 1, sizeof(*w));
+
+	for (size_t i = 0; i < p->nstacks && i < p->stack_samples_cap; i++)
+		w[i] = p->stack_samples[i];
+	for (size_t i = 0; i < p->nsamples; i++)
+		w[p->samples[i].stack]++;
+	return w;
 }
 
 void profile_add_line(struct profile *p, uint32_t f, const struct pm_line *l)

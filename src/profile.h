@@ -122,6 +122,13 @@ struct profile {
 	size_t nsamples, samples_cap;
 	struct pm_thread *threads;
 	size_t nthreads, threads_cap;
+	/*
+	 * While recording, samples go to the data file as they come; what is
+	 * kept of them is how many each stack has (NULL in a profile read back,
+	 * whose samples are in samples).
+	 */
+	uint64_t *stack_samples;
+	size_t stack_samples_cap;
 	/* Interning indexes, only while building. */
 	struct hmap frame_index, stack_index;
 };
@@ -140,6 +147,13 @@ uint32_t profile_intern_frame(struct profile *p, uint32_t module, uint32_t flags
 /* The id of the stack of these frames (leaf first), added if new. */
 uint32_t profile_intern_stack(struct profile *p, const uint32_t *frames, uint32_t depth);
 void profile_add_sample(struct profile *p, const struct pm_sample *s);
+/* Counts a sample of stack that is not kept (it went to the data file). */
+void profile_count_sample(struct profile *p, uint32_t stack);
+/*
+ * How many samples each stack has, counted and kept ones together; a
+ * malloc'd array of nstacks entries.
+ */
+uint64_t *profile_stack_weights(const struct profile *p);
 /* Adds a line to frame f; lines must be added frame by frame. */
 void profile_add_line(struct profile *p, uint32_t f, const struct pm_line *l);
 void profile_add_thread(struct profile *p, uint32_t pid, uint32_t tid, const char *comm);

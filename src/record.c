@@ -138,7 +138,9 @@ static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_
 	out.cpu = s->cpu;
 	out.stack = stacker_add(&r->stk, s, misc);
 	out.comm = strtab_add(&r->prof->str, t->comm);
-	profile_add_sample(r->prof, &out);
+	/* To the file at once: a long recording keeps no samples in memory. */
+	datafile_add_sample(&r->out, &out);
+	profile_count_sample(r->prof, out.stack);
 	if (note_sampled(&r->sampled_tids, s->tid, s->pid))
 		r->nthreads++;
 	note_sampled(&r->sampled_pids, s->pid, s->pid);

@@ -168,22 +168,24 @@ size_t symbolize_missing(const struct profile *p, struct missing **out)
 {
 	/* One slot per module, and the last for frames in no module. */
 	struct missing *m = xcalloc(p->nmodules + 1, sizeof(*m));
+	uint64_t *weight = profile_stack_weights(p);
 	size_t n = 0;
 
 	for (size_t i = 0; i <= p->nmodules; i++)
 		m[i].module = i < p->nmodules ? (uint32_t)i : PM_NONE;
-	for (size_t i = 0; i < p->nsamples; i++) {
-		const struct pm_stack *st = &p->stacks[p->samples[i].stack];
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct pm_stack *st = &p->stacks[i];
 
-		for (uint32_t d = 0; d < st->depth; d++) {
+		for (uint32_t d = 0; d < st->depth && weight[i]; d++) {
 			const struct pm_frame *f = &p->frames[p->stack_frames[st->off + d]];
 			struct missing *x = &m[f->module == PM_NONE ? p->nmodules : f->module];
 
-			x->frames++;
+			x->frames += weight[i];
 			if (!f->nlines)
-				x->unnamed++;
+				x->unnamed += weight[i];
 		}
 	}
+	free(weight);
 	for (size_t i = 0; i <= p->nmodules; i++)
 		if (m[i].unnamed)
 			m[n++] = m[i];

@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -691,6 +692,85 @@ START_TEST(test_write_read)
 }
 END_TEST
 
+/*
+ * Samples streamed while recording: into the output file itself, and,
+ * through a pipe, into a spill file copied out at the end. Either way the
+ * file is byte for byte what datafile_encode makes of the whole profile,
+ * the samples added one by one first and those the profile holds after.
+ */
+static void stream_profile(struct profile *p, const char *path, size_t keep)
+{
+	struct datafile_out out;
+	struct pm_sample *all = p->samples;
+	size_t n = p->nsamples;
+
+	ck_assert_int_eq(datafile_create(&out, path), 0);
+	for (size_t i = 0; i < n - keep; i++)
+		datafile_add_sample(&out, &all[i]);
+	p->samples = all + (n - keep);
+	p->nsamples = keep;
+	ck_assert_int_eq(datafile_commit(&out, p, NULL), 0);
+	p->samples = all;
+	p->nsamples = n;
+}
+
+START_TEST(test_stream_samples)
+{
+	struct profile *p = make_profile();
+	char *dir = make_tmpdir(), *path = xasprintf("%s/s.data", dir), names[256];
+	unsigned char *want, got[65536];
+	size_t len, n = 0;
+	int fds[2];
+	char *dev;
+	FILE *f;
+
+	/* Enough samples to fill the write buffer several times. */
+	for (uint32_t i = 0; p->nsamples < 5000; i++) {
+		struct pm_sample s = p->samples[i % 3];
+
+		s.time += i;
+		profile_add_sample(p, &s);
+	}
+	want = datafile_encode(p, &len);
+	stream_profile(p, path, 7);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	{
+		unsigned char *file = malloc(len + 1);
+
+		ck_assert_uint_eq(fread(file, 1, len + 1, f), len);
+		ck_assert_int_eq(memcmp(file, want, len), 0);
+		free(file);
+	}
+	fclose(f);
+	list_dir(dir, names, sizeof(names));
+	ck_assert_str_eq(names, "s.data");
+	free(want);
+	unlink(path);
+
+	/* A pipe: the spill file. A smaller profile, to fit the pipe's buffer. */
+	p->nsamples = 300;
+	want = datafile_encode(p, &len);
+	ck_assert_uint_lt(len, sizeof(got));
+	ck_assert_int_eq(pipe(fds), 0);
+	ck_assert_int_eq(fcntl(fds[1], F_SETPIPE_SZ, 1 << 20) > 0, 1);
+	dev = xasprintf("/dev/fd/%d", fds[1]);
+	stream_profile(p, dev, 0);
+	close(fds[1]);
+	for (ssize_t r; (r = read(fds[0], got + n, sizeof(got) - n)) > 0;)
+		n += (size_t)r;
+	close(fds[0]);
+	ck_assert_uint_eq(n, len);
+	ck_assert_int_eq(memcmp(got, want, len), 0);
+	free(want);
+	free(dev);
+	rmdir(dir);
+	free(path);
+	free(dir);
+	profile_free(p);
+}
+END_TEST
+
 /* An existing file is replaced whole, and its old mode does not survive. */
 START_TEST(test_write_replaces)
 {
@@ -778,6 +858,7 @@ static Suite *profile_suite(void)
 
 	tc = tcase_create("files");
 	tcase_add_test(tc, test_write_read);
+	tcase_add_test(tc, test_stream_samples);
 	tcase_add_test(tc, test_write_replaces);
 	tcase_add_test(tc, test_write_read_errors);
 	suite_add_tcase(s, tc);
