@@ -147,6 +147,7 @@ void symbolize_profile(struct profile *p, struct module_set *mods, struct prefet
 		else if (m->kind == MODULE_PERFMAP)
 			flags = PM_MODULE_PERFMAP;
 		flags |= (uint32_t)m->reason << PM_MODULE_REASON_SHIFT;
+		flags |= (uint32_t)m->lines_reason << PM_MODULE_LINES_SHIFT;
 		id = profile_add_module(p, m->path, hex, flags);
 		if (m->reason)
 			p->modules[id].reason = strtab_add(&p->str, module_reason_text(m->reason));
@@ -164,11 +165,19 @@ static int cmp_missing(const void *a, const void *b)
 	return x->module < y->module ? -1 : x->module > y->module;
 }
 
-size_t symbolize_missing(const struct profile *p, struct missing **out)
+static int cmp_unplaced(const void *a, const void *b)
 {
-	/* One slot per module, and the last for frames in no module. */
+	const struct missing *x = a, *y = b;
+
+	if (x->unplaced != y->unplaced)
+		return x->unplaced > y->unplaced ? -1 : 1;
+	return x->module < y->module ? -1 : x->module > y->module;
+}
+
+/* Per module (and a last slot for no module), the counts of struct missing. */
+static struct missing *count_missing(const struct profile *p)
+{
 	struct missing *m = xcalloc(p->nmodules + 1, sizeof(*m));
-	size_t n = 0;
 
 	for (size_t i = 0; i <= p->nmodules; i++)
 		m[i].module = i < p->nmodules ? (uint32_t)i : PM_NONE;
@@ -180,10 +189,36 @@ size_t symbolize_missing(const struct profile *p, struct missing **out)
 			struct missing *x = &m[f->module == PM_NONE ? p->nmodules : f->module];
 
 			x->frames++;
-			if (!f->nlines)
+			if (!f->nlines) {
 				x->unnamed++;
+				continue;
+			}
+			x->named++;
+			if (!p->lines[f->line0].file)
+				x->unplaced++;
 		}
 	}
+	return m;
+}
+
+size_t symbolize_missing_lines(const struct profile *p, struct missing **out)
+{
+	struct missing *m = count_missing(p);
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nmodules; i++)
+		if (m[i].unplaced && PM_MODULE_LINES(p->modules[i].flags))
+			m[n++] = m[i];
+	qsort(m, n, sizeof(*m), cmp_unplaced);
+	*out = m;
+	return n;
+}
+
+size_t symbolize_missing(const struct profile *p, struct missing **out)
+{
+	struct missing *m = count_missing(p);
+	size_t n = 0;
+
 	for (size_t i = 0; i <= p->nmodules; i++)
 		if (m[i].unnamed)
 			m[n++] = m[i];
@@ -216,6 +251,23 @@ void symbolize_print_missing(const struct profile *p, FILE *f, size_t max)
 	}
 	if (n > max)
 		fprintf(f, "perfmini: and %zu more modules with unnamed frames\n", n - max);
+	free(m);
+
+	n = symbolize_missing_lines(p, &m);
+	for (size_t i = 0; i < n && i < max; i++) {
+		const struct pm_module *mod = &p->modules[m[i].module];
+		enum module_lines r = (enum module_lines)PM_MODULE_LINES(mod->flags);
+
+		fprintf(f, "perfmini: %s: %.1f%% of %llu named frames without a source line",
+			strtab_get(&p->str, mod->path),
+			100.0 * (double)m[i].unplaced / (double)m[i].named,
+			(unsigned long long)m[i].named);
+		if (*module_lines_text(r))
+			fprintf(f, ": %s; %s", module_lines_text(r), module_lines_fix(r));
+		fputc('\n', f);
+	}
+	if (n > max)
+		fprintf(f, "perfmini: and %zu more modules with frames without lines\n", n - max);
 	free(m);
 }
 
