@@ -71,16 +71,40 @@ fail:
  * libdwfl's search for a separate debug file (build-id, .gnu_debuglink,
  * debuginfod), its result made readable by module_expand_fd. The module
  * is the Dwfl_Module's user data (dwfl_symbols sets it).
+ *
+ * The search runs on a module of a Dwfl of its own, reported from the
+ * same file: libdwfl's search may keep the libelf handle it opened to
+ * check a build-id in the module it searches for, and a module holding
+ * that handle would read the file as found, not the descriptor returned.
  */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
 			  const char *file_name, const char *debuglink_file,
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
 	struct module *m = userdata ? *userdata : NULL;
-	int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-					      debuglink_file, debuglink_crc, debuginfo_file_name);
+	Dwfl *dwfl;
+	Dwfl_Module *probe = NULL;
+	int fd = -1, mfd;
 
-	return fd < 0 ? fd : module_expand_fd(fd, m ? &m->zreason : NULL);
+	if (!m || !m->lookup || m->fd < 0 || (mfd = dup(m->fd)) < 0)
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+						    debuglink_file, debuglink_crc,
+						    debuginfo_file_name);
+	dwfl = dwfl_begin(m->lookup);
+	if (dwfl) {
+		dwfl_report_begin(dwfl);
+		probe = dwfl_report_elf(dwfl, modname, file_name, mfd, base, false);
+		dwfl_report_end(dwfl, NULL, NULL);
+	} else {
+		close(mfd);
+	}
+	if (probe)
+		fd = dwfl_standard_find_debuginfo(probe, NULL, modname, base, file_name,
+						  debuglink_file, debuglink_crc,
+						  debuginfo_file_name);
+	if (dwfl)
+		dwfl_end(dwfl);
+	return fd < 0 ? fd : module_expand_fd(fd, &m->zreason);
 }
 
 void module_set_init(struct module_set *s)
@@ -90,6 +114,9 @@ void module_set_init(struct module_set *s)
 	s->dwfl_cb.find_elf = dwfl_build_id_find_elf;
 	s->dwfl_cb.find_debuginfo = find_debuginfo;
 	s->dwfl_cb.debuginfo_path = &s->debuginfo_path;
+	s->lookup_cb.find_elf = dwfl_build_id_find_elf;
+	s->lookup_cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->lookup_cb.debuginfo_path = &s->debuginfo_path;
 }
 
 static void module_free(struct module *m)
@@ -609,6 +636,7 @@ static int dwfl_symbols(struct module_set *s, struct module *m)
 		goto fail_dwfl;
 	dwfl_module_info(m->dwmod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
 	*userdata = m; /* for find_debuginfo */
+	m->lookup = &s->lookup_cb;
 	if (!dwfl_module_getelf(m->dwmod, &bias))
 		goto fail_dwfl;
 	m->dwbias = bias;

@@ -107,15 +107,17 @@ struct module {
 	enum module_lines lines_reason;
 	/* What expanding compressed debug sections met (module_expand_fd). */
 	enum module_lines zreason;
+	const Dwfl_Callbacks *lookup; /* the set's lookup_cb */
 };
 
 struct module_set {
 	struct module **mods;
 	size_t n, cap;
 	struct hmap index;
-	char *debuginfo_path;	/* for libdwfl: "-:.debug:/usr/lib/debug[:DIR...]" */
-	Dwfl_Callbacks dwfl_cb; /* points at debuginfo_path: the set must not move */
-	bool no_lines;		/* names from symbol tables only: DWARF is never read */
+	char *debuginfo_path;	  /* for libdwfl: "-:.debug:/usr/lib/debug[:DIR...]" */
+	Dwfl_Callbacks dwfl_cb;	  /* points at debuginfo_path: the set must not move */
+	Dwfl_Callbacks lookup_cb; /* libdwfl's own search, for find_debuginfo (module.c) */
+	bool no_lines;		  /* names from symbol tables only: DWARF is never read */
 };
 
 /* What identifies the file behind a mapping. */
