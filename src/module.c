@@ -23,6 +23,20 @@
 /* libdwfl's own default: next to the file, in .debug/, under /usr/lib/debug. */
 #define DEFAULT_DEBUGINFO_PATH "-:.debug:/usr/lib/debug"
 
+/* Is fd a copy module_expand_fd made? */
+static bool is_memfd(int fd)
+{
+	char link[64], target[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	return !strncmp(target, "/memfd:perfmini-debug", 21);
+}
+
 int module_expand_fd(int fd, enum module_lines *why)
 {
 	struct elfz_info info;
@@ -69,42 +83,41 @@ fail:
 
 /*
  * libdwfl's search for a separate debug file (build-id, .gnu_debuglink,
- * debuginfod), its result made readable by module_expand_fd. The module
- * is the Dwfl_Module's user data (dwfl_symbols sets it).
- *
- * The search runs on a module of a Dwfl of its own, reported from the
- * same file: libdwfl's search may keep the libelf handle it opened to
- * check a build-id in the module it searches for, and a module holding
- * that handle would read the file as found, not the descriptor returned.
+ * debuginfod), for the module that is the Dwfl_Module's user data
+ * (dwfl_report sets it). libdwfl's search may keep the libelf handle it
+ * opened to check a build-id in the module, which then reads the file as
+ * found, whatever descriptor this returns. So when the file found has
+ * zstd sections, its expanded copy is kept in m->zfd and the file itself
+ * returned; module_dwfl_reload then reports the module again in a new
+ * Dwfl, where this returns the copy without searching.
  */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
 			  const char *file_name, const char *debuglink_file,
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
 	struct module *m = userdata ? *userdata : NULL;
-	Dwfl *dwfl;
-	Dwfl_Module *probe = NULL;
-	int fd = -1, mfd;
+	int fd, x;
 
-	if (!m || !m->lookup || m->fd < 0 || (mfd = dup(m->fd)) < 0)
-		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-						    debuglink_file, debuglink_crc,
-						    debuginfo_file_name);
-	dwfl = dwfl_begin(m->lookup);
-	if (dwfl) {
-		dwfl_report_begin(dwfl);
-		probe = dwfl_report_elf(dwfl, modname, file_name, mfd, base, false);
-		dwfl_report_end(dwfl, NULL, NULL);
-	} else {
-		close(mfd);
+	if (m && m->zfd >= 0 && m->zname) {
+		free(*debuginfo_file_name);
+		*debuginfo_file_name = xstrdup(m->zname);
+		return fcntl(m->zfd, F_DUPFD_CLOEXEC, 0);
 	}
-	if (probe)
-		fd = dwfl_standard_find_debuginfo(probe, NULL, modname, base, file_name,
-						  debuglink_file, debuglink_crc,
-						  debuginfo_file_name);
-	if (dwfl)
-		dwfl_end(dwfl);
-	return fd < 0 ? fd : module_expand_fd(fd, &m->zreason);
+	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+					  debuglink_crc, debuginfo_file_name);
+	if (fd < 0 || !m || m->zname)
+		return fd;
+	x = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (x < 0)
+		return fd;
+	x = module_expand_fd(x, &m->zreason);
+	if (x >= 0 && m->zreason == LINES_OK && is_memfd(x)) {
+		m->zfd = x;
+		m->zname = xstrdup(*debuginfo_file_name ? *debuginfo_file_name : "");
+	} else {
+		close(x);
+	}
+	return fd;
 }
 
 void module_set_init(struct module_set *s)
@@ -114,9 +127,6 @@ void module_set_init(struct module_set *s)
 	s->dwfl_cb.find_elf = dwfl_build_id_find_elf;
 	s->dwfl_cb.find_debuginfo = find_debuginfo;
 	s->dwfl_cb.debuginfo_path = &s->debuginfo_path;
-	s->lookup_cb.find_elf = dwfl_build_id_find_elf;
-	s->lookup_cb.find_debuginfo = dwfl_standard_find_debuginfo;
-	s->lookup_cb.debuginfo_path = &s->debuginfo_path;
 }
 
 static void module_free(struct module *m)
@@ -128,6 +138,9 @@ static void module_free(struct module *m)
 	free(m->path);
 	free(m->segs);
 	free(m->debugfile);
+	if (m->zfd >= 0)
+		close(m->zfd);
+	free(m->zname);
 	if (m->bytes_mapped)
 		munmap((void *)(uintptr_t)m->bytes, m->nbytes);
 	free(m->image);
@@ -299,6 +312,7 @@ static struct module *add_module(struct module_set *s, struct hmap_slot *slot,
 	m->ino = k->ino;
 	m->kind = module_kind_of(k->path, k->ino);
 	m->fd = -1;
+	m->zfd = -1;
 	{
 		/* Recursive: resolving a frame holds it around module_load. */
 		pthread_mutexattr_t attr;
@@ -607,27 +621,26 @@ static bool has_section(Elf *e, const char *name)
 }
 
 /*
- * Symbols through libdwfl: it picks the best table among the file's own
- * .symtab, a separate debug file and MiniDebugInfo, plus .dynsym. Adds
- * them to m->syms in the file's ELF address space; returns the count.
+ * Reports m's file to a new Dwfl (m->dwfl, m->dwmod, m->dwbias); the
+ * file's image with zstd sections expanded, unless lines are not read.
+ * Returns 0 or -errno.
  */
-static int dwfl_symbols(struct module_set *s, struct module *m)
+static int dwfl_report(struct module *m)
 {
 	const char *base = strrchr(m->path, '/');
-	const char *debugfile = NULL;
 	GElf_Addr bias;
 	void **userdata;
-	int fd, n, added = 0;
+	int fd;
 
-	fd = dup(m->fd);
+	fd = fcntl(m->fd, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0)
-		return 0;
-	if (!s->no_lines)
+		return -errno;
+	if (!m->no_lines)
 		fd = module_expand_fd(fd, &m->zreason);
-	m->dwfl = dwfl_begin(&s->dwfl_cb);
+	m->dwfl = dwfl_begin(m->dwfl_cb);
 	if (!m->dwfl) {
 		close(fd);
-		return 0;
+		return -ENOMEM;
 	}
 	dwfl_report_begin(m->dwfl);
 	m->dwmod = dwfl_report_elf(m->dwfl, base ? base + 1 : m->path, m->path, fd, 0, false);
@@ -636,10 +649,44 @@ static int dwfl_symbols(struct module_set *s, struct module *m)
 		goto fail_dwfl;
 	dwfl_module_info(m->dwmod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
 	*userdata = m; /* for find_debuginfo */
-	m->lookup = &s->lookup_cb;
 	if (!dwfl_module_getelf(m->dwmod, &bias))
 		goto fail_dwfl;
 	m->dwbias = bias;
+	return 0;
+fail_dwfl:
+	dwfl_end(m->dwfl);
+	m->dwfl = NULL;
+	m->dwmod = NULL;
+	return -ENOEXEC;
+}
+
+int module_dwfl_reload(struct module *m)
+{
+	if (m->zfd < 0 || m->zreloaded || !m->dwfl)
+		return 0;
+	m->zreloaded = true;
+	dwfl_end(m->dwfl);
+	m->dwfl = NULL;
+	m->dwmod = NULL;
+	return dwfl_report(m);
+}
+
+/*
+ * Symbols through libdwfl: it picks the best table among the file's own
+ * .symtab, a separate debug file and MiniDebugInfo, plus .dynsym. Adds
+ * them to m->syms in the file's ELF address space; returns the count.
+ */
+static int dwfl_symbols(struct module_set *s, struct module *m)
+{
+	const char *debugfile = NULL;
+	GElf_Addr bias;
+	int n, added = 0;
+
+	m->dwfl_cb = &s->dwfl_cb;
+	m->no_lines = s->no_lines;
+	if (dwfl_report(m) < 0)
+		return 0;
+	bias = m->dwbias;
 	n = dwfl_module_getsymtab(m->dwmod);
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
@@ -662,12 +709,20 @@ static int dwfl_symbols(struct module_set *s, struct module *m)
 	if (debugfile)
 		m->debugfile = xstrdup(debugfile);
 	symtab_finish(&m->syms);
+	module_dwfl_reload(m); /* the symbols came from a zstd debug file */
 	return added;
-fail_dwfl:
-	dwfl_end(m->dwfl);
-	m->dwfl = NULL;
-	m->dwmod = NULL;
-	return 0;
+}
+
+Dwarf *module_dwarf(struct module *m, Dwarf_Addr *bias)
+{
+	Dwarf *dw;
+
+	if (!m->dwmod)
+		return NULL;
+	dw = dwfl_module_getdwarf(m->dwmod, bias);
+	if (m->zfd >= 0 && !m->zreloaded && module_dwfl_reload(m) == 0 && m->dwmod)
+		dw = dwfl_module_getdwarf(m->dwmod, bias);
+	return dw;
 }
 
 int module_prepare_unwind(struct module *m)

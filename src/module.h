@@ -107,17 +107,24 @@ struct module {
 	enum module_lines lines_reason;
 	/* What expanding compressed debug sections met (module_expand_fd). */
 	enum module_lines zreason;
-	const Dwfl_Callbacks *lookup; /* the set's lookup_cb */
+	/*
+	 * A separate debug file with zstd sections: its expanded copy and its
+	 * name, for the module's second Dwfl (module_dwfl_reload).
+	 */
+	int zfd;
+	char *zname;
+	bool zreloaded;
+	const Dwfl_Callbacks *dwfl_cb; /* the set's */
+	bool no_lines;		       /* the set's */
 };
 
 struct module_set {
 	struct module **mods;
 	size_t n, cap;
 	struct hmap index;
-	char *debuginfo_path;	  /* for libdwfl: "-:.debug:/usr/lib/debug[:DIR...]" */
-	Dwfl_Callbacks dwfl_cb;	  /* points at debuginfo_path: the set must not move */
-	Dwfl_Callbacks lookup_cb; /* libdwfl's own search, for find_debuginfo (module.c) */
-	bool no_lines;		  /* names from symbol tables only: DWARF is never read */
+	char *debuginfo_path;	/* for libdwfl: "-:.debug:/usr/lib/debug[:DIR...]" */
+	Dwfl_Callbacks dwfl_cb; /* points at debuginfo_path: the set must not move */
+	bool no_lines;		/* names from symbol tables only: DWARF is never read */
 };
 
 /* What identifies the file behind a mapping. */
@@ -186,6 +193,21 @@ const char *module_lines_fix(enum module_lines r);
  * sets *why (if not NULL) to the reason.
  */
 int module_expand_fd(int fd, enum module_lines *why);
+
+/*
+ * The module's DWARF (see dwfl_module_getdwarf), from its expanded copy
+ * when it is in a separate debug file with zstd sections; NULL when it
+ * has none or before module_load.
+ */
+Dwarf *module_dwarf(struct module *m, Dwarf_Addr *bias);
+
+/*
+ * Reports the module again in a new Dwfl when its separate debug file
+ * turned out to have zstd sections (so that libdwfl reads the expanded
+ * copy); a no-op otherwise or the second time. Pointers into the old
+ * Dwfl's data die: call it before anything keeps one. Returns 0 or -errno.
+ */
+int module_dwfl_reload(struct module *m);
 
 /* Reads a perf map ("START SIZE NAME" lines, hex) into t and finishes it. */
 int perfmap_parse(FILE *f, struct symtab *t);

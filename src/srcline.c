@@ -399,7 +399,7 @@ static struct srcline_units *module_units(struct module *m)
 	x = m->lines = xcalloc(1, sizeof(*x));
 	if (!m->dwmod)
 		return NULL;
-	dw = dwfl_module_getdwarf(m->dwmod, &x->bias);
+	dw = module_dwarf(m, &x->bias);
 	if (!dw) {
 		/* Compressed sections libelf skipped, or none at all. */
 		m->lines_reason = m->zreason ? m->zreason : LINES_NO_DWARF;
