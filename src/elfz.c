@@ -82,8 +82,10 @@ static int view_open(struct view *v, const void *in, size_t n)
 		v->shentsize = get(v, 46, 2);
 		v->shnum = get(v, 48, 2);
 	}
-	if (v->shoff == 0)
-		return 0; /* no sections */
+	if (v->shoff == 0) {
+		v->shnum = 0; /* no sections, whatever e_shnum says */
+		return 0;
+	}
 	if (v->shentsize < (v->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)) ||
 	    !fits(v, v->shoff, v->shentsize))
 		return -ENOEXEC;
