@@ -272,6 +272,8 @@ static int32_t innermost(const struct unit_scopes *u, uint64_t pc)
  */
 struct unit {
 	Dwarf_Die cu;	  /* its line table and file names */
+	uint16_t version; /* DWARF version of the unit */
+	int lang;	  /* DW_LANG_*, -1 when unknown */
 	Dwarf_Die scopes; /* its function DIEs: the split unit of a skeleton */
 	const char *comp_dir;
 	struct unit_scopes *index; /* built at the unit's first lookup */
@@ -372,6 +374,8 @@ static void index_units(struct srcline_units *x, Dwarf *dw)
 		xgrow(&x->units, &x->units_cap, x->nunits + 1, sizeof(*x->units));
 		u = &x->units[x->nunits++];
 		u->cu = cudie;
+		u->version = version;
+		u->lang = dwarf_srclang(&cudie);
 		u->scopes = type == DW_UT_skeleton && dwarf_tag(&subdie) ? subdie : cudie;
 		u->comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &attr));
 		u->index = NULL;
@@ -464,6 +468,24 @@ static Dwarf_Line *line_at(Dwarf_Die *cu, uint64_t pc)
 	return l;
 }
 
+/*
+ * A file name of the unit's line table made whole (full_path). Before
+ * DWARF 5, directory 0 is the compilation directory, which libdw has
+ * already put before the name; a relative one (Go's ".") must not be put
+ * there twice. In DWARF 5 directory 0 is a string of the table's own,
+ * joined to the compilation directory like any other (as binutils,
+ * elfutils and LLVM do, even where the two are the same).
+ */
+static const char *unit_path(struct module *m, const struct unit *u, const char *file)
+{
+	size_t n;
+
+	if (u->version < 5 && file && u->comp_dir && u->comp_dir[0] != '/' &&
+	    (n = strlen(u->comp_dir)) && !strncmp(file, u->comp_dir, n) && file[n] == '/')
+		return file;
+	return full_path(m, u->comp_dir, file);
+}
+
 void srcline_release(struct module *m)
 {
 	struct srcline_units *x = m->lines;
@@ -500,7 +522,7 @@ int srcline_lookup(struct module *m, uint64_t vaddr, struct srcline *out, int ma
 	}
 	dl = line_at(&u->cu, pc);
 	if (dl) {
-		file = full_path(m, u->comp_dir, dwarf_linesrc(dl, NULL, NULL));
+		file = unit_path(m, u, dwarf_linesrc(dl, NULL, NULL));
 		dwarf_lineno(dl, &line);
 		dwarf_linecol(dl, &col);
 	}
@@ -519,12 +541,22 @@ int srcline_lookup(struct module *m, uint64_t vaddr, struct srcline *out, int ma
 		out[n].line = line > 0 ? (uint32_t)line : 0;
 		out[n].col = col > 0 ? (uint32_t)col : 0;
 		out[n].inlined = tag == DW_TAG_inlined_subroutine;
+		out[n].entry = 0;
+		out[n].symbol_suffix = false;
 		n++;
-		if (tag == DW_TAG_subprogram)
+		if (tag == DW_TAG_subprogram) {
+			Dwarf_Addr e;
+
+			if (dwarf_entrypc(die, &e) == 0 && e + x->bias >= m->dwbias)
+				out[n - 1].entry = e + x->bias - m->dwbias;
+			out[n - 1].symbol_suffix =
+				u->lang == DW_LANG_Go &&
+				!dwarf_hasattr_integrate(die, DW_AT_linkage_name);
 			break;
+		}
 		/* The next level out runs at this level's call site. */
 		call_site(&u->cu, die, &file, &l, &c);
-		file = full_path(m, u->comp_dir, file);
+		file = unit_path(m, u, file);
 		line = (int)l;
 		col = (int)c;
 	}
@@ -535,6 +567,8 @@ int srcline_lookup(struct module *m, uint64_t vaddr, struct srcline *out, int ma
 		out[0].line = line > 0 ? (uint32_t)line : 0;
 		out[0].col = col > 0 ? (uint32_t)col : 0;
 		out[0].inlined = false;
+		out[0].entry = 0;
+		out[0].symbol_suffix = false;
 		n = 1;
 	}
 	return n;

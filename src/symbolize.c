@@ -52,6 +52,21 @@ static char *symbolize_name(const struct module *m, const struct sym *sym)
 	return d ? d : xstrdup(raw);
 }
 
+/*
+ * Whether the outermost level l is better named by the symbol sym that
+ * starts at its entry (see struct srcline): so the frame reads as with
+ * --no-lines, and as perf, binutils' addr2line and llvm-symbolizer name it.
+ */
+static bool by_symbol(const struct srcline *l, const struct sym *sym, const char *symname)
+{
+	size_t n;
+
+	if (l->inlined || !l->symbol_suffix || !l->func || !symname || l->entry != sym->addr)
+		return false;
+	n = strlen(l->func);
+	return !strncmp(symname, l->func, n) && symname[n] == '.' && symname[n + 1];
+}
+
 int symbolize_addr(struct module_set *s, struct module *m, uint64_t addr, bool is_vaddr,
 		   struct symres *r)
 {
@@ -75,6 +90,8 @@ int symbolize_addr(struct module_set *s, struct module *m, uint64_t addr, bool i
 		r->n = 1;
 	} else if (r->n > 0 && !r->lv[r->n - 1].func) {
 		/* A place but no function DIE: the symbol names it, if any. */
+		r->lv[r->n - 1].func = r->symname;
+	} else if (r->n > 0 && sym && by_symbol(&r->lv[r->n - 1], sym, r->symname)) {
 		r->lv[r->n - 1].func = r->symname;
 	}
 	return r->n;
