@@ -223,8 +223,13 @@ size_t symbolize_missing_lines(const struct profile *p, struct missing **out)
 	struct missing *m = count_missing(p);
 	size_t n = 0;
 
+	/*
+	 * A few frames without lines are normal (PLT stubs, the C runtime's
+	 * startup code): a module is listed from 5% of its named frames.
+	 */
 	for (size_t i = 0; i < p->nmodules; i++)
-		if (m[i].unplaced && PM_MODULE_LINES(p->modules[i].flags))
+		if (m[i].unplaced && m[i].unplaced * 20 >= m[i].named &&
+		    PM_MODULE_LINES(p->modules[i].flags))
 			m[n++] = m[i];
 	qsort(m, n, sizeof(*m), cmp_unplaced);
 	*out = m;

@@ -78,7 +78,8 @@ struct missing {
 size_t symbolize_missing(const struct profile *p, struct missing **out);
 /*
  * The modules whose named sampled frames lack source lines for a reason
- * recorded (PM_MODULE_LINES), most such frames first; as above.
+ * recorded (PM_MODULE_LINES), 5% of them or more, most such frames first;
+ * as above.
  */
 size_t symbolize_missing_lines(const struct profile *p, struct missing **out);
 /*
