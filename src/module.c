@@ -23,20 +23,6 @@
 /* libdwfl's own default: next to the file, in .debug/, under /usr/lib/debug. */
 #define DEFAULT_DEBUGINFO_PATH "-:.debug:/usr/lib/debug"
 
-/* Is fd a copy module_expand_fd made? */
-static bool is_memfd(int fd)
-{
-	char link[64], target[64];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, target, sizeof(target) - 1);
-	if (n < 0)
-		return false;
-	target[n] = '\0';
-	return !strncmp(target, "/memfd:perfmini-debug", 21);
-}
-
 int module_expand_fd(int fd, enum module_lines *why)
 {
 	struct elfz_info info;
@@ -96,7 +82,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
 	struct module *m = userdata ? *userdata : NULL;
-	int fd, x;
+	int fd, x, y;
 
 	if (m && m->zfd >= 0 && m->zname) {
 		free(*debuginfo_file_name);
@@ -110,9 +96,10 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	x = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (x < 0)
 		return fd;
-	x = module_expand_fd(x, &m->zreason);
-	if (x >= 0 && m->zreason == LINES_OK && is_memfd(x)) {
-		m->zfd = x;
+	/* A copy is made while x is open: another descriptor means a copy. */
+	y = module_expand_fd(x, &m->zreason);
+	if (y != x) {
+		m->zfd = y;
 		m->zname = xstrdup(*debuginfo_file_name ? *debuginfo_file_name : "");
 	} else {
 		close(x);

@@ -189,7 +189,8 @@ const char *module_lines_fix(enum module_lines r);
  * section: fd itself, or (when fd has zstd-compressed sections, which
  * libelf 0.188 cannot read) a memfd holding the file's image with its
  * compressed sections expanded (elfz.h). Takes fd: it is closed when the
- * memfd replaces it. When sections cannot be expanded, returns fd and
+ * memfd replaces it (the memfd is made while fd is open, so the two
+ * numbers differ). When sections cannot be expanded, returns fd and
  * sets *why (if not NULL) to the reason.
  */
 int module_expand_fd(int fd, enum module_lines *why);
