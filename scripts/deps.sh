@@ -9,10 +9,10 @@
 
 # g++ brings the C++ runtime's development files, for demangling.
 PM_BUILD_DEPS="libelf-dev libdw-dev libunwind-dev check autoconf automake libtool
-pkg-config zlib1g-dev make gcc g++"
+pkg-config zlib1g-dev libzstd-dev make gcc g++"
 # What the test suite uses beyond the build: decoders for the report formats.
 PM_TEST_DEPS="protobuf-compiler python3 libxml2-utils lld debuginfod xz-utils binutils time
-util-linux mount"
+util-linux mount clang golang-go rustc"
 
 pm_msg() {
 	printf '%s: %s\n' "${0##*/}" "$*" >&2

@@ -291,6 +291,28 @@ static void print_missing(const struct profile *p, FILE *out, int width)
 		sbuf_addf(&b, "and %zu more modules with unnamed frames", n - MAX_MISSING);
 		header_line(out, width, "", b.buf);
 	}
+	free(m);
+
+	/* Named frames without source lines, where the recording knew why. */
+	n = symbolize_missing_lines(p, &m);
+	for (size_t i = 0; i < n && i < MAX_MISSING; i++) {
+		const struct pm_module *mod = &p->modules[m[i].module];
+		enum module_lines r = (enum module_lines)PM_MODULE_LINES(mod->flags);
+
+		b.len = 0;
+		sbuf_add_sanitized(&b, report_base_name(strtab_get(&p->str, mod->path)));
+		sbuf_addf(&b, ": %.1f%% of %llu named frames have no source line",
+			  100.0 * (double)m[i].unplaced / (double)m[i].named,
+			  (unsigned long long)m[i].named);
+		if (*module_lines_text(r))
+			sbuf_addf(&b, ": %s; %s", module_lines_text(r), module_lines_fix(r));
+		header_line(out, width, i ? "" : "Lines:", b.buf);
+	}
+	if (n > MAX_MISSING) {
+		b.len = 0;
+		sbuf_addf(&b, "and %zu more modules with frames without lines", n - MAX_MISSING);
+		header_line(out, width, "", b.buf);
+	}
 	sbuf_release(&b);
 	free(m);
 }

@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "elfz.h"
 #include "module.h"
 #include "srcline.h"
 #include "util.h"
@@ -22,12 +23,96 @@
 /* libdwfl's own default: next to the file, in .debug/, under /usr/lib/debug. */
 #define DEFAULT_DEBUGINFO_PATH "-:.debug:/usr/lib/debug"
 
+int module_expand_fd(int fd, enum module_lines *why)
+{
+	struct elfz_info info;
+	struct stat st;
+	void *in, *out;
+	int mfd, ret;
+
+	if (fstat(fd, &st) < 0 || st.st_size <= 0)
+		return fd;
+	in = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (in == MAP_FAILED)
+		return fd;
+	ret = elfz_inspect(in, (size_t)st.st_size, &info);
+	if (ret == 0 && info.unknown && why)
+		*why = LINES_COMPRESSION;
+	if (ret < 0 || info.zstd == 0) {
+		/* Nothing libelf cannot read itself (or not ELF: libelf says so). */
+		if (ret == -EFBIG && why)
+			*why = LINES_EXPAND_FAILED;
+		munmap(in, (size_t)st.st_size);
+		return fd;
+	}
+	mfd = memfd_create("perfmini-debug", MFD_CLOEXEC);
+	if (mfd < 0 || ftruncate(mfd, (off_t)info.out_size) < 0)
+		goto fail;
+	out = mmap(NULL, info.out_size, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	if (out == MAP_FAILED)
+		goto fail;
+	ret = elfz_expand(in, (size_t)st.st_size, out, info.out_size);
+	munmap(out, info.out_size);
+	if (ret < 0)
+		goto fail;
+	munmap(in, (size_t)st.st_size);
+	close(fd);
+	return mfd;
+fail:
+	if (why)
+		*why = LINES_EXPAND_FAILED;
+	if (mfd >= 0)
+		close(mfd);
+	munmap(in, (size_t)st.st_size);
+	return fd;
+}
+
+/*
+ * libdwfl's search for a separate debug file (build-id, .gnu_debuglink,
+ * debuginfod), for the module that is the Dwfl_Module's user data
+ * (dwfl_report sets it). libdwfl's search may keep the libelf handle it
+ * opened to check a build-id in the module, which then reads the file as
+ * found, whatever descriptor this returns. So when the file found has
+ * zstd sections, its expanded copy is kept in m->zfd and the file itself
+ * returned; module_dwfl_reload then reports the module again in a new
+ * Dwfl, where this returns the copy without searching.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct module *m = userdata ? *userdata : NULL;
+	int fd, x, y;
+
+	if (m && m->zfd >= 0 && m->zname) {
+		free(*debuginfo_file_name);
+		*debuginfo_file_name = xstrdup(m->zname);
+		return fcntl(m->zfd, F_DUPFD_CLOEXEC, 0);
+	}
+	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+					  debuglink_crc, debuginfo_file_name);
+	if (fd < 0 || !m || m->zname)
+		return fd;
+	x = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (x < 0)
+		return fd;
+	/* A copy is made while x is open: another descriptor means a copy. */
+	y = module_expand_fd(x, &m->zreason);
+	if (y != x) {
+		m->zfd = y;
+		m->zname = xstrdup(*debuginfo_file_name ? *debuginfo_file_name : "");
+	} else {
+		close(x);
+	}
+	return fd;
+}
+
 void module_set_init(struct module_set *s)
 {
 	memset(s, 0, sizeof(*s));
 	hmap_init(&s->index);
 	s->dwfl_cb.find_elf = dwfl_build_id_find_elf;
-	s->dwfl_cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->dwfl_cb.find_debuginfo = find_debuginfo;
 	s->dwfl_cb.debuginfo_path = &s->debuginfo_path;
 }
 
@@ -40,6 +125,9 @@ static void module_free(struct module *m)
 	free(m->path);
 	free(m->segs);
 	free(m->debugfile);
+	if (m->zfd >= 0)
+		close(m->zfd);
+	free(m->zname);
 	if (m->bytes_mapped)
 		munmap((void *)(uintptr_t)m->bytes, m->nbytes);
 	free(m->image);
@@ -211,6 +299,7 @@ static struct module *add_module(struct module_set *s, struct hmap_slot *slot,
 	m->ino = k->ino;
 	m->kind = module_kind_of(k->path, k->ino);
 	m->fd = -1;
+	m->zfd = -1;
 	{
 		/* Recursive: resolving a frame holds it around module_load. */
 		pthread_mutexattr_t attr;
@@ -223,7 +312,6 @@ static struct module *add_module(struct module_set *s, struct hmap_slot *slot,
 	symtab_init(&m->syms);
 	hmap_init(&m->demangled);
 	hmap_init(&m->paths);
-	hmap_init(&m->units);
 	xgrow(&s->mods, &s->cap, s->n + 1, sizeof(*s->mods));
 	s->mods[s->n++] = m;
 	slot->val = m->id;
@@ -573,31 +661,72 @@ static bool has_section(Elf *e, const char *name)
 }
 
 /*
+ * Reports m's file to a new Dwfl (m->dwfl, m->dwmod, m->dwbias); the
+ * file's image with zstd sections expanded, unless lines are not read.
+ * Returns 0 or -errno.
+ */
+static int dwfl_report(struct module *m)
+{
+	const char *base = strrchr(m->path, '/');
+	GElf_Addr bias;
+	void **userdata;
+	int fd;
+
+	fd = fcntl(m->fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (!m->no_lines)
+		fd = module_expand_fd(fd, &m->zreason);
+	m->dwfl = dwfl_begin(m->dwfl_cb);
+	if (!m->dwfl) {
+		close(fd);
+		return -ENOMEM;
+	}
+	dwfl_report_begin(m->dwfl);
+	m->dwmod = dwfl_report_elf(m->dwfl, base ? base + 1 : m->path, m->path, fd, 0, false);
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	if (!m->dwmod)
+		goto fail_dwfl;
+	dwfl_module_info(m->dwmod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = m; /* for find_debuginfo */
+	if (!dwfl_module_getelf(m->dwmod, &bias))
+		goto fail_dwfl;
+	m->dwbias = bias;
+	return 0;
+fail_dwfl:
+	dwfl_end(m->dwfl);
+	m->dwfl = NULL;
+	m->dwmod = NULL;
+	return -ENOEXEC;
+}
+
+int module_dwfl_reload(struct module *m)
+{
+	if (m->zfd < 0 || m->zreloaded || !m->dwfl)
+		return 0;
+	m->zreloaded = true;
+	dwfl_end(m->dwfl);
+	m->dwfl = NULL;
+	m->dwmod = NULL;
+	return dwfl_report(m);
+}
+
+/*
  * Symbols through libdwfl: it picks the best table among the file's own
  * .symtab, a separate debug file and MiniDebugInfo, plus .dynsym. Adds
  * them to m->syms in the file's ELF address space; returns the count.
  */
 static int dwfl_symbols(struct module_set *s, struct module *m)
 {
-	const char *base = strrchr(m->path, '/');
 	const char *debugfile = NULL;
 	GElf_Addr bias;
-	int fd, n, added = 0;
+	int n, added = 0;
 
-	fd = dup(m->fd);
-	if (fd < 0)
+	m->dwfl_cb = &s->dwfl_cb;
+	m->no_lines = s->no_lines;
+	if (dwfl_report(m) < 0)
 		return 0;
-	m->dwfl = dwfl_begin(&s->dwfl_cb);
-	if (!m->dwfl) {
-		close(fd);
-		return 0;
-	}
-	dwfl_report_begin(m->dwfl);
-	m->dwmod = dwfl_report_elf(m->dwfl, base ? base + 1 : m->path, m->path, fd, 0, false);
-	dwfl_report_end(m->dwfl, NULL, NULL);
-	if (!m->dwmod || !dwfl_module_getelf(m->dwmod, &bias))
-		goto fail_dwfl;
-	m->dwbias = bias;
+	bias = m->dwbias;
 	n = dwfl_module_getsymtab(m->dwmod);
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
@@ -620,12 +749,20 @@ static int dwfl_symbols(struct module_set *s, struct module *m)
 	if (debugfile)
 		m->debugfile = xstrdup(debugfile);
 	symtab_finish(&m->syms);
+	module_dwfl_reload(m); /* the symbols came from a zstd debug file */
 	return added;
-fail_dwfl:
-	dwfl_end(m->dwfl);
-	m->dwfl = NULL;
-	m->dwmod = NULL;
-	return 0;
+}
+
+Dwarf *module_dwarf(struct module *m, Dwarf_Addr *bias)
+{
+	Dwarf *dw;
+
+	if (!m->dwmod)
+		return NULL;
+	dw = dwfl_module_getdwarf(m->dwmod, bias);
+	if (m->zfd >= 0 && !m->zreloaded && module_dwfl_reload(m) == 0 && m->dwmod)
+		dw = dwfl_module_getdwarf(m->dwmod, bias);
+	return dw;
 }
 
 int module_prepare_unwind(struct module *m)
@@ -746,6 +883,42 @@ const char *module_reason_text(enum module_reason r)
 		return "the vdso image could not be read";
 	}
 	return "";
+}
+
+const char *module_lines_text(enum module_lines r)
+{
+	switch (r) {
+	case LINES_OK:
+		return "";
+	case LINES_NO_DWARF:
+		return "no DWARF debug information, in the file or in a debug file found";
+	case LINES_COMPRESSION:
+		return "its debug sections are compressed with a method perfmini cannot read";
+	case LINES_EXPAND_FAILED:
+		return "its compressed debug sections could not be expanded (damaged, or "
+		       "too large)";
+	case LINES_UNCOVERED:
+		return "some of its code is in no DWARF unit (sources built without -g, or "
+		       "assembly)";
+	}
+	return "";
+}
+
+const char *module_lines_fix(enum module_lines r)
+{
+	switch (r) {
+	case LINES_NO_DWARF:
+		return "build it with -g, or install its debug symbols (the -dbgsym or -dbg "
+		       "package), point --debug-dir at them, or set DEBUGINFOD_URLS";
+	case LINES_COMPRESSION:
+	case LINES_EXPAND_FAILED:
+		return "store them uncompressed: objcopy --decompress-debug-sections on the "
+		       "file that holds them (the binary or its debug file)";
+	case LINES_UNCOVERED:
+		return "build every source file of it with -g";
+	default:
+		return "";
+	}
 }
 
 const char *module_reason_fix(enum module_reason r)

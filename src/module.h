@@ -47,6 +47,20 @@ enum module_reason {
 	REASON_VDSO,	      /* the vdso image could not be read */
 };
 
+/*
+ * Why frames of a module that have names may lack source lines; see
+ * module_lines_text(). Set when the module's DWARF is first read.
+ */
+enum module_lines {
+	LINES_OK = 0,
+	LINES_NO_DWARF,	     /* no DWARF in the file nor in a debug file found */
+	LINES_COMPRESSION,   /* debug sections compressed with an unknown method */
+	LINES_EXPAND_FAILED, /* compressed debug sections that do not expand */
+	LINES_UNCOVERED,     /* code in no DWARF unit: built without -g, assembly */
+};
+
+struct srcline_units;
+
 struct module {
 	uint32_t id; /* index in its set */
 	enum module_kind kind;
@@ -88,9 +102,21 @@ struct module {
 	bool unwind_ready;     /* module_prepare_unwind ran */
 	uint64_t eh_hdr_vaddr; /* PT_GNU_EH_FRAME, 0 when the file has none */
 	uint64_t eh_hdr_size;
-	struct hmap demangled; /* linkage name in libdw's data -> malloc'd display name */
-	struct hmap paths;     /* (directory, file) in libdw's data -> struct joined_path */
-	struct hmap units;     /* CU DIE offset + 1 -> struct unit_scopes (srcline.c) */
+	struct hmap demangled;	     /* linkage name in libdw's data -> malloc'd display name */
+	struct hmap paths;	     /* (directory, file) in libdw's data -> struct joined_path */
+	struct srcline_units *lines; /* units by address, their scopes (srcline.c) */
+	enum module_lines lines_reason;
+	/* What expanding compressed debug sections met (module_expand_fd). */
+	enum module_lines zreason;
+	/*
+	 * A separate debug file with zstd sections: its expanded copy and its
+	 * name, for the module's second Dwfl (module_dwfl_reload).
+	 */
+	int zfd;
+	char *zname;
+	bool zreloaded;
+	const Dwfl_Callbacks *dwfl_cb; /* the set's */
+	bool no_lines;		       /* the set's */
 };
 
 struct module_set {
@@ -169,6 +195,36 @@ int module_prepare_unwind(struct module *m);
 /* A sentence on the reason, and one on what would fix it. */
 const char *module_reason_text(enum module_reason r);
 const char *module_reason_fix(enum module_reason r);
+
+/* The same for source lines. */
+const char *module_lines_text(enum module_lines r);
+const char *module_lines_fix(enum module_lines r);
+
+/*
+ * A descriptor of the ELF file fd from which libelf reads every debug
+ * section: fd itself, or (when fd has zstd-compressed sections, which
+ * libelf 0.188 cannot read) a memfd holding the file's image with its
+ * compressed sections expanded (elfz.h). Takes fd: it is closed when the
+ * memfd replaces it (the memfd is made while fd is open, so the two
+ * numbers differ). When sections cannot be expanded, returns fd and
+ * sets *why (if not NULL) to the reason.
+ */
+int module_expand_fd(int fd, enum module_lines *why);
+
+/*
+ * The module's DWARF (see dwfl_module_getdwarf), from its expanded copy
+ * when it is in a separate debug file with zstd sections; NULL when it
+ * has none or before module_load.
+ */
+Dwarf *module_dwarf(struct module *m, Dwarf_Addr *bias);
+
+/*
+ * Reports the module again in a new Dwfl when its separate debug file
+ * turned out to have zstd sections (so that libdwfl reads the expanded
+ * copy); a no-op otherwise or the second time. Pointers into the old
+ * Dwfl's data die: call it before anything keeps one. Returns 0 or -errno.
+ */
+int module_dwfl_reload(struct module *m);
 
 /* Reads a perf map ("START SIZE NAME" lines, hex) into t and finishes it. */
 int perfmap_parse(FILE *f, struct symtab *t);

@@ -44,6 +44,9 @@ enum pm_module_flags {
 /* Bits 8-15 of a module's flags: why its frames may lack names (enum module_reason). */
 #define PM_MODULE_REASON_SHIFT	8
 #define PM_MODULE_REASON(flags) (((flags) >> PM_MODULE_REASON_SHIFT) & 0xff)
+/* Bits 16-23: why its named frames may lack source lines (enum module_lines). */
+#define PM_MODULE_LINES_SHIFT  16
+#define PM_MODULE_LINES(flags) (((flags) >> PM_MODULE_LINES_SHIFT) & 0xff)
 
 struct pm_module {
 	uint32_t path;	   /* string */

@@ -204,23 +204,27 @@ static int cmp_range(const void *a, const void *b)
 	return x->scope > y->scope ? -1 : x->scope < y->scope;
 }
 
-static struct unit_scopes *unit_scopes(struct module *m, Dwarf_Die *cu)
+static struct unit_scopes *unit_scopes_new(Dwarf_Die *cu)
 {
-	uint64_t key = dwarf_dieoffset(cu) + 1;
-	struct hmap_slot *slot = hmap_insert(&m->units, key, NULL);
-	struct unit_scopes *u;
+	struct unit_scopes *u = xcalloc(1, sizeof(*u));
 
-	if (slot->val)
-		return (struct unit_scopes *)(uintptr_t)slot->val;
-	u = xcalloc(1, sizeof(*u));
 	index_die(u, cu, -1, 0);
 	u->sorted = xmalloc((u->nranges ? u->nranges : 1) * sizeof(*u->sorted));
 	if (u->nranges) {
 		memcpy(u->sorted, u->ranges, u->nranges * sizeof(*u->sorted));
 		qsort(u->sorted, u->nranges, sizeof(*u->sorted), cmp_range);
 	}
-	slot->val = (uintptr_t)u;
 	return u;
+}
+
+static void unit_scopes_free(struct unit_scopes *u)
+{
+	if (!u)
+		return;
+	free(u->scopes);
+	free(u->ranges);
+	free(u->sorted);
+	free(u);
 }
 
 static bool scope_holds(const struct unit_scopes *u, const struct scope *sc, uint64_t pc)
@@ -256,70 +260,305 @@ static int32_t innermost(const struct unit_scopes *u, uint64_t pc)
 	return -1;
 }
 
+/*
+ * The units of a module, found by address without .debug_aranges: every
+ * compilation unit's own ranges (DW_AT_ranges, or DW_AT_low_pc and
+ * DW_AT_high_pc), else the sequences of its line table, sorted by start.
+ * Ranges of different units may overlap (code a linker discarded keeps
+ * its unit's ranges at 0 or at a tombstone, and some producers emit
+ * overlapping units); maxhi[i] is the highest end among ranges 0..i, so
+ * a lookup walks back from the last range starting at or below the
+ * address only while an earlier range could still hold it.
+ */
+struct unit {
+	Dwarf_Die cu;	  /* its line table and file names */
+	uint16_t version; /* DWARF version of the unit */
+	int lang;	  /* DW_LANG_*, -1 when unknown */
+	Dwarf_Die scopes; /* its function DIEs: the split unit of a skeleton */
+	const char *comp_dir;
+	struct unit_scopes *index; /* built at the unit's first lookup */
+};
+
+struct unit_range {
+	uint64_t lo, hi; /* [lo, hi) in the DWARF's address space */
+	uint32_t unit;
+};
+
+struct srcline_units {
+	Dwarf_Addr bias; /* dwfl address = DWARF address + bias */
+	struct unit *units;
+	size_t nunits, units_cap;
+	struct unit_range *ranges;
+	size_t nranges, ranges_cap;
+	uint64_t *maxhi;
+	bool ready;
+};
+
+/*
+ * Code never starts at address 0 in a linked program; ld.bfd leaves the
+ * ranges of discarded functions there, lld at -1 or -2.
+ */
+static bool real_range(uint64_t lo, uint64_t hi)
+{
+	return lo != 0 && hi > lo && lo < UINT64_MAX - 1;
+}
+
+static void add_unit_range(struct srcline_units *x, uint64_t lo, uint64_t hi, uint32_t unit)
+{
+	if (!real_range(lo, hi))
+		return;
+	xgrow(&x->ranges, &x->ranges_cap, x->nranges + 1, sizeof(*x->ranges));
+	x->ranges[x->nranges++] = (struct unit_range){lo, hi, unit};
+}
+
+/* A unit without ranges of its own: the sequences of its line table. */
+static void add_line_ranges(struct srcline_units *x, Dwarf_Die *cu, uint32_t unit)
+{
+	Dwarf_Lines *lines;
+	size_t n;
+	uint64_t lo = 0;
+	bool open = false;
+
+	if (dwarf_getsrclines(cu, &lines, &n) != 0)
+		return;
+	/* Sorted by address: sequences follow one another, each closed by its end. */
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		bool end;
+
+		if (!l || dwarf_lineaddr(l, &a) != 0 || dwarf_lineendsequence(l, &end) != 0)
+			continue;
+		if (!open && !end) {
+			lo = a;
+			open = true;
+		} else if (open && end) {
+			add_unit_range(x, lo, a, unit);
+			open = false;
+		}
+	}
+}
+
+static int cmp_unit_range(const void *a, const void *b)
+{
+	const struct unit_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	return x->unit < y->unit ? -1 : x->unit > y->unit;
+}
+
+static void index_units(struct srcline_units *x, Dwarf *dw)
+{
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Half version;
+	uint8_t type;
+	Dwarf_Die cudie, subdie;
+
+	while (dwarf_get_units(dw, cu, &next, &version, &type, &cudie, &subdie) == 0) {
+		Dwarf_Addr base, lo, hi;
+		Dwarf_Attribute attr;
+		ptrdiff_t off = 0;
+		size_t before = x->nranges;
+		struct unit *u;
+		uint32_t id = (uint32_t)x->nunits;
+
+		cu = next;
+		if (type != DW_UT_compile && type != DW_UT_skeleton)
+			continue; /* type and partial units hold no code of their own */
+		if (dwarf_tag(&cudie) != DW_TAG_compile_unit &&
+		    dwarf_tag(&cudie) != DW_TAG_skeleton_unit)
+			continue;
+		xgrow(&x->units, &x->units_cap, x->nunits + 1, sizeof(*x->units));
+		u = &x->units[x->nunits++];
+		u->cu = cudie;
+		u->version = version;
+		u->lang = dwarf_srclang(&cudie);
+		u->scopes = type == DW_UT_skeleton && dwarf_tag(&subdie) ? subdie : cudie;
+		u->comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &attr));
+		u->index = NULL;
+		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0)
+			add_unit_range(x, lo, hi, id);
+		if (x->nranges == before)
+			add_line_ranges(x, &cudie, id);
+	}
+	if (x->nranges)
+		qsort(x->ranges, x->nranges, sizeof(*x->ranges), cmp_unit_range);
+	x->maxhi = xmalloc((x->nranges ? x->nranges : 1) * sizeof(*x->maxhi));
+	for (size_t i = 0; i < x->nranges; i++)
+		x->maxhi[i] =
+			i && x->maxhi[i - 1] > x->ranges[i].hi ? x->maxhi[i - 1] : x->ranges[i].hi;
+}
+
+/* The module's units, indexed at the first lookup; NULL without DWARF. */
+static struct srcline_units *module_units(struct module *m)
+{
+	struct srcline_units *x = m->lines;
+	Dwarf *dw;
+
+	if (x)
+		return x->ready ? x : NULL;
+	x = m->lines = xcalloc(1, sizeof(*x));
+	if (!m->dwmod)
+		return NULL;
+	dw = module_dwarf(m, &x->bias);
+	if (!dw) {
+		/* Compressed sections libelf skipped, or none at all. */
+		m->lines_reason = m->zreason ? m->zreason : LINES_NO_DWARF;
+		return NULL;
+	}
+	index_units(x, dw);
+	if (x->nunits == 0)
+		m->lines_reason = m->zreason ? m->zreason : LINES_NO_DWARF;
+	x->ready = true;
+	return x;
+}
+
+/* The unit whose ranges hold pc (the one starting last), or NULL. */
+static struct unit *unit_at(struct srcline_units *x, uint64_t pc)
+{
+	size_t lo = 0, hi = x->nranges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->ranges[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i > 0 && x->maxhi[i - 1] > pc; i--)
+		if (pc < x->ranges[i - 1].hi)
+			return &x->units[x->ranges[i - 1].unit];
+	return NULL;
+}
+
+/*
+ * The row of the unit's line table for pc: the last row at the highest
+ * address at or below pc, unless that row ends a sequence (pc lies in a
+ * gap). libdw keeps the rows sorted by address.
+ */
+static Dwarf_Line *line_at(Dwarf_Die *cu, uint64_t pc)
+{
+	Dwarf_Lines *lines;
+	Dwarf_Line *l;
+	Dwarf_Addr a;
+	size_t n, lo = 0, hi;
+	bool end;
+
+	if (dwarf_getsrclines(cu, &lines, &n) != 0 || n == 0)
+		return NULL;
+	hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		l = dwarf_onesrcline(lines, mid);
+		if (l && dwarf_lineaddr(l, &a) == 0 && a <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	l = dwarf_onesrcline(lines, lo - 1);
+	if (!l || dwarf_lineendsequence(l, &end) != 0 || end)
+		return NULL;
+	return l;
+}
+
+/*
+ * A file name of the unit's line table made whole (full_path). Before
+ * DWARF 5, directory 0 is the compilation directory, which libdw has
+ * already put before the name; a relative one (Go's ".") must not be put
+ * there twice. In DWARF 5 directory 0 is a string of the table's own,
+ * joined to the compilation directory like any other (as binutils,
+ * elfutils and LLVM do, even where the two are the same).
+ */
+static const char *unit_path(struct module *m, const struct unit *u, const char *file)
+{
+	size_t n;
+
+	if (u->version < 5 && file && u->comp_dir && u->comp_dir[0] != '/' &&
+	    (n = strlen(u->comp_dir)) && !strncmp(file, u->comp_dir, n) && file[n] == '/')
+		return file;
+	return full_path(m, u->comp_dir, file);
+}
+
 void srcline_release(struct module *m)
 {
-	for (size_t i = 0; i < m->units.cap; i++) {
-		struct unit_scopes *u;
+	struct srcline_units *x = m->lines;
 
-		if (!m->units.slots[i].key)
-			continue;
-		u = (struct unit_scopes *)(uintptr_t)m->units.slots[i].val;
-		free(u->scopes);
-		free(u->ranges);
-		free(u->sorted);
-		free(u);
-	}
-	hmap_release(&m->units);
+	if (!x)
+		return;
+	for (size_t i = 0; i < x->nunits; i++)
+		unit_scopes_free(x->units[i].index);
+	free(x->units);
+	free(x->ranges);
+	free(x->maxhi);
+	free(x);
+	m->lines = NULL;
 }
 
 int srcline_lookup(struct module *m, uint64_t vaddr, struct srcline *out, int max)
 {
-	Dwarf_Addr addr = vaddr + m->dwbias, cubias;
-	Dwarf_Die *cu;
-	Dwfl_Line *dl;
+	struct srcline_units *x;
+	struct unit *u;
+	Dwarf_Line *dl;
+	uint64_t pc;
 	int n = 0;
 	int line = 0, col = 0;
-	const char *file = NULL, *comp_dir;
-	Dwarf_Attribute attr;
+	const char *file = NULL;
 
-	if (!m->dwmod || max <= 0)
+	if (max <= 0 || !(x = module_units(m)))
 		return 0;
-	cu = dwfl_module_addrdie(m->dwmod, addr, &cubias);
-	if (!cu)
+	pc = vaddr + m->dwbias - x->bias;
+	u = unit_at(x, pc);
+	if (!u) {
+		if (!m->lines_reason)
+			m->lines_reason = LINES_UNCOVERED;
 		return 0;
-	comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
-	dl = dwfl_module_getsrc(m->dwmod, addr);
-	if (dl)
-		file = full_path(m, dwfl_line_comp_dir(dl),
-				 dwfl_lineinfo(dl, NULL, &line, &col, NULL, NULL));
-	{
-		struct unit_scopes *u = unit_scopes(m, cu);
+	}
+	dl = line_at(&u->cu, pc);
+	if (dl) {
+		file = unit_path(m, u, dwarf_linesrc(dl, NULL, NULL));
+		dwarf_lineno(dl, &line);
+		dwarf_linecol(dl, &col);
+	}
+	if (!u->index)
+		u->index = unit_scopes_new(&u->scopes);
+	for (int32_t sc = innermost(u->index, pc); sc >= 0 && n < max;
+	     sc = u->index->scopes[sc].parent) {
+		Dwarf_Die *die = &u->index->scopes[sc].die;
+		int tag = dwarf_tag(die);
+		uint32_t l, c;
 
-		for (int32_t sc = innermost(u, addr - cubias); sc >= 0 && n < max;
-		     sc = u->scopes[sc].parent) {
-			Dwarf_Die *die = &u->scopes[sc].die;
-			int tag = dwarf_tag(die);
+		out[n].func = die_name(m, die);
+		if (!out[n].func && tag == DW_TAG_inlined_subroutine)
+			out[n].func = "??";
+		out[n].file = file;
+		out[n].line = line > 0 ? (uint32_t)line : 0;
+		out[n].col = col > 0 ? (uint32_t)col : 0;
+		out[n].inlined = tag == DW_TAG_inlined_subroutine;
+		out[n].entry = 0;
+		out[n].symbol_suffix = false;
+		n++;
+		if (tag == DW_TAG_subprogram) {
+			Dwarf_Addr e;
 
-			out[n].func = die_name(m, die);
-			if (!out[n].func && tag == DW_TAG_inlined_subroutine)
-				out[n].func = "??";
-			out[n].file = file;
-			out[n].line = line > 0 ? (uint32_t)line : 0;
-			out[n].col = col > 0 ? (uint32_t)col : 0;
-			out[n].inlined = tag == DW_TAG_inlined_subroutine;
-			n++;
-			if (tag == DW_TAG_subprogram)
-				break;
-			/* The next level out runs at this level's call site. */
-			{
-				uint32_t l, c;
-
-				call_site(cu, die, &file, &l, &c);
-				file = full_path(m, comp_dir, file);
-				line = (int)l;
-				col = (int)c;
-			}
+			if (dwarf_entrypc(die, &e) == 0 && e + x->bias >= m->dwbias)
+				out[n - 1].entry = e + x->bias - m->dwbias;
+			out[n - 1].symbol_suffix =
+				u->lang == DW_LANG_Go &&
+				!dwarf_hasattr_integrate(die, DW_AT_linkage_name);
+			break;
 		}
+		/* The next level out runs at this level's call site. */
+		call_site(&u->cu, die, &file, &l, &c);
+		file = unit_path(m, u, file);
+		line = (int)l;
+		col = (int)c;
 	}
 	if (n == 0 && file) {
 		/* Lines but no function DIE: keep the line, the symbol names it. */
@@ -328,6 +567,8 @@ int srcline_lookup(struct module *m, uint64_t vaddr, struct srcline *out, int ma
 		out[0].line = line > 0 ? (uint32_t)line : 0;
 		out[0].col = col > 0 ? (uint32_t)col : 0;
 		out[0].inlined = false;
+		out[0].entry = 0;
+		out[0].symbol_suffix = false;
 		n = 1;
 	}
 	return n;

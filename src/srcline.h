@@ -26,6 +26,15 @@ struct srcline {
 	uint32_t line;
 	uint32_t col;
 	bool inlined; /* this level was inlined into the next */
+	/*
+	 * The outermost level: the function's entry as an ELF address (0 when
+	 * unknown), and whether a symbol starting there whose name is func
+	 * with a suffix names it better: Go's assembly functions, which DWARF
+	 * names "runtime.futex" and the symbol table (as perf, binutils and
+	 * llvm-symbolizer show them) "runtime.futex.abi0".
+	 */
+	uint64_t entry;
+	bool symbol_suffix;
 };
 
 /*

@@ -52,6 +52,21 @@ static char *symbolize_name(const struct module *m, const struct sym *sym)
 	return d ? d : xstrdup(raw);
 }
 
+/*
+ * Whether the outermost level l is better named by the symbol sym that
+ * starts at its entry (see struct srcline): so the frame reads as with
+ * --no-lines, and as perf, binutils' addr2line and llvm-symbolizer name it.
+ */
+static bool by_symbol(const struct srcline *l, const struct sym *sym, const char *symname)
+{
+	size_t n;
+
+	if (l->inlined || !l->symbol_suffix || !l->func || !symname || l->entry != sym->addr)
+		return false;
+	n = strlen(l->func);
+	return !strncmp(symname, l->func, n) && symname[n] == '.' && symname[n + 1];
+}
+
 int symbolize_addr(struct module_set *s, struct module *m, uint64_t addr, bool is_vaddr,
 		   struct symres *r)
 {
@@ -75,6 +90,8 @@ int symbolize_addr(struct module_set *s, struct module *m, uint64_t addr, bool i
 		r->n = 1;
 	} else if (r->n > 0 && !r->lv[r->n - 1].func) {
 		/* A place but no function DIE: the symbol names it, if any. */
+		r->lv[r->n - 1].func = r->symname;
+	} else if (r->n > 0 && sym && by_symbol(&r->lv[r->n - 1], sym, r->symname)) {
 		r->lv[r->n - 1].func = r->symname;
 	}
 	return r->n;
@@ -147,6 +164,7 @@ void symbolize_profile(struct profile *p, struct module_set *mods, struct prefet
 		else if (m->kind == MODULE_PERFMAP)
 			flags = PM_MODULE_PERFMAP;
 		flags |= (uint32_t)m->reason << PM_MODULE_REASON_SHIFT;
+		flags |= (uint32_t)m->lines_reason << PM_MODULE_LINES_SHIFT;
 		id = profile_add_module(p, m->path, hex, flags);
 		if (m->reason)
 			p->modules[id].reason = strtab_add(&p->str, module_reason_text(m->reason));
@@ -164,12 +182,20 @@ static int cmp_missing(const void *a, const void *b)
 	return x->module < y->module ? -1 : x->module > y->module;
 }
 
-size_t symbolize_missing(const struct profile *p, struct missing **out)
+static int cmp_unplaced(const void *a, const void *b)
 {
-	/* One slot per module, and the last for frames in no module. */
+	const struct missing *x = a, *y = b;
+
+	if (x->unplaced != y->unplaced)
+		return x->unplaced > y->unplaced ? -1 : 1;
+	return x->module < y->module ? -1 : x->module > y->module;
+}
+
+/* Per module (and a last slot for no module), the counts of struct missing. */
+static struct missing *count_missing(const struct profile *p)
+{
 	struct missing *m = xcalloc(p->nmodules + 1, sizeof(*m));
 	uint64_t *weight = profile_stack_weights(p);
-	size_t n = 0;
 
 	for (size_t i = 0; i <= p->nmodules; i++)
 		m[i].module = i < p->nmodules ? (uint32_t)i : PM_NONE;
@@ -181,11 +207,42 @@ size_t symbolize_missing(const struct profile *p, struct missing **out)
 			struct missing *x = &m[f->module == PM_NONE ? p->nmodules : f->module];
 
 			x->frames += weight[i];
-			if (!f->nlines)
+			if (!f->nlines) {
 				x->unnamed += weight[i];
+				continue;
+			}
+			x->named += weight[i];
+			if (!p->lines[f->line0].file)
+				x->unplaced += weight[i];
 		}
 	}
 	free(weight);
+	return m;
+}
+
+size_t symbolize_missing_lines(const struct profile *p, struct missing **out)
+{
+	struct missing *m = count_missing(p);
+	size_t n = 0;
+
+	/*
+	 * A few frames without lines are normal (PLT stubs, the C runtime's
+	 * startup code): a module is listed from 5% of its named frames.
+	 */
+	for (size_t i = 0; i < p->nmodules; i++)
+		if (m[i].unplaced && m[i].unplaced * 20 >= m[i].named &&
+		    PM_MODULE_LINES(p->modules[i].flags))
+			m[n++] = m[i];
+	qsort(m, n, sizeof(*m), cmp_unplaced);
+	*out = m;
+	return n;
+}
+
+size_t symbolize_missing(const struct profile *p, struct missing **out)
+{
+	struct missing *m = count_missing(p);
+	size_t n = 0;
+
 	for (size_t i = 0; i <= p->nmodules; i++)
 		if (m[i].unnamed)
 			m[n++] = m[i];
@@ -218,6 +275,23 @@ void symbolize_print_missing(const struct profile *p, FILE *f, size_t max)
 	}
 	if (n > max)
 		fprintf(f, "perfmini: and %zu more modules with unnamed frames\n", n - max);
+	free(m);
+
+	n = symbolize_missing_lines(p, &m);
+	for (size_t i = 0; i < n && i < max; i++) {
+		const struct pm_module *mod = &p->modules[m[i].module];
+		enum module_lines r = (enum module_lines)PM_MODULE_LINES(mod->flags);
+
+		fprintf(f, "perfmini: %s: %.1f%% of %llu named frames without a source line",
+			strtab_get(&p->str, mod->path),
+			100.0 * (double)m[i].unplaced / (double)m[i].named,
+			(unsigned long long)m[i].named);
+		if (*module_lines_text(r))
+			fprintf(f, ": %s; %s", module_lines_text(r), module_lines_fix(r));
+		fputc('\n', f);
+	}
+	if (n > max)
+		fprintf(f, "perfmini: and %zu more modules with frames without lines\n", n - max);
 	free(m);
 }
 

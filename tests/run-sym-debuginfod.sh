@@ -5,10 +5,14 @@
 # through 127.0.0.1) serves. The recording runs with DEBUGINFOD_URLS
 # naming the server and an empty DEBUGINFOD_CACHE_PATH; its samples must
 # name dinfod_hot, called from main, and the debug file must then be in
-# that cache (fetched from the server). The server is stopped at the end.
+# that cache (fetched from the server). The server also serves the debug
+# file of inline-zstd-bid, whose DWARF is compressed with zstd: 'perfmini
+# symbolize -e' must give the inline chain and lines of its hot loop
+# through it. The server is stopped at the end.
 set -eu
 . "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$srcdir/tests/symlib.sh"
+. "$srcdir/tests/lineslib.sh"
 
 need_target sym-dinfod
 need_target sym-dinfod.dbg
@@ -22,9 +26,14 @@ LC_ALL=C readelf -SW "$exe" >"$tmp/sections"
 ! grep -q ' \.gnu_debuglink ' "$tmp/sections" || fail "sym-dinfod has a .gnu_debuglink"
 id=$(LC_ALL=C readelf -nW "$exe" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
 [ -n "$id" ] || fail "sym-dinfod has no build-id"
+need_target inline-zstd-bid
+need_target inline-zstd-bid.dbg
+zid=$(LC_ALL=C readelf -nW "$TARGETS/inline-zstd-bid" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
+[ -n "$zid" ] || fail "inline-zstd-bid has no build-id"
 
 mkdir -p "$tmp/srv" "$tmp/probe-cache"
 cp "$TARGETS/sym-dinfod.dbg" "$tmp/srv/sym-dinfod.dbg"
+cp "$TARGETS/inline-zstd-bid.dbg" "$tmp/srv/inline-zstd-bid.dbg"
 
 # Whether TCP port $1 is in use (listening or connected) here.
 port_busy() {
@@ -54,7 +63,10 @@ while [ -z "$port" ] && [ "$tries" -lt 8 ]; do
 		alive "$srv_pid" || break
 		if DEBUGINFOD_URLS="http://127.0.0.1:$cand" DEBUGINFOD_TIMEOUT=5 \
 			DEBUGINFOD_CACHE_PATH="$tmp/probe-cache/$cand.$n" \
-			debuginfod-find debuginfo "$id" >/dev/null 2>&1; then
+			debuginfod-find debuginfo "$id" >/dev/null 2>&1 &&
+			DEBUGINFOD_URLS="http://127.0.0.1:$cand" DEBUGINFOD_TIMEOUT=5 \
+				DEBUGINFOD_CACHE_PATH="$tmp/probe-cache/$cand.$n" \
+				debuginfod-find debuginfo "$zid" >/dev/null 2>&1; then
 			port=$cand
 			break
 		fi
@@ -85,6 +97,17 @@ unset DEBUGINFOD_URLS
 [ -s "$tmp/cache/$id/debuginfo" ] ||
 	fail "perfmini did not fetch the debug file into DEBUGINFOD_CACHE_PATH ($tmp/cache/$id/debuginfo)"
 check_user "$tmp/dinfod.folded" "main;dinfod_hot" sym-dinfod 200
+
+src=$srcdir/tests/targets/inline.c
+DEBUGINFOD_URLS="http://127.0.0.1:$port"
+export DEBUGINFOD_URLS
+lines_symbolize "$TARGETS/inline" '^work_outer$' "$TARGETS/inline-zstd-bid" \
+	"inline_leaf at [^ ]*/inline\\.c:($(lines_mark "$src" 'leaf-loop \*/')|$(lines_mark "$src" 'leaf-body \*/'))(:[0-9]+)?\$" \
+	"inline_mid at [^ ]*/inline\\.c:$(lines_mark "$src" 'mid-call \*/')(:[0-9]+)?\$" \
+	"work_outer at [^ ]*/inline\\.c:$(lines_mark "$src" 'outer-call \*/')(:[0-9]+)?\$"
+unset DEBUGINFOD_URLS
+[ -s "$tmp/cache/$zid/debuginfo" ] ||
+	fail "perfmini symbolize did not fetch inline-zstd-bid's debug file from the server"
 
 kill_tree "$srv_pid" TERM
 wait_exit "$srv_pid" 10 || fail "debuginfod did not stop within 10 s of SIGTERM"
