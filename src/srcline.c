@@ -127,66 +127,108 @@ struct unit_scopes {
 	struct scope_range *ranges; /* every range, then sorted for lookup */
 	size_t nranges, ranges_cap;
 	struct scope_range *sorted;
+	bool too_deep; /* DIEs nested beyond MAX_NEST: no scopes kept */
 };
 
-static void index_die(struct unit_scopes *u, Dwarf_Die *die, int32_t parent, uint32_t depth)
+/*
+ * How deep DIEs may nest below a unit before its scopes are given up:
+ * far beyond what compilers write (a few dozen), low enough that a
+ * crafted file cannot make the walk slow. libdw finds a DIE's next
+ * sibling by skipping its subtree when the DIE has no DW_AT_sibling, so
+ * each level of nesting costs a pass over what lies below it.
+ */
+#define MAX_NEST 256
+
+/* What holds no code: types, variables, parameters; never descended into. */
+static bool holds_no_code(int tag)
 {
-	Dwarf_Die child;
+	switch (tag) {
+	case DW_TAG_base_type:
+	case DW_TAG_pointer_type:
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+	case DW_TAG_typedef:
+	case DW_TAG_array_type:
+	case DW_TAG_subrange_type:
+	case DW_TAG_enumeration_type:
+	case DW_TAG_enumerator:
+	case DW_TAG_member:
+	case DW_TAG_variable:
+	case DW_TAG_formal_parameter:
+	case DW_TAG_unspecified_parameters:
+	case DW_TAG_subroutine_type:
+	case DW_TAG_label:
+	case DW_TAG_GNU_call_site:
+	case DW_TAG_call_site:
+		return true;
+	default:
+		return false;
+	}
+}
 
-	if (dwarf_child(die, &child) != 0)
-		return;
-	do {
-		int tag = dwarf_tag(&child);
-		int32_t me = parent;
+/* Adds the function scope die, child of scope parent, at depth; returns its index. */
+static int32_t add_scope(struct unit_scopes *u, Dwarf_Die *die, int32_t parent, uint32_t depth)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	struct scope *sc;
 
-		switch (tag) {
-		case DW_TAG_subprogram:
-		case DW_TAG_inlined_subroutine: {
-			Dwarf_Addr base, lo, hi;
-			ptrdiff_t off = 0;
-			struct scope *sc;
-
-			xgrow(&u->scopes, &u->cap, u->n + 1, sizeof(*u->scopes));
-			sc = &u->scopes[u->n];
-			sc->die = child;
-			sc->parent = parent;
-			sc->range0 = (uint32_t)u->nranges;
-			while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
-				if (hi <= lo)
-					continue;
-				xgrow(&u->ranges, &u->ranges_cap, u->nranges + 1,
-				      sizeof(*u->ranges));
-				u->ranges[u->nranges++] =
-					(struct scope_range){lo, hi, (uint32_t)u->n, depth};
-			}
-			sc->nranges = (uint32_t)u->nranges - sc->range0;
-			me = (int32_t)u->n++;
-			break;
-		}
-		/* What holds no code: types, variables, parameters. */
-		case DW_TAG_base_type:
-		case DW_TAG_pointer_type:
-		case DW_TAG_const_type:
-		case DW_TAG_volatile_type:
-		case DW_TAG_typedef:
-		case DW_TAG_array_type:
-		case DW_TAG_subrange_type:
-		case DW_TAG_enumeration_type:
-		case DW_TAG_enumerator:
-		case DW_TAG_member:
-		case DW_TAG_variable:
-		case DW_TAG_formal_parameter:
-		case DW_TAG_unspecified_parameters:
-		case DW_TAG_subroutine_type:
-		case DW_TAG_label:
-		case DW_TAG_GNU_call_site:
-		case DW_TAG_call_site:
+	xgrow(&u->scopes, &u->cap, u->n + 1, sizeof(*u->scopes));
+	sc = &u->scopes[u->n];
+	sc->die = *die;
+	sc->parent = parent;
+	sc->range0 = (uint32_t)u->nranges;
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (hi <= lo)
 			continue;
-		default:
-			break;
+		xgrow(&u->ranges, &u->ranges_cap, u->nranges + 1, sizeof(*u->ranges));
+		u->ranges[u->nranges++] = (struct scope_range){lo, hi, (uint32_t)u->n, depth};
+	}
+	sc->nranges = (uint32_t)u->nranges - sc->range0;
+	return (int32_t)u->n++;
+}
+
+/*
+ * Indexes the function scopes below cu, walking its DIE tree in DIE order
+ * with a stack of its own (a thread's stack holds no deep recursion).
+ * A unit nested deeper than MAX_NEST keeps no scopes at all: it is
+ * malformed or made to hurt, and its frames get their lines and names
+ * from the line table and the symbols instead.
+ */
+static void index_unit(struct unit_scopes *u, Dwarf_Die *cu)
+{
+	struct level {
+		Dwarf_Die die;	/* the DIE at this depth being visited */
+		int32_t parent; /* the nearest scope above it */
+	} stack[MAX_NEST];
+	int top = 0;
+
+	if (dwarf_child(cu, &stack[0].die) != 0)
+		return;
+	stack[0].parent = -1;
+	while (top >= 0) {
+		struct level *l = &stack[top];
+		int tag = dwarf_tag(&l->die);
+		int32_t me = l->parent;
+
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+			me = add_scope(u, &l->die, l->parent, (uint32_t)top);
+		if (!holds_no_code(tag) && dwarf_haschildren(&l->die) > 0) {
+			if (top + 1 == MAX_NEST) {
+				u->n = u->nranges = 0;
+				u->too_deep = true;
+				return;
+			}
+			if (dwarf_child(&l->die, &stack[top + 1].die) == 0) {
+				stack[top + 1].parent = me;
+				top++;
+				continue;
+			}
 		}
-		index_die(u, &child, me, depth + 1);
-	} while (dwarf_siblingof(&child, &child) == 0);
+		/* Its next sibling, or its parent's, and so on up. */
+		while (top >= 0 && dwarf_siblingof(&stack[top].die, &stack[top].die) != 0)
+			top--;
+	}
 }
 
 static int cmp_range(const void *a, const void *b)
@@ -208,7 +250,7 @@ static struct unit_scopes *unit_scopes_new(Dwarf_Die *cu)
 {
 	struct unit_scopes *u = xcalloc(1, sizeof(*u));
 
-	index_die(u, cu, -1, 0);
+	index_unit(u, cu);
 	u->sorted = xmalloc((u->nranges ? u->nranges : 1) * sizeof(*u->sorted));
 	if (u->nranges) {
 		memcpy(u->sorted, u->ranges, u->nranges * sizeof(*u->sorted));
