@@ -68,10 +68,16 @@ static int parse_addr(const char *s, uint64_t *v)
 	return errno || *end ? -EINVAL : 0;
 }
 
+/*
+ * Names and paths come from binaries and processes that may be anyone's:
+ * what is printed is made printable first (no terminal control codes).
+ */
+static struct sbuf shown[3];
+
 /* "FILE:LINE" or "??:0", as addr2line writes an unknown place. */
 static void print_place(const struct srcline *l)
 {
-	printf("%s:%u", l->file ? l->file : "??", l->line);
+	printf("%s:%u", l->file ? printable(&shown[0], l->file) : "??", l->line);
 	if (l->col)
 		printf(":%u", l->col);
 }
@@ -101,7 +107,7 @@ static void print_one(struct target *t, uint64_t addr)
 		} else
 			frame_addr = addr_to_file_offset(addr, map->start, map->pgoff);
 	}
-	where = m ? m->path : map ? "[anon]" : "[no mapping]";
+	where = printable(&shown[2], m ? m->path : map ? "[anon]" : "[no mapping]");
 	if (!m || !symbolize_addr(&t->mods, m, frame_addr, m == t->exe, &r)) {
 		printf("0x%llx ?\? %s\n", (unsigned long long)addr, where);
 		if (m)
@@ -110,14 +116,15 @@ static void print_one(struct target *t, uint64_t addr)
 	}
 	if (r.symname || r.lv[r.n - 1].func)
 		printf("0x%llx %s+0x%llx %s\n", (unsigned long long)addr,
-		       r.symname ? r.symname : r.lv[r.n - 1].func, (unsigned long long)r.symoff,
-		       where);
+		       printable(&shown[1], r.symname ? r.symname : r.lv[r.n - 1].func),
+		       (unsigned long long)r.symoff, where);
 	else
 		printf("0x%llx ?\? %s\n", (unsigned long long)addr, where);
 	for (int i = 0; i < r.n; i++) {
 		if (!r.lv[i].file && !r.lv[i].line)
 			continue;
-		printf("  %s%s at ", i ? "inlined into " : "", r.lv[i].func ? r.lv[i].func : "??");
+		printf("  %s%s at ", i ? "inlined into " : "",
+		       r.lv[i].func ? printable(&shown[1], r.lv[i].func) : "??");
 		print_place(&r.lv[i]);
 		putchar('\n');
 	}
@@ -216,6 +223,8 @@ int cmd_symbolize(int argc, char **argv)
 	if (pid)
 		model_release(&t.model);
 	module_set_release(&t.mods);
+	for (size_t i = 0; i < ARRAY_SIZE(shown); i++)
+		sbuf_release(&shown[i]);
 	if (fflush(stdout) != 0)
 		ret = 1;
 	return ret;

@@ -690,6 +690,7 @@ static void print_unwind_summary(const struct recorder *r)
 {
 	const struct stack_unwind_stats *u = &r->stk.unw;
 	struct hmap_slot *cuts = xcalloc(u->cut.count + 1, sizeof(*cuts));
+	struct sbuf shown = {0}; /* paths come from other processes: shown printable */
 	size_t n = 0;
 
 	fprintf(stderr, "perfmini: unwinding: %llu of %llu user stacks (%.1f%%) reached the entry",
@@ -707,10 +708,11 @@ static void print_unwind_summary(const struct recorder *r)
 	qsort(cuts, n, sizeof(*cuts), cmp_cut);
 	for (size_t i = 0; i < n && i < 3; i++)
 		fprintf(stderr, "perfmini: %s: %.1f%% of the stacks stopped there: %s\n",
-			cut_module_path(r, cuts[i].key),
+			printable(&shown, cut_module_path(r, cuts[i].key)),
 			100.0 * (double)cuts[i].val / (double)u->unwound,
 			unwind_end_text(stack_cut_reason(cuts[i].key)));
 	free(cuts);
+	sbuf_release(&shown);
 }
 
 static void print_summary(const struct recorder *r, size_t written)

@@ -10,21 +10,6 @@
 #include "report.h"
 #include "util.h"
 
-void sbuf_add_sanitized(struct sbuf *b, const char *s)
-{
-	size_t start = b->len;
-
-	sbuf_adds(b, s);
-	for (size_t i = start; i < b->len; i++) {
-		unsigned char c = (unsigned char)b->buf[i];
-
-		if (c == ';')
-			b->buf[i] = ':';
-		else if (c < 0x20 || c == 0x7f)
-			b->buf[i] = '?';
-	}
-}
-
 const char *report_base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');

@@ -17,9 +17,6 @@
 #include "profile.h"
 #include "util.h"
 
-/* Appends s with ';' turned into ':' and control characters into '?'. */
-void sbuf_add_sanitized(struct sbuf *b, const char *s);
-
 /* How frames are named. */
 struct name_opts {
 	bool lines;	 /* FUNCTION:FILE:LINE */

@@ -253,6 +253,7 @@ size_t symbolize_missing(const struct profile *p, struct missing **out)
 
 void symbolize_print_missing(const struct profile *p, FILE *f, size_t max)
 {
+	struct sbuf shown = {0}; /* paths come from other processes: shown printable */
 	struct missing *m;
 	size_t n = symbolize_missing(p, &m);
 
@@ -266,8 +267,8 @@ void symbolize_print_missing(const struct profile *p, FILE *f, size_t max)
 			r = (enum module_reason)PM_MODULE_REASON(mod->flags);
 			name = strtab_get(&p->str, mod->path);
 		}
-		fprintf(f, "perfmini: %s: %.1f%% of %llu frames without a name", name,
-			100.0 * (double)m[i].unnamed / (double)m[i].frames,
+		fprintf(f, "perfmini: %s: %.1f%% of %llu frames without a name",
+			printable(&shown, name), 100.0 * (double)m[i].unnamed / (double)m[i].frames,
 			(unsigned long long)m[i].frames);
 		if (r != REASON_NONE)
 			fprintf(f, ": %s; %s", module_reason_text(r), module_reason_fix(r));
@@ -283,7 +284,7 @@ void symbolize_print_missing(const struct profile *p, FILE *f, size_t max)
 		enum module_lines r = (enum module_lines)PM_MODULE_LINES(mod->flags);
 
 		fprintf(f, "perfmini: %s: %.1f%% of %llu named frames without a source line",
-			strtab_get(&p->str, mod->path),
+			printable(&shown, strtab_get(&p->str, mod->path)),
 			100.0 * (double)m[i].unplaced / (double)m[i].named,
 			(unsigned long long)m[i].named);
 		if (*module_lines_text(r))
@@ -293,6 +294,7 @@ void symbolize_print_missing(const struct profile *p, FILE *f, size_t max)
 	if (n > max)
 		fprintf(f, "perfmini: and %zu more modules with frames without lines\n", n - max);
 	free(m);
+	sbuf_release(&shown);
 }
 
 /* Resolves one frame on the prefetch thread, under its module's lock. */

@@ -202,6 +202,82 @@ void sbuf_addf(struct sbuf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
+/*
+ * The length of the valid UTF-8 sequence at s (1 to 4), or 0 when s does
+ * not start one: a stray continuation byte, an overlong form, a surrogate,
+ * a code point past U+10FFFF, or a truncated sequence.
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+	uint32_t c;
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, c = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, c = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, c = s[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0; /* also the end of the string */
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
+	    (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* Appends str with what may not be shown as '?', and ';' as ':' when folded. */
+static void add_shown(struct sbuf *b, const char *str, bool folded)
+{
+	const unsigned char *s = (const unsigned char *)str, *run = s;
+
+	/* Runs of what may stay are copied at once. */
+	sbuf_addn(b, "", 0);
+	while (*s) {
+		size_t n = utf8_len(s);
+		const char *instead = NULL;
+
+		if (folded && n == 1 && *s == ';')
+			instead = ":";
+		else if (n == 0 || (n == 1 && (*s < 0x20 || *s == 0x7f)) ||
+			 (n == 2 && s[0] == 0xc2 && s[1] < 0xa0))
+			instead = "?";
+		if (instead) {
+			sbuf_addn(b, (const char *)run, (size_t)(s - run));
+			sbuf_addn(b, instead, 1);
+			s += n ? n : 1;
+			run = s;
+		} else {
+			s += n;
+		}
+	}
+	sbuf_addn(b, (const char *)run, (size_t)(s - run));
+}
+
+void sbuf_add_printable(struct sbuf *b, const char *s)
+{
+	add_shown(b, s, false);
+}
+
+void sbuf_add_sanitized(struct sbuf *b, const char *s)
+{
+	add_shown(b, s, true);
+}
+
+const char *printable(struct sbuf *b, const char *s)
+{
+	b->len = 0;
+	sbuf_add_printable(b, s);
+	return b->buf;
+}
+
 void sbuf_release(struct sbuf *b)
 {
 	free(b->buf);

@@ -44,6 +44,18 @@ void sbuf_addn(struct sbuf *b, const char *s, size_t n);
 void sbuf_adds(struct sbuf *b, const char *s);
 void sbuf_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sbuf_release(struct sbuf *b);
+/*
+ * Appends s made safe to show on a terminal: every control character (C0,
+ * DEL, and C1, which terminals obey too: a name from another process
+ * could otherwise set the clipboard or move the cursor) and every byte
+ * that is not part of valid UTF-8 turns into '?', so that the result is
+ * valid UTF-8 as well.
+ */
+void sbuf_add_printable(struct sbuf *b, const char *s);
+/* The same, and ';' (the folded format's separator) into ':'. */
+void sbuf_add_sanitized(struct sbuf *b, const char *s);
+/* s made printable in b (emptied first); returns b's text, valid until b changes. */
+const char *printable(struct sbuf *b, const char *s);
 
 /* The program name used as the prefix of every message. */
 extern const char *progname;

@@ -1,0 +1,125 @@
+/*
+ * check_util.c - the small helpers everything uses: text made printable
+ * (and folded-safe), on every kind of byte sequence.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit-helpers.h"
+#include "util.h"
+
+static char *shown(const char *s, bool folded)
+{
+	struct sbuf b = {0};
+	char *out;
+
+	if (folded)
+		sbuf_add_sanitized(&b, s);
+	else
+		sbuf_add_printable(&b, s);
+	out = xstrdup(b.buf);
+	sbuf_release(&b);
+	return out;
+}
+
+static void check_shown(const char *in, bool folded, const char *want)
+{
+	char *got = shown(in, folded);
+
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+
+START_TEST(test_plain)
+{
+	check_shown("", false, "");
+	check_shown("main", false, "main");
+	check_shown("std::vector<int>::at(unsigned long) const", true,
+		    "std::vector<int>::at(unsigned long) const");
+	/* UTF-8 of every length stays: an e acute, a euro sign, an emoji, the last code point. */
+	check_shown("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf", false,
+		    "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf");
+	/* No-break space (U+00A0) is the first code point after C1. */
+	check_shown("a\xc2\xa0"
+		    "b",
+		    false,
+		    "a\xc2\xa0"
+		    "b");
+}
+END_TEST
+
+START_TEST(test_controls)
+{
+	/* An OSC 52 clipboard write, a colour change, a bell, DEL. */
+	check_shown("x\033]52;c;SGVsbG8=\a", false, "x?]52;c;SGVsbG8=?");
+	check_shown("\033[31mred\033[0m", false, "?[31mred?[0m");
+	check_shown("tab\there\nline\r\x7f", false, "tab?here?line??");
+	/* C1 controls in UTF-8 (CSI is U+009B): terminals obey them too. */
+	check_shown("a\xc2\x9b"
+		    "31mb\xc2\x80\xc2\x9f",
+		    false, "a?31mb??");
+}
+END_TEST
+
+START_TEST(test_invalid_utf8)
+{
+	/* A stray continuation byte, a raw C1 byte, a lone lead byte. */
+	check_shown("a\x80"
+		    "b",
+		    false, "a?b");
+	check_shown("a\x9b[31m", false, "a?[31m");
+	check_shown("ab\xc3", false, "ab?");
+	/* A sequence cut short, a thread name cut at 15 bytes in mid-character. */
+	check_shown("\xe2\x82x", false, "??x");
+	check_shown("worker-\xe6\x97", false, "worker-??");
+	/* Overlong forms, surrogates, past U+10FFFF, bytes never used. */
+	check_shown("\xc0\xaf\xe0\x80\xaf", false, "?????");
+	check_shown("\xed\xa0\x80", false, "???");
+	check_shown("\xf4\x90\x80\x80", false, "????");
+	check_shown("\xf8\xfe\xff", false, "???");
+}
+END_TEST
+
+START_TEST(test_folded)
+{
+	/* The folded format's separator cannot leak into a frame's name. */
+	check_shown("a;b;c", true, "a:b:c");
+	check_shown("a;b", false, "a;b");
+	check_shown("x;\033", true, "x:?");
+}
+END_TEST
+
+/* Appending to what is there; printable() starts afresh. */
+START_TEST(test_append)
+{
+	struct sbuf b = {0};
+
+	sbuf_adds(&b, "pre:");
+	sbuf_add_printable(&b, "\033x");
+	ck_assert_str_eq(b.buf, "pre:?x");
+	ck_assert_str_eq(printable(&b, "y\a"), "y?");
+	ck_assert_uint_eq(b.len, 2);
+	sbuf_release(&b);
+}
+END_TEST
+
+static Suite *util_suite(void)
+{
+	Suite *s = suite_create("util");
+	TCase *tc = tcase_create("printable");
+
+	tcase_add_test(tc, test_plain);
+	tcase_add_test(tc, test_controls);
+	tcase_add_test(tc, test_invalid_utf8);
+	tcase_add_test(tc, test_folded);
+	tcase_add_test(tc, test_append);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(util_suite());
+}
