@@ -529,7 +529,8 @@ static int dwfl_symbols(struct module_set *s, struct module *m)
 	const char *base = strrchr(m->path, '/');
 	const char *debugfile = NULL;
 	GElf_Addr bias;
-	int fd, n, added = 0;
+	Elf *elf;
+	int fd, n, plt, added = 0;
 
 	fd = dup(m->fd);
 	if (fd < 0)
@@ -542,7 +543,7 @@ static int dwfl_symbols(struct module_set *s, struct module *m)
 	dwfl_report_begin(m->dwfl);
 	m->dwmod = dwfl_report_elf(m->dwfl, base ? base + 1 : m->path, m->path, fd, 0, false);
 	dwfl_report_end(m->dwfl, NULL, NULL);
-	if (!m->dwmod || !dwfl_module_getelf(m->dwmod, &bias))
+	if (!m->dwmod || !(elf = dwfl_module_getelf(m->dwmod, &bias)))
 		goto fail_dwfl;
 	m->dwbias = bias;
 	n = dwfl_module_getsymtab(m->dwmod);
@@ -550,19 +551,24 @@ static int dwfl_symbols(struct module_set *s, struct module *m)
 		GElf_Sym sym;
 		GElf_Addr addr;
 		GElf_Word shndx;
+		Elf *symelf;
 		const char *name;
 		int type;
 
-		name = dwfl_module_getsym_info(m->dwmod, i, &sym, &addr, &shndx, NULL, NULL);
+		name = dwfl_module_getsym_info(m->dwmod, i, &sym, &addr, &shndx, &symelf, NULL);
 		if (!name || !*name || shndx == SHN_UNDEF)
 			continue;
 		type = GELF_ST_TYPE(sym.st_info);
 		if (type != STT_FUNC && type != STT_GNU_IFUNC)
 			continue;
-		symtab_addn(&m->syms, addr - bias, sym.st_size, name, elf_symbol_name_len(name),
-			    elf_symbol_rank(&sym, name));
+		symtab_addn(&m->syms, addr - bias, elf_symbol_size(symelf, &sym, shndx), name,
+			    elf_symbol_name_len(name), elf_symbol_rank(&sym, name));
 		added++;
 	}
+	/* The PLT's code is in the file itself: its ELF addresses, no bias. */
+	plt = elf_read_plt(elf, &m->syms);
+	if (plt > 0)
+		added += plt;
 	dwfl_module_info(m->dwmod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
 	if (debugfile)
 		m->debugfile = xstrdup(debugfile);
