@@ -234,6 +234,35 @@ static bool scope_holds(const struct unit_scopes *u, const struct scope *sc, uin
 	return false;
 }
 
+/*
+ * The name of the out-of-line function of scope sc, holding ELF address
+ * vaddr: the symbol's that holds vaddr when that symbol starts inside the
+ * function's ranges (so the symbol and DWARF agree on the function), its
+ * clone suffix dropped and demangled; else DWARF's. The symbol table
+ * knows what DWARF may not: the mangled name of a function of internal
+ * linkage (a lambda, a method in an anonymous namespace), which GCC gives
+ * no DW_AT_linkage_name, and the best of several aliases
+ * (elf_symbol_rank), where DWARF names the one the source defined
+ * (glibc's __GI___strcoll_l for __strcoll_l).
+ */
+static const char *function_name(struct module *m, const struct unit_scopes *u,
+				 const struct scope *sc, uint64_t vaddr, Dwarf_Addr cubias)
+{
+	const struct sym *s = symtab_lookup(&m->syms, vaddr);
+	struct hmap_slot *slot;
+	const char *raw;
+	bool added;
+
+	if (!s || !scope_holds(u, sc, s->addr + m->dwbias - cubias))
+		return die_name(m, (Dwarf_Die *)&sc->die);
+	/* Keyed by the name's address in the finished table, as die_name's keys. */
+	raw = symtab_name(&m->syms, s);
+	slot = hmap_insert(&m->demangled, (uint64_t)(uintptr_t)raw, &added);
+	if (added)
+		slot->val = (uintptr_t)demangle_function(raw);
+	return (const char *)(uintptr_t)slot->val;
+}
+
 /* The innermost function scope holding pc, or -1. */
 static int32_t innermost(const struct unit_scopes *u, uint64_t pc)
 {
@@ -300,7 +329,9 @@ int srcline_lookup(struct module *m, uint64_t vaddr, struct srcline *out, int ma
 			Dwarf_Die *die = &u->scopes[sc].die;
 			int tag = dwarf_tag(die);
 
-			out[n].func = die_name(m, die);
+			out[n].func = tag == DW_TAG_subprogram
+					      ? function_name(m, u, &u->scopes[sc], vaddr, cubias)
+					      : die_name(m, die);
 			if (!out[n].func && tag == DW_TAG_inlined_subroutine)
 				out[n].func = "??";
 			out[n].file = file;
