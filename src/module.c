@@ -52,6 +52,7 @@ static void module_free(struct module *m)
 			free((void *)(uintptr_t)m->paths.slots[i].val);
 	hmap_release(&m->paths);
 	srcline_release(m);
+	dwname_free(m->dwname);
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
 	symtab_release(&m->syms);

@@ -22,6 +22,7 @@
 #include <pthread.h>
 
 #include "addr.h"
+#include "dwname.h"
 #include "elfread.h"
 #include "hmap.h"
 #include "symtab.h"
@@ -90,6 +91,7 @@ struct module {
 	struct hmap demangled; /* linkage name in libdw's data -> malloc'd display name */
 	struct hmap paths;     /* (directory, file) in libdw's data -> struct joined_path */
 	struct hmap units;     /* CU DIE offset + 1 -> struct unit_scopes (srcline.c) */
+	struct dwname *dwname; /* DIE parents for names built from DWARF, NULL until needed */
 };
 
 struct module_set {

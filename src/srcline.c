@@ -8,10 +8,43 @@
 #include <stdlib.h>
 
 #include "demangle.h"
+#include "dwname.h"
 #include "srcline.h"
 #include "util.h"
 
-/* The name eu-addr2line -C shows for a function DIE. */
+/*
+ * The name of a function DIE without a linkage name: for C++, the full
+ * name built from the DWARF tree (dwname.h), else DW_AT_name. Built once
+ * per function: keyed by where its abstract origin's DIE lies in libdw's
+ * data.
+ */
+static const char *built_name(struct module *m, Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die origin = *die;
+	struct hmap_slot *slot;
+	const char *dn;
+	bool added;
+	char *d;
+
+	if (dwarf_attr(die, DW_AT_abstract_origin, &attr))
+		dwarf_formref_die(&attr, &origin);
+	slot = hmap_insert(&m->demangled, (uint64_t)(uintptr_t)origin.addr, &added);
+	if (added) {
+		if (!m->dwname)
+			m->dwname = dwname_new();
+		d = dwname_function(m->dwname, die);
+		if (!d && (dn = dwarf_diename(die)))
+			d = xstrdup(dn);
+		slot->val = (uintptr_t)d;
+	}
+	return (const char *)(uintptr_t)slot->val;
+}
+
+/*
+ * The name of a function DIE: its linkage name demangled, as
+ * eu-addr2line -C shows it, else built_name.
+ */
 static const char *die_name(struct module *m, Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
@@ -24,7 +57,7 @@ static const char *die_name(struct module *m, Dwarf_Die *die)
 	if (!name)
 		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
 	if (!name)
-		return dwarf_diename(die);
+		return built_name(m, die);
 	/* Demangled once per name: keyed by the string's address in libdw's data. */
 	slot = hmap_insert(&m->demangled, (uint64_t)(uintptr_t)name, &added);
 	if (added) {
