@@ -11,9 +11,10 @@
 PM_BUILD_DEPS="libelf-dev libdw-dev libunwind-dev libiberty-dev check autoconf automake
 libtool pkg-config zlib1g-dev make gcc"
 # What the test suite uses beyond the build: decoders for the report formats,
-# the C++ front end (g++) and Debian's Rust compiler (rustc) for test targets.
+# the C++ front end (g++) and Debian's Rust compiler (rustc) for test targets,
+# glibc's debug symbols (libc6-dbg) for the names of its aliases.
 PM_TEST_DEPS="protobuf-compiler python3 libxml2-utils lld debuginfod xz-utils binutils
-util-linux mount g++ rustc"
+util-linux mount g++ rustc libc6-dbg"
 
 pm_msg() {
 	printf '%s: %s\n' "${0##*/}" "$*" >&2
