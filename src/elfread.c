@@ -377,8 +377,17 @@ int elf_read_plt(Elf *e, struct symtab *t)
 		if (!(data = elf_getdata(scn, NULL)) || !data->d_buf || data->d_size < sh.sh_size)
 			continue;
 		entsize = sh.sh_entsize == 8 || sh.sh_entsize == 16 ? sh.sh_entsize : 16;
-		/* .plt begins with the lazy binder's entry (PLT0), 16 bytes. */
-		off = strcmp(sname, ".plt") ? 0 : 16;
+		/*
+		 * .plt begins with the entry that calls the dynamic loader's lazy
+		 * binder (PLT0), 16 bytes: named after the section, as objdump
+		 * labels it.
+		 */
+		off = 0;
+		if (!strcmp(sname, ".plt") && sh.sh_size >= 16) {
+			symtab_add(t, sh.sh_addr, 16, ".plt", ELF_PLT_RANK);
+			added++;
+			off = 16;
+		}
 		for (; off + entsize <= sh.sh_size; off += entsize) {
 			const char *fn =
 				plt_entry_function(&pr, (const unsigned char *)data->d_buf + off,

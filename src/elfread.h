@@ -68,7 +68,8 @@ uint64_t elf_symbol_size(Elf *e, const GElf_Sym *s, GElf_Word shndx);
  * entry, .plt.sec, .plt.got), named from the dynamic relocation of the
  * GOT slot the entry jumps through: R_X86_64_JUMP_SLOT (.rela.plt, lazy
  * or -z now binding), R_X86_64_GLOB_DAT (.rela.dyn, for .plt.got), or
- * R_X86_64_IRELATIVE (an ifunc, named by the symbol at its resolver).
+ * R_X86_64_IRELATIVE (an ifunc, named by the symbol at its resolver);
+ * and the first entry of .plt, which calls the lazy binder, ".plt".
  * Reads the entries' code, so e must be the file itself, not a separate
  * debug file. Does not finish t. Returns the number added (0 for other
  * machines or a file without a PLT), or -errno.
