@@ -48,6 +48,8 @@ size_t demangle_base_len(const char *name)
 	 * spells "::" inside generic arguments as "..": a suffix starts at a
 	 * lone dot followed by a letter, digit or underscore.
 	 */
+	if (!name[0])
+		return 0;
 	for (size_t i = 1; name[i]; i++) {
 		char c = name[i + 1];
 
