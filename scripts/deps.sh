@@ -7,12 +7,14 @@
 #	apt-get; runs apt-get update/install only when something is missing.
 #	Returns non-zero with a message when that is not possible.
 
-# g++ brings the C++ runtime's development files, for demangling.
-PM_BUILD_DEPS="libelf-dev libdw-dev libunwind-dev check autoconf automake libtool
-pkg-config zlib1g-dev libzstd-dev make gcc g++"
-# What the test suite uses beyond the build: decoders for the report formats.
+# libiberty-dev: binutils' demanglers (C++, Rust), a static library.
+PM_BUILD_DEPS="libelf-dev libdw-dev libunwind-dev libiberty-dev check autoconf automake
+libtool pkg-config zlib1g-dev libzstd-dev make gcc"
+# What the test suite uses beyond the build: decoders for the report formats,
+# the C++ front end (g++), clang, Debian's Go and Rust compilers for test
+# targets, glibc's debug symbols (libc6-dbg) for the names of its aliases.
 PM_TEST_DEPS="protobuf-compiler python3 libxml2-utils lld debuginfod xz-utils binutils time
-util-linux mount clang golang-go rustc"
+util-linux mount g++ clang golang-go rustc libc6-dbg"
 
 pm_msg() {
 	printf '%s: %s\n' "${0##*/}" "$*" >&2

@@ -140,6 +140,7 @@ static void module_free(struct module *m)
 			free((void *)(uintptr_t)m->paths.slots[i].val);
 	hmap_release(&m->paths);
 	srcline_release(m);
+	dwname_free(m->dwname);
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
 	symtab_release(&m->syms);
@@ -720,31 +721,36 @@ static int dwfl_symbols(struct module_set *s, struct module *m)
 {
 	const char *debugfile = NULL;
 	GElf_Addr bias;
-	int n, added = 0;
+	Elf *elf;
+	int n, plt, added = 0;
 
 	m->dwfl_cb = &s->dwfl_cb;
 	m->no_lines = s->no_lines;
-	if (dwfl_report(m) < 0)
+	if (dwfl_report(m) < 0 || !(elf = dwfl_module_getelf(m->dwmod, &bias)))
 		return 0;
-	bias = m->dwbias;
 	n = dwfl_module_getsymtab(m->dwmod);
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
 		GElf_Word shndx;
+		Elf *symelf;
 		const char *name;
 		int type;
 
-		name = dwfl_module_getsym_info(m->dwmod, i, &sym, &addr, &shndx, NULL, NULL);
+		name = dwfl_module_getsym_info(m->dwmod, i, &sym, &addr, &shndx, &symelf, NULL);
 		if (!name || !*name || shndx == SHN_UNDEF)
 			continue;
 		type = GELF_ST_TYPE(sym.st_info);
 		if (type != STT_FUNC && type != STT_GNU_IFUNC)
 			continue;
-		symtab_addn(&m->syms, addr - bias, sym.st_size, name, elf_symbol_name_len(name),
-			    elf_symbol_rank(&sym, name));
+		symtab_addn(&m->syms, addr - bias, elf_symbol_size(symelf, &sym, shndx), name,
+			    elf_symbol_name_len(name), elf_symbol_rank(&sym, name));
 		added++;
 	}
+	/* The PLT's code is in the file itself: its ELF addresses, no bias. */
+	plt = elf_read_plt(elf, &m->syms);
+	if (plt > 0)
+		added += plt;
 	dwfl_module_info(m->dwmod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
 	if (debugfile)
 		m->debugfile = xstrdup(debugfile);

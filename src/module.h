@@ -22,6 +22,7 @@
 #include <pthread.h>
 
 #include "addr.h"
+#include "dwname.h"
 #include "elfread.h"
 #include "hmap.h"
 #include "symtab.h"
@@ -117,6 +118,7 @@ struct module {
 	bool zreloaded;
 	const Dwfl_Callbacks *dwfl_cb; /* the set's */
 	bool no_lines;		       /* the set's */
+	struct dwname *dwname; /* DIE parents for names built from DWARF, NULL until needed */
 };
 
 struct module_set {

@@ -8,10 +8,43 @@
 #include <stdlib.h>
 
 #include "demangle.h"
+#include "dwname.h"
 #include "srcline.h"
 #include "util.h"
 
-/* The name eu-addr2line -C shows for a function DIE. */
+/*
+ * The name of a function DIE without a linkage name: for C++, the full
+ * name built from the DWARF tree (dwname.h), else DW_AT_name. Built once
+ * per function: keyed by where its abstract origin's DIE lies in libdw's
+ * data.
+ */
+static const char *built_name(struct module *m, Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die origin = *die;
+	struct hmap_slot *slot;
+	const char *dn;
+	bool added;
+	char *d;
+
+	if (dwarf_attr(die, DW_AT_abstract_origin, &attr))
+		dwarf_formref_die(&attr, &origin);
+	slot = hmap_insert(&m->demangled, (uint64_t)(uintptr_t)origin.addr, &added);
+	if (added) {
+		if (!m->dwname)
+			m->dwname = dwname_new();
+		d = dwname_function(m->dwname, die);
+		if (!d && (dn = dwarf_diename(die)))
+			d = xstrdup(dn);
+		slot->val = (uintptr_t)d;
+	}
+	return (const char *)(uintptr_t)slot->val;
+}
+
+/*
+ * The name of a function DIE: its linkage name demangled, as
+ * eu-addr2line -C shows it, else built_name.
+ */
 static const char *die_name(struct module *m, Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
@@ -24,7 +57,7 @@ static const char *die_name(struct module *m, Dwarf_Die *die)
 	if (!name)
 		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
 	if (!name)
-		return dwarf_diename(die);
+		return built_name(m, die);
 	/* Demangled once per name: keyed by the string's address in libdw's data. */
 	slot = hmap_insert(&m->demangled, (uint64_t)(uintptr_t)name, &added);
 	if (added) {
@@ -278,6 +311,35 @@ static bool scope_holds(const struct unit_scopes *u, const struct scope *sc, uin
 			return true;
 	}
 	return false;
+}
+
+/*
+ * The name of the out-of-line function of scope sc, holding ELF address
+ * vaddr: the symbol's that holds vaddr when that symbol starts inside the
+ * function's ranges (so the symbol and DWARF agree on the function), its
+ * clone suffix dropped and demangled; else DWARF's. The symbol table
+ * knows what DWARF may not: the mangled name of a function of internal
+ * linkage (a lambda, a method in an anonymous namespace), which GCC gives
+ * no DW_AT_linkage_name, and the best of several aliases
+ * (elf_symbol_rank), where DWARF names the one the source defined
+ * (glibc's __GI___strcoll_l for __strcoll_l).
+ */
+static const char *function_name(struct module *m, const struct unit_scopes *u,
+				 const struct scope *sc, uint64_t vaddr, Dwarf_Addr cubias)
+{
+	const struct sym *s = symtab_lookup(&m->syms, vaddr);
+	struct hmap_slot *slot;
+	const char *raw;
+	bool added;
+
+	if (!s || !scope_holds(u, sc, s->addr + m->dwbias - cubias))
+		return die_name(m, (Dwarf_Die *)&sc->die);
+	/* Keyed by the name's address in the finished table, as die_name's keys. */
+	raw = symtab_name(&m->syms, s);
+	slot = hmap_insert(&m->demangled, (uint64_t)(uintptr_t)raw, &added);
+	if (added)
+		slot->val = (uintptr_t)demangle_function(raw);
+	return (const char *)(uintptr_t)slot->val;
 }
 
 /* The innermost function scope holding pc, or -1. */
@@ -576,7 +638,10 @@ int srcline_lookup(struct module *m, uint64_t vaddr, struct srcline *out, int ma
 		int tag = dwarf_tag(die);
 		uint32_t l, c;
 
-		out[n].func = die_name(m, die);
+		out[n].func =
+			tag == DW_TAG_subprogram
+				? function_name(m, u->index, &u->index->scopes[sc], vaddr, x->bias)
+				: die_name(m, die);
 		if (!out[n].func && tag == DW_TAG_inlined_subroutine)
 			out[n].func = "??";
 		out[n].file = file;

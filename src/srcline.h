@@ -6,9 +6,13 @@
  * real (out-of-line) function that holds them all. Levels are reported
  * innermost first. The innermost level's line is the address's own line
  * (from the line table); every outer level's line is the call site of the
- * level inside it (DW_AT_call_file and DW_AT_call_line). Function names
- * are the DWARF linkage names, demangled, else the DWARF names: the same
- * answers as eu-addr2line -f -i -C.
+ * level inside it (DW_AT_call_file and DW_AT_call_line). The real
+ * function is named by the symbol holding the address when that symbol
+ * starts inside the function's ranges (as llvm-symbolizer and perf name
+ * it), its clone suffix dropped; an inlined one, or a real one the
+ * symbols disagree on, by its DWARF linkage name, else by the C++ full
+ * name built from the DWARF tree (dwname.h), else by DW_AT_name. Names are
+ * demangled.
  */
 #ifndef PERFMINI_SRCLINE_H
 #define PERFMINI_SRCLINE_H

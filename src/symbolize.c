@@ -43,12 +43,26 @@ static bool absolute(const struct module *m)
 	return m->kind == MODULE_KERNEL || m->kind == MODULE_PERFMAP;
 }
 
-/* The symbol's name, demangled; malloc'd. */
+/* The symbol's name, demangled (a PLT entry's before its "@plt"); malloc'd. */
 static char *symbolize_name(const struct module *m, const struct sym *sym)
 {
 	const char *raw = symtab_name(&m->syms, sym);
-	char *d = demangle(raw);
+	size_t n = strlen(raw);
+	char *d;
 
+	if (n > 4 && !strcmp(raw + n - 4, "@plt")) {
+		char *base = xstrndup(raw, n - 4);
+
+		d = demangle(base);
+		free(base);
+		if (d) {
+			base = xasprintf("%s@plt", d);
+			free(d);
+			return base;
+		}
+		return xstrdup(raw);
+	}
+	d = demangle(raw);
 	return d ? d : xstrdup(raw);
 }
 

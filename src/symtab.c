@@ -44,17 +44,24 @@ void symtab_addn(struct symtab *t, uint64_t addr, uint64_t size, const char *nam
 	t->names_len += len;
 }
 
-static int cmp_sym(const void *a, const void *b)
+/* Best first among aliases: see symtab.h and elf_symbol_rank. */
+static int cmp_sym(const void *a, const void *b, void *arg)
 {
 	const struct sym *x = a, *y = b;
+	const char *names = arg;
+	size_t xl, yl;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	if (x->rank != y->rank)
-		return x->rank > y->rank ? -1 : 1; /* best first */
+		return x->rank > y->rank ? -1 : 1;
 	if (x->size != y->size)
 		return x->size > y->size ? -1 : 1;
-	return x->name < y->name ? -1 : x->name > y->name;
+	xl = strlen(names + x->name);
+	yl = strlen(names + y->name);
+	if (xl != yl)
+		return xl < yl ? -1 : 1;
+	return strcmp(names + x->name, names + y->name);
 }
 
 void symtab_finish(struct symtab *t)
@@ -63,7 +70,7 @@ void symtab_finish(struct symtab *t)
 
 	if (!t->n)
 		return;
-	qsort(t->syms, t->n, sizeof(*t->syms), cmp_sym);
+	qsort_r(t->syms, t->n, sizeof(*t->syms), cmp_sym, t->names);
 	for (i = 0; i < t->n; i++) {
 		if (j && t->syms[j - 1].addr == t->syms[i].addr)
 			continue; /* an alias of a better name */
@@ -71,9 +78,17 @@ void symtab_finish(struct symtab *t)
 	}
 	t->n = j;
 	for (i = 0; i < t->n; i++) {
-		if (t->syms[i].size)
-			continue;
-		t->syms[i].size = i + 1 < t->n ? t->syms[i + 1].addr - t->syms[i].addr : 4096;
+		struct sym *s = &t->syms[i];
+		uint64_t gap = i + 1 < t->n ? t->syms[i + 1].addr - s->addr : 4096;
+
+		if (!s->size)
+			s->size = gap;
+		else if (s->size & SYMTAB_SIZE_AT_MOST_FLAG)
+			s->size = gap < (s->size & ~SYMTAB_SIZE_AT_MOST_FLAG)
+					  ? gap
+					  : s->size & ~SYMTAB_SIZE_AT_MOST_FLAG;
+		if (!s->size)
+			s->size = 1; /* a bound of 0: the symbol at least holds itself */
 	}
 }
 

@@ -2,9 +2,14 @@
  * symtab.h - a sorted table of function symbols and address lookup.
  *
  * Invariant: after symtab_finish, entries are sorted by address, one per
- * address (the best name of aliases kept), and each has a size (a symbol
- * that declared none ends where the next begins). Names are copied in, so
- * the table outlives the ELF file or text it was read from.
+ * address, and each has a size (a symbol that declared none ends where
+ * the next begins, or at the bound it was given). Among aliases at one
+ * address the best is kept: the highest rank (for ELF symbols,
+ * elf_symbol_rank says what ranks higher), then the larger size, then
+ * the shorter name, then the smaller name in byte order; so the choice
+ * depends on the symbols only, never on their order in the table. Names
+ * are copied in, so the table outlives the ELF file or text it was read
+ * from.
  */
 #ifndef PERFMINI_SYMTAB_H
 #define PERFMINI_SYMTAB_H
@@ -29,6 +34,13 @@ struct symtab {
 
 void symtab_init(struct symtab *t);
 void symtab_release(struct symtab *t);
+/*
+ * A size for symtab_add: unknown, but the symbol ends within n bytes of
+ * its start (the end of its section), n < 2^63.
+ */
+#define SYMTAB_SIZE_AT_MOST_FLAG (1ULL << 63)
+#define SYMTAB_SIZE_AT_MOST(n)	 ((uint64_t)(n) | SYMTAB_SIZE_AT_MOST_FLAG)
+
 /* rank orders aliases at one address; size 0 means unknown. */
 void symtab_add(struct symtab *t, uint64_t addr, uint64_t size, const char *name, uint8_t rank);
 /* The same, for the first len bytes of name. */

@@ -26,9 +26,13 @@ struct uctx {
 	uint64_t sp;
 	bool short_stack, no_info;
 	/*
-	 * Modules whose unwind tables this unwind looked at, with their load
+	 * Modules whose unwind tables this unwind may read, with their load
 	 * bias: the tables lie in read-only segments, which the process model
-	 * (executable mappings only) does not hold.
+	 * (executable mappings only) does not hold. Every frame's module is
+	 * noted before libunwind steps from it, not only when find_proc_info
+	 * runs: with its cache, libunwind skips find_proc_info for an address
+	 * it has seen, yet evaluates a DWARF expression rule (the CFA of a
+	 * .plt entry is one) from the table's bytes at every step.
 	 */
 	struct {
 		struct module *m;
@@ -249,6 +253,22 @@ static int read_encoded(const unsigned char *p, const unsigned char *end, uint8_
 	return 0;
 }
 
+/*
+ * Prepares the module of mapping map for reading and notes it as seen;
+ * *bias gets its load bias. Returns 0, or -1 when it cannot be read.
+ */
+static int see_mapping(struct uctx *c, const struct mapping *map, uint64_t *bias)
+{
+	struct module *m = map ? map->mod : NULL;
+
+	if (!m || module_prepare_unwind(m) < 0 ||
+	    addr_load_bias(m->segs, m->nsegs, map->start, map->end, map->pgoff, map->prot, bias) <
+		    0)
+		return -1;
+	note_seen(c, m, *bias);
+	return 0;
+}
+
 static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 			  int need_unwind_info, void *arg)
 {
@@ -260,15 +280,12 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 	size_t l1, l2;
 	unw_dyn_info_t di;
 
-	if (!m || module_prepare_unwind(m) < 0 || !m->eh_hdr_vaddr ||
-	    addr_load_bias(m->segs, m->nsegs, map->start, map->end, map->pgoff, map->prot, &bias) <
-		    0 ||
+	if (see_mapping(c, map, &bias) < 0 || !m->eh_hdr_vaddr ||
 	    addr_vaddr_to_file_offset(m->segs, m->nsegs, m->eh_hdr_vaddr, &hdr_off) < 0 ||
 	    hdr_off + 4 > m->nbytes) {
 		c->no_info = true;
 		return -UNW_ENOINFO;
 	}
-	note_seen(c, m, bias);
 	hdr = m->bytes + hdr_off;
 	end = m->bytes + m->nbytes;
 	hdr_rt = bias + m->eh_hdr_vaddr;
@@ -368,6 +385,7 @@ int unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s, 
 	do {
 		unw_word_t ip;
 		const struct mapping *map;
+		uint64_t bias;
 
 		if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0) {
 			ret = -1;
@@ -384,6 +402,7 @@ int unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s, 
 		ips[n++] = ip;
 		map = model_find(u->model, pid, ip);
 		*last = map ? map->mod : NULL;
+		see_mapping(&c, map, &bias); /* the tables unw_step reads now */
 		ret = unw_step(&cursor);
 	} while (ret > 0);
 	if (ret == 0)

@@ -496,6 +496,125 @@ START_TEST(test_elf_truncated)
 }
 END_TEST
 
+/* An ELF symbol of binding bind and type type, with size size, at 0x9d7a0. */
+static GElf_Sym elf_sym(int bind, int type, uint64_t size)
+{
+	GElf_Sym s = {0};
+
+	s.st_info = GELF_ST_INFO(bind, type);
+	s.st_value = 0x9d7a0;
+	s.st_size = size;
+	s.st_shndx = 16;
+	return s;
+}
+
+/* The winner among n named ELF symbols at one address, added in the order given. */
+static const char *alias_winner(const GElf_Sym *syms, const char *const *names, const int *order,
+				int n, char *out, size_t outlen)
+{
+	struct symtab t;
+
+	symtab_init(&t);
+	for (int i = 0; i < n; i++) {
+		int k = order[i];
+
+		symtab_add(&t, syms[k].st_value, syms[k].st_size, names[k],
+			   elf_symbol_rank(&syms[k], names[k]));
+	}
+	symtab_finish(&t);
+	ck_assert_uint_eq(t.n, 1);
+	snprintf(out, outlen, "%s", symtab_name(&t, &t.syms[0]));
+	symtab_release(&t);
+	return out;
+}
+
+START_TEST(test_alias_rule_glibc)
+{
+	/* glibc 2.36's three names of one function, in every order. */
+	const GElf_Sym syms[] = {
+		elf_sym(STB_LOCAL, STT_FUNC, 4412),
+		elf_sym(STB_GLOBAL, STT_FUNC, 4412),
+		elf_sym(STB_WEAK, STT_FUNC, 4412),
+	};
+	const char *const names[] = {"__GI___strcoll_l", "__strcoll_l", "strcoll_l"};
+	const int orders[][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+	char buf[64];
+
+	for (size_t i = 0; i < ARRAY_SIZE(orders); i++)
+		ck_assert_str_eq(alias_winner(syms, names, orders[i], 3, buf, sizeof(buf)),
+				 "__strcoll_l");
+}
+END_TEST
+
+START_TEST(test_alias_rule_order)
+{
+	/*
+	 * Each rule of elf_symbol_rank, alone deciding between two names;
+	 * the names are chosen so that every later rule would say otherwise.
+	 */
+	static const struct {
+		int bind[2], type[2];
+		uint64_t size[2];
+		const char *name[2]; /* the winner first */
+	} cases[] = {
+		/* 1. a function over an ifunc */
+		{{STB_LOCAL, STB_GLOBAL}, {STT_FUNC, STT_GNU_IFUNC}, {8, 8}, {"__x_impl", "x"}},
+		/* 2. sized over sizeless */
+		{{STB_LOCAL, STB_GLOBAL}, {STT_FUNC, STT_FUNC}, {8, 0}, {"__y", "y"}},
+		/* 3. global over weak over local */
+		{{STB_GLOBAL, STB_WEAK}, {STT_FUNC, STT_FUNC}, {8, 8}, {"__write", "write"}},
+		{{STB_WEAK, STB_LOCAL}, {STT_FUNC, STT_FUNC}, {8, 8}, {"__w", "w"}},
+		{{STB_GNU_UNIQUE, STB_WEAK}, {STT_FUNC, STT_FUNC}, {8, 8}, {"__u", "u"}},
+		/* 4. fewer leading underscores */
+		{{STB_GLOBAL, STB_GLOBAL}, {STT_FUNC, STT_FUNC}, {8, 8}, {"_libc_x", "__x"}},
+		{{STB_GLOBAL, STB_GLOBAL}, {STT_FUNC, STT_FUNC}, {8, 8}, {"libc_x", "_x"}},
+		/* then the shorter name, then the smaller name */
+		{{STB_GLOBAL, STB_GLOBAL},
+		 {STT_FUNC, STT_FUNC},
+		 {8, 8},
+		 {"__write", "__libc_write"}},
+		{{STB_GLOBAL, STB_GLOBAL}, {STT_FUNC, STT_FUNC}, {8, 8}, {"abc", "abd"}},
+	};
+	const int orders[][2] = {{0, 1}, {1, 0}};
+	char buf[64];
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		GElf_Sym syms[2];
+
+		for (int k = 0; k < 2; k++)
+			syms[k] = elf_sym(cases[i].bind[k], cases[i].type[k], cases[i].size[k]);
+		for (size_t o = 0; o < 2; o++)
+			ck_assert_msg(!strcmp(alias_winner(syms, cases[i].name, orders[o], 2, buf,
+							   sizeof(buf)),
+					      cases[i].name[0]),
+				      "case %zu, order %zu: %s won over %s", i, o, buf,
+				      cases[i].name[0]);
+	}
+}
+END_TEST
+
+START_TEST(test_size_at_most)
+{
+	struct symtab t;
+
+	/* _init without a size, the PLT after its section: it ends with its section. */
+	symtab_init(&t);
+	symtab_add(&t, 0x1000, SYMTAB_SIZE_AT_MOST(0x1b), "_init", 1);
+	symtab_add(&t, 0x1030, 16, "puts@plt", 0);
+	symtab_add(&t, 0x2000, SYMTAB_SIZE_AT_MOST(0x100), "last", 1);
+	symtab_add(&t, 0x2080, 8, "inside", 1); /* the next symbol comes first */
+	symtab_finish(&t);
+	ck_assert_str_eq(lookup_name(&t, 0x101a), "_init");
+	ck_assert_ptr_null(symtab_lookup(&t, 0x101b));
+	ck_assert_ptr_null(symtab_lookup(&t, 0x1020)); /* PLT0 */
+	ck_assert_str_eq(lookup_name(&t, 0x1030), "puts@plt");
+	ck_assert_str_eq(lookup_name(&t, 0x207f), "last");
+	ck_assert_str_eq(lookup_name(&t, 0x2080), "inside");
+	ck_assert_ptr_null(symtab_lookup(&t, 0x2088));
+	symtab_release(&t);
+}
+END_TEST
+
 static Suite *symtab_suite(void)
 {
 	Suite *s = suite_create("symtab");
@@ -513,6 +632,12 @@ static Suite *symtab_suite(void)
 	tc = tcase_create("kallsyms");
 	tcase_add_test(tc, test_kallsyms);
 	tcase_add_test(tc, test_kallsyms_restricted);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("aliases");
+	tcase_add_test(tc, test_alias_rule_glibc);
+	tcase_add_test(tc, test_alias_rule_order);
+	tcase_add_test(tc, test_size_at_most);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("elf");

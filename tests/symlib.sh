@@ -245,3 +245,21 @@ remove_at_exit() {
 	sym_leftovers="$sym_leftovers $*"
 	trap 'cleanup; for sym_f in $sym_leftovers; do rm -f "$sym_f"; done' EXIT
 }
+
+# record_plt TARGET COMM ERE [OPTION]: records 'TARGET 1' (with the
+# record option OPTION, if given) into $tmp/TARGET.folded, again up to 4
+# times while fewer than 5 samples of COMM have a user stack matching ERE;
+# sets plt_in to their number. For a loop that calls through the PLT:
+# how many of the timer's samples land in a PLT entry rather than in the
+# function it jumps to depends on the machine, the load addresses and the
+# load, from none to most.
+record_plt() {
+	for rp_try in 1 2 3 4; do
+		# shellcheck disable=SC2086 # no option, or one
+		record_cmd "$1" ${4-} -F 2999 -- "$TARGETS/$1" 1
+		rp_share=$(sym_shares "$tmp/$1.folded" "$2" "$3")
+		plt_in=${rp_share% *}
+		say "$1, run $rp_try: $plt_in of ${rp_share#* } samples in a PLT entry"
+		[ "$plt_in" -lt 5 ] || return 0
+	done
+}

@@ -1,0 +1,28 @@
+#!/bin/sh
+# DWARF unwinding through a PLT entry keeps every caller: a stack sampled
+# in an entry of sym-plt's PLT must still read main;plt_loop;NAME@plt.
+# The FDE of .plt gives the CFA as a DWARF expression, which libunwind
+# evaluates from the unwind table's bytes at every step, also for an
+# address whose unwind information it has cached; those bytes must stay
+# readable then (sym-plt: lazy .plt; sym-plt-ibt: IBT .plt.sec, -z now).
+set -eu
+. "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "$srcdir/tests/symlib.sh"
+
+need_target sym-plt
+need_target sym-plt-ibt
+
+need_perf
+for t in sym-plt sym-plt-ibt; do
+	record_plt "$t" "$t" '(^|;)[^;]+@plt$' --call-graph=dwarf
+	in_plt=$plt_in
+	set -- $(sym_shares "$tmp/$t.folded" "$t" ';main;plt_loop;[^;]+@plt$')
+	kept=$1
+	say "$t: $in_plt samples in a PLT entry, $kept of them with main;plt_loop as callers"
+	if [ "$in_plt" -lt 5 ] || [ $((kept * 100)) -lt $((in_plt * 95)) ]; then
+		say "the heaviest stacks were:"
+		top_stacks "$tmp/$t.folded" 10 >&3
+		[ "$in_plt" -ge 5 ] || fail "$t: only $in_plt samples in a PLT entry (need >= 5)"
+		fail "$t: only $kept of $in_plt samples in a PLT entry keep their callers (need >= 95%)"
+	fi
+done
