@@ -51,6 +51,9 @@ static const char usage[] =
 	"      --no-lines             name frames from the symbol tables only: no\n"
 	"                             source lines and no inlined functions (reads no\n"
 	"                             DWARF debug info: less memory and a quicker stop)\n"
+	"      --name-timeout SECS    how long the stop may name frames (default 60, 0:\n"
+	"                             no limit); a second Control-C also cuts it short:\n"
+	"                             what is not named then is written unnamed\n"
 	"\n"
 	"Output and control:\n"
 	"  -o, --output FILE          the data file (default perfmini.data)\n"
@@ -61,7 +64,17 @@ static const char usage[] =
 	"Recording stops when the command or every target has exited, after -d, or on\n"
 	"SIGINT or SIGTERM; what was sampled until then is written. See perfmini-record(1).\n";
 
-enum { OPT_NO_KERNEL = 256, OPT_NO_CALLGRAPH, OPT_DEBUG_DIR, OPT_CALLGRAPH, OPT_NO_LINES };
+enum {
+	OPT_NO_KERNEL = 256,
+	OPT_NO_CALLGRAPH,
+	OPT_DEBUG_DIR,
+	OPT_CALLGRAPH,
+	OPT_NO_LINES,
+	OPT_NAME_TIMEOUT
+};
+
+/* How long the stop may spend naming frames, by default: see perfmini-record(1). */
+#define NAME_TIMEOUT_DEFAULT 60.0
 
 /* The default stack copy of DWARF mode; see perfmini-record(1) for the choice. */
 #define DWARF_STACK_DEFAULT 32768
@@ -104,6 +117,7 @@ static const struct option options[] = {
 	{"mmap-pages", required_argument, NULL, 'm'},
 	{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
 	{"no-lines", no_argument, NULL, OPT_NO_LINES},
+	{"name-timeout", required_argument, NULL, OPT_NAME_TIMEOUT},
 	{"output", required_argument, NULL, 'o'},
 	{"duration", required_argument, NULL, 'd'},
 	{"quiet", no_argument, NULL, 'q'},
@@ -159,6 +173,7 @@ int cmd_record(int argc, char **argv)
 	o.ev.callchain = true;
 	o.output = "perfmini.data";
 	o.mmap_pages = 128;
+	o.name_timeout = NAME_TIMEOUT_DEFAULT;
 	o.argc_shown = argc;
 	o.argv_shown = argv;
 
@@ -221,6 +236,13 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_NO_LINES:
 			o.no_lines = true;
+			break;
+		case OPT_NAME_TIMEOUT:
+			errno = 0;
+			o.name_timeout = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !(o.name_timeout >= 0) ||
+			    o.name_timeout > 1e7)
+				bad_usage("bad naming time limit", optarg);
 			break;
 		case 'o':
 			if (!*optarg)

@@ -46,6 +46,7 @@ static const struct option options[] = {
 
 struct target {
 	struct module_set mods;
+	struct symbolizer syms;
 	struct model model; /* -p */
 	struct module *exe; /* -e */
 	uint32_t pid;
@@ -108,7 +109,7 @@ static void print_one(struct target *t, uint64_t addr)
 			frame_addr = addr_to_file_offset(addr, map->start, map->pgoff);
 	}
 	where = printable(&shown[2], m ? m->path : map ? "[anon]" : "[no mapping]");
-	if (!m || !symbolize_addr(&t->mods, m, frame_addr, m == t->exe, &r)) {
+	if (!m || !symbolize_addr(&t->syms, m, frame_addr, m == t->exe, &r)) {
 		printf("0x%llx ?\? %s\n", (unsigned long long)addr, where);
 		if (m)
 			symres_release(&r);
@@ -140,6 +141,7 @@ int cmd_symbolize(int argc, char **argv)
 
 	memset(&t, 0, sizeof(t));
 	module_set_init(&t.mods);
+	symbolizer_init(&t.syms, &t.mods, false);
 	while ((c = getopt_long(argc, argv, "e:p:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'e':
@@ -152,7 +154,7 @@ int cmd_symbolize(int argc, char **argv)
 			}
 			break;
 		case OPT_DEBUG_DIR:
-			if (module_set_add_debug_dir(&t.mods, optarg) < 0)
+			if (symbolizer_add_debug_dir(&t.syms, optarg) < 0)
 				die("bad --debug-dir '%s': %s", optarg, strerror(errno));
 			break;
 		case 'h':
@@ -182,9 +184,12 @@ int cmd_symbolize(int argc, char **argv)
 		free(full);
 		if (t.exe->fd < 0)
 			die("cannot open '%s'", exe);
-		if (module_load(&t.mods, t.exe) < 0 && t.exe->reason != REASON_STRIPPED &&
-		    !t.exe->syms.n)
-			warning("%s: %s", exe, module_reason_text(t.exe->reason));
+		{
+			const struct symfile *f = symfile_get(&t.syms, t.exe);
+
+			if (f->reason && f->reason != REASON_STRIPPED && !f->syms.n)
+				warning("%s: %s", exe, module_reason_text(f->reason));
+		}
 	} else {
 		char path[64];
 		struct stat st;
@@ -222,6 +227,7 @@ int cmd_symbolize(int argc, char **argv)
 	}
 	if (pid)
 		model_release(&t.model);
+	symbolizer_release(&t.syms);
 	module_set_release(&t.mods);
 	for (size_t i = 0; i < ARRAY_SIZE(shown); i++)
 		sbuf_release(&shown[i]);

@@ -18,14 +18,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include <elfutils/libdwfl.h>
-#include <pthread.h>
-
-#include "addr.h"
-#include "dwname.h"
-#include "elfread.h"
 #include "hmap.h"
-#include "symtab.h"
 
 enum module_kind {
 	MODULE_FILE,	/* a regular file */
@@ -60,74 +53,29 @@ enum module_lines {
 	LINES_UNCOVERED,     /* code in no DWARF unit: built without -g, assembly */
 };
 
-struct srcline_units;
-
+/*
+ * A module, as the model knows it. Every field is set when the module is
+ * made, on the thread that drains the rings, and never changed after but
+ * for the descriptor of a MODULE_PERFMAP module (module_perfmap_open, on
+ * that same thread; the naming thread leaves those modules to the stop).
+ * What the stages above learn of a module they keep themselves, by id:
+ * the symbolizer its symbols and DWARF (symfile.h), the unwinder its image
+ * (unwind.h).
+ */
 struct module {
-	uint32_t id; /* index in its set */
+	uint32_t id; /* index in its set, and in a profile's modules */
 	enum module_kind kind;
 	char *path;
 	uint32_t maj, min;
 	uint64_t ino;
-	int fd; /* pinned file, -1 when it could not be opened */
-	uint8_t build_id[BUILD_ID_MAX];
-	size_t build_id_len;
-
+	int fd;	      /* pinned file, -1 when it could not be opened */
 	uint32_t pid; /* MODULE_PERFMAP: whose map */
-
-	/*
-	 * Serializes module_load, the first module_prepare_unwind and the
-	 * lookups of the prefetch thread (recursive), which may run on the
-	 * prefetch thread and the recorder thread at once. What the first two
-	 * fill in is not changed afterwards.
-	 */
-	pthread_mutex_t lock;
-
-	/* Filled by module_load at symbolization. */
-	bool loaded;
-	enum module_reason reason;
-	struct load_seg *segs;
-	size_t nsegs;
-	struct symtab syms;
-	int symsrc;	 /* enum elf_symsrc, of the file itself */
-	uint64_t entry;	 /* ELF entry point (e_entry), 0 when none */
-	char *debugfile; /* separate debug file found, or NULL */
-	Dwfl *dwfl;	 /* DWARF access, NULL without a file */
-	Dwfl_Module *dwmod;
-	uint64_t dwbias;      /* dwfl address = ELF address + dwbias */
-	unsigned char *image; /* MODULE_VDSO: a copy of the image */
-
-	/* For unwinding (module_prepare_unwind): the file's bytes and tables. */
-	const unsigned char *bytes;
-	size_t nbytes;
-	bool bytes_mapped;     /* bytes is an mmap of fd (else it is image) */
-	bool unwind_ready;     /* module_prepare_unwind ran */
-	uint64_t eh_hdr_vaddr; /* PT_GNU_EH_FRAME, 0 when the file has none */
-	uint64_t eh_hdr_size;
-	struct hmap demangled;	     /* linkage name in libdw's data -> malloc'd display name */
-	struct hmap paths;	     /* (directory, file) in libdw's data -> struct joined_path */
-	struct srcline_units *lines; /* units by address, their scopes (srcline.c) */
-	enum module_lines lines_reason;
-	/* What expanding compressed debug sections met (module_expand_fd). */
-	enum module_lines zreason;
-	/*
-	 * A separate debug file with zstd sections: its expanded copy and its
-	 * name, for the module's second Dwfl (module_dwfl_reload).
-	 */
-	int zfd;
-	char *zname;
-	bool zreloaded;
-	const Dwfl_Callbacks *dwfl_cb; /* the set's */
-	bool no_lines;		       /* the set's */
-	struct dwname *dwname; /* DIE parents for names built from DWARF, NULL until needed */
 };
 
 struct module_set {
 	struct module **mods;
 	size_t n, cap;
 	struct hmap index;
-	char *debuginfo_path;	/* for libdwfl: "-:.debug:/usr/lib/debug[:DIR...]" */
-	Dwfl_Callbacks dwfl_cb; /* points at debuginfo_path: the set must not move */
-	bool no_lines;		/* names from symbol tables only: DWARF is never read */
 };
 
 /* What identifies the file behind a mapping. */
@@ -169,30 +117,15 @@ int module_perfmap_open(struct module *m);
  * or -EINVAL.
  */
 int perfmap_nspid_parse(FILE *f, uint32_t *nspid);
-/*
- * Adds a directory searched for debug files (by build-id and by name),
- * made absolute. Returns 0 or -errno (no such directory).
- */
-int module_set_add_debug_dir(struct module_set *s, const char *dir);
 
 /* Kind of a mapping name as the kernel reports it. */
 enum module_kind module_kind_of(const char *path, uint64_t ino);
 
 /*
- * Reads segments, build-id and symbols from the pinned file, once, with
- * separate debug files found through libdwfl (build-id, .gnu_debuglink,
- * MiniDebugInfo, debuginfod). Returns 0 when the module has symbols, else
- * -errno with m->reason saying why.
+ * A copy of the vdso, from perfmini's own memory (every process maps the
+ * same image): *bytes malloc'd, *len bytes. Returns 0 or -errno.
  */
-int module_load(struct module_set *s, struct module *m);
-
-/*
- * Makes the module's bytes and load segments available for reading code
- * and unwind tables (mapping the pinned file, or copying the vdso), once.
- * Cheap compared with module_load: no symbols are read. Returns 0 or
- * -errno.
- */
-int module_prepare_unwind(struct module *m);
+int module_vdso_copy(unsigned char **bytes, size_t *len);
 
 /* A sentence on the reason, and one on what would fix it. */
 const char *module_reason_text(enum module_reason r);
@@ -201,34 +134,5 @@ const char *module_reason_fix(enum module_reason r);
 /* The same for source lines. */
 const char *module_lines_text(enum module_lines r);
 const char *module_lines_fix(enum module_lines r);
-
-/*
- * A descriptor of the ELF file fd from which libelf reads every debug
- * section: fd itself, or (when fd has zstd-compressed sections, which
- * libelf 0.188 cannot read) a memfd holding the file's image with its
- * compressed sections expanded (elfz.h). Takes fd: it is closed when the
- * memfd replaces it (the memfd is made while fd is open, so the two
- * numbers differ). When sections cannot be expanded, returns fd and
- * sets *why (if not NULL) to the reason.
- */
-int module_expand_fd(int fd, enum module_lines *why);
-
-/*
- * The module's DWARF (see dwfl_module_getdwarf), from its expanded copy
- * when it is in a separate debug file with zstd sections; NULL when it
- * has none or before module_load.
- */
-Dwarf *module_dwarf(struct module *m, Dwarf_Addr *bias);
-
-/*
- * Reports the module again in a new Dwfl when its separate debug file
- * turned out to have zstd sections (so that libdwfl reads the expanded
- * copy); a no-op otherwise or the second time. Pointers into the old
- * Dwfl's data die: call it before anything keeps one. Returns 0 or -errno.
- */
-int module_dwfl_reload(struct module *m);
-
-/* Reads a perf map ("START SIZE NAME" lines, hex) into t and finishes it. */
-int perfmap_parse(FILE *f, struct symtab *t);
 
 #endif

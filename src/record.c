@@ -30,6 +30,7 @@
 #include "datafile.h"
 #include "decode.h"
 #include "launch.h"
+#include "namer.h"
 #include "order.h"
 #include "proc.h"
 #include "record.h"
@@ -52,7 +53,10 @@ struct recorder {
 	struct profile *prof;
 	struct unwinder *unwinder; /* DWARF mode */
 	struct stacker stk;
-	struct prefetch *prefetch;
+	struct symbolizer syms; /* the naming thread's until the stop */
+	struct namer *namer;	/* NULL: frames are named at the stop */
+	size_t unnamed_cut;	/* frames left unnamed because naming was cut short */
+	const char *cut_why;	/* and why, or NULL */
 	struct datafile_out out;
 	struct hmap sampled_tids; /* tid + 1 -> pid + 1, of the living threads sampled */
 	struct hmap sampled_pids; /* pid + 1, every process sampled */
@@ -64,7 +68,8 @@ struct recorder {
 	bool kernel_dropped; /* the kernel was excluded because paranoid forbade it */
 };
 
-static volatile sig_atomic_t stop_requested;
+/* The first SIGINT, SIGTERM or SIGHUP stops the recording; a second cuts its naming short. */
+static volatile sig_atomic_t stop_requested, stop_again;
 static int wake_pipe[2] = {-1, -1};
 
 static void on_signal(int sig)
@@ -72,8 +77,11 @@ static void on_signal(int sig)
 	int saved = errno;
 	char c = (char)sig;
 
-	if (sig != SIGCHLD)
+	if (sig != SIGCHLD) {
+		if (stop_requested)
+			stop_again = 1;
 		stop_requested = 1;
+	}
 	if (wake_pipe[1] >= 0 && write(wake_pipe[1], &c, 1) < 0) {
 		/* full pipe: a wakeup is already pending */
 	}
@@ -226,10 +234,16 @@ static void drain_all(struct recorder *r)
 	r->bad_records += attach_drain(&r->att, drain_one, r);
 }
 
-/* A new frame: its naming starts now, on the prefetch thread. */
+/*
+ * A new frame: its naming starts now, on the naming thread. JIT frames
+ * wait for the stop: the perf map keeps growing while the program runs.
+ */
 static void on_new_frame(void *arg, struct module *m, uint32_t frame, uint64_t addr)
 {
-	prefetch_frame(arg, m, frame, addr);
+	struct namer *n = arg;
+
+	if (n && (m->kind == MODULE_FILE || m->kind == MODULE_VDSO || m->kind == MODULE_KERNEL))
+		namer_frame(n, m, frame, addr);
 }
 
 /* Opening the events. */
@@ -585,6 +599,13 @@ static void write_meta(struct recorder *r)
 	else
 		set_meta_u64(p, "frequency", o->ev.freq);
 	profile_set_meta(p, "lines", o->no_lines ? "no" : "yes");
+	if (r->cut_why) {
+		char buf[160];
+
+		snprintf(buf, sizeof(buf), "cut short by %s: %zu frames left without names",
+			 r->cut_why, r->unnamed_cut);
+		profile_set_meta(p, "naming", buf);
+	}
 	if (o->ev.no_kernel)
 		profile_set_meta(p, "kernel-excluded", "--no-kernel");
 	else if (r->kernel_dropped)
@@ -626,10 +647,8 @@ static void add_threads(struct recorder *r)
  */
 static bool entry_frame(uint32_t f, void *arg)
 {
-	const struct recorder *r = arg;
+	struct recorder *r = arg;
 	const struct pm_frame *fr = &r->prof->frames[f];
-	const struct module *m;
-	uint64_t vaddr;
 
 	if (fr->nlines) {
 		const struct pm_line *outer = &r->prof->lines[fr->line0 + fr->nlines - 1];
@@ -637,12 +656,40 @@ static bool entry_frame(uint32_t f, void *arg)
 		if (unwind_is_entry_name(strtab_get(&r->prof->str, outer->func)))
 			return true;
 	}
-	if (fr->module == PM_NONE)
-		return false;
-	m = r->mods.mods[fr->module];
-	return m->kind == MODULE_FILE && m->entry &&
-	       addr_file_offset_to_vaddr(m->segs, m->nsegs, fr->addr, &vaddr) == 0 &&
-	       vaddr >= m->entry && vaddr - m->entry < 64;
+	/* Naming cut short leaves the symbolizer to the thread. */
+	return fr->module != PM_NONE && !r->cut_why &&
+	       symbolize_at_entry(&r->syms, r->mods.mods[fr->module], fr->addr);
+}
+
+/*
+ * Names every frame: the naming thread finishes what it has, and the JIT
+ * frames (left to the stop, their perf maps now complete), within
+ * --name-timeout or until a second signal.
+ */
+static void name_frames(struct recorder *r)
+{
+	int ret = 0;
+
+	model_perfmap_last_look(&r->model);
+	if (r->namer) {
+		uint64_t deadline = 0;
+
+		for (size_t i = 0; i < r->prof->nframes; i++) {
+			const struct pm_frame *f = &r->prof->frames[i];
+
+			if (f->module != PM_NONE && r->mods.mods[f->module]->kind == MODULE_PERFMAP)
+				namer_frame(r->namer, r->mods.mods[f->module], (uint32_t)i,
+					    f->addr);
+		}
+		if (r->o->name_timeout > 0)
+			deadline = now_ns() + (uint64_t)(r->o->name_timeout * 1e9);
+		ret = namer_finish(r->namer, deadline, &stop_again);
+		if (ret == -ETIMEDOUT)
+			r->cut_why = "--name-timeout";
+		else if (ret == -EINTR)
+			r->cut_why = "a second signal";
+	}
+	r->unnamed_cut = symbolize_profile(r->prof, &r->syms, r->namer, r->cut_why != NULL);
 }
 
 /* The stop: nothing sampled before it is dropped; names, then the file. */
@@ -652,10 +699,7 @@ static int record_stop(struct recorder *r, size_t *written)
 	r->end_ns = now_ns();
 	drain_all(r);
 	order_flush(&r->q, UINT64_MAX, apply, r);
-
-	prefetch_stop(r->prefetch);
-	model_perfmap_last_look(&r->model);
-	symbolize_profile(r->prof, &r->mods, r->prefetch, NULL);
+	name_frames(r);
 	if (r->unwinder)
 		stacker_settle_unwind(&r->stk, entry_frame, r);
 	add_threads(r);
@@ -728,6 +772,10 @@ static void print_summary(const struct recorder *r, size_t written)
 		r->nthreads == 1 ? "" : "s", (double)(r->end_ns - r->start_ns) / 1e9, r->o->output,
 		size);
 	symbolize_print_missing(r->prof, stderr, 5);
+	if (r->cut_why)
+		warning("naming was cut short by %s: %zu frames left without names, shown as "
+			"[module+0xOFFSET]",
+			r->cut_why, r->unnamed_cut);
 	if (r->unwinder)
 		print_unwind_summary(r);
 	if (r->lost || r->lost_samples)
@@ -743,9 +791,9 @@ static int recorder_init(struct recorder *r, const struct record_opts *o)
 	memset(r, 0, sizeof(*r));
 	r->o = o;
 	module_set_init(&r->mods);
-	r->mods.no_lines = o->no_lines;
+	symbolizer_init(&r->syms, &r->mods, o->no_lines);
 	for (size_t i = 0; i < o->ndebug_dirs; i++)
-		if (module_set_add_debug_dir(&r->mods, o->debug_dirs[i]) < 0) {
+		if (symbolizer_add_debug_dir(&r->syms, o->debug_dirs[i]) < 0) {
 			error("bad --debug-dir '%s': %s", o->debug_dirs[i], strerror(errno));
 			return -1;
 		}
@@ -754,8 +802,8 @@ static int recorder_init(struct recorder *r, const struct record_opts *o)
 	order_init(&r->q);
 	if (o->ev.dwarf_stack)
 		r->unwinder = unwinder_new(&r->model);
-	r->prefetch = prefetch_start(&r->mods);
-	stacker_init(&r->stk, &r->model, r->prof, r->unwinder, on_new_frame, r->prefetch);
+	r->namer = namer_start(&r->syms);
+	stacker_init(&r->stk, &r->model, r->prof, r->unwinder, on_new_frame, r->namer);
 	hmap_init(&r->sampled_tids);
 	hmap_init(&r->sampled_pids);
 	return 0;
@@ -766,7 +814,10 @@ static void recorder_release(struct recorder *r)
 {
 	if (!FREE_AT_EXIT)
 		return;
-	prefetch_free(r->prefetch);
+	if (r->cut_why)
+		return; /* the naming thread may still use what it would free */
+	namer_free(r->namer);
+	symbolizer_release(&r->syms);
 	attach_release(&r->att);
 	order_release(&r->q);
 	hmap_release(&r->sampled_tids);
@@ -781,15 +832,20 @@ static void recorder_release(struct recorder *r)
 int record_run(const struct record_opts *o)
 {
 	struct recorder r;
+	struct datafile_out out;
 	bool tty;
 	size_t written = 0;
 	int ret;
 
+	/*
+	 * The output exists before anything else is opened, the events above
+	 * all: its descriptor is reserved, and a bad output is said at once.
+	 */
+	if (datafile_create(&out, o->output) < 0)
+		return 1;
 	if (recorder_init(&r, o) < 0)
 		return 1;
-	/* The output exists before the events do: its descriptor is reserved. */
-	if (datafile_create(&r.out, o->output) < 0)
-		return 1;
+	r.out = out;
 	if ((ret = install_signals()) < 0) {
 		error("cannot create a pipe: %s", strerror(-ret));
 		return 1;

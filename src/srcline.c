@@ -18,7 +18,7 @@
  * per function: keyed by where its abstract origin's DIE lies in libdw's
  * data.
  */
-static const char *built_name(struct module *m, Dwarf_Die *die)
+static const char *built_name(struct symfile *f, Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Die origin = *die;
@@ -29,11 +29,11 @@ static const char *built_name(struct module *m, Dwarf_Die *die)
 
 	if (dwarf_attr(die, DW_AT_abstract_origin, &attr))
 		dwarf_formref_die(&attr, &origin);
-	slot = hmap_insert(&m->demangled, (uint64_t)(uintptr_t)origin.addr, &added);
+	slot = hmap_insert(&f->demangled, (uint64_t)(uintptr_t)origin.addr, &added);
 	if (added) {
-		if (!m->dwname)
-			m->dwname = dwname_new();
-		d = dwname_function(m->dwname, die);
+		if (!f->dwname)
+			f->dwname = dwname_new();
+		d = dwname_function(f->dwname, die);
 		if (!d && (dn = dwarf_diename(die)))
 			d = xstrdup(dn);
 		slot->val = (uintptr_t)d;
@@ -45,7 +45,7 @@ static const char *built_name(struct module *m, Dwarf_Die *die)
  * The name of a function DIE: its linkage name demangled, as
  * eu-addr2line -C shows it, else built_name.
  */
-static const char *die_name(struct module *m, Dwarf_Die *die)
+static const char *die_name(struct symfile *f, Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
 	const char *name;
@@ -57,9 +57,9 @@ static const char *die_name(struct module *m, Dwarf_Die *die)
 	if (!name)
 		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
 	if (!name)
-		return built_name(m, die);
+		return built_name(f, die);
 	/* Demangled once per name: keyed by the string's address in libdw's data. */
-	slot = hmap_insert(&m->demangled, (uint64_t)(uintptr_t)name, &added);
+	slot = hmap_insert(&f->demangled, (uint64_t)(uintptr_t)name, &added);
 	if (added) {
 		d = demangle(name);
 		slot->val = (uintptr_t)(d ? d : xstrdup(name));
@@ -77,7 +77,7 @@ struct joined_path {
  * to the unit's compilation directory. Joined once per (dir, file) pair;
  * the pair is identified by where libdw holds the two strings.
  */
-static const char *full_path(struct module *m, const char *dir, const char *file)
+static const char *full_path(struct symfile *f, const char *dir, const char *file)
 {
 	struct hmap_slot *slot;
 	struct joined_path *j;
@@ -89,7 +89,7 @@ static const char *full_path(struct module *m, const char *dir, const char *file
 		return file;
 	key = hash_u64((uintptr_t)dir) ^ hash_u64((uintptr_t)file + 0x9e3779b97f4a7c15ULL);
 	for (key |= 1;; key = hash_u64(key) | 1) {
-		slot = hmap_insert(&m->paths, key, &added);
+		slot = hmap_insert(&f->paths, key, &added);
 		if (added)
 			break;
 		j = (struct joined_path *)(uintptr_t)slot->val;
@@ -324,19 +324,19 @@ static bool scope_holds(const struct unit_scopes *u, const struct scope *sc, uin
  * (elf_symbol_rank), where DWARF names the one the source defined
  * (glibc's __GI___strcoll_l for __strcoll_l).
  */
-static const char *function_name(struct module *m, const struct unit_scopes *u,
+static const char *function_name(struct symfile *f, const struct unit_scopes *u,
 				 const struct scope *sc, uint64_t vaddr, Dwarf_Addr cubias)
 {
-	const struct sym *s = symtab_lookup(&m->syms, vaddr);
+	const struct sym *s = symtab_lookup(&f->syms, vaddr);
 	struct hmap_slot *slot;
 	const char *raw;
 	bool added;
 
-	if (!s || !scope_holds(u, sc, s->addr + m->dwbias - cubias))
-		return die_name(m, (Dwarf_Die *)&sc->die);
+	if (!s || !scope_holds(u, sc, s->addr + f->dwbias - cubias))
+		return die_name(f, (Dwarf_Die *)&sc->die);
 	/* Keyed by the name's address in the finished table, as die_name's keys. */
-	raw = symtab_name(&m->syms, s);
-	slot = hmap_insert(&m->demangled, (uint64_t)(uintptr_t)raw, &added);
+	raw = symtab_name(&f->syms, s);
+	slot = hmap_insert(&f->demangled, (uint64_t)(uintptr_t)raw, &added);
 	if (added)
 		slot->val = (uintptr_t)demangle_function(raw);
 	return (const char *)(uintptr_t)slot->val;
@@ -497,25 +497,25 @@ static void index_units(struct srcline_units *x, Dwarf *dw)
 }
 
 /* The module's units, indexed at the first lookup; NULL without DWARF. */
-static struct srcline_units *module_units(struct module *m)
+static struct srcline_units *file_units(struct symfile *f)
 {
-	struct srcline_units *x = m->lines;
+	struct srcline_units *x = f->lines;
 	Dwarf *dw;
 
 	if (x)
 		return x->ready ? x : NULL;
-	x = m->lines = xcalloc(1, sizeof(*x));
-	if (!m->dwmod)
+	x = f->lines = xcalloc(1, sizeof(*x));
+	if (!f->dwmod)
 		return NULL;
-	dw = module_dwarf(m, &x->bias);
+	dw = symfile_dwarf(f, &x->bias);
 	if (!dw) {
 		/* Compressed sections libelf skipped, or none at all. */
-		m->lines_reason = m->zreason ? m->zreason : LINES_NO_DWARF;
+		f->lines_reason = f->zreason ? f->zreason : LINES_NO_DWARF;
 		return NULL;
 	}
 	index_units(x, dw);
 	if (x->nunits == 0)
-		m->lines_reason = m->zreason ? m->zreason : LINES_NO_DWARF;
+		f->lines_reason = f->zreason ? f->zreason : LINES_NO_DWARF;
 	x->ready = true;
 	return x;
 }
@@ -580,19 +580,19 @@ static Dwarf_Line *line_at(Dwarf_Die *cu, uint64_t pc)
  * joined to the compilation directory like any other (as binutils,
  * elfutils and LLVM do, even where the two are the same).
  */
-static const char *unit_path(struct module *m, const struct unit *u, const char *file)
+static const char *unit_path(struct symfile *f, const struct unit *u, const char *file)
 {
 	size_t n;
 
 	if (u->version < 5 && file && u->comp_dir && u->comp_dir[0] != '/' &&
 	    (n = strlen(u->comp_dir)) && !strncmp(file, u->comp_dir, n) && file[n] == '/')
 		return file;
-	return full_path(m, u->comp_dir, file);
+	return full_path(f, u->comp_dir, file);
 }
 
-void srcline_release(struct module *m)
+void srcline_release(struct symfile *f)
 {
-	struct srcline_units *x = m->lines;
+	struct srcline_units *x = f->lines;
 
 	if (!x)
 		return;
@@ -602,10 +602,10 @@ void srcline_release(struct module *m)
 	free(x->ranges);
 	free(x->maxhi);
 	free(x);
-	m->lines = NULL;
+	f->lines = NULL;
 }
 
-int srcline_lookup(struct module *m, uint64_t vaddr, struct srcline *out, int max)
+int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int max)
 {
 	struct srcline_units *x;
 	struct unit *u;
@@ -615,18 +615,18 @@ int srcline_lookup(struct module *m, uint64_t vaddr, struct srcline *out, int ma
 	int line = 0, col = 0;
 	const char *file = NULL;
 
-	if (max <= 0 || !(x = module_units(m)))
+	if (max <= 0 || !(x = file_units(f)))
 		return 0;
-	pc = vaddr + m->dwbias - x->bias;
+	pc = vaddr + f->dwbias - x->bias;
 	u = unit_at(x, pc);
 	if (!u) {
-		if (!m->lines_reason)
-			m->lines_reason = LINES_UNCOVERED;
+		if (!f->lines_reason)
+			f->lines_reason = LINES_UNCOVERED;
 		return 0;
 	}
 	dl = line_at(&u->cu, pc);
 	if (dl) {
-		file = unit_path(m, u, dwarf_linesrc(dl, NULL, NULL));
+		file = unit_path(f, u, dwarf_linesrc(dl, NULL, NULL));
 		dwarf_lineno(dl, &line);
 		dwarf_linecol(dl, &col);
 	}
@@ -640,8 +640,8 @@ int srcline_lookup(struct module *m, uint64_t vaddr, struct srcline *out, int ma
 
 		out[n].func =
 			tag == DW_TAG_subprogram
-				? function_name(m, u->index, &u->index->scopes[sc], vaddr, x->bias)
-				: die_name(m, die);
+				? function_name(f, u->index, &u->index->scopes[sc], vaddr, x->bias)
+				: die_name(f, die);
 		if (!out[n].func && tag == DW_TAG_inlined_subroutine)
 			out[n].func = "??";
 		out[n].file = file;
@@ -654,8 +654,8 @@ int srcline_lookup(struct module *m, uint64_t vaddr, struct srcline *out, int ma
 		if (tag == DW_TAG_subprogram) {
 			Dwarf_Addr e;
 
-			if (dwarf_entrypc(die, &e) == 0 && e + x->bias >= m->dwbias)
-				out[n - 1].entry = e + x->bias - m->dwbias;
+			if (dwarf_entrypc(die, &e) == 0 && e + x->bias >= f->dwbias)
+				out[n - 1].entry = e + x->bias - f->dwbias;
 			out[n - 1].symbol_suffix =
 				u->lang == DW_LANG_Go &&
 				!dwarf_hasattr_integrate(die, DW_AT_linkage_name);
@@ -663,7 +663,7 @@ int srcline_lookup(struct module *m, uint64_t vaddr, struct srcline *out, int ma
 		}
 		/* The next level out runs at this level's call site. */
 		call_site(&u->cu, die, &file, &l, &c);
-		file = unit_path(m, u, file);
+		file = unit_path(f, u, file);
 		line = (int)l;
 		col = (int)c;
 	}

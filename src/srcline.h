@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "module.h"
+#include "symfile.h"
 
 #define SRCLINE_MAX_DEPTH 64
 
@@ -46,9 +46,9 @@ struct srcline {
  * most max of them. Returns the number filled; 0 when the module has no
  * DWARF for the address.
  */
-int srcline_lookup(struct module *m, uint64_t vaddr, struct srcline *out, int max);
+int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int max);
 
 /* Frees the per-unit indexes srcline_lookup built for m. */
-void srcline_release(struct module *m);
+void srcline_release(struct symfile *f);
 
 #endif

@@ -3,39 +3,12 @@
  */
 #include "config.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 
 #include "demangle.h"
+#include "namer.h"
 #include "symbolize.h"
 #include "util.h"
-
-/* A frame's levels as the prefetch thread resolved them. */
-struct cached_frame {
-	uint32_t n; /* 0: not resolved (or no name) */
-	uint64_t symoff;
-	struct srcline *lv;
-	char *symname; /* owned; lv[].func may point at it */
-};
-
-struct frame_job {
-	struct module *m;
-	uint32_t frame;
-	uint64_t addr;
-};
-
-struct prefetch {
-	struct module_set *set;
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct frame_job *jobs;
-	size_t head, n, cap;
-	bool done;
-	/* Written by the thread only, read after it has been joined. */
-	struct cached_frame *frames;
-	size_t nframes;
-};
 
 /* Kernel and perf-map frames carry absolute addresses, file frames offsets. */
 static bool absolute(const struct module *m)
@@ -44,9 +17,9 @@ static bool absolute(const struct module *m)
 }
 
 /* The symbol's name, demangled (a PLT entry's before its "@plt"); malloc'd. */
-static char *symbolize_name(const struct module *m, const struct sym *sym)
+static char *symbolize_name(const struct symfile *f, const struct sym *sym)
 {
-	const char *raw = symtab_name(&m->syms, sym);
+	const char *raw = symtab_name(&f->syms, sym);
 	size_t n = strlen(raw);
 	char *d;
 
@@ -81,24 +54,24 @@ static bool by_symbol(const struct srcline *l, const struct sym *sym, const char
 	return !strncmp(symname, l->func, n) && symname[n] == '.' && symname[n + 1];
 }
 
-int symbolize_addr(struct module_set *s, struct module *m, uint64_t addr, bool is_vaddr,
+int symbolize_addr(struct symbolizer *z, struct module *m, uint64_t addr, bool is_vaddr,
 		   struct symres *r)
 {
+	struct symfile *f = symfile_get(z, m);
 	const struct sym *sym;
 	uint64_t vaddr = addr;
 
 	memset(r, 0, sizeof(*r));
-	module_load(s, m);
 	if (!is_vaddr && !absolute(m) &&
-	    addr_file_offset_to_vaddr(m->segs, m->nsegs, addr, &vaddr) < 0)
+	    addr_file_offset_to_vaddr(f->segs, f->nsegs, addr, &vaddr) < 0)
 		return 0;
-	sym = symtab_lookup(&m->syms, vaddr);
+	sym = symtab_lookup(&f->syms, vaddr);
 	if (sym) {
 		r->symoff = vaddr - sym->addr;
-		r->symname = symbolize_name(m, sym);
+		r->symname = symbolize_name(f, sym);
 	}
-	if (!absolute(m) && !s->no_lines)
-		r->n = srcline_lookup(m, vaddr, r->lv, SRCLINE_MAX_DEPTH);
+	if (!absolute(m) && !z->no_lines)
+		r->n = srcline_lookup(f, vaddr, r->lv, SRCLINE_MAX_DEPTH);
 	if (r->n == 0 && r->symname) {
 		r->lv[0].func = r->symname;
 		r->n = 1;
@@ -111,64 +84,70 @@ int symbolize_addr(struct module_set *s, struct module *m, uint64_t addr, bool i
 	return r->n;
 }
 
+bool symbolize_at_entry(struct symbolizer *z, struct module *m, uint64_t off)
+{
+	struct symfile *f;
+	uint64_t vaddr;
+
+	if (m->kind != MODULE_FILE)
+		return false;
+	f = symfile_get(z, m);
+	return f->entry && addr_file_offset_to_vaddr(f->segs, f->nsegs, off, &vaddr) == 0 &&
+	       vaddr >= f->entry && vaddr - f->entry < 64;
+}
+
 void symres_release(struct symres *r)
 {
 	free(r->symname);
 	r->symname = NULL;
 }
 
-/* The levels of frame i: the prefetch thread's, else resolved now. */
-static int frame_levels(struct prefetch *pf, struct module_set *mods, const struct pm_frame *f,
-			size_t i, struct symres *r)
+size_t symbolize_profile(struct profile *p, struct symbolizer *z, struct namer *n, bool cut_short)
 {
-	const struct cached_frame *c = pf && i < pf->nframes ? &pf->frames[i] : NULL;
-
-	if (!c || !c->lv)
-		return symbolize_addr(mods, mods->mods[f->module], f->addr, false, r);
-	r->n = (int)c->n;
-	r->symoff = c->symoff;
-	r->symname = NULL; /* c keeps it */
-	memcpy(r->lv, c->lv, c->n * sizeof(*c->lv));
-	return r->n;
-}
-
-void symbolize_profile(struct profile *p, struct module_set *mods, struct prefetch *pf,
-		       struct symbolize_stats *st)
-{
-	struct symbolize_stats local = {0};
+	struct module_set *mods = z->mods;
 	struct symres *r = xmalloc(sizeof(*r));
+	size_t unresolved = 0;
 
 	for (size_t i = 0; i < p->nframes; i++) {
 		struct pm_frame *f = &p->frames[i];
+		bool own = false;
 
-		local.frames++;
 		if (f->module == PM_NONE || f->module >= mods->n || f->nlines)
 			continue;
-		if (!frame_levels(pf, mods, f, i, r) || !r->lv[r->n - 1].func) {
-			/* Unnamed (a place without a function is no name). */
-			symres_release(r);
-			continue;
+		if (!n || namer_levels(n, (uint32_t)i, r) < 0) {
+			if (cut_short) {
+				unresolved++;
+				continue;
+			}
+			symbolize_addr(z, mods->mods[f->module], f->addr, false, r);
+			own = true;
 		}
-		for (int k = 0; k < r->n; k++) {
-			struct pm_line l = {0};
+		if (r->n && r->lv[r->n - 1].func) {
+			/* Named (a place without a function is no name). */
+			for (int k = 0; k < r->n; k++) {
+				struct pm_line l = {0};
 
-			l.func = strtab_add(&p->str, r->lv[k].func);
-			l.file = r->lv[k].file ? strtab_add(&p->str, r->lv[k].file) : 0;
-			l.line = r->lv[k].line;
-			l.flags = r->lv[k].inlined ? PM_LINE_INLINED : 0;
-			l.symoff = k == r->n - 1 ? r->symoff : 0;
-			profile_add_line(p, (uint32_t)i, &l);
+				l.func = strtab_add(&p->str, r->lv[k].func);
+				l.file = r->lv[k].file ? strtab_add(&p->str, r->lv[k].file) : 0;
+				l.line = r->lv[k].line;
+				l.flags = r->lv[k].inlined ? PM_LINE_INLINED : 0;
+				l.symoff = k == r->n - 1 ? r->symoff : 0;
+				profile_add_line(p, (uint32_t)i, &l);
+			}
 		}
-		symres_release(r);
-		local.resolved++;
+		if (own)
+			symres_release(r);
 	}
 	free(r);
 	for (size_t i = p->nmodules; i < mods->n; i++) {
 		struct module *m = mods->mods[i];
-		char hex[2 * BUILD_ID_MAX + 1];
+		/* Cut short, the thread may still be reading z: it is not touched. */
+		struct symfile *sf = cut_short ? NULL : symfile_get(z, m);
+		char hex[2 * BUILD_ID_MAX + 1] = "";
 		uint32_t flags = 0, id;
 
-		build_id_hex(m->build_id, m->build_id_len, hex);
+		if (sf)
+			build_id_hex(sf->build_id, sf->build_id_len, hex);
 		if (m->kind == MODULE_KERNEL)
 			flags = PM_MODULE_KERNEL;
 		else if (m->kind == MODULE_VDSO)
@@ -177,14 +156,15 @@ void symbolize_profile(struct profile *p, struct module_set *mods, struct prefet
 			flags = PM_MODULE_ANON;
 		else if (m->kind == MODULE_PERFMAP)
 			flags = PM_MODULE_PERFMAP;
-		flags |= (uint32_t)m->reason << PM_MODULE_REASON_SHIFT;
-		flags |= (uint32_t)m->lines_reason << PM_MODULE_LINES_SHIFT;
+		if (sf) {
+			flags |= (uint32_t)sf->reason << PM_MODULE_REASON_SHIFT;
+			flags |= (uint32_t)sf->lines_reason << PM_MODULE_LINES_SHIFT;
+		}
 		id = profile_add_module(p, m->path, hex, flags);
-		if (m->reason)
-			p->modules[id].reason = strtab_add(&p->str, module_reason_text(m->reason));
+		if (sf && sf->reason)
+			p->modules[id].reason = strtab_add(&p->str, module_reason_text(sf->reason));
 	}
-	if (st)
-		*st = local;
+	return unresolved;
 }
 
 static int cmp_missing(const void *a, const void *b)
@@ -309,115 +289,4 @@ void symbolize_print_missing(const struct profile *p, FILE *f, size_t max)
 		fprintf(f, "perfmini: and %zu more modules with frames without lines\n", n - max);
 	free(m);
 	sbuf_release(&shown);
-}
-
-/* Resolves one frame on the prefetch thread, under its module's lock. */
-static void resolve(struct prefetch *pf, const struct frame_job *j, struct symres *r)
-{
-	struct cached_frame *c;
-
-	module_load(pf->set, j->m);
-	pthread_mutex_lock(&j->m->lock);
-	symbolize_addr(pf->set, j->m, j->addr, false, r);
-	pthread_mutex_unlock(&j->m->lock);
-	if (j->frame >= pf->nframes) {
-		size_t n = pf->nframes ? pf->nframes : 256;
-
-		while (n <= j->frame)
-			n *= 2;
-		pf->frames = xrealloc(pf->frames, n * sizeof(*pf->frames));
-		memset(pf->frames + pf->nframes, 0, (n - pf->nframes) * sizeof(*pf->frames));
-		pf->nframes = n;
-	}
-	c = &pf->frames[j->frame];
-	c->n = (uint32_t)r->n;
-	c->symoff = r->symoff;
-	c->symname = r->symname; /* kept: the levels may name it */
-	r->symname = NULL;
-	c->lv = NULL;
-	if (r->n) {
-		c->lv = xmalloc((size_t)r->n * sizeof(*c->lv));
-		memcpy(c->lv, r->lv, (size_t)r->n * sizeof(*c->lv));
-	}
-}
-
-static void *prefetch_main(void *arg)
-{
-	struct prefetch *pf = arg;
-	struct symres *r = xmalloc(sizeof(*r));
-
-	pthread_mutex_lock(&pf->lock);
-	for (;;) {
-		struct frame_job j;
-
-		while (pf->head == pf->n && !pf->done)
-			pthread_cond_wait(&pf->cond, &pf->lock);
-		if (pf->head == pf->n)
-			break;
-		j = pf->jobs[pf->head++];
-		pthread_mutex_unlock(&pf->lock);
-		resolve(pf, &j, r);
-		pthread_mutex_lock(&pf->lock);
-	}
-	pthread_mutex_unlock(&pf->lock);
-	free(r);
-	return NULL;
-}
-
-struct prefetch *prefetch_start(struct module_set *s)
-{
-	struct prefetch *pf = xcalloc(1, sizeof(*pf));
-
-	pf->set = s;
-	pthread_mutex_init(&pf->lock, NULL);
-	pthread_cond_init(&pf->cond, NULL);
-	if (pthread_create(&pf->thread, NULL, prefetch_main, pf) != 0) {
-		/* Not fatal: the stop resolves everything itself. */
-		pthread_mutex_destroy(&pf->lock);
-		pthread_cond_destroy(&pf->cond);
-		free(pf);
-		return NULL;
-	}
-	return pf;
-}
-
-void prefetch_frame(struct prefetch *pf, struct module *m, uint32_t frame, uint64_t addr)
-{
-	if (!pf || (m->kind != MODULE_FILE && m->kind != MODULE_VDSO && m->kind != MODULE_KERNEL))
-		return;
-	pthread_mutex_lock(&pf->lock);
-	xgrow(&pf->jobs, &pf->cap, pf->n + 1, sizeof(*pf->jobs));
-	pf->jobs[pf->n].m = m;
-	pf->jobs[pf->n].frame = frame;
-	pf->jobs[pf->n].addr = addr;
-	pf->n++;
-	pthread_cond_signal(&pf->cond);
-	pthread_mutex_unlock(&pf->lock);
-}
-
-void prefetch_stop(struct prefetch *pf)
-{
-	if (!pf)
-		return;
-	pthread_mutex_lock(&pf->lock);
-	pf->done = true;
-	pthread_cond_signal(&pf->cond);
-	pthread_mutex_unlock(&pf->lock);
-	pthread_join(pf->thread, NULL);
-	pthread_mutex_destroy(&pf->lock);
-	pthread_cond_destroy(&pf->cond);
-	free(pf->jobs);
-	pf->jobs = NULL;
-}
-
-void prefetch_free(struct prefetch *pf)
-{
-	if (!pf)
-		return;
-	for (size_t i = 0; i < pf->nframes; i++) {
-		free(pf->frames[i].lv);
-		free(pf->frames[i].symname);
-	}
-	free(pf->frames);
-	free(pf);
 }

@@ -1,31 +1,23 @@
 /*
- * symbolize.h - giving the frames of a profile their names.
+ * symbolize.h - giving frames their names.
  *
- * Runs once at the end of a recording, over each distinct frame once:
- * loads each module a frame points into (segments, build-id, symbols),
- * converts the frame's file offset to an ELF address (addr.h) and looks the
- * symbol up. Kernel frames go through /proc/kallsyms. A frame that finds no
- * name is left without lines; its module and offset still say where it is.
- * Afterwards the profile holds one module entry per module of the set, in
- * set order, so module ids and profile module indexes agree.
+ * A frame is a module and a file offset (or, for the kernel and JIT perf
+ * maps, an absolute address). Its names come from the module's symfile
+ * (symfile.h): the offset becomes an ELF address through the load
+ * segments (addr.h), then a symbol, and, from DWARF, source lines and the
+ * chain of inlined functions. A frame that finds no name is left without
+ * lines; its module and offset still say where it is.
  */
 #ifndef PERFMINI_SYMBOLIZE_H
 #define PERFMINI_SYMBOLIZE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "module.h"
-#include "srcline.h"
 #include "profile.h"
-
-struct symbolize_stats {
-	size_t frames, resolved;
-};
-
-struct prefetch;
-/* pf: what a stopped prefetch thread resolved, or NULL. */
-void symbolize_profile(struct profile *p, struct module_set *mods, struct prefetch *pf,
-		       struct symbolize_stats *st);
+#include "srcline.h"
+#include "symfile.h"
 
 /* Everything known of one address: its function levels, innermost first. */
 struct symres {
@@ -39,30 +31,30 @@ struct symres {
  * Resolves a frame address of m (a file offset, or an absolute address
  * for the kernel and perf maps) or, with is_vaddr, an ELF address, to its
  * levels: DWARF lines and inline chain where the module has them, the
- * symbol's name for the outermost level where DWARF names none. Returns r->n. A level's func is NULL only for the outermost
- * level of a place that neither DWARF nor the symbols name. Release with
- * symres_release.
+ * symbol's name for the outermost level where DWARF names none. Returns
+ * r->n. A level's func is NULL only for the outermost level of a place
+ * that neither DWARF nor the symbols name. Release with symres_release.
  */
-int symbolize_addr(struct module_set *s, struct module *m, uint64_t addr, bool is_vaddr,
+int symbolize_addr(struct symbolizer *z, struct module *m, uint64_t addr, bool is_vaddr,
 		   struct symres *r);
 void symres_release(struct symres *r);
 
 /*
- * Symbolizing while recording. Each new frame is handed to a thread that
- * resolves it (loading its module's symbols and DWARF the first time), so
- * that at the stop only the frames of the last moments are left to do.
- * The thread touches modules only under their lock; its results are read
- * after prefetch_stop has joined it. Perf-map (JIT) frames are left to
- * the stop: the map keeps growing while the program runs.
+ * Whether file offset off of m is the code at its ELF entry point (the
+ * first 64 bytes: _start), for a binary whose symbols do not say so.
  */
-struct prefetch;
+bool symbolize_at_entry(struct symbolizer *z, struct module *m, uint64_t off);
 
-struct prefetch *prefetch_start(struct module_set *s);
-/* Queues frame id frame, at addr of m, for resolution (recorder thread). */
-void prefetch_frame(struct prefetch *pf, struct module *m, uint32_t frame, uint64_t addr);
-/* Resolves what is still queued, then joins the thread. */
-void prefetch_stop(struct prefetch *pf);
-void prefetch_free(struct prefetch *pf);
+struct namer;
+
+/*
+ * Gives the frames of p their lines: from what the naming thread n
+ * resolved, else resolved now through z unless n was cut short (then
+ * they stay unnamed). Then adds one module entry per module of z's set,
+ * in set order, so that module ids and profile module indexes agree.
+ * Returns how many frames stayed unresolved because naming was cut short.
+ */
+size_t symbolize_profile(struct profile *p, struct symbolizer *z, struct namer *n, bool cut_short);
 
 /* Per module, how many sampled frames have no name, and no source line. */
 struct missing {

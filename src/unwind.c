@@ -4,11 +4,16 @@
 #include "config.h"
 
 #include <asm/perf_regs.h>
+#include <errno.h>
+#include <gelf.h>
 #include <libunwind.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "addr.h"
+#include "elfread.h"
 #include "unwind.h"
 #include "util.h"
 
@@ -35,7 +40,7 @@ struct uctx {
 	 * .plt entry is one) from the table's bytes at every step.
 	 */
 	struct {
-		struct module *m;
+		const struct unwind_image *img;
 		uint64_t bias;
 	} seen[8];
 	unsigned nseen;
@@ -43,7 +48,9 @@ struct uctx {
 
 struct unwinder {
 	struct model *model;
-	struct hmap spaces; /* pid + 1 -> unw_addr_space_t */
+	struct hmap spaces;	      /* pid + 1 -> unw_addr_space_t */
+	struct unwind_image **images; /* by module id; NULL until first needed */
+	size_t nimages;
 };
 
 /* libunwind's register numbers to perf's. */
@@ -122,12 +129,94 @@ static int sample_reg(const struct rec_sample *s, int r, uint64_t *v)
 	return 0;
 }
 
-/* Reads 8 bytes at file offset off of a prepared module. */
-static int read_file(const struct module *m, uint64_t off, uint64_t *v)
+/* Images. */
+
+int unwind_image_open(struct unwind_image *img, const struct module *m)
 {
-	if (off > m->nbytes || m->nbytes - off < 8)
+	struct stat st;
+	Elf *e = NULL;
+	size_t phnum;
+	int n;
+
+	memset(img, 0, sizeof(*img));
+	if (m->kind == MODULE_VDSO) {
+		if (module_vdso_copy(&img->copy, &img->nbytes) < 0)
+			return -ENOENT;
+		img->bytes = img->copy;
+	} else if (m->kind == MODULE_FILE && m->fd >= 0) {
+		void *p;
+
+		if (fstat(m->fd, &st) < 0 || st.st_size <= 0)
+			return -ENOENT;
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, m->fd, 0);
+		if (p == MAP_FAILED)
+			return -errno;
+		img->bytes = p;
+		img->nbytes = (size_t)st.st_size;
+	} else {
+		return -ENOENT;
+	}
+	elf_version(EV_CURRENT);
+	e = elf_memory((char *)(uintptr_t)img->bytes, img->nbytes);
+	if (!e || (n = elf_read_segments(e, &img->segs)) <= 0) {
+		if (e)
+			elf_end(e);
+		unwind_image_close(img);
+		return -ENOEXEC;
+	}
+	img->nsegs = (size_t)n;
+	if (elf_getphdrnum(e, &phnum) == 0) {
+		for (size_t i = 0; i < phnum; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_GNU_EH_FRAME) {
+				img->eh_hdr_vaddr = ph.p_vaddr;
+				img->eh_hdr_size = ph.p_memsz;
+			}
+		}
+	}
+	elf_end(e);
+	return 0;
+}
+
+void unwind_image_close(struct unwind_image *img)
+{
+	if (img->copy)
+		free(img->copy);
+	else if (img->bytes)
+		munmap((void *)(uintptr_t)img->bytes, img->nbytes);
+	free(img->segs);
+	memset(img, 0, sizeof(*img));
+}
+
+/* The image of m, opened on first use; NULL when it cannot be read. */
+static const struct unwind_image *image_of(struct unwinder *u, const struct module *m)
+{
+	if (m->id >= u->nimages) {
+		size_t n = u->nimages ? u->nimages : 64;
+
+		while (n <= m->id)
+			n *= 2;
+		u->images = xrealloc(u->images, n * sizeof(*u->images));
+		memset(u->images + u->nimages, 0, (n - u->nimages) * sizeof(*u->images));
+		u->nimages = n;
+	}
+	if (!u->images[m->id]) {
+		struct unwind_image *img = xcalloc(1, sizeof(*img));
+
+		if (unwind_image_open(img, m) < 0)
+			img->nbytes = 0; /* tried: stays unreadable */
+		u->images[m->id] = img;
+	}
+	return u->images[m->id]->bytes ? u->images[m->id] : NULL;
+}
+
+/* Reads 8 bytes at file offset off of an image. */
+static int read_file(const struct unwind_image *img, uint64_t off, uint64_t *v)
+{
+	if (off > img->nbytes || img->nbytes - off < 8)
 		return -1;
-	*v = load_u64(m->bytes + off);
+	*v = load_u64(img->bytes + off);
 	return 0;
 }
 
@@ -135,27 +224,28 @@ static int read_file(const struct module *m, uint64_t off, uint64_t *v)
 static int read_module(struct uctx *c, uint64_t a, uint64_t *v)
 {
 	const struct mapping *map = model_find(c->u->model, c->pid, a);
+	const struct unwind_image *img;
 	uint64_t off;
 
-	if (map && map->mod && module_prepare_unwind(map->mod) == 0)
-		return read_file(map->mod, addr_to_file_offset(a, map->start, map->pgoff), v);
+	if (map && map->mod && (img = image_of(c->u, map->mod)))
+		return read_file(img, addr_to_file_offset(a, map->start, map->pgoff), v);
 	for (unsigned i = 0; i < c->nseen; i++) {
-		struct module *m = c->seen[i].m;
-
-		if (addr_vaddr_to_file_offset(m->segs, m->nsegs, a - c->seen[i].bias, &off) == 0)
-			return read_file(m, off, v);
+		img = c->seen[i].img;
+		if (addr_vaddr_to_file_offset(img->segs, img->nsegs, a - c->seen[i].bias, &off) ==
+		    0)
+			return read_file(img, off, v);
 	}
 	return -1;
 }
 
-static void note_seen(struct uctx *c, struct module *m, uint64_t bias)
+static void note_seen(struct uctx *c, const struct unwind_image *img, uint64_t bias)
 {
 	for (unsigned i = 0; i < c->nseen; i++)
-		if (c->seen[i].m == m)
+		if (c->seen[i].img == img)
 			return;
 	if (c->nseen == ARRAY_SIZE(c->seen))
 		c->nseen = 0; /* the oldest go: they are the outer frames' */
-	c->seen[c->nseen].m = m;
+	c->seen[c->nseen].img = img;
 	c->seen[c->nseen].bias = bias;
 	c->nseen++;
 }
@@ -254,19 +344,19 @@ static int read_encoded(const unsigned char *p, const unsigned char *end, uint8_
 }
 
 /*
- * Prepares the module of mapping map for reading and notes it as seen;
- * *bias gets its load bias. Returns 0, or -1 when it cannot be read.
+ * The image of mapping map's module, noted as seen; *bias gets its load
+ * bias. NULL when it cannot be read.
  */
-static int see_mapping(struct uctx *c, const struct mapping *map, uint64_t *bias)
+static const struct unwind_image *see_mapping(struct uctx *c, const struct mapping *map,
+					      uint64_t *bias)
 {
-	struct module *m = map ? map->mod : NULL;
+	const struct unwind_image *img = map && map->mod ? image_of(c->u, map->mod) : NULL;
 
-	if (!m || module_prepare_unwind(m) < 0 ||
-	    addr_load_bias(m->segs, m->nsegs, map->start, map->end, map->pgoff, map->prot, bias) <
-		    0)
-		return -1;
-	note_seen(c, m, *bias);
-	return 0;
+	if (!img || addr_load_bias(img->segs, img->nsegs, map->start, map->end, map->pgoff,
+				   map->prot, bias) < 0)
+		return NULL;
+	note_seen(c, img, *bias);
+	return img;
 }
 
 static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
@@ -274,21 +364,22 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 {
 	struct uctx *c = arg;
 	const struct mapping *map = model_find(c->u->model, c->pid, ip);
-	struct module *m = map ? map->mod : NULL;
+	const struct unwind_image *img;
 	const unsigned char *hdr, *end;
 	uint64_t bias, hdr_off, hdr_rt, eh_frame, count;
 	size_t l1, l2;
 	unw_dyn_info_t di;
 
-	if (see_mapping(c, map, &bias) < 0 || !m->eh_hdr_vaddr ||
-	    addr_vaddr_to_file_offset(m->segs, m->nsegs, m->eh_hdr_vaddr, &hdr_off) < 0 ||
-	    hdr_off + 4 > m->nbytes) {
+	img = see_mapping(c, map, &bias);
+	if (!img || !img->eh_hdr_vaddr ||
+	    addr_vaddr_to_file_offset(img->segs, img->nsegs, img->eh_hdr_vaddr, &hdr_off) < 0 ||
+	    hdr_off + 4 > img->nbytes) {
 		c->no_info = true;
 		return -UNW_ENOINFO;
 	}
-	hdr = m->bytes + hdr_off;
-	end = m->bytes + m->nbytes;
-	hdr_rt = bias + m->eh_hdr_vaddr;
+	hdr = img->bytes + hdr_off;
+	end = img->bytes + img->nbytes;
+	hdr_rt = bias + img->eh_hdr_vaddr;
 	/* version 1; the search table must be datarel sdata4 pairs */
 	if (hdr[0] != 1 || hdr[3] != 0x3b ||
 	    read_encoded(hdr + 4, end, hdr[1], hdr_rt + 4, &eh_frame, &l1) < 0 ||
@@ -334,6 +425,12 @@ void unwinder_free(struct unwinder *u)
 		if (u->spaces.slots[i].key)
 			unw_destroy_addr_space((unw_addr_space_t)(uintptr_t)u->spaces.slots[i].val);
 	hmap_release(&u->spaces);
+	for (size_t i = 0; i < u->nimages; i++) {
+		if (u->images[i])
+			unwind_image_close(u->images[i]);
+		free(u->images[i]);
+	}
+	free(u->images);
 	free(u);
 }
 

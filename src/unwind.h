@@ -13,10 +13,31 @@
 #define PERFMINI_UNWIND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "addr.h"
 #include "decode.h"
 #include "proc.h"
+
+/*
+ * What unwinding reads of a module: its file's bytes (mapped, or a copy
+ * of the vdso), its load segments and where its .eh_frame_hdr is. The
+ * unwinder opens one per module the first time a stack goes through it.
+ */
+struct unwind_image {
+	const unsigned char *bytes;
+	size_t nbytes;
+	unsigned char *copy; /* the vdso: bytes points at it (else bytes is mapped) */
+	struct load_seg *segs;
+	size_t nsegs;
+	uint64_t eh_hdr_vaddr; /* PT_GNU_EH_FRAME, 0 when the file has none */
+	uint64_t eh_hdr_size;
+};
+
+/* Opens m's image: 0, or -errno (img is then empty). */
+int unwind_image_open(struct unwind_image *img, const struct module *m);
+void unwind_image_close(struct unwind_image *img);
 
 /* The user registers a DWARF-mode sample asks for (x86-64). */
 uint64_t unwind_regs_mask(void);

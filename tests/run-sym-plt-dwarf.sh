@@ -5,6 +5,8 @@
 # evaluates from the unwind table's bytes at every step, also for an
 # address whose unwind information it has cached; those bytes must stay
 # readable then (sym-plt: lazy .plt; sym-plt-ibt: IBT .plt.sec, -z now).
+# At most 5% of the samples in PLT entries, or one, may lose their callers
+# (a sample at an entry's very first byte, of a few dozen, now and then).
 set -eu
 . "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$srcdir/tests/symlib.sh"
@@ -19,10 +21,11 @@ for t in sym-plt sym-plt-ibt; do
 	set -- $(sym_shares "$tmp/$t.folded" "$t" ';main;plt_loop;[^;]+@plt$')
 	kept=$1
 	say "$t: $in_plt samples in a PLT entry, $kept of them with main;plt_loop as callers"
-	if [ "$in_plt" -lt 5 ] || [ $((kept * 100)) -lt $((in_plt * 95)) ]; then
+	lost=$((in_plt - kept))
+	if [ "$in_plt" -lt 5 ] || { [ "$lost" -gt 1 ] && [ $((kept * 100)) -lt $((in_plt * 95)) ]; }; then
 		say "the heaviest stacks were:"
 		top_stacks "$tmp/$t.folded" 10 >&3
 		[ "$in_plt" -ge 5 ] || fail "$t: only $in_plt samples in a PLT entry (need >= 5)"
-		fail "$t: only $kept of $in_plt samples in a PLT entry keep their callers (need >= 95%)"
+		fail "$t: only $kept of $in_plt samples in a PLT entry keep their callers (need >= 95%, or all but one)"
 	fi
 done

@@ -169,7 +169,7 @@ static struct image make_elf(const uint8_t *abbrev, size_t na, const uint8_t *in
 	return im;
 }
 
-static void lookup(struct module_set *s, struct module *m, uint64_t vaddr)
+static void lookup(struct symbolizer *s, struct module *m, uint64_t vaddr)
 {
 	struct symres r;
 	int n = symbolize_addr(s, m, vaddr, true, &r);
@@ -189,6 +189,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	size_t na, ni, done = 0;
 	struct module_set s;
+	struct symbolizer z;
 	struct module_key k;
 	struct module *m;
 	struct image im;
@@ -223,12 +224,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	k.ino = st.st_ino;
 
 	module_set_init(&s);
+	symbolizer_init(&z, &s, false);
 	m = module_set_get(&s, &k, 0, 0, 0);
 	if (m->kind != MODULE_FILE || m->fd < 0)
 		abort();
-	module_load(&s, m);
 	for (uint64_t a = TEXT_ADDR; a < TEXT_ADDR + TEXT_SIZE; a += TEXT_SIZE / 8)
-		lookup(&s, m, a);
+		lookup(&z, m, a);
+	symbolizer_release(&z);
 	module_set_release(&s);
 	return 0;
 }

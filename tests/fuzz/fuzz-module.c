@@ -1,8 +1,8 @@
 /*
  * fuzz-module.c - libFuzzer harness for the whole symbolization of a
  * binary the profiled program mapped: arbitrary bytes written to a file,
- * pinned as a module, loaded (module_load: segments, build-id, symbols
- * through libdwfl, separate debug files), prepared for unwinding, and
+ * pinned as a module, loaded (symfile_get: segments, build-id, symbols
+ * through libdwfl, separate debug files), opened for unwinding, and
  * asked for the names, source lines and inline chains (symbolize_addr,
  * srcline.c over libdw) of a few addresses. Kept bounded: at most 16
  * addresses an input.
@@ -26,6 +26,7 @@
 #include "fuzz-util.h"
 #include "module.h"
 #include "symbolize.h"
+#include "unwind.h"
 #include "util.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -67,7 +68,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void lookup(struct module_set *s, struct module *m, uint64_t addr, bool is_vaddr)
+static void lookup(struct symbolizer *s, struct module *m, uint64_t addr, bool is_vaddr)
 {
 	struct symres r;
 	int n = symbolize_addr(s, m, addr, is_vaddr, &r);
@@ -86,8 +87,11 @@ static void lookup(struct module_set *s, struct module *m, uint64_t addr, bool i
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct module_set s;
+	struct symbolizer z;
+	struct unwind_image img;
 	struct module_key k;
 	struct module *m;
+	struct symfile *f;
 	struct stat st;
 	size_t done = 0;
 	int probes = 0;
@@ -109,26 +113,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	k.ino = st.st_ino;
 
 	module_set_init(&s);
+	symbolizer_init(&z, &s, false);
 	m = module_set_get(&s, &k, 0, 0, 0);
 	if (m->kind != MODULE_FILE || m->fd < 0)
 		abort();
-	module_load(&s, m);
-	fuzz_check_symtab(&m->syms);
-	if (m->build_id_len > BUILD_ID_MAX)
+	f = symfile_get(&z, m);
+	fuzz_check_symtab(&f->syms);
+	if (f->build_id_len > BUILD_ID_MAX)
 		abort();
 
 	/* File offsets in each segment, the symbols' own addresses, and a few from the input. */
-	for (size_t i = 0; i < m->nsegs && probes < 16; i++, probes += 2) {
-		lookup(&s, m, m->segs[i].offset, false);
-		lookup(&s, m, m->segs[i].offset + m->segs[i].filesz / 2, false);
+	for (size_t i = 0; i < f->nsegs && probes < 16; i++, probes += 2) {
+		lookup(&z, m, f->segs[i].offset, false);
+		lookup(&z, m, f->segs[i].offset + f->segs[i].filesz / 2, false);
 	}
-	for (size_t i = 0; i < m->syms.n && probes < 16; i += 1 + m->syms.n / 4, probes++)
-		lookup(&s, m, m->syms.syms[i].addr + m->syms.syms[i].size / 2, true);
+	for (size_t i = 0; i < f->syms.n && probes < 16; i += 1 + f->syms.n / 4, probes++)
+		lookup(&z, m, f->syms.syms[i].addr + f->syms.syms[i].size / 2, true);
 	for (size_t i = 0; i + 8 <= size && probes < 16 && i < 64; i += 8, probes++)
-		lookup(&s, m, load_u64(data + size - 8 - i), i & 8);
+		lookup(&z, m, load_u64(data + size - 8 - i), i & 8);
 
-	if (module_prepare_unwind(m) == 0 && m->bytes && m->nbytes != size)
-		abort();
+	if (unwind_image_open(&img, m) == 0) {
+		if (img.nbytes != size)
+			abort();
+		unwind_image_close(&img);
+	}
+	symbolizer_release(&z);
 	module_set_release(&s);
 	return 0;
 }
