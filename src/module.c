@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <linux/openat2.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -73,6 +75,24 @@ static bool same_file(const struct stat *st, const struct module_key *k)
 }
 
 /*
+ * Whether the file open at fd (st its status) is the one k names, by its
+ * inode: the device may differ without the file differing (btrfs gives
+ * each subvolume a device of its own, the kernel's records name the file
+ * system's). On an overlay file system the records name the file beneath,
+ * whose inode differs from the overlay's: there the link of
+ * /proc/PID/map_files, which the kernel keeps to the mapped file itself,
+ * is trusted.
+ */
+static bool same_mapped_file(int fd, const struct stat *st, const struct module_key *k)
+{
+	struct statfs sf;
+
+	if (!k->ino || st->st_ino == k->ino)
+		return true;
+	return fstatfs(fd, &sf) == 0 && sf.f_type == OVERLAYFS_SUPER_MAGIC;
+}
+
+/*
  * Opens a regular file for reading without side effects: first as O_PATH
  * (no open of a device, no wait on a FIFO), with the links along path
  * resolved by the kernel as resolve says (RESOLVE_IN_ROOT keeps them inside
@@ -129,7 +149,13 @@ static int pin(const struct module_key *k, pid_t pid, uint64_t start, uint64_t e
 		if (fd >= 0) {
 			int rd = -1;
 
-			if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+			/*
+			 * The mapping there now may be another file's (an exec or
+			 * a dlopen since the record was written): never trusted
+			 * unless it is the file the record names.
+			 */
+			if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+			    same_mapped_file(fd, &st, k)) {
 				snprintf(buf, sizeof(buf), "/proc/self/fd/%d", fd);
 				rd = open(buf, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 			}

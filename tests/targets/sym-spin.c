@@ -7,9 +7,10 @@
  *   -DSYM_BIG_RODATA=BYTES  a read-only array of that size, placed before
  *                           the code by the linker
  *
- * Usage: PROG [-w] [SECONDS]
+ * Usage: PROG [-w] [SECONDS [NEXT [ARG...]]]
  *   -w       print a ready line and wait for SIGUSR1 before spinning
  *   SECONDS  CPU seconds spent in the hot function (default 1)
+ *   NEXT     a program to exec afterwards, with its arguments
  */
 #include "sym-hot.h"
 
@@ -51,15 +52,16 @@ int main(int argc, char **argv)
 	}
 	if (i < argc)
 		secs = sym_seconds(prog, argv[i++]);
-	if (i < argc) {
-		fprintf(stderr, "usage: %s [-w] [SECONDS]\n", prog);
-		return 2;
-	}
 #ifdef SYM_BIG_RODATA
 	x += sym_big_rodata[(unsigned)argc % SYM_BIG_RODATA];
 #endif
 	while (sym_thread_cpu() < secs)
 		x = SYM_HOT(x);
 	sym_spin_sink = x;
+	if (i < argc) {
+		execv(argv[i], argv + i);
+		fprintf(stderr, "%s: cannot exec %s: %s\n", prog, argv[i], strerror(errno));
+		return 2;
+	}
 	return 0;
 }
