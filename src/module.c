@@ -217,8 +217,12 @@ struct module *module_set_get(struct module_set *s, const struct module_key *k, 
 			return s->mods[slot->val];
 	}
 	m = add_module(s, slot, k);
-	if (m->kind == MODULE_FILE)
+	if (m->kind == MODULE_FILE) {
+		errno = 0;
 		m->fd = pin(k, pid, start, end);
+		if (m->fd < 0 && (errno == EMFILE || errno == ENFILE))
+			m->pin_error = errno;
+	}
 	return m;
 }
 
@@ -331,7 +335,10 @@ int module_perfmap_open(struct module *m)
 {
 	if (m->fd >= 0)
 		return 0;
+	errno = 0;
 	m->fd = open_perfmap(m);
+	if (m->fd < 0 && (errno == EMFILE || errno == ENFILE))
+		m->pin_error = errno;
 	return m->fd >= 0 ? 0 : -ENOENT;
 }
 
@@ -378,6 +385,8 @@ const char *module_reason_text(enum module_reason r)
 		       "built without frame pointers, or lost records)";
 	case REASON_VDSO:
 		return "the vdso image could not be read";
+	case REASON_NO_DESCRIPTORS:
+		return "perfmini ran out of file descriptors to read it";
 	}
 	return "";
 }
@@ -429,6 +438,9 @@ const char *module_reason_fix(enum module_reason r)
 		return "keep the binary in place until perfmini has seen it";
 	case REASON_ANON:
 		return "have the runtime write /tmp/perf-PID.map (e.g. node --perf-basic-prof)";
+	case REASON_NO_DESCRIPTORS:
+		return "raise the limit on open files ('ulimit -n', or LimitNOFILE= for a "
+		       "service)";
 	case REASON_KERNEL_HIDDEN:
 		return "run as root or set kernel.kptr_restrict=0";
 	case REASON_NO_MAPPING:

@@ -28,29 +28,35 @@ enum module_kind {
 	MODULE_PERFMAP, /* a JIT's /tmp/perf-PID.map; frame addresses are absolute */
 };
 
-/* Why a module's frames may lack names; see module_reason_text(). */
+/*
+ * Why a module's frames may lack names; see module_reason_text(). The
+ * numbers are stored in data files (perfmini-data(5)): never renumber
+ * them, only add at the end.
+ */
 enum module_reason {
 	REASON_NONE = 0,
-	REASON_STRIPPED,      /* only .dynsym: internal functions have no names */
-	REASON_NO_SYMBOLS,    /* no symbol table at all */
-	REASON_FILE_GONE,     /* the file could not be opened */
-	REASON_NOT_ELF,	      /* the file is not ELF */
-	REASON_ANON,	      /* executable memory with no file and no perf map */
-	REASON_KERNEL_HIDDEN, /* kallsyms shows no addresses */
-	REASON_NO_MAPPING,    /* the address was in no known mapping */
-	REASON_VDSO,	      /* the vdso image could not be read */
+	REASON_STRIPPED = 1,	   /* only .dynsym: internal functions have no names */
+	REASON_NO_SYMBOLS = 2,	   /* no symbol table at all */
+	REASON_FILE_GONE = 3,	   /* the file could not be opened */
+	REASON_NOT_ELF = 4,	   /* the file is not ELF */
+	REASON_ANON = 5,	   /* executable memory with no file and no perf map */
+	REASON_KERNEL_HIDDEN = 6,  /* kallsyms shows no addresses */
+	REASON_NO_MAPPING = 7,	   /* the address was in no known mapping */
+	REASON_VDSO = 8,	   /* the vdso image could not be read */
+	REASON_NO_DESCRIPTORS = 9, /* perfmini ran out of file descriptors */
 };
 
 /*
  * Why frames of a module that have names may lack source lines; see
- * module_lines_text(). Set when the module's DWARF is first read.
+ * module_lines_text(). Set when the module's DWARF is first read. Stored
+ * in data files like enum module_reason: never renumbered.
  */
 enum module_lines {
 	LINES_OK = 0,
-	LINES_NO_DWARF,	     /* no DWARF in the file nor in a debug file found */
-	LINES_COMPRESSION,   /* debug sections compressed with an unknown method */
-	LINES_EXPAND_FAILED, /* compressed debug sections that do not expand */
-	LINES_UNCOVERED,     /* code in no DWARF unit: built without -g, assembly */
+	LINES_NO_DWARF = 1,	 /* no DWARF in the file nor in a debug file found */
+	LINES_COMPRESSION = 2,	 /* debug sections compressed with an unknown method */
+	LINES_EXPAND_FAILED = 3, /* compressed debug sections that do not expand */
+	LINES_UNCOVERED = 4,	 /* code in no DWARF unit: built without -g, assembly */
 };
 
 /*
@@ -68,8 +74,9 @@ struct module {
 	char *path;
 	uint32_t maj, min;
 	uint64_t ino;
-	int fd;	      /* pinned file, -1 when it could not be opened */
-	uint32_t pid; /* MODULE_PERFMAP: whose map */
+	int fd;	       /* pinned file, -1 when it could not be opened */
+	int pin_error; /* why not: the errno of the last attempt (0: gone, or another file) */
+	uint32_t pid;  /* MODULE_PERFMAP: whose map */
 };
 
 struct module_set {

@@ -86,8 +86,11 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		*debuginfo_file_name = xstrdup(f->zname);
 		return fcntl(f->zfd, F_DUPFD_CLOEXEC, 0);
 	}
+	errno = 0;
 	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
 					  debuglink_crc, debuginfo_file_name);
+	if (fd < 0 && f && (errno == EMFILE || errno == ENFILE))
+		f->debug_no_fd = true;
 	if (fd < 0 || !f || f->zname)
 		return fd;
 	x = fcntl(fd, F_DUPFD_CLOEXEC, 0);
@@ -213,20 +216,30 @@ int perfmap_parse(FILE *f, struct symtab *t)
 	return n;
 }
 
+/* Whether err means that perfmini has no descriptor left. */
+static bool out_of_descriptors(int err)
+{
+	return err == EMFILE || err == ENFILE;
+}
+
 static int load_perfmap(struct symfile *f)
 {
 	FILE *map;
 	int fd;
 
 	if (f->mod->fd < 0) {
-		f->reason = REASON_ANON; /* the runtime never wrote one we could read */
+		/* The runtime never wrote one we could read, or we could not open it. */
+		f->reason =
+			out_of_descriptors(f->mod->pin_error) ? REASON_NO_DESCRIPTORS : REASON_ANON;
 		return -ENOENT;
 	}
 	fd = dup(f->mod->fd);
 	if (fd < 0 || !(map = fdopen(fd, "r"))) {
+		int err = errno;
+
 		if (fd >= 0)
 			close(fd);
-		f->reason = REASON_FILE_GONE;
+		f->reason = out_of_descriptors(err) ? REASON_NO_DESCRIPTORS : REASON_FILE_GONE;
 		return -EIO;
 	}
 	rewind(map);
@@ -336,16 +349,19 @@ int symfile_dwfl_reload(struct symfile *f)
  * Symbols through libdwfl: it picks the best table among the file's own
  * .symtab, a separate debug file and MiniDebugInfo, plus .dynsym. Adds
  * them to f->syms in the file's ELF address space, with the PLT's
- * entries; returns the count.
+ * entries; returns the count, or -EMFILE or -ENFILE when there was no
+ * descriptor to read them with.
  */
 static int dwfl_symbols(struct symfile *f)
 {
 	const char *debugfile = NULL;
 	GElf_Addr bias;
 	Elf *elf;
-	int n, plt, added = 0;
+	int n, plt, added = 0, ret;
 
-	if (dwfl_report(f) < 0 || !(elf = dwfl_module_getelf(f->dwmod, &bias)))
+	if ((ret = dwfl_report(f)) < 0)
+		return out_of_descriptors(-ret) ? ret : 0;
+	if (!(elf = dwfl_module_getelf(f->dwmod, &bias)))
 		return 0;
 	n = dwfl_module_getsymtab(f->dwmod);
 	for (int i = 1; i < n; i++) {
@@ -399,7 +415,8 @@ static int load_file(struct symfile *f)
 	int n, ret = 0;
 
 	if (f->mod->fd < 0) {
-		f->reason = REASON_FILE_GONE;
+		f->reason = out_of_descriptors(f->mod->pin_error) ? REASON_NO_DESCRIPTORS
+								  : REASON_FILE_GONE;
 		return -ENOENT;
 	}
 	e = elf_begin(f->mod->fd, ELF_C_READ_MMAP, NULL);
@@ -415,12 +432,17 @@ static int load_file(struct symfile *f)
 	symtab_init(&own);
 	f->symsrc = elf_read_symbols(e, &own);
 	symtab_release(&own);
-	if (dwfl_symbols(f) <= 0) {
+	n = dwfl_symbols(f);
+	if (n < 0) {
+		f->reason = REASON_NO_DESCRIPTORS;
+		ret = n;
+	} else if (n == 0) {
 		f->reason = REASON_NO_SYMBOLS;
 		ret = -ENOENT;
 	} else if (f->symsrc != ELF_SYMS_SYMTAB && !f->debugfile &&
 		   !has_section(e, ".gnu_debugdata")) {
-		f->reason = REASON_STRIPPED; /* names, but only the exported ones */
+		/* Names, but only the exported ones: none else, or none we could open. */
+		f->reason = f->debug_no_fd ? REASON_NO_DESCRIPTORS : REASON_STRIPPED;
 	}
 out:
 	if (e)

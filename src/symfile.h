@@ -60,6 +60,7 @@ struct symfile {
 	int zfd;
 	char *zname;
 	bool zreloaded;
+	bool debug_no_fd; /* the search for a debug file ran out of descriptors */
 
 	/* srcline.c's and dwname.c's caches. */
 	struct hmap demangled;	     /* linkage name in libdw's data -> malloc'd display name */
