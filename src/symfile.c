@@ -186,16 +186,20 @@ static int load_kernel(struct symfile *f)
 	return 0;
 }
 
-int perfmap_parse(FILE *f, struct symtab *t)
+int perfmap_parse(FILE *f, struct symtab *t, size_t max_bytes)
 {
 	char *line = NULL;
-	size_t cap = 0;
+	size_t cap = 0, read = 0;
+	ssize_t len;
 	int n = 0;
 
-	while (getline(&line, &cap, f) > 0) {
+	while ((len = getline(&line, &cap, f)) > 0) {
 		unsigned long long start, size;
 		char *p = line, *end;
 
+		read += (size_t)len;
+		if (read > max_bytes)
+			break;
 		errno = 0;
 		start = strtoull(p, &end, 16);
 		if (errno || end == p || *end != ' ')
@@ -243,7 +247,7 @@ static int load_perfmap(struct symfile *f)
 		return -EIO;
 	}
 	rewind(map);
-	perfmap_parse(map, &f->syms);
+	perfmap_parse(map, &f->syms, PERFMAP_MAX_BYTES);
 	fclose(map);
 	if (!f->syms.n) {
 		f->reason = REASON_NO_SYMBOLS;

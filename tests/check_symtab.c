@@ -18,6 +18,7 @@
 #include "addr.h"
 #include "elfread.h"
 #include "proc.h"
+#include "symfile.h"
 #include "symtab.h"
 #include "unit-helpers.h"
 #include "util.h"
@@ -214,6 +215,36 @@ static bool has_name(const struct symtab *t, const char *name)
 			return true;
 	return false;
 }
+
+/* A perf map, and one read only as far as a limit allows. */
+START_TEST(test_perfmap)
+{
+	const char *text = "1000 10 first\n"
+			   "bad line\n"
+			   "2000 20 second one\n"
+			   "3000 0 sizeless\n"
+			   "4000 40 third\n";
+	struct symtab t;
+	FILE *f;
+
+	symtab_init(&t);
+	f = unit_text_stream(text);
+	ck_assert_int_eq(perfmap_parse(f, &t, 1 << 20), 3);
+	fclose(f);
+	ck_assert_str_eq(symtab_name(&t, symtab_lookup(&t, 0x2010)), "second one");
+	ck_assert_ptr_null(symtab_lookup(&t, 0x3000));
+	symtab_release(&t);
+
+	/* 40 bytes: the first three lines (14 + 9 + 19 bytes end at 42). */
+	symtab_init(&t);
+	f = unit_text_stream(text);
+	ck_assert_int_eq(perfmap_parse(f, &t, 40), 1);
+	fclose(f);
+	ck_assert_ptr_nonnull(symtab_lookup(&t, 0x1000));
+	ck_assert_ptr_null(symtab_lookup(&t, 0x2000));
+	symtab_release(&t);
+}
+END_TEST
 
 START_TEST(test_kallsyms)
 {
@@ -632,6 +663,7 @@ static Suite *symtab_suite(void)
 	tc = tcase_create("kallsyms");
 	tcase_add_test(tc, test_kallsyms);
 	tcase_add_test(tc, test_kallsyms_restricted);
+	tcase_add_test(tc, test_perfmap);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("aliases");

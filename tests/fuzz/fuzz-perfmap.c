@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f = fmemopen((void *)(uintptr_t)data, size, "r");
 	if (!f)
 		abort();
-	n = perfmap_parse(f, &t);
+	n = perfmap_parse(f, &t, 1 << 16);
 	fclose(f);
 	if (n < 0 || t.n > (size_t)n)
 		abort();
