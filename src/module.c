@@ -387,6 +387,9 @@ const char *module_reason_text(enum module_reason r)
 		return "the vdso image could not be read";
 	case REASON_NO_DESCRIPTORS:
 		return "perfmini ran out of file descriptors to read it";
+	case REASON_CHANGED:
+		return "its file (or debug file) was cut short while perfmini read it: frames "
+		       "met after that have no names";
 	}
 	return "";
 }
@@ -441,6 +444,8 @@ const char *module_reason_fix(enum module_reason r)
 	case REASON_NO_DESCRIPTORS:
 		return "raise the limit on open files ('ulimit -n', or LimitNOFILE= for a "
 		       "service)";
+	case REASON_CHANGED:
+		return "do not rewrite a program's files in place while it is profiled";
 	case REASON_KERNEL_HIDDEN:
 		return "run as root or set kernel.kptr_restrict=0";
 	case REASON_NO_MAPPING:

@@ -44,6 +44,7 @@ enum module_reason {
 	REASON_NO_MAPPING = 7,	   /* the address was in no known mapping */
 	REASON_VDSO = 8,	   /* the vdso image could not be read */
 	REASON_NO_DESCRIPTORS = 9, /* perfmini ran out of file descriptors */
+	REASON_CHANGED = 10,	   /* the file shrank while perfmini read it */
 };
 
 /*

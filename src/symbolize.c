@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 
+#include "busguard.h"
 #include "demangle.h"
 #include "namer.h"
 #include "symbolize.h"
@@ -57,14 +58,26 @@ static bool by_symbol(const struct srcline *l, const struct sym *sym, const char
 int symbolize_addr(struct symbolizer *z, struct module *m, uint64_t addr, bool is_vaddr,
 		   struct symres *r)
 {
-	struct symfile *f = symfile_get(z, m);
+	struct symfile *f;
 	const struct sym *sym;
+	struct bus_guard guard;
 	uint64_t vaddr = addr;
 
 	memset(r, 0, sizeof(*r));
-	if (!is_vaddr && !absolute(m) &&
-	    addr_file_offset_to_vaddr(f->segs, f->nsegs, addr, &vaddr) < 0)
+	/* libelf and libdw read the module's files through mmap. */
+	if (BUS_GUARD_ARM(&guard)) {
+		bus_guard_disarm(&guard);
+		symres_release(r);
+		memset(r, 0, sizeof(*r));
+		symfile_changed(z, m);
 		return 0;
+	}
+	f = symfile_get(z, m);
+	if (f->changed || (!is_vaddr && !absolute(m) &&
+			   addr_file_offset_to_vaddr(f->segs, f->nsegs, addr, &vaddr) < 0)) {
+		bus_guard_disarm(&guard);
+		return 0;
+	}
 	sym = symtab_lookup(&f->syms, vaddr);
 	if (sym) {
 		r->symoff = vaddr - sym->addr;
@@ -72,6 +85,7 @@ int symbolize_addr(struct symbolizer *z, struct module *m, uint64_t addr, bool i
 	}
 	if (!absolute(m) && !z->no_lines)
 		r->n = srcline_lookup(f, vaddr, r->lv, SRCLINE_MAX_DEPTH);
+	bus_guard_disarm(&guard);
 	if (r->n == 0 && r->symname) {
 		r->lv[0].func = r->symname;
 		r->n = 1;
@@ -141,8 +155,12 @@ size_t symbolize_profile(struct profile *p, struct symbolizer *z, struct namer *
 	free(r);
 	for (size_t i = p->nmodules; i < mods->n; i++) {
 		struct module *m = mods->mods[i];
-		/* Cut short, the thread may still be reading z: it is not touched. */
-		struct symfile *sf = cut_short ? NULL : symfile_get(z, m);
+		/*
+		 * What was read of the module for naming, if anything (a module
+		 * no sampled frame is in is not read now). Cut short, the thread
+		 * may still be reading z: it is not touched.
+		 */
+		struct symfile *sf = cut_short ? NULL : symfile_find(z, m);
 		char hex[2 * BUILD_ID_MAX + 1] = "";
 		uint32_t flags = 0, id;
 

@@ -119,7 +119,11 @@ void symbolizer_init(struct symbolizer *z, struct module_set *mods, bool no_line
 
 static void symfile_free(struct symfile *f)
 {
-	if (!f)
+	/*
+	 * What libelf and libdw were doing when the file changed under them
+	 * was cut off midway: none of it is touched again, not even to free.
+	 */
+	if (!f || f->changed)
 		return;
 	free(f->segs);
 	free(f->debugfile);
@@ -454,11 +458,11 @@ out:
 	return ret;
 }
 
-static struct symfile *symfile_new(struct symbolizer *z, struct module *m)
+/* Reads what f's module is into f (stored in z before: see symfile_changed). */
+static void symfile_load(struct symbolizer *z, struct symfile *f)
 {
-	struct symfile *f = xcalloc(1, sizeof(*f));
+	struct module *m = f->mod;
 
-	f->mod = m;
 	f->zfd = -1;
 	f->dwfl_cb = &z->dwfl_cb;
 	f->no_lines = z->no_lines;
@@ -483,7 +487,6 @@ static struct symfile *symfile_new(struct symbolizer *z, struct module *m)
 		load_file(f);
 		break;
 	}
-	return f;
 }
 
 struct symfile *symfile_get(struct symbolizer *z, struct module *m)
@@ -497,7 +500,24 @@ struct symfile *symfile_get(struct symbolizer *z, struct module *m)
 		memset(z->files + z->nfiles, 0, (n - z->nfiles) * sizeof(*z->files));
 		z->nfiles = n;
 	}
-	if (!z->files[m->id])
-		z->files[m->id] = symfile_new(z, m);
+	if (!z->files[m->id]) {
+		z->files[m->id] = xcalloc(1, sizeof(*z->files[m->id]));
+		z->files[m->id]->mod = m;
+		symfile_load(z, z->files[m->id]);
+	}
 	return z->files[m->id];
+}
+
+struct symfile *symfile_find(struct symbolizer *z, const struct module *m)
+{
+	return m->id < z->nfiles ? z->files[m->id] : NULL;
+}
+
+void symfile_changed(struct symbolizer *z, struct module *m)
+{
+	/* symfile_get stores a symfile before reading anything into it. */
+	if (m->id < z->nfiles && z->files[m->id]) {
+		z->files[m->id]->changed = true;
+		z->files[m->id]->reason = REASON_CHANGED;
+	}
 }

@@ -61,6 +61,11 @@ struct symfile {
 	char *zname;
 	bool zreloaded;
 	bool debug_no_fd; /* the search for a debug file ran out of descriptors */
+	/*
+	 * Its file shrank while libelf or libdw read it (SIGBUS, busguard.h):
+	 * nothing more is read of it, and it has no names from then on.
+	 */
+	bool changed;
 
 	/* srcline.c's and dwname.c's caches. */
 	struct hmap demangled;	     /* linkage name in libdw's data -> malloc'd display name */
@@ -94,6 +99,15 @@ int symbolizer_add_debug_dir(struct symbolizer *z, const char *dir);
  * Never NULL; its reason says why it has no (or few) names.
  */
 struct symfile *symfile_get(struct symbolizer *z, struct module *m);
+
+/* m's symfile if it was read already, else NULL (nothing is read). */
+struct symfile *symfile_find(struct symbolizer *z, const struct module *m);
+
+/*
+ * Marks m's symfile changed (see above): called after SIGBUS cut a read
+ * of its files short.
+ */
+void symfile_changed(struct symbolizer *z, struct module *m);
 
 /*
  * A descriptor of the ELF file fd from which libelf reads every debug

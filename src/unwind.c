@@ -9,7 +9,7 @@
 #include <libunwind.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "addr.h"
@@ -40,7 +40,7 @@ struct uctx {
 	 * .plt entry is one) from the table's bytes at every step.
 	 */
 	struct {
-		const struct unwind_image *img;
+		struct unwind_image *img;
 		uint64_t bias;
 	} seen[8];
 	unsigned nseen;
@@ -129,41 +129,94 @@ static int sample_reg(const struct rec_sample *s, int r, uint64_t *v)
 	return 0;
 }
 
-/* Images. */
+/*
+ * Images. Nothing of a module's file is mapped: a file its owner cuts
+ * short in place would make the next read through a mapping raise SIGBUS
+ * on the recorder's thread. The unwind tables (.eh_frame_hdr through
+ * .eh_frame, read on every step) are copied in when the image is opened;
+ * other bytes (code, which libunwind reads to tell signal frames) come
+ * through pread and a few cached pages.
+ */
+
+/* The file range [*lo, *hi) that holds .eh_frame_hdr and .eh_frame. */
+static int table_range(Elf *e, uint64_t *lo, uint64_t *hi)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	if (elf_getshdrstrndx(e, &shstrndx) != 0)
+		return -ENOENT;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(name = elf_strptr(e, shstrndx, sh.sh_name)) ||
+		    (strcmp(name, ".eh_frame_hdr") && strcmp(name, ".eh_frame")))
+			continue;
+		if (sh.sh_offset < *lo)
+			*lo = sh.sh_offset;
+		if (sh.sh_offset + sh.sh_size > *hi)
+			*hi = sh.sh_offset + sh.sh_size;
+	}
+	return *lo < *hi ? 0 : -ENOENT;
+}
+
+/* Reads [lo, hi) of fd into img's table copy. */
+static int copy_tables(struct unwind_image *img, int fd, uint64_t lo, uint64_t hi)
+{
+	size_t n = (size_t)(hi - lo), done = 0;
+
+	if (hi > img->nbytes || hi - lo > (256u << 20))
+		return -EFBIG;
+	img->tab = xmalloc(n ? n : 1);
+	img->tab_off = lo;
+	while (done < n) {
+		ssize_t r = pread(fd, img->tab + done, n - done, (off_t)(lo + done));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		done += (size_t)r;
+	}
+	img->ntab = n;
+	return 0;
+}
 
 int unwind_image_open(struct unwind_image *img, const struct module *m)
 {
+	uint64_t lo, hi;
 	struct stat st;
 	Elf *e = NULL;
 	size_t phnum;
-	int n;
+	int n, ret = -ENOEXEC;
 
 	memset(img, 0, sizeof(*img));
+	img->fd = -1;
 	if (m->kind == MODULE_VDSO) {
-		if (module_vdso_copy(&img->copy, &img->nbytes) < 0)
-			return -ENOENT;
-		img->bytes = img->copy;
-	} else if (m->kind == MODULE_FILE && m->fd >= 0) {
-		void *p;
+		unsigned char *copy;
 
+		if (module_vdso_copy(&copy, &img->nbytes) < 0)
+			return -ENOENT;
+		img->tab = copy; /* the whole image is its own table copy */
+		img->ntab = img->nbytes;
+		e = elf_memory((char *)copy, img->nbytes);
+	} else if (m->kind == MODULE_FILE && m->fd >= 0) {
 		if (fstat(m->fd, &st) < 0 || st.st_size <= 0)
 			return -ENOENT;
-		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, m->fd, 0);
-		if (p == MAP_FAILED)
-			return -errno;
-		img->bytes = p;
+		img->fd = m->fd;
 		img->nbytes = (size_t)st.st_size;
+		elf_version(EV_CURRENT);
+		/* Read through pread, not mapped. */
+		e = elf_begin(m->fd, ELF_C_READ, NULL);
 	} else {
 		return -ENOENT;
 	}
-	elf_version(EV_CURRENT);
-	e = elf_memory((char *)(uintptr_t)img->bytes, img->nbytes);
-	if (!e || (n = elf_read_segments(e, &img->segs)) <= 0) {
-		if (e)
-			elf_end(e);
-		unwind_image_close(img);
-		return -ENOEXEC;
-	}
+	if (!e || (n = elf_read_segments(e, &img->segs)) <= 0)
+		goto fail;
 	img->nsegs = (size_t)n;
 	if (elf_getphdrnum(e, &phnum) == 0) {
 		for (size_t i = 0; i < phnum; i++) {
@@ -175,22 +228,83 @@ int unwind_image_open(struct unwind_image *img, const struct module *m)
 			}
 		}
 	}
+	if (!img->tab && img->eh_hdr_vaddr) {
+		uint64_t off;
+
+		/* Without section headers: from the header to the end of its segment. */
+		if (table_range(e, &lo, &hi) < 0) {
+			if (addr_vaddr_to_file_offset(img->segs, img->nsegs, img->eh_hdr_vaddr,
+						      &off) < 0)
+				goto fail;
+			lo = off;
+			hi = off;
+			for (size_t i = 0; i < img->nsegs; i++)
+				if (off >= img->segs[i].offset &&
+				    off < img->segs[i].offset + img->segs[i].filesz)
+					hi = img->segs[i].offset + img->segs[i].filesz;
+		}
+		if ((ret = copy_tables(img, m->fd, lo, hi)) < 0)
+			goto fail;
+	}
 	elf_end(e);
 	return 0;
+fail:
+	if (e)
+		elf_end(e);
+	unwind_image_close(img);
+	return ret;
 }
 
 void unwind_image_close(struct unwind_image *img)
 {
-	if (img->copy)
-		free(img->copy);
-	else if (img->bytes)
-		munmap((void *)(uintptr_t)img->bytes, img->nbytes);
+	free(img->tab);
 	free(img->segs);
+	for (size_t i = 0; i < ARRAY_SIZE(img->pages); i++)
+		free(img->pages[i].bytes);
 	memset(img, 0, sizeof(*img));
+	img->fd = -1;
+}
+
+/* Reads 8 bytes at file offset off of an image. */
+static int read_file(struct unwind_image *img, uint64_t off, uint64_t *v)
+{
+	enum { PAGE = 4096 };
+	struct unwind_page *pg;
+	uint64_t base;
+
+	if (off > img->nbytes || img->nbytes - off < 8)
+		return -1;
+	if (off >= img->tab_off && off - img->tab_off <= img->ntab &&
+	    img->ntab - (off - img->tab_off) >= 8) {
+		*v = load_u64(img->tab + (off - img->tab_off));
+		return 0;
+	}
+	if (img->fd < 0)
+		return -1;
+	/* A value across two pages: read it directly. */
+	base = off & ~(uint64_t)(PAGE - 1);
+	if (off + 8 > base + PAGE)
+		return pread(img->fd, v, 8, (off_t)off) == 8 ? 0 : -1;
+	pg = &img->pages[(base / PAGE) % ARRAY_SIZE(img->pages)];
+	if (!pg->bytes || pg->base != base) {
+		ssize_t r;
+
+		if (!pg->bytes)
+			pg->bytes = xmalloc(PAGE);
+		pg->base = base;
+		pg->len = 0;
+		r = pread(img->fd, pg->bytes, PAGE, (off_t)base);
+		if (r > 0)
+			pg->len = (size_t)r;
+	}
+	if (off - base + 8 > pg->len)
+		return -1;
+	*v = load_u64(pg->bytes + (off - base));
+	return 0;
 }
 
 /* The image of m, opened on first use; NULL when it cannot be read. */
-static const struct unwind_image *image_of(struct unwinder *u, const struct module *m)
+static struct unwind_image *image_of(struct unwinder *u, const struct module *m)
 {
 	if (m->id >= u->nimages) {
 		size_t n = u->nimages ? u->nimages : 64;
@@ -208,23 +322,14 @@ static const struct unwind_image *image_of(struct unwinder *u, const struct modu
 			img->nbytes = 0; /* tried: stays unreadable */
 		u->images[m->id] = img;
 	}
-	return u->images[m->id]->bytes ? u->images[m->id] : NULL;
-}
-
-/* Reads 8 bytes at file offset off of an image. */
-static int read_file(const struct unwind_image *img, uint64_t off, uint64_t *v)
-{
-	if (off > img->nbytes || img->nbytes - off < 8)
-		return -1;
-	*v = load_u64(img->bytes + off);
-	return 0;
+	return u->images[m->id]->nbytes ? u->images[m->id] : NULL;
 }
 
 /* Reads 8 bytes at runtime address a of the code or tables of a module. */
 static int read_module(struct uctx *c, uint64_t a, uint64_t *v)
 {
 	const struct mapping *map = model_find(c->u->model, c->pid, a);
-	const struct unwind_image *img;
+	struct unwind_image *img;
 	uint64_t off;
 
 	if (map && map->mod && (img = image_of(c->u, map->mod)))
@@ -238,7 +343,7 @@ static int read_module(struct uctx *c, uint64_t a, uint64_t *v)
 	return -1;
 }
 
-static void note_seen(struct uctx *c, const struct unwind_image *img, uint64_t bias)
+static void note_seen(struct uctx *c, struct unwind_image *img, uint64_t bias)
 {
 	for (unsigned i = 0; i < c->nseen; i++)
 		if (c->seen[i].img == img)
@@ -347,10 +452,9 @@ static int read_encoded(const unsigned char *p, const unsigned char *end, uint8_
  * The image of mapping map's module, noted as seen; *bias gets its load
  * bias. NULL when it cannot be read.
  */
-static const struct unwind_image *see_mapping(struct uctx *c, const struct mapping *map,
-					      uint64_t *bias)
+static struct unwind_image *see_mapping(struct uctx *c, const struct mapping *map, uint64_t *bias)
 {
-	const struct unwind_image *img = map && map->mod ? image_of(c->u, map->mod) : NULL;
+	struct unwind_image *img = map && map->mod ? image_of(c->u, map->mod) : NULL;
 
 	if (!img || addr_load_bias(img->segs, img->nsegs, map->start, map->end, map->pgoff,
 				   map->prot, bias) < 0)
@@ -364,7 +468,7 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 {
 	struct uctx *c = arg;
 	const struct mapping *map = model_find(c->u->model, c->pid, ip);
-	const struct unwind_image *img;
+	struct unwind_image *img;
 	const unsigned char *hdr, *end;
 	uint64_t bias, hdr_off, hdr_rt, eh_frame, count;
 	size_t l1, l2;
@@ -373,12 +477,12 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 	img = see_mapping(c, map, &bias);
 	if (!img || !img->eh_hdr_vaddr ||
 	    addr_vaddr_to_file_offset(img->segs, img->nsegs, img->eh_hdr_vaddr, &hdr_off) < 0 ||
-	    hdr_off + 4 > img->nbytes) {
+	    hdr_off < img->tab_off || hdr_off - img->tab_off + 4 > img->ntab) {
 		c->no_info = true;
 		return -UNW_ENOINFO;
 	}
-	hdr = img->bytes + hdr_off;
-	end = img->bytes + img->nbytes;
+	hdr = img->tab + (hdr_off - img->tab_off);
+	end = img->tab + img->ntab;
 	hdr_rt = bias + img->eh_hdr_vaddr;
 	/* version 1; the search table must be datarel sdata4 pairs */
 	if (hdr[0] != 1 || hdr[3] != 0x3b ||

@@ -21,18 +21,28 @@
 #include "proc.h"
 
 /*
- * What unwinding reads of a module: its file's bytes (mapped, or a copy
- * of the vdso), its load segments and where its .eh_frame_hdr is. The
- * unwinder opens one per module the first time a stack goes through it.
+ * What unwinding reads of a module: its load segments, where its
+ * .eh_frame_hdr is, a copy of its unwind tables, and its file for the
+ * rest (never mapped: see unwind.c). The unwinder opens one per module
+ * the first time a stack goes through it.
  */
+struct unwind_page {
+	uint64_t base;
+	unsigned char *bytes;
+	size_t len;
+};
+
 struct unwind_image {
-	const unsigned char *bytes;
-	size_t nbytes;
-	unsigned char *copy; /* the vdso: bytes points at it (else bytes is mapped) */
+	int fd;		    /* the module's pinned file (not owned), -1 for the vdso */
+	size_t nbytes;	    /* the file's size when opened */
+	unsigned char *tab; /* bytes [tab_off, tab_off + ntab) of the file */
+	uint64_t tab_off;
+	size_t ntab;
 	struct load_seg *segs;
 	size_t nsegs;
 	uint64_t eh_hdr_vaddr; /* PT_GNU_EH_FRAME, 0 when the file has none */
 	uint64_t eh_hdr_size;
+	struct unwind_page pages[16]; /* other bytes read lately, by page */
 };
 
 /* Opens m's image: 0, or -errno (img is then empty). */

@@ -1,0 +1,43 @@
+#!/bin/sh
+# A file cut short under the recorder: victim-main spends its time in
+# libvictim.so, first in victim_a, then (after SIGUSR1) in victim_b, the
+# library's second unit; the library's debug information is in a separate
+# file, libvictim.so.debug, which the recorder reads (through mmap, as
+# libelf does) when it names the first frames. The test truncates that
+# file in place in between: naming victim_b's frames then reads pages past
+# the file's new end, which raises SIGBUS. The recorder must survive (exit
+# 0, a file that reads back), keep victim_a's names, and say that the
+# module's file changed while it read it. (The leak checker is off for
+# this one run: what libdw had built of the file when it was cut off is
+# abandoned, not freed.)
+set -eu
+. "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+
+for f in victim-main libvictim.so libvictim.so.debug; do
+	[ -f "$TARGETS/$f" ] || fail "no $TARGETS/$f: build it first (make check)"
+done
+need_perf
+mkdir "$tmp/v"
+cp "$TARGETS/victim-main" "$TARGETS/libvictim.so" "$TARGETS/libvictim.so.debug" "$tmp/v/"
+
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	"$PERFMINI" record -o "$tmp/t.data" -- "$tmp/v/victim-main" >"$tmp/rec.out" 2>"$tmp/rec.err" &
+rec=$!
+track "$rec"
+wait_line "$tmp/rec.out" ': ready, pid [0-9]+' 30 || fail "victim-main did not start: $(cat "$tmp/rec.err")"
+tpid=$(sed -n 's/.*: ready, pid \([0-9][0-9]*\).*/\1/p' "$tmp/rec.out" | head -n 1)
+sleep 1
+: >"$tmp/v/libvictim.so.debug"
+kill -USR1 "$tpid"
+wait_exit "$rec" 60 || fail "the recorder did not end"
+rc=0
+wait "$rec" || rc=$?
+cat "$tmp/rec.err" >&3
+[ "$rc" -eq 0 ] || fail "the recorder exited $rc (a signal: $((rc - 128)))"
+run_report "$tmp/t.data" "$tmp/t.folded"
+check_share "$tmp/t.folded" victim_a victim-main 100 20
+grep -q 'libvictim.so: .*was cut short while perfmini read it' "$tmp/rec.err" ||
+	fail "the recorder does not say that libvictim.so changed"
+"$PERFMINI" report -i "$tmp/t.data" >"$tmp/t.top" 2>&1
+grep -q 'libvictim.so: .*its file (or debug file) was cut' "$tmp/t.top" ||
+	fail "the report does not say that libvictim.so changed: $(grep -A3 '^Symbols' "$tmp/t.top")"
