@@ -12,7 +12,7 @@ PM_BUILD_DEPS="libelf-dev libdw-dev libunwind-dev check autoconf automake libtoo
 pkg-config zlib1g-dev make gcc g++"
 # What the test suite uses beyond the build: decoders for the report formats.
 PM_TEST_DEPS="protobuf-compiler python3 libxml2-utils lld debuginfod xz-utils binutils
-util-linux mount"
+util-linux mount bash-completion"
 
 pm_msg() {
 	printf '%s: %s\n' "${0##*/}" "$*" >&2
