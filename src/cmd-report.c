@@ -45,11 +45,13 @@ static const char usage[] =
 	"Formats:\n"
 	"      --top            (the default) a header on the recording, then the\n"
 	"                       functions by self share: self %, total %, self and\n"
-	"                       total samples, module; fits the terminal width\n"
-	"                       (else $COLUMNS, else 100)\n"
-	"  -n, --rows N         --top: N functions (default 25 on a terminal, all\n"
+	"                       total samples, module; on a terminal, cut to its\n"
+	"                       width (C++ names keep their own name); elsewhere\n"
+	"                       never cut\n"
+	"  -n, --rows N         --top: N rows (default 25 on a terminal, all\n"
 	"                       otherwise; 0 for all)\n"
-	"      --sort KEY       --top: order by 'self' (default) or 'total'\n"
+	"      --sort KEY       --top: order by 'self' (default) or 'total'; or\n"
+	"                       'module': a row per module (as perf's --sort dso)\n"
 	"      --folded         folded stacks, comm;outermost;...;leaf COUNT, for\n"
 	"                       flamegraph.pl and speedscope\n"
 	"      --pprof          gzipped profile.proto for pprof (default output\n"
@@ -266,8 +268,11 @@ int cmd_report(int argc, char **argv)
 				o.sort = REPORT_SORT_SELF;
 			} else if (strcmp(optarg, "total") == 0) {
 				o.sort = REPORT_SORT_TOTAL;
+			} else if (strcmp(optarg, "module") == 0) {
+				o.sort = REPORT_SORT_MODULE;
 			} else {
-				ret = usage_error("--sort: '%s' is neither self nor total", optarg);
+				ret = usage_error("--sort: '%s' is not self, total or module",
+						  optarg);
 				goto out;
 			}
 			top_opts = true;

@@ -291,7 +291,7 @@ static const char *top_row(const char *text, const char *name, const char *modul
 		for (char *t = strtok_r(buf, " ", &save); t && n < 8;
 		     t = strtok_r(NULL, " ", &save))
 			cols[n++] = t;
-		if (n == 6 && strcmp(cols[4], name) == 0 && strcmp(cols[5], module) == 0)
+		if (n == 6 && strcmp(cols[4], module) == 0 && strcmp(cols[5], name) == 0)
 			return line;
 	}
 	return NULL;
@@ -349,7 +349,10 @@ static size_t columns_of(const char *line, size_t len)
 	return n;
 }
 
-/* Whatever the width, no line is longer, and long names end in "...". */
+/*
+ * Cut to a width (as on a terminal): no line is longer, and the long C++
+ * name keeps its own name, losing its qualifiers.
+ */
 START_TEST(test_top_width)
 {
 	struct profile *p = synth_profile();
@@ -363,8 +366,9 @@ START_TEST(test_top_width)
 		for (int lines = 0; lines < 2; lines++) {
 			o.names.lines = lines;
 			text = run_format(fmt_top, p, &o, NULL);
-			ck_assert_ptr_nonnull(strstr(text, "std::vec"));
-			ck_assert_ptr_nonnull(strstr(text, "...  "));
+			ck_assert_ptr_nonnull(
+				strstr(text, widths[w] < 80 ? "...::_M_r" : "...::_M_realloc_ins"));
+			ck_assert_ptr_null(strstr(text, "__normal_iterator<int*, std::vector"));
 			for (line = strtok_r(text, "\n", &save); line;
 			     line = strtok_r(NULL, "\n", &save))
 				ck_assert_msg(columns_of(line, strlen(line)) <= (size_t)widths[w],
@@ -374,6 +378,105 @@ START_TEST(test_top_width)
 		}
 	}
 	profile_free(p);
+}
+END_TEST
+
+/* Off a terminal (no width given, a memory stream) nothing is cut. */
+START_TEST(test_top_uncut)
+{
+	struct profile *p = synth_profile();
+	struct report_opts o = {.rows = -1, .names.lines = true, .names.full_paths = true};
+	char *text = run_format(fmt_top, p, &o, NULL);
+
+	ck_assert_ptr_nonnull(strstr(text, "  /usr/include/c++/12/bits/vector.tcc:439  "
+					   "std::vector<int, std::allocator<int> "
+					   ">::_M_realloc_insert<int const&>(__gnu_cxx::"
+					   "__normal_iterator<int*, std::vector<int, "
+					   "std::allocator<int> > >, int const&)\n"));
+	ck_assert_ptr_null(strstr(text, "..."));
+	free(text);
+	profile_free(p);
+}
+END_TEST
+
+/* --sort module: a row per module; self by leaf frame, total once per stack. */
+START_TEST(test_top_module)
+{
+	struct profile *p = synth_profile();
+	struct report_opts o = {.rows = -1, .sort = REPORT_SORT_MODULE};
+	char *text = run_format(fmt_top, p, &o, NULL);
+	const char *table = strstr(text, " Self%  Total%   Self  Total  Module\n");
+
+	ck_assert_ptr_nonnull(table);
+	ck_assert_ptr_nonnull(strstr(table, "\n 70.0%   88.0%     70     88  app\n"
+					    " 12.0%   12.0%     12     12  [kernel.kallsyms]\n"
+					    " 10.0%   10.0%     10     10  perf-300.map\n"
+					    "  8.0%   88.0%      8     88  libc.so.6\n"
+					    "  0.0%   10.0%      0     10  [unknown]\n"));
+	free(text);
+	profile_free(p);
+}
+END_TEST
+
+/* Cutting names to a width: the own name survives, annotations too. */
+START_TEST(test_cut_name)
+{
+	static const struct {
+		const char *name;
+		size_t width;
+		const char *want;
+	} cases[] = {
+		{"main", 4, "main"},
+		{"std::__cxx11::basic_string<char, std::char_traits<char>, "
+		 "std::allocator<char> >::compare(char const*) const",
+		 60, "std::__cxx11::basic_string<...>::compare(char const*) const"},
+		{"std::__cxx11::basic_string<char, std::char_traits<char>, "
+		 "std::allocator<char> >::compare(char const*) const",
+		 40, "...::compare(char const*) const"},
+		{"std::__cxx11::basic_string<char, std::char_traits<char>, "
+		 "std::allocator<char> >::compare(char const*) const",
+		 25, "...::compare(...) const"},
+		{"std::vector<int, std::allocator<int> >::_M_realloc_insert<int const&>("
+		 "__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >, "
+		 "int const&)_[i]",
+		 100,
+		 "std::vector<...>::_M_realloc_insert<int "
+		 "const&>(__gnu_cxx::__normal_iterator<...>, "
+		 "int const&)_[i]"},
+		{"std::vector<int, std::allocator<int> >::_M_realloc_insert<int const&>("
+		 "__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >, "
+		 "int const&)_[i]",
+		 40, "...::_M_realloc_insert<...>(...)_[i]"},
+		{"std::vector<int, std::allocator<int> >::_M_realloc_insert<int const&>("
+		 "__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >, "
+		 "int const&)_[i]",
+		 20, "...::_M_reall..._[i]"},
+		{"std::operator<< <char>(std::basic_ostream<char, std::char_traits<char> >&, char)",
+		 55, "std::operator<< <char>(std::basic_ostream<...>&, char)"},
+		{"std::operator<< <char>(std::basic_ostream<char, std::char_traits<char> >&, char)",
+		 40, "...::operator<< <char>(...)"},
+		{"operator<<(std::ostream&, \"q'\")", 20, "operator<<(...)"},
+		{"clear_page_erms_with_a_long_name_[k]", 20, "clear_page_er..._[k]"},
+		{"[libc.so.6+0x9a2b0]", 12, "[libc.so...."},
+		{"\xc3\xa9t\xc3\xa9::f\xc3\xa9"
+		 "e(int)",
+		 10, "...::f\xc3\xa9..."},
+	};
+	struct sbuf b = {0};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		b.len = 0;
+		report_cut_name(cases[i].name, cases[i].width, &b);
+		ck_assert_str_eq(b.buf, cases[i].want);
+		ck_assert_uint_le(report_text_width(b.buf), cases[i].width);
+	}
+	b.len = 0;
+	report_cut_start("/usr/include/c++/12/bits/vector.tcc:439", 18, &b);
+	ck_assert_str_eq(b.buf, ".../vector.tcc:439");
+	b.len = 0;
+	report_cut_end("[kernel.kallsyms]", 8, &b);
+	ck_assert_str_eq(b.buf, "[kern...");
+	sbuf_release(&b);
 }
 END_TEST
 
@@ -581,6 +684,9 @@ static Suite *report_suite(void)
 	tc = tcase_create("formats");
 	tcase_add_test(tc, test_top_counts);
 	tcase_add_test(tc, test_top_width);
+	tcase_add_test(tc, test_top_uncut);
+	tcase_add_test(tc, test_top_module);
+	tcase_add_test(tc, test_cut_name);
 	tcase_add_test(tc, test_top_rows);
 	tcase_add_test(tc, test_empty);
 	tcase_add_test(tc, test_protobuf);

@@ -107,7 +107,7 @@ expect() {
 expect "--help --version record report symbolize" ""
 expect "report" rep
 expect "--folded --force" report --fo
-expect "self total" report --sort ""
+expect "module self total" report --sort ""
 expect "dwarf" record --call-graph = dw
 expect "cpu-clock" record -e cpu
 expect "app.data" report -i ap
