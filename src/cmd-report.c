@@ -21,6 +21,11 @@
 #include "report.h"
 #include "util.h"
 
+/*
+ * The formats, each chosen by its option "--NAME". A new format is a
+ * function of report.h's shape and a line here (and its lines in the
+ * usage text below and in perfmini-report(1)).
+ */
 static const struct report_format {
 	const char *name; /* its option, without "--" */
 	int (*fn)(const struct profile *p, const struct report_opts *o, FILE *out);
@@ -28,9 +33,9 @@ static const struct report_format {
 	bool binary;		    /* never written to a terminal */
 } formats[] = {
 	{"top", fmt_top, NULL, false}, /* the default */
-	{"folded", fmt_folded, NULL, false},
-	{"pprof", fmt_pprof, "perfmini.pb.gz", true},
-	{"svg", fmt_svg, "perfmini.svg", false},
+	{"folded", fmt_folded, NULL, false},	 {"pprof", fmt_pprof, "perfmini.pb.gz", true},
+	{"svg", fmt_svg, "perfmini.svg", false}, {"script", fmt_script, NULL, false},
+	{"json", fmt_json, NULL, false},
 };
 
 static const char usage[] =
@@ -58,6 +63,10 @@ static const char usage[] =
 	"                       perfmini.pb.gz)\n"
 	"      --svg            an interactive flame graph (default output\n"
 	"                       perfmini.svg): hover, click to zoom, Ctrl-F to search\n"
+	"      --script         one line per sample, as perf script: TIME PID TID CPU\n"
+	"                       PERIOD COMM<tab>outermost;...;leaf (folded names)\n"
+	"      --json           one JSON object per line and sample: time, pid, tid,\n"
+	"                       cpu, period, comm and frames (innermost first)\n"
 	"\n"
 	"Filters (every format):\n"
 	"      --pid LIST       only these processes (comma-separated)\n"
@@ -113,6 +122,8 @@ static const struct option options[] = {
 	{"folded", no_argument, NULL, OPT_FORMAT},
 	{"pprof", no_argument, NULL, OPT_FORMAT},
 	{"svg", no_argument, NULL, OPT_FORMAT},
+	{"script", no_argument, NULL, OPT_FORMAT},
+	{"json", no_argument, NULL, OPT_FORMAT},
 	{"rows", required_argument, NULL, 'n'},
 	{"sort", required_argument, NULL, OPT_SORT},
 	{"pid", required_argument, NULL, OPT_PID},

@@ -125,5 +125,9 @@ int fmt_top(const struct profile *p, const struct report_opts *o, FILE *out);
 int fmt_pprof(const struct profile *p, const struct report_opts *o, FILE *out);
 /* A self-contained interactive flame graph. */
 int fmt_svg(const struct profile *p, const struct report_opts *o, FILE *out);
+/* One line per sample: "TIME PID TID CPU PERIOD COMM<TAB>outermost;...;leaf". */
+int fmt_script(const struct profile *p, const struct report_opts *o, FILE *out);
+/* One JSON object per line and sample, its frames innermost first. */
+int fmt_json(const struct profile *p, const struct report_opts *o, FILE *out);
 
 #endif

@@ -144,6 +144,26 @@ check_pprof_svg "" --tid 101 --comm work\;er
 check_pprof_svg "" --no-inline
 check_pprof_svg "" --pid 999
 
+# The per-sample exports: --script against its golden, then --script and
+# --json read back and folded, for several filters.
+golden script.txt --script
+check_script() {
+	cs_extra=$1
+	shift
+	report "$tmp/sc.folded" --folded "$@"
+	report "$tmp/sc.txt" --script "$@"
+	report "$tmp/sc.json" --json "$@"
+	python3 "$srcdir/tests/report-script.py" "$tmp/sc.txt" "$tmp/sc.json" "$tmp/sc.folded" \
+		$cs_extra "$@" 2>&3 || fail "--script/--json $*: see above"
+}
+check_script --synth
+check_script "" --no-kernel
+check_script "" --kernel-only
+check_script "" --time 1.5,2 --pid 100
+check_script "" --no-inline
+check_script "" --lines
+check_script "" --pid 999
+
 # Output files: default names, -o, and the mode (an ordinary file).
 mkdir "$tmp/out"
 (
@@ -207,7 +227,7 @@ expect_error "unwritable output" 1 "cannot create" -i "$data" --svg -o "$tmp/no/
 
 # --help names every option.
 "$PERFMINI" report --help >"$tmp/help" || fail "--help failed"
-for opt in --top --folded --pprof --svg --output --rows --sort --pid --tid --comm --time \
+for opt in --top --folded --pprof --svg --script --json --output --rows --sort --pid --tid --comm --time \
 	--no-kernel --kernel-only --per-pid --per-tid --lines --full-paths --no-inline \
 	flamegraph.pl "go tool pprof" speedscope; do
 	grep -q -- "$opt" "$tmp/help" || fail "--help does not mention $opt"
