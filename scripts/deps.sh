@@ -10,9 +10,10 @@
 # g++ brings the C++ runtime's development files, for demangling.
 PM_BUILD_DEPS="libelf-dev libdw-dev libunwind-dev check autoconf automake libtool
 pkg-config zlib1g-dev make gcc g++"
-# What the test suite uses beyond the build: decoders for the report formats.
+# What the test suite uses beyond the build: decoders and readers of the
+# report formats (golang-go for go tool pprof).
 PM_TEST_DEPS="protobuf-compiler python3 libxml2-utils lld debuginfod xz-utils binutils
-util-linux mount bash-completion"
+util-linux mount bash-completion golang-go"
 
 pm_msg() {
 	printf '%s: %s\n' "${0##*/}" "$*" >&2

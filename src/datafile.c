@@ -21,13 +21,14 @@
 #define SECTION_HEAD 16
 
 /* Record sizes in the file, independent of struct padding. */
-#define META_SIZE   8
-#define MODULE_SIZE 16
-#define FRAME_SIZE  24
-#define LINE_SIZE   24
-#define STACK_SIZE  8
-#define SAMPLE_SIZE 40
-#define THREAD_SIZE 16
+#define META_SIZE    8
+#define MODULE_SIZE  16
+#define FRAME_SIZE   24
+#define LINE_SIZE    24
+#define STACK_SIZE   8
+#define SAMPLE_SIZE  40
+#define THREAD_SIZE  16
+#define SEGMENT_SIZE 40
 
 struct out {
 	unsigned char *buf;
@@ -204,6 +205,24 @@ unsigned char *datafile_encode(const struct profile *p, size_t *len)
 	}
 	section_end(&o, s);
 
+	s = section_begin(&o, DF_SEGMENTS);
+	for (size_t i = 0; i < p->nsegments; i++) {
+		const struct pm_segment *g = &p->segments[i];
+
+		put_u32(&o, g->module);
+		put_u32(&o, g->flags);
+		put_u64(&o, g->offset);
+		put_u64(&o, g->vaddr);
+		put_u64(&o, g->filesz);
+		put_u64(&o, g->memsz);
+	}
+	section_end(&o, s);
+
+	s = section_begin(&o, DF_START_LINES);
+	for (size_t i = 0; i < p->nlines; i++)
+		put_u32(&o, p->lines[i].start_line);
+	section_end(&o, s);
+
 	/* Version 2: END holds the checksum of everything before it. */
 	s = section_begin(&o, DF_END);
 	put_u32(&o, (uint32_t)sum_gap(o.sum, o.buf, o.summed, s));
@@ -219,7 +238,9 @@ struct in {
 	const unsigned char *base;
 	char *err;
 	size_t errlen;
-	size_t sec_at[DF_THREADS + 1]; /* where each known section starts */
+	size_t sec_at[DF_START_LINES + 1]; /* where each known section starts */
+	uint32_t *start_lines;		   /* DF_START_LINES, applied after every section */
+	size_t nstart_lines;
 };
 
 /* The file offset of record i (of recsize bytes) of section type. */
@@ -241,9 +262,9 @@ static int fail(struct in *in, const char *fmt, ...)
 
 static const char *section_name(uint32_t type)
 {
-	static const char *const names[] = {"end",     "strings", "meta",   "modules",
-					    "frames",  "lines",	  "stacks", "stack frames",
-					    "samples", "threads"};
+	static const char *const names[] = {"end",     "strings", "meta",     "modules",
+					    "frames",  "lines",	  "stacks",   "stack frames",
+					    "samples", "threads", "segments", "start lines"};
 
 	return type < ARRAY_SIZE(names) ? names[type] : "unknown";
 }
@@ -377,6 +398,31 @@ static int load_section(struct in *in, struct profile *p, uint32_t type, const u
 		}
 		p->nthreads = p->threads_cap = n;
 		return 0;
+	case DF_SEGMENTS:
+		if ((ret = array_count(in, at, type, size, SEGMENT_SIZE, &n)))
+			return ret;
+		p->segments = xcalloc(n, sizeof(*p->segments));
+		for (size_t i = 0; i < n; i++, d += SEGMENT_SIZE) {
+			struct pm_segment *g = &p->segments[i];
+
+			g->module = get_u32(d);
+			g->flags = get_u32(d + 4);
+			g->offset = get_u64(d + 8);
+			g->vaddr = get_u64(d + 16);
+			g->filesz = get_u64(d + 24);
+			g->memsz = get_u64(d + 32);
+		}
+		p->nsegments = p->segments_cap = n;
+		return 0;
+	case DF_START_LINES:
+		if ((ret = array_count(in, at, type, size, 4, &n)))
+			return ret;
+		/* The lines may come later in the file: kept until they have. */
+		in->start_lines = xcalloc(n ? n : 1, sizeof(*in->start_lines));
+		for (size_t i = 0; i < n; i++, d += 4)
+			in->start_lines[i] = get_u32(d);
+		in->nstart_lines = n;
+		return 0;
 	default:
 		return 0; /* a later minor addition: skipped */
 	}
@@ -450,6 +496,24 @@ static int validate(struct in *in, const struct profile *p)
 		if ((ret = check_str(in, p, p->threads[i].comm, "thread", i,
 				     rec_at(in, DF_THREADS, i, THREAD_SIZE))))
 			return ret;
+	for (size_t i = 0; i < p->nsegments; i++) {
+		const struct pm_segment *g = &p->segments[i];
+
+		if (g->module >= p->nmodules || g->filesz > g->memsz ||
+		    g->offset > UINT64_MAX - g->filesz || g->vaddr > UINT64_MAX - g->memsz)
+			return fail(in, "bad segment %zu at offset %zu: module %u of %zu", i,
+				    rec_at(in, DF_SEGMENTS, i, SEGMENT_SIZE), g->module,
+				    p->nmodules);
+	}
+	if (in->start_lines) {
+		if (in->nstart_lines != p->nlines)
+			return fail(in,
+				    "bad start lines section at offset %zu: %zu entries for %zu "
+				    "lines",
+				    in->sec_at[DF_START_LINES], in->nstart_lines, p->nlines);
+		for (size_t i = 0; i < p->nlines; i++)
+			p->lines[i].start_line = in->start_lines[i];
+	}
 	return 0;
 }
 
@@ -526,7 +590,7 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
 			}
 			break;
 		}
-		if (type <= DF_THREADS)
+		if (type <= DF_START_LINES)
 			in.sec_at[type] = at;
 		if (type < 32) {
 			if (seen & (1u << type)) {
@@ -548,8 +612,10 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
 	}
 	if (validate(&in, p))
 		goto bad;
+	free(in.start_lines);
 	return p;
 bad:
+	free(in.start_lines);
 	profile_free(p);
 	return NULL;
 }

@@ -3,6 +3,8 @@
  */
 #include "config.h"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -86,6 +88,114 @@ void symres_release(struct symres *r)
 	r->symname = NULL;
 }
 
+/*
+ * Declaration lines of real functions, by address: per compilation unit,
+ * its subprograms with code (at any depth of namespaces and classes, not
+ * inside other functions) and their DW_AT_decl_line (through the
+ * specification or abstract origin), sorted by address. Built at a unit's
+ * first lookup; one walk of the unit's top levels, then a binary search
+ * per frame.
+ */
+struct decl_range {
+	uint64_t lo, hi;
+	uint32_t line;
+};
+
+struct decl_unit {
+	struct decl_range *r;
+	size_t n, cap;
+};
+
+static void decl_collect(struct decl_unit *u, Dwarf_Die *parent)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(parent, &child) != 0)
+		return;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram: {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+			int line = 0;
+
+			if (dwarf_decl_line(&child, &line) != 0 || line <= 0)
+				break;
+			while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
+				if (hi <= lo)
+					continue;
+				xgrow(&u->r, &u->cap, u->n + 1, sizeof(*u->r));
+				u->r[u->n++] = (struct decl_range){lo, hi, (uint32_t)line};
+			}
+			break;
+		}
+		case DW_TAG_namespace:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			decl_collect(u, &child);
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static int cmp_decl(const void *a, const void *b)
+{
+	const struct decl_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The declaration line of the function holding ELF address vaddr of m; 0 if unknown. */
+static uint32_t decl_line(struct hmap *units, struct module *m, uint64_t vaddr)
+{
+	Dwarf_Addr addr = vaddr + m->dwbias, bias;
+	Dwarf_Die *cu;
+	struct hmap_slot *slot;
+	struct decl_unit *u;
+	size_t lo = 0, hi;
+
+	if (!m->dwmod || !(cu = dwfl_module_addrdie(m->dwmod, addr, &bias)))
+		return 0;
+	/* A unit's offset in .debug_info is far below 2^40, a module id below 2^24. */
+	slot = hmap_insert(units, ((uint64_t)m->id << 40 | dwarf_dieoffset(cu)) + 1, NULL);
+	if (!slot->val) {
+		u = xcalloc(1, sizeof(*u));
+		decl_collect(u, cu);
+		if (u->n)
+			qsort(u->r, u->n, sizeof(*u->r), cmp_decl);
+		slot->val = (uintptr_t)u;
+	}
+	u = (struct decl_unit *)(uintptr_t)slot->val;
+	addr -= bias;
+	hi = u->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (u->r[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < u->r[lo - 1].hi ? u->r[lo - 1].line : 0;
+}
+
+static void decl_units_release(struct hmap *units)
+{
+	for (size_t i = 0; i < units->cap; i++) {
+		struct decl_unit *u;
+
+		if (!units->slots[i].key)
+			continue;
+		u = (struct decl_unit *)(uintptr_t)units->slots[i].val;
+		free(u->r);
+		free(u);
+	}
+	hmap_release(units);
+}
+
 /* The levels of frame i: the prefetch thread's, else resolved now. */
 static int frame_levels(struct prefetch *pf, struct module_set *mods, const struct pm_frame *f,
 			size_t i, struct symres *r)
@@ -106,7 +216,9 @@ void symbolize_profile(struct profile *p, struct module_set *mods, struct prefet
 {
 	struct symbolize_stats local = {0};
 	struct symres *r = xmalloc(sizeof(*r));
+	struct hmap units; /* (module, unit) -> struct decl_unit */
 
+	hmap_init(&units);
 	for (size_t i = 0; i < p->nframes; i++) {
 		struct pm_frame *f = &p->frames[i];
 
@@ -119,19 +231,26 @@ void symbolize_profile(struct profile *p, struct module_set *mods, struct prefet
 			continue;
 		}
 		for (int k = 0; k < r->n; k++) {
+			struct module *m = mods->mods[f->module];
 			struct pm_line l = {0};
+			uint64_t vaddr;
 
 			l.func = strtab_add(&p->str, r->lv[k].func);
 			l.file = r->lv[k].file ? strtab_add(&p->str, r->lv[k].file) : 0;
 			l.line = r->lv[k].line;
 			l.flags = r->lv[k].inlined ? PM_LINE_INLINED : 0;
 			l.symoff = k == r->n - 1 ? r->symoff : 0;
+			/* The real function's declaration line (pprof's start_line). */
+			if (k == r->n - 1 && !mods->no_lines && m->kind == MODULE_FILE &&
+			    addr_file_offset_to_vaddr(m->segs, m->nsegs, f->addr, &vaddr) == 0)
+				l.start_line = decl_line(&units, m, vaddr);
 			profile_add_line(p, (uint32_t)i, &l);
 		}
 		symres_release(r);
 		local.resolved++;
 	}
 	free(r);
+	decl_units_release(&units);
 	for (size_t i = p->nmodules; i < mods->n; i++) {
 		struct module *m = mods->mods[i];
 		char hex[2 * BUILD_ID_MAX + 1];
@@ -150,6 +269,19 @@ void symbolize_profile(struct profile *p, struct module_set *mods, struct prefet
 		id = profile_add_module(p, m->path, hex, flags);
 		if (m->reason)
 			p->modules[id].reason = strtab_add(&p->str, module_reason_text(m->reason));
+		/* The segments, for pprof to map offsets back to ELF addresses. */
+		for (size_t k = 0; m->kind == MODULE_FILE && k < m->nsegs; k++) {
+			struct pm_segment g = {
+				.module = id,
+				.flags = m->segs[k].flags,
+				.offset = m->segs[k].offset,
+				.vaddr = m->segs[k].vaddr,
+				.filesz = m->segs[k].filesz,
+				.memsz = m->segs[k].memsz,
+			};
+
+			profile_add_segment(p, &g);
+		}
 	}
 	if (st)
 		*st = local;

@@ -601,6 +601,129 @@ START_TEST(test_pprof_gzip)
 }
 END_TEST
 
+/* A varint at *p (below end); advances *p. */
+static uint64_t pb_get_varint(const unsigned char **p, const unsigned char *end)
+{
+	uint64_t v = 0;
+
+	for (int shift = 0; *p < end; shift += 7) {
+		unsigned char c = *(*p)++;
+
+		v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			break;
+	}
+	return v;
+}
+
+/* The fields of one message: calls fn for each (field, varint or bytes). */
+static void pb_walk(const unsigned char *p, const unsigned char *end,
+		    void (*fn)(uint32_t field, uint64_t v, const unsigned char *b, size_t n,
+			       void *arg),
+		    void *arg)
+{
+	while (p < end) {
+		uint64_t key = pb_get_varint(&p, end), v = 0;
+
+		if ((key & 7) == 0) {
+			v = pb_get_varint(&p, end);
+			fn((uint32_t)(key >> 3), v, NULL, 0, arg);
+		} else {
+			ck_assert_uint_eq(key & 7, 2);
+			v = pb_get_varint(&p, end);
+			fn((uint32_t)(key >> 3), 0, p, (size_t)v, arg);
+			p += v;
+		}
+	}
+}
+
+struct pprof_funcs {
+	char strings[32][64];
+	int nstrings;
+	uint64_t name[8], file[8], start[8];
+	int nfuncs;
+};
+
+static void function_field(uint32_t field, uint64_t v, const unsigned char *b, size_t n, void *arg)
+{
+	struct pprof_funcs *f = arg;
+
+	(void)b, (void)n;
+	if (field == 2)
+		f->name[f->nfuncs] = v;
+	else if (field == 4)
+		f->file[f->nfuncs] = v;
+	else if (field == 5)
+		f->start[f->nfuncs] = v;
+}
+
+static void profile_field(uint32_t field, uint64_t v, const unsigned char *b, size_t n, void *arg)
+{
+	struct pprof_funcs *f = arg;
+
+	(void)v;
+	if (field == 5 && f->nfuncs < 8) {
+		pb_walk(b, b + n, function_field, f);
+		f->nfuncs++;
+	} else if (field == 6 && f->nstrings < 32) {
+		snprintf(f->strings[f->nstrings++], 64, "%.*s", (int)n, (const char *)b);
+	}
+}
+
+/*
+ * A function whose lines fall in two files (code from a header) is one
+ * pprof function, filed under the file most of its samples are in, with
+ * its start line.
+ */
+START_TEST(test_pprof_function_files)
+{
+	struct profile *p = profile_new();
+	uint32_t app = profile_add_module(p, "/bin/x", "", 0);
+	uint32_t fa = profile_intern_frame(p, app, 0, 0x10);
+	uint32_t fb = profile_intern_frame(p, app, 0, 0x20);
+	struct pm_line l = {0};
+	struct pm_sample s = {.pid = 1, .tid = 1};
+	struct report_opts o = {.rows = -1};
+	struct pprof_funcs got = {0};
+	unsigned char *buf = xmalloc(1 << 16);
+	z_stream z = {0};
+	size_t len;
+	char *gz;
+
+	l.func = strtab_add(&p->str, "cmp");
+	l.file = strtab_add(&p->str, "/src/cmp.c");
+	l.line = 12;
+	l.start_line = 10;
+	profile_add_line(p, fa, &l);
+	l.file = strtab_add(&p->str, "/usr/include/string.h");
+	l.line = 300;
+	profile_add_line(p, fb, &l);
+	s.comm = strtab_add(&p->str, "x");
+	s.stack = profile_intern_stack(p, &fa, 1);
+	profile_add_sample(p, &s);
+	profile_add_sample(p, &s);
+	s.stack = profile_intern_stack(p, &fb, 1);
+	profile_add_sample(p, &s);
+
+	gz = run_format(fmt_pprof, p, &o, &len);
+	ck_assert_int_eq(inflateInit2(&z, 16 + MAX_WBITS), Z_OK);
+	z.next_in = (Bytef *)gz;
+	z.avail_in = (uInt)len;
+	z.next_out = buf;
+	z.avail_out = 1 << 16;
+	ck_assert_int_eq(inflate(&z, Z_FINISH), Z_STREAM_END);
+	pb_walk(buf, buf + z.total_out, profile_field, &got);
+	inflateEnd(&z);
+	ck_assert_int_eq(got.nfuncs, 1);
+	ck_assert_str_eq(got.strings[got.name[0]], "cmp");
+	ck_assert_str_eq(got.strings[got.file[0]], "/src/cmp.c");
+	ck_assert_uint_eq(got.start[0], 10);
+	free(buf);
+	free(gz);
+	profile_free(p);
+}
+END_TEST
+
 /* Frames under 1/1000 of the samples are left out, and the subtitle says so. */
 START_TEST(test_svg_elided)
 {
@@ -691,6 +814,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_empty);
 	tcase_add_test(tc, test_protobuf);
 	tcase_add_test(tc, test_pprof_gzip);
+	tcase_add_test(tc, test_pprof_function_files);
 	tcase_add_test(tc, test_svg_elided);
 	tcase_add_test(tc, test_svg_escaping);
 	suite_add_tcase(s, tc);
