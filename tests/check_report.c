@@ -724,7 +724,11 @@ START_TEST(test_pprof_function_files)
 }
 END_TEST
 
-/* Frames under 1/1000 of the samples are left out, and the subtitle says so. */
+/*
+ * Frames under 1/1000 of the samples are not drawn at first, and the
+ * picture is only as tall as what is: but they are in the tree the script
+ * draws from when zoomed.
+ */
 START_TEST(test_svg_elided)
 {
 	struct profile *p = profile_new();
@@ -752,8 +756,12 @@ START_TEST(test_svg_elided)
 	text = run_format(fmt_svg, p, &o, NULL);
 	ck_assert_ptr_nonnull(strstr(text, "<title>hot (1999 samples, 99.95%)</title>"));
 	ck_assert_ptr_null(strstr(text, "<title>rare"));
-	ck_assert_ptr_nonnull(strstr(text, "2000 samples; 2 frames under 0.1% of the samples "
-					   "left out"));
+	/* all, x, hot: three rows. */
+	ck_assert_ptr_nonnull(strstr(text, "height=\"166\""));
+	ck_assert_ptr_nonnull(
+		strstr(text, "{\"names\":[\"all\",\"x\",\"hot\",\"rare\",\"rarer\"],"));
+	/* all 2000: x 2000: hot 1999, rare 1: rarer 1. */
+	ck_assert_ptr_nonnull(strstr(text, "\"nodes\":[0,2000,1,1,2000,2,2,1999,0,3,1,1,4,1,0]}"));
 	free(text);
 	profile_free(p);
 }
