@@ -6,15 +6,24 @@
 #	Installs the missing ones of PM_BUILD_DEPS and EXTRA_PACKAGE with
 #	apt-get; runs apt-get update/install only when something is missing.
 #	Returns non-zero with a message when that is not possible.
+#
+# pm_install_node_deps
+#	Installs the npm packages of the browser test (puppeteer-core, which
+#	drives the chromium package; it downloads no browser) into
+#	PM_NODE_DIR, a cache outside the source and build trees so that every
+#	build and make distcheck share it, unless they are there; installs
+#	Debian's nodejs and npm first when there is no node. Prints nothing
+#	when all is in place.
 
 # libiberty-dev: binutils' demanglers (C++, Rust), a static library.
 PM_BUILD_DEPS="libelf-dev libdw-dev libunwind-dev libiberty-dev check autoconf automake
 libtool pkg-config zlib1g-dev libzstd-dev make gcc"
-# What the test suite uses beyond the build: decoders for the report formats,
-# the C++ front end (g++), clang, Debian's Go and Rust compilers for test
+# What the test suite uses beyond the build: decoders and readers of the
+# report formats (golang-go for go tool pprof, chromium for the SVG), the
+# C++ front end (g++), clang, Debian's Go and Rust compilers for test
 # targets, glibc's debug symbols (libc6-dbg) for the names of its aliases.
 PM_TEST_DEPS="protobuf-compiler python3 libxml2-utils lld debuginfod xz-utils binutils time
-util-linux mount g++ clang golang-go rustc libc6-dbg"
+util-linux mount bash-completion g++ clang golang-go rustc libc6-dbg chromium"
 
 pm_msg() {
 	printf '%s: %s\n' "${0##*/}" "$*" >&2
@@ -53,4 +62,29 @@ pm_install_deps() {
 		pm_msg "cannot install: $missing"
 		return 1
 	fi
+}
+
+# The npm packages of the browser test, pinned: puppeteer-core 24 still
+# runs on node 18 and 20.
+PM_NODE_PACKAGES="puppeteer-core@24.43.1"
+PM_NODE_DIR=${PM_NODE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/perfmini/node}
+
+pm_install_node_deps() {
+	if [ -f "$PM_NODE_DIR/node_modules/puppeteer-core/package.json" ] &&
+		[ -f "$PM_NODE_DIR/.installed" ] &&
+		[ "$(cat "$PM_NODE_DIR/.installed")" = "$PM_NODE_PACKAGES" ]; then
+		return 0
+	fi
+	if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+		pm_install_deps nodejs npm || return 1
+	fi
+	pm_msg "installing into $PM_NODE_DIR: $PM_NODE_PACKAGES"
+	mkdir -p "$PM_NODE_DIR" || return 1
+	# shellcheck disable=SC2086
+	if ! npm install --prefix "$PM_NODE_DIR" --no-audit --no-fund --no-save --loglevel=error \
+		$PM_NODE_PACKAGES >&2; then
+		pm_msg "cannot install the npm packages: $PM_NODE_PACKAGES"
+		return 1
+	fi
+	printf '%s\n' "$PM_NODE_PACKAGES" >"$PM_NODE_DIR/.installed"
 }

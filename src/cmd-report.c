@@ -22,6 +22,11 @@
 #include "report.h"
 #include "util.h"
 
+/*
+ * The formats, each chosen by its option "--NAME". A new format is a
+ * function of report.h's shape and a line here (and its lines in the
+ * usage text below and in perfmini-report(1)).
+ */
 static const struct report_format {
 	const char *name; /* its option, without "--" */
 	int (*fn)(const struct profile *p, const struct report_opts *o, FILE *out);
@@ -29,9 +34,9 @@ static const struct report_format {
 	bool binary;		    /* never written to a terminal */
 } formats[] = {
 	{"top", fmt_top, NULL, false}, /* the default */
-	{"folded", fmt_folded, NULL, false},
-	{"pprof", fmt_pprof, "perfmini.pb.gz", true},
-	{"svg", fmt_svg, "perfmini.svg", false},
+	{"folded", fmt_folded, NULL, false},	 {"pprof", fmt_pprof, "perfmini.pb.gz", true},
+	{"svg", fmt_svg, "perfmini.svg", false}, {"script", fmt_script, NULL, false},
+	{"json", fmt_json, NULL, false},
 };
 
 static const char usage[] =
@@ -46,17 +51,23 @@ static const char usage[] =
 	"Formats:\n"
 	"      --top            (the default) a header on the recording, then the\n"
 	"                       functions by self share: self %, total %, self and\n"
-	"                       total samples, module; fits the terminal width\n"
-	"                       (else $COLUMNS, else 100)\n"
-	"  -n, --rows N         --top: N functions (default 25 on a terminal, all\n"
+	"                       total samples, module; on a terminal, cut to its\n"
+	"                       width (C++ names keep their own name); elsewhere\n"
+	"                       never cut\n"
+	"  -n, --rows N         --top: N rows (default 25 on a terminal, all\n"
 	"                       otherwise; 0 for all)\n"
-	"      --sort KEY       --top: order by 'self' (default) or 'total'\n"
+	"      --sort KEY       --top: order by 'self' (default) or 'total'; or\n"
+	"                       'module': a row per module (as perf's --sort dso)\n"
 	"      --folded         folded stacks, comm;outermost;...;leaf COUNT, for\n"
 	"                       flamegraph.pl and speedscope\n"
 	"      --pprof          gzipped profile.proto for pprof (default output\n"
 	"                       perfmini.pb.gz)\n"
 	"      --svg            an interactive flame graph (default output\n"
 	"                       perfmini.svg): hover, click to zoom, Ctrl-F to search\n"
+	"      --script         one line per sample, as perf script: TIME PID TID CPU\n"
+	"                       PERIOD COMM<tab>outermost;...;leaf (folded names)\n"
+	"      --json           one JSON object per line and sample: time, pid, tid,\n"
+	"                       cpu, period, comm and frames (innermost first)\n"
 	"\n"
 	"Filters (every format):\n"
 	"      --pid LIST       only these processes (comma-separated)\n"
@@ -112,6 +123,8 @@ static const struct option options[] = {
 	{"folded", no_argument, NULL, OPT_FORMAT},
 	{"pprof", no_argument, NULL, OPT_FORMAT},
 	{"svg", no_argument, NULL, OPT_FORMAT},
+	{"script", no_argument, NULL, OPT_FORMAT},
+	{"json", no_argument, NULL, OPT_FORMAT},
 	{"rows", required_argument, NULL, 'n'},
 	{"sort", required_argument, NULL, OPT_SORT},
 	{"pid", required_argument, NULL, OPT_PID},
@@ -256,8 +269,11 @@ int cmd_report(int argc, char **argv)
 				o.sort = REPORT_SORT_SELF;
 			} else if (strcmp(optarg, "total") == 0) {
 				o.sort = REPORT_SORT_TOTAL;
+			} else if (strcmp(optarg, "module") == 0) {
+				o.sort = REPORT_SORT_MODULE;
 			} else {
-				ret = usage_error("--sort: '%s' is neither self nor total", optarg);
+				ret = usage_error("--sort: '%s' is not self, total or module",
+						  optarg);
 				goto out;
 			}
 			top_opts = true;

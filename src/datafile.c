@@ -57,6 +57,7 @@ static int check_frame(struct in *in, const struct profile *p, size_t i, size_t 
 static int check_stack(struct in *in, const struct profile *p, size_t i, size_t at);
 static int check_stack_frame(struct in *in, const struct profile *p, size_t i, size_t at);
 static int check_sample(struct in *in, const struct profile *p, size_t i, size_t at);
+static int check_segment(struct in *in, const struct profile *p, size_t i, size_t at);
 
 #define FIELD(kind, type, member)            \
 	{                                    \
@@ -131,6 +132,14 @@ static const struct section sections[] = {
 	  FIELD(F_STR, struct pm_thread, comm),
 	  {F_ZERO, 0}},
 	 NULL},
+	{DF_SEGMENTS,
+	 "segment",
+	 sizeof(struct pm_segment),
+	 ARRAY(segments),
+	 {FIELD(F_U32, struct pm_segment, module), FIELD(F_U32, struct pm_segment, flags),
+	  FIELD(F_U64, struct pm_segment, offset), FIELD(F_U64, struct pm_segment, vaddr),
+	  FIELD(F_U64, struct pm_segment, filesz), FIELD(F_U64, struct pm_segment, memsz)},
+	 check_segment},
 };
 
 /* Bytes of one record of sec in the file. */
@@ -297,6 +306,14 @@ static void put_rest(struct out *o, const struct profile *p, bool skip_samples)
 			put_record(o, p, sec, i);
 		section_end(o, s);
 	}
+	/*
+	 * A column of the lines kept apart, so that readers from before it
+	 * still read the lines section.
+	 */
+	s = section_begin(o, DF_START_LINES);
+	for (size_t i = 0; i < p->nlines; i++)
+		put_u32(o, p->lines[i].start_line);
+	section_end(o, s);
 	/* Version 2: END holds the checksum of everything before it. */
 	s = section_begin(o, DF_END);
 	put_u32(o, (uint32_t)sum_gap(o->sum, o->buf, o->summed, s));
@@ -327,7 +344,9 @@ struct in {
 	const unsigned char *base;
 	char *err;
 	size_t errlen;
-	size_t sec_at[DF_THREADS + 1]; /* where each known section starts */
+	size_t sec_at[DF_START_LINES + 1]; /* where each known section starts */
+	uint32_t *start_lines;		   /* DF_START_LINES, applied after every section */
+	size_t nstart_lines;
 };
 
 static int fail(struct in *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -345,7 +364,7 @@ static const char *section_name(uint32_t type)
 {
 	static const char *const names[] = {"end",     "strings", "meta",   "modules",
 					    "frames",  "lines",	  "stacks", "stack frames",
-					    "samples", "threads"};
+					    "samples", "threads", "segments", "start lines"};
 
 	return type < ARRAY_SIZE(names) ? names[type] : "unknown";
 }
@@ -401,6 +420,19 @@ static int load_section(struct in *in, struct profile *p, uint32_t type, const u
 		p->str.len = p->str.cap = size;
 		return 0;
 	}
+	if (type == DF_START_LINES) {
+		if (size % 4)
+			return fail(in,
+				    "bad start lines section at offset %zu: size %zu is not a "
+				    "multiple of 4",
+				    at, size);
+		/* The lines may come later in the file: kept until they have. */
+		in->nstart_lines = size / 4;
+		in->start_lines = xcalloc(in->nstart_lines ? in->nstart_lines : 1, 4);
+		for (size_t i = 0; i < in->nstart_lines; i++)
+			in->start_lines[i] = get_u32(d + 4 * i);
+		return 0;
+	}
 	sec = section_of(type);
 	/* A later minor addition: skipped. */
 	return sec ? load_records(in, p, sec, d, size, at) : 0;
@@ -453,6 +485,17 @@ static int check_sample(struct in *in, const struct profile *p, size_t i, size_t
 	return 0;
 }
 
+static int check_segment(struct in *in, const struct profile *p, size_t i, size_t at)
+{
+	const struct pm_segment *g = &p->segments[i];
+
+	if (g->module >= p->nmodules || g->filesz > g->memsz ||
+	    g->offset > UINT64_MAX - g->filesz || g->vaddr > UINT64_MAX - g->memsz)
+		return fail(in, "bad segment %zu at offset %zu: module %u of %zu", i, at,
+			    g->module, p->nmodules);
+	return 0;
+}
+
 /*
  * Every cross-reference in range, and no stack or inline chain deeper
  * than perfmini writes (a crafted file could make reports run for hours);
@@ -479,6 +522,15 @@ static int validate(struct in *in, const struct profile *p)
 			if (sec->check && (ret = sec->check(in, p, i, at)))
 				return ret;
 		}
+	}
+	if (in->start_lines) {
+		if (in->nstart_lines != p->nlines)
+			return fail(in,
+				    "bad start lines section at offset %zu: %zu entries for %zu "
+				    "lines",
+				    in->sec_at[DF_START_LINES], in->nstart_lines, p->nlines);
+		for (size_t i = 0; i < p->nlines; i++)
+			p->lines[i].start_line = in->start_lines[i];
 	}
 	return 0;
 }
@@ -556,7 +608,7 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
 			}
 			break;
 		}
-		if (type <= DF_THREADS)
+		if (type <= DF_START_LINES)
 			in.sec_at[type] = at;
 		if (type < 32) {
 			if (seen & (1u << type)) {
@@ -578,8 +630,10 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
 	}
 	if (validate(&in, p))
 		goto bad;
+	free(in.start_lines);
 	return p;
 bad:
+	free(in.start_lines);
 	profile_free(p);
 	return NULL;
 }

@@ -40,6 +40,12 @@ enum datafile_section {
 	DF_STACK_FRAMES = 7,
 	DF_SAMPLES = 8,
 	DF_THREADS = 9,
+	/*
+	 * Minor additions of version 2 (older readers skip them; files
+	 * without them read as before):
+	 */
+	DF_SEGMENTS = 10,    /* the modules' PT_LOAD segments */
+	DF_START_LINES = 11, /* per line record, its function's declaration line */
 };
 
 /* Serializes p; returns a malloc'd buffer and its size through *len. */

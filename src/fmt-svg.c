@@ -6,9 +6,17 @@
  * frames outermost first, each inlined level a frame of its own), drawn
  * root at the bottom; a frame's width is proportional to its samples:
  * count * (width - 2 * PAD) / samples. Siblings are sorted by name, as
- * flamegraph.pl does. Frames narrower than 1/1000 of the samples are left
- * out with everything above them, and the subtitle says how many. Names go
- * through xml_text: the output is well-formed XML whatever the bytes.
+ * flamegraph.pl does.
+ *
+ * The whole tree is in the file, compactly: a JSON document (the
+ * distinct names with their kind and colour, then three numbers per
+ * frame in preorder: name, samples, children) that the script draws
+ * from. What is drawn at a zoom is the frames with at least 1/MIN_SHARE
+ * of the samples of the frame zoomed into, and the picture is as tall as
+ * they are deep. The same frames at the first zoom (the whole profile)
+ * are also in the file as SVG elements, so viewers that run no script
+ * show the graph too. Names go through xml_text (elements) and
+ * json_text (the tree): the output is well-formed XML whatever the bytes.
  */
 #include "config.h"
 
@@ -27,7 +35,7 @@
 #define TOP	     84	  /* title, subtitle, legend and controls */
 #define BOTTOM	     34	  /* the status line */
 #define CHAR_WIDTH   7.2  /* of the 12px monospace font, as the script assumes */
-#define MIN_SHARE    1000 /* frames under 1/MIN_SHARE of the samples are left out */
+#define MIN_SHARE    1000 /* frames under 1/MIN_SHARE of the zoomed frame are not drawn */
 
 enum kind { KIND_ALL, KIND_ROOT, KIND_USER, KIND_KERNEL, KIND_INLINED, KIND_JIT, NKINDS };
 
@@ -49,6 +57,8 @@ struct node {
 	uint32_t parent, child, next; /* child and next: PM_NONE for none */
 	uint32_t depth;
 	uint64_t count;
+	uint32_t entry; /* its (name, kind) in the JSON names, + 1; 0 not yet */
+	uint32_t pad;
 };
 
 struct svg {
@@ -59,8 +69,11 @@ struct svg {
 	size_t nnodes, nodes_cap;
 	struct hmap index; /* hash of (parent, name, kind) -> node */
 	uint64_t total;
-	uint32_t max_depth;
-	size_t elided;
+	uint32_t max_depth;  /* of the frames drawn at first */
+	struct hmap entries; /* (name << 8 | kind) + 1 -> JSON names index + 1 */
+	uint32_t nentries;
+	uint32_t *kids; /* scratch for sorted children, a stack of them */
+	size_t nkids, kids_cap;
 	struct sbuf b;
 };
 
@@ -147,9 +160,8 @@ static uint32_t child_of(struct svg *g, uint32_t parent, uint32_t name, uint32_t
 	n->next = g->nodes[parent].child;
 	n->depth = g->nodes[parent].depth + 1;
 	n->count = 0;
+	n->entry = 0;
 	g->nodes[parent].child = (uint32_t)g->nnodes;
-	if (n->depth > g->max_depth)
-		g->max_depth = n->depth;
 	slot->val = g->nnodes;
 	return (uint32_t)g->nnodes++;
 }
@@ -214,15 +226,6 @@ static int cmp_child(const void *a, const void *b, void *arg)
 	int c = strcmp(strtab_get(&g->str, x->name), strtab_get(&g->str, y->name));
 
 	return c ? c : (x->kind > y->kind) - (x->kind < y->kind);
-}
-
-static size_t subtree_size(const struct svg *g, uint32_t n)
-{
-	size_t size = 1;
-
-	for (uint32_t c = g->nodes[n].child; c != PM_NONE; c = g->nodes[c].next)
-		size += subtree_size(g, c);
-	return size;
 }
 
 static bool visible(const struct svg *g, uint32_t n)
@@ -308,10 +311,8 @@ static void draw(struct svg *g, uint32_t n, uint64_t x, FILE *out)
 	fputs("</text></g>\n", out);
 
 	for (uint32_t c = nd->child; c != PM_NONE; c = g->nodes[c].next) {
-		if (!visible(g, c)) {
-			g->elided += subtree_size(g, c);
+		if (!visible(g, c))
 			continue;
-		}
 		xgrow(&kids, &cap, nkids + 1, sizeof(*kids));
 		kids[nkids++] = c;
 	}
@@ -359,8 +360,11 @@ static void header(struct svg *g, const struct aggregate *a, int height, FILE *o
 	fprintf(out,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
-		"height=\"%d\" viewBox=\"0 0 %d %d\" data-pad=\"%d\" data-samples=\"%llu\">\n",
-		WIDTH, height, WIDTH, height, PAD, (unsigned long long)g->total);
+		"height=\"%d\" viewBox=\"0 0 %d %d\" data-pad=\"%d\" data-samples=\"%llu\" "
+		"data-top=\"%d\" data-bottom=\"%d\" data-frame-height=\"%d\" "
+		"data-min-share=\"%d\">\n",
+		WIDTH, height, WIDTH, height, PAD, (unsigned long long)g->total, TOP, BOTTOM,
+		FRAME_HEIGHT, MIN_SHARE);
 	fputs("<style>\n"
 	      "text { font-family: monospace; font-size: 12px; fill: #000; }\n"
 	      "g.f { cursor: pointer; }\n"
@@ -370,8 +374,10 @@ static void header(struct svg *g, const struct aggregate *a, int height, FILE *o
 	      ".ctl { cursor: pointer; fill: #1a5fb4; }\n"
 	      "</style>\n",
 	      out);
-	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f4\"/>\n", WIDTH,
-		height);
+	fprintf(out,
+		"<rect id=\"background\" x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
+		"fill=\"#f8f8f4\"/>\n",
+		WIDTH, height);
 	fprintf(out, "<text class=\"title\" x=\"%d\" y=\"24\">perfmini", WIDTH / 2);
 	if (command && *command) {
 		fputs(": ", out);
@@ -380,8 +386,6 @@ static void header(struct svg *g, const struct aggregate *a, int height, FILE *o
 	fputs("</text>\n", out);
 	g->b.len = 0;
 	subtitle(g, a, &g->b);
-	if (g->elided)
-		sbuf_addf(&g->b, "; %zu frames under 0.1%% of the samples left out", g->elided);
 	fprintf(out, "<text class=\"sub\" x=\"%d\" y=\"44\">", WIDTH / 2);
 	xml_text(out, g->b.buf);
 	fputs("</text>\n", out);
@@ -406,6 +410,157 @@ static void header(struct svg *g, const struct aggregate *a, int height, FILE *o
 		x + 20, WIDTH - PAD, WIDTH - PAD - 140);
 }
 
+/*
+ * Writes s as the contents of a JSON string inside a CDATA section: '"'
+ * and '\\' escaped, '<', '>' and '&' as \\u escapes (so no "]]>"), and
+ * what xml_text would print as '?' (control characters, bytes that are
+ * not UTF-8, XML's non-characters) as '?'.
+ */
+static void json_text(FILE *out, const char *s)
+{
+	char *x = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&x, &len);
+
+	if (!mem)
+		die("out of memory for the flame graph");
+	/* xml_text's validation, then its entities undone into JSON escapes. */
+	xml_text(mem, s);
+	if (fclose(mem) != 0)
+		die("out of memory for the flame graph");
+	for (size_t i = 0; i < len; i++) {
+		static const struct {
+			const char *ent, *json;
+		} ents[] = {{"&amp;", "\\u0026"},
+			    {"&lt;", "\\u003c"},
+			    {"&gt;", "\\u003e"},
+			    {"&quot;", "\\\""},
+			    {"&apos;", "'"}};
+		size_t k;
+
+		if (x[i] == '\\') {
+			fputs("\\\\", out);
+			continue;
+		}
+		if (x[i] != '&') {
+			fputc(x[i], out);
+			continue;
+		}
+		for (k = 0; k < ARRAY_SIZE(ents); k++)
+			if (strncmp(x + i, ents[k].ent, strlen(ents[k].ent)) == 0)
+				break;
+		fputs(ents[k].json, out);
+		i += strlen(ents[k].ent) - 1;
+	}
+	free(x);
+}
+
+/* The JSON names index of node n's (name, kind), written to names if new. */
+static uint32_t entry_of(struct svg *g, uint32_t n, FILE *names, FILE *kind_out, FILE *fills)
+{
+	struct node *nd = &g->nodes[n];
+	struct hmap_slot *slot;
+	bool added;
+
+	if (nd->entry)
+		return nd->entry - 1;
+	slot = hmap_insert(&g->entries, ((uint64_t)nd->name << 8 | nd->kind) + 1, &added);
+	if (added) {
+		fputs(g->nentries ? ",\"" : "\"", names);
+		json_text(names, strtab_get(&g->str, nd->name));
+		fputc('"', names);
+		fprintf(kind_out, "%s%u", g->nentries ? "," : "", nd->kind);
+		fputs(g->nentries ? ",\"" : "\"", fills);
+		colour(g, nd, fills);
+		fputc('"', fills);
+		slot->val = ++g->nentries;
+	}
+	nd->entry = (uint32_t)slot->val;
+	return nd->entry - 1;
+}
+
+/*
+ * The whole tree as JSON: {"names": [...], "kinds": [...], "fills":
+ * [...], "nodes": [NAME, SAMPLES, CHILDREN, ...]}, the nodes in preorder,
+ * children sorted as drawn. Iterative: stacks can be thousands deep.
+ */
+static void write_tree(struct svg *g, FILE *out)
+{
+	char *nb = NULL, *kb = NULL, *fb = NULL, *tb = NULL;
+	size_t nl = 0, kl = 0, fl = 0, tl = 0;
+	FILE *names = open_memstream(&nb, &nl), *kind_out = open_memstream(&kb, &kl);
+	FILE *fills = open_memstream(&fb, &fl), *tree = open_memstream(&tb, &tl);
+	/* A stack of sibling ranges in kids: first, next to write, end. */
+	size_t *top = NULL, ntop = 0, top_cap = 0;
+	bool first = true;
+
+	if (!names || !kind_out || !fills || !tree)
+		die("out of memory for the flame graph");
+	g->nkids = 0;
+	xgrow(&g->kids, &g->kids_cap, 1, sizeof(*g->kids));
+	g->kids[g->nkids++] = 0;
+	xgrow(&top, &top_cap, 3, sizeof(*top));
+	top[ntop++] = 0;
+	top[ntop++] = 0;
+	top[ntop++] = 1;
+	while (ntop) {
+		size_t at = top[ntop - 2], end = top[ntop - 1], start;
+		uint32_t n, nk = 0;
+
+		if (at == end) {
+			g->nkids = top[ntop - 3];
+			ntop -= 3;
+			continue;
+		}
+		n = g->kids[at];
+		top[ntop - 2]++;
+		start = g->nkids;
+		for (uint32_t c = g->nodes[n].child; c != PM_NONE; c = g->nodes[c].next) {
+			xgrow(&g->kids, &g->kids_cap, g->nkids + 1, sizeof(*g->kids));
+			g->kids[g->nkids++] = c;
+			nk++;
+		}
+		if (nk > 1)
+			qsort_r(g->kids + start, nk, sizeof(*g->kids), cmp_child, g);
+		fprintf(tree, "%s%u,%llu,%u", first ? "" : ",", entry_of(g, n, names, kind_out, fills),
+			(unsigned long long)g->nodes[n].count, nk);
+		first = false;
+		if (nk) {
+			xgrow(&top, &top_cap, ntop + 3, sizeof(*top));
+			top[ntop++] = start;
+			top[ntop++] = start;
+			top[ntop++] = start + nk;
+		}
+	}
+	if (fclose(names) || fclose(kind_out) || fclose(fills) || fclose(tree))
+		die("out of memory for the flame graph");
+	fputs("<script id=\"tree\" type=\"application/json\"><![CDATA[{\"names\":[", out);
+	fwrite(nb, 1, nl, out);
+	fputs("],\n\"kinds\":[", out);
+	fwrite(kb, 1, kl, out);
+	fputs("],\n\"fills\":[", out);
+	fwrite(fb, 1, fl, out);
+	fputs("],\n\"nodes\":[", out);
+	fwrite(tb, 1, tl, out);
+	fputs("]}]]></script>\n", out);
+	free(nb);
+	free(kb);
+	free(fb);
+	free(tb);
+	free(top);
+}
+
+/* The depth of the deepest frame drawn at first. */
+static uint32_t drawn_depth(const struct svg *g)
+{
+	uint32_t d = 0;
+
+	for (size_t i = 0; i < g->nnodes; i++)
+		if (visible(g, (uint32_t)i) && g->nodes[i].depth > d)
+			d = g->nodes[i].depth;
+	return d;
+}
+
 int fmt_svg(const struct profile *p, const struct report_opts *o, FILE *out)
 {
 	struct aggregate *a = aggregate_new(p, o, 0);
@@ -414,7 +569,9 @@ int fmt_svg(const struct profile *p, const struct report_opts *o, FILE *out)
 
 	strtab_init(&g.str);
 	hmap_init(&g.index);
+	hmap_init(&g.entries);
 	build(&g, a);
+	g.max_depth = g.total ? drawn_depth(&g) : 0;
 	/* The frames go to a buffer first: the subtitle counts what they leave out. */
 	{
 		char *frames = NULL;
@@ -432,9 +589,13 @@ int fmt_svg(const struct profile *p, const struct report_opts *o, FILE *out)
 		if (!g.total)
 			fprintf(out, "<text class=\"sub\" x=\"%d\" y=\"%d\">No samples.</text>\n",
 				WIDTH / 2, TOP + 12);
+		fputs("<g id=\"frames\">\n", out);
 		fwrite(frames, 1, len, out);
+		fputs("</g>\n", out);
 		free(frames);
 	}
+	if (g.total)
+		write_tree(&g, out);
 	fprintf(out,
 		"<text id=\"status\" x=\"%d\" y=\"%d\">Hover a frame for its samples; click "
 		"to zoom; Ctrl-F or / to search; Esc to reset</text>\n",
@@ -442,7 +603,9 @@ int fmt_svg(const struct profile *p, const struct report_opts *o, FILE *out)
 	fprintf(out, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n",
 		svg_script);
 	free(g.nodes);
+	free(g.kids);
 	hmap_release(&g.index);
+	hmap_release(&g.entries);
 	strtab_release(&g.str);
 	sbuf_release(&g.b);
 	aggregate_free(a);

@@ -1,13 +1,18 @@
 /*
  * fmt-top.c - the default report: a header on the recording, then the
- * functions with the most samples, as a table that fits the width.
+ * functions (or, with --sort module, the modules) with the most samples.
  *
  * A function is one level of a frame (an inlined level is a function of
  * its own, named with "_[i]"), in one module. Its self count is the number
  * of samples whose innermost level it is; its total count the number of
  * samples in which it appears at all, each sample counted once however
- * often the function recurses in it. Table cells are cut with "...", never
- * wrapped; the header's sentences wrap at spaces.
+ * often the function recurses in it; a module's counts are the same over
+ * the frames in it.
+ *
+ * On a terminal the table fits its width: names lose their middle
+ * (report_cut_name), locations their start, modules their end, never
+ * wrapped. Anywhere else (a file, a pipe) nothing is cut: each column is
+ * as wide as its widest cell. The header's sentences wrap at spaces.
  */
 #include "config.h"
 
@@ -27,13 +32,12 @@
 #define MIN_COLUMNS	 60
 #define TTY_ROWS	 25
 #define MAX_MODULE_WIDTH 20
-#define MAX_LOC_WIDTH	 24
-#define MIN_FUNC_WIDTH	 16
+#define MIN_FUNC_WIDTH	 24
 #define HEADER_INDENT	 10
 #define MAX_MISSING	 3
 
 struct top_fn {
-	uint32_t name;	 /* strings: the level's name */
+	uint32_t name;	 /* strings: the level's name; with --sort module, "" */
 	uint32_t module; /* strings: the module's base name */
 	uint32_t loc;	 /* strings: FILE:LINE with --lines, else "" */
 	uint32_t stamp;	 /* the last stack counted in total, + 1 */
@@ -50,53 +54,28 @@ struct top {
 	uint32_t *levels;     /* per frame, its functions, outermost first */
 	size_t nlevels, levels_cap;
 	uint32_t *level0; /* frame -> index into levels + 1; 0 not yet named */
+	bool by_module;	  /* --sort module: a row per module, not per function */
 	struct sbuf b;
 };
 
-/* The width in columns of UTF-8 text: one per code point. */
-static size_t text_width(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			n++;
-	return n;
-}
-
-/* Prints s in exactly width columns (pad) or at most width: cut with "...". */
-static void put_cell(FILE *out, const char *s, size_t width, bool pad)
-{
-	size_t w = text_width(s);
-
-	if (w > width) {
-		size_t keep = width > 3 ? width - 3 : 0, i = 0, n = 0;
-
-		/* The bytes of the first keep code points. */
-		for (; s[i]; i++) {
-			if (((unsigned char)s[i] & 0xc0) == 0x80)
-				continue;
-			if (n == keep)
-				break;
-			n++;
-		}
-		fwrite(s, 1, i, out);
-		fprintf(out, "%.*s", width < 3 ? (int)width : 3, "...");
-		return;
-	}
-	fputs(s, out);
-	if (pad)
-		fprintf(out, "%*s", (int)(width - w), "");
-}
-
+/* The terminal's width, or 0 when out is not a terminal. */
 static int terminal_columns(FILE *out)
 {
 	struct winsize ws;
+
+	if (!isatty(fileno(out)))
+		return 0;
+	if (ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	return DEFAULT_COLUMNS;
+}
+
+/* Where the header wraps off a terminal: COLUMNS, else 100. */
+static int env_columns(void)
+{
 	const char *env;
 	uint64_t v;
 
-	if (isatty(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		return ws.ws_col;
 	env = getenv("COLUMNS");
 	if (env && parse_u64(env, &v) == 0 && v > 0 && v < 100000)
 		return (int)v;
@@ -116,15 +95,16 @@ static uint32_t level_fn(struct top *t, uint32_t f, uint32_t level)
 
 	names.lines = false;
 	t->b.len = 0;
-	report_level_name(p, f, level, &names, &t->b);
-	name = strtab_addn(&t->str, t->b.buf, t->b.len);
+	if (!t->by_module)
+		report_level_name(p, f, level, &names, &t->b);
+	name = strtab_addn(&t->str, t->b.buf ? t->b.buf : "", t->b.len);
 	if (fr->module == PM_NONE)
 		module = strtab_add(&t->str, "[unknown]");
 	else
 		module = strtab_add(&t->str, report_base_name(strtab_get(
 						     &p->str, p->modules[fr->module].path)));
 	l = report_level_line(p, f, level, &t->o->names);
-	if (t->o->names.lines && l && l->file) {
+	if (t->o->names.lines && !t->by_module && l && l->file) {
 		const char *file = strtab_get(&p->str, l->file);
 
 		t->b.len = 0;
@@ -163,6 +143,7 @@ static const uint32_t *frame_fns(struct top *t, uint32_t f, uint32_t *n)
 	return t->levels + t->level0[f] - 1;
 }
 
+/* Counts self and total; a row (function or module) counts once per stack. */
 static void count(struct top *t, const struct aggregate *a)
 {
 	for (size_t i = 0; i < a->nstacks; i++) {
@@ -222,7 +203,7 @@ static void header_line(FILE *out, int width, const char *label, const char *val
 	for (;;) {
 		size_t len = strlen(s), cut = len;
 
-		if (text_width(s) > room) {
+		if (report_text_width(s) > room) {
 			/* The last space within room columns, else the first one after. */
 			size_t cols = 0, i, last = 0;
 
@@ -416,28 +397,123 @@ static void print_header(const struct profile *p, const struct report_opts *o,
 	sbuf_release(&b);
 }
 
-static void print_row(FILE *out, const char *c1, const char *c2, const char *c3, const char *c4,
-		      int cw, const char *fn, size_t fw, const char *loc, size_t lw,
-		      const char *mod, size_t mw)
+/* How a cell too wide for its column is cut (on a terminal only). */
+enum cut { CUT_NAME, CUT_START, CUT_END };
+
+/* Prints s in a column of width (padded when pad), cut as cut says when cutting. */
+static void put_cell(struct top *t, FILE *out, const char *s, size_t width, bool cutting,
+		     enum cut cut, bool pad)
 {
-	fprintf(out, "%6s  %6s  %*s  %*s  ", c1, c2, cw, c3, cw, c4);
-	put_cell(out, fn, fw, true);
-	fputs("  ", out);
-	if (loc) {
-		put_cell(out, loc, lw, true);
+	size_t w;
+
+	t->b.len = 0;
+	if (!cutting)
+		sbuf_adds(&t->b, s);
+	else if (cut == CUT_NAME)
+		report_cut_name(s, width, &t->b);
+	else if (cut == CUT_START)
+		report_cut_start(s, width, &t->b);
+	else
+		report_cut_end(s, width, &t->b);
+	fputs(t->b.buf ? t->b.buf : "", out);
+	w = report_text_width(t->b.buf ? t->b.buf : "");
+	if (pad && w < width)
+		fprintf(out, "%*s", (int)(width - w), "");
+}
+
+struct layout {
+	int cw;		   /* the count columns */
+	size_t fw, lw, mw; /* function, location, module */
+	bool lines, module_rows, cutting;
+};
+
+static void print_row(struct top *t, FILE *out, const struct layout *l, const char *c1,
+		      const char *c2, const char *c3, const char *c4, const char *fn,
+		      const char *loc, const char *mod)
+{
+	fprintf(out, "%6s  %6s  %*s  %*s  ", c1, c2, l->cw, c3, l->cw, c4);
+	put_cell(t, out, mod, l->mw, l->cutting, CUT_END, !l->module_rows);
+	if (!l->module_rows) {
 		fputs("  ", out);
+		if (l->lines) {
+			put_cell(t, out, loc, l->lw, l->cutting, CUT_START, true);
+			fputs("  ", out);
+		}
+		/* Last, so that a long name widens nothing. */
+		put_cell(t, out, fn, l->fw, l->cutting, CUT_NAME, false);
 	}
-	put_cell(out, mod, mw, false);
 	fputc('\n', out);
+}
+
+/*
+ * The column widths: Module, Location (with --lines), then Function,
+ * last. Off a terminal (width 0) each column is as wide as its widest
+ * cell. On one, the module column takes at most
+ * MAX_MODULE_WIDTH and the location what it needs, and the function what
+ * is left; when that is under MIN_FUNC_WIDTH, the module, then the
+ * location, give up columns down to their headings' widths.
+ */
+/* Narrows a column of width *w down to min at most, while *short_of > 0. */
+static void give_up(size_t *w, size_t min, int *short_of)
+{
+	size_t give;
+
+	if (*short_of <= 0 || *w <= min)
+		return;
+	give = *w - min < (size_t)*short_of ? *w - min : (size_t)*short_of;
+	*w -= give;
+	*short_of -= (int)give;
+}
+
+static void layout_columns(struct top *t, const uint32_t *order, size_t rows, int width,
+			   struct layout *l)
+{
+	size_t fw = strlen("Function"), lw = strlen("Location"), mw = strlen("Module");
+	int avail, short_of;
+
+	for (size_t i = 0; i < rows; i++) {
+		const struct top_fn *fn = &t->fns[order[i]];
+		size_t w;
+
+		w = report_text_width(strtab_get(&t->str, fn->name));
+		fw = w > fw ? w : fw;
+		w = report_text_width(strtab_get(&t->str, fn->loc));
+		lw = w > lw ? w : lw;
+		w = report_text_width(strtab_get(&t->str, fn->module));
+		mw = w > mw ? w : mw;
+	}
+	l->fw = fw;
+	l->lw = l->lines ? lw : 0;
+	l->mw = mw;
+	if (!l->cutting)
+		return;
+	if (l->mw > MAX_MODULE_WIDTH)
+		l->mw = MAX_MODULE_WIDTH;
+	/* Self% Total% Self Total, then each text column, each followed by two spaces. */
+	avail = width - (6 + 2 + 6 + 2 + l->cw + 2 + l->cw + 2);
+	if (l->module_rows) {
+		l->mw = avail > (int)strlen("Module") ? (size_t)avail : strlen("Module");
+		return;
+	}
+	avail -= 2 + (l->lines ? 2 : 0);
+	short_of = MIN_FUNC_WIDTH - (avail - (int)l->mw - (int)l->lw);
+	give_up(&l->mw, strlen("Module"), &short_of);
+	if (l->lines)
+		give_up(&l->lw, strlen("Location"), &short_of);
+	avail -= (int)l->mw + (int)l->lw;
+	/* The function needs no more than its widest name. */
+	l->fw = avail < 4 ? 4 : (size_t)avail < fw ? (size_t)avail : fw;
 }
 
 static void print_table(struct top *t, const struct aggregate *a, FILE *out, int width)
 {
 	const struct report_opts *o = t->o;
-	bool lines = o->names.lines;
 	uint32_t *order = xcalloc(t->nfns, sizeof(*order));
-	size_t rows = t->nfns, mw = strlen("Module"), lw = strlen("Location"), fw;
-	int cw = 5, avail, short_of;
+	size_t rows = t->nfns;
+	struct layout l = {.cw = 5,
+			   .lines = o->names.lines && !t->by_module,
+			   .module_rows = t->by_module,
+			   .cutting = width > 0};
 	char c1[16], c2[16], c3[24], c4[24];
 
 	for (size_t i = 0; i < t->nfns; i++)
@@ -450,46 +526,10 @@ static void print_table(struct top *t, const struct aggregate *a, FILE *out, int
 		rows = TTY_ROWS;
 
 	snprintf(c3, sizeof(c3), "%llu", (unsigned long long)a->samples);
-	if ((int)strlen(c3) > cw)
-		cw = (int)strlen(c3);
-	for (size_t i = 0; i < rows; i++) {
-		const struct top_fn *fn = &t->fns[order[i]];
-		size_t w = text_width(strtab_get(&t->str, fn->module));
-
-		if (w > mw)
-			mw = w < MAX_MODULE_WIDTH ? w : MAX_MODULE_WIDTH;
-		w = text_width(strtab_get(&t->str, fn->loc));
-		if (w > lw)
-			lw = w < MAX_LOC_WIDTH ? w : MAX_LOC_WIDTH;
-	}
-	/*
-	 * Self% Total% Self Total, each followed by two spaces, then the
-	 * function, location and module. The function takes what is left;
-	 * to give it MIN_FUNC_WIDTH the module gives up columns first, then
-	 * the location, down to their headings' widths. MIN_COLUMNS leaves
-	 * the function at least 12 columns.
-	 */
-	avail = width - (6 + 2 + 6 + 2 + cw + 2 + cw + 2) - 2 - (lines ? 2 : 0);
-	if (!lines)
-		lw = 0;
-	short_of = MIN_FUNC_WIDTH - (avail - (int)mw - (int)lw);
-	if (short_of > 0) {
-		size_t give = mw - strlen("Module");
-
-		give = give < (size_t)short_of ? give : (size_t)short_of;
-		mw -= give;
-		short_of -= (int)give;
-	}
-	if (short_of > 0 && lines) {
-		size_t give = lw - strlen("Location");
-
-		give = give < (size_t)short_of ? give : (size_t)short_of;
-		lw -= give;
-	}
-	avail -= (int)mw + (int)lw;
-	fw = avail < 4 ? 4 : (size_t)avail;
-	print_row(out, "Self%", "Total%", "Self", "Total", cw, "Function", fw,
-		  lines ? "Location" : NULL, lw, "Module", mw);
+	if ((int)strlen(c3) > l.cw)
+		l.cw = (int)strlen(c3);
+	layout_columns(t, order, rows, width, &l);
+	print_row(t, out, &l, "Self%", "Total%", "Self", "Total", "Function", "Location", "Module");
 	for (size_t i = 0; i < rows; i++) {
 		const struct top_fn *fn = &t->fns[order[i]];
 		double n = (double)a->samples;
@@ -498,27 +538,31 @@ static void print_table(struct top *t, const struct aggregate *a, FILE *out, int
 		snprintf(c2, sizeof(c2), "%.1f%%", 100.0 * (double)fn->total / n);
 		snprintf(c3, sizeof(c3), "%llu", (unsigned long long)fn->self);
 		snprintf(c4, sizeof(c4), "%llu", (unsigned long long)fn->total);
-		print_row(out, c1, c2, c3, c4, cw, strtab_get(&t->str, fn->name), fw,
-			  lines ? strtab_get(&t->str, fn->loc) : NULL, lw,
-			  strtab_get(&t->str, fn->module), mw);
+		print_row(t, out, &l, c1, c2, c3, c4, strtab_get(&t->str, fn->name),
+			  strtab_get(&t->str, fn->loc), strtab_get(&t->str, fn->module));
 	}
 	if (rows < t->nfns)
-		fprintf(out, "... %zu more functions (-n 0 shows them all)\n", t->nfns - rows);
+		fprintf(out, "... %zu more %s (-n 0 shows them all)\n", t->nfns - rows,
+			t->by_module ? "modules" : "functions");
 	free(order);
 }
 
 int fmt_top(const struct profile *p, const struct report_opts *o, FILE *out)
 {
 	struct aggregate *a = aggregate_new(p, o, 0);
-	struct top t = {.p = p, .o = o};
+	struct top t = {.p = p, .o = o, .by_module = o->sort == REPORT_SORT_MODULE};
+	/* The table's width, 0 for no cutting; the header wraps in any case. */
 	int width = o->columns > 0 ? o->columns : terminal_columns(out);
 
-	if (width < MIN_COLUMNS)
+	if (width > 0 && width < MIN_COLUMNS)
 		width = MIN_COLUMNS;
 	strtab_init(&t.str);
 	hmap_init(&t.fn_index);
 	t.level0 = xcalloc(p->nframes, sizeof(*t.level0));
-	print_header(p, o, a, out, width);
+	print_header(p, o, a, out,
+		     width > 0			   ? width
+		     : env_columns() < MIN_COLUMNS ? MIN_COLUMNS
+						   : env_columns());
 	fputc('\n', out);
 	count(&t, a);
 	if (a->samples == 0)

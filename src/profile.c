@@ -76,6 +76,7 @@ void profile_free(struct profile *p)
 	free(p->modules);
 	free(p->frames);
 	free(p->lines);
+	free(p->segments);
 	free(p->stack_frames);
 	free(p->stacks);
 	free(p->samples);
@@ -233,4 +234,10 @@ void profile_add_thread(struct profile *p, uint32_t pid, uint32_t tid, const cha
 	t->tid = tid;
 	t->comm = strtab_add(&p->str, comm);
 	t->pad = 0;
+}
+
+void profile_add_segment(struct profile *p, const struct pm_segment *s)
+{
+	xgrow(&p->segments, &p->segments_cap, p->nsegments + 1, sizeof(*p->segments));
+	p->segments[p->nsegments++] = *s;
 }

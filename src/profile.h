@@ -81,7 +81,23 @@ struct pm_line {
 	uint32_t file; /* string, "" when unknown */
 	uint32_t line; /* 0 when unknown */
 	uint32_t flags;
-	uint64_t symoff; /* offset from the function's start */
+	uint64_t symoff;     /* offset from the function's start */
+	uint32_t start_line; /* the function's DW_AT_decl_line; 0 when unknown */
+	uint32_t pad;
+};
+
+/*
+ * A PT_LOAD segment of a module's file, as recorded (the data file's
+ * segments section): what pprof needs to map file offsets back to the
+ * binary's ELF addresses.
+ */
+struct pm_segment {
+	uint32_t module;
+	uint32_t flags;	 /* p_flags: PF_X 1, PF_W 2, PF_R 4 */
+	uint64_t offset; /* p_offset */
+	uint64_t vaddr;	 /* p_vaddr */
+	uint64_t filesz; /* p_filesz */
+	uint64_t memsz;	 /* p_memsz */
 };
 
 struct pm_stack {
@@ -132,6 +148,8 @@ struct profile {
 	 */
 	uint64_t *stack_samples;
 	size_t stack_samples_cap;
+	struct pm_segment *segments; /* grouped by module, in file order */
+	size_t nsegments, segments_cap;
 	/* Interning indexes, only while building. */
 	struct hmap frame_index, stack_index;
 };
@@ -160,5 +178,6 @@ uint64_t *profile_stack_weights(const struct profile *p);
 /* Adds a line to frame f; lines must be added frame by frame. */
 void profile_add_line(struct profile *p, uint32_t f, const struct pm_line *l);
 void profile_add_thread(struct profile *p, uint32_t pid, uint32_t tid, const char *comm);
+void profile_add_segment(struct profile *p, const struct pm_segment *s);
 
 #endif

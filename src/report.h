@@ -52,6 +52,26 @@ void report_unresolved_name(const struct profile *p, uint32_t f, struct sbuf *b)
 /* The base name of a path (the part after the last '/'). */
 const char *report_base_name(const char *path);
 
+/* The width of UTF-8 text in columns: one per code point. */
+size_t report_text_width(const char *s);
+
+/*
+ * Appends name cut to at most width columns, for a table cell. A name that
+ * fits is appended whole. A C++ name (or any "a::b::f(args) const") loses
+ * its middle first, so that the function's own name survives: the
+ * qualifiers' template arguments become "<...>", then the qualifiers
+ * "...::", then the own name's and parameters' template arguments, then
+ * the parameters "(...)"; what still does not fit is cut at the end with
+ * "...". The "_[i]" and "_[k]" annotations are always kept.
+ */
+void report_cut_name(const char *name, size_t width, struct sbuf *b);
+
+/* Appends s cut to width columns keeping its end ("...bits/vector.tcc:439"). */
+void report_cut_start(const char *s, size_t width, struct sbuf *b);
+
+/* Appends s cut to width columns keeping its start ("libstdc++.so..."). */
+void report_cut_end(const char *s, size_t width, struct sbuf *b);
+
 /* The root frame of each stack in the formats that draw one. */
 enum report_root {
 	REPORT_ROOT_COMM, /* the thread's name when sampled */
@@ -62,6 +82,7 @@ enum report_root {
 enum report_sort {
 	REPORT_SORT_SELF,
 	REPORT_SORT_TOTAL,
+	REPORT_SORT_MODULE, /* a row per module, by self samples */
 };
 
 struct report_opts {
@@ -82,8 +103,13 @@ struct report_opts {
 	enum report_root root;
 
 	/* --top */
-	int rows;    /* -1: 25 on a terminal, all otherwise; 0: all */
-	int columns; /* 0: the terminal's width, else COLUMNS, else 100 */
+	int rows; /* -1: 25 on a terminal, all otherwise; 0: all */
+	/*
+	 * > 0: the table is cut to this width, as on a terminal that wide.
+	 * 0: to the terminal's width when out is one; else nothing is cut
+	 * (the header wraps at COLUMNS, else 100).
+	 */
+	int columns;
 	enum report_sort sort;
 };
 
@@ -93,11 +119,15 @@ struct report_opts {
  */
 /* The folded format: "comm;outermost;...;leaf COUNT", sorted, one per stack. */
 int fmt_folded(const struct profile *p, const struct report_opts *o, FILE *out);
-/* The functions with the most samples, as a table that fits the width. */
+/* The functions (or modules) with the most samples, as a table. */
 int fmt_top(const struct profile *p, const struct report_opts *o, FILE *out);
 /* pprof's profile.proto, gzipped. */
 int fmt_pprof(const struct profile *p, const struct report_opts *o, FILE *out);
 /* A self-contained interactive flame graph. */
 int fmt_svg(const struct profile *p, const struct report_opts *o, FILE *out);
+/* One line per sample: "TIME PID TID CPU PERIOD COMM<TAB>outermost;...;leaf". */
+int fmt_script(const struct profile *p, const struct report_opts *o, FILE *out);
+/* One JSON object per line and sample, its frames innermost first. */
+int fmt_json(const struct profile *p, const struct report_opts *o, FILE *out);
 
 #endif

@@ -637,6 +637,7 @@ int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int m
 		Dwarf_Die *die = &u->index->scopes[sc].die;
 		int tag = dwarf_tag(die);
 		uint32_t l, c;
+		int decl;
 
 		out[n].func =
 			tag == DW_TAG_subprogram
@@ -648,6 +649,8 @@ int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int m
 		out[n].line = line > 0 ? (uint32_t)line : 0;
 		out[n].col = col > 0 ? (uint32_t)col : 0;
 		out[n].inlined = tag == DW_TAG_inlined_subroutine;
+		/* Through the abstract origin or the specification. */
+		out[n].decl_line = dwarf_decl_line(die, &decl) == 0 && decl > 0 ? (uint32_t)decl : 0;
 		out[n].entry = 0;
 		out[n].symbol_suffix = false;
 		n++;
@@ -674,6 +677,7 @@ int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int m
 		out[0].line = line > 0 ? (uint32_t)line : 0;
 		out[0].col = col > 0 ? (uint32_t)col : 0;
 		out[0].inlined = false;
+		out[0].decl_line = 0;
 		out[0].entry = 0;
 		out[0].symbol_suffix = false;
 		n = 1;

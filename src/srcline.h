@@ -30,6 +30,7 @@ struct srcline {
 	uint32_t line;
 	uint32_t col;
 	bool inlined; /* this level was inlined into the next */
+	uint32_t decl_line; /* where its function is declared (DW_AT_decl_line); 0 if unknown */
 	/*
 	 * The outermost level: the function's entry as an ELF address (0 when
 	 * unknown), and whether a symbol starting there whose name is func

@@ -3,11 +3,19 @@
  * interactive (hover, zoom, search), kept apart from the SVG writer.
  *
  * Its contract with the SVG (fmt-svg.c): the root <svg> carries width,
- * data-pad (the margin on each side, in px) and data-samples (what the
- * full width stands for); every frame is a
- * <g class="f"> holding <title>NAME (N samples, P%)</title>, a <rect> and
- * a <text>; the controls have the ids reset, search, matched and status.
- * The script contains no "]]>", so it sits in a CDATA section.
+ * data-pad (the margin on each side, in px), data-samples (what the full
+ * width stands for), data-top and data-bottom (the space above and below
+ * the frames), data-frame-height and data-min-share (a frame is drawn
+ * when it has at least 1/data-min-share of the samples of the frame
+ * zoomed into); <script id="tree" type="application/json"> holds the
+ * whole tree: {"names", "kinds", "fills": per distinct (name, kind);
+ * "nodes": NAME, SAMPLES, CHILDREN per frame in preorder, children in
+ * drawing order}. The script draws into <g id="frames">, each frame a
+ * <g class="f"> holding <title>NAME (N samples, P%)</title>, a <rect>
+ * and a <text>, and resizes the picture (and the rect "background") to
+ * the frames drawn; the controls have the ids reset, search, matched
+ * and status. The script contains no "]]>", so it sits in a CDATA
+ * section.
  */
 #ifndef PERFMINI_SVG_SCRIPT_H
 #define PERFMINI_SVG_SCRIPT_H

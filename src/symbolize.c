@@ -146,6 +146,7 @@ size_t symbolize_profile(struct profile *p, struct symbolizer *z, struct namer *
 				l.line = r->lv[k].line;
 				l.flags = r->lv[k].inlined ? PM_LINE_INLINED : 0;
 				l.symoff = k == r->n - 1 ? r->symoff : 0;
+				l.start_line = r->lv[k].decl_line;
 				profile_add_line(p, (uint32_t)i, &l);
 			}
 		}
@@ -181,6 +182,19 @@ size_t symbolize_profile(struct profile *p, struct symbolizer *z, struct namer *
 		id = profile_add_module(p, m->path, hex, flags);
 		if (sf && sf->reason)
 			p->modules[id].reason = strtab_add(&p->str, module_reason_text(sf->reason));
+		/* Its segments, for pprof to map file offsets back to ELF addresses. */
+		for (size_t k = 0; sf && m->kind == MODULE_FILE && k < sf->nsegs; k++) {
+			struct pm_segment g = {
+				.module = id,
+				.flags = sf->segs[k].flags,
+				.offset = sf->segs[k].offset,
+				.vaddr = sf->segs[k].vaddr,
+				.filesz = sf->segs[k].filesz,
+				.memsz = sf->segs[k].memsz,
+			};
+
+			profile_add_segment(p, &g);
+		}
 	}
 	return unresolved;
 }

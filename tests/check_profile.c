@@ -156,15 +156,22 @@ static struct profile *make_profile(void)
 	fk = profile_intern_frame(p, mk, PM_FRAME_KERNEL, 0xffffffff81000123ULL);
 	fu = profile_intern_frame(p, PM_NONE, 0, 0x7f00deadbeefULL);
 
-	l = (struct pm_line){strtab_add(&p->str, "hot"), strtab_add(&p->str, "demo.c"), 10, 0,
-			     0x10};
+	l = (struct pm_line){
+		strtab_add(&p->str, "hot"), strtab_add(&p->str, "demo.c"), 10, 0, 0x10, 7, 0};
 	profile_add_line(p, f0, &l);
-	l = (struct pm_line){strtab_add(&p->str, "inlined_helper"), strtab_add(&p->str, "demo.h"),
-			     3, PM_LINE_INLINED, 0x37};
+	l = (struct pm_line){strtab_add(&p->str, "inlined_helper"),
+			     strtab_add(&p->str, "demo.h"),
+			     3,
+			     PM_LINE_INLINED,
+			     0x37,
+			     1,
+			     0};
 	profile_add_line(p, f1, &l);
-	l = (struct pm_line){strtab_add(&p->str, "main"), strtab_add(&p->str, "demo.c"), 42, 0,
-			     0x57};
+	l = (struct pm_line){
+		strtab_add(&p->str, "main"), strtab_add(&p->str, "demo.c"), 42, 0, 0x57, 0, 0};
 	profile_add_line(p, f1, &l);
+	profile_add_segment(p, &(struct pm_segment){mx, 4, 0, 0, 0x5a4, 0x5a4});
+	profile_add_segment(p, &(struct pm_segment){mx, 5, 0x5b0, 0x15b0, 0x1234, 0x1234});
 
 	s0 = profile_intern_stack(p, (uint32_t[]){f0, f1}, 2);
 	s1 = profile_intern_stack(p, (uint32_t[]){fk, f0, f1}, 3);
@@ -217,7 +224,11 @@ static void assert_same_profile(const struct profile *a, const struct profile *b
 		ck_assert_uint_eq(a->lines[i].line, b->lines[i].line);
 		ck_assert_uint_eq(a->lines[i].flags, b->lines[i].flags);
 		ck_assert_uint_eq(a->lines[i].symoff, b->lines[i].symoff);
+		ck_assert_uint_eq(a->lines[i].start_line, b->lines[i].start_line);
 	}
+	ck_assert_uint_eq(a->nsegments, b->nsegments);
+	for (size_t i = 0; i < a->nsegments; i++)
+		ck_assert_mem_eq(&a->segments[i], &b->segments[i], sizeof(a->segments[i]));
 	ck_assert_uint_eq(a->nstack_frames, b->nstack_frames);
 	for (size_t i = 0; i < a->nstack_frames; i++)
 		ck_assert_uint_eq(a->stack_frames[i], b->stack_frames[i]);
@@ -483,6 +494,16 @@ static void break_thread(struct profile *p)
 	p->threads[1].comm = (uint32_t)p->str.len;
 }
 
+static void break_segment(struct profile *p)
+{
+	p->segments[1].module = (uint32_t)p->nmodules;
+}
+
+static void break_segment_size(struct profile *p)
+{
+	p->segments[0].filesz = p->segments[0].memsz + 1;
+}
+
 static void break_strings(struct profile *p)
 {
 	p->str.buf[p->str.len - 1] = 'x'; /* the table must end in a NUL */
@@ -507,6 +528,8 @@ static const struct {
 	{"module reason", break_module_reason, "module"},
 	{"meta", break_meta, "meta"},
 	{"thread", break_thread, "thread"},
+	{"segment module", break_segment, "segment"},
+	{"segment size", break_segment_size, "segment"},
 	{"strings", break_strings, "strings"},
 };
 
@@ -577,6 +600,44 @@ START_TEST(test_decode_handmade)
 	ck_assert_str_eq(profile_get_meta(q, "main"), "demo");
 	ck_assert_uint_eq(q->nsamples, 0);
 	profile_free(q);
+
+	/* Start lines apply to the lines, whichever section comes first; their count must match. */
+	{
+		unsigned char starts[8], lines[48] = {0};
+
+		put32(starts, 17);
+		put32(starts + 4, 0);
+		put32(lines, 1);
+		put32(lines + 24, 6);
+		file_header(&f);
+		file_section(&f, DF_STRINGS, strings, sizeof(strings));
+		file_section(&f, DF_START_LINES, starts, 8);
+		file_section(&f, DF_LINES, lines, 48);
+		file_section(&f, DF_END, NULL, 0);
+		q = decode(f.b, f.len, err, sizeof(err));
+		ck_assert_msg(q != NULL, "%s", err);
+		ck_assert_uint_eq(q->nlines, 2);
+		ck_assert_uint_eq(q->lines[0].start_line, 17);
+		ck_assert_uint_eq(q->lines[1].start_line, 0);
+		profile_free(q);
+		file_header(&f);
+		file_section(&f, DF_STRINGS, strings, sizeof(strings));
+		file_section(&f, DF_LINES, lines, 48);
+		file_section(&f, DF_START_LINES, starts, 4);
+		file_section(&f, DF_END, NULL, 0);
+		ck_assert_ptr_null(decode(f.b, f.len, err, sizeof(err)));
+		ck_assert_msg(strstr(err, "start lines") && strstr(err, "1 entries for 2 lines"),
+			      "%s", err);
+		/* Without the section (older files) the lines have no start line. */
+		file_header(&f);
+		file_section(&f, DF_STRINGS, strings, sizeof(strings));
+		file_section(&f, DF_LINES, lines, 48);
+		file_section(&f, DF_END, NULL, 0);
+		q = decode(f.b, f.len, err, sizeof(err));
+		ck_assert_msg(q != NULL, "%s", err);
+		ck_assert_uint_eq(q->lines[0].start_line, 0);
+		profile_free(q);
+	}
 
 	/* The same section twice. */
 	file_header(&f);

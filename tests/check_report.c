@@ -291,7 +291,7 @@ static const char *top_row(const char *text, const char *name, const char *modul
 		for (char *t = strtok_r(buf, " ", &save); t && n < 8;
 		     t = strtok_r(NULL, " ", &save))
 			cols[n++] = t;
-		if (n == 6 && strcmp(cols[4], name) == 0 && strcmp(cols[5], module) == 0)
+		if (n == 6 && strcmp(cols[4], module) == 0 && strcmp(cols[5], name) == 0)
 			return line;
 	}
 	return NULL;
@@ -349,7 +349,10 @@ static size_t columns_of(const char *line, size_t len)
 	return n;
 }
 
-/* Whatever the width, no line is longer, and long names end in "...". */
+/*
+ * Cut to a width (as on a terminal): no line is longer, and the long C++
+ * name keeps its own name, losing its qualifiers.
+ */
 START_TEST(test_top_width)
 {
 	struct profile *p = synth_profile();
@@ -363,8 +366,9 @@ START_TEST(test_top_width)
 		for (int lines = 0; lines < 2; lines++) {
 			o.names.lines = lines;
 			text = run_format(fmt_top, p, &o, NULL);
-			ck_assert_ptr_nonnull(strstr(text, "std::vec"));
-			ck_assert_ptr_nonnull(strstr(text, "...  "));
+			ck_assert_ptr_nonnull(
+				strstr(text, widths[w] < 80 ? "...::_M_r" : "...::_M_realloc_ins"));
+			ck_assert_ptr_null(strstr(text, "__normal_iterator<int*, std::vector"));
 			for (line = strtok_r(text, "\n", &save); line;
 			     line = strtok_r(NULL, "\n", &save))
 				ck_assert_msg(columns_of(line, strlen(line)) <= (size_t)widths[w],
@@ -374,6 +378,105 @@ START_TEST(test_top_width)
 		}
 	}
 	profile_free(p);
+}
+END_TEST
+
+/* Off a terminal (no width given, a memory stream) nothing is cut. */
+START_TEST(test_top_uncut)
+{
+	struct profile *p = synth_profile();
+	struct report_opts o = {.rows = -1, .names.lines = true, .names.full_paths = true};
+	char *text = run_format(fmt_top, p, &o, NULL);
+
+	ck_assert_ptr_nonnull(strstr(text, "  /usr/include/c++/12/bits/vector.tcc:439  "
+					   "std::vector<int, std::allocator<int> "
+					   ">::_M_realloc_insert<int const&>(__gnu_cxx::"
+					   "__normal_iterator<int*, std::vector<int, "
+					   "std::allocator<int> > >, int const&)\n"));
+	ck_assert_ptr_null(strstr(text, "..."));
+	free(text);
+	profile_free(p);
+}
+END_TEST
+
+/* --sort module: a row per module; self by leaf frame, total once per stack. */
+START_TEST(test_top_module)
+{
+	struct profile *p = synth_profile();
+	struct report_opts o = {.rows = -1, .sort = REPORT_SORT_MODULE};
+	char *text = run_format(fmt_top, p, &o, NULL);
+	const char *table = strstr(text, " Self%  Total%   Self  Total  Module\n");
+
+	ck_assert_ptr_nonnull(table);
+	ck_assert_ptr_nonnull(strstr(table, "\n 70.0%   88.0%     70     88  app\n"
+					    " 12.0%   12.0%     12     12  [kernel.kallsyms]\n"
+					    " 10.0%   10.0%     10     10  perf-300.map\n"
+					    "  8.0%   88.0%      8     88  libc.so.6\n"
+					    "  0.0%   10.0%      0     10  [unknown]\n"));
+	free(text);
+	profile_free(p);
+}
+END_TEST
+
+/* Cutting names to a width: the own name survives, annotations too. */
+START_TEST(test_cut_name)
+{
+	static const struct {
+		const char *name;
+		size_t width;
+		const char *want;
+	} cases[] = {
+		{"main", 4, "main"},
+		{"std::__cxx11::basic_string<char, std::char_traits<char>, "
+		 "std::allocator<char> >::compare(char const*) const",
+		 60, "std::__cxx11::basic_string<...>::compare(char const*) const"},
+		{"std::__cxx11::basic_string<char, std::char_traits<char>, "
+		 "std::allocator<char> >::compare(char const*) const",
+		 40, "...::compare(char const*) const"},
+		{"std::__cxx11::basic_string<char, std::char_traits<char>, "
+		 "std::allocator<char> >::compare(char const*) const",
+		 25, "...::compare(...) const"},
+		{"std::vector<int, std::allocator<int> >::_M_realloc_insert<int const&>("
+		 "__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >, "
+		 "int const&)_[i]",
+		 100,
+		 "std::vector<...>::_M_realloc_insert<int "
+		 "const&>(__gnu_cxx::__normal_iterator<...>, "
+		 "int const&)_[i]"},
+		{"std::vector<int, std::allocator<int> >::_M_realloc_insert<int const&>("
+		 "__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >, "
+		 "int const&)_[i]",
+		 40, "...::_M_realloc_insert<...>(...)_[i]"},
+		{"std::vector<int, std::allocator<int> >::_M_realloc_insert<int const&>("
+		 "__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >, "
+		 "int const&)_[i]",
+		 20, "...::_M_reall..._[i]"},
+		{"std::operator<< <char>(std::basic_ostream<char, std::char_traits<char> >&, char)",
+		 55, "std::operator<< <char>(std::basic_ostream<...>&, char)"},
+		{"std::operator<< <char>(std::basic_ostream<char, std::char_traits<char> >&, char)",
+		 40, "...::operator<< <char>(...)"},
+		{"operator<<(std::ostream&, \"q'\")", 20, "operator<<(...)"},
+		{"clear_page_erms_with_a_long_name_[k]", 20, "clear_page_er..._[k]"},
+		{"[libc.so.6+0x9a2b0]", 12, "[libc.so...."},
+		{"\xc3\xa9t\xc3\xa9::f\xc3\xa9"
+		 "e(int)",
+		 10, "...::f\xc3\xa9..."},
+	};
+	struct sbuf b = {0};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		b.len = 0;
+		report_cut_name(cases[i].name, cases[i].width, &b);
+		ck_assert_str_eq(b.buf, cases[i].want);
+		ck_assert_uint_le(report_text_width(b.buf), cases[i].width);
+	}
+	b.len = 0;
+	report_cut_start("/usr/include/c++/12/bits/vector.tcc:439", 18, &b);
+	ck_assert_str_eq(b.buf, ".../vector.tcc:439");
+	b.len = 0;
+	report_cut_end("[kernel.kallsyms]", 8, &b);
+	ck_assert_str_eq(b.buf, "[kern...");
+	sbuf_release(&b);
 }
 END_TEST
 
@@ -498,7 +601,134 @@ START_TEST(test_pprof_gzip)
 }
 END_TEST
 
-/* Frames under 1/1000 of the samples are left out, and the subtitle says so. */
+/* A varint at *p (below end); advances *p. */
+static uint64_t pb_get_varint(const unsigned char **p, const unsigned char *end)
+{
+	uint64_t v = 0;
+
+	for (int shift = 0; *p < end; shift += 7) {
+		unsigned char c = *(*p)++;
+
+		v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			break;
+	}
+	return v;
+}
+
+/* The fields of one message: calls fn for each (field, varint or bytes). */
+static void pb_walk(const unsigned char *p, const unsigned char *end,
+		    void (*fn)(uint32_t field, uint64_t v, const unsigned char *b, size_t n,
+			       void *arg),
+		    void *arg)
+{
+	while (p < end) {
+		uint64_t key = pb_get_varint(&p, end), v = 0;
+
+		if ((key & 7) == 0) {
+			v = pb_get_varint(&p, end);
+			fn((uint32_t)(key >> 3), v, NULL, 0, arg);
+		} else {
+			ck_assert_uint_eq(key & 7, 2);
+			v = pb_get_varint(&p, end);
+			fn((uint32_t)(key >> 3), 0, p, (size_t)v, arg);
+			p += v;
+		}
+	}
+}
+
+struct pprof_funcs {
+	char strings[32][64];
+	int nstrings;
+	uint64_t name[8], file[8], start[8];
+	int nfuncs;
+};
+
+static void function_field(uint32_t field, uint64_t v, const unsigned char *b, size_t n, void *arg)
+{
+	struct pprof_funcs *f = arg;
+
+	(void)b, (void)n;
+	if (field == 2)
+		f->name[f->nfuncs] = v;
+	else if (field == 4)
+		f->file[f->nfuncs] = v;
+	else if (field == 5)
+		f->start[f->nfuncs] = v;
+}
+
+static void profile_field(uint32_t field, uint64_t v, const unsigned char *b, size_t n, void *arg)
+{
+	struct pprof_funcs *f = arg;
+
+	(void)v;
+	if (field == 5 && f->nfuncs < 8) {
+		pb_walk(b, b + n, function_field, f);
+		f->nfuncs++;
+	} else if (field == 6 && f->nstrings < 32) {
+		snprintf(f->strings[f->nstrings++], 64, "%.*s", (int)n, (const char *)b);
+	}
+}
+
+/*
+ * A function whose lines fall in two files (code from a header) is one
+ * pprof function, filed under the file most of its samples are in, with
+ * its start line.
+ */
+START_TEST(test_pprof_function_files)
+{
+	struct profile *p = profile_new();
+	uint32_t app = profile_add_module(p, "/bin/x", "", 0);
+	uint32_t fa = profile_intern_frame(p, app, 0, 0x10);
+	uint32_t fb = profile_intern_frame(p, app, 0, 0x20);
+	struct pm_line l = {0};
+	struct pm_sample s = {.pid = 1, .tid = 1};
+	struct report_opts o = {.rows = -1};
+	struct pprof_funcs got = {0};
+	unsigned char *buf = xmalloc(1 << 16);
+	z_stream z = {0};
+	size_t len;
+	char *gz;
+
+	l.func = strtab_add(&p->str, "cmp");
+	l.file = strtab_add(&p->str, "/src/cmp.c");
+	l.line = 12;
+	l.start_line = 10;
+	profile_add_line(p, fa, &l);
+	l.file = strtab_add(&p->str, "/usr/include/string.h");
+	l.line = 300;
+	profile_add_line(p, fb, &l);
+	s.comm = strtab_add(&p->str, "x");
+	s.stack = profile_intern_stack(p, &fa, 1);
+	profile_add_sample(p, &s);
+	profile_add_sample(p, &s);
+	s.stack = profile_intern_stack(p, &fb, 1);
+	profile_add_sample(p, &s);
+
+	gz = run_format(fmt_pprof, p, &o, &len);
+	ck_assert_int_eq(inflateInit2(&z, 16 + MAX_WBITS), Z_OK);
+	z.next_in = (Bytef *)gz;
+	z.avail_in = (uInt)len;
+	z.next_out = buf;
+	z.avail_out = 1 << 16;
+	ck_assert_int_eq(inflate(&z, Z_FINISH), Z_STREAM_END);
+	pb_walk(buf, buf + z.total_out, profile_field, &got);
+	inflateEnd(&z);
+	ck_assert_int_eq(got.nfuncs, 1);
+	ck_assert_str_eq(got.strings[got.name[0]], "cmp");
+	ck_assert_str_eq(got.strings[got.file[0]], "/src/cmp.c");
+	ck_assert_uint_eq(got.start[0], 10);
+	free(buf);
+	free(gz);
+	profile_free(p);
+}
+END_TEST
+
+/*
+ * Frames under 1/1000 of the samples are not drawn at first, and the
+ * picture is only as tall as what is: but they are in the tree the script
+ * draws from when zoomed.
+ */
 START_TEST(test_svg_elided)
 {
 	struct profile *p = profile_new();
@@ -526,8 +756,12 @@ START_TEST(test_svg_elided)
 	text = run_format(fmt_svg, p, &o, NULL);
 	ck_assert_ptr_nonnull(strstr(text, "<title>hot (1999 samples, 99.95%)</title>"));
 	ck_assert_ptr_null(strstr(text, "<title>rare"));
-	ck_assert_ptr_nonnull(strstr(text, "2000 samples; 2 frames under 0.1% of the samples "
-					   "left out"));
+	/* all, x, hot: three rows. */
+	ck_assert_ptr_nonnull(strstr(text, "height=\"166\""));
+	ck_assert_ptr_nonnull(
+		strstr(text, "{\"names\":[\"all\",\"x\",\"hot\",\"rare\",\"rarer\"],"));
+	/* all 2000: x 2000: hot 1999, rare 1: rarer 1. */
+	ck_assert_ptr_nonnull(strstr(text, "\"nodes\":[0,2000,1,1,2000,2,2,1999,0,3,1,1,4,1,0]}"));
 	free(text);
 	profile_free(p);
 }
@@ -581,10 +815,14 @@ static Suite *report_suite(void)
 	tc = tcase_create("formats");
 	tcase_add_test(tc, test_top_counts);
 	tcase_add_test(tc, test_top_width);
+	tcase_add_test(tc, test_top_uncut);
+	tcase_add_test(tc, test_top_module);
+	tcase_add_test(tc, test_cut_name);
 	tcase_add_test(tc, test_top_rows);
 	tcase_add_test(tc, test_empty);
 	tcase_add_test(tc, test_protobuf);
 	tcase_add_test(tc, test_pprof_gzip);
+	tcase_add_test(tc, test_pprof_function_files);
 	tcase_add_test(tc, test_svg_elided);
 	tcase_add_test(tc, test_svg_escaping);
 	suite_add_tcase(s, tc);

@@ -1,10 +1,12 @@
 /*
  * report-gen.c - writes the synthetic recording of report-synth.c as a
- * data file, for tests/run-report.sh: report-gen OUTPUT
+ * data file, for tests/run-report.sh: report-gen OUTPUT; with --wide, the
+ * wide profile of synth_wide_profile (for the flame graph in a browser).
  */
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "datafile.h"
 #include "report-synth.h"
@@ -14,12 +16,15 @@ int main(int argc, char **argv)
 	struct profile *p;
 	int ret;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: report-gen OUTPUT\n");
+	if (argc == 3 && strcmp(argv[1], "--wide") == 0) {
+		p = synth_wide_profile();
+	} else if (argc == 2) {
+		p = synth_profile();
+	} else {
+		fprintf(stderr, "usage: report-gen [--wide] OUTPUT\n");
 		return 2;
 	}
-	p = synth_profile();
-	ret = datafile_write(p, argv[1], NULL);
+	ret = datafile_write(p, argv[argc - 1], NULL);
 	profile_free(p);
 	return ret < 0 ? 1 : 0;
 }

@@ -8,8 +8,10 @@
 # must be the folded report of the same data and filters drawn as a tree:
 # every frame's width is COUNT * (width - 2 * pad) / samples, to the 0.01
 # px it is rounded to; its parent is the frame below it that spans it;
-# the frames' paths and counts are exactly the folded stacks' prefixes
-# (none is under the 0.1% that the writer may leave out, in these tests).
+# the frames drawn are exactly the folded stacks' prefixes with at least
+# 1/data-min-share of the samples, and the picture is as tall as they are
+# deep; the tree the script draws from (<script id="tree">) is every
+# prefix, however narrow, with its count, children in drawing order.
 # --synth adds the exact values and colours of tests/report-synth.c.
 import re
 import sys
@@ -39,7 +41,7 @@ def main():
     check(b"href" not in raw, "a reference (href) in the file")
     check(re.findall(rb"https?://[^\"' ]*", raw) == [b"http://www.w3.org/2000/svg"],
           "URLs other than the namespace: %r" % re.findall(rb"https?://[^\"' ]*", raw))
-    scripts = list(root.iter(NS + "script"))
+    scripts = [e for e in root.iter(NS + "script") if e.get("id") != "tree"]
     check(len(scripts) == 1 and "addEventListener" in (scripts[0].text or ""), "no inline script")
     for el in root.iter():
         check(el.get("src") is None, "an element with src")
@@ -110,8 +112,40 @@ def main():
         want[("all",)] += int(n)
         for i in range(1, len(parts) + 1):
             want[("all",) + tuple(parts[:i])] += int(n)
-    check(dict(paths) == dict(want), "frames differ from the folded report:\n  svg:    %r\n  folded: %r"
-          % (sorted(paths.items()), sorted(want.items())))
+    min_share = int(root.get("data-min-share"))
+    drawn = {p: c for p, c in want.items() if c * min_share >= total}
+    check(dict(paths) == drawn, "frames differ from the folded report:\n  svg:    %r\n  folded: %r"
+          % (sorted(paths.items()), sorted(drawn.items())))
+    depth = max((len(p) - 1 for p in drawn), default=0)
+    top, bottom = int(root.get("data-top")), int(root.get("data-bottom"))
+    fh = int(root.get("data-frame-height"))
+    if total:
+        check(int(root.get("height")) == top + (depth + 1) * fh + bottom,
+              "height %s for frames %d deep" % (root.get("height"), depth))
+
+    # The whole tree, for the script.
+    trees = [e for e in root.iter(NS + "script") if e.get("id") == "tree"]
+    if total and check(len(trees) == 1, "%d tree scripts" % len(trees)):
+        import json
+        t = json.loads(trees[0].text)
+        check(len(t["names"]) == len(t["kinds"]) == len(t["fills"]), "tree tables differ in length")
+        nodes, pos, tree = t["nodes"], 0, {}
+        stack = []
+        while pos < len(nodes):
+            name, count, kids = t["names"][nodes[pos]], nodes[pos + 1], nodes[pos + 2]
+            pos += 3
+            while stack and stack[-1][1] == 0:
+                stack.pop()
+            if stack:
+                stack[-1][1] -= 1
+                path = stack[-1][0] + (name,)
+            else:
+                path = (name,)
+            check(path not in tree, "tree: %r twice" % (path,))
+            tree[path] = count
+            stack.append([path, kids])
+        check(tree == dict(want), "the tree differs from the folded report:\n  tree:   %r\n  folded: %r"
+              % (sorted(tree.items()), sorted(want.items())))
 
     if synth:
         check_synth(root, frames)

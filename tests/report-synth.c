@@ -19,6 +19,8 @@
  */
 #include "config.h"
 
+#include <stdio.h>
+
 #include "report-synth.h"
 
 #define MS 1000000ULL
@@ -124,5 +126,53 @@ struct profile *synth_profile(void)
 	profile_add_thread(p, 100, 101, "worker");
 	profile_add_thread(p, 200, 200, "other");
 	profile_add_thread(p, 300, 300, "java");
+	return p;
+}
+
+static uint32_t named_frame(struct profile *p, uint32_t module, uint64_t addr, const char *name)
+{
+	uint32_t f = profile_intern_frame(p, module, 0, addr);
+
+	if (!p->frames[f].nlines)
+		line(p, f, name, "/src/wide/wide.c", (uint32_t)(addr & 0xffff), 0);
+	return f;
+}
+
+struct profile *synth_wide_profile(void)
+{
+	struct profile *p = profile_new();
+	uint32_t app = profile_add_module(p, "/usr/bin/wide", "", 0);
+	uint32_t fmain = named_frame(p, app, 0x1000, "main");
+	uint32_t fhot = named_frame(p, app, 0x1100, "hot");
+	uint32_t fdisp = named_frame(p, app, 0x1200, "dispatch");
+	uint32_t fwarm = named_frame(p, app, 0x1300, "warm");
+	uint32_t st[64];
+	char name[32];
+	uint64_t t = 0;
+
+	profile_set_meta(p, "command", "record -a -d 3");
+	profile_set_meta(p, "event", "cpu-clock");
+	profile_set_meta(p, "frequency", "4000");
+	profile_set_meta(p, "duration-ns", "3000000000");
+	samples(p, "wide", 1, 1, (uint32_t[]){fhot, fmain}, 2, 8000, t, 100000, 1000);
+	t += 8000 * 100000ULL;
+	for (int i = 0; i < 200; i++) {
+		snprintf(name, sizeof(name), "leaf_%04d", i);
+		samples(p, "wide", 1, 1,
+			(uint32_t[]){named_frame(p, app, 0x2000 + (uint64_t)i, name), fdisp, fmain},
+			3, 10, t, 100000, 1000);
+		t += 10 * 100000ULL;
+	}
+	samples(p, "wide", 1, 1, (uint32_t[]){fwarm, fmain}, 2, 1990, t, 100000, 1000);
+	t += 1990 * 100000ULL;
+	/* Leaf first: deep_59 ... deep_00, warm, main. */
+	for (int i = 0; i < 60; i++) {
+		snprintf(name, sizeof(name), "deep_%02d", 59 - i);
+		st[i] = named_frame(p, app, 0x3000 + (uint64_t)(59 - i), name);
+	}
+	st[60] = fwarm;
+	st[61] = fmain;
+	samples(p, "wide", 1, 1, st, 62, 10, t, 100000, 1000);
+	profile_add_thread(p, 1, 1, "wide");
 	return p;
 }

@@ -54,17 +54,43 @@ golden() {
 		fail "report $* differs from tests/golden/$gd_name"
 }
 
-# Top.
+# tty_golden NAME COLS ARGS...: the report with ARGS on a terminal COLS
+# wide (script(1) gives it a pseudo-terminal) must equal tests/golden/NAME.
+tty_golden() {
+	tg_name=$1 tg_cols=$2
+	shift 2
+	script -qec "stty cols $tg_cols rows 50; \"$PERFMINI\" report -i \"$data\" $*" /dev/null |
+		tr -d '\r' >"$tmp/$tg_name" || fail "report $* on a terminal failed"
+	if [ -n "${PM_UPDATE_GOLDEN:-}" ]; then
+		cp "$tmp/$tg_name" "$golden/$tg_name"
+		say "updated tests/golden/$tg_name"
+		return 0
+	fi
+	diff -u "$golden/$tg_name" "$tmp/$tg_name" >&3 ||
+		fail "report $* on a $tg_cols-column terminal differs from tests/golden/$tg_name"
+}
+
+# Top. Off a terminal nothing is cut, whatever COLUMNS says (only the
+# header wraps at it); on a terminal the table fits its width, names cut
+# in the middle so that a C++ function keeps its own name.
 cols=100
 golden top.txt
 golden top.txt --top
 golden top-lines.txt --lines
 golden top-total.txt --sort total -n 5
 golden top-filtered.txt --pid 100 --time 1, --no-kernel
+golden top-module.txt --sort module
 cols=60
 golden top-narrow.txt
 golden top-narrow-lines.txt --lines
+cols=300
+golden top-full-paths.txt --lines --full-paths
 cols=100
+command -v script >/dev/null 2>&1 || fail "script is needed (Debian: bsdutils)"
+tty_golden top-tty-80.txt 80 --lines
+tty_golden top-tty-60.txt 60
+tty_golden top-tty-full-paths.txt 100 --lines --full-paths
+tty_golden top-tty-module.txt 60 --sort module -n 3
 
 # Folded, and each filter and root variant on it.
 golden folded.txt --folded
@@ -117,6 +143,26 @@ check_pprof_svg "" --time 1.5,2
 check_pprof_svg "" --tid 101 --comm work\;er
 check_pprof_svg "" --no-inline
 check_pprof_svg "" --pid 999
+
+# The per-sample exports: --script against its golden, then --script and
+# --json read back and folded, for several filters.
+golden script.txt --script
+check_script() {
+	cs_extra=$1
+	shift
+	report "$tmp/sc.folded" --folded "$@"
+	report "$tmp/sc.txt" --script "$@"
+	report "$tmp/sc.json" --json "$@"
+	python3 "$srcdir/tests/report-script.py" "$tmp/sc.txt" "$tmp/sc.json" "$tmp/sc.folded" \
+		$cs_extra "$@" 2>&3 || fail "--script/--json $*: see above"
+}
+check_script --synth
+check_script "" --no-kernel
+check_script "" --kernel-only
+check_script "" --time 1.5,2 --pid 100
+check_script "" --no-inline
+check_script "" --lines
+check_script "" --pid 999
 
 # Output files: default names, -o, and the mode (an ordinary file).
 mkdir "$tmp/out"
@@ -174,14 +220,14 @@ expect_error "root options" 2 "exclude each other" -i "$data" --per-pid --per-ti
 expect_error "bad time" 2 "--time: '2,1'" -i "$data" --time 2,1
 expect_error "time without comma" 2 "--time: '1.5'" -i "$data" --time 1.5
 expect_error "bad pid" 2 "--pid: 'x'" -i "$data" --pid x
-expect_error "bad sort" 2 "--sort: 'name'" -i "$data" --sort name
+expect_error "bad sort" 2 "--sort: 'name' is not self, total or module" -i "$data" --sort name
 expect_error "-n elsewhere" 2 "apply to --top" -i "$data" --svg -n 3
 expect_error "missing file" 1 "cannot open" -i "$tmp/nothing.data"
 expect_error "unwritable output" 1 "cannot create" -i "$data" --svg -o "$tmp/no/dir/x.svg"
 
 # --help names every option.
 "$PERFMINI" report --help >"$tmp/help" || fail "--help failed"
-for opt in --top --folded --pprof --svg --output --rows --sort --pid --tid --comm --time \
+for opt in --top --folded --pprof --svg --script --json --output --rows --sort --pid --tid --comm --time \
 	--no-kernel --kernel-only --per-pid --per-tid --lines --full-paths --no-inline \
 	flamegraph.pl "go tool pprof" speedscope; do
 	grep -q -- "$opt" "$tmp/help" || fail "--help does not mention $opt"
