@@ -228,6 +228,22 @@ const struct mapping *maps_find(const struct maps *m, uint64_t addr)
 	return best && addr < best->map.end ? &best->map : NULL;
 }
 
+bool maps_overlaps(const struct maps *m, uint64_t start, uint64_t end)
+{
+	const struct node *n = m->root, *best = NULL;
+
+	/* The last mapping starting below end is the only one that may reach start. */
+	while (n) {
+		if (n->map.start < end) {
+			best = n;
+			n = n->right;
+		} else {
+			n = n->left;
+		}
+	}
+	return best && best->map.end > start;
+}
+
 size_t maps_count(const struct maps *m)
 {
 	return m->count;

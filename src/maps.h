@@ -10,6 +10,7 @@
 #ifndef PERFMINI_MAPS_H
 #define PERFMINI_MAPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +39,8 @@ void maps_remove(struct maps *m, uint64_t start, uint64_t end);
 /* The mapping holding addr, or NULL. */
 const struct mapping *maps_find(const struct maps *m, uint64_t addr);
 size_t maps_count(const struct maps *m);
+/* Whether any mapping holds a part of [start, end). */
+bool maps_overlaps(const struct maps *m, uint64_t start, uint64_t end);
 
 /* Calls fn for each mapping in address order; a non-zero return stops. */
 typedef int (*maps_fn)(const struct mapping *map, void *arg);

@@ -198,6 +198,8 @@ static int seed_line(const struct maps_line *l, void *arg)
 
 	if (!(l->prot & PROT_EXEC))
 		return 0;
+	if (!c->p->records_lost && maps_overlaps(c->p->maps, l->start, l->end))
+		return 0;
 	model_mmap(c->m, c->p->pid, l->start, l->end - l->start, l->pgoff, &k, l->prot);
 	return 0;
 }
@@ -215,6 +217,7 @@ int model_seed(struct model *m, struct process *p)
 		return -errno;
 	p->seeded_ns = now_ns();
 	ret = proc_maps_parse(f, seed_line, &c);
+	p->records_lost = false;
 	fclose(f);
 	m->reseeds++;
 	return ret < 0 ? ret : 0;
@@ -271,9 +274,14 @@ void model_perfmap_last_look(struct model *m)
 
 void model_lost(struct model *m)
 {
-	for (size_t i = 0; i < m->procs.cap; i++)
-		if (m->procs.slots[i].key)
-			((struct process *)(uintptr_t)m->procs.slots[i].val)->seeded_ns = 0;
+	for (size_t i = 0; i < m->procs.cap; i++) {
+		struct process *p = (struct process *)(uintptr_t)m->procs.slots[i].val;
+
+		if (!m->procs.slots[i].key)
+			continue;
+		p->seeded_ns = 0;
+		p->records_lost = true;
+	}
 }
 
 static int parse_hex(const char **s, uint64_t *v)

@@ -7,7 +7,11 @@
  * exec gives its process a fresh address space; fork of a new process
  * clones the parent's; a process first met in a sample (attached, not
  * forked under observation) is seeded from /proc/PID/maps, and seeded
- * again when a sample lands in no known mapping.
+ * again when a sample lands in no known mapping. /proc tells the present,
+ * the records the past the samples come from: a seed only fills the gaps
+ * between mappings the records made (a program that has since exec'd
+ * another would otherwise get the other's mappings), unless records were
+ * lost since, when /proc is the better word.
  */
 #ifndef PERFMINI_PROC_H
 #define PERFMINI_PROC_H
@@ -28,6 +32,7 @@ struct process {
 	char comm[COMM_MAX];
 	struct maps *maps;
 	uint64_t seeded_ns;	     /* when /proc/PID/maps was last read, 0 never */
+	bool records_lost;	     /* since the last seed: the next one may replace */
 	uint64_t perfmap_checked_ns; /* when its perf map was last looked for */
 	struct module *perfmap;	     /* its JIT code's module, once it ran any */
 };

@@ -72,6 +72,25 @@ START_TEST(test_find_edges)
 }
 END_TEST
 
+START_TEST(test_overlaps)
+{
+	struct maps *m = maps_new();
+
+	ck_assert(!maps_overlaps(m, 0, UINT64_MAX));
+	insert(m, 0x400000, 0x401000, 0, mod_a);
+	insert(m, 0x403000, 0x404000, 0, mod_b);
+	ck_assert(!maps_overlaps(m, 0x3ff000, 0x400000)); /* ends where a starts */
+	ck_assert(maps_overlaps(m, 0x3ff000, 0x400001));
+	ck_assert(maps_overlaps(m, 0x400fff, 0x402000));
+	ck_assert(!maps_overlaps(m, 0x401000, 0x403000)); /* the gap exactly */
+	ck_assert(maps_overlaps(m, 0x401000, 0x403001));
+	ck_assert(maps_overlaps(m, 0x300000, 0x500000)); /* holds both */
+	ck_assert(maps_overlaps(m, 0x403800, 0x403900)); /* inside b */
+	ck_assert(!maps_overlaps(m, 0x404000, UINT64_MAX));
+	maps_free(m);
+}
+END_TEST
+
 START_TEST(test_insert_invalid)
 {
 	struct maps *m = maps_new();
@@ -462,6 +481,7 @@ static Suite *maps_suite(void)
 	TCase *tc = tcase_create("basic");
 
 	tcase_add_test(tc, test_find_edges);
+	tcase_add_test(tc, test_overlaps);
 	tcase_add_test(tc, test_insert_invalid);
 	tcase_add_test(tc, test_clear);
 	tcase_add_test(tc, test_foreach_order);
