@@ -458,7 +458,7 @@ def busy_runs(b):
                 R.interrupt()
                 R.wait(timeout=900)
                 load.stop()
-                if R.status != 0:
+                if R.status not in (0, 128 + signal.SIGINT):
                     b.notes.append("`%s` exited with status %d" % (b.short(rec), R.status))
                 d = {"rec": R, "data": data, "cmd": rec, "pid": R.pid}
                 if tool == "perfmini":
@@ -503,14 +503,19 @@ def pm_lost_detail(b, data):
 
 
 def perf_stats_lost(b, data):
-    """LOST and LOST_SAMPLES counts as `perf report --stats` prints them."""
+    """The lost samples that `perf report --stats` gives: its per-event
+    block ('cpu-clock stats:') has 'LOST_SAMPLES events: N', N the samples
+    lost (the aggregated block above it counts records, not samples)."""
     text = subprocess.run("%s report --stats -i %s 2>/dev/null" % (q(b.perf), q(data)), shell=True,
                           stdout=subprocess.PIPE, text=True).stdout
-    lost = {}
+    lost, in_event = 0, False
     for line in text.splitlines():
+        if line.rstrip().endswith(" stats:") and not line.startswith("Aggregated"):
+            in_event = True
+            continue
         f = line.split()
-        if len(f) >= 2 and f[0] in ("LOST", "LOST_SAMPLES") and f[-1].isdigit():
-            lost[f[0]] = int(f[-1])
+        if in_event and f[:2] == ["LOST_SAMPLES", "events:"] and len(f) >= 3 and f[2].isdigit():
+            lost += int(f[2])
     return lost
 
 
@@ -525,12 +530,14 @@ def fig_lost(b):
           "alternately; both tools at their default ring size (128 pages, 512 KiB, per CPU; "
           "perfmini takes 1024 pages in DWARF mode). Lost: perfmini's summary (`N lost`: lost "
           "records and lost samples, also the report header's `Lost:` line, shown for the last "
-          "run); perf: the `lost` fields of PERF_RECORD_LOST and PERF_RECORD_LOST_SAMPLES read "
-          "from perf.data (the same numbers as `perf report --stats`, which is checked on the "
-          "last run). The aim: none lost wherever perf loses none. Peak memory: VmHWM of the "
+          "run); perf: read from perf.data, the `lost` fields of PERF_RECORD_LOST or of "
+          "PERF_RECORD_LOST_SAMPLES, whichever sum is larger (perf 6 adds at its end a "
+          "LOST_SAMPLES record per event with the kernel's count of the same losses), checked "
+          "against `perf report --stats` on the last run (its per-event `LOST_SAMPLES events`, "
+          "the `Total Lost Samples` of `perf report`). The aim: none lost wherever perf loses none. Peak memory: VmHWM of the "
           "recorder at its exit (median).\n" % (
               os.cpu_count(), B["secs"], B["runs"], "" if B["runs"] == 1 else "s"),
-          "| configuration | samples perfmini / perf | lost perfmini / perf | perfmini `Lost:` | perf report --stats LOST / LOST_SAMPLES | aim | peak memory perfmini / perf | ratio |",
+          "| configuration | samples perfmini / perf | lost perfmini / perf | perfmini `Lost:` | perf lost, `perf report --stats` | aim | peak memory perfmini / perf | ratio |",
           "|---|---|---|---|---|---|---|---|"]
     for name, _, _ in cfgs:
         pm, pf = res[(name, "perfmini")], res[(name, "perf")]
@@ -542,10 +549,13 @@ def fig_lost(b):
         if ml and pl:
             verdict = "perf loses too"
         st = perf_stats_lost(b, pf[-1]["data"])
+        if st != (pf[-1]["lost"] or 0):
+            b.notes.append("%s: perf lost %s samples by perf.data's records, %s by `perf report "
+                           "--stats`" % (name, pf[-1]["lost"], st))
         hm, hp = median([d["rec"].hwm for d in pm]), median([d["rec"].hwm for d in pf])
-        md.append("| %s | %s / %s | %s / %s | %s | %s / %s | %s | %s / %s | %s |" % (
+        md.append("| %s | %s / %s | %s / %s | %s | %s | %s | %s / %s | %s |" % (
             name, fint(ms), fint(ps), fint(ml), fint(pl), pm[-1].get("lost_detail") or "n/a",
-            st.get("LOST", 0), st.get("LOST_SAMPLES", 0), verdict, fkb(hm), fkb(hp),
+            fint(st), verdict, fkb(hm), fkb(hp),
             "%.2f" % (hm / hp) if hm and hp else "n/a"))
         b.headline.append(("13. lost, busy `record -a`, %s" % name, "%s of %s" % (fint(ml), fint(ms + ml)),
                            "%s of %s" % (fint(pl), fint(ps + pl)), "—", "0 where perf has 0", verdict))

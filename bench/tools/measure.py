@@ -173,8 +173,14 @@ def perf_data_stats(path):
     40 and 48) holds the records, each led by struct perf_event_header
     (u32 type, u16 misc, u16 size). PERF_RECORD_SAMPLE is 9; PERF_RECORD_LOST
     (2) carries u64 id, u64 lost; PERF_RECORD_LOST_SAMPLES (13) a u64 lost.
-    Counting them here is exact and avoids a 'perf report' pass, which on a
-    DWARF recording would unwind every sample first.
+    The two count the same losses: the kernel writes a LOST record into the
+    ring for the samples it could not write, and perf record 6.x adds at its
+    end one LOST_SAMPLES record per event with the kernel's own count of
+    them (read_format PERF_FORMAT_LOST), which is what `perf report`'s
+    "Total Lost Samples" sums. So lost = the larger of the two sums, not
+    their total (older perfs write no LOST_SAMPLES). Counting here is exact
+    and avoids a 'perf report' pass, which on a DWARF recording would unwind
+    every sample first.
     """
     try:
         f = open(path, "rb")
@@ -186,7 +192,7 @@ def perf_data_stats(path):
             return None, None
         data_off, data_size = struct.unpack_from("<QQ", hdr, 40)
         f.seek(data_off)
-        samples = lost = 0
+        samples = lost = lost_samples = 0
         left, buf = data_size, b""
         while left > 0 or len(buf) >= 8:
             if left > 0 and len(buf) < (1 << 20):
@@ -200,7 +206,7 @@ def perf_data_stats(path):
             while pos + 8 <= end:
                 rtype, _, size = struct.unpack_from("<IHH", buf, pos)
                 if size < 8:
-                    return samples, lost  # corrupt: stop counting
+                    return samples, max(lost, lost_samples)  # corrupt: stop counting
                 if pos + size > end:
                     break
                 if rtype == 9:
@@ -208,12 +214,12 @@ def perf_data_stats(path):
                 elif rtype == 2:
                     lost += struct.unpack_from("<Q", buf, pos + 16)[0]
                 elif rtype == 13:
-                    lost += struct.unpack_from("<Q", buf, pos + 8)[0]
+                    lost_samples += struct.unpack_from("<Q", buf, pos + 8)[0]
                 pos += size
             buf = buf[pos:]
             if left <= 0 and pos == 0:
                 break
-        return samples, lost
+        return samples, max(lost, lost_samples)
 
 
 def pstat_line(path):
@@ -661,9 +667,10 @@ class Bench:
         md = ["Samples and lost samples summed over the %d timed runs of figure 2 (warm-up runs "
               "not counted). perfmini: the `N samples, M lost` summary it prints on stderr "
               "(M counts lost records and lost samples). perf: read from perf.data itself, "
-              "PERF_RECORD_SAMPLE records and the `lost` fields of PERF_RECORD_LOST and "
-              "PERF_RECORD_LOST_SAMPLES (the numbers `perf report --stats` and `Total Lost "
-              "Samples` come from). Both use a 128-page (512 KiB) ring per CPU. The aim: none "
+              "PERF_RECORD_SAMPLE records, and the sum of the `lost` fields of PERF_RECORD_LOST "
+              "or of PERF_RECORD_LOST_SAMPLES, whichever is larger (they count the same losses: "
+              "perf 6 adds at its end a LOST_SAMPLES record per event with the kernel's count; "
+              "`Total Lost Samples` of `perf report`). Both use a 128-page (512 KiB) ring per CPU. The aim: none "
               "lost where perf loses none.\n" % rounds,
               "| mode, rate | perfmini samples | perfmini lost | perf samples | perf lost | aim |",
               "|---|---|---|---|---|---|"]
