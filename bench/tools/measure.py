@@ -337,7 +337,7 @@ class Bench:
         self.pyloop = os.path.join(a.bench, "workloads", "pyloop.py")
         self.hflog = open(os.path.join(self.logs, "hyperfine.log"), "a")
         self.commands = {}  # figure -> list of command strings
-        self.sections = []  # (title, markdown)
+        self.sections = []  # (title, markdown, (load average at the figure's start, at its end))
         self.headline = []  # rows of the summary table
         self.notes = []  # observations worth a look
         self.t0 = time.time()
@@ -466,7 +466,9 @@ class Bench:
         return s
 
     def section(self, title, md):
-        self.sections.append((title, md))
+        """A figure's text; the load average at the figure's start and now
+        go with it."""
+        self.sections.append((title, md, (getattr(self, "fig_load", None), loadavg())))
 
     def aim(self, ok, near=False):
         if ok:
@@ -1267,11 +1269,11 @@ class Bench:
                     self.max_rate_start, out("cat /proc/sys/kernel/perf_event_max_sample_rate"))),
                 ("load average at start / end", "%s / %s" % (self.a.load_start, out("cut -d' ' -f1-3 /proc/loadavg")))]
 
-    def provenance(self):
+    def provenance(self, load):
         a = self.a
-        return "*Measured by `bench/run%s%s` on %s, perfmini commit `%s`%s; load average %s at the start of the run.*" % (
+        return "*Measured by `bench/run%s%s` on %s, perfmini commit `%s`%s; load average %s at the start of this figure, %s at its end.*" % (
             " --quick" if self.quick else "", " --only " + a.only if a.only else "", a.date, a.commit,
-            " with uncommitted changes" if a.dirty else "", a.load_start)
+            " with uncommitted changes" if a.dirty else "", load[0] or a.load_start, load[1])
 
     def write(self, elapsed):
         """Writes RESULTS.md: this run's figures, and every figure of the
@@ -1281,9 +1283,9 @@ class Bench:
         a = self.a
         old = read_results(a.out)
         new = {}
-        for title, md in self.sections:
+        for title, md, load in self.sections:
             n = figure_number(title)
-            new[n] = (title, self.provenance() + "\n\n" + md)
+            new[n] = (title, self.provenance(load) + "\n\n" + md)
         kept = {n: v for n, v in old["sections"].items() if n not in new}
         for n, (title, body) in list(kept.items()):
             if not body.startswith("*Measured by") and n in GENERATED and old["origin"]:
@@ -1291,13 +1293,20 @@ class Bench:
         figs = sorted(set(new) | set(kept))
         L = []
         L.append("# perfmini benchmark results\n")
-        L.append("Written by `bench/run%s%s` on %s in %.0f minutes. %s%s\n" % (
-            " --quick" if self.quick else "", " --only " + a.only if a.only else "", a.date, elapsed / 60,
-            "A **quick** run: fewer runs and smaller inputs; the numbers are rougher than a "
-            "full run's." if self.quick else "A full run." if not a.only else "",
-            (" %s measured in this run; the others are kept from the previous "
-             "results file, each section saying which run measured it (or that it was written "
-             "by hand)." % figures_text(sorted(new))) if kept else ""))
+        minutes = max(1, round(elapsed / 60))
+        head = ["Written by `bench/run%s%s` on %s in %d minute%s." % (
+            " --quick" if self.quick else "", " --only " + a.only if a.only else "", a.date, minutes,
+            "" if minutes == 1 else "s")]
+        if self.quick:
+            head.append("A **quick** run: fewer runs, smaller inputs and shorter recordings; the "
+                        "numbers are rougher than a full run's.")
+        elif not a.only:
+            head.append("A full run.")
+        if kept:
+            head.append("%s measured in this run; the others are kept from the previous results "
+                        "file, each section saying which run measured it (or that it was written "
+                        "by hand)." % figures_text(sorted(new)))
+        L.append(" ".join(head) + "\n")
         L.append("perfmini %s, commit `%s`%s. `$PERFMINI` below is %s.\n" % (
             a.pm_version, a.commit, " (with uncommitted changes in the tree)" if a.dirty else "",
             a.pm_origin))
@@ -1376,6 +1385,10 @@ class Bench:
 
 # The figures bench/run measures (the others in RESULTS.md are written by hand).
 GENERATED = {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15}
+
+
+def loadavg():
+    return out("cut -d' ' -f1-3 /proc/loadavg")
 
 
 def figures_text(ns):
@@ -1464,6 +1477,7 @@ def main():
         if only and key not in only:
             continue
         n0 = len(b.notes)
+        b.fig_load = loadavg()
         fn()
         b.notes[n0:] = [t if t.startswith("figure") else "figure %s: %s" % (key, t) for t in b.notes[n0:]]
     b.write(time.time() - b.t0)
