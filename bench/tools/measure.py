@@ -173,8 +173,14 @@ def perf_data_stats(path):
     40 and 48) holds the records, each led by struct perf_event_header
     (u32 type, u16 misc, u16 size). PERF_RECORD_SAMPLE is 9; PERF_RECORD_LOST
     (2) carries u64 id, u64 lost; PERF_RECORD_LOST_SAMPLES (13) a u64 lost.
-    Counting them here is exact and avoids a 'perf report' pass, which on a
-    DWARF recording would unwind every sample first.
+    The two count the same losses: the kernel writes a LOST record into the
+    ring for the samples it could not write, and perf record 6.x adds at its
+    end one LOST_SAMPLES record per event with the kernel's own count of
+    them (read_format PERF_FORMAT_LOST), which is what `perf report`'s
+    "Total Lost Samples" sums. So lost = the larger of the two sums, not
+    their total (older perfs write no LOST_SAMPLES). Counting here is exact
+    and avoids a 'perf report' pass, which on a DWARF recording would unwind
+    every sample first.
     """
     try:
         f = open(path, "rb")
@@ -186,7 +192,7 @@ def perf_data_stats(path):
             return None, None
         data_off, data_size = struct.unpack_from("<QQ", hdr, 40)
         f.seek(data_off)
-        samples = lost = 0
+        samples = lost = lost_samples = 0
         left, buf = data_size, b""
         while left > 0 or len(buf) >= 8:
             if left > 0 and len(buf) < (1 << 20):
@@ -200,7 +206,7 @@ def perf_data_stats(path):
             while pos + 8 <= end:
                 rtype, _, size = struct.unpack_from("<IHH", buf, pos)
                 if size < 8:
-                    return samples, lost  # corrupt: stop counting
+                    return samples, max(lost, lost_samples)  # corrupt: stop counting
                 if pos + size > end:
                     break
                 if rtype == 9:
@@ -208,12 +214,12 @@ def perf_data_stats(path):
                 elif rtype == 2:
                     lost += struct.unpack_from("<Q", buf, pos + 16)[0]
                 elif rtype == 13:
-                    lost += struct.unpack_from("<Q", buf, pos + 8)[0]
+                    lost_samples += struct.unpack_from("<Q", buf, pos + 8)[0]
                 pos += size
             buf = buf[pos:]
             if left <= 0 and pos == 0:
                 break
-        return samples, lost
+        return samples, max(lost, lost_samples)
 
 
 def pstat_line(path):
@@ -331,7 +337,7 @@ class Bench:
         self.pyloop = os.path.join(a.bench, "workloads", "pyloop.py")
         self.hflog = open(os.path.join(self.logs, "hyperfine.log"), "a")
         self.commands = {}  # figure -> list of command strings
-        self.sections = []  # (title, markdown)
+        self.sections = []  # (title, markdown, (load average at the figure's start, at its end))
         self.headline = []  # rows of the summary table
         self.notes = []  # observations worth a look
         self.t0 = time.time()
@@ -460,7 +466,9 @@ class Bench:
         return s
 
     def section(self, title, md):
-        self.sections.append((title, md))
+        """A figure's text; the load average at the figure's start and now
+        go with it."""
+        self.sections.append((title, md, (getattr(self, "fig_load", None), loadavg())))
 
     def aim(self, ok, near=False):
         if ok:
@@ -661,9 +669,10 @@ class Bench:
         md = ["Samples and lost samples summed over the %d timed runs of figure 2 (warm-up runs "
               "not counted). perfmini: the `N samples, M lost` summary it prints on stderr "
               "(M counts lost records and lost samples). perf: read from perf.data itself, "
-              "PERF_RECORD_SAMPLE records and the `lost` fields of PERF_RECORD_LOST and "
-              "PERF_RECORD_LOST_SAMPLES (the numbers `perf report --stats` and `Total Lost "
-              "Samples` come from). Both use a 128-page (512 KiB) ring per CPU. The aim: none "
+              "PERF_RECORD_SAMPLE records, and the sum of the `lost` fields of PERF_RECORD_LOST "
+              "or of PERF_RECORD_LOST_SAMPLES, whichever is larger (they count the same losses: "
+              "perf 6 adds at its end a LOST_SAMPLES record per event with the kernel's count; "
+              "`Total Lost Samples` of `perf report`). Both use a 128-page (512 KiB) ring per CPU. The aim: none "
               "lost where perf loses none.\n" % rounds,
               "| mode, rate | perfmini samples | perfmini lost | perf samples | perf lost | aim |",
               "|---|---|---|---|---|---|"]
@@ -755,18 +764,26 @@ class Bench:
         return {"rec": res, "rep": rep, "lines": lines, "capped": capped, "cap": cap,
                 "stacks": (pm_stacks, pf_stacks, nl_stacks), "mem": mem, "target": target}
 
-    def fig_workloads(self):
-        log("4./5./6. stop-to-folded, data size and memory on Python and xz")
-        rec_runs = 2 if self.quick else 5
-        py_rounds = 250 if self.quick else 800
-        xz_mb = 4 if self.quick else 12
+    def xz_text(self, xz_mb, fig):
+        """The generated text that xz compresses (made once per run)."""
         text = os.path.join(self.tmp, "text-%dM.txt" % xz_mb)
         if not os.path.exists(text):
             log("  generating %d MB of text" % xz_mb)
             sh("%s %s %d %s" % (q(sys.executable), q(os.path.join(self.a.bench, "workloads", "gen-text.py")),
                                 xz_mb, q(text)))
-        self.note_cmd("4", "# input for xz, generated:\n%s bench/workloads/gen-text.py %d $TMP/text-%dM.txt" % (
+        self.note_cmd(fig, "# input for xz, generated:\n%s bench/workloads/gen-text.py %d $TMP/text-%dM.txt" % (
             "python3", xz_mb, xz_mb))
+        return text
+
+    def max_rate_now(self):
+        return out("cat /proc/sys/kernel/perf_event_max_sample_rate")
+
+    def fig_workloads(self):
+        log("4./5./6. stop-to-folded, data size and memory on Python and xz")
+        rec_runs = 2 if self.quick else 5
+        py_rounds = 250 if self.quick else 800
+        xz_mb = 4 if self.quick else 12
+        text = self.xz_text(xz_mb, "4")
         work = [
             ("python", "Python (`pyloop.py %d`)" % py_rounds,
              "%s %s %d" % (q(self.py), q(self.pyloop), py_rounds)),
@@ -1252,14 +1269,44 @@ class Bench:
                     self.max_rate_start, out("cat /proc/sys/kernel/perf_event_max_sample_rate"))),
                 ("load average at start / end", "%s / %s" % (self.a.load_start, out("cut -d' ' -f1-3 /proc/loadavg")))]
 
-    def write(self, elapsed):
+    def provenance(self, load):
         a = self.a
+        return "*Measured by `bench/run%s%s` on %s, perfmini commit `%s`%s; load average %s at the start of this figure, %s at its end.*" % (
+            " --quick" if self.quick else "", " --only " + a.only if a.only else "", a.date, a.commit,
+            " with uncommitted changes" if a.dirty else "", load[0] or a.load_start, load[1])
+
+    def write(self, elapsed):
+        """Writes RESULTS.md: this run's figures, and every figure of the
+        previous file that this run did not measure (those of an earlier
+        --only run, or written by hand), each section saying which run
+        measured it."""
+        a = self.a
+        old = read_results(a.out)
+        new = {}
+        for title, md, load in self.sections:
+            n = figure_number(title)
+            new[n] = (title, self.provenance(load) + "\n\n" + md)
+        kept = {n: v for n, v in old["sections"].items() if n not in new}
+        for n, (title, body) in list(kept.items()):
+            if not body.startswith("*Measured by") and n in GENERATED and old["origin"]:
+                kept[n] = (title, "*Kept from an earlier run: %s.*\n\n%s" % (old["origin"], body))
+        figs = sorted(set(new) | set(kept))
         L = []
         L.append("# perfmini benchmark results\n")
-        L.append("Written by `bench/run%s` on %s in %.0f minutes. %s\n" % (
-            " --quick" if self.quick else "", a.date, elapsed / 60,
-            "A **quick** run: fewer runs and smaller inputs; the numbers are rougher than a "
-            "full run's." if self.quick else "A full run."))
+        minutes = max(1, round(elapsed / 60))
+        head = ["Written by `bench/run%s%s` on %s in %d minute%s." % (
+            " --quick" if self.quick else "", " --only " + a.only if a.only else "", a.date, minutes,
+            "" if minutes == 1 else "s")]
+        if self.quick:
+            head.append("A **quick** run: fewer runs, smaller inputs and shorter recordings; the "
+                        "numbers are rougher than a full run's.")
+        elif not a.only:
+            head.append("A full run.")
+        if kept:
+            head.append("%s measured in this run; the others are kept from the previous results "
+                        "file, each section saying which run measured it (or that it was written "
+                        "by hand)." % figures_text(sorted(new)))
+        L.append(" ".join(head) + "\n")
         L.append("perfmini %s, commit `%s`%s. `$PERFMINI` below is %s.\n" % (
             a.pm_version, a.commit, " (with uncommitted changes in the tree)" if a.dirty else "",
             a.pm_origin))
@@ -1267,6 +1314,8 @@ class Bench:
                  "ratios, which compare runs made alternately under the same conditions, rather "
                  "than the absolute times.\n")
         L.append("## Machine\n")
+        L.append("The machine and its state during this run%s.\n" % (
+            " (the kept figures give the load of their own runs)" if kept else ""))
         L.append("| | |\n|---|---|")
         for k, v in self.machine():
             L.append("| %s | %s |" % (k, v))
@@ -1274,46 +1323,117 @@ class Bench:
         L.append("## Summary\n")
         L.append("| figure | perfmini | perf | ratio | aim | aim holds? |")
         L.append("|---|---|---|---|---|---|")
+        rows = {}
         for row in self.headline:
-            L.append("| %s |" % " | ".join(str(x) for x in row))
+            rows.setdefault(figure_number(str(row[0])), []).append("| %s |" % " | ".join(str(x) for x in row))
+        for n, rs in old["rows"].items():
+            if n in kept:
+                rows.setdefault(n, []).extend(rs)
+        for n in sorted(rows):
+            L += rows[n]
         L.append("")
-        if self.notes:
+        notes = list(self.notes) + [t for t in old["notes"] if figure_number(t[len("figure "):]) in kept]
+        if notes:
             L.append("Observed while measuring:\n")
-            for n in self.notes:
-                L.append("- " + n)
+            for t in notes:
+                L.append("- " + t)
             L.append("")
-        for title, md in self.sections:
+        for n in figs:
+            title, body = new.get(n) or kept[n]
             L.append("## %s\n" % title)
-            L.append(md)
+            L.append(body.rstrip("\n"))
             L.append("")
         L.append("## Commands\n")
         L.append("`$TMP` is the run's temporary directory (removed at the end), `$TMP/bin` the "
                  "workloads built from bench/workloads/ with `gcc -O2 -g -fno-omit-frame-pointer`, "
                  "`$PERFMINI` the perfmini binary, `$PYTHON` %s. bench/tools/pstat.c is the "
                  "timing wrapper described in figure 4.\n" % self.py)
-        for fig in sorted(self.commands):
-            L.append("Figure %s:\n" % fig)
-            L.append("```sh")
-            seen = set()
+        blocks = {}
+        for fig in self.commands:
+            seen, lines = set(), []
             for c in self.commands[fig]:
                 c = self.short(c)
                 if c in seen:
                     continue
                 seen.add(c)
-                L.append(c)
+                lines.append(c)
+            blocks[int(fig)] = "\n".join(lines)
+        for n, text in old["commands"].items():
+            if n in kept and n not in blocks:
+                blocks[n] = text
+        for n in sorted(blocks):
+            L.append("Figure %d:\n" % n)
+            L.append("```sh")
+            L.append(blocks[n])
             L.append("```\n")
         L.append("## How to run\n")
         L.append("As root on Debian 12 (bench/run installs what is missing: hyperfine, time, "
                  "linux-perf, xz-utils, binutils, elfutils, libc6-dbg and perfmini's build "
                  "dependencies), from the source directory:\n")
-        L.append("```sh\nbench/run            # the full run, about 20-30 minutes on 2 CPUs\n"
-                 "bench/run --quick    # a few minutes, fewer runs and smaller inputs\n```\n")
+        L.append("```sh\nbench/run                # the full run, about 45-60 minutes on 2 CPUs\n"
+                 "bench/run --quick        # under 10 minutes, fewer runs and smaller inputs\n"
+                 "bench/run --only 11,13   # these figures only; the others are kept\n```\n")
         L.append("It builds perfmini out of tree in bench/_build (`BUILD_DIR=DIR` to change it, "
                  "or `PERFMINI=/path/to/perfmini` to use a built binary), builds the workloads "
                  "and generates their data in a temporary directory, and rewrites "
-                 "bench/RESULTS.md. Benchmarks are not part of `make check`.")
+                 "bench/RESULTS.md: the figures it measured replace their earlier sections, "
+                 "summary rows and commands, the others stay as they were. Benchmarks are not "
+                 "part of `make check`.")
         with open(a.out, "w") as f:
             f.write("\n".join(L) + "\n")
+
+
+# The figures bench/run measures (the others in RESULTS.md are written by hand).
+GENERATED = {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15}
+
+
+def loadavg():
+    return out("cut -d' ' -f1-3 /proc/loadavg")
+
+
+def figures_text(ns):
+    """'Figure 4 was', 'Figures 11 and 12 were', 'Figures 1, 2 and 4 were'."""
+    ns = [str(n) for n in ns]
+    if len(ns) == 1:
+        return "Figure %s was" % ns[0]
+    return "Figures %s and %s were" % (", ".join(ns[:-1]), ns[-1])
+
+
+def figure_number(text):
+    """N of a title, summary row or note that starts with 'N.' or 'N ', or None."""
+    m = re.match(r"\s*(\d+)[.:\s/]", text)
+    return int(m.group(1)) if m else None
+
+
+def read_results(path):
+    """The parts of an existing RESULTS.md that a run may keep: numbered
+    sections {N: (title, body)}, summary rows {N: [row]}, command blocks
+    {N: text}, notes that name their figure, and which run wrote it."""
+    res = {"sections": {}, "rows": {}, "commands": {}, "notes": [], "origin": None}
+    try:
+        text = open(path).read()
+    except OSError:
+        return res
+    m = re.search(r"^Written by (`bench/run[^`]*`) on (.+?) in \d+ minutes?\.", text, re.M)
+    c = re.search(r"^perfmini \S+, commit `([0-9a-f]+)`", text, re.M)
+    if m:
+        res["origin"] = "%s on %s, perfmini commit `%s`" % (m.group(1), m.group(2), c.group(1) if c else "unknown")
+    parts = re.split(r"^## (.+)\n", text, flags=re.M)
+    for i in range(1, len(parts) - 1, 2):
+        title, body = parts[i].strip(), parts[i + 1].strip("\n")
+        n = figure_number(title)
+        if n is not None:
+            res["sections"][n] = (title, body)
+        elif title == "Summary":
+            for line in body.splitlines():
+                if line.startswith("| ") and figure_number(line[2:]) is not None:
+                    res["rows"].setdefault(figure_number(line[2:]), []).append(line)
+                elif line.startswith("- figure "):
+                    res["notes"].append(line[2:])
+        elif title == "Commands":
+            for fm in re.finditer(r"^Figure (\d+):\n\n```sh\n(.*?)\n```$", body, re.M | re.S):
+                res["commands"][int(fm.group(1))] = fm.group(2)
+    return res
 
 
 def main():
@@ -1334,18 +1454,32 @@ def main():
     ap.add_argument("--pm-version", default="")
     ap.add_argument("--pm-origin", default="")
     ap.add_argument("--load-start", default="")
-    ap.add_argument("--only", default="", help="comma-separated figures to run (1,2,4,7,8,9; for testing)")
+    ap.add_argument("--only", default="", help="comma-separated figures to run (1,2,4,7,8,9,11,12,13,14,15)")
     a = ap.parse_args()
     b = Bench(a)
+    import light  # figures 11-15; it imports this file's helpers
     only = set(a.only.split(",")) if a.only else None
+    # 12 after 4, whose recordings it reuses; 13 and 14 (which share their
+    # recordings) last, as their 20 kHz may make the kernel lower
+    # perf_event_max_sample_rate.
     steps = [("1", b.fig_fixed), ("2", b.fig_slowdown), ("4", b.fig_workloads),
-             ("7", b.fig_scaling), ("8", b.fig_symbolize), ("9", b.fig_dwarf_python)]
+             ("12", lambda: light.fig_memory(b)), ("7", b.fig_scaling), ("8", b.fig_symbolize),
+             ("9", b.fig_dwarf_python), ("11", lambda: light.fig_length(b)),
+             ("15", lambda: light.fig_contention(b)), ("13", lambda: light.fig_lost(b)),
+             ("14", lambda: light.fig_share(b))]
+    known = {k for k, _ in steps}
+    if only and not only <= known:
+        ap.error("--only: no figure %s (figures: %s; 2 also gives 3, 4 gives 5 and 6)" % (
+            ",".join(sorted(only - known, key=int)), ",".join(sorted(known, key=int))))
     if only and "4" in only and "2" not in only:
         b.fig2_sizes = {}
     for key, fn in steps:
         if only and key not in only:
             continue
+        n0 = len(b.notes)
+        b.fig_load = loadavg()
         fn()
+        b.notes[n0:] = [t if t.startswith("figure") else "figure %s: %s" % (key, t) for t in b.notes[n0:]]
     b.write(time.time() - b.t0)
     log("wrote %s" % a.out)
 
