@@ -362,8 +362,8 @@ static int fail(struct in *in, const char *fmt, ...)
 
 static const char *section_name(uint32_t type)
 {
-	static const char *const names[] = {"end",     "strings", "meta",   "modules",
-					    "frames",  "lines",	  "stacks", "stack frames",
+	static const char *const names[] = {"end",     "strings", "meta",     "modules",
+					    "frames",  "lines",	  "stacks",   "stack frames",
 					    "samples", "threads", "segments", "start lines"};
 
 	return type < ARRAY_SIZE(names) ? names[type] : "unknown";
@@ -491,8 +491,8 @@ static int check_segment(struct in *in, const struct profile *p, size_t i, size_
 
 	if (g->module >= p->nmodules || g->filesz > g->memsz ||
 	    g->offset > UINT64_MAX - g->filesz || g->vaddr > UINT64_MAX - g->memsz)
-		return fail(in, "bad segment %zu at offset %zu: module %u of %zu", i, at,
-			    g->module, p->nmodules);
+		return fail(in, "bad segment %zu at offset %zu: module %u of %zu", i, at, g->module,
+			    p->nmodules);
 	return 0;
 }
 

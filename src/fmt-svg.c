@@ -522,7 +522,8 @@ static void write_tree(struct svg *g, FILE *out)
 		}
 		if (nk > 1)
 			qsort_r(g->kids + start, nk, sizeof(*g->kids), cmp_child, g);
-		fprintf(tree, "%s%u,%llu,%u", first ? "" : ",", entry_of(g, n, names, kind_out, fills),
+		fprintf(tree, "%s%u,%llu,%u", first ? "" : ",",
+			entry_of(g, n, names, kind_out, fills),
 			(unsigned long long)g->nodes[n].count, nk);
 		first = false;
 		if (nk) {

@@ -23,9 +23,8 @@
 
 #include "aggregate.h"
 #include "hmap.h"
-#include "module.h"
+#include "missing.h"
 #include "report.h"
-#include "symbolize.h"
 #include "util.h"
 
 #define DEFAULT_COLUMNS	 100
@@ -240,62 +239,29 @@ static const char *meta(const struct profile *p, const char *key)
 
 static void print_missing(const struct profile *p, FILE *out, int width)
 {
-	struct missing *m;
-	size_t n = symbolize_missing(p, &m);
 	struct sbuf b = {0};
 
-	if (n == 0)
-		header_line(out, width, "Symbols:", "every sampled frame has a name");
-	for (size_t i = 0; i < n && i < MAX_MISSING; i++) {
-		enum module_reason r = REASON_NO_MAPPING;
-		const char *name = "[unknown]";
+	for (int lines = 0; lines < 2; lines++) {
+		struct missing *m;
+		size_t n = lines ? report_missing_lines(p, &m) : report_missing(p, &m);
+		const char *title = lines ? "Lines:" : "Symbols:";
 
-		if (m[i].module != PM_NONE) {
-			const struct pm_module *mod = &p->modules[m[i].module];
-
-			r = (enum module_reason)PM_MODULE_REASON(mod->flags);
-			name = report_base_name(strtab_get(&p->str, mod->path));
+		if (n == 0 && !lines)
+			header_line(out, width, title, "every sampled frame has a name");
+		for (size_t i = 0; i < n && i < MAX_MISSING; i++) {
+			b.len = 0;
+			report_missing_say(p, &m[i], lines, true, &b);
+			header_line(out, width, i ? "" : title, b.buf);
 		}
-		b.len = 0;
-		sbuf_add_sanitized(&b, name);
-		sbuf_addf(&b, ": %.1f%% of %llu sampled frames have no name",
-			  100.0 * (double)m[i].unnamed / (double)m[i].frames,
-			  (unsigned long long)m[i].frames);
-		if (r != REASON_NONE && *module_reason_text(r))
-			sbuf_addf(&b, ": %s", module_reason_text(r));
-		if (r != REASON_NONE && *module_reason_fix(r))
-			sbuf_addf(&b, "; %s", module_reason_fix(r));
-		header_line(out, width, i ? "" : "Symbols:", b.buf);
-	}
-	if (n > MAX_MISSING) {
-		b.len = 0;
-		sbuf_addf(&b, "and %zu more modules with unnamed frames", n - MAX_MISSING);
-		header_line(out, width, "", b.buf);
-	}
-	free(m);
-
-	/* Named frames without source lines, where the recording knew why. */
-	n = symbolize_missing_lines(p, &m);
-	for (size_t i = 0; i < n && i < MAX_MISSING; i++) {
-		const struct pm_module *mod = &p->modules[m[i].module];
-		enum module_lines r = (enum module_lines)PM_MODULE_LINES(mod->flags);
-
-		b.len = 0;
-		sbuf_add_sanitized(&b, report_base_name(strtab_get(&p->str, mod->path)));
-		sbuf_addf(&b, ": %.1f%% of %llu named frames have no source line",
-			  100.0 * (double)m[i].unplaced / (double)m[i].named,
-			  (unsigned long long)m[i].named);
-		if (*module_lines_text(r))
-			sbuf_addf(&b, ": %s; %s", module_lines_text(r), module_lines_fix(r));
-		header_line(out, width, i ? "" : "Lines:", b.buf);
-	}
-	if (n > MAX_MISSING) {
-		b.len = 0;
-		sbuf_addf(&b, "and %zu more modules with frames without lines", n - MAX_MISSING);
-		header_line(out, width, "", b.buf);
+		if (n > MAX_MISSING) {
+			b.len = 0;
+			sbuf_addf(&b, "and %zu more modules with frames without %s",
+				  n - MAX_MISSING, lines ? "source lines" : "names");
+			header_line(out, width, "", b.buf);
+		}
+		free(m);
 	}
 	sbuf_release(&b);
-	free(m);
 }
 
 /*

@@ -30,6 +30,7 @@
 #include "datafile.h"
 #include "decode.h"
 #include "launch.h"
+#include "missing.h"
 #include "namer.h"
 #include "order.h"
 #include "proc.h"
@@ -771,7 +772,7 @@ static void print_summary(const struct recorder *r, size_t written)
 		r->sampled_pids.count, r->sampled_pids.count == 1 ? "" : "es", r->nthreads,
 		r->nthreads == 1 ? "" : "s", (double)(r->end_ns - r->start_ns) / 1e9, r->o->output,
 		size);
-	symbolize_print_missing(r->prof, stderr, 5);
+	report_print_missing(r->prof, stderr, 5);
 	if (r->cut_why)
 		warning("naming was cut short by %s: %zu frames left without names, shown as "
 			"[module+0xOFFSET]",

@@ -650,7 +650,8 @@ int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int m
 		out[n].col = col > 0 ? (uint32_t)col : 0;
 		out[n].inlined = tag == DW_TAG_inlined_subroutine;
 		/* Through the abstract origin or the specification. */
-		out[n].decl_line = dwarf_decl_line(die, &decl) == 0 && decl > 0 ? (uint32_t)decl : 0;
+		out[n].decl_line =
+			dwarf_decl_line(die, &decl) == 0 && decl > 0 ? (uint32_t)decl : 0;
 		out[n].entry = 0;
 		out[n].symbol_suffix = false;
 		n++;

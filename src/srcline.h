@@ -29,7 +29,7 @@ struct srcline {
 	const char *file; /* owned by libdw; NULL when unknown */
 	uint32_t line;
 	uint32_t col;
-	bool inlined; /* this level was inlined into the next */
+	bool inlined;	    /* this level was inlined into the next */
 	uint32_t decl_line; /* where its function is declared (DW_AT_decl_line); 0 if unknown */
 	/*
 	 * The outermost level: the function's entry as an ELF address (0 when

@@ -56,28 +56,4 @@ struct namer;
  */
 size_t symbolize_profile(struct profile *p, struct symbolizer *z, struct namer *n, bool cut_short);
 
-/* Per module, how many sampled frames have no name, and no source line. */
-struct missing {
-	uint32_t module; /* PM_NONE: frames in no known mapping */
-	uint64_t frames, unnamed;
-	uint64_t named, unplaced; /* frames with a name; of them, without a line */
-};
-
-/*
- * The modules with unnamed sampled frames, most unnamed first; returns the
- * count and a malloc'd array through *out.
- */
-size_t symbolize_missing(const struct profile *p, struct missing **out);
-/*
- * The modules whose named sampled frames lack source lines for a reason
- * recorded (PM_MODULE_LINES), 5% of them or more, most such frames first;
- * as above.
- */
-size_t symbolize_missing_lines(const struct profile *p, struct missing **out);
-/*
- * One line per module with unnamed frames (at most max): share, reason
- * and fix; then the same for modules whose frames lack source lines.
- */
-void symbolize_print_missing(const struct profile *p, FILE *f, size_t max);
-
 #endif

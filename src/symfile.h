@@ -27,6 +27,7 @@
 #include "elfread.h"
 #include "hmap.h"
 #include "module.h"
+#include "reasons.h"
 #include "symtab.h"
 
 struct srcline_units;

@@ -79,7 +79,7 @@ cat "$tmp/zbad.err" >&3
 [ "$rc" -eq 0 ] || fail "perfmini record -- inline-zbad exited $rc"
 run_report "$tmp/zbad.data" "$tmp/zbad.folded"
 check_user "$tmp/zbad.folded" "work_outer" inline-zbad 500
-grep -E "^perfmini: [^ ]*/inline-zbad: [0-9.]+% of [0-9]+ named frames without a source line: its compressed debug sections could not be expanded.*objcopy --decompress-debug-sections" \
+grep -E "^perfmini: [^ ]*/inline-zbad: [0-9.]+% of [0-9]+ named frames have no source line: its compressed debug sections could not be expanded.*objcopy --decompress-debug-sections" \
 	"$tmp/zbad.err" >"$tmp/summary" ||
 	fail "the summary has no line that names inline-zbad and says its compressed debug sections could not be expanded, with the fix"
 say "summary: $(cat "$tmp/summary")"

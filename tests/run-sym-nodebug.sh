@@ -21,7 +21,7 @@ run_timeout 60 "$PERFMINI" record -o "$tmp/nodebug.data" -- "$exe" 1 \
 	>"$tmp/record.out" 2>"$tmp/record.err" || rc=$?
 cat "$tmp/record.err" >&3
 [ "$rc" -eq 0 ] || fail "perfmini record -- sym-nodebug exited $rc"
-grep -E '^perfmini: [^ ]*sym-nodebug: .*without a name.*(stripped|no symbol table)' \
+grep -E '^perfmini: [^ ]*sym-nodebug: .*have no name.*(stripped|no symbol table)' \
 	"$tmp/record.err" >"$tmp/summary" ||
 	fail "perfmini's summary has no line that names sym-nodebug and says it is stripped or has no symbol table"
 say "summary: $(cat "$tmp/summary")"
