@@ -31,9 +31,9 @@
 #include <stdbool.h>
 #include <sys/mman.h>
 
-#include "addr.h"
+#include "elf/addr.h"
 #include "unit-helpers.h"
-#include "util.h"
+#include "util/util.h"
 
 #define R  PF_R
 #define RX (PF_R | PF_X)

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode.h"
+#include "capture/decode.h"
 #include "unit-helpers.h"
-#include "util.h"
+#include "util/util.h"
 
 /* A record under construction, written the way the kernel lays it out. */
 struct rb {

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "demangle.h"
+#include "symbol/demangle.h"
 #include "unit-helpers.h"
-#include "util.h"
+#include "util/util.h"
 
 static void check_demangle(const char *mangled, const char *want)
 {

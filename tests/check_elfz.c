@@ -16,9 +16,9 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "elfz.h"
+#include "elf/elfz.h"
 #include "unit-helpers.h"
-#include "util.h"
+#include "util/util.h"
 
 struct img {
 	uint8_t *p;

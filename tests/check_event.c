@@ -8,9 +8,9 @@
 #include <stdbool.h>
 #include <time.h>
 
-#include "event.h"
+#include "capture/event.h"
 #include "unit-helpers.h"
-#include "util.h"
+#include "util/util.h"
 
 #define MAXCPU 8
 

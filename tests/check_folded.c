@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
-#include "report.h"
+#include "store/profile.h"
+#include "report/report.h"
 #include "unit-helpers.h"
-#include "util.h"
+#include "util/util.h"
 
 static void add_line(struct profile *p, uint32_t f, const char *func, uint32_t flags)
 {

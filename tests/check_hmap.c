@@ -6,9 +6,9 @@
 
 #include <stdlib.h>
 
-#include "hmap.h"
+#include "util/hmap.h"
 #include "unit-helpers.h"
-#include "util.h"
+#include "util/util.h"
 
 START_TEST(test_basic)
 {

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "maps.h"
+#include "model/maps.h"
 #include "unit-helpers.h"
-#include "util.h"
+#include "util/util.h"
 
 /* Modules are only compared by pointer here. */
 static struct module *const mod_a = (struct module *)0x1000a;

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "order.h"
+#include "model/order.h"
 #include "unit-helpers.h"
-#include "util.h"
+#include "util/util.h"
 
 /* A record of the tests: its time and a serial number, and a payload size. */
 struct rec {

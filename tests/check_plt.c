@@ -14,10 +14,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "elfread.h"
-#include "symtab.h"
+#include "elf/elfread.h"
+#include "elf/symtab.h"
 #include "unit-helpers.h"
-#include "util.h"
+#include "util/util.h"
 
 /* Addresses of the hand-built files. */
 #define GOT	 0x3000 /* .got: GLOB_DAT slots */

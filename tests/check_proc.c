@@ -10,9 +10,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "proc.h"
+#include "model/proc.h"
 #include "unit-helpers.h"
-#include "util.h"
+#include "util/util.h"
 
 /* Parsing. */
 

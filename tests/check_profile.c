@@ -15,10 +15,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "datafile.h"
-#include "profile.h"
+#include "store/datafile.h"
+#include "store/profile.h"
 #include "unit-helpers.h"
-#include "util.h"
+#include "util/util.h"
 
 START_TEST(test_strtab)
 {

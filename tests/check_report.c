@@ -12,14 +12,14 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "aggregate.h"
-#include "profile.h"
-#include "protobuf.h"
+#include "report/aggregate.h"
+#include "store/profile.h"
+#include "report/protobuf.h"
 #include "report-synth.h"
-#include "report.h"
-#include "svg-script.h"
+#include "report/report.h"
+#include "report/svg-script.h"
 #include "unit-helpers.h"
-#include "util.h"
+#include "util/util.h"
 
 #define PERIOD 1001001ULL
 

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ring.h"
+#include "capture/ring.h"
 #include "unit-helpers.h"
-#include "util.h"
+#include "util/util.h"
 
 #define PAGE	  4096
 #define DATA_SIZE 256

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "stack.h"
+#include "stack/stack.h"
 #include "unit-helpers.h"
-#include "util.h"
+#include "util/util.h"
 
 #define RX (PROT_READ | PROT_EXEC)
 #define K  ((uint64_t)PERF_CONTEXT_KERNEL)

@@ -15,13 +15,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "addr.h"
-#include "elfread.h"
-#include "proc.h"
-#include "symfile.h"
-#include "symtab.h"
+#include "elf/addr.h"
+#include "elf/elfread.h"
+#include "model/proc.h"
+#include "symbol/symfile.h"
+#include "elf/symtab.h"
 #include "unit-helpers.h"
-#include "util.h"
+#include "util/util.h"
 
 static const char *lookup_name(const struct symtab *t, uint64_t addr)
 {

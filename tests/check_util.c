@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "unit-helpers.h"
-#include "util.h"
+#include "util/util.h"
 
 static char *shown(const char *s, bool folded)
 {

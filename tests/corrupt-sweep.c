@@ -39,8 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "datafile.h"
-#include "util.h"
+#include "store/datafile.h"
+#include "util/util.h"
 
 #define HEADER_SIZE  24
 #define SECTION_HEAD 16

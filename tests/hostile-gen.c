@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "datafile.h"
-#include "profile.h"
-#include "util.h"
+#include "store/datafile.h"
+#include "store/profile.h"
+#include "util/util.h"
 
 static void add_sample(struct profile *p, uint32_t stack, uint32_t comm)
 {

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "datafile.h"
+#include "store/datafile.h"
 #include "report-synth.h"
 
 int main(int argc, char **argv)

@@ -6,7 +6,7 @@
 #ifndef PERFMINI_REPORT_SYNTH_H
 #define PERFMINI_REPORT_SYNTH_H
 
-#include "profile.h"
+#include "store/profile.h"
 
 /* A new profile (free with profile_free); see report-synth.c for its samples. */
 struct profile *synth_profile(void);

@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggregate.h"
-#include "datafile.h"
-#include "report.h"
-#include "util.h"
+#include "report/aggregate.h"
+#include "store/datafile.h"
+#include "report/report.h"
+#include "util/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

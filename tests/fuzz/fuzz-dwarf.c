@@ -26,9 +26,9 @@
 #include <unistd.h>
 
 #include "fuzz-util.h"
-#include "module.h"
-#include "symbolize.h"
-#include "util.h"
+#include "model/module.h"
+#include "symbol/symbolize.h"
+#include "util/util.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -19,10 +19,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "addr.h"
-#include "elfread.h"
+#include "elf/addr.h"
+#include "elf/elfread.h"
 #include "fuzz-util.h"
-#include "symtab.h"
+#include "elf/symtab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfz.h"
+#include "elf/elfz.h"
 #include "fuzz-util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "fuzz-util.h"
-#include "symtab.h"
+#include "elf/symtab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -24,10 +24,10 @@
 #include <unistd.h>
 
 #include "fuzz-util.h"
-#include "module.h"
-#include "symbolize.h"
-#include "unwind.h"
-#include "util.h"
+#include "model/module.h"
+#include "symbol/symbolize.h"
+#include "stack/unwind.h"
+#include "util/util.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "fuzz-util.h"
-#include "module.h"
-#include "symtab.h"
+#include "model/module.h"
+#include "elf/symtab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "maps.h"
-#include "proc.h"
+#include "model/maps.h"
+#include "model/proc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -23,12 +23,12 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "decode.h"
-#include "event.h"
-#include "maps.h"
-#include "ring.h"
-#include "unwind.h"
-#include "util.h"
+#include "capture/decode.h"
+#include "capture/event.h"
+#include "model/maps.h"
+#include "capture/ring.h"
+#include "stack/unwind.h"
+#include "util/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "symtab.h"
+#include "elf/symtab.h"
 
 /*
  * Aborts unless t keeps symtab.h's invariant after symtab_finish: sorted,

@@ -26,9 +26,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "event.h"
-#include "unwind.h"
-#include "util.h"
+#include "capture/event.h"
+#include "stack/unwind.h"
+#include "util/util.h"
 
 static const char *outdir;
 static int nwritten;

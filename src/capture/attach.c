@@ -1,0 +1,218 @@
+/*
+ * attach.c - opening a recording's events and mapping their rings; see
+ * attach.h.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "capture/attach.h"
+#include "capture/event.h"
+#include "util/hmap.h"
+#include "util/util.h"
+
+void attach_init(struct attach *a, const struct perf_event_attr *attr, unsigned pages)
+{
+	memset(a, 0, sizeof(*a));
+	a->attr = *attr;
+	a->page_size = (size_t)sysconf(_SC_PAGESIZE);
+	a->pages = pages;
+	a->failed_cpu = -1;
+}
+
+void attach_release(struct attach *a)
+{
+	for (size_t i = 0; i < a->nrings; i++) {
+		ring_release(&a->rings[i].ring);
+		munmap(a->rings[i].base, a->rings[i].maplen);
+	}
+	for (size_t i = 0; i < a->nfds; i++)
+		close(a->fds[i]);
+	free(a->fds);
+	free(a->rings);
+	a->fds = NULL;
+	a->rings = NULL;
+	a->nfds = a->nrings = 0;
+}
+
+static int fail(struct attach *a, enum attach_failure what, int err)
+{
+	a->failed = what;
+	return err;
+}
+
+int attach_cpus(struct attach *a, const char *cpulist)
+{
+	static bool want[ATTACH_MAX_CPUS];
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	char buf[4096];
+
+	if (!f)
+		return fail(a, ATTACH_CPUS, -EIO);
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return fail(a, ATTACH_CPUS, -EIO);
+	}
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	memset(a->cpus, 0, sizeof(a->cpus));
+	if (cpulist_parse(buf, a->cpus, ATTACH_MAX_CPUS) <= 0)
+		return fail(a, ATTACH_CPUS, -EIO);
+	if (!cpulist)
+		return 0;
+	memset(want, 0, sizeof(want));
+	if (cpulist_parse(cpulist, want, ATTACH_MAX_CPUS) <= 0)
+		return fail(a, ATTACH_CPUS, -EINVAL);
+	for (int c = 0; c < ATTACH_MAX_CPUS; c++) {
+		if (want[c] && !a->cpus[c]) {
+			a->failed_cpu = c;
+			return fail(a, ATTACH_CPUS, -ENODEV);
+		}
+		a->cpus[c] = want[c];
+	}
+	return 0;
+}
+
+static struct attach_ring *ring_of_cpu(struct attach *a, int cpu)
+{
+	for (size_t i = 0; i < a->nrings; i++)
+		if (a->rings[i].cpu == cpu)
+			return &a->rings[i];
+	return NULL;
+}
+
+/* Maps the ring of r->fd, halving the pages while the locked-memory limit refuses. */
+static int map_ring(struct attach *a, struct attach_ring *r)
+{
+	for (unsigned pages = a->pages;; pages /= 2) {
+		size_t len = (pages + 1) * a->page_size;
+		void *base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+
+		if (base != MAP_FAILED) {
+			r->base = base;
+			r->maplen = len;
+			if (pages != a->pages)
+				a->pages_reduced = true;
+			a->pages = pages;
+			return ring_init(&r->ring, base, a->page_size, pages * a->page_size);
+		}
+		if ((errno != EPERM && errno != ENOMEM) || pages <= 1)
+			return -errno;
+	}
+}
+
+int attach_thread(struct attach *a, pid_t tid)
+{
+	for (int cpu = 0; cpu < ATTACH_MAX_CPUS; cpu++) {
+		struct attach_ring *r;
+		int fd, ret;
+
+		if (!a->cpus[cpu])
+			continue;
+		fd = event_open(&a->attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0)
+			return fail(a, ATTACH_OPEN, fd);
+		xgrow(&a->fds, &a->fds_cap, a->nfds + 1, sizeof(*a->fds));
+		a->fds[a->nfds++] = fd;
+		r = ring_of_cpu(a, cpu);
+		if (r) {
+			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0) {
+				a->failed_cpu = cpu;
+				return fail(a, ATTACH_REDIRECT, -errno);
+			}
+			continue;
+		}
+		a->rings = xrealloc(a->rings, (a->nrings + 1) * sizeof(*a->rings));
+		r = &a->rings[a->nrings];
+		memset(r, 0, sizeof(*r));
+		r->cpu = cpu;
+		r->fd = fd;
+		ret = map_ring(a, r);
+		if (ret < 0) {
+			a->failed_cpu = cpu;
+			return fail(a, ATTACH_MMAP, ret);
+		}
+		a->nrings++;
+	}
+	return 0;
+}
+
+int attach_process(struct attach *a, uint32_t pid)
+{
+	struct hmap done; /* tid + 1 of the threads opened */
+	char path[64];
+	bool found_new = true;
+	int ret = 0;
+
+	if (!process_alive(pid))
+		return fail(a, ATTACH_OPEN, -ESRCH);
+	hmap_init(&done);
+	snprintf(path, sizeof(path), "/proc/%u/task", pid);
+	while (found_new && ret == 0) {
+		DIR *d = opendir(path);
+		struct dirent *de;
+
+		if (!d)
+			break; /* gone: done, or -ESRCH below */
+		found_new = false;
+		while ((de = readdir(d))) {
+			uint64_t tid;
+			bool added;
+
+			if (parse_u64(de->d_name, &tid) || tid == 0 || tid > UINT32_MAX)
+				continue;
+			if (hmap_find(&done, tid + 1))
+				continue;
+			ret = attach_thread(a, (pid_t)tid);
+			if (ret == -ESRCH) {
+				ret = 0; /* the thread exited meanwhile */
+				continue;
+			}
+			if (ret < 0)
+				break;
+			hmap_insert(&done, tid + 1, &added);
+			found_new = true;
+		}
+		closedir(d);
+	}
+	if (ret == 0 && !done.count)
+		ret = fail(a, ATTACH_OPEN, -ESRCH);
+	hmap_release(&done);
+	return ret;
+}
+
+static int ioctl_all(struct attach *a, unsigned long req)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < a->nfds; i++)
+		if (ioctl(a->fds[i], req, 0) < 0 && ret == 0)
+			ret = -errno;
+	return ret;
+}
+
+int attach_enable(struct attach *a)
+{
+	return ioctl_all(a, PERF_EVENT_IOC_ENABLE);
+}
+
+int attach_disable(struct attach *a)
+{
+	return ioctl_all(a, PERF_EVENT_IOC_DISABLE);
+}
+
+size_t attach_drain(struct attach *a, ring_record_fn fn, void *arg)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i < a->nrings; i++)
+		if (ring_drain(&a->rings[i].ring, fn, arg) == -EBADMSG)
+			bad++;
+	return bad;
+}

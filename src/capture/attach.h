@@ -1,0 +1,91 @@
+/*
+ * attach.h - the events of a recording: one perf event per selected CPU
+ * and target (a thread, or every thread for a whole-system recording),
+ * every event of a CPU writing into that CPU's one ring.
+ *
+ * Functions return 0 or -errno, captured right at the call that failed;
+ * a->failed says which kind of call that was (and a->failed_cpu on which
+ * CPU), so that the command can say what to do about it. Nothing here
+ * prints or exits.
+ *
+ * Invariant: every descriptor in fds is a perf event; each ring is mapped
+ * from the first event opened on its CPU and every later event of that CPU
+ * is redirected into it.
+ */
+#ifndef PERFMINI_ATTACH_H
+#define PERFMINI_ATTACH_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "capture/ring.h"
+
+#define ATTACH_MAX_CPUS 4096
+
+struct attach_ring {
+	int cpu;
+	int fd; /* the event the ring is mapped from */
+	void *base;
+	size_t maplen;
+	struct ring ring;
+};
+
+enum attach_failure {
+	ATTACH_OK,
+	ATTACH_CPUS,	 /* the CPU list: unreadable, malformed, or a CPU offline */
+	ATTACH_OPEN,	 /* perf_event_open */
+	ATTACH_MMAP,	 /* mapping a ring, even at one page */
+	ATTACH_REDIRECT, /* PERF_EVENT_IOC_SET_OUTPUT */
+};
+
+struct attach {
+	struct perf_event_attr attr;
+	bool cpus[ATTACH_MAX_CPUS];
+	int *fds;
+	size_t nfds, fds_cap;
+	struct attach_ring *rings;
+	size_t nrings;
+	size_t page_size;
+	unsigned pages;	    /* data pages per ring, a power of two */
+	bool pages_reduced; /* the locked-memory limit made pages smaller */
+	enum attach_failure failed;
+	int failed_cpu; /* ATTACH_CPUS: the offline CPU, or -1 */
+};
+
+/* Sets a up for events of attr with rings of pages data pages. */
+void attach_init(struct attach *a, const struct perf_event_attr *attr, unsigned pages);
+/* Closes and unmaps everything. */
+void attach_release(struct attach *a);
+
+/*
+ * Selects the online CPUs, or those of cpulist ("0-3,6") when not NULL.
+ * Returns 0, -EIO (the online list unreadable), -EINVAL (a malformed list)
+ * or -ENODEV (a listed CPU is offline: a->failed_cpu).
+ */
+int attach_cpus(struct attach *a, const char *cpulist);
+
+/* Opens the event for thread tid (-1: every process) on every selected CPU. */
+int attach_thread(struct attach *a, pid_t tid);
+
+/*
+ * Opens every thread of process pid, listing /proc/PID/task again until a
+ * pass finds no thread it has not opened (threads created meanwhile by an
+ * opened thread are inherited, the others are caught here). -ESRCH when
+ * the process does not exist or has no thread left.
+ */
+int attach_process(struct attach *a, uint32_t pid);
+
+/* Enables or disables every event; returns 0 or the first -errno. */
+int attach_enable(struct attach *a);
+int attach_disable(struct attach *a);
+
+/*
+ * Drains every ring into fn (see ring_drain). Returns the number of rings
+ * whose data could not be framed (a record of impossible size).
+ */
+size_t attach_drain(struct attach *a, ring_record_fn fn, void *arg);
+
+#endif

@@ -1,0 +1,132 @@
+/*
+ * event.c - perf event names, attrs and perf_event_open; see event.h.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/event.h"
+#include "util/util.h"
+
+static const struct event_desc events[] = {
+	{"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
+	{"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
+	{"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
+	{"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
+	{"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+	{"cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+	{"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
+	{"cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES},
+	{"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES},
+	{"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+	{"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES},
+	{"ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES},
+};
+
+const struct event_desc *event_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(events); i++)
+		if (strcmp(events[i].name, name) == 0)
+			return &events[i];
+	return NULL;
+}
+
+const struct event_desc *event_list(size_t *n)
+{
+	*n = ARRAY_SIZE(events);
+	return events;
+}
+
+void event_attr(struct perf_event_attr *attr, const struct event_opts *o)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = o->ev->type;
+	attr->config = o->ev->config;
+	if (o->period) {
+		attr->sample_period = o->period;
+	} else {
+		attr->freq = 1;
+		attr->sample_freq = o->freq;
+	}
+	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			    PERF_SAMPLE_PERIOD;
+	if (o->callchain)
+		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (o->dwarf_stack) {
+		/* The kernel's chain for kernel frames, registers and stack for the rest. */
+		attr->sample_type |=
+			PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		attr->exclude_callchain_user = 1;
+		attr->sample_regs_user = o->dwarf_regs;
+		attr->sample_stack_user = o->dwarf_stack;
+	}
+	attr->exclude_kernel = o->no_kernel;
+	attr->exclude_hv = 1;
+	attr->exclude_guest = 1;
+	attr->inherit = o->inherit;
+	attr->disabled = o->enable_on_exec || o->disabled;
+	attr->enable_on_exec = o->enable_on_exec;
+	attr->mmap = 1;
+	attr->mmap2 = 1;
+	attr->comm = 1;
+	attr->comm_exec = 1;
+	attr->task = 1;
+	attr->sample_id_all = 1;
+	attr->use_clockid = 1;
+	attr->clockid = CLOCK_MONOTONIC;
+	if (o->wakeup_bytes) {
+		attr->watermark = 1;
+		attr->wakeup_watermark = o->wakeup_bytes;
+	} else {
+		attr->wakeup_events = 1;
+	}
+}
+
+int event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd, unsigned long flags)
+{
+	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+int cpulist_parse(const char *s, bool *cpus, int max)
+{
+	int n = 0;
+
+	if (!s || !*s)
+		return -EINVAL;
+	while (*s) {
+		char *end;
+		long a, b;
+
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		a = strtol(s, &end, 10);
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			if (*s < '0' || *s > '9')
+				return -EINVAL;
+			b = strtol(s, &end, 10);
+		}
+		if (b < a || b >= max)
+			return -EINVAL;
+		for (long c = a; c <= b; c++) {
+			if (!cpus[c])
+				n++;
+			cpus[c] = true;
+		}
+		s = end;
+		if (*s == ',' && s[1])
+			s++;
+		else if (*s)
+			return -EINVAL;
+	}
+	return n;
+}

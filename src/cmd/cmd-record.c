@@ -1,0 +1,290 @@
+/*
+ * cmd-record.c - "perfmini record": options to a record_opts, then run.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cmd/cmd.h"
+#include "cmd/record.h"
+#include "util/util.h"
+
+static const char usage[] =
+	"usage: perfmini record [options] -- COMMAND [ARG...]\n"
+	"       perfmini record [options] -p PID[,PID...] | -t TID[,TID...] | -a\n"
+	"\n"
+	"Samples call stacks of a command, of running processes or threads, or of the\n"
+	"whole system, and writes them to a data file for 'perfmini report'.\n"
+	"\n"
+	"Targets:\n"
+	"  -p, --pid PID[,PID...]     every thread of these processes, and their later\n"
+	"                             threads and children\n"
+	"  -t, --tid TID[,TID...]     these threads only\n"
+	"  -a, --all-cpus             every process on the system\n"
+	"  -C, --cpu CPULIST          only these CPUs, such as 0-3,6\n"
+	"  COMMAND [ARG...]           run the command and follow its descendants\n"
+	"\n"
+	"Sampling:\n"
+	"  -e, --event EVENT          cpu-clock (default), task-clock, page-faults,\n"
+	"                             context-switches, or a hardware event where the\n"
+	"                             machine has a PMU: cycles, instructions,\n"
+	"                             cache-references, cache-misses, branches,\n"
+	"                             branch-misses, ref-cycles\n"
+	"  -F, --freq HZ              samples per second per CPU (default 999)\n"
+	"  -c, --count PERIOD         one sample every PERIOD events instead of -F\n"
+	"  -g                         frame-pointer call chains (the default)\n"
+	"      --call-graph=MODE      fp: frame-pointer call chains (the default);\n"
+	"                             dwarf[,BYTES]: copy BYTES of user stack per sample\n"
+	"                             (default 32768, at most 65528) with the user\n"
+	"                             registers and unwind it while recording, with the\n"
+	"                             binaries' DWARF unwind tables, for code built\n"
+	"                             without frame pointers; none: no call chains\n"
+	"      --no-call-graph        the same as --call-graph=none\n"
+	"      --no-kernel            leave kernel code out\n"
+	"  -m, --mmap-pages PAGES     ring buffer pages per CPU, a power of two\n"
+	"                             (default 128)\n"
+	"      --debug-dir DIR        also look for debug files under DIR (by build-id\n"
+	"                             and by name); may be repeated\n"
+	"      --no-lines             name frames from the symbol tables only: no\n"
+	"                             source lines and no inlined functions (reads no\n"
+	"                             DWARF debug info: less memory and a quicker stop)\n"
+	"      --name-timeout SECS    how long the stop may name frames (default 60, 0:\n"
+	"                             no limit); a second Control-C also cuts it short:\n"
+	"                             what is not named then is written unnamed\n"
+	"\n"
+	"Output and control:\n"
+	"  -o, --output FILE          the data file (default perfmini.data)\n"
+	"  -d, --duration SECONDS     stop after this long\n"
+	"  -q, --quiet                no status line and no summary\n"
+	"  -h, --help                 this help\n"
+	"\n"
+	"Recording stops when the command or every target has exited, after -d, or on\n"
+	"SIGINT or SIGTERM; what was sampled until then is written. See perfmini-record(1).\n";
+
+enum {
+	OPT_NO_KERNEL = 256,
+	OPT_NO_CALLGRAPH,
+	OPT_DEBUG_DIR,
+	OPT_CALLGRAPH,
+	OPT_NO_LINES,
+	OPT_NAME_TIMEOUT
+};
+
+/* How long the stop may spend naming frames, by default: see perfmini-record(1). */
+#define NAME_TIMEOUT_DEFAULT 60.0
+
+/* The default stack copy of DWARF mode; see perfmini-record(1) for the choice. */
+#define DWARF_STACK_DEFAULT 32768
+
+/* "fp", "none", "dwarf" or "dwarf,BYTES" into opts; -EINVAL when malformed. */
+static int parse_call_graph(const char *s, struct event_opts *ev)
+{
+	uint64_t v;
+
+	ev->dwarf_stack = 0;
+	if (!strcmp(s, "fp")) {
+		ev->callchain = true;
+		return 0;
+	}
+	if (!strcmp(s, "none")) {
+		ev->callchain = false;
+		return 0;
+	}
+	if (strncmp(s, "dwarf", 5) != 0 || (s[5] && s[5] != ','))
+		return -EINVAL;
+	v = DWARF_STACK_DEFAULT;
+	if (s[5] == ',' && (parse_u64(s + 6, &v) || v < 8 || v > 65528))
+		return -EINVAL;
+	ev->callchain = true;
+	ev->dwarf_stack = (uint32_t)((v + 7) & ~7ULL);
+	return 0;
+}
+
+static const struct option options[] = {
+	{"pid", required_argument, NULL, 'p'},
+	{"tid", required_argument, NULL, 't'},
+	{"all-cpus", no_argument, NULL, 'a'},
+	{"cpu", required_argument, NULL, 'C'},
+	{"event", required_argument, NULL, 'e'},
+	{"freq", required_argument, NULL, 'F'},
+	{"count", required_argument, NULL, 'c'},
+	{"call-graph", required_argument, NULL, OPT_CALLGRAPH},
+	{"no-call-graph", no_argument, NULL, OPT_NO_CALLGRAPH},
+	{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
+	{"mmap-pages", required_argument, NULL, 'm'},
+	{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
+	{"no-lines", no_argument, NULL, OPT_NO_LINES},
+	{"name-timeout", required_argument, NULL, OPT_NAME_TIMEOUT},
+	{"output", required_argument, NULL, 'o'},
+	{"duration", required_argument, NULL, 'd'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static void __attribute__((noreturn)) bad_usage(const char *msg, const char *arg)
+{
+	error("%s '%s'", msg, arg);
+	/* The next line names where the accepted values are listed. */
+	fprintf(stderr, "Try 'perfmini record --help'.\n");
+	exit(2);
+}
+
+/*
+ * Appends the comma-separated ids of s to *ids, each once: a process named
+ * twice is recorded once, not sampled twice.
+ */
+static void parse_ids(const char *s, const char *what, uint32_t **ids, size_t *n)
+{
+	char *copy = xstrdup(s), *save = NULL, *tok;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+		bool seen = false;
+
+		if (parse_u64(tok, &v) || v == 0 || v > INT32_MAX)
+			bad_usage(what, tok);
+		for (size_t i = 0; i < *n && !seen; i++)
+			seen = (*ids)[i] == (uint32_t)v;
+		if (seen)
+			continue;
+		*ids = xrealloc(*ids, (*n + 1) * sizeof(**ids));
+		(*ids)[(*n)++] = (uint32_t)v;
+	}
+	if (!*n)
+		bad_usage(what, s);
+	free(copy);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o;
+	int c, targets, ret;
+	bool pages_given = false;
+	uint64_t v;
+	char *end;
+
+	memset(&o, 0, sizeof(o));
+	o.ev.ev = event_find("cpu-clock");
+	o.ev.freq = 999;
+	o.ev.callchain = true;
+	o.output = "perfmini.data";
+	o.mmap_pages = 128;
+	o.name_timeout = NAME_TIMEOUT_DEFAULT;
+	o.argc_shown = argc;
+	o.argv_shown = argv;
+
+	/* '+': the first non-option starts the command. */
+	while ((c = getopt_long(argc, argv, "+p:t:aC:e:F:c:gm:o:d:qh", options, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			parse_ids(optarg, "bad process id", &o.pids, &o.npids);
+			break;
+		case 't':
+			parse_ids(optarg, "bad thread id", &o.tids, &o.ntids);
+			break;
+		case 'a':
+			o.system_wide = true;
+			break;
+		case 'C':
+			o.cpulist = optarg;
+			break;
+		case 'e':
+			o.ev.ev = event_find(optarg);
+			if (!o.ev.ev)
+				bad_usage("unknown event", optarg);
+			break;
+		case 'F':
+			if (parse_u64(optarg, &v) || v == 0 || v > 1000000)
+				bad_usage("bad frequency", optarg);
+			o.ev.freq = v;
+			o.ev.period = 0;
+			break;
+		case 'c':
+			if (parse_u64(optarg, &v) || v == 0)
+				bad_usage("bad period", optarg);
+			o.ev.period = v;
+			break;
+		case 'g':
+			o.ev.callchain = true;
+			o.ev.dwarf_stack = 0;
+			break;
+		case OPT_CALLGRAPH:
+			if (parse_call_graph(optarg, &o.ev))
+				bad_usage("bad call graph mode (fp, dwarf[,BYTES] or none)",
+					  optarg);
+			break;
+		case OPT_NO_CALLGRAPH:
+			o.ev.callchain = false;
+			o.ev.dwarf_stack = 0;
+			break;
+		case OPT_NO_KERNEL:
+			o.ev.no_kernel = true;
+			break;
+		case 'm':
+			if (parse_u64(optarg, &v) || v == 0 || v > (1u << 20) || (v & (v - 1)))
+				bad_usage("bad page count (a power of two)", optarg);
+			o.mmap_pages = (unsigned)v;
+			pages_given = true;
+			break;
+		case OPT_DEBUG_DIR:
+			o.debug_dirs = xrealloc(o.debug_dirs, (o.ndebug_dirs + 1) * sizeof(char *));
+			o.debug_dirs[o.ndebug_dirs++] = optarg;
+			break;
+		case OPT_NO_LINES:
+			o.no_lines = true;
+			break;
+		case OPT_NAME_TIMEOUT:
+			errno = 0;
+			o.name_timeout = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !(o.name_timeout >= 0) ||
+			    o.name_timeout > 1e7)
+				bad_usage("bad naming time limit", optarg);
+			break;
+		case 'o':
+			if (!*optarg)
+				bad_usage("bad output file", optarg);
+			o.output = optarg;
+			break;
+		case 'd':
+			errno = 0;
+			o.duration = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !(o.duration > 0) || o.duration > 1e7)
+				bad_usage("bad duration", optarg);
+			break;
+		case 'q':
+			o.quiet = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fprintf(stderr, "Try 'perfmini record --help'.\n");
+			return 2;
+		}
+	}
+	if (optind < argc)
+		o.argv = argv + optind;
+	/* A DWARF sample is tens of KiB: give the rings room for a round of them. */
+	if (o.ev.dwarf_stack && !pages_given)
+		o.mmap_pages = 1024;
+	targets = (o.npids > 0) + (o.ntids > 0) + o.system_wide + (o.argv != NULL);
+	if (targets == 0) {
+		error("nothing to record: give a command, -p PID, -t TID or -a");
+		fprintf(stderr, "Try 'perfmini record --help'.\n");
+		return 2;
+	}
+	if (targets > 1) {
+		error("give only one of a command, -p, -t and -a");
+		fprintf(stderr, "Try 'perfmini record --help'.\n");
+		return 2;
+	}
+	ret = record_run(&o);
+	free(o.pids);
+	free(o.tids);
+	free(o.debug_dirs);
+	return ret;
+}

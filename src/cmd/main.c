@@ -1,0 +1,51 @@
+/*
+ * main.c - the perfmini command: dispatch to a subcommand from a table.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "util/util.h"
+
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{"record", cmd_record, "sample call stacks into a data file"},
+	{"report", cmd_report, "print a data file: top table, folded stacks, pprof, SVG"},
+	{"symbolize", cmd_symbolize, "print the functions at addresses of a file or process"},
+};
+
+static void print_usage(FILE *f)
+{
+	fprintf(f, "usage: perfmini [--version] [--help] COMMAND [ARGS]\n\n"
+		   "A CPU profiler built on perf_event_open(2).\n\nCommands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\nRun 'perfmini COMMAND --help' for a command's options; see perfmini(1).\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		print_usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		print_usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("perfmini %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	error("unknown command '%s'", argv[1]);
+	print_usage(stderr);
+	return 2;
+}

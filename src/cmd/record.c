@@ -1,0 +1,892 @@
+/*
+ * record.c - one recording session; see record.h.
+ *
+ * The loop: poll the per-CPU rings (and a self-pipe that signals write
+ * to), copy every record into the time-ordered queue, apply the records
+ * older than the flush limit, repeat. At the stop: disable the events,
+ * drain everything, apply all, symbolize, write. The stages it drives are
+ * modules of their own: attach (events and rings), order (time order),
+ * proc (the process model), stack (sample stacks), symbolize (names) and
+ * datafile (the file); what is left here is their orchestration and what
+ * the user is told.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "elf/addr.h"
+#include "capture/attach.h"
+#include "store/datafile.h"
+#include "capture/decode.h"
+#include "capture/launch.h"
+#include "report/missing.h"
+#include "symbol/namer.h"
+#include "model/order.h"
+#include "model/proc.h"
+#include "cmd/record.h"
+#include "stack/stack.h"
+#include "symbol/symbolize.h"
+#include "stack/unwind.h"
+#include "util/util.h"
+
+/* Records newer than this before the start of a round may still be in flight. */
+#define FLUSH_SLACK_NS 20000000ULL
+
+struct recorder {
+	const struct record_opts *o;
+	struct decode_layout layout;
+	struct attach att;
+	struct launch child; /* with a command */
+	struct order q;
+	struct module_set mods;
+	struct model model;
+	struct profile *prof;
+	struct unwinder *unwinder; /* DWARF mode */
+	struct stacker stk;
+	struct symbolizer syms; /* the naming thread's until the stop */
+	struct namer *namer;	/* NULL: frames are named at the stop */
+	size_t unnamed_cut;	/* frames left unnamed because naming was cut short */
+	const char *cut_why;	/* and why, or NULL */
+	struct datafile_out out;
+	struct hmap sampled_tids; /* tid + 1 -> pid + 1, of the living threads sampled */
+	struct hmap sampled_pids; /* pid + 1, every process sampled */
+	size_t nthreads;	  /* threads sampled, living or not */
+	uint64_t start_ns, end_ns;
+	time_t wall_start;
+	uint64_t nsamples, lost, lost_samples, bad_records;
+	long paranoid;	     /* kernel.perf_event_paranoid when the events were opened */
+	bool kernel_dropped; /* the kernel was excluded because paranoid forbade it */
+};
+
+/* The first SIGINT, SIGTERM or SIGHUP stops the recording; a second cuts its naming short. */
+static volatile sig_atomic_t stop_requested, stop_again;
+static int wake_pipe[2] = {-1, -1};
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	char c = (char)sig;
+
+	if (sig != SIGCHLD) {
+		if (stop_requested)
+			stop_again = 1;
+		stop_requested = 1;
+	}
+	if (wake_pipe[1] >= 0 && write(wake_pipe[1], &c, 1) < 0) {
+		/* full pipe: a wakeup is already pending */
+	}
+	errno = saved;
+}
+
+static int install_signals(void)
+{
+	struct sigaction sa;
+
+	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -errno;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL); /* a closed terminal: stop, and keep what was sampled */
+	sigaction(SIGCHLD, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+/* Applying records to the model and the profile, in time order. */
+
+/* Notes id as sampled (with other); returns whether it is new. */
+static bool note_sampled(struct hmap *h, uint32_t id, uint32_t other)
+{
+	bool added;
+
+	hmap_insert(h, (uint64_t)id + 1, &added)->val = (uint64_t)other + 1;
+	return added;
+}
+
+/* A thread that was sampled goes into the profile with its last name. */
+static void add_thread(struct recorder *r, uint32_t pid, uint32_t tid)
+{
+	struct thread *t = model_thread(&r->model, pid, tid);
+
+	profile_add_thread(r->prof, t->pid, t->tid, t->comm);
+}
+
+/* Thread tid of pid exited: it is written down if sampled, then forgotten. */
+static void thread_exited(struct recorder *r, uint32_t pid, uint32_t tid)
+{
+	if (hmap_remove(&r->sampled_tids, (uint64_t)tid + 1, NULL))
+		add_thread(r, pid, tid);
+	if (model_exit(&r->model, pid, tid) && r->unwinder)
+		unwinder_forget(r->unwinder, pid);
+}
+
+static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_t misc)
+{
+	struct thread *t = model_thread(&r->model, s->pid, s->tid);
+	struct pm_sample out;
+
+	memset(&out, 0, sizeof(out));
+	out.time = s->time > r->start_ns ? s->time - r->start_ns : 0;
+	out.period = s->period;
+	out.pid = s->pid;
+	out.tid = s->tid;
+	out.cpu = s->cpu;
+	out.stack = stacker_add(&r->stk, s, misc);
+	out.comm = strtab_add(&r->prof->str, t->comm);
+	/* To the file at once: a long recording keeps no samples in memory. */
+	datafile_add_sample(&r->out, &out);
+	profile_count_sample(r->prof, out.stack);
+	if (note_sampled(&r->sampled_tids, s->tid, s->pid))
+		r->nthreads++;
+	note_sampled(&r->sampled_pids, s->pid, s->pid);
+	r->nsamples++;
+}
+
+static void apply(const void *bytes, uint32_t len, void *arg)
+{
+	struct recorder *r = arg;
+	struct record rec;
+
+	if (record_decode(bytes, len, &r->layout, &rec) < 0) {
+		r->bad_records++;
+		return;
+	}
+	switch (rec.type) {
+	case PERF_RECORD_SAMPLE:
+		apply_sample(r, &rec.sample, rec.misc);
+		break;
+	case PERF_RECORD_MMAP2: {
+		struct module_key k = {rec.mmap2.filename, rec.mmap2.maj, rec.mmap2.min,
+				       rec.mmap2.ino};
+
+		if (rec.mmap2.pid == UINT32_MAX)
+			break; /* kernel modules: symbolized through kallsyms */
+		model_mmap(&r->model, rec.mmap2.pid, rec.mmap2.addr, rec.mmap2.len, rec.mmap2.pgoff,
+			   &k, rec.mmap2.prot);
+		if (r->unwinder)
+			unwinder_invalidate(r->unwinder, rec.mmap2.pid);
+		break;
+	}
+	case PERF_RECORD_COMM:
+		model_comm(&r->model, rec.comm.pid, rec.comm.tid, rec.comm.comm, rec.comm.exec);
+		if (r->unwinder && rec.comm.exec)
+			unwinder_invalidate(r->unwinder, rec.comm.pid);
+		break;
+	case PERF_RECORD_FORK:
+		model_fork(&r->model, rec.task.pid, rec.task.ppid, rec.task.tid, rec.task.ptid);
+		break;
+	case PERF_RECORD_EXIT:
+		thread_exited(r, rec.task.pid, rec.task.tid);
+		break;
+	case PERF_RECORD_LOST:
+		r->lost += rec.lost.lost;
+		model_lost(&r->model);
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		r->lost_samples += rec.lost.lost;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Each record drained: pinned if it maps a file, then queued for its turn. */
+static int drain_one(const struct perf_event_header *hdr, void *arg)
+{
+	struct recorder *r = arg;
+	struct record rec;
+
+	if (record_decode(hdr, hdr->size, &r->layout, &rec) < 0) {
+		r->bad_records++;
+		return 0;
+	}
+	/*
+	 * Pin the file of a new mapping now, while the mapping (and perhaps
+	 * the process) still exists; applying it waits for its turn.
+	 */
+	if (rec.type == PERF_RECORD_MMAP2 && rec.mmap2.pid != UINT32_MAX &&
+	    (rec.mmap2.prot & PROT_EXEC)) {
+		struct module_key k = {rec.mmap2.filename, rec.mmap2.maj, rec.mmap2.min,
+				       rec.mmap2.ino};
+
+		module_set_get(&r->mods, &k, (pid_t)rec.mmap2.pid, rec.mmap2.addr,
+			       rec.mmap2.addr + rec.mmap2.len);
+	}
+	order_push(&r->q, hdr, hdr->size, record_time(&rec));
+	return 0;
+}
+
+static void drain_all(struct recorder *r)
+{
+	r->bad_records += attach_drain(&r->att, drain_one, r);
+}
+
+/*
+ * A new frame: its naming starts now, on the naming thread. JIT frames
+ * wait for the stop: the perf map keeps growing while the program runs.
+ */
+static void on_new_frame(void *arg, struct module *m, uint32_t frame, uint64_t addr)
+{
+	struct namer *n = arg;
+
+	if (n && (m->kind == MODULE_FILE || m->kind == MODULE_VDSO || m->kind == MODULE_KERNEL))
+		namer_frame(n, m, frame, addr);
+}
+
+/* Opening the events. */
+
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static unsigned long read_proc_ulong(const char *path, unsigned long dflt)
+{
+	FILE *f = fopen(path, "re");
+	unsigned long v = dflt;
+
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = dflt;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Says, in one line, why opening the events for pid failed with -err, and what to do. */
+static void attach_failed(const struct recorder *r, int err, pid_t pid)
+{
+	const struct event_opts *ev = &r->o->ev;
+	struct rlimit rl;
+
+	err = -err;
+	switch (r->att.failed) {
+	case ATTACH_CPUS:
+		if (err == EINVAL)
+			error("bad CPU list '%s'", r->o->cpulist);
+		else if (err == ENODEV)
+			error("CPU %d in '%s' is not online", r->att.failed_cpu, r->o->cpulist);
+		else
+			error("cannot read the online CPU list /sys/devices/system/cpu/online");
+		return;
+	case ATTACH_MMAP:
+		error("cannot map the ring buffer: %s; raise kernel.perf_event_mlock_kb or "
+		      "'ulimit -l'",
+		      strerror(err));
+		return;
+	case ATTACH_REDIRECT:
+		error("cannot redirect an event into the CPU %d ring: %s", r->att.failed_cpu,
+		      strerror(err));
+		return;
+	case ATTACH_OPEN:
+	case ATTACH_OK:
+		break;
+	}
+	switch (err) {
+	case ESRCH:
+		error("no such process: %d", (int)pid);
+		break;
+	case EACCES:
+	case EPERM:
+		if (r->o->system_wide)
+			error("no permission to record every process (-a): it needs root, "
+			      "CAP_PERFMON or kernel.perf_event_paranoid <= 0 (it is %ld)",
+			      r->paranoid);
+		else if (r->paranoid >= 3)
+			error("no permission to open perf events: kernel.perf_event_paranoid=%ld "
+			      "forbids them to users; run as root, grant CAP_PERFMON, or lower "
+			      "/proc/sys/kernel/perf_event_paranoid to 2 (user code only, as "
+			      "with --no-kernel) or 1",
+			      r->paranoid);
+		else if (pid > 0)
+			error("no permission to profile process %d "
+			      "(kernel.perf_event_paranoid=%ld): "
+			      "it belongs to another user; run as root or grant CAP_PERFMON",
+			      (int)pid, r->paranoid);
+		else
+			error("no permission to open perf events (kernel.perf_event_paranoid=%ld): "
+			      "run as root, grant CAP_PERFMON, or lower "
+			      "/proc/sys/kernel/perf_event_paranoid",
+			      r->paranoid);
+		break;
+	case EMFILE:
+	case ENFILE:
+		getrlimit(RLIMIT_NOFILE, &rl);
+		error("too many open files (limit %llu): raise it with 'ulimit -n', or record "
+		      "fewer CPUs (-C) or threads",
+		      (unsigned long long)rl.rlim_cur);
+		break;
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+		error("event '%s' is not supported on this machine%s", ev->ev->name,
+		      ev->ev->type == PERF_TYPE_HARDWARE ? " (no hardware PMU): use -e cpu-clock"
+							 : "");
+		break;
+	case EINVAL:
+		if (!ev->period &&
+		    ev->freq >
+			    read_proc_ulong("/proc/sys/kernel/perf_event_max_sample_rate", ~0UL)) {
+			error("frequency %llu is above kernel.perf_event_max_sample_rate (%lu)",
+			      (unsigned long long)ev->freq,
+			      read_proc_ulong("/proc/sys/kernel/perf_event_max_sample_rate", 0));
+			break;
+		}
+		/* fall through */
+	default:
+		error("cannot open event '%s': %s", ev->ev->name, strerror(err));
+		break;
+	}
+}
+
+/* Opens the event for every target; -errno, with *pid the target that failed. */
+static int open_targets(struct recorder *r, pid_t *pid)
+{
+	const struct record_opts *o = r->o;
+	int ret;
+
+	*pid = -1;
+	if ((ret = attach_cpus(&r->att, o->cpulist)) < 0)
+		return ret;
+	if (o->system_wide && (ret = attach_thread(&r->att, -1)) < 0)
+		return ret;
+	if (o->argv && (ret = attach_thread(&r->att, *pid = r->child.pid)) < 0)
+		return ret;
+	for (size_t i = 0; i < o->npids; i++)
+		if ((ret = attach_process(&r->att, *pid = (pid_t)o->pids[i])) < 0)
+			return ret;
+	for (size_t i = 0; i < o->ntids; i++) {
+		*pid = (pid_t)o->tids[i];
+		if (!process_alive(o->tids[i]))
+			return -ESRCH;
+		if ((ret = attach_thread(&r->att, *pid)) < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * The events of every target, with their rings, opened disabled (a command's
+ * are enabled by its exec, the others by record_run all at once); -1 once
+ * the failure is said. Where kernel.perf_event_paranoid lets a user sample
+ * only user code, the kernel is left out, as perf does, and the user told.
+ */
+static int open_events(struct recorder *r)
+{
+	const struct record_opts *o = r->o;
+	struct event_opts ev = o->ev;
+	struct perf_event_attr attr;
+	pid_t pid;
+	int ret;
+
+	ev.inherit = o->ntids == 0 && !o->system_wide;
+	ev.enable_on_exec = o->argv != NULL;
+	ev.disabled = true;
+	if (ev.dwarf_stack)
+		ev.dwarf_regs = unwind_regs_mask();
+	/* A quarter: still below the whole ring if the first mmap must shrink it. */
+	ev.wakeup_bytes = (uint32_t)(o->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	event_attr(&attr, &ev);
+	r->layout.sample_type = attr.sample_type;
+	r->layout.regs_user_mask = attr.sample_regs_user;
+	r->layout.sample_id_all = true;
+	r->paranoid = (long)read_proc_ulong("/proc/sys/kernel/perf_event_paranoid", 2);
+	raise_nofile();
+	for (;;) {
+		attach_init(&r->att, &attr, o->mmap_pages);
+		ret = open_targets(r, &pid);
+		if (ret == 0)
+			break;
+		if ((ret == -EACCES || ret == -EPERM) && r->att.failed == ATTACH_OPEN &&
+		    !attr.exclude_kernel && r->paranoid == 2) {
+			attach_release(&r->att);
+			attr.exclude_kernel = 1;
+			r->kernel_dropped = true;
+			continue;
+		}
+		attach_failed(r, ret, pid);
+		return -1;
+	}
+	if (r->kernel_dropped && !o->quiet)
+		warning("kernel.perf_event_paranoid=2 lets this user sample user code only: kernel "
+			"frames are left out (run as root, or lower the setting to 1, to have "
+			"them)");
+	if (r->att.pages_reduced && !o->quiet)
+		warning("ring buffer reduced to %u pages by the locked-memory limit", r->att.pages);
+	return 0;
+}
+
+/* The loop. */
+
+static bool targets_alive(struct recorder *r)
+{
+	if (r->o->argv)
+		return !launch_poll(&r->child);
+	if (r->o->system_wide)
+		return true;
+	for (size_t i = 0; i < r->o->npids; i++)
+		if (process_alive(r->o->pids[i]))
+			return true;
+	for (size_t i = 0; i < r->o->ntids; i++)
+		if (process_alive(r->o->tids[i]))
+			return true;
+	return false;
+}
+
+/* Whether fd of process pid ("self" for ours) is the terminal whose device is tty. */
+static bool writes_to(const char *pid, int fd, dev_t tty)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%s/fd/%d", pid, fd);
+	return stat(path, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == tty;
+}
+
+/*
+ * The live status line goes to standard error when it is a terminal that
+ * no target writes to: a command inherits that terminal (its output would
+ * end up glued to the line), and so may an attached process.
+ */
+static bool status_line_wanted(const struct recorder *r)
+{
+	struct stat st;
+	char pid[16];
+
+	if (r->o->quiet || !isatty(STDERR_FILENO) || fstat(STDERR_FILENO, &st) < 0 || r->o->argv)
+		return false;
+	for (size_t i = 0; i < r->o->npids + r->o->ntids; i++) {
+		uint32_t id = i < r->o->npids ? r->o->pids[i] : r->o->tids[i - r->o->npids];
+
+		snprintf(pid, sizeof(pid), "%u", id);
+		if (writes_to(pid, STDOUT_FILENO, st.st_rdev) ||
+		    writes_to(pid, STDERR_FILENO, st.st_rdev))
+			return false;
+	}
+	return true;
+}
+
+static void status_line(const struct recorder *r, uint64_t now)
+{
+	fprintf(stderr, "\r\033[Kperfmini: recording %.1f s, %llu samples",
+		(double)(now - r->start_ns) / 1e9, (unsigned long long)r->nsamples);
+	fflush(stderr);
+}
+
+/* Drains and applies until a signal, -d, or the targets' end. */
+static void record_loop(struct recorder *r, bool tty)
+{
+	struct pollfd *pfds = xcalloc(r->att.nrings + 1, sizeof(*pfds));
+	uint64_t last_status = 0, deadline = 0;
+
+	if (r->o->duration > 0)
+		deadline = r->start_ns + (uint64_t)(r->o->duration * 1e9);
+	for (size_t i = 0; i < r->att.nrings; i++) {
+		pfds[i].fd = r->att.rings[i].fd;
+		pfds[i].events = POLLIN;
+	}
+	pfds[r->att.nrings].fd = wake_pipe[0];
+	pfds[r->att.nrings].events = POLLIN;
+
+	while (!stop_requested) {
+		uint64_t round_start, now;
+		int timeout = 100;
+		char sink[64];
+
+		if (deadline) {
+			now = now_ns();
+			if (now >= deadline)
+				break;
+			if ((deadline - now) / 1000000 < (uint64_t)timeout)
+				timeout = (int)((deadline - now) / 1000000) + 1;
+		}
+		if (poll(pfds, r->att.nrings + 1, timeout) < 0 && errno != EINTR)
+			break; /* cannot wait: stop rather than spin */
+		while (read(wake_pipe[0], sink, sizeof(sink)) > 0)
+			;
+		round_start = now_ns();
+		drain_all(r);
+		order_flush(&r->q, round_start > FLUSH_SLACK_NS ? round_start - FLUSH_SLACK_NS : 0,
+			    apply, r);
+		if (!targets_alive(r))
+			break;
+		now = now_ns();
+		if (tty && now - last_status > 250000000ULL) {
+			status_line(r, now);
+			last_status = now;
+		}
+	}
+	free(pfds);
+}
+
+/* Metadata. */
+
+static void set_meta_u64(struct profile *p, const char *key, uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	profile_set_meta(p, key, buf);
+}
+
+static const char *cut_module_path(const struct recorder *r, uint64_t key)
+{
+	uint32_t mod = stack_cut_module(key);
+
+	return mod == PM_NONE ? "[unknown]" : r->mods.mods[mod]->path;
+}
+
+/*
+ * DWARF mode: how many stacks reached the entry, and, for the others, in
+ * which module and why they stopped: "unwind-cut" holds one line per
+ * (module, reason) as "COUNT\tREASON\tMODULE".
+ */
+static void write_unwind_meta(struct recorder *r)
+{
+	const struct stack_unwind_stats *u = &r->stk.unw;
+	struct sbuf b = {0};
+
+	set_meta_u64(r->prof, "unwind-stacks", u->unwound);
+	set_meta_u64(r->prof, "unwind-complete", u->ends[UNWIND_COMPLETE]);
+	for (size_t i = 0; i < u->cut.cap; i++) {
+		const struct hmap_slot *s = &u->cut.slots[i];
+
+		if (s->key)
+			sbuf_addf(&b, "%llu\t%s\t%s\n", (unsigned long long)s->val,
+				  unwind_end_text(stack_cut_reason(s->key)),
+				  cut_module_path(r, s->key));
+	}
+	profile_set_meta(r->prof, "unwind-cut", b.buf ? b.buf : "");
+	sbuf_release(&b);
+}
+
+static void write_meta(struct recorder *r)
+{
+	const struct record_opts *o = r->o;
+	struct profile *p = r->prof;
+	struct sbuf cmd = {0};
+	struct utsname u;
+
+	for (int i = 0; i < o->argc_shown; i++) {
+		if (i)
+			sbuf_adds(&cmd, " ");
+		sbuf_adds(&cmd, o->argv_shown[i]);
+	}
+	profile_set_meta(p, "command", cmd.buf ? cmd.buf : "");
+	sbuf_release(&cmd);
+	profile_set_meta(p, "perfmini-version", PACKAGE_VERSION);
+	profile_set_meta(p, "event", o->ev.ev->name);
+	if (o->ev.period)
+		set_meta_u64(p, "period", o->ev.period);
+	else
+		set_meta_u64(p, "frequency", o->ev.freq);
+	profile_set_meta(p, "lines", o->no_lines ? "no" : "yes");
+	if (r->cut_why) {
+		char buf[160];
+
+		snprintf(buf, sizeof(buf), "cut short by %s: %zu frames left without names",
+			 r->cut_why, r->unnamed_cut);
+		profile_set_meta(p, "naming", buf);
+	}
+	if (o->ev.no_kernel)
+		profile_set_meta(p, "kernel-excluded", "--no-kernel");
+	else if (r->kernel_dropped)
+		profile_set_meta(p, "kernel-excluded", "kernel.perf_event_paranoid=2");
+	profile_set_meta(p, "call-graph",
+			 o->ev.dwarf_stack ? "dwarf"
+			 : o->ev.callchain ? "fp"
+					   : "none");
+	if (o->ev.dwarf_stack)
+		write_unwind_meta(r);
+	set_meta_u64(p, "start-time", (uint64_t)r->wall_start);
+	set_meta_u64(p, "duration-ns", r->end_ns - r->start_ns);
+	set_meta_u64(p, "samples", r->nsamples);
+	set_meta_u64(p, "lost-records", r->lost);
+	set_meta_u64(p, "lost-samples", r->lost_samples);
+	set_meta_u64(p, "bad-records", r->bad_records);
+	if (uname(&u) == 0) {
+		profile_set_meta(p, "hostname", u.nodename);
+		profile_set_meta(p, "kernel", u.release);
+		profile_set_meta(p, "arch", u.machine);
+	}
+}
+
+/* The threads sampled and still alive at the stop (the others went at their exit). */
+static void add_threads(struct recorder *r)
+{
+	for (size_t i = 0; i < r->sampled_tids.cap; i++) {
+		const struct hmap_slot *s = &r->sampled_tids.slots[i];
+
+		if (s->key)
+			add_thread(r, (uint32_t)(s->val - 1), (uint32_t)(s->key - 1));
+	}
+}
+
+/*
+ * Whether named frame f is where a stack starts: an entry-point function
+ * (unwind_is_entry_name), or, in a binary without symbols, the code at its
+ * ELF entry point (_start is a few dozen bytes).
+ */
+static bool entry_frame(uint32_t f, void *arg)
+{
+	struct recorder *r = arg;
+	const struct pm_frame *fr = &r->prof->frames[f];
+
+	if (fr->nlines) {
+		const struct pm_line *outer = &r->prof->lines[fr->line0 + fr->nlines - 1];
+
+		if (unwind_is_entry_name(strtab_get(&r->prof->str, outer->func)))
+			return true;
+	}
+	/* Naming cut short leaves the symbolizer to the thread. */
+	return fr->module != PM_NONE && !r->cut_why &&
+	       symbolize_at_entry(&r->syms, r->mods.mods[fr->module], fr->addr);
+}
+
+/*
+ * Names every frame: the naming thread finishes what it has, and the JIT
+ * frames (left to the stop, their perf maps now complete), within
+ * --name-timeout or until a second signal.
+ */
+static void name_frames(struct recorder *r)
+{
+	int ret = 0;
+
+	model_perfmap_last_look(&r->model);
+	if (r->namer) {
+		uint64_t deadline = 0;
+
+		for (size_t i = 0; i < r->prof->nframes; i++) {
+			const struct pm_frame *f = &r->prof->frames[i];
+
+			if (f->module != PM_NONE && r->mods.mods[f->module]->kind == MODULE_PERFMAP)
+				namer_frame(r->namer, r->mods.mods[f->module], (uint32_t)i,
+					    f->addr);
+		}
+		if (r->o->name_timeout > 0)
+			deadline = now_ns() + (uint64_t)(r->o->name_timeout * 1e9);
+		ret = namer_finish(r->namer, deadline, &stop_again);
+		if (ret == -ETIMEDOUT)
+			r->cut_why = "--name-timeout";
+		else if (ret == -EINTR)
+			r->cut_why = "a second signal";
+	}
+	r->unnamed_cut = symbolize_profile(r->prof, &r->syms, r->namer, r->cut_why != NULL);
+}
+
+/* The stop: nothing sampled before it is dropped; names, then the file. */
+static int record_stop(struct recorder *r, size_t *written)
+{
+	attach_disable(&r->att);
+	r->end_ns = now_ns();
+	drain_all(r);
+	order_flush(&r->q, UINT64_MAX, apply, r);
+	name_frames(r);
+	if (r->unwinder)
+		stacker_settle_unwind(&r->stk, entry_frame, r);
+	add_threads(r);
+	write_meta(r);
+	return datafile_commit(&r->out, r->prof, written);
+}
+
+/* What the user is told at the end. */
+
+static void human_size(size_t n, char *buf, size_t len)
+{
+	if (n < 10 * 1024)
+		snprintf(buf, len, "%zu bytes", n);
+	else if (n < 10 * 1024 * 1024)
+		snprintf(buf, len, "%zu KiB", n / 1024);
+	else
+		snprintf(buf, len, "%zu MiB", n / (1024 * 1024));
+}
+
+/* Most stacks first. */
+static int cmp_cut(const void *a, const void *b)
+{
+	const struct hmap_slot *x = a, *y = b;
+
+	if (x->val != y->val)
+		return x->val > y->val ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Summary lines: the share of stacks that reached the entry, and the worst cuts. */
+static void print_unwind_summary(const struct recorder *r)
+{
+	const struct stack_unwind_stats *u = &r->stk.unw;
+	struct hmap_slot *cuts = xcalloc(u->cut.count + 1, sizeof(*cuts));
+	struct sbuf shown = {0}; /* paths come from other processes: shown printable */
+	size_t n = 0;
+
+	fprintf(stderr, "perfmini: unwinding: %llu of %llu user stacks (%.1f%%) reached the entry",
+		(unsigned long long)u->ends[UNWIND_COMPLETE], (unsigned long long)u->unwound,
+		u->unwound ? 100.0 * (double)u->ends[UNWIND_COMPLETE] / (double)u->unwound : 100.0);
+	for (int e = 1; e < UNWIND_END_COUNT; e++)
+		if (u->ends[e])
+			fprintf(stderr, "; %llu %s", (unsigned long long)u->ends[e],
+				unwind_end_text((enum unwind_end)e));
+	fputc('\n', stderr);
+	/* Where they stopped: the three (module, reason) pairs with most stacks. */
+	for (size_t i = 0; i < u->cut.cap; i++)
+		if (u->cut.slots[i].key)
+			cuts[n++] = u->cut.slots[i];
+	qsort(cuts, n, sizeof(*cuts), cmp_cut);
+	for (size_t i = 0; i < n && i < 3; i++)
+		fprintf(stderr, "perfmini: %s: %.1f%% of the stacks stopped there: %s\n",
+			printable(&shown, cut_module_path(r, cuts[i].key)),
+			100.0 * (double)cuts[i].val / (double)u->unwound,
+			unwind_end_text(stack_cut_reason(cuts[i].key)));
+	free(cuts);
+	sbuf_release(&shown);
+}
+
+static void print_summary(const struct recorder *r, size_t written)
+{
+	char size[32];
+
+	human_size(written, size, sizeof(size));
+	fprintf(stderr,
+		"perfmini: %llu samples, %llu lost, %zu process%s, %zu thread%s in %.2f s; "
+		"wrote %s (%s)\n",
+		(unsigned long long)r->nsamples, (unsigned long long)(r->lost + r->lost_samples),
+		r->sampled_pids.count, r->sampled_pids.count == 1 ? "" : "es", r->nthreads,
+		r->nthreads == 1 ? "" : "s", (double)(r->end_ns - r->start_ns) / 1e9, r->o->output,
+		size);
+	report_print_missing(r->prof, stderr, 5);
+	if (r->cut_why)
+		warning("naming was cut short by %s: %zu frames left without names, shown as "
+			"[module+0xOFFSET]",
+			r->cut_why, r->unnamed_cut);
+	if (r->unwinder)
+		print_unwind_summary(r);
+	if (r->lost || r->lost_samples)
+		warning("%llu records and %llu samples were lost: try a larger ring (-m) or a "
+			"lower frequency (-F)",
+			(unsigned long long)r->lost, (unsigned long long)r->lost_samples);
+}
+
+/* Setting up and tearing down. */
+
+static int recorder_init(struct recorder *r, const struct record_opts *o)
+{
+	memset(r, 0, sizeof(*r));
+	r->o = o;
+	module_set_init(&r->mods);
+	symbolizer_init(&r->syms, &r->mods, o->no_lines);
+	for (size_t i = 0; i < o->ndebug_dirs; i++)
+		if (symbolizer_add_debug_dir(&r->syms, o->debug_dirs[i]) < 0) {
+			error("bad --debug-dir '%s': %s", o->debug_dirs[i], strerror(errno));
+			return -1;
+		}
+	model_init(&r->model, &r->mods, true);
+	r->prof = profile_new();
+	order_init(&r->q);
+	if (o->ev.dwarf_stack)
+		r->unwinder = unwinder_new(&r->model);
+	r->namer = namer_start(&r->syms);
+	stacker_init(&r->stk, &r->model, r->prof, r->unwinder, on_new_frame, r->namer);
+	hmap_init(&r->sampled_tids);
+	hmap_init(&r->sampled_pids);
+	return 0;
+}
+
+/* Frees what a recording kept until its end (only where leaks are checked). */
+static void recorder_release(struct recorder *r)
+{
+	if (!FREE_AT_EXIT)
+		return;
+	if (r->cut_why)
+		return; /* the naming thread may still use what it would free */
+	namer_free(r->namer);
+	symbolizer_release(&r->syms);
+	attach_release(&r->att);
+	order_release(&r->q);
+	hmap_release(&r->sampled_tids);
+	hmap_release(&r->sampled_pids);
+	stacker_release(&r->stk);
+	unwinder_free(r->unwinder);
+	model_release(&r->model);
+	module_set_release(&r->mods);
+	profile_free(r->prof);
+}
+
+int record_run(const struct record_opts *o)
+{
+	struct recorder r;
+	struct datafile_out out;
+	bool tty;
+	size_t written = 0;
+	int ret;
+
+	/*
+	 * The output exists before anything else is opened, the events above
+	 * all: its descriptor is reserved, and a bad output is said at once.
+	 */
+	if (datafile_create(&out, o->output) < 0)
+		return 1;
+	if (recorder_init(&r, o) < 0)
+		return 1;
+	r.out = out;
+	if ((ret = install_signals()) < 0) {
+		error("cannot create a pipe: %s", strerror(-ret));
+		return 1;
+	}
+	if (o->argv && (ret = launch_start(&r.child, o->argv)) < 0) {
+		error("cannot start '%s': %s", o->argv[0], strerror(-ret));
+		return 1;
+	}
+	if (open_events(&r) < 0) {
+		if (o->argv)
+			launch_abort(&r.child);
+		return 1;
+	}
+	r.start_ns = now_ns();
+	r.wall_start = time(NULL);
+	/* Every event at once: no sample predates the start, none is lost to the attach. */
+	if (!o->argv && (ret = attach_enable(&r.att)) < 0) {
+		error("cannot enable the events: %s", strerror(-ret));
+		return 1;
+	}
+	/* Attached processes: their mappings from before the events saw any. */
+	for (size_t i = 0; i < o->npids; i++)
+		model_process(&r.model, o->pids[i]);
+	if (o->argv && (ret = launch_release(&r.child)) < 0) {
+		error("cannot run '%s': %s", o->argv[0], strerror(-ret));
+		return 1;
+	}
+	tty = status_line_wanted(&r);
+	record_loop(&r, tty);
+	if (tty)
+		fprintf(stderr, "\r\033[K");
+	ret = record_stop(&r, &written) < 0 ? 1 : 0;
+	if (!o->quiet && ret == 0)
+		print_summary(&r, written);
+	/*
+	 * A command still running (after -d or a signal) is asked to stop, once
+	 * the file is safe.
+	 */
+	if (o->argv)
+		launch_stop(&r.child);
+	recorder_release(&r);
+	return ret;
+}

@@ -1,0 +1,67 @@
+/*
+ * addr.c - file offset and ELF address conversions; see addr.h.
+ */
+#include "config.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <sys/mman.h>
+
+#include "elf/addr.h"
+
+int addr_file_offset_to_vaddr(const struct load_seg *segs, size_t n, uint64_t off, uint64_t *vaddr)
+{
+	/*
+	 * Segments may share a page of the file (the end of one and the start
+	 * of the next), so the file ranges, not the pages, decide.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		const struct load_seg *s = &segs[i];
+
+		if (off >= s->offset && off - s->offset < s->filesz) {
+			*vaddr = off - s->offset + s->vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int addr_vaddr_to_file_offset(const struct load_seg *segs, size_t n, uint64_t vaddr, uint64_t *off)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct load_seg *s = &segs[i];
+
+		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz) {
+			*off = vaddr - s->vaddr + s->offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int addr_load_bias(const struct load_seg *segs, size_t n, uint64_t start, uint64_t end,
+		   uint64_t pgoff, uint32_t prot, uint64_t *bias)
+{
+	uint64_t len = end - start;
+	bool want_x = (prot & PROT_EXEC) != 0;
+	const struct load_seg *best = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct load_seg *s = &segs[i];
+
+		/* [pgoff, pgoff + len) meets [p_offset, p_offset + p_filesz)? */
+		if (!s->filesz || pgoff >= s->offset + s->filesz || s->offset >= pgoff + len)
+			continue;
+		if (((s->flags & PF_X) != 0) == want_x) {
+			best = s;
+			break;
+		}
+		if (!best)
+			best = s;
+	}
+	if (!best)
+		return -ENOENT;
+	*bias = start - pgoff + best->offset - best->vaddr;
+	return 0;
+}

@@ -1,0 +1,85 @@
+/*
+ * elfread.h - what perfmini reads from an ELF file: load segments, build-id
+ * and function symbols.
+ *
+ * Functions take an Elf handle, so tests and fuzzers can hand them bytes
+ * through elf_memory(). They never trust the file: counts and offsets come
+ * through libelf's checked accessors.
+ */
+#ifndef PERFMINI_ELFREAD_H
+#define PERFMINI_ELFREAD_H
+
+#include <gelf.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "elf/addr.h"
+#include "elf/symtab.h"
+
+#define BUILD_ID_MAX 20
+
+/* The PT_LOAD segments; returns their count (>= 0) or -errno. *segs is malloc'd. */
+int elf_read_segments(Elf *e, struct load_seg **segs);
+
+/* The GNU build-id; returns its length (0 when there is none). */
+size_t elf_read_build_id(Elf *e, uint8_t id[BUILD_ID_MAX]);
+
+enum elf_symsrc {
+	ELF_SYMS_NONE = 0,
+	ELF_SYMS_SYMTAB = 1, /* .symtab: every function */
+	ELF_SYMS_DYNSYM = 2, /* .dynsym only: exported functions */
+};
+
+/*
+ * Adds the function symbols of .symtab, or of .dynsym when there is no
+ * .symtab, to t and finishes it. Returns which table was used, or -errno.
+ */
+int elf_read_symbols(Elf *e, struct symtab *t);
+
+/*
+ * How a symbol ranks among aliases at its address (higher wins): the one
+ * rule by which perfmini chooses the name a user knows among several
+ * symbols at one address. In order, the first difference decides:
+ *   1. a function (STT_FUNC) over anything else, such as the ifunc
+ *      symbol that shares its address with its resolver;
+ *   2. a symbol with a size over one without;
+ *   3. global (or unique) over weak over local binding;
+ *   4. fewer leading underscores (0, 1, 2, 3 or more);
+ * then symtab_finish decides: the larger size, the shorter name, the
+ * smaller name in byte order. So glibc's strcoll_l aliases
+ * (__strcoll_l global, strcoll_l weak, __GI___strcoll_l local) give
+ * __strcoll_l, whatever the order of the symbol table.
+ */
+uint8_t elf_symbol_rank(const GElf_Sym *s, const char *name);
+
+/*
+ * The size to give symtab_add for symbol s of section shndx of e: its own,
+ * or when it declares none, SYMTAB_SIZE_AT_MOST the end of its section
+ * (so that _init, sizeless, does not swallow the PLT that follows it).
+ */
+uint64_t elf_symbol_size(Elf *e, const GElf_Sym *s, GElf_Word shndx);
+
+/* The rank of a synthesized NAME@plt symbol: below every real symbol. */
+#define ELF_PLT_RANK 0
+
+/*
+ * Adds a symbol NAME@plt, ranked ELF_PLT_RANK, for every entry of the
+ * procedure linkage table of an x86-64 ELF file (.plt after its first
+ * entry, .plt.sec, .plt.got), named from the dynamic relocation of the
+ * GOT slot the entry jumps through: R_X86_64_JUMP_SLOT (.rela.plt, lazy
+ * or -z now binding), R_X86_64_GLOB_DAT (.rela.dyn, for .plt.got), or
+ * R_X86_64_IRELATIVE (an ifunc, named by the symbol at its resolver);
+ * and the first entry of .plt, which calls the lazy binder, ".plt".
+ * Reads the entries' code, so e must be the file itself, not a separate
+ * debug file. Does not finish t. Returns the number added (0 for other
+ * machines or a file without a PLT), or -errno.
+ */
+int elf_read_plt(Elf *e, struct symtab *t);
+
+/* The length of a symbol's name without its "@VERSION" or "@@VERSION" suffix. */
+size_t elf_symbol_name_len(const char *name);
+
+/* Lowercase hex of a build-id into out (2 * len + 1 bytes). */
+void build_id_hex(const uint8_t *id, size_t len, char *out);
+
+#endif

@@ -1,0 +1,150 @@
+/*
+ * symtab.c - sorted symbol tables and kallsyms parsing; see symtab.h.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "elf/symtab.h"
+#include "util/util.h"
+
+void symtab_init(struct symtab *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void symtab_release(struct symtab *t)
+{
+	free(t->syms);
+	free(t->names);
+	symtab_init(t);
+}
+
+void symtab_add(struct symtab *t, uint64_t addr, uint64_t size, const char *name, uint8_t rank)
+{
+	symtab_addn(t, addr, size, name, strlen(name), rank);
+}
+
+void symtab_addn(struct symtab *t, uint64_t addr, uint64_t size, const char *name, size_t n,
+		 uint8_t rank)
+{
+	size_t len = n + 1;
+	struct sym *s;
+
+	xgrow(&t->names, &t->names_cap, t->names_len + len, 1);
+	memcpy(t->names + t->names_len, name, n);
+	t->names[t->names_len + n] = '\0';
+	xgrow(&t->syms, &t->cap, t->n + 1, sizeof(*t->syms));
+	s = &t->syms[t->n++];
+	s->addr = addr;
+	s->size = size;
+	s->name = (uint32_t)t->names_len;
+	s->rank = rank;
+	t->names_len += len;
+}
+
+/* Best first among aliases: see symtab.h and elf_symbol_rank. */
+static int cmp_sym(const void *a, const void *b, void *arg)
+{
+	const struct sym *x = a, *y = b;
+	const char *names = arg;
+	size_t xl, yl;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	xl = strlen(names + x->name);
+	yl = strlen(names + y->name);
+	if (xl != yl)
+		return xl < yl ? -1 : 1;
+	return strcmp(names + x->name, names + y->name);
+}
+
+void symtab_finish(struct symtab *t)
+{
+	size_t i, j = 0;
+
+	if (!t->n)
+		return;
+	qsort_r(t->syms, t->n, sizeof(*t->syms), cmp_sym, t->names);
+	for (i = 0; i < t->n; i++) {
+		if (j && t->syms[j - 1].addr == t->syms[i].addr)
+			continue; /* an alias of a better name */
+		t->syms[j++] = t->syms[i];
+	}
+	t->n = j;
+	for (i = 0; i < t->n; i++) {
+		struct sym *s = &t->syms[i];
+		uint64_t gap = i + 1 < t->n ? t->syms[i + 1].addr - s->addr : 4096;
+
+		if (!s->size)
+			s->size = gap;
+		else if (s->size & SYMTAB_SIZE_AT_MOST_FLAG)
+			s->size = gap < (s->size & ~SYMTAB_SIZE_AT_MOST_FLAG)
+					  ? gap
+					  : s->size & ~SYMTAB_SIZE_AT_MOST_FLAG;
+		if (!s->size)
+			s->size = 1; /* a bound of 0: the symbol at least holds itself */
+	}
+}
+
+const struct sym *symtab_lookup(const struct symtab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+
+	/* The last symbol starting at or below addr. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/*
+	 * A short symbol nested inside a longer one may come last; look back
+	 * a few entries for one that still holds addr.
+	 */
+	for (size_t k = 0; k < 4 && lo > 0; k++, lo--) {
+		const struct sym *s = &t->syms[lo - 1];
+
+		if (addr - s->addr < s->size)
+			return s;
+	}
+	return NULL;
+}
+
+int symtab_read_kallsyms(struct symtab *t, FILE *f)
+{
+	char line[1024];
+	int n = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		char *end, *name, type;
+		unsigned long long addr;
+
+		errno = 0;
+		addr = strtoull(line, &end, 16);
+		if (errno || end == line || *end != ' ')
+			continue;
+		type = end[1];
+		if (!type || end[2] != ' ')
+			continue;
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		name = end + 3;
+		name[strcspn(name, " \t\n")] = '\0';
+		if (!*name || addr == 0)
+			continue;
+		symtab_add(t, addr, 0, name, (type == 'T' || type == 'W') ? 2 : 1);
+		n++;
+	}
+	if (ferror(f))
+		return -EIO;
+	symtab_finish(t);
+	return n;
+}

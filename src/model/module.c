@@ -1,0 +1,364 @@
+/*
+ * module.c - module identity and pinning; see module.h.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <linux/openat2.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "model/module.h"
+#include "util/util.h"
+
+void module_set_init(struct module_set *s)
+{
+	memset(s, 0, sizeof(*s));
+	hmap_init(&s->index);
+}
+
+static void module_free(struct module *m)
+{
+	if (!m)
+		return;
+	if (m->fd >= 0)
+		close(m->fd);
+	free(m->path);
+	free(m);
+}
+
+void module_set_release(struct module_set *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		module_free(s->mods[i]);
+	free(s->mods);
+	hmap_release(&s->index);
+	memset(s, 0, sizeof(*s));
+}
+
+enum module_kind module_kind_of(const char *path, uint64_t ino)
+{
+	if (!strcmp(path, "[vdso]") || !strcmp(path, "[vsyscall]"))
+		return MODULE_VDSO;
+	if (ino == 0 || path[0] != '/')
+		return MODULE_ANON;
+	return MODULE_FILE;
+}
+
+static bool same_key(const struct module *m, const struct module_key *k)
+{
+	if (m->kind == MODULE_PERFMAP)
+		return false; /* found by module_set_perfmap only */
+	if (m->ino || k->ino)
+		return m->ino == k->ino && m->maj == k->maj && m->min == k->min;
+	return strcmp(m->path, k->path) == 0;
+}
+
+static uint64_t key_hash(const struct module_key *k)
+{
+	if (k->ino)
+		return hash_u64(k->ino ^ hash_u64((uint64_t)k->maj << 32 | k->min));
+	return hash_bytes(k->path, strlen(k->path));
+}
+
+/* Device and inode as the mapping named them. */
+static bool same_file(const struct stat *st, const struct module_key *k)
+{
+	return st->st_ino == k->ino && major(st->st_dev) == k->maj && minor(st->st_dev) == k->min;
+}
+
+/*
+ * Whether the file open at fd (st its status) is the one k names, by its
+ * inode: the device may differ without the file differing (btrfs gives
+ * each subvolume a device of its own, the kernel's records name the file
+ * system's). On an overlay file system the records name the file beneath,
+ * whose inode differs from the overlay's: there the link of
+ * /proc/PID/map_files, which the kernel keeps to the mapped file itself,
+ * is trusted.
+ */
+static bool same_mapped_file(int fd, const struct stat *st, const struct module_key *k)
+{
+	struct statfs sf;
+
+	if (!k->ino || st->st_ino == k->ino)
+		return true;
+	return fstatfs(fd, &sf) == 0 && sf.f_type == OVERLAYFS_SUPER_MAGIC;
+}
+
+/*
+ * Opens a regular file for reading without side effects: first as O_PATH
+ * (no open of a device, no wait on a FIFO), with the links along path
+ * resolved by the kernel as resolve says (RESOLVE_IN_ROOT keeps them inside
+ * a target's root) and none at the end; then, if it is a regular file,
+ * reopened for reading. *st gets its status. Returns the descriptor or -1.
+ */
+static int open_regular(int dirfd, const char *path, uint64_t resolve, struct stat *st)
+{
+	struct open_how how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC, .resolve = resolve};
+	char proc[64];
+	int pfd, fd;
+
+	pfd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	if (pfd < 0 && errno == ENOSYS && !(resolve & RESOLVE_IN_ROOT))
+		pfd = openat(dirfd, path, O_PATH | O_NOFOLLOW | O_CLOEXEC); /* before Linux 5.6 */
+	if (pfd < 0)
+		return -1;
+	if (fstat(pfd, st) < 0 || !S_ISREG(st->st_mode)) {
+		close(pfd);
+		return -1;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	close(pfd);
+	return fd;
+}
+
+/* The root directory of pid, for open_regular; -1 if the process is gone. */
+static int open_root(pid_t pid)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "/proc/%d/root", (int)pid);
+	return open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/*
+ * Opens the file behind the mapping: through the mapping itself, else by
+ * its path inside the process's root, else (the process is gone) by its
+ * path here; by path only when device and inode are those of the mapping.
+ * -1 if it is gone or unreachable.
+ */
+static int pin(const struct module_key *k, pid_t pid, uint64_t start, uint64_t end)
+{
+	char buf[96];
+	struct stat st;
+	int fd, root;
+
+	if (pid > 0) {
+		snprintf(buf, sizeof(buf), "/proc/%d/map_files/%llx-%llx", (int)pid,
+			 (unsigned long long)start, (unsigned long long)end);
+		/* Not O_NOFOLLOW: the entry is a link to the mapped file itself. */
+		fd = open(buf, O_PATH | O_CLOEXEC);
+		if (fd >= 0) {
+			int rd = -1;
+
+			/*
+			 * The mapping there now may be another file's (an exec or
+			 * a dlopen since the record was written): never trusted
+			 * unless it is the file the record names.
+			 */
+			if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+			    same_mapped_file(fd, &st, k)) {
+				snprintf(buf, sizeof(buf), "/proc/self/fd/%d", fd);
+				rd = open(buf, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+			}
+			close(fd);
+			if (rd >= 0)
+				return rd;
+		}
+		root = open_root(pid);
+		if (root >= 0) {
+			fd = open_regular(root, k->path, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+					  &st);
+			close(root);
+			if (fd >= 0 && same_file(&st, k))
+				return fd;
+			if (fd >= 0)
+				close(fd);
+			return -1; /* alive, and this file is not in its root */
+		}
+	}
+	fd = open_regular(AT_FDCWD, k->path, RESOLVE_NO_MAGICLINKS, &st);
+	if (fd >= 0 && (same_file(&st, k) || (pid <= 0 && !k->ino)))
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+static struct module *add_module(struct module_set *s, struct hmap_slot *slot,
+				 const struct module_key *k)
+{
+	struct module *m = xcalloc(1, sizeof(*m));
+
+	m->id = (uint32_t)s->n;
+	m->path = xstrdup(k->path);
+	m->maj = k->maj;
+	m->min = k->min;
+	m->ino = k->ino;
+	m->kind = module_kind_of(k->path, k->ino);
+	m->fd = -1;
+	xgrow(&s->mods, &s->cap, s->n + 1, sizeof(*s->mods));
+	s->mods[s->n++] = m;
+	slot->val = m->id;
+	return m;
+}
+
+struct module *module_set_get(struct module_set *s, const struct module_key *k, pid_t pid,
+			      uint64_t start, uint64_t end)
+{
+	struct hmap_slot *slot;
+	struct module *m;
+	uint64_t key;
+	bool added;
+
+	for (key = key_hash(k) | 1;; key = hash_u64(key) | 1) {
+		slot = hmap_insert(&s->index, key, &added);
+		if (added)
+			break;
+		if (same_key(s->mods[slot->val], k))
+			return s->mods[slot->val];
+	}
+	m = add_module(s, slot, k);
+	if (m->kind == MODULE_FILE) {
+		errno = 0;
+		m->fd = pin(k, pid, start, end);
+		if (m->fd < 0 && (errno == EMFILE || errno == ENFILE))
+			m->pin_error = errno;
+	}
+	return m;
+}
+
+struct module *module_set_kernel(struct module_set *s)
+{
+	struct module_key k = {.path = "[kernel.kallsyms]"};
+	struct module *m = module_set_get(s, &k, 0, 0, 0);
+
+	m->kind = MODULE_KERNEL;
+	return m;
+}
+
+int perfmap_nspid_parse(FILE *f, uint32_t *nspid)
+{
+	char line[512];
+
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v, last = 0;
+		char *p = line + 6, *end;
+
+		if (strncmp(line, "NSpid:", 6) != 0)
+			continue;
+		/* The last field is the pid in the process's own namespace. */
+		for (;; p = end) {
+			errno = 0;
+			v = strtoull(p, &end, 10);
+			if (end == p || errno)
+				break;
+			last = v;
+		}
+		if (last == 0 || last > UINT32_MAX)
+			return -EINVAL;
+		*nspid = (uint32_t)last;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* The pid that process pid knows itself by (its own PID namespace's). */
+static uint32_t namespaced_pid(uint32_t pid)
+{
+	char path[64];
+	uint32_t ns = pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return pid;
+	if (perfmap_nspid_parse(f, &ns) < 0)
+		ns = pid; /* before Linux 4.1: no NSpid, no namespaces to mind */
+	fclose(f);
+	return ns;
+}
+
+/*
+ * Opens the perf map of m's process inside its root (links resolved there,
+ * none at the end), only a regular file owned by the process's user or by
+ * root.
+ */
+static int open_perfmap(const struct module *m)
+{
+	char path[64];
+	struct stat st, owner;
+	int fd, root;
+
+	snprintf(path, sizeof(path), "/proc/%u", m->pid);
+	if (stat(path, &owner) < 0)
+		return -1;
+	root = open_root((pid_t)m->pid);
+	if (root < 0)
+		return -1;
+	fd = open_regular(root, m->path, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS, &st);
+	close(root);
+	if (fd >= 0 && st.st_uid != 0 && st.st_uid != owner.st_uid) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+struct module *module_set_perfmap(struct module_set *s, uint32_t pid, bool live)
+{
+	char key_path[64], path[64];
+	struct module_key k = {.path = key_path};
+	struct hmap_slot *slot;
+	struct module *m;
+	uint64_t key;
+	bool added;
+
+	/* Hashed by the host pid; the path is the one the process writes. */
+	snprintf(key_path, sizeof(key_path), "perf-map:%u", pid);
+	for (key = key_hash(&k) | 1;; key = hash_u64(key) | 1) {
+		slot = hmap_insert(&s->index, key, &added);
+		if (added)
+			break;
+		m = s->mods[slot->val];
+		if (m->kind == MODULE_PERFMAP && m->pid == pid)
+			return m;
+	}
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", live ? namespaced_pid(pid) : pid);
+	k.path = path;
+	m = add_module(s, slot, &k);
+	m->kind = MODULE_PERFMAP;
+	m->pid = pid;
+	return m;
+}
+
+int module_perfmap_open(struct module *m)
+{
+	if (m->fd >= 0)
+		return 0;
+	errno = 0;
+	m->fd = open_perfmap(m);
+	if (m->fd < 0 && (errno == EMFILE || errno == ENFILE))
+		m->pin_error = errno;
+	return m->fd >= 0 ? 0 : -ENOENT;
+}
+
+int module_vdso_copy(unsigned char **bytes, size_t *len)
+{
+	unsigned long long start = 0, end = 0;
+	char line[512];
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &start, &end) == 2)
+			break;
+	fclose(f);
+	if (!start || end <= start || end - start > (64u << 20))
+		return -ENOENT;
+	*len = end - start;
+	*bytes = xmalloc(*len);
+	memcpy(*bytes, (const void *)(uintptr_t)start, *len);
+	return 0;
+}

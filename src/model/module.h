@@ -1,0 +1,106 @@
+/*
+ * module.h - the files (and pseudo-files) that processes map code from.
+ *
+ * A module is identified by device and inode when it has them, else by
+ * name, so one library mapped by many processes is one module. It is
+ * pinned when first seen: its file is opened through the mapping itself
+ * (/proc/PID/map_files/START-END), else through the process's root,
+ * checking device and inode, and the descriptor is kept until
+ * symbolization. A binary deleted or replaced later still reads as the
+ * code that ran.
+ */
+#ifndef PERFMINI_MODULE_H
+#define PERFMINI_MODULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "util/hmap.h"
+
+enum module_kind {
+	MODULE_FILE,	/* a regular file */
+	MODULE_ANON,	/* executable memory with no file: JIT, [heap], //anon */
+	MODULE_VDSO,	/* [vdso], [vsyscall] */
+	MODULE_KERNEL,	/* the kernel and its modules */
+	MODULE_PERFMAP, /* a JIT's /tmp/perf-PID.map; frame addresses are absolute */
+};
+
+/*
+ * A module, as the model knows it. Every field is set when the module is
+ * made, on the thread that drains the rings, and never changed after but
+ * for the descriptor of a MODULE_PERFMAP module (module_perfmap_open, on
+ * that same thread; the naming thread leaves those modules to the stop).
+ * What the stages above learn of a module they keep themselves, by id:
+ * the symbolizer its symbols and DWARF (symfile.h), the unwinder its image
+ * (unwind.h).
+ */
+struct module {
+	uint32_t id; /* index in its set, and in a profile's modules */
+	enum module_kind kind;
+	char *path;
+	uint32_t maj, min;
+	uint64_t ino;
+	int fd;	       /* pinned file, -1 when it could not be opened */
+	int pin_error; /* why not: the errno of the last attempt (0: gone, or another file) */
+	uint32_t pid;  /* MODULE_PERFMAP: whose map */
+};
+
+struct module_set {
+	struct module **mods;
+	size_t n, cap;
+	struct hmap index;
+};
+
+/* What identifies the file behind a mapping. */
+struct module_key {
+	const char *path;
+	uint32_t maj, min;
+	uint64_t ino;
+};
+
+void module_set_init(struct module_set *s);
+void module_set_release(struct module_set *s);
+
+/*
+ * The module for key, created and pinned if new. pid, start and end name
+ * a live mapping of it, used to open the file; pid 0 opens by path.
+ */
+struct module *module_set_get(struct module_set *s, const struct module_key *k, pid_t pid,
+			      uint64_t start, uint64_t end);
+/* The kernel's module (one per set). */
+struct module *module_set_kernel(struct module_set *s);
+/*
+ * The module of pid's anonymous executable memory (JIT code), named by its
+ * perf map /tmp/perf-N.map, N the pid the process knows itself by (its own
+ * PID namespace's when live, else pid), inside its root. Created on first
+ * use without looking for the file: see module_perfmap_open.
+ */
+struct module *module_set_perfmap(struct module_set *s, uint32_t pid, bool live);
+/*
+ * Opens the perf map of a MODULE_PERFMAP module if it is not open yet and
+ * exists, is a regular file (not a symlink) and belongs to the process's
+ * user or root; the descriptor is kept, so the map is read whole at
+ * symbolization even if the process removed it. Returns 0 when open, else
+ * -ENOENT.
+ */
+int module_perfmap_open(struct module *m);
+/*
+ * The pid in the innermost PID namespace from /proc/PID/status text (the
+ * last field of its "NSpid:" line). Returns 0, -ENOENT without such a line,
+ * or -EINVAL.
+ */
+int perfmap_nspid_parse(FILE *f, uint32_t *nspid);
+
+/* Kind of a mapping name as the kernel reports it. */
+enum module_kind module_kind_of(const char *path, uint64_t ino);
+
+/*
+ * A copy of the vdso, from perfmini's own memory (every process maps the
+ * same image): *bytes malloc'd, *len bytes. Returns 0 or -errno.
+ */
+int module_vdso_copy(unsigned char **bytes, size_t *len);
+
+#endif

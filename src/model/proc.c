@@ -1,0 +1,362 @@
+/*
+ * proc.c - processes, threads and address spaces; see proc.h.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "model/proc.h"
+#include "util/util.h"
+
+void model_init(struct model *m, struct module_set *mods, bool live)
+{
+	memset(m, 0, sizeof(*m));
+	hmap_init(&m->procs);
+	hmap_init(&m->threads);
+	m->mods = mods;
+	m->live = live;
+}
+
+void model_release(struct model *m)
+{
+	for (size_t i = 0; i < m->procs.cap; i++) {
+		struct process *p = (void *)(uintptr_t)m->procs.slots[i].val;
+
+		if (!m->procs.slots[i].key)
+			continue;
+		maps_free(p->maps);
+		free(p);
+	}
+	for (size_t i = 0; i < m->threads.cap; i++)
+		if (m->threads.slots[i].key)
+			free((void *)(uintptr_t)m->threads.slots[i].val);
+	hmap_release(&m->procs);
+	hmap_release(&m->threads);
+}
+
+/* Keys are id + 1 so that id 0 (the idle task) can be stored. */
+static struct process *find_process(struct model *m, uint32_t pid)
+{
+	struct hmap_slot *s = hmap_find(&m->procs, (uint64_t)pid + 1);
+
+	return s ? (void *)(uintptr_t)s->val : NULL;
+}
+
+static void read_comm(uint32_t pid, char comm[COMM_MAX])
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(comm, COMM_MAX, f))
+		comm[strcspn(comm, "\n")] = '\0';
+	fclose(f);
+}
+
+static struct process *add_process(struct model *m, uint32_t pid, struct maps *maps)
+{
+	struct process *p = xcalloc(1, sizeof(*p));
+
+	p->pid = pid;
+	p->maps = maps ? maps : maps_new();
+	snprintf(p->comm, sizeof(p->comm), pid ? "pid-%u" : "swapper", pid);
+	hmap_insert(&m->procs, (uint64_t)pid + 1, NULL)->val = (uintptr_t)p;
+	return p;
+}
+
+struct process *model_process(struct model *m, uint32_t pid)
+{
+	struct process *p = find_process(m, pid);
+
+	if (p)
+		return p;
+	p = add_process(m, pid, NULL);
+	if (m->live && pid) {
+		read_comm(pid, p->comm);
+		model_seed(m, p);
+	}
+	return p;
+}
+
+struct thread *model_thread(struct model *m, uint32_t pid, uint32_t tid)
+{
+	struct hmap_slot *s = hmap_find(&m->threads, (uint64_t)tid + 1);
+	struct thread *t;
+	struct process *p;
+
+	if (s) {
+		t = (void *)(uintptr_t)s->val;
+		if (t->pid == pid)
+			return t;
+		t->pid = pid; /* tid reused by another process */
+		memcpy(t->comm, model_process(m, pid)->comm, COMM_MAX);
+		return t;
+	}
+	p = model_process(m, pid);
+	t = xcalloc(1, sizeof(*t));
+	t->tid = tid;
+	t->pid = pid;
+	memcpy(t->comm, p->comm, COMM_MAX);
+	if (m->live && tid != pid) {
+		char path[64];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
+		if ((f = fopen(path, "re"))) {
+			if (fgets(t->comm, COMM_MAX, f))
+				t->comm[strcspn(t->comm, "\n")] = '\0';
+			fclose(f);
+		}
+	}
+	hmap_insert(&m->threads, (uint64_t)tid + 1, NULL)->val = (uintptr_t)t;
+	return t;
+}
+
+void model_comm(struct model *m, uint32_t pid, uint32_t tid, const char *comm, bool exec)
+{
+	struct process *p = find_process(m, pid);
+	struct thread *t;
+
+	if (!p)
+		p = add_process(m, pid, NULL); /* its exec image arrives as MMAP2 */
+	if (exec) {
+		maps_clear(p->maps);
+		p->seeded_ns = 0;
+	}
+	t = model_thread(m, pid, tid);
+	snprintf(t->comm, COMM_MAX, "%s", comm);
+	if (exec || tid == pid)
+		snprintf(p->comm, COMM_MAX, "%s", comm);
+}
+
+void model_fork(struct model *m, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+{
+	struct thread *parent = model_thread(m, ppid, ptid);
+	struct thread *t;
+
+	if (pid != ppid && !find_process(m, pid)) {
+		struct process *pp = model_process(m, ppid);
+		struct process *p = add_process(m, pid, maps_clone(pp->maps));
+
+		/* The kernel names the child after the thread that forked. */
+		memcpy(p->comm, parent->comm, COMM_MAX);
+		p->seeded_ns = pp->seeded_ns;
+	}
+	t = model_thread(m, pid, tid);
+	memcpy(t->comm, parent->comm, COMM_MAX);
+}
+
+bool model_exit(struct model *m, uint32_t pid, uint32_t tid)
+{
+	uint64_t v;
+
+	if (hmap_remove(&m->threads, (uint64_t)tid + 1, &v))
+		free((void *)(uintptr_t)v);
+	/* The last thread out is the leader: the address space goes with it. */
+	if (tid != pid || !hmap_remove(&m->procs, (uint64_t)pid + 1, &v))
+		return false;
+	maps_free(((struct process *)(uintptr_t)v)->maps);
+	free((void *)(uintptr_t)v);
+	return true;
+}
+
+void model_mmap(struct model *m, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		const struct module_key *k, uint32_t prot)
+{
+	/* A process first met in a mapping is named (and seeded) from /proc. */
+	struct process *p = model_process(m, pid);
+	struct mapping map;
+
+	if (!(prot & PROT_EXEC)) {
+		/* A data mapping over code removes that code. */
+		maps_remove(p->maps, start, start + len);
+		return;
+	}
+	map.start = start;
+	map.end = start + len;
+	map.pgoff = pgoff;
+	map.prot = prot;
+	map.mod = module_set_get(m->mods, k, m->live ? (pid_t)pid : 0, start, start + len);
+	maps_insert(p->maps, &map);
+}
+
+struct seed_ctx {
+	struct model *m;
+	struct process *p;
+};
+
+static int seed_line(const struct maps_line *l, void *arg)
+{
+	struct seed_ctx *c = arg;
+	struct module_key k = {l->path, l->maj, l->min, l->ino};
+
+	if (!(l->prot & PROT_EXEC))
+		return 0;
+	if (!c->p->records_lost && maps_overlaps(c->p->maps, l->start, l->end))
+		return 0;
+	model_mmap(c->m, c->p->pid, l->start, l->end - l->start, l->pgoff, &k, l->prot);
+	return 0;
+}
+
+int model_seed(struct model *m, struct process *p)
+{
+	struct seed_ctx c = {m, p};
+	char path[64];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", p->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	p->seeded_ns = now_ns();
+	ret = proc_maps_parse(f, seed_line, &c);
+	p->records_lost = false;
+	fclose(f);
+	m->reseeds++;
+	return ret < 0 ? ret : 0;
+}
+
+const struct mapping *model_find(struct model *m, uint32_t pid, uint64_t addr)
+{
+	struct process *p = model_process(m, pid);
+	const struct mapping *map = maps_find(p->maps, addr);
+	uint64_t now;
+
+	if (map || !m->live || !pid)
+		return map;
+	now = now_ns();
+	if (p->seeded_ns && now - p->seeded_ns < 1000000000ULL)
+		return NULL;
+	if (model_seed(m, p) < 0)
+		p->seeded_ns = now; /* gone: do not retry at every sample */
+	return maps_find(p->maps, addr);
+}
+
+/* How often a process's perf map is looked for while it has none. */
+#define PERFMAP_RETRY_NS 20000000ULL
+
+struct module *model_perfmap(struct model *m, uint32_t pid)
+{
+	struct process *p = model_process(m, pid);
+	uint64_t now;
+
+	if (!m->live)
+		return p->perfmap;
+	if (!p->perfmap)
+		p->perfmap = module_set_perfmap(m->mods, pid, true);
+	/* A runtime may write its map after its first JIT code runs: look again soon. */
+	if (p->perfmap->fd < 0) {
+		now = now_ns();
+		if (!p->perfmap_checked_ns || now - p->perfmap_checked_ns >= PERFMAP_RETRY_NS) {
+			p->perfmap_checked_ns = now;
+			module_perfmap_open(p->perfmap);
+		}
+	}
+	return p->perfmap;
+}
+
+void model_perfmap_last_look(struct model *m)
+{
+	for (size_t i = 0; i < m->procs.cap; i++) {
+		struct process *p = (void *)(uintptr_t)m->procs.slots[i].val;
+
+		if (m->procs.slots[i].key && p->perfmap)
+			module_perfmap_open(p->perfmap);
+	}
+}
+
+void model_lost(struct model *m)
+{
+	for (size_t i = 0; i < m->procs.cap; i++) {
+		struct process *p = (struct process *)(uintptr_t)m->procs.slots[i].val;
+
+		if (!m->procs.slots[i].key)
+			continue;
+		p->seeded_ns = 0;
+		p->records_lost = true;
+	}
+}
+
+static int parse_hex(const char **s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(*s, &end, 16);
+	if (errno || end == *s)
+		return -1;
+	*s = end;
+	return 0;
+}
+
+static int parse_line(char *line, struct maps_line *l)
+{
+	const char *s = line;
+	uint64_t maj, min;
+	char perms[5];
+
+	if (parse_hex(&s, &l->start) || *s++ != '-' || parse_hex(&s, &l->end) || *s++ != ' ')
+		return -1;
+	if (l->end <= l->start)
+		return -1;
+	for (int i = 0; i < 4; i++) {
+		if (!s[i])
+			return -1;
+		perms[i] = s[i];
+	}
+	perms[4] = '\0';
+	s += 4;
+	if (*s++ != ' ')
+		return -1;
+	l->prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+		  (perms[2] == 'x' ? PROT_EXEC : 0);
+	if (parse_hex(&s, &l->pgoff) || *s++ != ' ')
+		return -1;
+	if (parse_hex(&s, &maj) || *s++ != ':' || parse_hex(&s, &min) || *s++ != ' ')
+		return -1;
+	l->maj = (uint32_t)maj;
+	l->min = (uint32_t)min;
+	{
+		char *end;
+
+		errno = 0;
+		l->ino = strtoull(s, &end, 10);
+		if (errno || end == s)
+			return -1;
+		s = end;
+	}
+	while (*s == ' ')
+		s++;
+	l->path = s;
+	line[strcspn(line, "\n")] = '\0';
+	return 0;
+}
+
+int proc_maps_parse(FILE *f, maps_line_fn fn, void *arg)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int n = 0, ret;
+
+	while (getline(&line, &cap, f) > 0) {
+		struct maps_line l;
+
+		if (parse_line(line, &l))
+			continue;
+		ret = fn(&l, arg);
+		if (ret < 0) {
+			free(line);
+			return ret;
+		}
+		n++;
+	}
+	free(line);
+	return n;
+}

@@ -1,0 +1,107 @@
+/*
+ * proc.h - the process model: processes, threads and their address spaces
+ * as the recording sees them, kept current from COMM, FORK and MMAP2
+ * records applied in time order.
+ *
+ * Invariants: a thread belongs to exactly one process (looked up by tid);
+ * exec gives its process a fresh address space; fork of a new process
+ * clones the parent's; a process first met in a sample (attached, not
+ * forked under observation) is seeded from /proc/PID/maps, and seeded
+ * again when a sample lands in no known mapping. /proc tells the present,
+ * the records the past the samples come from: a seed only fills the gaps
+ * between mappings the records made (a program that has since exec'd
+ * another would otherwise get the other's mappings), unless records were
+ * lost since, when /proc is the better word.
+ */
+#ifndef PERFMINI_PROC_H
+#define PERFMINI_PROC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "util/hmap.h"
+#include "model/maps.h"
+#include "model/module.h"
+
+#define COMM_MAX 16
+
+struct process {
+	uint32_t pid;
+	char comm[COMM_MAX];
+	struct maps *maps;
+	uint64_t seeded_ns;	     /* when /proc/PID/maps was last read, 0 never */
+	bool records_lost;	     /* since the last seed: the next one may replace */
+	uint64_t perfmap_checked_ns; /* when its perf map was last looked for */
+	struct module *perfmap;	     /* its JIT code's module, once it ran any */
+};
+
+struct thread {
+	uint32_t tid, pid;
+	char comm[COMM_MAX];
+};
+
+struct model {
+	struct hmap procs;   /* pid -> struct process * */
+	struct hmap threads; /* tid -> struct thread * */
+	struct module_set *mods;
+	bool live; /* /proc may be read (false in tests and after the fact) */
+	uint64_t reseeds;
+};
+
+void model_init(struct model *m, struct module_set *mods, bool live);
+void model_release(struct model *m);
+
+/* The process pid, created (and seeded from /proc when live) if unknown. */
+struct process *model_process(struct model *m, uint32_t pid);
+/* The thread tid of process pid, created if unknown (comm from the process). */
+struct thread *model_thread(struct model *m, uint32_t pid, uint32_t tid);
+
+void model_comm(struct model *m, uint32_t pid, uint32_t tid, const char *comm, bool exec);
+void model_fork(struct model *m, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
+/*
+ * Thread tid of process pid exited: it is forgotten, and the process with
+ * it when tid is its leader (the last to go), so that a long recording
+ * keeps only the living. Returns whether the process went.
+ */
+bool model_exit(struct model *m, uint32_t pid, uint32_t tid);
+/* A new executable mapping; path with ino 0 is anonymous or a pseudo-file. */
+void model_mmap(struct model *m, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		const struct module_key *k, uint32_t prot);
+/*
+ * The mapping of pid that holds addr. When none does and the process is
+ * live, re-reads /proc/PID/maps (at most once per second per process).
+ */
+const struct mapping *model_find(struct model *m, uint32_t pid, uint64_t addr);
+/*
+ * The module of pid's JIT code (module_set_perfmap), created on first use;
+ * while its perf map has not been found, looked for at most every 20 ms.
+ * NULL when not live and none was set.
+ */
+struct module *model_perfmap(struct model *m, uint32_t pid);
+/* Looks once more for the perf maps not found yet (at the stop). */
+void model_perfmap_last_look(struct model *m);
+/* Records were lost: let the next miss of every process re-read its maps. */
+void model_lost(struct model *m);
+/* Re-reads /proc/PID/maps into the process now; returns 0 or -errno. */
+int model_seed(struct model *m, struct process *p);
+
+/* One line of /proc/PID/maps. */
+struct maps_line {
+	uint64_t start, end, pgoff;
+	uint32_t maj, min;
+	uint64_t ino;
+	uint32_t prot;	  /* PROT_* from "rwxp" */
+	const char *path; /* "" for anonymous memory; valid during the callback */
+};
+
+typedef int (*maps_line_fn)(const struct maps_line *l, void *arg);
+/*
+ * Parses /proc/PID/maps text, calling fn for every well-formed line;
+ * malformed lines are skipped. Returns the number of lines passed to fn,
+ * or the first non-zero value fn returned (when negative).
+ */
+int proc_maps_parse(FILE *f, maps_line_fn fn, void *arg);
+
+#endif

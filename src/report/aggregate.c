@@ -1,0 +1,471 @@
+/*
+ * aggregate.c - the report filters and the grouping of samples into
+ * (root, stack) with counts and period sums; see aggregate.h.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "report/aggregate.h"
+#include "util/hmap.h"
+#include "util/util.h"
+
+/* canon_of values besides canon + 1. */
+#define CANON_UNSEEN  0
+#define CANON_DROPPED UINT32_MAX
+
+/* A filtered stack, before it is grouped by root (and thread). */
+struct canon {
+	uint32_t off, depth;
+};
+
+struct builder {
+	const struct profile *p;
+	const struct report_opts *o;
+	unsigned flags;
+	struct aggregate *a;
+	struct canon *canons;
+	size_t ncanons, canons_cap;
+	struct hmap canon_index; /* hash of the frames -> index into canons */
+	uint32_t *canon_of;	 /* profile stack -> canon + 1, or CANON_* */
+	struct strtab roots;	 /* root names, interned */
+	struct hmap root_index;	 /* offset in roots -> index into a->roots + 1 */
+	struct hmap group_index; /* hash of the key -> index into a->stacks */
+	struct hmap names;	 /* pid or tid + 1 -> profile string + 1 */
+	struct hmap root_cache;	 /* comm (or pid, or tid) + 1 -> root + 1 */
+	size_t stacks_cap, frames_cap, roots_cap;
+	uint32_t *scratch;
+	size_t scratch_cap;
+	struct sbuf name;
+};
+
+static bool id_listed(const uint32_t *ids, size_t n, uint32_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+bool aggregate_selects(const struct report_opts *o, const struct profile *p,
+		       const struct pm_sample *s)
+{
+	if (o->npids && !id_listed(o->pids, o->npids, s->pid))
+		return false;
+	if (o->ntids && !id_listed(o->tids, o->ntids, s->tid))
+		return false;
+	if (o->has_start && s->time < o->start_ns)
+		return false;
+	if (o->has_end && s->time >= o->end_ns)
+		return false;
+	if (o->ncomms) {
+		const char *comm = strtab_get(&p->str, s->comm);
+		size_t i;
+
+		for (i = 0; i < o->ncomms; i++)
+			if (strcmp(o->comms[i], comm) == 0)
+				break;
+		if (i == o->ncomms)
+			return false;
+	}
+	return true;
+}
+
+bool aggregate_filtered(const struct report_opts *o)
+{
+	return o->npids || o->ntids || o->ncomms || o->has_start || o->has_end || o->no_kernel ||
+	       o->kernel_only;
+}
+
+/* Starts option opt: a space before it unless it is the first since start. */
+static void add_opt(struct sbuf *b, size_t start, const char *opt)
+{
+	if (b->len > start)
+		sbuf_adds(b, " ");
+	sbuf_adds(b, opt);
+}
+
+static void add_ids(struct sbuf *b, size_t start, const char *opt, const uint32_t *ids, size_t n)
+{
+	if (!n)
+		return;
+	add_opt(b, start, opt);
+	for (size_t i = 0; i < n; i++)
+		sbuf_addf(b, "%c%u", i ? ',' : ' ', ids[i]);
+}
+
+void aggregate_describe(const struct report_opts *o, struct sbuf *b)
+{
+	size_t start = b->len;
+
+	add_ids(b, start, "--pid", o->pids, o->npids);
+	add_ids(b, start, "--tid", o->tids, o->ntids);
+	if (o->ncomms)
+		add_opt(b, start, "--comm ");
+	for (size_t i = 0; i < o->ncomms; i++) {
+		if (i)
+			sbuf_adds(b, ",");
+		sbuf_add_sanitized(b, o->comms[i]);
+	}
+	if (o->has_start || o->has_end) {
+		add_opt(b, start, "--time ");
+		if (o->has_start)
+			sbuf_addf(b, "%g", (double)o->start_ns / 1e9);
+		sbuf_adds(b, ",");
+		if (o->has_end)
+			sbuf_addf(b, "%g", (double)o->end_ns / 1e9);
+	}
+	if (o->no_kernel)
+		add_opt(b, start, "--no-kernel");
+	if (o->kernel_only)
+		add_opt(b, start, "--kernel-only");
+}
+
+/*
+ * The canonical filtered stack of profile stack sid, interned by content;
+ * PM_NONE when --kernel-only leaves no frame.
+ */
+static uint32_t canon_stack(struct builder *b, uint32_t sid)
+{
+	const struct profile *p = b->p;
+	const struct pm_stack *st = &p->stacks[sid];
+	struct aggregate *a = b->a;
+	struct hmap_slot *slot;
+	uint32_t n = 0, c;
+	uint64_t key;
+	bool added;
+
+	if (b->canon_of[sid] == CANON_DROPPED)
+		return PM_NONE;
+	if (b->canon_of[sid] != CANON_UNSEEN)
+		return b->canon_of[sid] - 1;
+	xgrow(&b->scratch, &b->scratch_cap, st->depth + 1, sizeof(*b->scratch));
+	for (uint32_t d = 0; d < st->depth; d++) {
+		uint32_t f = p->stack_frames[st->off + d];
+		bool kernel = p->frames[f].flags & PM_FRAME_KERNEL;
+
+		if ((b->o->no_kernel && kernel) || (b->o->kernel_only && !kernel))
+			continue;
+		b->scratch[n++] = f;
+	}
+	if (n == 0 && b->o->kernel_only) {
+		b->canon_of[sid] = CANON_DROPPED;
+		return PM_NONE;
+	}
+	for (key = hash_bytes(b->scratch, n * sizeof(uint32_t)) | 1;; key = hash_u64(key) | 1) {
+		slot = hmap_insert(&b->canon_index, key, &added);
+		if (added)
+			break;
+		c = (uint32_t)slot->val;
+		if (b->canons[c].depth == n &&
+		    (n == 0 ||
+		     memcmp(a->frames + b->canons[c].off, b->scratch, n * sizeof(uint32_t)) == 0)) {
+			b->canon_of[sid] = c + 1;
+			return c;
+		}
+	}
+	if (n) {
+		xgrow(&a->frames, &b->frames_cap, a->nframes + n, sizeof(*a->frames));
+		memcpy(a->frames + a->nframes, b->scratch, n * sizeof(uint32_t));
+	}
+	xgrow(&b->canons, &b->canons_cap, b->ncanons + 1, sizeof(*b->canons));
+	b->canons[b->ncanons].off = (uint32_t)a->nframes;
+	b->canons[b->ncanons].depth = n;
+	a->nframes += n;
+	c = (uint32_t)b->ncanons++;
+	slot->val = c;
+	b->canon_of[sid] = c + 1;
+	return c;
+}
+
+/*
+ * The names --per-pid and --per-tid give their roots: for a process, the
+ * last name of its main thread; for a thread, its last name; else the name
+ * of its first sample. (The same whatever the filters select.)
+ */
+static void collect_names(struct builder *b)
+{
+	const struct profile *p = b->p;
+	bool per_pid = b->o->root == REPORT_ROOT_PID;
+
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct pm_thread *t = &p->threads[i];
+		struct hmap_slot *slot;
+		bool added;
+
+		if (per_pid && t->tid != t->pid)
+			continue;
+		slot = hmap_insert(&b->names, (uint64_t)t->tid + 1, &added);
+		if (added)
+			slot->val = (uint64_t)t->comm + 1;
+	}
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct pm_sample *s = &p->samples[i];
+		uint32_t id = per_pid ? s->pid : s->tid;
+		struct hmap_slot *slot;
+		bool added;
+
+		slot = hmap_insert(&b->names, (uint64_t)id + 1, &added);
+		if (added)
+			slot->val = (uint64_t)s->comm + 1;
+	}
+}
+
+/* The index of the root of sample s in a->roots, added if new. */
+static uint32_t root_of(struct builder *b, const struct pm_sample *s)
+{
+	const struct profile *p = b->p;
+	struct aggregate *a = b->a;
+	struct hmap_slot *slot, *cached;
+	uint32_t off, by;
+	bool added;
+
+	/* A root depends on the comm alone, or on the pid or tid alone. */
+	if (b->o->root == REPORT_ROOT_COMM)
+		by = s->comm;
+	else
+		by = b->o->root == REPORT_ROOT_PID ? s->pid : s->tid;
+	cached = hmap_insert(&b->root_cache, (uint64_t)by + 1, &added);
+	if (!added)
+		return (uint32_t)(cached->val - 1);
+	b->name.len = 0;
+	if (b->o->root == REPORT_ROOT_COMM) {
+		sbuf_adds(&b->name, strtab_get(&p->str, s->comm));
+	} else {
+		uint32_t id = b->o->root == REPORT_ROOT_PID ? s->pid : s->tid;
+		const struct hmap_slot *n = hmap_find(&b->names, (uint64_t)id + 1);
+
+		sbuf_addf(&b->name, "%s-%u", strtab_get(&p->str, (uint32_t)(n->val - 1)), id);
+	}
+	/* Offset 0 is the empty name: keep it apart from "no root yet" (val 0). */
+	off = strtab_addn(&b->roots, b->name.buf ? b->name.buf : "", b->name.len);
+	slot = hmap_insert(&b->root_index, (uint64_t)off + 1, &added);
+	if (added) {
+		xgrow(&a->roots, &b->roots_cap, a->nroots + 1, sizeof(*a->roots));
+		a->roots[a->nroots] = xstrdup(strtab_get(&b->roots, off));
+		slot->val = ++a->nroots;
+	}
+	cached->val = slot->val;
+	return (uint32_t)(slot->val - 1);
+}
+
+static uint64_t group_hash(uint32_t root, uint32_t canon, const struct pm_sample *s, bool thread)
+{
+	uint64_t h = hash_u64((uint64_t)root << 32 | canon);
+
+	if (thread)
+		h = hash_u64(h ^ ((uint64_t)s->pid << 32 | s->tid)) ^ hash_u64(s->comm + 1ULL);
+	return h;
+}
+
+static void add_sample(struct builder *b, const struct pm_sample *s)
+{
+	struct aggregate *a = b->a;
+	bool thread = b->flags & AGG_BY_THREAD;
+	uint32_t canon = canon_stack(b, s->stack), root;
+	const struct canon *c;
+	struct agg_stack *g;
+	struct hmap_slot *slot;
+	uint64_t key;
+	bool added;
+
+	if (canon == PM_NONE)
+		return;
+	c = &b->canons[canon];
+	root = root_of(b, s);
+	for (key = group_hash(root, canon, s, thread) | 1;; key = hash_u64(key) | 1) {
+		slot = hmap_insert(&b->group_index, key, &added);
+		if (added)
+			break;
+		g = &a->stacks[slot->val];
+		if (g->root == root && g->off == c->off && g->depth == c->depth &&
+		    (!thread || (g->pid == s->pid && g->tid == s->tid && g->comm == s->comm)))
+			goto count;
+	}
+	xgrow(&a->stacks, &b->stacks_cap, a->nstacks + 1, sizeof(*a->stacks));
+	g = &a->stacks[a->nstacks];
+	memset(g, 0, sizeof(*g));
+	g->root = root;
+	g->off = c->off;
+	g->depth = c->depth;
+	g->pid = s->pid;
+	g->tid = s->tid;
+	g->comm = s->comm;
+	slot->val = a->nstacks++;
+count:
+	g->count++;
+	g->period += s->period;
+	a->samples++;
+	a->period += s->period;
+}
+
+struct aggregate *aggregate_new(const struct profile *p, const struct report_opts *o,
+				unsigned flags)
+{
+	struct aggregate *a = xcalloc(1, sizeof(*a));
+	struct builder b = {.p = p, .o = o, .flags = flags, .a = a};
+
+	b.canon_of = xcalloc(p->nstacks, sizeof(*b.canon_of));
+	hmap_init(&b.canon_index);
+	hmap_init(&b.root_index);
+	hmap_init(&b.group_index);
+	hmap_init(&b.names);
+	hmap_init(&b.root_cache);
+	strtab_init(&b.roots);
+	if (o->root != REPORT_ROOT_COMM)
+		collect_names(&b);
+	for (size_t i = 0; i < p->nsamples; i++)
+		if (aggregate_selects(o, p, &p->samples[i]))
+			add_sample(&b, &p->samples[i]);
+	free(b.canon_of);
+	free(b.canons);
+	free(b.scratch);
+	hmap_release(&b.canon_index);
+	hmap_release(&b.root_index);
+	hmap_release(&b.group_index);
+	hmap_release(&b.names);
+	hmap_release(&b.root_cache);
+	strtab_release(&b.roots);
+	sbuf_release(&b.name);
+	return a;
+}
+
+void aggregate_free(struct aggregate *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->nroots; i++)
+		free(a->roots[i]);
+	free(a->roots);
+	free(a->stacks);
+	free(a->frames);
+	free(a);
+}
+
+/* Option parsing. */
+
+/* The comma-separated items of s, each non-empty; NULL for a bad list. */
+static char **split_list(const char *s, size_t *n)
+{
+	char **items = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	for (;;) {
+		const char *comma = strchr(s, ',');
+		size_t len = comma ? (size_t)(comma - s) : strlen(s);
+
+		if (len == 0) {
+			for (size_t i = 0; i < *n; i++)
+				free(items[i]);
+			free(items);
+			*n = 0;
+			return NULL;
+		}
+		xgrow(&items, &cap, *n + 1, sizeof(*items));
+		items[(*n)++] = xstrndup(s, len);
+		if (!comma)
+			return items;
+		s = comma + 1;
+	}
+}
+
+int aggregate_parse_ids(const char *s, uint32_t **ids, size_t *n)
+{
+	size_t nitems;
+	char **items = split_list(s, &nitems);
+	uint32_t *vals;
+	int ret = 0;
+
+	if (!items)
+		return -EINVAL;
+	vals = xcalloc(nitems, sizeof(*vals));
+	for (size_t i = 0; i < nitems; i++) {
+		uint64_t v;
+
+		if (parse_u64(items[i], &v) < 0 || v > UINT32_MAX)
+			ret = -EINVAL;
+		vals[i] = (uint32_t)v;
+	}
+	if (ret == 0) {
+		*ids = xrealloc(*ids, (*n + nitems) * sizeof(**ids));
+		memcpy(*ids + *n, vals, nitems * sizeof(*vals));
+		*n += nitems;
+	}
+	for (size_t i = 0; i < nitems; i++)
+		free(items[i]);
+	free(items);
+	free(vals);
+	return ret;
+}
+
+int aggregate_parse_comms(const char *s, struct report_opts *o)
+{
+	size_t nitems;
+	char **items = split_list(s, &nitems);
+
+	if (!items)
+		return -EINVAL;
+	o->comms = xrealloc(o->comms, (o->ncomms + nitems) * sizeof(*o->comms));
+	memcpy(o->comms + o->ncomms, items, nitems * sizeof(*items));
+	o->ncomms += nitems;
+	free(items);
+	return 0;
+}
+
+/* Seconds as a non-negative decimal number, to nanoseconds. */
+static int parse_seconds(const char *s, size_t len, uint64_t *ns)
+{
+	char buf[64], *end;
+	double v;
+
+	if (len == 0 || len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	/* strtod takes "inf", "nan" and hex floats: only digits and one dot here. */
+	if (strspn(buf, "0123456789.") != len)
+		return -EINVAL;
+	errno = 0;
+	v = strtod(buf, &end);
+	if (errno || *end || end == buf || !(v >= 0) || v > 1e9)
+		return -EINVAL;
+	*ns = (uint64_t)(v * 1e9 + 0.5);
+	return 0;
+}
+
+int aggregate_parse_time(const char *s, struct report_opts *o)
+{
+	const char *comma = strchr(s, ',');
+	uint64_t start = 0, end = 0;
+	bool has_start, has_end;
+
+	if (!comma || strchr(comma + 1, ','))
+		return -EINVAL;
+	has_start = comma > s;
+	has_end = comma[1] != '\0';
+	if (has_start && parse_seconds(s, (size_t)(comma - s), &start) < 0)
+		return -EINVAL;
+	if (has_end && parse_seconds(comma + 1, strlen(comma + 1), &end) < 0)
+		return -EINVAL;
+	if (has_start && has_end && end < start)
+		return -EINVAL;
+	o->has_start = has_start;
+	o->has_end = has_end;
+	o->start_ns = start;
+	o->end_ns = end;
+	return 0;
+}
+
+void aggregate_opts_release(struct report_opts *o)
+{
+	free(o->pids);
+	free(o->tids);
+	for (size_t i = 0; i < o->ncomms; i++)
+		free(o->comms[i]);
+	free(o->comms);
+	o->pids = o->tids = NULL;
+	o->comms = NULL;
+	o->npids = o->ntids = o->ncomms = 0;
+}

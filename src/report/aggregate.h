@@ -1,0 +1,74 @@
+/*
+ * aggregate.h - which samples a report counts, and how they group: the one
+ * place where the report filters (--pid, --tid, --comm, --time,
+ * --no-kernel, --kernel-only) and the root frames (--per-pid, --per-tid)
+ * are applied. Every format reads its samples from here.
+ *
+ * Invariant: each selected sample is counted in exactly one stack of the
+ * aggregate; two stacks never have the same root, frames (and, with
+ * AGG_BY_THREAD, thread); samples, period are the sums over the stacks.
+ */
+#ifndef PERFMINI_AGGREGATE_H
+#define PERFMINI_AGGREGATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/profile.h"
+#include "report/report.h"
+
+/* Samples with identical stacks and root grouped. */
+struct agg_stack {
+	uint32_t root;	     /* index into roots */
+	uint32_t off, depth; /* frames[off .. off + depth), leaf first */
+	uint32_t pid, tid;   /* with AGG_BY_THREAD; else those of a sample */
+	uint32_t comm;	     /* with AGG_BY_THREAD: the sample's thread name */
+	uint32_t pad;
+	uint64_t count;	 /* samples */
+	uint64_t period; /* the sum of their periods */
+};
+
+struct aggregate {
+	char **roots; /* root frame names, as recorded (not sanitized) */
+	size_t nroots;
+	struct agg_stack *stacks; /* in the order of their first sample */
+	size_t nstacks;
+	uint32_t *frames; /* profile frame ids, after the kernel filter */
+	size_t nframes;
+	uint64_t samples, period; /* totals over the stacks */
+};
+
+enum agg_flags {
+	/* Keep samples of different threads (pid, tid, name) apart. */
+	AGG_BY_THREAD = 1 << 0,
+};
+
+/* Groups the samples of p that o selects. Never fails; free with aggregate_free. */
+struct aggregate *aggregate_new(const struct profile *p, const struct report_opts *o,
+				unsigned flags);
+void aggregate_free(struct aggregate *a);
+
+/* Whether o selects sample s (every filter but the kernel ones). */
+bool aggregate_selects(const struct report_opts *o, const struct profile *p,
+		       const struct pm_sample *s);
+/* Whether any filter of o is set. */
+bool aggregate_filtered(const struct report_opts *o);
+/* Appends the filters of o as options would give them: "--pid 1,2 --time 1.5,". */
+void aggregate_describe(const struct report_opts *o, struct sbuf *b);
+
+/*
+ * Option parsing, for cmd-report.c and the tests; each returns 0 or
+ * -EINVAL, leaving o as it was.
+ *   ids:  "1,2,3" (decimal), appended to *ids
+ *   comm: "a,b", appended to o->comms (names with ',' cannot be given)
+ *   time: "START,END" in seconds from the start of the recording, either
+ *         side may be empty: "1.5," "2,3" ",0.25"
+ */
+int aggregate_parse_ids(const char *s, uint32_t **ids, size_t *n);
+int aggregate_parse_comms(const char *s, struct report_opts *o);
+int aggregate_parse_time(const char *s, struct report_opts *o);
+/* Frees what the parsers allocated in o. */
+void aggregate_opts_release(struct report_opts *o);
+
+#endif

@@ -1,0 +1,259 @@
+/*
+ * fmt-script.c - the samples one by one, for scripts, as people use perf
+ * script: --script writes a line of text per sample, --json a JSON object
+ * per line. Both list every sample the filters select, in time order
+ * (samples of equal time in the file's order), each with its time, pid,
+ * tid, cpu, period, thread name and named frames.
+ *
+ * --script:  TIME PID TID CPU PERIOD COMM<TAB>FRAME;...;FRAME
+ *   frames outermost first and named as in the folded format, so the part
+ *   after the tab, prefixed with COMM, is a folded stack;
+ * --json:    {"time": ..., ..., "frames": [{...}, ...]}
+ *   frames innermost first (where the CPU was comes first, as perf script
+ *   prints them), each inlined level an object of its own.
+ * The grammar is in perfmini-report(1). A stack is named once and reused
+ * for every sample of it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "report/aggregate.h"
+#include "report/report.h"
+#include "util/util.h"
+
+struct script {
+	const struct profile *p;
+	const struct report_opts *o;
+	bool json;
+	uint64_t (*span)[2]; /* stack -> its text: offset + 1 in names, length; 0 none yet */
+	struct sbuf names;   /* every named stack, one after the other */
+	struct sbuf b;
+	uint32_t *frames; /* scratch: a stack's frames after the kernel filters */
+	size_t frames_cap;
+};
+
+/* The frames of stack sid the kernel filters keep, leaf first; -1 to drop the sample. */
+static int kept_frames(struct script *s, uint32_t sid)
+{
+	const struct profile *p = s->p;
+	const struct pm_stack *st = &p->stacks[sid];
+	int n = 0;
+
+	xgrow(&s->frames, &s->frames_cap, st->depth + 1, sizeof(*s->frames));
+	for (uint32_t d = 0; d < st->depth; d++) {
+		uint32_t f = p->stack_frames[st->off + d];
+		bool kernel = p->frames[f].flags & PM_FRAME_KERNEL;
+
+		if ((s->o->no_kernel && kernel) || (s->o->kernel_only && !kernel))
+			continue;
+		s->frames[n++] = f;
+	}
+	return n == 0 && s->o->kernel_only ? -1 : n;
+}
+
+/* Appends s as a JSON string: quoted, escaped, bytes that are not UTF-8 as U+FFFD. */
+static void json_string(struct sbuf *b, const char *str)
+{
+	const unsigned char *u = (const unsigned char *)str;
+
+	sbuf_adds(b, "\"");
+	while (*u) {
+		unsigned c = *u, n = 0;
+		uint32_t cp = 0;
+
+		if (c < 0x80) {
+			if (c == '"' || c == '\\')
+				sbuf_addf(b, "\\%c", c);
+			else if (c < 0x20 || c == 0x7f)
+				sbuf_addf(b, "\\u%04x", c);
+			else
+				sbuf_addn(b, (const char *)u, 1);
+			u++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1, cp = c & 0x1f;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2, cp = c & 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3, cp = c & 0x07;
+		for (unsigned i = 1; i <= n; i++) {
+			if ((u[i] & 0xc0) != 0x80) {
+				n = 0;
+				break;
+			}
+			cp = cp << 6 | (u[i] & 0x3f);
+		}
+		if (n == 0 || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
+		    (cp >= 0xd800 && cp <= 0xdfff)) {
+			sbuf_adds(b, "\\ufffd");
+			u++;
+			continue;
+		}
+		sbuf_addn(b, (const char *)u, n + 1);
+		u += n + 1;
+	}
+	sbuf_adds(b, "\"");
+}
+
+/* The JSON object of one level of frame f. */
+static void json_level(struct script *s, uint32_t f, uint32_t level, struct sbuf *b)
+{
+	const struct profile *p = s->p;
+	const struct pm_frame *fr = &p->frames[f];
+	const struct pm_line *l = report_level_line(p, f, level, &s->o->names);
+	struct name_opts plain = {.no_inline = s->o->names.no_inline};
+
+	s->b.len = 0;
+	if (l && *strtab_get(&p->str, l->func))
+		sbuf_adds(&s->b, strtab_get(&p->str, l->func));
+	else if (l)
+		sbuf_adds(&s->b, "[unknown]");
+	else
+		report_unresolved_name(p, f, &s->b);
+	sbuf_adds(b, "{\"name\":");
+	json_string(b, s->b.buf ? s->b.buf : "");
+	/* The name as the folded format prints it, annotations and all. */
+	s->b.len = 0;
+	report_level_name(p, f, level, &plain, &s->b);
+	sbuf_adds(b, ",\"folded\":");
+	json_string(b, s->b.buf ? s->b.buf : "");
+	sbuf_adds(b, ",\"module\":");
+	if (fr->module == PM_NONE)
+		sbuf_adds(b, "null");
+	else
+		json_string(b, strtab_get(&p->str, p->modules[fr->module].path));
+	sbuf_addf(b, ",\"addr\":\"0x%" PRIx64 "\"", fr->addr);
+	if (l && l->file && *strtab_get(&p->str, l->file)) {
+		sbuf_adds(b, ",\"file\":");
+		json_string(b, strtab_get(&p->str, l->file));
+	}
+	if (l && l->line)
+		sbuf_addf(b, ",\"line\":%u", l->line);
+	sbuf_addf(b, ",\"inlined\":%s,\"kernel\":%s}",
+		  l && (l->flags & PM_LINE_INLINED) ? "true" : "false",
+		  fr->flags & PM_FRAME_KERNEL ? "true" : "false");
+}
+
+/* The text of stack sid, made once: the frames part of a line. */
+static void stack_text(struct script *s, uint32_t sid, int n, const char **text, size_t *len)
+{
+	const struct profile *p = s->p;
+
+	if (!s->span[sid][0]) {
+		size_t at = s->names.len;
+
+		if (s->json) {
+			bool first = true;
+
+			/* Innermost first: the leaf frame's innermost level leads. */
+			for (int d = 0; d < n; d++) {
+				uint32_t f = s->frames[d];
+
+				for (uint32_t k = report_frame_levels(p, f, &s->o->names);
+				     k-- > 0;) {
+					if (!first)
+						sbuf_adds(&s->names, ",");
+					first = false;
+					json_level(s, f, k, &s->names);
+				}
+			}
+		} else {
+			for (int d = n; d-- > 0;) {
+				report_frame_names(p, s->frames[d], &s->o->names, ";", &s->names);
+				if (d)
+					sbuf_adds(&s->names, ";");
+			}
+		}
+		s->span[sid][0] = at + 1;
+		s->span[sid][1] = s->names.len - at;
+	}
+	*text = s->names.buf ? s->names.buf + s->span[sid][0] - 1 : "";
+	*len = s->span[sid][1];
+}
+
+static int cmp_time(const void *a, const void *b, void *arg)
+{
+	const struct profile *p = arg;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	uint64_t x = p->samples[i].time, y = p->samples[j].time;
+
+	return x < y ? -1 : x > y ? 1 : (i > j) - (i < j);
+}
+
+/* The samples in time order: the file's order, which recordings keep, else sorted. */
+static uint32_t *time_order(const struct profile *p)
+{
+	uint32_t *order = xcalloc(p->nsamples ? p->nsamples : 1, sizeof(*order));
+	bool sorted = true;
+
+	for (size_t i = 0; i < p->nsamples; i++) {
+		order[i] = (uint32_t)i;
+		if (i && p->samples[i].time < p->samples[i - 1].time)
+			sorted = false;
+	}
+	if (!sorted)
+		qsort_r(order, p->nsamples, sizeof(*order), cmp_time, (void *)p);
+	return order;
+}
+
+static int run(const struct profile *p, const struct report_opts *o, FILE *out, bool json)
+{
+	struct script s = {.p = p, .o = o, .json = json};
+	struct sbuf comm = {0};
+	uint32_t *order = time_order(p);
+
+	s.span = xcalloc(p->nstacks ? p->nstacks : 1, sizeof(*s.span));
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct pm_sample *x = &p->samples[order[i]];
+		const char *text;
+		size_t len;
+		int n;
+
+		if (!aggregate_selects(o, p, x))
+			continue;
+		n = kept_frames(&s, x->stack);
+		if (n < 0)
+			continue;
+		stack_text(&s, x->stack, n, &text, &len);
+		comm.len = 0;
+		if (json) {
+			json_string(&comm, strtab_get(&p->str, x->comm));
+			fprintf(out,
+				"{\"time\":%" PRIu64 ".%09" PRIu64 ",\"time_ns\":%" PRIu64
+				",\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"period\":%" PRIu64
+				",\"comm\":%s,\"frames\":[",
+				x->time / 1000000000, x->time % 1000000000, x->time, x->pid, x->tid,
+				x->cpu, x->period, comm.buf);
+			fwrite(text, 1, len, out);
+			fputs("]}\n", out);
+		} else {
+			sbuf_add_sanitized(&comm, strtab_get(&p->str, x->comm));
+			fprintf(out, "%" PRIu64 ".%09" PRIu64 " %u %u %u %" PRIu64 " %s\t",
+				x->time / 1000000000, x->time % 1000000000, x->pid, x->tid, x->cpu,
+				x->period, comm.buf ? comm.buf : "");
+			fwrite(text, 1, len, out);
+			fputc('\n', out);
+		}
+	}
+	free(order);
+	free(s.span);
+	free(s.frames);
+	sbuf_release(&s.names);
+	sbuf_release(&s.b);
+	sbuf_release(&comm);
+	return ferror(out) ? -EIO : 0;
+}
+
+int fmt_script(const struct profile *p, const struct report_opts *o, FILE *out)
+{
+	return run(p, o, out, false);
+}
+
+int fmt_json(const struct profile *p, const struct report_opts *o, FILE *out)
+{
+	return run(p, o, out, true);
+}

@@ -1,0 +1,546 @@
+/*
+ * fmt-top.c - the default report: a header on the recording, then the
+ * functions (or, with --sort module, the modules) with the most samples.
+ *
+ * A function is one level of a frame (an inlined level is a function of
+ * its own, named with "_[i]"), in one module. Its self count is the number
+ * of samples whose innermost level it is; its total count the number of
+ * samples in which it appears at all, each sample counted once however
+ * often the function recurses in it; a module's counts are the same over
+ * the frames in it.
+ *
+ * On a terminal the table fits its width: names lose their middle
+ * (report_cut_name), locations their start, modules their end, never
+ * wrapped. Anywhere else (a file, a pipe) nothing is cut: each column is
+ * as wide as its widest cell. The header's sentences wrap at spaces.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "report/aggregate.h"
+#include "util/hmap.h"
+#include "report/missing.h"
+#include "report/report.h"
+#include "util/util.h"
+
+#define DEFAULT_COLUMNS	 100
+#define MIN_COLUMNS	 60
+#define TTY_ROWS	 25
+#define MAX_MODULE_WIDTH 20
+#define MIN_FUNC_WIDTH	 24
+#define HEADER_INDENT	 10
+#define MAX_MISSING	 3
+
+struct top_fn {
+	uint32_t name;	 /* strings: the level's name; with --sort module, "" */
+	uint32_t module; /* strings: the module's base name */
+	uint32_t loc;	 /* strings: FILE:LINE with --lines, else "" */
+	uint32_t stamp;	 /* the last stack counted in total, + 1 */
+	uint64_t self, total;
+};
+
+struct top {
+	const struct profile *p;
+	const struct report_opts *o;
+	struct strtab str;
+	struct top_fn *fns;
+	size_t nfns, fns_cap;
+	struct hmap fn_index; /* key string offset -> index into fns */
+	uint32_t *levels;     /* per frame, its functions, outermost first */
+	size_t nlevels, levels_cap;
+	uint32_t *level0; /* frame -> index into levels + 1; 0 not yet named */
+	bool by_module;	  /* --sort module: a row per module, not per function */
+	struct sbuf b;
+};
+
+/* The terminal's width, or 0 when out is not a terminal. */
+static int terminal_columns(FILE *out)
+{
+	struct winsize ws;
+
+	if (!isatty(fileno(out)))
+		return 0;
+	if (ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	return DEFAULT_COLUMNS;
+}
+
+/* Where the header wraps off a terminal: COLUMNS, else 100. */
+static int env_columns(void)
+{
+	const char *env;
+	uint64_t v;
+
+	env = getenv("COLUMNS");
+	if (env && parse_u64(env, &v) == 0 && v > 0 && v < 100000)
+		return (int)v;
+	return DEFAULT_COLUMNS;
+}
+
+/* The function of one level of frame f, added if new. */
+static uint32_t level_fn(struct top *t, uint32_t f, uint32_t level)
+{
+	const struct profile *p = t->p;
+	const struct pm_frame *fr = &p->frames[f];
+	struct name_opts names = t->o->names;
+	const struct pm_line *l;
+	uint32_t name, module, loc = 0, key;
+	struct hmap_slot *slot;
+	bool added;
+
+	names.lines = false;
+	t->b.len = 0;
+	if (!t->by_module)
+		report_level_name(p, f, level, &names, &t->b);
+	name = strtab_addn(&t->str, t->b.buf ? t->b.buf : "", t->b.len);
+	if (fr->module == PM_NONE)
+		module = strtab_add(&t->str, "[unknown]");
+	else
+		module = strtab_add(&t->str, report_base_name(strtab_get(
+						     &p->str, p->modules[fr->module].path)));
+	l = report_level_line(p, f, level, &t->o->names);
+	if (t->o->names.lines && !t->by_module && l && l->file) {
+		const char *file = strtab_get(&p->str, l->file);
+
+		t->b.len = 0;
+		sbuf_add_sanitized(&t->b, t->o->names.full_paths ? file : report_base_name(file));
+		sbuf_addf(&t->b, ":%u", l->line);
+		loc = strtab_addn(&t->str, t->b.buf, t->b.len);
+	}
+	t->b.len = 0;
+	sbuf_addf(&t->b, "%u,%u,%u", name, module, loc);
+	key = strtab_addn(&t->str, t->b.buf, t->b.len);
+	slot = hmap_insert(&t->fn_index, (uint64_t)key + 1, &added);
+	if (added) {
+		xgrow(&t->fns, &t->fns_cap, t->nfns + 1, sizeof(*t->fns));
+		memset(&t->fns[t->nfns], 0, sizeof(*t->fns));
+		t->fns[t->nfns].name = name;
+		t->fns[t->nfns].module = module;
+		t->fns[t->nfns].loc = loc;
+		slot->val = t->nfns++;
+	}
+	return (uint32_t)slot->val;
+}
+
+/* The functions of frame f, outermost first, through *n. */
+static const uint32_t *frame_fns(struct top *t, uint32_t f, uint32_t *n)
+{
+	*n = report_frame_levels(t->p, f, &t->o->names);
+	if (!t->level0[f]) {
+		size_t at = t->nlevels;
+
+		xgrow(&t->levels, &t->levels_cap, t->nlevels + *n, sizeof(*t->levels));
+		t->nlevels += *n;
+		for (uint32_t i = 0; i < *n; i++)
+			t->levels[at + i] = level_fn(t, f, i);
+		t->level0[f] = (uint32_t)at + 1;
+	}
+	return t->levels + t->level0[f] - 1;
+}
+
+/* Counts self and total; a row (function or module) counts once per stack. */
+static void count(struct top *t, const struct aggregate *a)
+{
+	for (size_t i = 0; i < a->nstacks; i++) {
+		const struct agg_stack *g = &a->stacks[i];
+
+		for (uint32_t d = 0; d < g->depth; d++) {
+			uint32_t n;
+			const uint32_t *fns = frame_fns(t, a->frames[g->off + d], &n);
+
+			if (d == 0)
+				t->fns[fns[n - 1]].self += g->count;
+			for (uint32_t k = 0; k < n; k++) {
+				struct top_fn *fn = &t->fns[fns[k]];
+
+				if (fn->stamp == i + 1)
+					continue;
+				fn->stamp = (uint32_t)i + 1;
+				fn->total += g->count;
+			}
+		}
+	}
+}
+
+static int cmp_u64_desc(uint64_t x, uint64_t y)
+{
+	return x > y ? -1 : x < y;
+}
+
+static int cmp_fn(const void *a, const void *b, void *arg)
+{
+	const struct top *t = arg;
+	const struct top_fn *x = &t->fns[*(const uint32_t *)a];
+	const struct top_fn *y = &t->fns[*(const uint32_t *)b];
+	const struct strtab *s = &t->str;
+	int c;
+
+	if (t->o->sort == REPORT_SORT_TOTAL) {
+		if ((c = cmp_u64_desc(x->total, y->total)) || (c = cmp_u64_desc(x->self, y->self)))
+			return c;
+	} else {
+		if ((c = cmp_u64_desc(x->self, y->self)) || (c = cmp_u64_desc(x->total, y->total)))
+			return c;
+	}
+	if ((c = strcmp(strtab_get(s, x->name), strtab_get(s, y->name))) ||
+	    (c = strcmp(strtab_get(s, x->loc), strtab_get(s, y->loc))))
+		return c;
+	return strcmp(strtab_get(s, x->module), strtab_get(s, y->module));
+}
+
+/* "Label:   value", the value wrapped at spaces to width, continuation indented. */
+static void header_line(FILE *out, int width, const char *label, const char *value)
+{
+	size_t room = width > HEADER_INDENT + 10 ? (size_t)width - HEADER_INDENT : 10;
+	const char *s = value;
+
+	fprintf(out, "%-*s", HEADER_INDENT, label);
+	for (;;) {
+		size_t len = strlen(s), cut = len;
+
+		if (report_text_width(s) > room) {
+			/* The last space within room columns, else the first one after. */
+			size_t cols = 0, i, last = 0;
+
+			for (i = 0; s[i] && cols <= room; i++) {
+				if (((unsigned char)s[i] & 0xc0) != 0x80)
+					cols++;
+				if (s[i] == ' ' && cols <= room + 1)
+					last = i;
+			}
+			if (!last) {
+				const char *sp = strchr(s, ' ');
+
+				last = sp ? (size_t)(sp - s) : len;
+			}
+			cut = last;
+		}
+		fwrite(s, 1, cut, out);
+		fputc('\n', out);
+		s += cut;
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			return;
+		fprintf(out, "%*s", HEADER_INDENT, "");
+	}
+}
+
+static const char *meta(const struct profile *p, const char *key)
+{
+	const char *v = profile_get_meta(p, key);
+
+	return v ? v : "";
+}
+
+static void print_missing(const struct profile *p, FILE *out, int width)
+{
+	struct sbuf b = {0};
+
+	for (int lines = 0; lines < 2; lines++) {
+		struct missing *m;
+		size_t n = lines ? report_missing_lines(p, &m) : report_missing(p, &m);
+		const char *title = lines ? "Lines:" : "Symbols:";
+
+		if (n == 0 && !lines)
+			header_line(out, width, title, "every sampled frame has a name");
+		for (size_t i = 0; i < n && i < MAX_MISSING; i++) {
+			b.len = 0;
+			report_missing_say(p, &m[i], lines, true, &b);
+			header_line(out, width, i ? "" : title, b.buf);
+		}
+		if (n > MAX_MISSING) {
+			b.len = 0;
+			sbuf_addf(&b, "and %zu more modules with frames without %s",
+				  n - MAX_MISSING, lines ? "source lines" : "names");
+			header_line(out, width, "", b.buf);
+		}
+		free(m);
+	}
+	sbuf_release(&b);
+}
+
+/*
+ * DWARF-mode recordings: the share of user stacks unwound to the entry,
+ * and where and why the others stopped (the "unwind-cut" meta lines).
+ */
+static void print_unwinding(const struct profile *p, FILE *out, int width)
+{
+	uint64_t stacks = 0, complete = 0;
+	const char *cut = meta(p, "unwind-cut");
+	struct sbuf b = {0};
+	int shown = 0;
+
+	if (strcmp(meta(p, "call-graph"), "dwarf") != 0)
+		return;
+	parse_u64(meta(p, "unwind-stacks"), &stacks);
+	parse_u64(meta(p, "unwind-complete"), &complete);
+	sbuf_addf(&b, "DWARF unwinding: %llu of %llu user stacks (%.1f%%) reached the entry",
+		  (unsigned long long)complete, (unsigned long long)stacks,
+		  stacks ? 100.0 * (double)complete / (double)stacks : 100.0);
+	header_line(out, width, "Stacks:", b.buf);
+	/* "COUNT\tREASON\tMODULE\n" lines, in no order: show them as they come. */
+	while (*cut && shown < MAX_MISSING) {
+		const char *nl = strchr(cut, '\n'), *t1 = strchr(cut, '\t'), *t2;
+		size_t len = nl ? (size_t)(nl - cut) : strlen(cut);
+
+		t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+		if (t1 && t2 && t2 < cut + len) {
+			b.len = 0;
+			sbuf_addn(&b, cut, (size_t)(t1 - cut));
+			sbuf_adds(&b, " cut short in ");
+			{
+				struct sbuf mod = {0};
+
+				sbuf_addn(&mod, t2 + 1, (size_t)(cut + len - t2 - 1));
+				sbuf_add_sanitized(&b, report_base_name(mod.buf));
+				sbuf_release(&mod);
+			}
+			sbuf_adds(&b, ": ");
+			sbuf_addn(&b, t1 + 1, (size_t)(t2 - t1 - 1));
+			header_line(out, width, "", b.buf);
+			shown++;
+		}
+		cut += len + (nl ? 1 : 0);
+	}
+	sbuf_release(&b);
+}
+
+static void print_header(const struct profile *p, const struct report_opts *o,
+			 const struct aggregate *a, FILE *out, int width)
+{
+	const char *freq = profile_get_meta(p, "frequency");
+	const char *period = profile_get_meta(p, "period");
+	const char *dur = profile_get_meta(p, "duration-ns");
+	uint64_t v, lost_s = 0, lost_r = 0;
+	struct sbuf b = {0};
+
+	sbuf_add_sanitized(&b, meta(p, "command"));
+	header_line(out, width, "Command:", b.buf);
+	b.len = 0;
+	sbuf_add_sanitized(&b, *meta(p, "event") ? meta(p, "event") : "unknown");
+	if (freq)
+		sbuf_addf(&b, ", %s samples per second (-F)", freq);
+	else if (period)
+		sbuf_addf(&b, ", one sample every %s events (-c)", period);
+	if (*meta(p, "kernel-excluded")) {
+		/* The kernel was not sampled at all, and why. */
+		sbuf_adds(&b, "; user code only (");
+		sbuf_add_sanitized(&b, meta(p, "kernel-excluded"));
+		sbuf_adds(&b, ")");
+	}
+	header_line(out, width, "Event:", b.buf);
+	b.len = 0;
+	if (dur && parse_u64(dur, &v) == 0)
+		sbuf_addf(&b, "%.2f s", (double)v / 1e9);
+	else
+		sbuf_adds(&b, "unknown");
+	header_line(out, width, "Duration:", b.buf);
+	b.len = 0;
+	sbuf_addf(&b, "%zu", p->nsamples);
+	if (aggregate_filtered(o)) {
+		sbuf_addf(&b, ", %llu shown (", (unsigned long long)a->samples);
+		aggregate_describe(o, &b);
+		sbuf_adds(&b, ")");
+	}
+	header_line(out, width, "Samples:", b.buf);
+	b.len = 0;
+	parse_u64(meta(p, "lost-samples"), &lost_s);
+	parse_u64(meta(p, "lost-records"), &lost_r);
+	if (lost_s || lost_r)
+		sbuf_addf(&b, "%llu record%s (ring buffers full), %llu sample%s",
+			  (unsigned long long)lost_r, lost_r == 1 ? "" : "s",
+			  (unsigned long long)lost_s, lost_s == 1 ? "" : "s");
+	else
+		sbuf_adds(&b, "none");
+	header_line(out, width, "Lost:", b.buf);
+	print_unwinding(p, out, width);
+	print_missing(p, out, width);
+	sbuf_release(&b);
+}
+
+/* How a cell too wide for its column is cut (on a terminal only). */
+enum cut { CUT_NAME, CUT_START, CUT_END };
+
+/* Prints s in a column of width (padded when pad), cut as cut says when cutting. */
+static void put_cell(struct top *t, FILE *out, const char *s, size_t width, bool cutting,
+		     enum cut cut, bool pad)
+{
+	size_t w;
+
+	t->b.len = 0;
+	if (!cutting)
+		sbuf_adds(&t->b, s);
+	else if (cut == CUT_NAME)
+		report_cut_name(s, width, &t->b);
+	else if (cut == CUT_START)
+		report_cut_start(s, width, &t->b);
+	else
+		report_cut_end(s, width, &t->b);
+	fputs(t->b.buf ? t->b.buf : "", out);
+	w = report_text_width(t->b.buf ? t->b.buf : "");
+	if (pad && w < width)
+		fprintf(out, "%*s", (int)(width - w), "");
+}
+
+struct layout {
+	int cw;		   /* the count columns */
+	size_t fw, lw, mw; /* function, location, module */
+	bool lines, module_rows, cutting;
+};
+
+static void print_row(struct top *t, FILE *out, const struct layout *l, const char *c1,
+		      const char *c2, const char *c3, const char *c4, const char *fn,
+		      const char *loc, const char *mod)
+{
+	fprintf(out, "%6s  %6s  %*s  %*s  ", c1, c2, l->cw, c3, l->cw, c4);
+	put_cell(t, out, mod, l->mw, l->cutting, CUT_END, !l->module_rows);
+	if (!l->module_rows) {
+		fputs("  ", out);
+		if (l->lines) {
+			put_cell(t, out, loc, l->lw, l->cutting, CUT_START, true);
+			fputs("  ", out);
+		}
+		/* Last, so that a long name widens nothing. */
+		put_cell(t, out, fn, l->fw, l->cutting, CUT_NAME, false);
+	}
+	fputc('\n', out);
+}
+
+/*
+ * The column widths: Module, Location (with --lines), then Function,
+ * last. Off a terminal (width 0) each column is as wide as its widest
+ * cell. On one, the module column takes at most
+ * MAX_MODULE_WIDTH and the location what it needs, and the function what
+ * is left; when that is under MIN_FUNC_WIDTH, the module, then the
+ * location, give up columns down to their headings' widths.
+ */
+/* Narrows a column of width *w down to min at most, while *short_of > 0. */
+static void give_up(size_t *w, size_t min, int *short_of)
+{
+	size_t give;
+
+	if (*short_of <= 0 || *w <= min)
+		return;
+	give = *w - min < (size_t)*short_of ? *w - min : (size_t)*short_of;
+	*w -= give;
+	*short_of -= (int)give;
+}
+
+static void layout_columns(struct top *t, const uint32_t *order, size_t rows, int width,
+			   struct layout *l)
+{
+	size_t fw = strlen("Function"), lw = strlen("Location"), mw = strlen("Module");
+	int avail, short_of;
+
+	for (size_t i = 0; i < rows; i++) {
+		const struct top_fn *fn = &t->fns[order[i]];
+		size_t w;
+
+		w = report_text_width(strtab_get(&t->str, fn->name));
+		fw = w > fw ? w : fw;
+		w = report_text_width(strtab_get(&t->str, fn->loc));
+		lw = w > lw ? w : lw;
+		w = report_text_width(strtab_get(&t->str, fn->module));
+		mw = w > mw ? w : mw;
+	}
+	l->fw = fw;
+	l->lw = l->lines ? lw : 0;
+	l->mw = mw;
+	if (!l->cutting)
+		return;
+	if (l->mw > MAX_MODULE_WIDTH)
+		l->mw = MAX_MODULE_WIDTH;
+	/* Self% Total% Self Total, then each text column, each followed by two spaces. */
+	avail = width - (6 + 2 + 6 + 2 + l->cw + 2 + l->cw + 2);
+	if (l->module_rows) {
+		l->mw = avail > (int)strlen("Module") ? (size_t)avail : strlen("Module");
+		return;
+	}
+	avail -= 2 + (l->lines ? 2 : 0);
+	short_of = MIN_FUNC_WIDTH - (avail - (int)l->mw - (int)l->lw);
+	give_up(&l->mw, strlen("Module"), &short_of);
+	if (l->lines)
+		give_up(&l->lw, strlen("Location"), &short_of);
+	avail -= (int)l->mw + (int)l->lw;
+	/* The function needs no more than its widest name. */
+	l->fw = avail < 4 ? 4 : (size_t)avail < fw ? (size_t)avail : fw;
+}
+
+static void print_table(struct top *t, const struct aggregate *a, FILE *out, int width)
+{
+	const struct report_opts *o = t->o;
+	uint32_t *order = xcalloc(t->nfns, sizeof(*order));
+	size_t rows = t->nfns;
+	struct layout l = {.cw = 5,
+			   .lines = o->names.lines && !t->by_module,
+			   .module_rows = t->by_module,
+			   .cutting = width > 0};
+	char c1[16], c2[16], c3[24], c4[24];
+
+	for (size_t i = 0; i < t->nfns; i++)
+		order[i] = (uint32_t)i;
+	if (t->nfns)
+		qsort_r(order, t->nfns, sizeof(*order), cmp_fn, t);
+	if (o->rows > 0 && (size_t)o->rows < rows)
+		rows = (size_t)o->rows;
+	else if (o->rows < 0 && isatty(fileno(out)) && rows > TTY_ROWS)
+		rows = TTY_ROWS;
+
+	snprintf(c3, sizeof(c3), "%llu", (unsigned long long)a->samples);
+	if ((int)strlen(c3) > l.cw)
+		l.cw = (int)strlen(c3);
+	layout_columns(t, order, rows, width, &l);
+	print_row(t, out, &l, "Self%", "Total%", "Self", "Total", "Function", "Location", "Module");
+	for (size_t i = 0; i < rows; i++) {
+		const struct top_fn *fn = &t->fns[order[i]];
+		double n = (double)a->samples;
+
+		snprintf(c1, sizeof(c1), "%.1f%%", 100.0 * (double)fn->self / n);
+		snprintf(c2, sizeof(c2), "%.1f%%", 100.0 * (double)fn->total / n);
+		snprintf(c3, sizeof(c3), "%llu", (unsigned long long)fn->self);
+		snprintf(c4, sizeof(c4), "%llu", (unsigned long long)fn->total);
+		print_row(t, out, &l, c1, c2, c3, c4, strtab_get(&t->str, fn->name),
+			  strtab_get(&t->str, fn->loc), strtab_get(&t->str, fn->module));
+	}
+	if (rows < t->nfns)
+		fprintf(out, "... %zu more %s (-n 0 shows them all)\n", t->nfns - rows,
+			t->by_module ? "modules" : "functions");
+	free(order);
+}
+
+int fmt_top(const struct profile *p, const struct report_opts *o, FILE *out)
+{
+	struct aggregate *a = aggregate_new(p, o, 0);
+	struct top t = {.p = p, .o = o, .by_module = o->sort == REPORT_SORT_MODULE};
+	/* The table's width, 0 for no cutting; the header wraps in any case. */
+	int width = o->columns > 0 ? o->columns : terminal_columns(out);
+
+	if (width > 0 && width < MIN_COLUMNS)
+		width = MIN_COLUMNS;
+	strtab_init(&t.str);
+	hmap_init(&t.fn_index);
+	t.level0 = xcalloc(p->nframes, sizeof(*t.level0));
+	print_header(p, o, a, out,
+		     width > 0			   ? width
+		     : env_columns() < MIN_COLUMNS ? MIN_COLUMNS
+						   : env_columns());
+	fputc('\n', out);
+	count(&t, a);
+	if (a->samples == 0)
+		fputs("No samples.\n", out);
+	else
+		print_table(&t, a, out, width);
+	free(t.fns);
+	free(t.levels);
+	free(t.level0);
+	hmap_release(&t.fn_index);
+	strtab_release(&t.str);
+	sbuf_release(&t.b);
+	aggregate_free(a);
+	return ferror(out) ? -EIO : 0;
+}

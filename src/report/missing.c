@@ -1,0 +1,144 @@
+/*
+ * missing.c - counting a profile's unnamed and unplaced frames by module.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "report/missing.h"
+#include "store/reasons.h"
+#include "report/report.h"
+#include "util/util.h"
+
+static int cmp_missing(const void *a, const void *b)
+{
+	const struct missing *x = a, *y = b;
+
+	if (x->unnamed != y->unnamed)
+		return x->unnamed > y->unnamed ? -1 : 1;
+	return x->module < y->module ? -1 : x->module > y->module;
+}
+
+static int cmp_unplaced(const void *a, const void *b)
+{
+	const struct missing *x = a, *y = b;
+
+	if (x->unplaced != y->unplaced)
+		return x->unplaced > y->unplaced ? -1 : 1;
+	return x->module < y->module ? -1 : x->module > y->module;
+}
+
+/* Per module (and a last slot for no module), the counts of struct missing. */
+static struct missing *count_missing(const struct profile *p)
+{
+	struct missing *m = xcalloc(p->nmodules + 1, sizeof(*m));
+	uint64_t *weight = profile_stack_weights(p);
+
+	for (size_t i = 0; i <= p->nmodules; i++)
+		m[i].module = i < p->nmodules ? (uint32_t)i : PM_NONE;
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct pm_stack *st = &p->stacks[i];
+
+		for (uint32_t d = 0; d < st->depth && weight[i]; d++) {
+			const struct pm_frame *f = &p->frames[p->stack_frames[st->off + d]];
+			struct missing *x = &m[f->module == PM_NONE ? p->nmodules : f->module];
+
+			x->frames += weight[i];
+			if (!f->nlines) {
+				x->unnamed += weight[i];
+				continue;
+			}
+			x->named += weight[i];
+			if (!p->lines[f->line0].file)
+				x->unplaced += weight[i];
+		}
+	}
+	free(weight);
+	return m;
+}
+
+size_t report_missing_lines(const struct profile *p, struct missing **out)
+{
+	struct missing *m = count_missing(p);
+	size_t n = 0;
+
+	/*
+	 * A few frames without lines are normal (PLT stubs, the C runtime's
+	 * startup code): a module is listed from 5% of its named frames.
+	 */
+	for (size_t i = 0; i < p->nmodules; i++)
+		if (m[i].unplaced && m[i].unplaced * 20 >= m[i].named &&
+		    PM_MODULE_LINES(p->modules[i].flags))
+			m[n++] = m[i];
+	qsort(m, n, sizeof(*m), cmp_unplaced);
+	*out = m;
+	return n;
+}
+
+size_t report_missing(const struct profile *p, struct missing **out)
+{
+	struct missing *m = count_missing(p);
+	size_t n = 0;
+
+	for (size_t i = 0; i <= p->nmodules; i++)
+		if (m[i].unnamed)
+			m[n++] = m[i];
+	qsort(m, n, sizeof(*m), cmp_missing);
+	*out = m;
+	return n;
+}
+
+void report_missing_say(const struct profile *p, const struct missing *m, bool lines,
+			bool base_name, struct sbuf *b)
+{
+	const struct pm_module *mod = m->module != PM_NONE ? &p->modules[m->module] : NULL;
+	const char *name = mod ? strtab_get(&p->str, mod->path) : "[unknown]";
+	const char *why, *fix;
+
+	/* Paths come from other processes: shown printable. */
+	sbuf_add_printable(b, base_name ? report_base_name(name) : name);
+	if (lines) {
+		enum module_lines r =
+			mod ? (enum module_lines)PM_MODULE_LINES(mod->flags) : LINES_OK;
+
+		sbuf_addf(b, ": %.1f%% of %llu named frames have no source line",
+			  100.0 * (double)m->unplaced / (double)m->named,
+			  (unsigned long long)m->named);
+		why = module_lines_text(r);
+		fix = module_lines_fix(r);
+	} else {
+		enum module_reason r =
+			mod ? (enum module_reason)PM_MODULE_REASON(mod->flags) : REASON_NO_MAPPING;
+
+		sbuf_addf(b, ": %.1f%% of %llu sampled frames have no name",
+			  100.0 * (double)m->unnamed / (double)m->frames,
+			  (unsigned long long)m->frames);
+		why = module_reason_text(r);
+		fix = module_reason_fix(r);
+	}
+	if (*why)
+		sbuf_addf(b, ": %s", why);
+	if (*why && *fix)
+		sbuf_addf(b, "; %s", fix);
+}
+
+void report_print_missing(const struct profile *p, FILE *f, size_t max)
+{
+	struct sbuf b = {0};
+
+	for (int lines = 0; lines < 2; lines++) {
+		struct missing *m;
+		size_t n = lines ? report_missing_lines(p, &m) : report_missing(p, &m);
+
+		for (size_t i = 0; i < n && i < max; i++) {
+			b.len = 0;
+			report_missing_say(p, &m[i], lines, false, &b);
+			fprintf(f, "perfmini: %s\n", b.buf);
+		}
+		if (n > max)
+			fprintf(f, "perfmini: and %zu more modules with frames without %s\n",
+				n - max, lines ? "source lines" : "names");
+		free(m);
+	}
+	sbuf_release(&b);
+}

@@ -1,0 +1,48 @@
+/*
+ * missing.h - what a profile could not name: per module, the share of
+ * its sampled frames without a name or without a source line, and why,
+ * from the reasons the data file stores. Shown at the end of a recording
+ * and in the top report.
+ */
+#ifndef PERFMINI_MISSING_H
+#define PERFMINI_MISSING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "store/profile.h"
+#include "util/util.h"
+
+/* Per module, how many sampled frames have no name, and no source line. */
+struct missing {
+	uint32_t module; /* PM_NONE: frames in no known mapping */
+	uint64_t frames, unnamed;
+	uint64_t named, unplaced; /* frames with a name; of them, without a line */
+};
+
+/*
+ * The modules with unnamed sampled frames, most unnamed first; returns the
+ * count and a malloc'd array through *out.
+ */
+size_t report_missing(const struct profile *p, struct missing **out);
+/*
+ * The modules whose named sampled frames lack source lines for a reason
+ * recorded (PM_MODULE_LINES), 5% of them or more, most such frames first;
+ * as above.
+ */
+size_t report_missing_lines(const struct profile *p, struct missing **out);
+/*
+ * Appends to b the sentence on m: the module's path (its base name with
+ * base_name), the share of its frames without a name (or, with lines,
+ * of its named frames without a source line), why and what would fix it.
+ */
+void report_missing_say(const struct profile *p, const struct missing *m, bool lines,
+			bool base_name, struct sbuf *b);
+/*
+ * That sentence, after "perfmini: ", for each module with unnamed frames
+ * (at most max), then for each with frames without lines.
+ */
+void report_print_missing(const struct profile *p, FILE *f, size_t max);
+
+#endif

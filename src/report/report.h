@@ -1,0 +1,133 @@
+/*
+ * report.h - what every report format shares: how a frame is named, the
+ * options of a report, and the formats themselves.
+ *
+ * Frame names never contain ';' or control characters (they would break
+ * the folded format); annotations come last: "_[i]" on inlined levels,
+ * "_[k]" on kernel frames. Which samples a report counts, and how they
+ * group, is aggregate.h's business: every format goes through it.
+ */
+#ifndef PERFMINI_REPORT_H
+#define PERFMINI_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "store/profile.h"
+#include "util/util.h"
+
+/* How frames are named. */
+struct name_opts {
+	bool lines;	 /* FUNCTION:FILE:LINE */
+	bool full_paths; /* FILE as recorded, not its base name */
+	bool no_inline;	 /* only the real function of each frame */
+};
+
+/*
+ * Appends the names of frame f, outermost inlined level first, each level
+ * followed by sep except the last. An unresolved frame reads
+ * "[module+0xOFFSET]" (module by base name, OFFSET its file offset, or
+ * the address for kernel frames), "[anon]" in anonymous executable
+ * memory (JIT code a perf map does not name) and "[unknown]" in no known
+ * mapping: names that do not change from one run to the next.
+ */
+void report_frame_names(const struct profile *p, uint32_t f, const struct name_opts *o,
+			const char *sep, struct sbuf *b);
+
+/*
+ * The levels frame f is named as: 1 for an unresolved frame or under
+ * no_inline, else its lines. Level 0 is the outermost (the real function),
+ * the last one the innermost inlined callee.
+ */
+uint32_t report_frame_levels(const struct profile *p, uint32_t f, const struct name_opts *o);
+/* Appends the name of one level, as report_frame_names prints it. */
+void report_level_name(const struct profile *p, uint32_t f, uint32_t level,
+		       const struct name_opts *o, struct sbuf *b);
+/* The line of one level; NULL for an unresolved frame. */
+const struct pm_line *report_level_line(const struct profile *p, uint32_t f, uint32_t level,
+					const struct name_opts *o);
+/* Appends frame f's unresolved name (see above), without annotations. */
+void report_unresolved_name(const struct profile *p, uint32_t f, struct sbuf *b);
+/* The base name of a path (the part after the last '/'). */
+const char *report_base_name(const char *path);
+
+/* The width of UTF-8 text in columns: one per code point. */
+size_t report_text_width(const char *s);
+
+/*
+ * Appends name cut to at most width columns, for a table cell. A name that
+ * fits is appended whole. A C++ name (or any "a::b::f(args) const") loses
+ * its middle first, so that the function's own name survives: the
+ * qualifiers' template arguments become "<...>", then the qualifiers
+ * "...::", then the own name's and parameters' template arguments, then
+ * the parameters "(...)"; what still does not fit is cut at the end with
+ * "...". The "_[i]" and "_[k]" annotations are always kept.
+ */
+void report_cut_name(const char *name, size_t width, struct sbuf *b);
+
+/* Appends s cut to width columns keeping its end ("...bits/vector.tcc:439"). */
+void report_cut_start(const char *s, size_t width, struct sbuf *b);
+
+/* Appends s cut to width columns keeping its start ("libstdc++.so..."). */
+void report_cut_end(const char *s, size_t width, struct sbuf *b);
+
+/* The root frame of each stack in the formats that draw one. */
+enum report_root {
+	REPORT_ROOT_COMM, /* the thread's name when sampled */
+	REPORT_ROOT_PID,  /* "comm-PID", comm the process's name */
+	REPORT_ROOT_TID,  /* "comm-TID", comm the thread's last name */
+};
+
+enum report_sort {
+	REPORT_SORT_SELF,
+	REPORT_SORT_TOTAL,
+	REPORT_SORT_MODULE, /* a row per module, by self samples */
+};
+
+struct report_opts {
+	const char *input;
+	bool no_kernel;	  /* drop kernel frames */
+	bool kernel_only; /* keep only kernel frames; drop samples without any */
+	struct name_opts names;
+
+	/* Which samples count (aggregate.h); an empty list matches all. */
+	uint32_t *pids;
+	size_t npids;
+	uint32_t *tids;
+	size_t ntids;
+	char **comms;
+	size_t ncomms;
+	bool has_start, has_end;
+	uint64_t start_ns, end_ns; /* [start, end) from the recording's start */
+	enum report_root root;
+
+	/* --top */
+	int rows; /* -1: 25 on a terminal, all otherwise; 0: all */
+	/*
+	 * > 0: the table is cut to this width, as on a terminal that wide.
+	 * 0: to the terminal's width when out is one; else nothing is cut
+	 * (the header wraps at COLUMNS, else 100).
+	 */
+	int columns;
+	enum report_sort sort;
+};
+
+/*
+ * The formats (cmd-report.c picks one from its table). Each writes the
+ * whole report to out and returns 0, or -errno when writing failed.
+ */
+/* The folded format: "comm;outermost;...;leaf COUNT", sorted, one per stack. */
+int fmt_folded(const struct profile *p, const struct report_opts *o, FILE *out);
+/* The functions (or modules) with the most samples, as a table. */
+int fmt_top(const struct profile *p, const struct report_opts *o, FILE *out);
+/* pprof's profile.proto, gzipped. */
+int fmt_pprof(const struct profile *p, const struct report_opts *o, FILE *out);
+/* A self-contained interactive flame graph. */
+int fmt_svg(const struct profile *p, const struct report_opts *o, FILE *out);
+/* One line per sample: "TIME PID TID CPU PERIOD COMM<TAB>outermost;...;leaf". */
+int fmt_script(const struct profile *p, const struct report_opts *o, FILE *out);
+/* One JSON object per line and sample, its frames innermost first. */
+int fmt_json(const struct profile *p, const struct report_opts *o, FILE *out);
+
+#endif

@@ -1,0 +1,167 @@
+/*
+ * stack.c - sample stacks to interned profile stacks; see stack.h.
+ */
+#include "config.h"
+
+#include "elf/addr.h"
+#include "stack/stack.h"
+#include "util/util.h"
+
+void stacker_init(struct stacker *s, struct model *model, struct profile *prof,
+		  struct unwinder *unwinder, stack_new_frame_fn new_frame, void *arg)
+{
+	memset(s, 0, sizeof(*s));
+	s->model = model;
+	s->prof = prof;
+	s->kernel = module_set_kernel(model->mods);
+	s->unwinder = unwinder;
+	s->new_frame = new_frame;
+	s->new_frame_arg = arg;
+	hmap_init(&s->unw.cut);
+	hmap_init(&s->unw.outer);
+}
+
+void stacker_release(struct stacker *s)
+{
+	hmap_release(&s->unw.cut);
+	hmap_release(&s->unw.outer);
+}
+
+static void add_frame(struct stacker *s, uint32_t *n, uint32_t module, uint32_t flags,
+		      uint64_t addr)
+{
+	size_t before = s->prof->nframes;
+	uint32_t id;
+
+	if (*n == STACK_MAX_FRAMES)
+		return;
+	id = profile_intern_frame(s->prof, module, flags, addr);
+	s->frames[(*n)++] = id;
+	if (s->prof->nframes != before && module != PM_NONE && s->new_frame)
+		s->new_frame(s->new_frame_arg, s->model->mods->mods[module], id, addr);
+}
+
+static void user_frame(struct stacker *s, uint32_t pid, uint64_t a, uint32_t *n)
+{
+	const struct mapping *map = model_find(s->model, pid, a);
+	struct module *jit;
+
+	if (map && map->mod && map->mod->kind != MODULE_ANON) {
+		add_frame(s, n, map->mod->id, 0, addr_to_file_offset(a, map->start, map->pgoff));
+		return;
+	}
+	/*
+	 * Anonymous executable memory is JIT code, named at the stop from the
+	 * perf map as it is then; an address in no mapping only if the
+	 * process has a perf map (else it is a broken chain's garbage).
+	 */
+	jit = model_perfmap(s->model, pid);
+	if (jit && (map || jit->fd >= 0))
+		add_frame(s, n, jit->id, 0, a);
+	else
+		add_frame(s, n, PM_NONE, 0, a);
+}
+
+uint32_t stack_cut_module(uint64_t key)
+{
+	uint64_t mod = (key >> 8) - 1;
+
+	return mod ? (uint32_t)(mod - 1) : PM_NONE;
+}
+
+enum unwind_end stack_cut_reason(uint64_t key)
+{
+	return (enum unwind_end)(key & 0xff);
+}
+
+/* Counts n stacks whose unwinding ended for reason end in module (or PM_NONE). */
+static void count_end(struct stack_unwind_stats *u, uint32_t module, enum unwind_end end,
+		      uint64_t n)
+{
+	u->ends[end] += n;
+	if (end != UNWIND_COMPLETE) {
+		uint64_t key = ((uint64_t)(module == PM_NONE ? 0 : module + 1) + 1) << 8 | end;
+
+		hmap_insert(&u->cut, key, NULL)->val += n;
+	}
+}
+
+void stacker_settle_unwind(struct stacker *s, bool (*is_entry)(uint32_t frame, void *arg),
+			   void *arg)
+{
+	for (size_t i = 0; i < s->unw.outer.cap; i++) {
+		const struct hmap_slot *slot = &s->unw.outer.slots[i];
+		uint32_t f;
+
+		if (!slot->key)
+			continue;
+		f = (uint32_t)(slot->key - 1);
+		count_end(&s->unw, s->prof->frames[f].module,
+			  is_entry(f, arg) ? UNWIND_COMPLETE : UNWIND_NOT_ENTRY, slot->val);
+	}
+	hmap_release(&s->unw.outer);
+	hmap_init(&s->unw.outer);
+}
+
+/* DWARF mode: the user part of the stack, from the registers and stack copy. */
+static void unwind_user(struct stacker *s, const struct rec_sample *smp, uint32_t *n)
+{
+	enum unwind_end end;
+	struct module *last;
+	int k = unwind_sample(s->unwinder, smp->pid, smp, s->uips, STACK_MAX_FRAMES, &end, &last);
+	uint32_t before = *n;
+
+	for (int i = 0; i < k; i++)
+		user_frame(s, smp->pid, i ? s->uips[i] - 1 : s->uips[i], n);
+	s->unw.unwound++;
+	/* Complete only if it ends at an entry point: judged by name at the stop. */
+	if (end == UNWIND_COMPLETE && *n > before)
+		hmap_insert(&s->unw.outer, (uint64_t)s->frames[*n - 1] + 1, NULL)->val++;
+	else
+		count_end(&s->unw, last ? last->id : PM_NONE, end, 1);
+}
+
+uint32_t stacker_add(struct stacker *s, const struct rec_sample *smp, uint16_t misc)
+{
+	uint32_t n = 0;
+
+	if (smp->nr) {
+		uint64_t ctx = 0;
+		bool first = true;
+
+		for (uint64_t i = 0; i < smp->nr; i++) {
+			uint64_t ip = sample_ip_at(smp, i);
+
+			if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+				/*
+				 * The user part comes last: a "marker" after it is a
+				 * garbage return address that a frame-pointer walk
+				 * read from the stack, and so is all that follows.
+				 */
+				if (ctx == (uint64_t)PERF_CONTEXT_USER)
+					break;
+				ctx = ip;
+				first = true;
+				continue;
+			}
+			if (ip == 0)
+				continue; /* the end of a broken chain, not code */
+			if (!first)
+				ip--;
+			first = false;
+			if (ctx == (uint64_t)PERF_CONTEXT_KERNEL)
+				add_frame(s, &n, s->kernel->id, PM_FRAME_KERNEL, ip);
+			else if (ctx == (uint64_t)PERF_CONTEXT_USER)
+				user_frame(s, smp->pid, ip, &n);
+		}
+	} else if ((misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) {
+		add_frame(s, &n, s->kernel->id, PM_FRAME_KERNEL, smp->ip);
+	} else if (!s->unwinder) {
+		user_frame(s, smp->pid, smp->ip, &n);
+	}
+	if (s->unwinder && smp->regs_abi)
+		unwind_user(s, smp, &n);
+	if (n == 0)
+		add_frame(s, &n, PM_NONE, 0, smp->ip);
+	return profile_intern_stack(s->prof, s->frames, n);
+}

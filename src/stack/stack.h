@@ -1,0 +1,81 @@
+/*
+ * stack.h - a sample's call stack as a stack of the profile: its
+ * addresses normalized against the process's mappings live at the sample's
+ * time, to (module, file offset) frames, interned.
+ *
+ * The callchain the kernel gives is in contexts (kernel, then user), each
+ * opened by a marker. The first address of a context is where it was
+ * interrupted; the others are return addresses, looked up one byte back so
+ * that a call at the end of a function stays in that function. In DWARF
+ * mode the user part comes from unwinding the sample's registers and stack
+ * copy instead.
+ *
+ * Invariants: frames are interned (one id per (module, flags, address)),
+ * stacks too, so memory grows with distinct stacks, not with samples; a
+ * stack has at least one frame; a frame in anonymous executable memory
+ * belongs to its process's JIT module, with its runtime address.
+ */
+#ifndef PERFMINI_STACK_H
+#define PERFMINI_STACK_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "capture/decode.h"
+#include "util/hmap.h"
+#include "model/proc.h"
+#include "store/profile.h"
+#include "stack/unwind.h"
+
+/* The most frames a stack keeps: the kernel's callchain limit and a margin. */
+#define STACK_MAX_FRAMES (PERF_MAX_STACK_DEPTH + 16)
+
+/* Called for each frame that was not in the profile before. */
+typedef void (*stack_new_frame_fn)(void *arg, struct module *m, uint32_t frame, uint64_t addr);
+
+/* DWARF mode: how the unwinding of user stacks ended. */
+struct stack_unwind_stats {
+	uint64_t unwound;		 /* user stacks unwound */
+	uint64_t ends[UNWIND_END_COUNT]; /* of them, by reason (after stack_settle_unwind) */
+	struct hmap cut;		 /* (module id + 1 + 1) << 8 | reason -> stacks */
+	struct hmap outer;		 /* outermost frame id + 1 -> stacks libunwind ended */
+};
+
+struct stacker {
+	struct model *model;
+	struct profile *prof;
+	struct module *kernel;
+	struct unwinder *unwinder; /* DWARF mode, else NULL */
+	stack_new_frame_fn new_frame;
+	void *new_frame_arg;
+	struct stack_unwind_stats unw;
+	uint32_t frames[STACK_MAX_FRAMES]; /* the stack being built, leaf first */
+	uint64_t uips[STACK_MAX_FRAMES];
+};
+
+/*
+ * Sets s up to build stacks into prof from model's mappings, with
+ * unwinder (NULL: frame pointers only); new_frame (may be NULL) hears of
+ * every new frame.
+ */
+void stacker_init(struct stacker *s, struct model *model, struct profile *prof,
+		  struct unwinder *unwinder, stack_new_frame_fn new_frame, void *arg);
+void stacker_release(struct stacker *s);
+
+/* The id of sample smp's stack (misc: the record's misc field). */
+uint32_t stacker_add(struct stacker *s, const struct rec_sample *smp, uint16_t misc);
+
+/*
+ * DWARF mode, once frames have names: counts the stacks that libunwind
+ * ended as complete if their outermost frame is an entry point (is_entry
+ * says so of a frame id), else as UNWIND_NOT_ENTRY.
+ */
+void stacker_settle_unwind(struct stacker *s, bool (*is_entry)(uint32_t frame, void *arg),
+			   void *arg);
+
+/* The module id of a "cut" key (PM_NONE for none) and its reason. */
+uint32_t stack_cut_module(uint64_t key);
+enum unwind_end stack_cut_reason(uint64_t key);
+
+#endif

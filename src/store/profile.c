@@ -1,0 +1,243 @@
+/*
+ * profile.c - building a profile in memory; see profile.h.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "store/profile.h"
+#include "util/util.h"
+
+void strtab_init(struct strtab *t)
+{
+	t->buf = xmalloc(64);
+	t->buf[0] = '\0';
+	t->len = 1;
+	t->cap = 64;
+	hmap_init(&t->index);
+}
+
+void strtab_release(struct strtab *t)
+{
+	free(t->buf);
+	hmap_release(&t->index);
+	t->buf = NULL;
+	t->len = t->cap = 0;
+}
+
+uint32_t strtab_addn(struct strtab *t, const char *s, size_t n)
+{
+	uint64_t key;
+	struct hmap_slot *slot;
+	bool added;
+	uint32_t off;
+
+	if (n == 0)
+		return 0;
+	/* Probe successive keys until the string matches or a slot is free. */
+	for (key = hash_bytes(s, n) | 1;; key = hash_u64(key) | 1) {
+		slot = hmap_insert(&t->index, key, &added);
+		if (added)
+			break;
+		off = (uint32_t)slot->val;
+		if (strncmp(t->buf + off, s, n) == 0 && t->buf[off + n] == '\0')
+			return off;
+	}
+	xgrow(&t->buf, &t->cap, t->len + n + 1, 1);
+	off = (uint32_t)t->len;
+	memcpy(t->buf + off, s, n);
+	t->buf[off + n] = '\0';
+	t->len += n + 1;
+	slot->val = off;
+	return off;
+}
+
+uint32_t strtab_add(struct strtab *t, const char *s)
+{
+	return strtab_addn(t, s, strlen(s));
+}
+
+struct profile *profile_new(void)
+{
+	struct profile *p = xcalloc(1, sizeof(*p));
+
+	strtab_init(&p->str);
+	hmap_init(&p->frame_index);
+	hmap_init(&p->stack_index);
+	return p;
+}
+
+void profile_free(struct profile *p)
+{
+	if (!p)
+		return;
+	strtab_release(&p->str);
+	free(p->meta);
+	free(p->modules);
+	free(p->frames);
+	free(p->lines);
+	free(p->segments);
+	free(p->stack_frames);
+	free(p->stacks);
+	free(p->samples);
+	free(p->threads);
+	free(p->stack_samples);
+	hmap_release(&p->frame_index);
+	hmap_release(&p->stack_index);
+	free(p);
+}
+
+void profile_set_meta(struct profile *p, const char *key, const char *value)
+{
+	uint32_t k = strtab_add(&p->str, key);
+
+	for (size_t i = 0; i < p->nmeta; i++) {
+		if (p->meta[i].key == k) {
+			p->meta[i].value = strtab_add(&p->str, value);
+			return;
+		}
+	}
+	xgrow(&p->meta, &p->meta_cap, p->nmeta + 1, sizeof(*p->meta));
+	p->meta[p->nmeta].key = k;
+	p->meta[p->nmeta].value = strtab_add(&p->str, value);
+	p->nmeta++;
+}
+
+const char *profile_get_meta(const struct profile *p, const char *key)
+{
+	for (size_t i = 0; i < p->nmeta; i++)
+		if (strcmp(strtab_get(&p->str, p->meta[i].key), key) == 0)
+			return strtab_get(&p->str, p->meta[i].value);
+	return NULL;
+}
+
+uint32_t profile_add_module(struct profile *p, const char *path, const char *build_id,
+			    uint32_t flags)
+{
+	struct pm_module *m;
+
+	xgrow(&p->modules, &p->modules_cap, p->nmodules + 1, sizeof(*p->modules));
+	m = &p->modules[p->nmodules];
+	m->path = strtab_add(&p->str, path);
+	m->build_id = strtab_add(&p->str, build_id ? build_id : "");
+	m->flags = flags;
+	m->reason = 0;
+	return (uint32_t)p->nmodules++;
+}
+
+static uint64_t frame_key(uint32_t module, uint32_t flags, uint64_t addr)
+{
+	return hash_u64(addr) ^ hash_u64(((uint64_t)module << 32 | flags) + 0x51ed270b27f2c9d1ULL);
+}
+
+uint32_t profile_intern_frame(struct profile *p, uint32_t module, uint32_t flags, uint64_t addr)
+{
+	struct hmap_slot *slot;
+	struct pm_frame *f;
+	uint64_t key;
+	bool added;
+
+	for (key = frame_key(module, flags, addr) | 1;; key = hash_u64(key) | 1) {
+		slot = hmap_insert(&p->frame_index, key, &added);
+		if (added)
+			break;
+		f = &p->frames[slot->val];
+		if (f->module == module && f->flags == flags && f->addr == addr)
+			return (uint32_t)slot->val;
+	}
+	xgrow(&p->frames, &p->frames_cap, p->nframes + 1, sizeof(*p->frames));
+	f = &p->frames[p->nframes];
+	f->module = module;
+	f->flags = flags;
+	f->addr = addr;
+	f->line0 = 0;
+	f->nlines = 0;
+	slot->val = p->nframes;
+	return (uint32_t)p->nframes++;
+}
+
+uint32_t profile_intern_stack(struct profile *p, const uint32_t *frames, uint32_t depth)
+{
+	struct hmap_slot *slot;
+	struct pm_stack *s;
+	uint64_t key;
+	bool added;
+
+	for (key = hash_bytes(frames, depth * sizeof(*frames)) | 1;; key = hash_u64(key) | 1) {
+		slot = hmap_insert(&p->stack_index, key, &added);
+		if (added)
+			break;
+		s = &p->stacks[slot->val];
+		if (s->depth == depth &&
+		    memcmp(p->stack_frames + s->off, frames, depth * sizeof(*frames)) == 0)
+			return (uint32_t)slot->val;
+	}
+	xgrow(&p->stack_frames, &p->stack_frames_cap, p->nstack_frames + depth,
+	      sizeof(*p->stack_frames));
+	memcpy(p->stack_frames + p->nstack_frames, frames, depth * sizeof(*frames));
+	xgrow(&p->stacks, &p->stacks_cap, p->nstacks + 1, sizeof(*p->stacks));
+	s = &p->stacks[p->nstacks];
+	s->off = (uint32_t)p->nstack_frames;
+	s->depth = depth;
+	p->nstack_frames += depth;
+	slot->val = p->nstacks;
+	return (uint32_t)p->nstacks++;
+}
+
+void profile_add_sample(struct profile *p, const struct pm_sample *s)
+{
+	xgrow(&p->samples, &p->samples_cap, p->nsamples + 1, sizeof(*p->samples));
+	p->samples[p->nsamples++] = *s;
+}
+
+void profile_count_sample(struct profile *p, uint32_t stack)
+{
+	size_t old = p->stack_samples_cap;
+
+	xgrow(&p->stack_samples, &p->stack_samples_cap, (size_t)stack + 1,
+	      sizeof(*p->stack_samples));
+	if (p->stack_samples_cap > old)
+		memset(p->stack_samples + old, 0,
+		       (p->stack_samples_cap - old) * sizeof(*p->stack_samples));
+	p->stack_samples[stack]++;
+}
+
+uint64_t *profile_stack_weights(const struct profile *p)
+{
+	uint64_t *w = xcalloc(p->nstacks ? p->nstacks : 1, sizeof(*w));
+
+	for (size_t i = 0; i < p->nstacks && i < p->stack_samples_cap; i++)
+		w[i] = p->stack_samples[i];
+	for (size_t i = 0; i < p->nsamples; i++)
+		w[p->samples[i].stack]++;
+	return w;
+}
+
+void profile_add_line(struct profile *p, uint32_t f, const struct pm_line *l)
+{
+	struct pm_frame *fr = &p->frames[f];
+
+	xgrow(&p->lines, &p->lines_cap, p->nlines + 1, sizeof(*p->lines));
+	if (fr->nlines == 0)
+		fr->line0 = (uint32_t)p->nlines;
+	p->lines[p->nlines++] = *l;
+	fr->nlines++;
+}
+
+void profile_add_thread(struct profile *p, uint32_t pid, uint32_t tid, const char *comm)
+{
+	struct pm_thread *t;
+
+	xgrow(&p->threads, &p->threads_cap, p->nthreads + 1, sizeof(*p->threads));
+	t = &p->threads[p->nthreads++];
+	t->pid = pid;
+	t->tid = tid;
+	t->comm = strtab_add(&p->str, comm);
+	t->pad = 0;
+}
+
+void profile_add_segment(struct profile *p, const struct pm_segment *s)
+{
+	xgrow(&p->segments, &p->segments_cap, p->nsegments + 1, sizeof(*p->segments));
+	p->segments[p->nsegments++] = *s;
+}

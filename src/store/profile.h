@@ -1,0 +1,183 @@
+/*
+ * profile.h - a recording in memory: what record builds and report reads.
+ *
+ * Everything is held in flat arrays that reference each other by index, and
+ * strings by offset into one string table, so the data file is these arrays
+ * written out. Invariants (checked by datafile_read for untrusted input):
+ * every index is in range, every string offset points at a NUL-terminated
+ * string inside the table, and the stacks' frame lists lie inside
+ * stack_frames.
+ */
+#ifndef PERFMINI_PROFILE_H
+#define PERFMINI_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/hmap.h"
+
+#define PM_NONE UINT32_MAX
+
+/* String table: offsets into one buffer; offset 0 is the empty string. */
+struct strtab {
+	char *buf;
+	size_t len, cap;
+	struct hmap index; /* hash -> offset, for interning; empty after a read */
+};
+
+void strtab_init(struct strtab *t);
+void strtab_release(struct strtab *t);
+uint32_t strtab_add(struct strtab *t, const char *s);
+uint32_t strtab_addn(struct strtab *t, const char *s, size_t n);
+static inline const char *strtab_get(const struct strtab *t, uint32_t off)
+{
+	return t->buf + off;
+}
+
+enum pm_module_flags {
+	PM_MODULE_KERNEL = 1 << 0,
+	PM_MODULE_VDSO = 1 << 1,
+	PM_MODULE_ANON = 1 << 2,    /* executable memory with no file */
+	PM_MODULE_PERFMAP = 1 << 3, /* a JIT's perf map: addresses are absolute */
+};
+/* Bits 8-15 of a module's flags: why its frames may lack names (enum module_reason). */
+#define PM_MODULE_REASON_SHIFT	8
+#define PM_MODULE_REASON(flags) (((flags) >> PM_MODULE_REASON_SHIFT) & 0xff)
+/* Bits 16-23: why its named frames may lack source lines (enum module_lines). */
+#define PM_MODULE_LINES_SHIFT  16
+#define PM_MODULE_LINES(flags) (((flags) >> PM_MODULE_LINES_SHIFT) & 0xff)
+
+struct pm_module {
+	uint32_t path;	   /* string */
+	uint32_t build_id; /* string: lowercase hex, or "" */
+	uint32_t flags;	   /* pm_module_flags */
+	uint32_t reason;   /* string: why symbols are missing, or "" */
+};
+
+enum pm_frame_flags {
+	PM_FRAME_KERNEL = 1 << 0,
+};
+
+/*
+ * A distinct code location. For user frames addr is the file offset in
+ * module (or the runtime address when module is PM_NONE); for kernel
+ * frames the kernel address. Callers are stored at return address - 1.
+ */
+struct pm_frame {
+	uint32_t module;
+	uint32_t flags;
+	uint64_t addr;
+	uint32_t line0, nlines; /* its symbolic lines, innermost first */
+};
+
+enum pm_line_flags {
+	PM_LINE_INLINED = 1 << 0,
+};
+
+/* One function level of a frame: the frame itself or an inlined callee. */
+struct pm_line {
+	uint32_t func; /* string, "" when unresolved */
+	uint32_t file; /* string, "" when unknown */
+	uint32_t line; /* 0 when unknown */
+	uint32_t flags;
+	uint64_t symoff;     /* offset from the function's start */
+	uint32_t start_line; /* the function's DW_AT_decl_line; 0 when unknown */
+	uint32_t pad;
+};
+
+/*
+ * A PT_LOAD segment of a module's file, as recorded (the data file's
+ * segments section): what pprof needs to map file offsets back to the
+ * binary's ELF addresses.
+ */
+struct pm_segment {
+	uint32_t module;
+	uint32_t flags;	 /* p_flags: PF_X 1, PF_W 2, PF_R 4 */
+	uint64_t offset; /* p_offset */
+	uint64_t vaddr;	 /* p_vaddr */
+	uint64_t filesz; /* p_filesz */
+	uint64_t memsz;	 /* p_memsz */
+};
+
+struct pm_stack {
+	uint32_t off, depth; /* stack_frames[off .. off + depth), leaf first */
+};
+
+struct pm_sample {
+	uint64_t time; /* ns since the recording started */
+	uint64_t period;
+	uint32_t pid, tid, cpu;
+	uint32_t stack;
+	uint32_t comm; /* string: the thread's name when sampled */
+	uint32_t pad;
+};
+
+struct pm_thread {
+	uint32_t pid, tid;
+	uint32_t comm; /* string: the last name seen */
+	uint32_t pad;
+};
+
+struct pm_meta {
+	uint32_t key, value; /* strings */
+};
+
+struct profile {
+	struct strtab str;
+	struct pm_meta *meta;
+	size_t nmeta, meta_cap;
+	struct pm_module *modules;
+	size_t nmodules, modules_cap;
+	struct pm_frame *frames;
+	size_t nframes, frames_cap;
+	struct pm_line *lines;
+	size_t nlines, lines_cap;
+	uint32_t *stack_frames;
+	size_t nstack_frames, stack_frames_cap;
+	struct pm_stack *stacks;
+	size_t nstacks, stacks_cap;
+	struct pm_sample *samples;
+	size_t nsamples, samples_cap;
+	struct pm_thread *threads;
+	size_t nthreads, threads_cap;
+	/*
+	 * While recording, samples go to the data file as they come; what is
+	 * kept of them is how many each stack has (NULL in a profile read back,
+	 * whose samples are in samples).
+	 */
+	uint64_t *stack_samples;
+	size_t stack_samples_cap;
+	struct pm_segment *segments; /* grouped by module, in file order */
+	size_t nsegments, segments_cap;
+	/* Interning indexes, only while building. */
+	struct hmap frame_index, stack_index;
+};
+
+struct profile *profile_new(void);
+void profile_free(struct profile *p);
+
+void profile_set_meta(struct profile *p, const char *key, const char *value);
+/* The value of key, or NULL. */
+const char *profile_get_meta(const struct profile *p, const char *key);
+
+uint32_t profile_add_module(struct profile *p, const char *path, const char *build_id,
+			    uint32_t flags);
+/* The id of the frame (module, flags, addr), added if new. */
+uint32_t profile_intern_frame(struct profile *p, uint32_t module, uint32_t flags, uint64_t addr);
+/* The id of the stack of these frames (leaf first), added if new. */
+uint32_t profile_intern_stack(struct profile *p, const uint32_t *frames, uint32_t depth);
+void profile_add_sample(struct profile *p, const struct pm_sample *s);
+/* Counts a sample of stack that is not kept (it went to the data file). */
+void profile_count_sample(struct profile *p, uint32_t stack);
+/*
+ * How many samples each stack has, counted and kept ones together; a
+ * malloc'd array of nstacks entries.
+ */
+uint64_t *profile_stack_weights(const struct profile *p);
+/* Adds a line to frame f; lines must be added frame by frame. */
+void profile_add_line(struct profile *p, uint32_t f, const struct pm_line *l);
+void profile_add_thread(struct profile *p, uint32_t pid, uint32_t tid, const char *comm);
+void profile_add_segment(struct profile *p, const struct pm_segment *s);
+
+#endif

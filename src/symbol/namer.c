@@ -1,0 +1,290 @@
+/*
+ * namer.c - the naming thread; see namer.h.
+ *
+ * The recorder hands jobs over through a queue of its own that takes no
+ * lock: one producer (the recorder), one consumer (the thread), chunks
+ * linked as they fill. A lock the recorder had to take could be held by
+ * the thread when it was preempted, and a thread of the idle class may
+ * then wait long for the CPU, with the recorder stuck behind it and its
+ * rings overflowing. The thread sleeps on an eventfd, written only when
+ * it said it sleeps (both sides check the other's word after writing
+ * their own, so no wakeup is lost).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "symbol/namer.h"
+#include "util/util.h"
+
+#define CHUNK_JOBS 1024
+
+struct job {
+	struct module *m;
+	uint32_t frame;
+	uint64_t addr;
+};
+
+struct chunk {
+	struct job jobs[CHUNK_JOBS];
+	_Atomic size_t filled;	    /* jobs published, written by the producer */
+	struct chunk *_Atomic next; /* set by the producer when this one is full */
+};
+
+/* A frame's levels as the thread resolved them. */
+struct named {
+	int n; /* -1: not resolved yet; 0: no name */
+	uint64_t symoff;
+	struct srcline *lv;
+	char *symname; /* owned; lv[].func may point at it */
+};
+
+struct namer {
+	struct symbolizer *z;
+	pthread_t thread;
+	_Atomic pid_t tid; /* the thread's, for its scheduling class; 0 until it runs */
+	int wake;	   /* eventfd the thread sleeps on */
+
+	/* The queue: the producer's end and the consumer's. */
+	struct chunk *tail;
+	struct chunk *head;
+	size_t pos; /* next job to take in head */
+	_Atomic bool sleeping, done, cancel, exited;
+	_Atomic uint64_t queued, taken;
+
+	/* Results, under lock (taken briefly by the thread, and at the stop). */
+	pthread_mutex_t lock;
+	struct named *frames;
+	size_t nframes;
+	uint64_t named;
+};
+
+static void wake(struct namer *n)
+{
+	uint64_t one = 1;
+
+	if (write(n->wake, &one, sizeof(one)) < 0) {
+		/* the counter is saturated: a wakeup is pending anyway */
+	}
+}
+
+/* The next job, if one was published (consumer side). */
+static bool take(struct namer *n, struct job *j)
+{
+	for (;;) {
+		size_t filled = atomic_load_explicit(&n->head->filled, memory_order_acquire);
+		struct chunk *next;
+
+		if (n->pos < filled) {
+			*j = n->head->jobs[n->pos++];
+			atomic_fetch_add(&n->taken, 1);
+			return true;
+		}
+		next = atomic_load_explicit(&n->head->next, memory_order_acquire);
+		if (n->pos < CHUNK_JOBS || !next)
+			return false;
+		free(n->head);
+		n->head = next;
+		n->pos = 0;
+	}
+}
+
+/* Stores r as frame's result, taking its symname. */
+static void store(struct namer *n, uint32_t frame, struct symres *r)
+{
+	struct named *c;
+
+	pthread_mutex_lock(&n->lock);
+	if (frame >= n->nframes) {
+		size_t k = n->nframes ? n->nframes : 256;
+
+		while (k <= frame)
+			k *= 2;
+		n->frames = xrealloc(n->frames, k * sizeof(*n->frames));
+		for (size_t i = n->nframes; i < k; i++)
+			n->frames[i] = (struct named){.n = -1};
+		n->nframes = k;
+	}
+	c = &n->frames[frame];
+	c->n = r->n;
+	c->symoff = r->symoff;
+	c->symname = r->symname; /* kept: the levels may name it */
+	r->symname = NULL;
+	c->lv = NULL;
+	if (r->n > 0) {
+		c->lv = xmalloc((size_t)r->n * sizeof(*c->lv));
+		memcpy(c->lv, r->lv, (size_t)r->n * sizeof(*c->lv));
+	}
+	n->named++;
+	pthread_mutex_unlock(&n->lock);
+}
+
+/* The idle class while recording (SCHED_IDLE); normal priority to finish. */
+static void set_class(pid_t tid, int policy)
+{
+	struct sched_param sp = {.sched_priority = 0};
+
+	if (tid > 0)
+		sched_setscheduler(tid, policy, &sp); /* best effort */
+}
+
+static void *namer_main(void *arg)
+{
+	struct namer *n = arg;
+	struct symres *r = xmalloc(sizeof(*r));
+	struct job j;
+
+	atomic_store(&n->tid, (pid_t)syscall(SYS_gettid));
+	if (!atomic_load(&n->done))
+		set_class(atomic_load(&n->tid), SCHED_IDLE);
+	while (!atomic_load(&n->cancel)) {
+		uint64_t v;
+
+		if (take(n, &j)) {
+			symbolize_addr(n->z, j.m, j.addr, false, r);
+			store(n, j.frame, r);
+			continue;
+		}
+		if (atomic_load(&n->done))
+			break;
+		/* Say we sleep, then look once more: a job published meanwhile is seen. */
+		atomic_store(&n->sleeping, true);
+		if (!take(n, &j)) {
+			if (!atomic_load(&n->done) && !atomic_load(&n->cancel) &&
+			    read(n->wake, &v, sizeof(v)) < 0 && errno != EINTR)
+				break;
+			atomic_store(&n->sleeping, false);
+			continue;
+		}
+		atomic_store(&n->sleeping, false);
+		symbolize_addr(n->z, j.m, j.addr, false, r);
+		store(n, j.frame, r);
+	}
+	free(r);
+	atomic_store(&n->exited, true);
+	return NULL;
+}
+
+struct namer *namer_start(struct symbolizer *z)
+{
+	struct namer *n = xcalloc(1, sizeof(*n));
+
+	n->z = z;
+	n->head = n->tail = xcalloc(1, sizeof(*n->head));
+	n->wake = eventfd(0, EFD_CLOEXEC);
+	pthread_mutex_init(&n->lock, NULL);
+	if (n->wake < 0 || pthread_create(&n->thread, NULL, namer_main, n) != 0) {
+		if (n->wake >= 0)
+			close(n->wake);
+		pthread_mutex_destroy(&n->lock);
+		free(n->head);
+		free(n);
+		return NULL;
+	}
+	return n;
+}
+
+void namer_frame(struct namer *n, struct module *m, uint32_t frame, uint64_t addr)
+{
+	size_t filled = atomic_load_explicit(&n->tail->filled, memory_order_relaxed);
+
+	if (filled == CHUNK_JOBS) {
+		struct chunk *c = xcalloc(1, sizeof(*c));
+
+		atomic_store_explicit(&n->tail->next, c, memory_order_release);
+		n->tail = c;
+		filled = 0;
+	}
+	n->tail->jobs[filled] = (struct job){m, frame, addr};
+	atomic_store_explicit(&n->tail->filled, filled + 1, memory_order_release);
+	atomic_fetch_add(&n->queued, 1);
+	if (atomic_load(&n->sleeping))
+		wake(n);
+}
+
+int namer_finish(struct namer *n, uint64_t deadline_ns, const volatile sig_atomic_t *interrupt)
+{
+	int ret = 0;
+
+	atomic_store(&n->done, true);
+	set_class(atomic_load(&n->tid), SCHED_OTHER);
+	wake(n);
+	/* Short waits, to see the deadline and the interrupt. */
+	while (!atomic_load(&n->exited)) {
+		struct timespec ts = {0, 5000000};
+
+		if (interrupt && *interrupt) {
+			ret = -EINTR;
+			break;
+		}
+		if (deadline_ns && now_ns() >= deadline_ns) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		nanosleep(&ts, NULL);
+	}
+	if (ret < 0) {
+		/* The thread may be deep in a slow lookup: it is not waited for. */
+		atomic_store(&n->cancel, true);
+		wake(n);
+		pthread_detach(n->thread);
+		return ret;
+	}
+	pthread_join(n->thread, NULL);
+	return 0;
+}
+
+void namer_counts(struct namer *n, uint64_t *queued, uint64_t *done)
+{
+	*queued = atomic_load(&n->queued);
+	pthread_mutex_lock(&n->lock);
+	*done = n->named;
+	pthread_mutex_unlock(&n->lock);
+}
+
+int namer_levels(struct namer *n, uint32_t frame, struct symres *r)
+{
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	pthread_mutex_lock(&n->lock);
+	if (frame < n->nframes && n->frames[frame].n >= 0) {
+		const struct named *c = &n->frames[frame];
+
+		r->n = c->n;
+		r->symoff = c->symoff;
+		if (c->n > 0)
+			memcpy(r->lv, c->lv, (size_t)c->n * sizeof(*c->lv));
+		ret = r->n;
+	}
+	pthread_mutex_unlock(&n->lock);
+	return ret;
+}
+
+void namer_free(struct namer *n)
+{
+	if (!n)
+		return;
+	while (n->head) {
+		struct chunk *next = atomic_load(&n->head->next);
+
+		free(n->head);
+		n->head = next;
+	}
+	for (size_t i = 0; i < n->nframes; i++) {
+		free(n->frames[i].lv);
+		free(n->frames[i].symname);
+	}
+	free(n->frames);
+	close(n->wake);
+	pthread_mutex_destroy(&n->lock);
+	free(n);
+}

@@ -1,0 +1,687 @@
+/*
+ * srcline.c - lines and inline chains through libdw; see srcline.h.
+ */
+#include "config.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <stdlib.h>
+
+#include "symbol/demangle.h"
+#include "symbol/dwname.h"
+#include "symbol/srcline.h"
+#include "util/util.h"
+
+/*
+ * The name of a function DIE without a linkage name: for C++, the full
+ * name built from the DWARF tree (dwname.h), else DW_AT_name. Built once
+ * per function: keyed by where its abstract origin's DIE lies in libdw's
+ * data.
+ */
+static const char *built_name(struct symfile *f, Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die origin = *die;
+	struct hmap_slot *slot;
+	const char *dn;
+	bool added;
+	char *d;
+
+	if (dwarf_attr(die, DW_AT_abstract_origin, &attr))
+		dwarf_formref_die(&attr, &origin);
+	slot = hmap_insert(&f->demangled, (uint64_t)(uintptr_t)origin.addr, &added);
+	if (added) {
+		if (!f->dwname)
+			f->dwname = dwname_new();
+		d = dwname_function(f->dwname, die);
+		if (!d && (dn = dwarf_diename(die)))
+			d = xstrdup(dn);
+		slot->val = (uintptr_t)d;
+	}
+	return (const char *)(uintptr_t)slot->val;
+}
+
+/*
+ * The name of a function DIE: its linkage name demangled, as
+ * eu-addr2line -C shows it, else built_name.
+ */
+static const char *die_name(struct symfile *f, Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *name;
+	struct hmap_slot *slot;
+	bool added;
+	char *d;
+
+	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+	if (!name)
+		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+	if (!name)
+		return built_name(f, die);
+	/* Demangled once per name: keyed by the string's address in libdw's data. */
+	slot = hmap_insert(&f->demangled, (uint64_t)(uintptr_t)name, &added);
+	if (added) {
+		d = demangle(name);
+		slot->val = (uintptr_t)(d ? d : xstrdup(name));
+	}
+	return (const char *)(uintptr_t)slot->val;
+}
+
+struct joined_path {
+	const char *dir, *file;
+	char path[];
+};
+
+/*
+ * A file name of the line table made whole: relative names are relative
+ * to the unit's compilation directory. Joined once per (dir, file) pair;
+ * the pair is identified by where libdw holds the two strings.
+ */
+static const char *full_path(struct symfile *f, const char *dir, const char *file)
+{
+	struct hmap_slot *slot;
+	struct joined_path *j;
+	uint64_t key;
+	bool added;
+	size_t dl, fl;
+
+	if (!file || file[0] == '/' || !dir || !*dir)
+		return file;
+	key = hash_u64((uintptr_t)dir) ^ hash_u64((uintptr_t)file + 0x9e3779b97f4a7c15ULL);
+	for (key |= 1;; key = hash_u64(key) | 1) {
+		slot = hmap_insert(&f->paths, key, &added);
+		if (added)
+			break;
+		j = (struct joined_path *)(uintptr_t)slot->val;
+		if (j->dir == dir && j->file == file)
+			return j->path;
+	}
+	dl = strlen(dir);
+	fl = strlen(file);
+	j = xmalloc(sizeof(*j) + dl + fl + 2);
+	j->dir = dir;
+	j->file = file;
+	memcpy(j->path, dir, dl);
+	j->path[dl] = '/';
+	memcpy(j->path + dl + 1, file, fl + 1);
+	slot->val = (uintptr_t)j;
+	return j->path;
+}
+
+static bool call_site(Dwarf_Die *cu, Dwarf_Die *inl, const char **file, uint32_t *line,
+		      uint32_t *col)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word v;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	*file = NULL;
+	*line = 0;
+	*col = 0;
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &attr), &v) == 0)
+		*line = (uint32_t)v;
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_column, &attr), &v) == 0)
+		*col = (uint32_t)v;
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &attr), &v) == 0 &&
+	    dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && v < nfiles)
+		*file = dwarf_filesrc(files, v, NULL, NULL);
+	return *line != 0;
+}
+
+/*
+ * The function scopes of one compilation unit, indexed once: every
+ * subprogram and inlined_subroutine DIE with its address ranges and its
+ * nearest indexed ancestor. libdw's dwarf_getscopes walks the unit's DIE
+ * tree at every call; with this index a lookup is a binary search and a
+ * walk up a few parents.
+ *
+ * Why that walk is enough: DIE ranges nest (a child's ranges lie within
+ * its parent's, siblings' ranges do not overlap). Take the range that
+ * starts last at or below the address (the deepest of equals); the
+ * innermost scope holding the address is its DIE or an ancestor of it.
+ * Among DIEs with equal ranges the first in DIE order wins, as in libdw.
+ */
+struct scope {
+	Dwarf_Die die;
+	int32_t parent; /* index into scopes, -1 at the top */
+	uint32_t range0, nranges;
+};
+
+struct scope_range {
+	uint64_t lo, hi; /* [lo, hi) in the unit's address space */
+	uint32_t scope;
+	uint32_t depth;
+};
+
+struct unit_scopes {
+	struct scope *scopes;
+	size_t n, cap;
+	struct scope_range *ranges; /* every range, then sorted for lookup */
+	size_t nranges, ranges_cap;
+	struct scope_range *sorted;
+	bool too_deep; /* DIEs nested beyond MAX_NEST: no scopes kept */
+};
+
+/*
+ * How deep DIEs may nest below a unit before its scopes are given up:
+ * far beyond what compilers write (a few dozen), low enough that a
+ * crafted file cannot make the walk slow. libdw finds a DIE's next
+ * sibling by skipping its subtree when the DIE has no DW_AT_sibling, so
+ * each level of nesting costs a pass over what lies below it.
+ */
+#define MAX_NEST 256
+
+/* What holds no code: types, variables, parameters; never descended into. */
+static bool holds_no_code(int tag)
+{
+	switch (tag) {
+	case DW_TAG_base_type:
+	case DW_TAG_pointer_type:
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+	case DW_TAG_typedef:
+	case DW_TAG_array_type:
+	case DW_TAG_subrange_type:
+	case DW_TAG_enumeration_type:
+	case DW_TAG_enumerator:
+	case DW_TAG_member:
+	case DW_TAG_variable:
+	case DW_TAG_formal_parameter:
+	case DW_TAG_unspecified_parameters:
+	case DW_TAG_subroutine_type:
+	case DW_TAG_label:
+	case DW_TAG_GNU_call_site:
+	case DW_TAG_call_site:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Adds the function scope die, child of scope parent, at depth; returns its index. */
+static int32_t add_scope(struct unit_scopes *u, Dwarf_Die *die, int32_t parent, uint32_t depth)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	struct scope *sc;
+
+	xgrow(&u->scopes, &u->cap, u->n + 1, sizeof(*u->scopes));
+	sc = &u->scopes[u->n];
+	sc->die = *die;
+	sc->parent = parent;
+	sc->range0 = (uint32_t)u->nranges;
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (hi <= lo)
+			continue;
+		xgrow(&u->ranges, &u->ranges_cap, u->nranges + 1, sizeof(*u->ranges));
+		u->ranges[u->nranges++] = (struct scope_range){lo, hi, (uint32_t)u->n, depth};
+	}
+	sc->nranges = (uint32_t)u->nranges - sc->range0;
+	return (int32_t)u->n++;
+}
+
+/*
+ * Indexes the function scopes below cu, walking its DIE tree in DIE order
+ * with a stack of its own (a thread's stack holds no deep recursion).
+ * A unit nested deeper than MAX_NEST keeps no scopes at all: it is
+ * malformed or made to hurt, and its frames get their lines and names
+ * from the line table and the symbols instead.
+ */
+static void index_unit(struct unit_scopes *u, Dwarf_Die *cu)
+{
+	struct level {
+		Dwarf_Die die;	/* the DIE at this depth being visited */
+		int32_t parent; /* the nearest scope above it */
+	} stack[MAX_NEST];
+	int top = 0;
+
+	if (dwarf_child(cu, &stack[0].die) != 0)
+		return;
+	stack[0].parent = -1;
+	while (top >= 0) {
+		struct level *l = &stack[top];
+		int tag = dwarf_tag(&l->die);
+		int32_t me = l->parent;
+
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+			me = add_scope(u, &l->die, l->parent, (uint32_t)top);
+		if (!holds_no_code(tag) && dwarf_haschildren(&l->die) > 0) {
+			if (top + 1 == MAX_NEST) {
+				u->n = u->nranges = 0;
+				u->too_deep = true;
+				return;
+			}
+			if (dwarf_child(&l->die, &stack[top + 1].die) == 0) {
+				stack[top + 1].parent = me;
+				top++;
+				continue;
+			}
+		}
+		/* Its next sibling, or its parent's, and so on up. */
+		while (top >= 0 && dwarf_siblingof(&stack[top].die, &stack[top].die) != 0)
+			top--;
+	}
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct scope_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	/*
+	 * Aliases (assembly units give one range several subprograms): the
+	 * first in DIE order must sort last, where lookups look first.
+	 */
+	return x->scope > y->scope ? -1 : x->scope < y->scope;
+}
+
+static struct unit_scopes *unit_scopes_new(Dwarf_Die *cu)
+{
+	struct unit_scopes *u = xcalloc(1, sizeof(*u));
+
+	index_unit(u, cu);
+	u->sorted = xmalloc((u->nranges ? u->nranges : 1) * sizeof(*u->sorted));
+	if (u->nranges) {
+		memcpy(u->sorted, u->ranges, u->nranges * sizeof(*u->sorted));
+		qsort(u->sorted, u->nranges, sizeof(*u->sorted), cmp_range);
+	}
+	return u;
+}
+
+static void unit_scopes_free(struct unit_scopes *u)
+{
+	if (!u)
+		return;
+	free(u->scopes);
+	free(u->ranges);
+	free(u->sorted);
+	free(u);
+}
+
+static bool scope_holds(const struct unit_scopes *u, const struct scope *sc, uint64_t pc)
+{
+	for (uint32_t i = 0; i < sc->nranges; i++) {
+		const struct scope_range *r = &u->ranges[sc->range0 + i];
+
+		if (pc >= r->lo && pc < r->hi)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The name of the out-of-line function of scope sc, holding ELF address
+ * vaddr: the symbol's that holds vaddr when that symbol starts inside the
+ * function's ranges (so the symbol and DWARF agree on the function), its
+ * clone suffix dropped and demangled; else DWARF's. The symbol table
+ * knows what DWARF may not: the mangled name of a function of internal
+ * linkage (a lambda, a method in an anonymous namespace), which GCC gives
+ * no DW_AT_linkage_name, and the best of several aliases
+ * (elf_symbol_rank), where DWARF names the one the source defined
+ * (glibc's __GI___strcoll_l for __strcoll_l).
+ */
+static const char *function_name(struct symfile *f, const struct unit_scopes *u,
+				 const struct scope *sc, uint64_t vaddr, Dwarf_Addr cubias)
+{
+	const struct sym *s = symtab_lookup(&f->syms, vaddr);
+	struct hmap_slot *slot;
+	const char *raw;
+	bool added;
+
+	if (!s || !scope_holds(u, sc, s->addr + f->dwbias - cubias))
+		return die_name(f, (Dwarf_Die *)&sc->die);
+	/* Keyed by the name's address in the finished table, as die_name's keys. */
+	raw = symtab_name(&f->syms, s);
+	slot = hmap_insert(&f->demangled, (uint64_t)(uintptr_t)raw, &added);
+	if (added)
+		slot->val = (uintptr_t)demangle_function(raw);
+	return (const char *)(uintptr_t)slot->val;
+}
+
+/* The innermost function scope holding pc, or -1. */
+static int32_t innermost(const struct unit_scopes *u, uint64_t pc)
+{
+	size_t lo = 0, hi = u->nranges;
+	int32_t s;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (u->sorted[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -1;
+	for (s = (int32_t)u->sorted[lo - 1].scope; s >= 0; s = u->scopes[s].parent)
+		if (scope_holds(u, &u->scopes[s], pc))
+			return s;
+	return -1;
+}
+
+/*
+ * The units of a module, found by address without .debug_aranges: every
+ * compilation unit's own ranges (DW_AT_ranges, or DW_AT_low_pc and
+ * DW_AT_high_pc), else the sequences of its line table, sorted by start.
+ * Ranges of different units may overlap (code a linker discarded keeps
+ * its unit's ranges at 0 or at a tombstone, and some producers emit
+ * overlapping units); maxhi[i] is the highest end among ranges 0..i, so
+ * a lookup walks back from the last range starting at or below the
+ * address only while an earlier range could still hold it.
+ */
+struct unit {
+	Dwarf_Die cu;	  /* its line table and file names */
+	uint16_t version; /* DWARF version of the unit */
+	int lang;	  /* DW_LANG_*, -1 when unknown */
+	Dwarf_Die scopes; /* its function DIEs: the split unit of a skeleton */
+	const char *comp_dir;
+	struct unit_scopes *index; /* built at the unit's first lookup */
+};
+
+struct unit_range {
+	uint64_t lo, hi; /* [lo, hi) in the DWARF's address space */
+	uint32_t unit;
+};
+
+struct srcline_units {
+	Dwarf_Addr bias; /* dwfl address = DWARF address + bias */
+	struct unit *units;
+	size_t nunits, units_cap;
+	struct unit_range *ranges;
+	size_t nranges, ranges_cap;
+	uint64_t *maxhi;
+	bool ready;
+};
+
+/*
+ * Code never starts at address 0 in a linked program; ld.bfd leaves the
+ * ranges of discarded functions there, lld at -1 or -2.
+ */
+static bool real_range(uint64_t lo, uint64_t hi)
+{
+	return lo != 0 && hi > lo && lo < UINT64_MAX - 1;
+}
+
+static void add_unit_range(struct srcline_units *x, uint64_t lo, uint64_t hi, uint32_t unit)
+{
+	if (!real_range(lo, hi))
+		return;
+	xgrow(&x->ranges, &x->ranges_cap, x->nranges + 1, sizeof(*x->ranges));
+	x->ranges[x->nranges++] = (struct unit_range){lo, hi, unit};
+}
+
+/* A unit without ranges of its own: the sequences of its line table. */
+static void add_line_ranges(struct srcline_units *x, Dwarf_Die *cu, uint32_t unit)
+{
+	Dwarf_Lines *lines;
+	size_t n;
+	uint64_t lo = 0;
+	bool open = false;
+
+	if (dwarf_getsrclines(cu, &lines, &n) != 0)
+		return;
+	/* Sorted by address: sequences follow one another, each closed by its end. */
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		bool end;
+
+		if (!l || dwarf_lineaddr(l, &a) != 0 || dwarf_lineendsequence(l, &end) != 0)
+			continue;
+		if (!open && !end) {
+			lo = a;
+			open = true;
+		} else if (open && end) {
+			add_unit_range(x, lo, a, unit);
+			open = false;
+		}
+	}
+}
+
+static int cmp_unit_range(const void *a, const void *b)
+{
+	const struct unit_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	return x->unit < y->unit ? -1 : x->unit > y->unit;
+}
+
+static void index_units(struct srcline_units *x, Dwarf *dw)
+{
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Half version;
+	uint8_t type;
+	Dwarf_Die cudie, subdie;
+
+	while (dwarf_get_units(dw, cu, &next, &version, &type, &cudie, &subdie) == 0) {
+		Dwarf_Addr base, lo, hi;
+		Dwarf_Attribute attr;
+		ptrdiff_t off = 0;
+		size_t before = x->nranges;
+		struct unit *u;
+		uint32_t id = (uint32_t)x->nunits;
+
+		cu = next;
+		if (type != DW_UT_compile && type != DW_UT_skeleton)
+			continue; /* type and partial units hold no code of their own */
+		if (dwarf_tag(&cudie) != DW_TAG_compile_unit &&
+		    dwarf_tag(&cudie) != DW_TAG_skeleton_unit)
+			continue;
+		xgrow(&x->units, &x->units_cap, x->nunits + 1, sizeof(*x->units));
+		u = &x->units[x->nunits++];
+		u->cu = cudie;
+		u->version = version;
+		u->lang = dwarf_srclang(&cudie);
+		u->scopes = type == DW_UT_skeleton && dwarf_tag(&subdie) ? subdie : cudie;
+		u->comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &attr));
+		u->index = NULL;
+		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0)
+			add_unit_range(x, lo, hi, id);
+		if (x->nranges == before)
+			add_line_ranges(x, &cudie, id);
+	}
+	if (x->nranges)
+		qsort(x->ranges, x->nranges, sizeof(*x->ranges), cmp_unit_range);
+	x->maxhi = xmalloc((x->nranges ? x->nranges : 1) * sizeof(*x->maxhi));
+	for (size_t i = 0; i < x->nranges; i++)
+		x->maxhi[i] =
+			i && x->maxhi[i - 1] > x->ranges[i].hi ? x->maxhi[i - 1] : x->ranges[i].hi;
+}
+
+/* The module's units, indexed at the first lookup; NULL without DWARF. */
+static struct srcline_units *file_units(struct symfile *f)
+{
+	struct srcline_units *x = f->lines;
+	Dwarf *dw;
+
+	if (x)
+		return x->ready ? x : NULL;
+	x = f->lines = xcalloc(1, sizeof(*x));
+	if (!f->dwmod)
+		return NULL;
+	dw = symfile_dwarf(f, &x->bias);
+	if (!dw) {
+		/* Compressed sections libelf skipped, or none at all. */
+		f->lines_reason = f->zreason ? f->zreason : LINES_NO_DWARF;
+		return NULL;
+	}
+	index_units(x, dw);
+	if (x->nunits == 0)
+		f->lines_reason = f->zreason ? f->zreason : LINES_NO_DWARF;
+	x->ready = true;
+	return x;
+}
+
+/* The unit whose ranges hold pc (the one starting last), or NULL. */
+static struct unit *unit_at(struct srcline_units *x, uint64_t pc)
+{
+	size_t lo = 0, hi = x->nranges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->ranges[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i > 0 && x->maxhi[i - 1] > pc; i--)
+		if (pc < x->ranges[i - 1].hi)
+			return &x->units[x->ranges[i - 1].unit];
+	return NULL;
+}
+
+/*
+ * The row of the unit's line table for pc: the last row at the highest
+ * address at or below pc, unless that row ends a sequence (pc lies in a
+ * gap). libdw keeps the rows sorted by address.
+ */
+static Dwarf_Line *line_at(Dwarf_Die *cu, uint64_t pc)
+{
+	Dwarf_Lines *lines;
+	Dwarf_Line *l;
+	Dwarf_Addr a;
+	size_t n, lo = 0, hi;
+	bool end;
+
+	if (dwarf_getsrclines(cu, &lines, &n) != 0 || n == 0)
+		return NULL;
+	hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		l = dwarf_onesrcline(lines, mid);
+		if (l && dwarf_lineaddr(l, &a) == 0 && a <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	l = dwarf_onesrcline(lines, lo - 1);
+	if (!l || dwarf_lineendsequence(l, &end) != 0 || end)
+		return NULL;
+	return l;
+}
+
+/*
+ * A file name of the unit's line table made whole (full_path). Before
+ * DWARF 5, directory 0 is the compilation directory, which libdw has
+ * already put before the name; a relative one (Go's ".") must not be put
+ * there twice. In DWARF 5 directory 0 is a string of the table's own,
+ * joined to the compilation directory like any other (as binutils,
+ * elfutils and LLVM do, even where the two are the same).
+ */
+static const char *unit_path(struct symfile *f, const struct unit *u, const char *file)
+{
+	size_t n;
+
+	if (u->version < 5 && file && u->comp_dir && u->comp_dir[0] != '/' &&
+	    (n = strlen(u->comp_dir)) && !strncmp(file, u->comp_dir, n) && file[n] == '/')
+		return file;
+	return full_path(f, u->comp_dir, file);
+}
+
+void srcline_release(struct symfile *f)
+{
+	struct srcline_units *x = f->lines;
+
+	if (!x)
+		return;
+	for (size_t i = 0; i < x->nunits; i++)
+		unit_scopes_free(x->units[i].index);
+	free(x->units);
+	free(x->ranges);
+	free(x->maxhi);
+	free(x);
+	f->lines = NULL;
+}
+
+int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int max)
+{
+	struct srcline_units *x;
+	struct unit *u;
+	Dwarf_Line *dl;
+	uint64_t pc;
+	int n = 0;
+	int line = 0, col = 0;
+	const char *file = NULL;
+
+	if (max <= 0 || !(x = file_units(f)))
+		return 0;
+	pc = vaddr + f->dwbias - x->bias;
+	u = unit_at(x, pc);
+	if (!u) {
+		if (!f->lines_reason)
+			f->lines_reason = LINES_UNCOVERED;
+		return 0;
+	}
+	dl = line_at(&u->cu, pc);
+	if (dl) {
+		file = unit_path(f, u, dwarf_linesrc(dl, NULL, NULL));
+		dwarf_lineno(dl, &line);
+		dwarf_linecol(dl, &col);
+	}
+	if (!u->index)
+		u->index = unit_scopes_new(&u->scopes);
+	for (int32_t sc = innermost(u->index, pc); sc >= 0 && n < max;
+	     sc = u->index->scopes[sc].parent) {
+		Dwarf_Die *die = &u->index->scopes[sc].die;
+		int tag = dwarf_tag(die);
+		uint32_t l, c;
+		int decl;
+
+		out[n].func =
+			tag == DW_TAG_subprogram
+				? function_name(f, u->index, &u->index->scopes[sc], vaddr, x->bias)
+				: die_name(f, die);
+		if (!out[n].func && tag == DW_TAG_inlined_subroutine)
+			out[n].func = "??";
+		out[n].file = file;
+		out[n].line = line > 0 ? (uint32_t)line : 0;
+		out[n].col = col > 0 ? (uint32_t)col : 0;
+		out[n].inlined = tag == DW_TAG_inlined_subroutine;
+		/* Through the abstract origin or the specification. */
+		out[n].decl_line =
+			dwarf_decl_line(die, &decl) == 0 && decl > 0 ? (uint32_t)decl : 0;
+		out[n].entry = 0;
+		out[n].symbol_suffix = false;
+		n++;
+		if (tag == DW_TAG_subprogram) {
+			Dwarf_Addr e;
+
+			if (dwarf_entrypc(die, &e) == 0 && e + x->bias >= f->dwbias)
+				out[n - 1].entry = e + x->bias - f->dwbias;
+			out[n - 1].symbol_suffix =
+				u->lang == DW_LANG_Go &&
+				!dwarf_hasattr_integrate(die, DW_AT_linkage_name);
+			break;
+		}
+		/* The next level out runs at this level's call site. */
+		call_site(&u->cu, die, &file, &l, &c);
+		file = unit_path(f, u, file);
+		line = (int)l;
+		col = (int)c;
+	}
+	if (n == 0 && file) {
+		/* Lines but no function DIE: keep the line, the symbol names it. */
+		out[0].func = NULL;
+		out[0].file = file;
+		out[0].line = line > 0 ? (uint32_t)line : 0;
+		out[0].col = col > 0 ? (uint32_t)col : 0;
+		out[0].inlined = false;
+		out[0].decl_line = 0;
+		out[0].entry = 0;
+		out[0].symbol_suffix = false;
+		n = 1;
+	}
+	return n;
+}

@@ -1,0 +1,200 @@
+/*
+ * symbolize.c - names for frames; see symbolize.h.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "util/busguard.h"
+#include "symbol/demangle.h"
+#include "symbol/namer.h"
+#include "symbol/symbolize.h"
+#include "util/util.h"
+
+/* Kernel and perf-map frames carry absolute addresses, file frames offsets. */
+static bool absolute(const struct module *m)
+{
+	return m->kind == MODULE_KERNEL || m->kind == MODULE_PERFMAP;
+}
+
+/* The symbol's name, demangled (a PLT entry's before its "@plt"); malloc'd. */
+static char *symbolize_name(const struct symfile *f, const struct sym *sym)
+{
+	const char *raw = symtab_name(&f->syms, sym);
+	size_t n = strlen(raw);
+	char *d;
+
+	if (n > 4 && !strcmp(raw + n - 4, "@plt")) {
+		char *base = xstrndup(raw, n - 4);
+
+		d = demangle(base);
+		free(base);
+		if (d) {
+			base = xasprintf("%s@plt", d);
+			free(d);
+			return base;
+		}
+		return xstrdup(raw);
+	}
+	d = demangle(raw);
+	return d ? d : xstrdup(raw);
+}
+
+/*
+ * Whether the outermost level l is better named by the symbol sym that
+ * starts at its entry (see struct srcline): so the frame reads as with
+ * --no-lines, and as perf, binutils' addr2line and llvm-symbolizer name it.
+ */
+static bool by_symbol(const struct srcline *l, const struct sym *sym, const char *symname)
+{
+	size_t n;
+
+	if (l->inlined || !l->symbol_suffix || !l->func || !symname || l->entry != sym->addr)
+		return false;
+	n = strlen(l->func);
+	return !strncmp(symname, l->func, n) && symname[n] == '.' && symname[n + 1];
+}
+
+int symbolize_addr(struct symbolizer *z, struct module *m, uint64_t addr, bool is_vaddr,
+		   struct symres *r)
+{
+	struct symfile *f;
+	const struct sym *sym;
+	struct bus_guard guard;
+	uint64_t vaddr = addr;
+
+	memset(r, 0, sizeof(*r));
+	/* libelf and libdw read the module's files through mmap. */
+	if (BUS_GUARD_ARM(&guard)) {
+		bus_guard_disarm(&guard);
+		symres_release(r);
+		memset(r, 0, sizeof(*r));
+		symfile_changed(z, m);
+		return 0;
+	}
+	f = symfile_get(z, m);
+	if (f->changed || (!is_vaddr && !absolute(m) &&
+			   addr_file_offset_to_vaddr(f->segs, f->nsegs, addr, &vaddr) < 0)) {
+		bus_guard_disarm(&guard);
+		return 0;
+	}
+	sym = symtab_lookup(&f->syms, vaddr);
+	if (sym) {
+		r->symoff = vaddr - sym->addr;
+		r->symname = symbolize_name(f, sym);
+	}
+	if (!absolute(m) && !z->no_lines)
+		r->n = srcline_lookup(f, vaddr, r->lv, SRCLINE_MAX_DEPTH);
+	bus_guard_disarm(&guard);
+	if (r->n == 0 && r->symname) {
+		r->lv[0].func = r->symname;
+		r->n = 1;
+	} else if (r->n > 0 && !r->lv[r->n - 1].func) {
+		/* A place but no function DIE: the symbol names it, if any. */
+		r->lv[r->n - 1].func = r->symname;
+	} else if (r->n > 0 && sym && by_symbol(&r->lv[r->n - 1], sym, r->symname)) {
+		r->lv[r->n - 1].func = r->symname;
+	}
+	return r->n;
+}
+
+bool symbolize_at_entry(struct symbolizer *z, struct module *m, uint64_t off)
+{
+	struct symfile *f;
+	uint64_t vaddr;
+
+	if (m->kind != MODULE_FILE)
+		return false;
+	f = symfile_get(z, m);
+	return f->entry && addr_file_offset_to_vaddr(f->segs, f->nsegs, off, &vaddr) == 0 &&
+	       vaddr >= f->entry && vaddr - f->entry < 64;
+}
+
+void symres_release(struct symres *r)
+{
+	free(r->symname);
+	r->symname = NULL;
+}
+
+size_t symbolize_profile(struct profile *p, struct symbolizer *z, struct namer *n, bool cut_short)
+{
+	struct module_set *mods = z->mods;
+	struct symres *r = xmalloc(sizeof(*r));
+	size_t unresolved = 0;
+
+	for (size_t i = 0; i < p->nframes; i++) {
+		struct pm_frame *f = &p->frames[i];
+		bool own = false;
+
+		if (f->module == PM_NONE || f->module >= mods->n || f->nlines)
+			continue;
+		if (!n || namer_levels(n, (uint32_t)i, r) < 0) {
+			if (cut_short) {
+				unresolved++;
+				continue;
+			}
+			symbolize_addr(z, mods->mods[f->module], f->addr, false, r);
+			own = true;
+		}
+		if (r->n && r->lv[r->n - 1].func) {
+			/* Named (a place without a function is no name). */
+			for (int k = 0; k < r->n; k++) {
+				struct pm_line l = {0};
+
+				l.func = strtab_add(&p->str, r->lv[k].func);
+				l.file = r->lv[k].file ? strtab_add(&p->str, r->lv[k].file) : 0;
+				l.line = r->lv[k].line;
+				l.flags = r->lv[k].inlined ? PM_LINE_INLINED : 0;
+				l.symoff = k == r->n - 1 ? r->symoff : 0;
+				l.start_line = r->lv[k].decl_line;
+				profile_add_line(p, (uint32_t)i, &l);
+			}
+		}
+		if (own)
+			symres_release(r);
+	}
+	free(r);
+	for (size_t i = p->nmodules; i < mods->n; i++) {
+		struct module *m = mods->mods[i];
+		/*
+		 * What was read of the module for naming, if anything (a module
+		 * no sampled frame is in is not read now). Cut short, the thread
+		 * may still be reading z: it is not touched.
+		 */
+		struct symfile *sf = cut_short ? NULL : symfile_find(z, m);
+		char hex[2 * BUILD_ID_MAX + 1] = "";
+		uint32_t flags = 0, id;
+
+		if (sf)
+			build_id_hex(sf->build_id, sf->build_id_len, hex);
+		if (m->kind == MODULE_KERNEL)
+			flags = PM_MODULE_KERNEL;
+		else if (m->kind == MODULE_VDSO)
+			flags = PM_MODULE_VDSO;
+		else if (m->kind == MODULE_ANON)
+			flags = PM_MODULE_ANON;
+		else if (m->kind == MODULE_PERFMAP)
+			flags = PM_MODULE_PERFMAP;
+		if (sf) {
+			flags |= (uint32_t)sf->reason << PM_MODULE_REASON_SHIFT;
+			flags |= (uint32_t)sf->lines_reason << PM_MODULE_LINES_SHIFT;
+		}
+		id = profile_add_module(p, m->path, hex, flags);
+		if (sf && sf->reason)
+			p->modules[id].reason = strtab_add(&p->str, module_reason_text(sf->reason));
+		/* Its segments, for pprof to map file offsets back to ELF addresses. */
+		for (size_t k = 0; sf && m->kind == MODULE_FILE && k < sf->nsegs; k++) {
+			struct pm_segment g = {
+				.module = id,
+				.flags = sf->segs[k].flags,
+				.offset = sf->segs[k].offset,
+				.vaddr = sf->segs[k].vaddr,
+				.filesz = sf->segs[k].filesz,
+				.memsz = sf->segs[k].memsz,
+			};
+
+			profile_add_segment(p, &g);
+		}
+	}
+	return unresolved;
+}

@@ -1,0 +1,59 @@
+/*
+ * symbolize.h - giving frames their names.
+ *
+ * A frame is a module and a file offset (or, for the kernel and JIT perf
+ * maps, an absolute address). Its names come from the module's symfile
+ * (symfile.h): the offset becomes an ELF address through the load
+ * segments (addr.h), then a symbol, and, from DWARF, source lines and the
+ * chain of inlined functions. A frame that finds no name is left without
+ * lines; its module and offset still say where it is.
+ */
+#ifndef PERFMINI_SYMBOLIZE_H
+#define PERFMINI_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "model/module.h"
+#include "store/profile.h"
+#include "symbol/srcline.h"
+#include "symbol/symfile.h"
+
+/* Everything known of one address: its function levels, innermost first. */
+struct symres {
+	int n; /* levels; 0: no name at all */
+	struct srcline lv[SRCLINE_MAX_DEPTH];
+	uint64_t symoff; /* offset into the outermost function's symbol */
+	char *symname;	 /* the symbol's demangled name (malloc'd), or NULL */
+};
+
+/*
+ * Resolves a frame address of m (a file offset, or an absolute address
+ * for the kernel and perf maps) or, with is_vaddr, an ELF address, to its
+ * levels: DWARF lines and inline chain where the module has them, the
+ * symbol's name for the outermost level where DWARF names none. Returns
+ * r->n. A level's func is NULL only for the outermost level of a place
+ * that neither DWARF nor the symbols name. Release with symres_release.
+ */
+int symbolize_addr(struct symbolizer *z, struct module *m, uint64_t addr, bool is_vaddr,
+		   struct symres *r);
+void symres_release(struct symres *r);
+
+/*
+ * Whether file offset off of m is the code at its ELF entry point (the
+ * first 64 bytes: _start), for a binary whose symbols do not say so.
+ */
+bool symbolize_at_entry(struct symbolizer *z, struct module *m, uint64_t off);
+
+struct namer;
+
+/*
+ * Gives the frames of p their lines: from what the naming thread n
+ * resolved, else resolved now through z unless n was cut short (then
+ * they stay unnamed). Then adds one module entry per module of z's set,
+ * in set order, so that module ids and profile module indexes agree.
+ * Returns how many frames stayed unresolved because naming was cut short.
+ */
+size_t symbolize_profile(struct profile *p, struct symbolizer *z, struct namer *n, bool cut_short);
+
+#endif

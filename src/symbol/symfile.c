@@ -1,0 +1,523 @@
+/*
+ * symfile.c - reading modules' symbols and DWARF; see symfile.h.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf/elfz.h"
+#include "symbol/srcline.h"
+#include "symbol/symfile.h"
+#include "util/util.h"
+
+/* libdwfl's own default: next to the file, in .debug/, under /usr/lib/debug. */
+#define DEFAULT_DEBUGINFO_PATH "-:.debug:/usr/lib/debug"
+
+int symfile_expand_fd(int fd, enum module_lines *why)
+{
+	struct elfz_info info;
+	struct stat st;
+	void *in, *out;
+	int mfd, ret;
+
+	if (fstat(fd, &st) < 0 || st.st_size <= 0)
+		return fd;
+	in = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (in == MAP_FAILED)
+		return fd;
+	ret = elfz_inspect(in, (size_t)st.st_size, &info);
+	if (ret == 0 && info.unknown && why)
+		*why = LINES_COMPRESSION;
+	if (ret < 0 || info.zstd == 0) {
+		/* Nothing libelf cannot read itself (or not ELF: libelf says so). */
+		if (ret == -EFBIG && why)
+			*why = LINES_EXPAND_FAILED;
+		munmap(in, (size_t)st.st_size);
+		return fd;
+	}
+	mfd = memfd_create("perfmini-debug", MFD_CLOEXEC);
+	if (mfd < 0 || ftruncate(mfd, (off_t)info.out_size) < 0)
+		goto fail;
+	out = mmap(NULL, info.out_size, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	if (out == MAP_FAILED)
+		goto fail;
+	ret = elfz_expand(in, (size_t)st.st_size, out, info.out_size);
+	munmap(out, info.out_size);
+	if (ret < 0)
+		goto fail;
+	munmap(in, (size_t)st.st_size);
+	close(fd);
+	return mfd;
+fail:
+	if (why)
+		*why = LINES_EXPAND_FAILED;
+	if (mfd >= 0)
+		close(mfd);
+	munmap(in, (size_t)st.st_size);
+	return fd;
+}
+
+/*
+ * libdwfl's search for a separate debug file (build-id, .gnu_debuglink,
+ * debuginfod), for the symfile that is the Dwfl_Module's user data
+ * (dwfl_report sets it). libdwfl's search may keep the libelf handle it
+ * opened to check a build-id in the module, which then reads the file as
+ * found, whatever descriptor this returns. So when the file found has
+ * zstd sections, its expanded copy is kept in f->zfd and the file itself
+ * returned; symfile_dwfl_reload then reports the module again in a new
+ * Dwfl, where this returns the copy without searching.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct symfile *f = userdata ? *userdata : NULL;
+	int fd, x, y;
+
+	if (f && f->zfd >= 0 && f->zname) {
+		free(*debuginfo_file_name);
+		*debuginfo_file_name = xstrdup(f->zname);
+		return fcntl(f->zfd, F_DUPFD_CLOEXEC, 0);
+	}
+	errno = 0;
+	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+					  debuglink_crc, debuginfo_file_name);
+	if (fd < 0 && f && (errno == EMFILE || errno == ENFILE))
+		f->debug_no_fd = true;
+	if (fd < 0 || !f || f->zname)
+		return fd;
+	x = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (x < 0)
+		return fd;
+	/* A copy is made while x is open: another descriptor means a copy. */
+	y = symfile_expand_fd(x, &f->zreason);
+	if (y != x) {
+		f->zfd = y;
+		f->zname = xstrdup(*debuginfo_file_name ? *debuginfo_file_name : "");
+	} else {
+		close(x);
+	}
+	return fd;
+}
+
+void symbolizer_init(struct symbolizer *z, struct module_set *mods, bool no_lines)
+{
+	memset(z, 0, sizeof(*z));
+	z->mods = mods;
+	z->no_lines = no_lines;
+	z->dwfl_cb.find_elf = dwfl_build_id_find_elf;
+	z->dwfl_cb.find_debuginfo = find_debuginfo;
+	z->dwfl_cb.debuginfo_path = &z->debuginfo_path;
+}
+
+static void symfile_free(struct symfile *f)
+{
+	/*
+	 * What libelf and libdw were doing when the file changed under them
+	 * was cut off midway: none of it is touched again, not even to free.
+	 */
+	if (!f || f->changed)
+		return;
+	free(f->segs);
+	free(f->debugfile);
+	free(f->image);
+	if (f->zfd >= 0)
+		close(f->zfd);
+	free(f->zname);
+	for (size_t i = 0; i < f->demangled.cap; i++)
+		if (f->demangled.slots[i].key)
+			free((void *)(uintptr_t)f->demangled.slots[i].val);
+	hmap_release(&f->demangled);
+	for (size_t i = 0; i < f->paths.cap; i++)
+		if (f->paths.slots[i].key)
+			free((void *)(uintptr_t)f->paths.slots[i].val);
+	hmap_release(&f->paths);
+	srcline_release(f);
+	dwname_free(f->dwname);
+	if (f->dwfl)
+		dwfl_end(f->dwfl);
+	symtab_release(&f->syms);
+	free(f);
+}
+
+void symbolizer_release(struct symbolizer *z)
+{
+	for (size_t i = 0; i < z->nfiles; i++)
+		symfile_free(z->files[i]);
+	free(z->files);
+	free(z->debuginfo_path);
+	memset(z, 0, sizeof(*z));
+}
+
+int symbolizer_add_debug_dir(struct symbolizer *z, const char *dir)
+{
+	char *old = z->debuginfo_path, *full;
+
+	/* libdwfl takes relative entries as relative to each binary's directory. */
+	full = realpath(dir, NULL);
+	if (!full)
+		return -errno;
+	z->debuginfo_path = xasprintf("%s:%s", old ? old : DEFAULT_DEBUGINFO_PATH, full);
+	free(full);
+	free(old);
+	return 0;
+}
+
+/* Loading. */
+
+static int load_kernel(struct symfile *f)
+{
+	FILE *k = fopen("/proc/kallsyms", "re");
+	int n;
+
+	if (!k) {
+		f->reason = REASON_KERNEL_HIDDEN;
+		return -errno;
+	}
+	n = symtab_read_kallsyms(&f->syms, k);
+	fclose(k);
+	if (n <= 0 || f->syms.n == 0 || f->syms.syms[0].addr == 0) {
+		f->reason = REASON_KERNEL_HIDDEN;
+		return -EPERM;
+	}
+	return 0;
+}
+
+int perfmap_parse(FILE *f, struct symtab *t, size_t max_bytes)
+{
+	char *line = NULL;
+	size_t cap = 0, read = 0;
+	ssize_t len;
+	int n = 0;
+
+	while ((len = getline(&line, &cap, f)) > 0) {
+		unsigned long long start, size;
+		char *p = line, *end;
+
+		read += (size_t)len;
+		if (read > max_bytes)
+			break;
+		errno = 0;
+		start = strtoull(p, &end, 16);
+		if (errno || end == p || *end != ' ')
+			continue;
+		p = end + 1;
+		size = strtoull(p, &end, 16);
+		if (errno || end == p || *end != ' ' || size == 0)
+			continue;
+		p = end + 1;
+		p[strcspn(p, "\n")] = '\0';
+		if (!*p)
+			continue;
+		symtab_add(t, start, size, p, 1);
+		n++;
+	}
+	free(line);
+	symtab_finish(t);
+	return n;
+}
+
+/* Whether err means that perfmini has no descriptor left. */
+static bool out_of_descriptors(int err)
+{
+	return err == EMFILE || err == ENFILE;
+}
+
+static int load_perfmap(struct symfile *f)
+{
+	FILE *map;
+	int fd;
+
+	if (f->mod->fd < 0) {
+		/* The runtime never wrote one we could read, or we could not open it. */
+		f->reason =
+			out_of_descriptors(f->mod->pin_error) ? REASON_NO_DESCRIPTORS : REASON_ANON;
+		return -ENOENT;
+	}
+	fd = dup(f->mod->fd);
+	if (fd < 0 || !(map = fdopen(fd, "r"))) {
+		int err = errno;
+
+		if (fd >= 0)
+			close(fd);
+		f->reason = out_of_descriptors(err) ? REASON_NO_DESCRIPTORS : REASON_FILE_GONE;
+		return -EIO;
+	}
+	rewind(map);
+	perfmap_parse(map, &f->syms, PERFMAP_MAX_BYTES);
+	fclose(map);
+	if (!f->syms.n) {
+		f->reason = REASON_NO_SYMBOLS;
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static int load_vdso(struct symfile *f)
+{
+	Elf *e;
+	int n;
+
+	if (module_vdso_copy(&f->image, &f->nimage) < 0) {
+		f->reason = REASON_VDSO;
+		return -ENOENT;
+	}
+	e = elf_memory((char *)f->image, f->nimage);
+	n = e ? elf_read_segments(e, &f->segs) : -ENOEXEC;
+	if (n > 0) {
+		f->nsegs = (size_t)n;
+		f->symsrc = elf_read_symbols(e, &f->syms);
+	}
+	if (e)
+		elf_end(e);
+	if (n <= 0 || f->symsrc <= 0) {
+		f->reason = REASON_VDSO;
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static bool has_section(Elf *e, const char *name)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(e, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(e, shstrndx, sh.sh_name)) &&
+		    !strcmp(n, name))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Reports the module's file to a new Dwfl (f->dwfl, f->dwmod,
+ * f->dwbias); the file's image with zstd sections expanded, unless lines
+ * are not read. Returns 0 or -errno.
+ */
+static int dwfl_report(struct symfile *f)
+{
+	const char *path = f->mod->path, *base = strrchr(path, '/');
+	GElf_Addr bias;
+	void **userdata;
+	int fd;
+
+	fd = fcntl(f->mod->fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (!f->no_lines)
+		fd = symfile_expand_fd(fd, &f->zreason);
+	f->dwfl = dwfl_begin(f->dwfl_cb);
+	if (!f->dwfl) {
+		close(fd);
+		return -ENOMEM;
+	}
+	dwfl_report_begin(f->dwfl);
+	f->dwmod = dwfl_report_elf(f->dwfl, base ? base + 1 : path, path, fd, 0, false);
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	if (!f->dwmod)
+		goto fail_dwfl;
+	dwfl_module_info(f->dwmod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = f; /* for find_debuginfo */
+	if (!dwfl_module_getelf(f->dwmod, &bias))
+		goto fail_dwfl;
+	f->dwbias = bias;
+	return 0;
+fail_dwfl:
+	dwfl_end(f->dwfl);
+	f->dwfl = NULL;
+	f->dwmod = NULL;
+	return -ENOEXEC;
+}
+
+int symfile_dwfl_reload(struct symfile *f)
+{
+	if (f->zfd < 0 || f->zreloaded || !f->dwfl)
+		return 0;
+	f->zreloaded = true;
+	dwfl_end(f->dwfl);
+	f->dwfl = NULL;
+	f->dwmod = NULL;
+	return dwfl_report(f);
+}
+
+/*
+ * Symbols through libdwfl: it picks the best table among the file's own
+ * .symtab, a separate debug file and MiniDebugInfo, plus .dynsym. Adds
+ * them to f->syms in the file's ELF address space, with the PLT's
+ * entries; returns the count, or -EMFILE or -ENFILE when there was no
+ * descriptor to read them with.
+ */
+static int dwfl_symbols(struct symfile *f)
+{
+	const char *debugfile = NULL;
+	GElf_Addr bias;
+	Elf *elf;
+	int n, plt, added = 0, ret;
+
+	if ((ret = dwfl_report(f)) < 0)
+		return out_of_descriptors(-ret) ? ret : 0;
+	if (!(elf = dwfl_module_getelf(f->dwmod, &bias)))
+		return 0;
+	n = dwfl_module_getsymtab(f->dwmod);
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *symelf;
+		const char *name;
+		int type;
+
+		name = dwfl_module_getsym_info(f->dwmod, i, &sym, &addr, &shndx, &symelf, NULL);
+		if (!name || !*name || shndx == SHN_UNDEF)
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			continue;
+		symtab_addn(&f->syms, addr - bias, elf_symbol_size(symelf, &sym, shndx), name,
+			    elf_symbol_name_len(name), elf_symbol_rank(&sym, name));
+		added++;
+	}
+	/* The PLT's code is in the file itself: its ELF addresses, no bias. */
+	plt = elf_read_plt(elf, &f->syms);
+	if (plt > 0)
+		added += plt;
+	dwfl_module_info(f->dwmod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+	if (debugfile)
+		f->debugfile = xstrdup(debugfile);
+	symtab_finish(&f->syms);
+	symfile_dwfl_reload(f); /* the symbols came from a zstd debug file */
+	return added;
+}
+
+Dwarf *symfile_dwarf(struct symfile *f, Dwarf_Addr *bias)
+{
+	Dwarf *dw;
+
+	if (!f->dwmod)
+		return NULL;
+	dw = dwfl_module_getdwarf(f->dwmod, bias);
+	if (f->zfd >= 0 && !f->zreloaded && symfile_dwfl_reload(f) == 0 && f->dwmod)
+		dw = dwfl_module_getdwarf(f->dwmod, bias);
+	return dw;
+}
+
+/* A file module: its ELF identity and layout, then its symbols. */
+static int load_file(struct symfile *f)
+{
+	struct symtab own;
+	GElf_Ehdr eh;
+	Elf *e;
+	int n, ret = 0;
+
+	if (f->mod->fd < 0) {
+		f->reason = out_of_descriptors(f->mod->pin_error) ? REASON_NO_DESCRIPTORS
+								  : REASON_FILE_GONE;
+		return -ENOENT;
+	}
+	e = elf_begin(f->mod->fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || (n = elf_read_segments(e, &f->segs)) <= 0) {
+		f->reason = REASON_NOT_ELF;
+		ret = -ENOEXEC;
+		goto out;
+	}
+	f->nsegs = (size_t)n;
+	f->build_id_len = elf_read_build_id(e, f->build_id);
+	if (gelf_getehdr(e, &eh))
+		f->entry = eh.e_entry;
+	symtab_init(&own);
+	f->symsrc = elf_read_symbols(e, &own);
+	symtab_release(&own);
+	n = dwfl_symbols(f);
+	if (n < 0) {
+		f->reason = REASON_NO_DESCRIPTORS;
+		ret = n;
+	} else if (n == 0) {
+		f->reason = REASON_NO_SYMBOLS;
+		ret = -ENOENT;
+	} else if (f->symsrc != ELF_SYMS_SYMTAB && !f->debugfile &&
+		   !has_section(e, ".gnu_debugdata")) {
+		/* Names, but only the exported ones: none else, or none we could open. */
+		f->reason = f->debug_no_fd ? REASON_NO_DESCRIPTORS : REASON_STRIPPED;
+	}
+out:
+	if (e)
+		elf_end(e);
+	return ret;
+}
+
+/* Reads what f's module is into f (stored in z before: see symfile_changed). */
+static void symfile_load(struct symbolizer *z, struct symfile *f)
+{
+	struct module *m = f->mod;
+
+	f->zfd = -1;
+	f->dwfl_cb = &z->dwfl_cb;
+	f->no_lines = z->no_lines;
+	symtab_init(&f->syms);
+	hmap_init(&f->demangled);
+	hmap_init(&f->paths);
+	elf_version(EV_CURRENT);
+	switch (m->kind) {
+	case MODULE_KERNEL:
+		load_kernel(f);
+		break;
+	case MODULE_ANON:
+		f->reason = REASON_ANON;
+		break;
+	case MODULE_VDSO:
+		load_vdso(f);
+		break;
+	case MODULE_PERFMAP:
+		load_perfmap(f);
+		break;
+	case MODULE_FILE:
+		load_file(f);
+		break;
+	}
+}
+
+struct symfile *symfile_get(struct symbolizer *z, struct module *m)
+{
+	if (m->id >= z->nfiles) {
+		size_t n = z->nfiles ? z->nfiles : 64;
+
+		while (n <= m->id)
+			n *= 2;
+		z->files = xrealloc(z->files, n * sizeof(*z->files));
+		memset(z->files + z->nfiles, 0, (n - z->nfiles) * sizeof(*z->files));
+		z->nfiles = n;
+	}
+	if (!z->files[m->id]) {
+		z->files[m->id] = xcalloc(1, sizeof(*z->files[m->id]));
+		z->files[m->id]->mod = m;
+		symfile_load(z, z->files[m->id]);
+	}
+	return z->files[m->id];
+}
+
+struct symfile *symfile_find(struct symbolizer *z, const struct module *m)
+{
+	return m->id < z->nfiles ? z->files[m->id] : NULL;
+}
+
+void symfile_changed(struct symbolizer *z, struct module *m)
+{
+	/* symfile_get stores a symfile before reading anything into it. */
+	if (m->id < z->nfiles && z->files[m->id]) {
+		z->files[m->id]->changed = true;
+		z->files[m->id]->reason = REASON_CHANGED;
+	}
+}

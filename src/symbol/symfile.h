@@ -1,0 +1,153 @@
+/*
+ * symfile.h - what naming reads of the modules: for each, its load
+ * segments, build-id and entry point, its function symbols (the file's
+ * .symtab, a separate debug file's found by build-id or .gnu_debuglink,
+ * MiniDebugInfo, debuginfod, .dynsym, and NAME@plt entries; kallsyms for
+ * the kernel; the perf map of a process's JIT code; the vdso from
+ * perfmini's own memory), and access to its DWARF.
+ *
+ * Ownership: a symbolizer and its symfiles belong to one thread at a time,
+ * the one that names frames (while recording, the naming thread; at the
+ * stop, the recorder after joining it), so nothing here takes a lock. A
+ * symfile is made on first use, by module id, and read from the module's
+ * pinned file (module.h), which nothing else reads through libelf.
+ */
+#ifndef PERFMINI_SYMFILE_H
+#define PERFMINI_SYMFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <elfutils/libdwfl.h>
+
+#include "elf/addr.h"
+#include "symbol/dwname.h"
+#include "elf/elfread.h"
+#include "util/hmap.h"
+#include "model/module.h"
+#include "store/reasons.h"
+#include "elf/symtab.h"
+
+struct srcline_units;
+
+struct symfile {
+	struct module *mod; /* what it is and its pinned file */
+	enum module_reason reason;
+	struct load_seg *segs;
+	size_t nsegs;
+	uint8_t build_id[BUILD_ID_MAX];
+	size_t build_id_len;
+	uint64_t entry; /* ELF entry point (e_entry), 0 when none */
+	struct symtab syms;
+	int symsrc;	      /* enum elf_symsrc, of the file itself */
+	char *debugfile;      /* separate debug file found, or NULL */
+	unsigned char *image; /* MODULE_VDSO: a copy of the image */
+	size_t nimage;
+
+	/* DWARF, through libdwfl: NULL without a file. */
+	Dwfl *dwfl;
+	Dwfl_Module *dwmod;
+	uint64_t dwbias; /* dwfl address = ELF address + dwbias */
+	const Dwfl_Callbacks *dwfl_cb;
+	bool no_lines; /* names from symbol tables only: DWARF is never read */
+	/* What expanding compressed debug sections met (symfile_expand_fd). */
+	enum module_lines zreason;
+	/*
+	 * A separate debug file with zstd sections: its expanded copy and its
+	 * name, for the module's second Dwfl (symfile_dwfl_reload).
+	 */
+	int zfd;
+	char *zname;
+	bool zreloaded;
+	bool debug_no_fd; /* the search for a debug file ran out of descriptors */
+	/*
+	 * Its file shrank while libelf or libdw read it (SIGBUS, busguard.h):
+	 * nothing more is read of it, and it has no names from then on.
+	 */
+	bool changed;
+
+	/* srcline.c's and dwname.c's caches. */
+	struct hmap demangled;	     /* linkage name in libdw's data -> malloc'd display name */
+	struct hmap paths;	     /* (directory, file) in libdw's data -> struct joined_path */
+	struct srcline_units *lines; /* units by address, their scopes */
+	enum module_lines lines_reason;
+	struct dwname *dwname; /* DIE parents for names built from DWARF, NULL until needed */
+};
+
+struct symbolizer {
+	struct module_set *mods; /* the model's: what the ids stand for */
+	struct symfile **files;	 /* by module id, NULL until first used */
+	size_t nfiles;
+	char *debuginfo_path;	/* for libdwfl: "-:.debug:/usr/lib/debug[:DIR...]" */
+	Dwfl_Callbacks dwfl_cb; /* points at debuginfo_path: the symbolizer must not move */
+	bool no_lines;
+};
+
+/* no_lines: names from symbol tables only, DWARF never read. */
+void symbolizer_init(struct symbolizer *z, struct module_set *mods, bool no_lines);
+void symbolizer_release(struct symbolizer *z);
+/*
+ * Adds a directory searched for debug files (by build-id and by name),
+ * made absolute. Returns 0 or -errno (no such directory).
+ */
+int symbolizer_add_debug_dir(struct symbolizer *z, const char *dir);
+
+/*
+ * The symfile of m, read on first use: segments, build-id and symbols
+ * from the pinned file, with separate debug files found through libdwfl.
+ * Never NULL; its reason says why it has no (or few) names.
+ */
+struct symfile *symfile_get(struct symbolizer *z, struct module *m);
+
+/* m's symfile if it was read already, else NULL (nothing is read). */
+struct symfile *symfile_find(struct symbolizer *z, const struct module *m);
+
+/*
+ * Marks m's symfile changed (see above): called after SIGBUS cut a read
+ * of its files short.
+ */
+void symfile_changed(struct symbolizer *z, struct module *m);
+
+/*
+ * A descriptor of the ELF file fd from which libelf reads every debug
+ * section: fd itself, or (when fd has zstd-compressed sections, which
+ * libelf 0.188 cannot read) a memfd holding the file's image with its
+ * compressed sections expanded (elfz.h). Takes fd: it is closed when the
+ * memfd replaces it (the memfd is made while fd is open, so the two
+ * numbers differ). When sections cannot be expanded, returns fd and
+ * sets *why (if not NULL) to the reason.
+ */
+int symfile_expand_fd(int fd, enum module_lines *why);
+
+/*
+ * The module's DWARF (see dwfl_module_getdwarf), from its expanded copy
+ * when it is in a separate debug file with zstd sections; NULL when it
+ * has none.
+ */
+Dwarf *symfile_dwarf(struct symfile *f, Dwarf_Addr *bias);
+
+/*
+ * Reports the module again in a new Dwfl when its separate debug file
+ * turned out to have zstd sections (so that libdwfl reads the expanded
+ * copy); a no-op otherwise or the second time. Pointers into the old
+ * Dwfl's data die: call it before anything keeps one. Returns 0 or -errno.
+ */
+int symfile_dwfl_reload(struct symfile *f);
+
+/*
+ * How much of a perf map is read: a runtime's map is a few megabytes; a
+ * file that grows without end (or was made to) is not read into memory
+ * whole.
+ */
+#define PERFMAP_MAX_BYTES (256u << 20)
+
+/*
+ * Reads a perf map ("START SIZE NAME" lines, hex) into t, its first
+ * max_bytes at most (the lines that end within them), and finishes t.
+ * Returns the number of symbols read.
+ */
+int perfmap_parse(FILE *f, struct symtab *t, size_t max_bytes);
+
+#endif
