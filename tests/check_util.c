@@ -82,6 +82,36 @@ START_TEST(test_invalid_utf8)
 }
 END_TEST
 
+START_TEST(test_utf8_char)
+{
+	uint32_t cp = 0;
+
+	ck_assert_uint_eq(utf8_char("a", &cp), 1);
+	ck_assert_uint_eq(cp, 'a');
+	ck_assert_uint_eq(utf8_char("\xc3\xa9", &cp), 2); /* U+00E9 */
+	ck_assert_uint_eq(cp, 0xe9);
+	ck_assert_uint_eq(utf8_char("\xe2\x82\xac", &cp), 3); /* U+20AC */
+	ck_assert_uint_eq(cp, 0x20ac);
+	ck_assert_uint_eq(utf8_char("\xf0\x9f\x94\xa5", &cp), 4); /* U+1F525 */
+	ck_assert_uint_eq(cp, 0x1f525);
+	ck_assert_uint_eq(utf8_char("\xc3", &cp), 0); /* cut at the end */
+	ck_assert_uint_eq(utf8_char("\xc3"
+				    "a",
+				    &cp),
+			  0);					  /* cut by ASCII */
+	ck_assert_uint_eq(utf8_char("\xa9", &cp), 0);		  /* stray continuation */
+	ck_assert_uint_eq(utf8_char("\xc0\x80", &cp), 0);	  /* overlong NUL */
+	ck_assert_uint_eq(utf8_char("\xe0\x80\xaf", &cp), 0);	  /* overlong '/' */
+	ck_assert_uint_eq(utf8_char("\xed\xa0\x80", &cp), 0);	  /* surrogate */
+	ck_assert_uint_eq(utf8_char("\xf4\x90\x80\x80", &cp), 0); /* past U+10FFFF */
+	ck_assert(utf8_is_control(0x1b));
+	ck_assert(utf8_is_control(0x7f));
+	ck_assert(utf8_is_control(0x9b)); /* C1 CSI */
+	ck_assert(!utf8_is_control(0xa0));
+	ck_assert(!utf8_is_control(' '));
+}
+END_TEST
+
 START_TEST(test_folded)
 {
 	/* The folded format's separator cannot leak into a frame's name. */
@@ -113,6 +143,7 @@ static Suite *util_suite(void)
 	tcase_add_test(tc, test_plain);
 	tcase_add_test(tc, test_controls);
 	tcase_add_test(tc, test_invalid_utf8);
+	tcase_add_test(tc, test_utf8_char);
 	tcase_add_test(tc, test_folded);
 	tcase_add_test(tc, test_append);
 	suite_add_tcase(s, tc);

@@ -134,12 +134,22 @@ struct pprof {
 	size_t nname_files, name_files_cap;
 	struct pb scratch, line, sb;
 	struct sbuf name;
+	struct sbuf valid; /* str_id's scratch */
 };
 
-/* The string table index of s, added if new; "" is index 0. */
+/*
+ * The string table index of s, added if new; "" is index 0. Protocol
+ * buffers' strings must be UTF-8 (a reader rejects the whole profile for
+ * one that is not, such as a thread name the kernel cut inside a
+ * character): s is stored as sbuf_add_printable makes it.
+ */
 static uint64_t str_id(struct pprof *x, const char *s)
 {
-	uint32_t off = strtab_add(&x->str, s);
+	uint32_t off;
+
+	x->valid.len = 0;
+	sbuf_add_printable(&x->valid, s);
+	off = strtab_add(&x->str, x->valid.buf);
 	struct hmap_slot *slot;
 	bool added;
 
@@ -697,6 +707,7 @@ int fmt_pprof(const struct profile *p, const struct report_opts *o, FILE *out)
 	pb_release(&x.line);
 	pb_release(&x.sb);
 	sbuf_release(&x.name);
+	sbuf_release(&x.valid);
 	free(x.str_order);
 	free(x.loc_of);
 	free(x.root_loc);

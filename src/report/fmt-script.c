@@ -57,44 +57,20 @@ static int kept_frames(struct script *s, uint32_t sid)
 /* Appends s as a JSON string: quoted, escaped, bytes that are not UTF-8 as U+FFFD. */
 static void json_string(struct sbuf *b, const char *str)
 {
-	const unsigned char *u = (const unsigned char *)str;
-
 	sbuf_adds(b, "\"");
-	while (*u) {
-		unsigned c = *u, n = 0;
-		uint32_t cp = 0;
+	while (*str) {
+		uint32_t cp;
+		size_t n = utf8_char(str, &cp);
 
-		if (c < 0x80) {
-			if (c == '"' || c == '\\')
-				sbuf_addf(b, "\\%c", c);
-			else if (c < 0x20 || c == 0x7f)
-				sbuf_addf(b, "\\u%04x", c);
-			else
-				sbuf_addn(b, (const char *)u, 1);
-			u++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			n = 1, cp = c & 0x1f;
-		else if (c >= 0xe0 && c <= 0xef)
-			n = 2, cp = c & 0x0f;
-		else if (c >= 0xf0 && c <= 0xf4)
-			n = 3, cp = c & 0x07;
-		for (unsigned i = 1; i <= n; i++) {
-			if ((u[i] & 0xc0) != 0x80) {
-				n = 0;
-				break;
-			}
-			cp = cp << 6 | (u[i] & 0x3f);
-		}
-		if (n == 0 || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
-		    (cp >= 0xd800 && cp <= 0xdfff)) {
+		if (n == 0)
 			sbuf_adds(b, "\\ufffd");
-			u++;
-			continue;
-		}
-		sbuf_addn(b, (const char *)u, n + 1);
-		u += n + 1;
+		else if (cp == '"' || cp == '\\')
+			sbuf_addf(b, "\\%c", (int)cp);
+		else if (utf8_is_control(cp)) /* C1 too: a terminal may act on them */
+			sbuf_addf(b, "\\u%04x", (unsigned)cp);
+		else
+			sbuf_addn(b, str, n);
+		str += n ? n : 1;
 	}
 	sbuf_adds(b, "\"");
 }

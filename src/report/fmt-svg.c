@@ -83,54 +83,26 @@ struct svg {
  */
 static void xml_text(FILE *out, const char *s)
 {
-	const unsigned char *u = (const unsigned char *)s;
-
-	while (*u) {
-		unsigned c = *u, n = 0;
+	while (*s) {
 		uint32_t cp;
+		size_t n = utf8_char(s, &cp);
 
-		if (c < 0x80) {
-			if (c == '&')
-				fputs("&amp;", out);
-			else if (c == '<')
-				fputs("&lt;", out);
-			else if (c == '>')
-				fputs("&gt;", out);
-			else if (c == '"')
-				fputs("&quot;", out);
-			else if (c == '\'')
-				fputs("&apos;", out);
-			else if (c < 0x20 || c == 0x7f)
-				fputc('?', out);
-			else
-				fputc((int)c, out);
-			u++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			n = 1, cp = c & 0x1f;
-		else if (c >= 0xe0 && c <= 0xef)
-			n = 2, cp = c & 0x0f;
-		else if (c >= 0xf0 && c <= 0xf4)
-			n = 3, cp = c & 0x07;
-		else
-			cp = 0;
-		for (unsigned i = 1; i <= n; i++) {
-			if ((u[i] & 0xc0) != 0x80) {
-				n = 0;
-				break;
-			}
-			cp = cp << 6 | (u[i] & 0x3f);
-		}
-		/* Overlong forms, surrogates, beyond U+10FFFF, and the XML non-characters. */
-		if (n == 0 || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
-		    (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff) {
+		/* XML's non-characters as well. */
+		if (n == 0 || utf8_is_control(cp) || cp == 0xfffe || cp == 0xffff)
 			fputc('?', out);
-			u++;
-			continue;
-		}
-		fwrite(u, 1, n + 1, out);
-		u += n + 1;
+		else if (cp == '&')
+			fputs("&amp;", out);
+		else if (cp == '<')
+			fputs("&lt;", out);
+		else if (cp == '>')
+			fputs("&gt;", out);
+		else if (cp == '"')
+			fputs("&quot;", out);
+		else if (cp == '\'')
+			fputs("&apos;", out);
+		else
+			fwrite(s, 1, n, out);
+		s += n ? n : 1;
 	}
 }
 

@@ -97,11 +97,13 @@ static uint32_t level_fn(struct top *t, uint32_t f, uint32_t level)
 	if (!t->by_module)
 		report_level_name(p, f, level, &names, &t->b);
 	name = strtab_addn(&t->str, t->b.buf ? t->b.buf : "", t->b.len);
-	if (fr->module == PM_NONE)
-		module = strtab_add(&t->str, "[unknown]");
-	else
-		module = strtab_add(&t->str, report_base_name(strtab_get(
-						     &p->str, p->modules[fr->module].path)));
+	t->b.len = 0;
+	/* A path another user chose: printable, as every name shown. */
+	sbuf_add_printable(&t->b, fr->module == PM_NONE
+					  ? "[unknown]"
+					  : report_base_name(strtab_get(
+						    &p->str, p->modules[fr->module].path)));
+	module = strtab_addn(&t->str, t->b.buf, t->b.len);
 	l = report_level_line(p, f, level, &t->o->names);
 	if (t->o->names.lines && !t->by_module && l && l->file) {
 		const char *file = strtab_get(&p->str, l->file);

@@ -202,18 +202,16 @@ void sbuf_addf(struct sbuf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
-/*
- * The length of the valid UTF-8 sequence at s (1 to 4), or 0 when s does
- * not start one: a stray continuation byte, an overlong form, a surrogate,
- * a code point past U+10FFFF, or a truncated sequence.
- */
-static size_t utf8_len(const unsigned char *s)
+size_t utf8_char(const char *str, uint32_t *cp)
 {
+	const unsigned char *s = (const unsigned char *)str;
 	uint32_t c;
 	size_t n;
 
-	if (s[0] < 0x80)
+	if (s[0] < 0x80) {
+		*cp = s[0];
 		return 1;
+	}
 	if (s[0] >= 0xc2 && s[0] <= 0xdf)
 		n = 2, c = s[0] & 0x1f;
 	else if (s[0] >= 0xe0 && s[0] <= 0xef)
@@ -230,7 +228,13 @@ static size_t utf8_len(const unsigned char *s)
 	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
 	    (c >= 0xd800 && c <= 0xdfff))
 		return 0;
+	*cp = c;
 	return n;
+}
+
+bool utf8_is_control(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp < 0xa0);
 }
 
 /* Appends str with what may not be shown as '?', and ';' as ':' when folded. */
@@ -241,13 +245,13 @@ static void add_shown(struct sbuf *b, const char *str, bool folded)
 	/* Runs of what may stay are copied at once. */
 	sbuf_addn(b, "", 0);
 	while (*s) {
-		size_t n = utf8_len(s);
+		uint32_t cp;
+		size_t n = utf8_char((const char *)s, &cp);
 		const char *instead = NULL;
 
 		if (folded && n == 1 && *s == ';')
 			instead = ":";
-		else if (n == 0 || (n == 1 && (*s < 0x20 || *s == 0x7f)) ||
-			 (n == 2 && s[0] == 0xc2 && s[1] < 0xa0))
+		else if (n == 0 || utf8_is_control(cp))
 			instead = "?";
 		if (instead) {
 			sbuf_addn(b, (const char *)run, (size_t)(s - run));

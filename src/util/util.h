@@ -54,6 +54,14 @@ void sbuf_release(struct sbuf *b);
 void sbuf_add_printable(struct sbuf *b, const char *s);
 /* The same, and ';' (the folded format's separator) into ':'. */
 void sbuf_add_sanitized(struct sbuf *b, const char *s);
+/*
+ * The length (1 to 4) of the valid UTF-8 sequence at s, its code point in
+ * *cp; 0 when s starts none: a stray continuation byte, an overlong form,
+ * a surrogate, a code point past U+10FFFF, or a sequence cut short.
+ */
+size_t utf8_char(const char *s, uint32_t *cp);
+/* C0 and C1 controls and DEL: what a terminal may act on. */
+bool utf8_is_control(uint32_t cp);
 /* s made printable in b (emptied first); returns b's text, valid until b changes. */
 const char *printable(struct sbuf *b, const char *s);
 
