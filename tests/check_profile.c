@@ -504,6 +504,24 @@ static void break_segment_size(struct profile *p)
 	p->segments[0].filesz = p->segments[0].memsz + 1;
 }
 
+/* Stacks that share their entries: every index in range, but more walked than stored. */
+static void break_stacks_shared(struct profile *p)
+{
+	p->stacks[0].off = p->stacks[1].off;
+	p->stacks[0].depth = p->stacks[1].depth;
+}
+
+/* A frame that claims another's lines too. */
+static void break_lines_shared(struct profile *p)
+{
+	for (size_t i = 0; i < p->nframes; i++)
+		if (p->frames[i].nlines == 1) {
+			p->frames[i].line0 = 0;
+			p->frames[i].nlines = (uint32_t)p->nlines;
+			return;
+		}
+}
+
 static void break_strings(struct profile *p)
 {
 	p->str.buf[p->str.len - 1] = 'x'; /* the table must end in a NUL */
@@ -531,6 +549,8 @@ static const struct {
 	{"segment module", break_segment, "segment"},
 	{"segment size", break_segment_size, "segment"},
 	{"strings", break_strings, "strings"},
+	{"stacks shared", break_stacks_shared, "stacks hold"},
+	{"lines shared", break_lines_shared, "frames hold"},
 };
 
 START_TEST(test_decode_bad_index)

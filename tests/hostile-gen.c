@@ -11,8 +11,15 @@
  *   lines  100,000 lines, and 5,000 frames that each claim all of them as
  *          their inline chain, in one stack of 5,000 frames: naming the
  *          stack writes 500 million names
+ *   tall   150 stacks of 1,024 frames each (the deepest the reader
+ *          takes), every frame distinct: a flame graph of 150,000
+ *          boxes, most too narrow to draw
+ *   wide   50,000 stacks under one root, each ending in a leaf of its own
+ *          with a name of 100 characters: one node with 50,000 children
  * perfmini itself never writes a stack deeper than PERF_MAX_STACK_DEPTH
- * plus a few, nor an inline chain longer than SRCLINE_MAX_DEPTH (64).
+ * plus a few, nor an inline chain longer than SRCLINE_MAX_DEPTH (64);
+ * the reader refuses stacks or frames that share entries (deep, lines),
+ * and must report tall and wide files in time linear in their size.
  */
 #include "config.h"
 
@@ -37,14 +44,27 @@ static void add_sample(struct profile *p, uint32_t stack, uint32_t comm)
 	profile_add_sample(p, &s);
 }
 
+/* Gives frame f, if it has none yet, one line naming it. */
+static void named(struct profile *p, uint32_t f, const char *name)
+{
+	struct pm_line l;
+
+	if (p->frames[f].nlines)
+		return;
+	memset(&l, 0, sizeof(l));
+	l.func = strtab_add(&p->str, name);
+	profile_add_line(p, f, &l);
+}
+
 int main(int argc, char **argv)
 {
 	struct profile *p;
 	uint32_t comm, mod;
 	int ret;
 
-	if (argc != 3 || (strcmp(argv[1], "deep") && strcmp(argv[1], "lines"))) {
-		fprintf(stderr, "usage: hostile-gen deep|lines OUTPUT\n");
+	if (argc != 3 || (strcmp(argv[1], "deep") && strcmp(argv[1], "lines") &&
+			  strcmp(argv[1], "tall") && strcmp(argv[1], "wide"))) {
+		fprintf(stderr, "usage: hostile-gen deep|lines|tall|wide OUTPUT\n");
 		return 2;
 	}
 	p = profile_new();
@@ -67,6 +87,35 @@ int main(int argc, char **argv)
 			add_sample(p, (uint32_t)i, comm);
 		}
 		p->nstacks = p->stacks_cap = nsamples;
+	} else if (!strcmp(argv[1], "tall")) {
+		enum { DEPTH = 1024, NSTACKS = 150 };
+		uint32_t *st = xcalloc(DEPTH, sizeof(*st));
+		char name[32];
+
+		for (uint32_t i = 0; i < NSTACKS; i++) {
+			for (uint32_t d = 0; d < DEPTH; d++) {
+				uint64_t addr = 0x100000 + (uint64_t)i * DEPTH + d;
+
+				st[d] = profile_intern_frame(p, mod, 0, addr);
+				snprintf(name, sizeof(name), "f%u_%u", i, d);
+				named(p, st[d], name);
+			}
+			add_sample(p, profile_intern_stack(p, st, DEPTH), comm);
+		}
+		free(st);
+	} else if (!strcmp(argv[1], "wide")) {
+		enum { NSTACKS = 50000 };
+		uint32_t st[2];
+		char name[256];
+
+		st[1] = profile_intern_frame(p, mod, 0, 0x1000);
+		named(p, st[1], "root");
+		for (uint32_t i = 0; i < NSTACKS; i++) {
+			st[0] = profile_intern_frame(p, mod, 0, 0x100000 + (uint64_t)i);
+			snprintf(name, sizeof(name), "leaf_%095u", i);
+			named(p, st[0], name);
+			add_sample(p, profile_intern_stack(p, st, 2), comm);
+		}
 	} else {
 		const size_t nlines = 100000, nframes = 5000;
 		uint32_t *frames = xcalloc(nframes, sizeof(*frames));

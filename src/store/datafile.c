@@ -523,6 +523,31 @@ static int validate(struct in *in, const struct profile *p)
 				return ret;
 		}
 	}
+	/*
+	 * perfmini gives every stack its own frames and every frame its own
+	 * lines; a file whose stacks (or inline chains) share them could make
+	 * a report walk far more than the file holds.
+	 */
+	{
+		uint64_t depths = 0, lines = 0;
+
+		for (size_t i = 0; i < p->nstacks; i++)
+			depths += p->stacks[i].depth;
+		for (size_t i = 0; i < p->nframes; i++)
+			lines += p->frames[i].nlines;
+		if (depths > p->nstack_frames)
+			return fail(
+				in,
+				"bad stacks section at offset %zu: its stacks hold %llu frames, "
+				"more than the %zu of the stack frames section",
+				in->sec_at[DF_STACKS], (unsigned long long)depths,
+				p->nstack_frames);
+		if (lines > p->nlines)
+			return fail(in,
+				    "bad frames section at offset %zu: its frames hold %llu lines, "
+				    "more than the %zu of the lines section",
+				    in->sec_at[DF_FRAMES], (unsigned long long)lines, p->nlines);
+	}
 	if (in->start_lines) {
 		if (in->nstart_lines != p->nlines)
 			return fail(in,

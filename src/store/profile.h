@@ -5,8 +5,10 @@
  * strings by offset into one string table, so the data file is these arrays
  * written out. Invariants (checked by datafile_read for untrusted input):
  * every index is in range, every string offset points at a NUL-terminated
- * string inside the table, and the stacks' frame lists lie inside
- * stack_frames.
+ * string inside the table, the stacks' frame lists lie inside
+ * stack_frames and the frames' lines inside lines, and together they
+ * hold no more entries than those arrays (each has its own), so that
+ * walking every stack and every frame's lines is linear in the file.
  */
 #ifndef PERFMINI_PROFILE_H
 #define PERFMINI_PROFILE_H
