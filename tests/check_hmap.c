@@ -46,7 +46,7 @@ START_TEST(test_random_model)
 	memset(model, 0, sizeof(model));
 	hmap_init(&h);
 	for (int step = 0; step < 40000; step++) {
-		uint64_t k = 1 + unit_rand(&seed) % KEYS, v;
+		uint64_t k = unit_rand(&seed) % (KEYS + 1), v; /* 0 included */
 		bool added;
 
 		if (unit_rand(&seed) % 3) {
@@ -68,15 +68,86 @@ START_TEST(test_random_model)
 			model[k] = 0;
 		}
 		ck_assert_uint_eq(h.count, present);
-		if (step % 97 == 0)
-			for (uint64_t j = 1; j <= KEYS; j++) {
-				struct hmap_slot *s = hmap_find(&h, j);
+		if (step % 97 == 0) {
+			struct hmap_slot *s;
+			size_t seen = 0;
 
+			for (uint64_t j = 0; j <= KEYS; j++) {
+				s = hmap_find(&h, j);
 				ck_assert(!!s == !!model[j]);
 				if (s)
 					ck_assert_uint_eq(s->val + 1, model[j]);
 			}
+			/* Every entry once, key 0 among them. */
+			for (size_t pos = 0; (s = hmap_next(&h, &pos));) {
+				ck_assert(s->key <= KEYS);
+				ck_assert_uint_eq(s->val + 1, model[s->key]);
+				seen++;
+			}
+			ck_assert_uint_eq(seen, present);
+		}
 	}
+	hmap_release(&h);
+}
+END_TEST
+
+START_TEST(test_key_zero)
+{
+	struct hmap h;
+	struct hmap_slot *s;
+	bool added;
+	uint64_t v = 0;
+	size_t n = 0;
+
+	hmap_init(&h);
+	ck_assert_ptr_null(hmap_find(&h, 0));
+	hmap_insert(&h, 0, &added)->val = 7;
+	ck_assert(added);
+	hmap_insert(&h, 1, &added)->val = 8;
+	ck_assert_uint_eq(h.count, 2);
+	ck_assert_uint_eq(hmap_insert(&h, 0, &added)->val, 7);
+	ck_assert(!added);
+	ck_assert_uint_eq(hmap_find(&h, 0)->val, 7);
+	for (size_t pos = 0; (s = hmap_next(&h, &pos));)
+		n += s->key == 0 ? 100 : 1;
+	ck_assert_uint_eq(n, 101);
+	ck_assert(hmap_remove(&h, 0, &v));
+	ck_assert_uint_eq(v, 7);
+	ck_assert_ptr_null(hmap_find(&h, 0));
+	ck_assert_uint_eq(h.count, 1);
+	hmap_release(&h);
+	ck_assert_ptr_null(hmap_find(&h, 0));
+}
+END_TEST
+
+/* Interned strings: equal ones share an entry, through forced collisions. */
+static const char *const words[] = {"alpha", "beta", "gamma", "delta", "alpha", "gamma"};
+
+static bool same_word(uint64_t val, const void *arg)
+{
+	return strcmp(words[val], arg) == 0;
+}
+
+START_TEST(test_intern)
+{
+	struct hmap h;
+	size_t distinct = 0;
+
+	hmap_init(&h);
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
+		bool added;
+		/* Every word under one hash: each lookup walks the rehash chain. */
+		struct hmap_slot *s = hmap_intern(&h, 42, same_word, words[i], &added);
+
+		if (added) {
+			s->val = i;
+			distinct++;
+		}
+		ck_assert_str_eq(words[s->val], words[i]);
+		ck_assert(added == (i < 4));
+	}
+	ck_assert_uint_eq(distinct, 4);
+	ck_assert_uint_eq(h.count, 4);
 	hmap_release(&h);
 }
 END_TEST
@@ -88,6 +159,8 @@ static Suite *hmap_suite(void)
 
 	tcase_add_test(tc, test_basic);
 	tcase_add_test(tc, test_random_model);
+	tcase_add_test(tc, test_key_zero);
+	tcase_add_test(tc, test_intern);
 	suite_add_tcase(s, tc);
 	return s;
 }

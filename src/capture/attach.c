@@ -167,7 +167,7 @@ int attach_process(struct attach *a, uint32_t pid)
 
 			if (parse_u64(de->d_name, &tid) || tid == 0 || tid > UINT32_MAX)
 				continue;
-			if (hmap_find(&done, tid + 1))
+			if (hmap_find(&done, tid))
 				continue;
 			ret = attach_thread(a, (pid_t)tid);
 			if (ret == -ESRCH) {
@@ -176,7 +176,7 @@ int attach_process(struct attach *a, uint32_t pid)
 			}
 			if (ret < 0)
 				break;
-			hmap_insert(&done, tid + 1, &added);
+			hmap_insert(&done, tid, &added);
 			found_new = true;
 		}
 		closedir(d);

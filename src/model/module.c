@@ -61,6 +61,32 @@ static bool same_key(const struct module *m, const struct module_key *k)
 	return strcmp(m->path, k->path) == 0;
 }
 
+/* hmap_intern's comparisons: a module of set s with key k, a perf map of pid. */
+struct set_key {
+	const struct module_set *s;
+	const struct module_key *k;
+};
+
+static bool same_module(uint64_t val, const void *arg)
+{
+	const struct set_key *sk = arg;
+
+	return same_key(sk->s->mods[val], sk->k);
+}
+
+struct perfmap_key {
+	const struct module_set *s;
+	uint32_t pid;
+};
+
+static bool same_perfmap(uint64_t val, const void *arg)
+{
+	const struct perfmap_key *pk = arg;
+	const struct module *m = pk->s->mods[val];
+
+	return m->kind == MODULE_PERFMAP && m->pid == pk->pid;
+}
+
 static uint64_t key_hash(const struct module_key *k)
 {
 	if (k->ino)
@@ -204,18 +230,14 @@ static struct module *add_module(struct module_set *s, struct hmap_slot *slot,
 struct module *module_set_get(struct module_set *s, const struct module_key *k, pid_t pid,
 			      uint64_t start, uint64_t end)
 {
+	struct set_key sk = {s, k};
 	struct hmap_slot *slot;
 	struct module *m;
-	uint64_t key;
 	bool added;
 
-	for (key = key_hash(k) | 1;; key = hash_u64(key) | 1) {
-		slot = hmap_insert(&s->index, key, &added);
-		if (added)
-			break;
-		if (same_key(s->mods[slot->val], k))
-			return s->mods[slot->val];
-	}
+	slot = hmap_intern(&s->index, key_hash(k), same_module, &sk, &added);
+	if (!added)
+		return s->mods[slot->val];
 	m = add_module(s, slot, k);
 	if (m->kind == MODULE_FILE) {
 		errno = 0;
@@ -308,21 +330,16 @@ struct module *module_set_perfmap(struct module_set *s, uint32_t pid, bool live)
 {
 	char key_path[64], path[64];
 	struct module_key k = {.path = key_path};
+	struct perfmap_key pk = {s, pid};
 	struct hmap_slot *slot;
 	struct module *m;
-	uint64_t key;
 	bool added;
 
 	/* Hashed by the host pid; the path is the one the process writes. */
 	snprintf(key_path, sizeof(key_path), "perf-map:%u", pid);
-	for (key = key_hash(&k) | 1;; key = hash_u64(key) | 1) {
-		slot = hmap_insert(&s->index, key, &added);
-		if (added)
-			break;
-		m = s->mods[slot->val];
-		if (m->kind == MODULE_PERFMAP && m->pid == pid)
-			return m;
-	}
+	slot = hmap_intern(&s->index, key_hash(&k), same_perfmap, &pk, &added);
+	if (!added)
+		return s->mods[slot->val];
 	snprintf(path, sizeof(path), "/tmp/perf-%u.map", live ? namespaced_pid(pid) : pid);
 	k.path = path;
 	m = add_module(s, slot, &k);

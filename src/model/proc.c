@@ -22,25 +22,23 @@ void model_init(struct model *m, struct module_set *mods, bool live)
 
 void model_release(struct model *m)
 {
-	for (size_t i = 0; i < m->procs.cap; i++) {
-		struct process *p = (void *)(uintptr_t)m->procs.slots[i].val;
+	struct hmap_slot *s;
 
-		if (!m->procs.slots[i].key)
-			continue;
+	for (size_t pos = 0; (s = hmap_next(&m->procs, &pos));) {
+		struct process *p = (void *)(uintptr_t)s->val;
+
 		maps_free(p->maps);
 		free(p);
 	}
-	for (size_t i = 0; i < m->threads.cap; i++)
-		if (m->threads.slots[i].key)
-			free((void *)(uintptr_t)m->threads.slots[i].val);
+	for (size_t pos = 0; (s = hmap_next(&m->threads, &pos));)
+		free((void *)(uintptr_t)s->val);
 	hmap_release(&m->procs);
 	hmap_release(&m->threads);
 }
 
-/* Keys are id + 1 so that id 0 (the idle task) can be stored. */
 static struct process *find_process(struct model *m, uint32_t pid)
 {
-	struct hmap_slot *s = hmap_find(&m->procs, (uint64_t)pid + 1);
+	struct hmap_slot *s = hmap_find(&m->procs, pid);
 
 	return s ? (void *)(uintptr_t)s->val : NULL;
 }
@@ -66,7 +64,7 @@ static struct process *add_process(struct model *m, uint32_t pid, struct maps *m
 	p->pid = pid;
 	p->maps = maps ? maps : maps_new();
 	snprintf(p->comm, sizeof(p->comm), pid ? "pid-%u" : "swapper", pid);
-	hmap_insert(&m->procs, (uint64_t)pid + 1, NULL)->val = (uintptr_t)p;
+	hmap_insert(&m->procs, pid, NULL)->val = (uintptr_t)p;
 	return p;
 }
 
@@ -86,7 +84,7 @@ struct process *model_process(struct model *m, uint32_t pid)
 
 struct thread *model_thread(struct model *m, uint32_t pid, uint32_t tid)
 {
-	struct hmap_slot *s = hmap_find(&m->threads, (uint64_t)tid + 1);
+	struct hmap_slot *s = hmap_find(&m->threads, tid);
 	struct thread *t;
 	struct process *p;
 
@@ -114,7 +112,7 @@ struct thread *model_thread(struct model *m, uint32_t pid, uint32_t tid)
 			fclose(f);
 		}
 	}
-	hmap_insert(&m->threads, (uint64_t)tid + 1, NULL)->val = (uintptr_t)t;
+	hmap_insert(&m->threads, tid, NULL)->val = (uintptr_t)t;
 	return t;
 }
 
@@ -156,10 +154,10 @@ bool model_exit(struct model *m, uint32_t pid, uint32_t tid)
 {
 	uint64_t v;
 
-	if (hmap_remove(&m->threads, (uint64_t)tid + 1, &v))
+	if (hmap_remove(&m->threads, tid, &v))
 		free((void *)(uintptr_t)v);
 	/* The last thread out is the leader: the address space goes with it. */
-	if (tid != pid || !hmap_remove(&m->procs, (uint64_t)pid + 1, &v))
+	if (tid != pid || !hmap_remove(&m->procs, pid, &v))
 		return false;
 	maps_free(((struct process *)(uintptr_t)v)->maps);
 	free((void *)(uintptr_t)v);
@@ -264,21 +262,23 @@ struct module *model_perfmap(struct model *m, uint32_t pid)
 
 void model_perfmap_last_look(struct model *m)
 {
-	for (size_t i = 0; i < m->procs.cap; i++) {
-		struct process *p = (void *)(uintptr_t)m->procs.slots[i].val;
+	struct hmap_slot *s;
 
-		if (m->procs.slots[i].key && p->perfmap)
+	for (size_t pos = 0; (s = hmap_next(&m->procs, &pos));) {
+		struct process *p = (void *)(uintptr_t)s->val;
+
+		if (p->perfmap)
 			module_perfmap_open(p->perfmap);
 	}
 }
 
 void model_lost(struct model *m)
 {
-	for (size_t i = 0; i < m->procs.cap; i++) {
-		struct process *p = (struct process *)(uintptr_t)m->procs.slots[i].val;
+	struct hmap_slot *s;
 
-		if (!m->procs.slots[i].key)
-			continue;
+	for (size_t pos = 0; (s = hmap_next(&m->procs, &pos));) {
+		struct process *p = (void *)(uintptr_t)s->val;
+
 		p->seeded_ns = 0;
 		p->records_lost = true;
 	}

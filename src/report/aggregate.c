@@ -30,10 +30,10 @@ struct builder {
 	struct hmap canon_index; /* hash of the frames -> index into canons */
 	uint32_t *canon_of;	 /* profile stack -> canon + 1, or CANON_* */
 	struct strtab roots;	 /* root names, interned */
-	struct hmap root_index;	 /* offset in roots -> index into a->roots + 1 */
+	struct hmap root_index;	 /* offset in roots -> index into a->roots */
 	struct hmap group_index; /* hash of the key -> index into a->stacks */
-	struct hmap names;	 /* pid or tid + 1 -> profile string + 1 */
-	struct hmap root_cache;	 /* comm (or pid, or tid) + 1 -> root + 1 */
+	struct hmap names;	 /* pid or tid -> profile string */
+	struct hmap root_cache;	 /* comm (or pid, or tid) -> root */
 	size_t stacks_cap, frames_cap, roots_cap;
 	uint32_t *scratch;
 	size_t scratch_cap;
@@ -126,14 +126,28 @@ void aggregate_describe(const struct report_opts *o, struct sbuf *b)
  * The canonical filtered stack of profile stack sid, interned by content;
  * PM_NONE when --kernel-only leaves no frame.
  */
+struct canon_key {
+	const struct builder *b;
+	uint32_t n; /* frames in b->scratch */
+};
+
+static bool same_canon(uint64_t val, const void *arg)
+{
+	const struct canon_key *k = arg;
+	const struct canon *c = &k->b->canons[val];
+
+	return c->depth == k->n && (k->n == 0 || memcmp(k->b->a->frames + c->off, k->b->scratch,
+							k->n * sizeof(uint32_t)) == 0);
+}
+
 static uint32_t canon_stack(struct builder *b, uint32_t sid)
 {
 	const struct profile *p = b->p;
 	const struct pm_stack *st = &p->stacks[sid];
 	struct aggregate *a = b->a;
+	struct canon_key k = {b, 0};
 	struct hmap_slot *slot;
-	uint32_t n = 0, c;
-	uint64_t key;
+	uint32_t n = 0;
 	bool added;
 
 	if (b->canon_of[sid] == CANON_DROPPED)
@@ -153,17 +167,12 @@ static uint32_t canon_stack(struct builder *b, uint32_t sid)
 		b->canon_of[sid] = CANON_DROPPED;
 		return PM_NONE;
 	}
-	for (key = hash_bytes(b->scratch, n * sizeof(uint32_t)) | 1;; key = hash_u64(key) | 1) {
-		slot = hmap_insert(&b->canon_index, key, &added);
-		if (added)
-			break;
-		c = (uint32_t)slot->val;
-		if (b->canons[c].depth == n &&
-		    (n == 0 ||
-		     memcmp(a->frames + b->canons[c].off, b->scratch, n * sizeof(uint32_t)) == 0)) {
-			b->canon_of[sid] = c + 1;
-			return c;
-		}
+	k.n = n;
+	slot = hmap_intern(&b->canon_index, hash_bytes(b->scratch, n * sizeof(uint32_t)),
+			   same_canon, &k, &added);
+	if (!added) {
+		b->canon_of[sid] = (uint32_t)slot->val + 1;
+		return (uint32_t)slot->val;
 	}
 	if (n) {
 		xgrow(&a->frames, &b->frames_cap, a->nframes + n, sizeof(*a->frames));
@@ -173,10 +182,9 @@ static uint32_t canon_stack(struct builder *b, uint32_t sid)
 	b->canons[b->ncanons].off = (uint32_t)a->nframes;
 	b->canons[b->ncanons].depth = n;
 	a->nframes += n;
-	c = (uint32_t)b->ncanons++;
-	slot->val = c;
-	b->canon_of[sid] = c + 1;
-	return c;
+	slot->val = b->ncanons++;
+	b->canon_of[sid] = (uint32_t)slot->val + 1;
+	return (uint32_t)slot->val;
 }
 
 /*
@@ -196,9 +204,9 @@ static void collect_names(struct builder *b)
 
 		if (per_pid && t->tid != t->pid)
 			continue;
-		slot = hmap_insert(&b->names, (uint64_t)t->tid + 1, &added);
+		slot = hmap_insert(&b->names, t->tid, &added);
 		if (added)
-			slot->val = (uint64_t)t->comm + 1;
+			slot->val = t->comm;
 	}
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct pm_sample *s = &p->samples[i];
@@ -206,9 +214,9 @@ static void collect_names(struct builder *b)
 		struct hmap_slot *slot;
 		bool added;
 
-		slot = hmap_insert(&b->names, (uint64_t)id + 1, &added);
+		slot = hmap_insert(&b->names, id, &added);
 		if (added)
-			slot->val = (uint64_t)s->comm + 1;
+			slot->val = s->comm;
 	}
 }
 
@@ -226,28 +234,27 @@ static uint32_t root_of(struct builder *b, const struct pm_sample *s)
 		by = s->comm;
 	else
 		by = b->o->root == REPORT_ROOT_PID ? s->pid : s->tid;
-	cached = hmap_insert(&b->root_cache, (uint64_t)by + 1, &added);
+	cached = hmap_insert(&b->root_cache, by, &added);
 	if (!added)
-		return (uint32_t)(cached->val - 1);
+		return (uint32_t)cached->val;
 	b->name.len = 0;
 	if (b->o->root == REPORT_ROOT_COMM) {
 		sbuf_adds(&b->name, strtab_get(&p->str, s->comm));
 	} else {
 		uint32_t id = b->o->root == REPORT_ROOT_PID ? s->pid : s->tid;
-		const struct hmap_slot *n = hmap_find(&b->names, (uint64_t)id + 1);
+		const struct hmap_slot *n = hmap_find(&b->names, id);
 
-		sbuf_addf(&b->name, "%s-%u", strtab_get(&p->str, (uint32_t)(n->val - 1)), id);
+		sbuf_addf(&b->name, "%s-%u", strtab_get(&p->str, (uint32_t)n->val), id);
 	}
-	/* Offset 0 is the empty name: keep it apart from "no root yet" (val 0). */
 	off = strtab_addn(&b->roots, b->name.buf ? b->name.buf : "", b->name.len);
-	slot = hmap_insert(&b->root_index, (uint64_t)off + 1, &added);
+	slot = hmap_insert(&b->root_index, off, &added);
 	if (added) {
 		xgrow(&a->roots, &b->roots_cap, a->nroots + 1, sizeof(*a->roots));
 		a->roots[a->nroots] = xstrdup(strtab_get(&b->roots, off));
-		slot->val = ++a->nroots;
+		slot->val = a->nroots++;
 	}
 	cached->val = slot->val;
-	return (uint32_t)(slot->val - 1);
+	return (uint32_t)slot->val;
 }
 
 static uint64_t group_hash(uint32_t root, uint32_t canon, const struct pm_sample *s, bool thread)
@@ -259,6 +266,24 @@ static uint64_t group_hash(uint32_t root, uint32_t canon, const struct pm_sample
 	return h;
 }
 
+struct group_key {
+	const struct builder *b;
+	uint32_t root;
+	const struct canon *c;
+	const struct pm_sample *s;
+	bool thread;
+};
+
+static bool same_group(uint64_t val, const void *arg)
+{
+	const struct group_key *k = arg;
+	const struct agg_stack *g = &k->b->a->stacks[val];
+
+	return g->root == k->root && g->off == k->c->off && g->depth == k->c->depth &&
+	       (!k->thread ||
+		(g->pid == k->s->pid && g->tid == k->s->tid && g->comm == k->s->comm));
+}
+
 static void add_sample(struct builder *b, const struct pm_sample *s)
 {
 	struct aggregate *a = b->a;
@@ -266,22 +291,20 @@ static void add_sample(struct builder *b, const struct pm_sample *s)
 	uint32_t canon = canon_stack(b, s->stack), root;
 	const struct canon *c;
 	struct agg_stack *g;
+	struct group_key k;
 	struct hmap_slot *slot;
-	uint64_t key;
 	bool added;
 
 	if (canon == PM_NONE)
 		return;
 	c = &b->canons[canon];
 	root = root_of(b, s);
-	for (key = group_hash(root, canon, s, thread) | 1;; key = hash_u64(key) | 1) {
-		slot = hmap_insert(&b->group_index, key, &added);
-		if (added)
-			break;
+	k = (struct group_key){b, root, c, s, thread};
+	slot = hmap_intern(&b->group_index, group_hash(root, canon, s, thread), same_group, &k,
+			   &added);
+	if (!added) {
 		g = &a->stacks[slot->val];
-		if (g->root == root && g->off == c->off && g->depth == c->depth &&
-		    (!thread || (g->pid == s->pid && g->tid == s->tid && g->comm == s->comm)))
-			goto count;
+		goto count;
 	}
 	xgrow(&a->stacks, &b->stacks_cap, a->nstacks + 1, sizeof(*a->stacks));
 	g = &a->stacks[a->nstacks];

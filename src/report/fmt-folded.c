@@ -26,6 +26,18 @@ static int cmp_line(const void *a, const void *b)
 	return strcmp(x->text, y->text);
 }
 
+struct line_key {
+	struct folded_line *const *lines;
+	const char *text;
+};
+
+static bool same_line(uint64_t val, const void *arg)
+{
+	const struct line_key *k = arg;
+
+	return strcmp((*k->lines)[val].text, k->text) == 0;
+}
+
 int fmt_folded(const struct profile *p, const struct report_opts *o, FILE *out)
 {
 	struct aggregate *a = aggregate_new(p, o, 0);
@@ -40,8 +52,8 @@ int fmt_folded(const struct profile *p, const struct report_opts *o, FILE *out)
 	hmap_init(&merged);
 	for (size_t i = 0; i < a->nstacks; i++) {
 		const struct agg_stack *g = &a->stacks[i];
+		struct line_key k = {&lines, NULL};
 		struct hmap_slot *m;
-		uint64_t key;
 		bool added;
 
 		b.len = 0;
@@ -60,11 +72,8 @@ int fmt_folded(const struct profile *p, const struct report_opts *o, FILE *out)
 			if (span[f][1])
 				sbuf_addn(&b, names.buf + span[f][0] - 1, span[f][1]);
 		}
-		for (key = hash_bytes(b.buf, b.len) | 1;; key = hash_u64(key) | 1) {
-			m = hmap_insert(&merged, key, &added);
-			if (added || strcmp(lines[m->val].text, b.buf) == 0)
-				break;
-		}
+		k.text = b.buf;
+		m = hmap_intern(&merged, hash_bytes(b.buf, b.len), same_line, &k, &added);
 		if (!added) {
 			lines[m->val].count += g->count;
 			continue;

@@ -115,21 +115,21 @@ struct pprof {
 	struct hmap str_ids;  /* offset in str -> string table index */
 	uint32_t *str_order;  /* string table index -> offset in str */
 	size_t nstr, str_cap; /* entries in the string table */
-	struct hmap func_ids; /* (name << 32 | file) + 1 string indexes -> function id */
+	struct hmap func_ids; /* name string index -> function id */
 	struct pb functions;  /* the encoded Function messages */
 	size_t nfuncs;
 	uint32_t *loc_of; /* frame -> location id, 0 none yet */
 	uint32_t *root_loc;
 	struct pb locations;
 	size_t nlocs;
-	struct hmap mapping_ids; /* (module << 32 | seg + 1) + 1 -> mapping id */
+	struct hmap mapping_ids; /* module << 32 | seg + 1 (0: none) -> mapping id */
 	struct mapping *mappings;
 	size_t nmappings, mappings_cap;
 	uint32_t *segs_of;   /* module -> index into seg_index of its first segment */
 	uint32_t *seg_index; /* segment indexes grouped by module */
 	uint32_t main_module;
-	struct hmap file_votes; /* (name << 32 | file) + 1 string indexes -> samples */
-	struct hmap names;	/* name string index + 1 -> index into name_files */
+	struct hmap file_votes; /* name << 32 | file string indexes -> samples */
+	struct hmap names;	/* name string index -> index into name_files */
 	struct name_file *name_files;
 	size_t nname_files, name_files_cap;
 	struct pb scratch, line, sb;
@@ -167,15 +167,16 @@ static uint64_t str_id(struct pprof *x, const char *s)
 /* The votes of function name for its file, and its start line; added if new. */
 static struct name_file *name_file(struct pprof *x, uint64_t name_id)
 {
-	struct hmap_slot *slot = hmap_insert(&x->names, name_id + 1, NULL);
+	bool added;
+	struct hmap_slot *slot = hmap_insert(&x->names, name_id, &added);
 
-	if (!slot->val) {
+	if (added) {
 		xgrow(&x->name_files, &x->name_files_cap, x->nname_files + 1,
 		      sizeof(*x->name_files));
 		memset(&x->name_files[x->nname_files], 0, sizeof(*x->name_files));
-		slot->val = ++x->nname_files;
+		slot->val = x->nname_files++;
 	}
-	return &x->name_files[slot->val - 1];
+	return &x->name_files[slot->val];
 }
 
 /* count samples of a level of function name are in file, starting at start_line. */
@@ -183,7 +184,7 @@ static void vote(struct pprof *x, const char *name, const char *file, uint32_t s
 		 uint64_t count)
 {
 	uint64_t name_id = str_id(x, name), file_id = str_id(x, file);
-	struct hmap_slot *slot = hmap_insert(&x->file_votes, (name_id << 32 | file_id) + 1, NULL);
+	struct hmap_slot *slot = hmap_insert(&x->file_votes, name_id << 32 | file_id, NULL);
 	struct name_file *nf = name_file(x, name_id);
 	const char *best = strtab_get(&x->str, x->str_order[nf->best_file]);
 
@@ -207,7 +208,7 @@ static uint64_t function_id(struct pprof *x, const char *name)
 	struct pb f = {0};
 	bool added;
 
-	slot = hmap_insert(&x->func_ids, name_id + 1, &added);
+	slot = hmap_insert(&x->func_ids, name_id, &added);
 	if (!added)
 		return slot->val;
 	slot->val = ++x->nfuncs;
@@ -232,8 +233,7 @@ static uint64_t mapping_id(struct pprof *x, uint32_t module, uint32_t seg, uint6
 	struct mapping *mp;
 	bool added;
 
-	slot = hmap_insert(&x->mapping_ids, ((uint64_t)module << 32 | (uint32_t)(seg + 1)) + 1,
-			   &added);
+	slot = hmap_insert(&x->mapping_ids, (uint64_t)module << 32 | (uint32_t)(seg + 1), &added);
 	if (added) {
 		xgrow(&x->mappings, &x->mappings_cap, x->nmappings + 1, sizeof(*x->mappings));
 		mp = &x->mappings[x->nmappings];

@@ -70,7 +70,7 @@ struct svg {
 	struct hmap index; /* hash of (parent, name, kind) -> node */
 	uint64_t total;
 	uint32_t max_depth;  /* of the frames drawn at first */
-	struct hmap entries; /* (name << 8 | kind) + 1 -> JSON names index + 1 */
+	struct hmap entries; /* name << 8 | kind -> JSON names index + 1 */
 	uint32_t nentries;
 	uint32_t *kids; /* scratch for sorted children, a stack of them */
 	size_t nkids, kids_cap;
@@ -106,23 +106,32 @@ static void xml_text(FILE *out, const char *s)
 	}
 }
 
+struct node_key {
+	const struct svg *g;
+	uint32_t parent, name, kind;
+};
+
+static bool same_node(uint64_t val, const void *arg)
+{
+	const struct node_key *k = arg;
+	const struct node *n = &k->g->nodes[val];
+
+	return n->parent == k->parent && n->name == k->name && n->kind == k->kind;
+}
+
 /* The child of parent named name, of kind, added if new. */
 static uint32_t child_of(struct svg *g, uint32_t parent, uint32_t name, uint32_t kind)
 {
+	struct node_key k = {g, parent, name, kind};
 	struct hmap_slot *slot;
 	struct node *n;
 	uint64_t key;
 	bool added;
 
 	key = hash_u64(((uint64_t)parent << 32 | name) ^ hash_u64(kind + 1));
-	for (key |= 1;; key = hash_u64(key) | 1) {
-		slot = hmap_insert(&g->index, key, &added);
-		if (added)
-			break;
-		n = &g->nodes[slot->val];
-		if (n->parent == parent && n->name == name && n->kind == kind)
-			return (uint32_t)slot->val;
-	}
+	slot = hmap_intern(&g->index, key, same_node, &k, &added);
+	if (!added)
+		return (uint32_t)slot->val;
 	xgrow(&g->nodes, &g->nodes_cap, g->nnodes + 1, sizeof(*g->nodes));
 	n = &g->nodes[g->nnodes];
 	n->name = name;
@@ -436,7 +445,7 @@ static uint32_t entry_of(struct svg *g, uint32_t n, FILE *names, FILE *kind_out,
 
 	if (nd->entry)
 		return nd->entry - 1;
-	slot = hmap_insert(&g->entries, ((uint64_t)nd->name << 8 | nd->kind) + 1, &added);
+	slot = hmap_insert(&g->entries, (uint64_t)nd->name << 8 | nd->kind, &added);
 	if (added) {
 		fputs(g->nentries ? ",\"" : "\"", names);
 		json_text(names, strtab_get(&g->str, nd->name));

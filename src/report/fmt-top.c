@@ -116,7 +116,7 @@ static uint32_t level_fn(struct top *t, uint32_t f, uint32_t level)
 	t->b.len = 0;
 	sbuf_addf(&t->b, "%u,%u,%u", name, module, loc);
 	key = strtab_addn(&t->str, t->b.buf, t->b.len);
-	slot = hmap_insert(&t->fn_index, (uint64_t)key + 1, &added);
+	slot = hmap_insert(&t->fn_index, key, &added);
 	if (added) {
 		xgrow(&t->fns, &t->fns_cap, t->nfns + 1, sizeof(*t->fns));
 		memset(&t->fns[t->nfns], 0, sizeof(*t->fns));

@@ -64,7 +64,7 @@ static void user_frame(struct stacker *s, uint32_t pid, uint64_t a, uint32_t *n)
 
 uint32_t stack_cut_module(uint64_t key)
 {
-	uint64_t mod = (key >> 8) - 1;
+	uint64_t mod = key >> 8;
 
 	return mod ? (uint32_t)(mod - 1) : PM_NONE;
 }
@@ -80,7 +80,7 @@ static void count_end(struct stack_unwind_stats *u, uint32_t module, enum unwind
 {
 	u->ends[end] += n;
 	if (end != UNWIND_COMPLETE) {
-		uint64_t key = ((uint64_t)(module == PM_NONE ? 0 : module + 1) + 1) << 8 | end;
+		uint64_t key = (uint64_t)(module == PM_NONE ? 0 : module + 1) << 8 | end;
 
 		hmap_insert(&u->cut, key, NULL)->val += n;
 	}
@@ -89,13 +89,11 @@ static void count_end(struct stack_unwind_stats *u, uint32_t module, enum unwind
 void stacker_settle_unwind(struct stacker *s, bool (*is_entry)(uint32_t frame, void *arg),
 			   void *arg)
 {
-	for (size_t i = 0; i < s->unw.outer.cap; i++) {
-		const struct hmap_slot *slot = &s->unw.outer.slots[i];
-		uint32_t f;
+	const struct hmap_slot *slot;
 
-		if (!slot->key)
-			continue;
-		f = (uint32_t)(slot->key - 1);
+	for (size_t pos = 0; (slot = hmap_next(&s->unw.outer, &pos));) {
+		uint32_t f = (uint32_t)slot->key;
+
 		count_end(&s->unw, s->prof->frames[f].module,
 			  is_entry(f, arg) ? UNWIND_COMPLETE : UNWIND_NOT_ENTRY, slot->val);
 	}
@@ -116,7 +114,7 @@ static void unwind_user(struct stacker *s, const struct rec_sample *smp, uint32_
 	s->unw.unwound++;
 	/* Complete only if it ends at an entry point: judged by name at the stop. */
 	if (end == UNWIND_COMPLETE && *n > before)
-		hmap_insert(&s->unw.outer, (uint64_t)s->frames[*n - 1] + 1, NULL)->val++;
+		hmap_insert(&s->unw.outer, s->frames[*n - 1], NULL)->val++;
 	else
 		count_end(&s->unw, last ? last->id : PM_NONE, end, 1);
 }

@@ -38,8 +38,8 @@ typedef void (*stack_new_frame_fn)(void *arg, struct module *m, uint32_t frame, 
 struct stack_unwind_stats {
 	uint64_t unwound;		 /* user stacks unwound */
 	uint64_t ends[UNWIND_END_COUNT]; /* of them, by reason (after stack_settle_unwind) */
-	struct hmap cut;		 /* (module id + 1 + 1) << 8 | reason -> stacks */
-	struct hmap outer;		 /* outermost frame id + 1 -> stacks libunwind ended */
+	struct hmap cut;		 /* (module id + 1, 0 for none) << 8 | reason -> stacks */
+	struct hmap outer;		 /* outermost frame id -> stacks libunwind ended */
 };
 
 struct stacker {

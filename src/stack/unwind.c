@@ -48,7 +48,7 @@ struct uctx {
 
 struct unwinder {
 	struct model *model;
-	struct hmap spaces;	      /* pid + 1 -> unw_addr_space_t */
+	struct hmap spaces;	      /* pid -> unw_addr_space_t */
 	struct unwind_image **images; /* by module id; NULL until first needed */
 	size_t nimages;
 };
@@ -523,11 +523,12 @@ struct unwinder *unwinder_new(struct model *model)
 
 void unwinder_free(struct unwinder *u)
 {
+	struct hmap_slot *s;
+
 	if (!u)
 		return;
-	for (size_t i = 0; i < u->spaces.cap; i++)
-		if (u->spaces.slots[i].key)
-			unw_destroy_addr_space((unw_addr_space_t)(uintptr_t)u->spaces.slots[i].val);
+	for (size_t pos = 0; (s = hmap_next(&u->spaces, &pos));)
+		unw_destroy_addr_space((unw_addr_space_t)(uintptr_t)s->val);
 	hmap_release(&u->spaces);
 	for (size_t i = 0; i < u->nimages; i++) {
 		if (u->images[i])
@@ -541,7 +542,7 @@ void unwinder_free(struct unwinder *u)
 static unw_addr_space_t space_of(struct unwinder *u, uint32_t pid)
 {
 	bool added;
-	struct hmap_slot *slot = hmap_insert(&u->spaces, (uint64_t)pid + 1, &added);
+	struct hmap_slot *slot = hmap_insert(&u->spaces, pid, &added);
 
 	if (added) {
 		unw_addr_space_t as = unw_create_addr_space(&accessors, 0);
@@ -558,13 +559,13 @@ void unwinder_forget(struct unwinder *u, uint32_t pid)
 {
 	uint64_t as;
 
-	if (hmap_remove(&u->spaces, (uint64_t)pid + 1, &as))
+	if (hmap_remove(&u->spaces, pid, &as))
 		unw_destroy_addr_space((unw_addr_space_t)(uintptr_t)as);
 }
 
 void unwinder_invalidate(struct unwinder *u, uint32_t pid)
 {
-	struct hmap_slot *slot = hmap_find(&u->spaces, (uint64_t)pid + 1);
+	struct hmap_slot *slot = hmap_find(&u->spaces, pid);
 
 	if (slot)
 		unw_flush_cache((unw_addr_space_t)(uintptr_t)slot->val, 0, 0);

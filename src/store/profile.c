@@ -25,24 +25,33 @@ void strtab_release(struct strtab *t)
 	t->len = t->cap = 0;
 }
 
+struct str_key {
+	const struct strtab *t;
+	const char *s;
+	size_t n;
+};
+
+/* Whether the string at offset val is k's n bytes. */
+static bool same_str(uint64_t val, const void *arg)
+{
+	const struct str_key *k = arg;
+	const char *at = k->t->buf + val;
+
+	return strncmp(at, k->s, k->n) == 0 && at[k->n] == '\0';
+}
+
 uint32_t strtab_addn(struct strtab *t, const char *s, size_t n)
 {
-	uint64_t key;
+	struct str_key k = {t, s, n};
 	struct hmap_slot *slot;
 	bool added;
 	uint32_t off;
 
 	if (n == 0)
 		return 0;
-	/* Probe successive keys until the string matches or a slot is free. */
-	for (key = hash_bytes(s, n) | 1;; key = hash_u64(key) | 1) {
-		slot = hmap_insert(&t->index, key, &added);
-		if (added)
-			break;
-		off = (uint32_t)slot->val;
-		if (strncmp(t->buf + off, s, n) == 0 && t->buf[off + n] == '\0')
-			return off;
-	}
+	slot = hmap_intern(&t->index, hash_bytes(s, n), same_str, &k, &added);
+	if (!added)
+		return (uint32_t)slot->val;
 	xgrow(&t->buf, &t->cap, t->len + n + 1, 1);
 	off = (uint32_t)t->len;
 	memcpy(t->buf + off, s, n);
@@ -130,21 +139,29 @@ static uint64_t frame_key(uint32_t module, uint32_t flags, uint64_t addr)
 	return hash_u64(addr) ^ hash_u64(((uint64_t)module << 32 | flags) + 0x51ed270b27f2c9d1ULL);
 }
 
+struct frame_key {
+	const struct profile *p;
+	struct pm_frame f;
+};
+
+static bool same_frame(uint64_t val, const void *arg)
+{
+	const struct frame_key *k = arg;
+	const struct pm_frame *f = &k->p->frames[val];
+
+	return f->module == k->f.module && f->flags == k->f.flags && f->addr == k->f.addr;
+}
+
 uint32_t profile_intern_frame(struct profile *p, uint32_t module, uint32_t flags, uint64_t addr)
 {
+	struct frame_key k = {p, {.module = module, .flags = flags, .addr = addr}};
 	struct hmap_slot *slot;
 	struct pm_frame *f;
-	uint64_t key;
 	bool added;
 
-	for (key = frame_key(module, flags, addr) | 1;; key = hash_u64(key) | 1) {
-		slot = hmap_insert(&p->frame_index, key, &added);
-		if (added)
-			break;
-		f = &p->frames[slot->val];
-		if (f->module == module && f->flags == flags && f->addr == addr)
-			return (uint32_t)slot->val;
-	}
+	slot = hmap_intern(&p->frame_index, frame_key(module, flags, addr), same_frame, &k, &added);
+	if (!added)
+		return (uint32_t)slot->val;
 	xgrow(&p->frames, &p->frames_cap, p->nframes + 1, sizeof(*p->frames));
 	f = &p->frames[p->nframes];
 	f->module = module;
@@ -156,22 +173,32 @@ uint32_t profile_intern_frame(struct profile *p, uint32_t module, uint32_t flags
 	return (uint32_t)p->nframes++;
 }
 
+struct stack_key {
+	const struct profile *p;
+	const uint32_t *frames;
+	uint32_t depth;
+};
+
+static bool same_stack(uint64_t val, const void *arg)
+{
+	const struct stack_key *k = arg;
+	const struct pm_stack *s = &k->p->stacks[val];
+
+	return s->depth == k->depth &&
+	       memcmp(k->p->stack_frames + s->off, k->frames, k->depth * sizeof(*k->frames)) == 0;
+}
+
 uint32_t profile_intern_stack(struct profile *p, const uint32_t *frames, uint32_t depth)
 {
+	struct stack_key k = {p, frames, depth};
 	struct hmap_slot *slot;
 	struct pm_stack *s;
-	uint64_t key;
 	bool added;
 
-	for (key = hash_bytes(frames, depth * sizeof(*frames)) | 1;; key = hash_u64(key) | 1) {
-		slot = hmap_insert(&p->stack_index, key, &added);
-		if (added)
-			break;
-		s = &p->stacks[slot->val];
-		if (s->depth == depth &&
-		    memcmp(p->stack_frames + s->off, frames, depth * sizeof(*frames)) == 0)
-			return (uint32_t)slot->val;
-	}
+	slot = hmap_intern(&p->stack_index, hash_bytes(frames, depth * sizeof(*frames)), same_stack,
+			   &k, &added);
+	if (!added)
+		return (uint32_t)slot->val;
 	xgrow(&p->stack_frames, &p->stack_frames_cap, p->nstack_frames + depth,
 	      sizeof(*p->stack_frames));
 	memcpy(p->stack_frames + p->nstack_frames, frames, depth * sizeof(*frames));

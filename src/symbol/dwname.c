@@ -49,12 +49,11 @@ void dwname_free(struct dwname *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->units.cap; i++) {
-		struct unit_parents *u;
+	struct hmap_slot *s;
 
-		if (!d->units.slots[i].key)
-			continue;
-		u = (struct unit_parents *)(uintptr_t)d->units.slots[i].val;
+	for (size_t pos = 0; (s = hmap_next(&d->units, &pos));) {
+		struct unit_parents *u = (struct unit_parents *)(uintptr_t)s->val;
+
 		free(u->dies);
 		free(u);
 	}

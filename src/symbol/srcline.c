@@ -77,8 +77,18 @@ struct joined_path {
  * to the unit's compilation directory. Joined once per (dir, file) pair;
  * the pair is identified by where libdw holds the two strings.
  */
+/* hmap_intern's comparison: the joined path of (dir, file) in arg. */
+static bool same_path(uint64_t val, const void *arg)
+{
+	const struct joined_path *j = (const struct joined_path *)(uintptr_t)val;
+	const char *const *df = arg;
+
+	return j->dir == df[0] && j->file == df[1];
+}
+
 static const char *full_path(struct symfile *f, const char *dir, const char *file)
 {
+	const char *df[2] = {dir, file};
 	struct hmap_slot *slot;
 	struct joined_path *j;
 	uint64_t key;
@@ -88,14 +98,9 @@ static const char *full_path(struct symfile *f, const char *dir, const char *fil
 	if (!file || file[0] == '/' || !dir || !*dir)
 		return file;
 	key = hash_u64((uintptr_t)dir) ^ hash_u64((uintptr_t)file + 0x9e3779b97f4a7c15ULL);
-	for (key |= 1;; key = hash_u64(key) | 1) {
-		slot = hmap_insert(&f->paths, key, &added);
-		if (added)
-			break;
-		j = (struct joined_path *)(uintptr_t)slot->val;
-		if (j->dir == dir && j->file == file)
-			return j->path;
-	}
+	slot = hmap_intern(&f->paths, key, same_path, df, &added);
+	if (!added)
+		return ((struct joined_path *)(uintptr_t)slot->val)->path;
 	dl = strlen(dir);
 	fl = strlen(file);
 	j = xmalloc(sizeof(*j) + dl + fl + 2);

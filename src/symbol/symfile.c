@@ -119,6 +119,8 @@ void symbolizer_init(struct symbolizer *z, struct module_set *mods, bool no_line
 
 static void symfile_free(struct symfile *f)
 {
+	struct hmap_slot *s;
+
 	/*
 	 * What libelf and libdw were doing when the file changed under them
 	 * was cut off midway: none of it is touched again, not even to free.
@@ -131,13 +133,11 @@ static void symfile_free(struct symfile *f)
 	if (f->zfd >= 0)
 		close(f->zfd);
 	free(f->zname);
-	for (size_t i = 0; i < f->demangled.cap; i++)
-		if (f->demangled.slots[i].key)
-			free((void *)(uintptr_t)f->demangled.slots[i].val);
+	for (size_t pos = 0; (s = hmap_next(&f->demangled, &pos));)
+		free((void *)(uintptr_t)s->val);
 	hmap_release(&f->demangled);
-	for (size_t i = 0; i < f->paths.cap; i++)
-		if (f->paths.slots[i].key)
-			free((void *)(uintptr_t)f->paths.slots[i].val);
+	for (size_t pos = 0; (s = hmap_next(&f->paths, &pos));)
+		free((void *)(uintptr_t)s->val);
 	hmap_release(&f->paths);
 	srcline_release(f);
 	dwname_free(f->dwname);

@@ -13,6 +13,8 @@ void hmap_init(struct hmap *h)
 	h->slots = NULL;
 	h->cap = 0;
 	h->count = 0;
+	h->zero.key = h->zero.val = 0;
+	h->has_zero = false;
 }
 
 void hmap_release(struct hmap *h)
@@ -25,6 +27,8 @@ struct hmap_slot *hmap_find(const struct hmap *h, uint64_t key)
 {
 	size_t mask = h->cap - 1, i;
 
+	if (key == 0)
+		return h->has_zero ? (struct hmap_slot *)&h->zero : NULL;
 	if (!h->cap)
 		return NULL;
 	for (i = hash_u64(key) & mask;; i = (i + 1) & mask) {
@@ -59,6 +63,16 @@ struct hmap_slot *hmap_insert(struct hmap *h, uint64_t key, bool *added)
 	struct hmap_slot *s;
 	size_t mask, i;
 
+	if (key == 0) {
+		if (added)
+			*added = !h->has_zero;
+		if (!h->has_zero) {
+			h->has_zero = true;
+			h->zero.val = 0;
+			h->count++;
+		}
+		return &h->zero;
+	}
 	if ((h->count + 1) * 2 > h->cap)
 		rehash(h, h->cap ? h->cap * 2 : 64);
 	mask = h->cap - 1;
@@ -89,6 +103,12 @@ bool hmap_remove(struct hmap *h, uint64_t key, uint64_t *val)
 		return false;
 	if (val)
 		*val = s->val;
+	if (key == 0) {
+		h->has_zero = false;
+		h->zero.val = 0;
+		h->count--;
+		return true;
+	}
 	/*
 	 * Backward shift: move up every later entry of the run whose home slot
 	 * is not between the hole and it, so that no probe stops short.
@@ -106,4 +126,36 @@ bool hmap_remove(struct hmap *h, uint64_t key, uint64_t *val)
 	h->slots[hole].val = 0;
 	h->count--;
 	return true;
+}
+
+struct hmap_slot *hmap_next(const struct hmap *h, size_t *pos)
+{
+	/* Position 0 is the entry of key 0; position k + 1 is slots[k]. */
+	if (*pos == 0) {
+		*pos = 1;
+		if (h->has_zero)
+			return (struct hmap_slot *)&h->zero;
+	}
+	for (size_t k = *pos - 1; k < h->cap; k++)
+		if (h->slots[k].key) {
+			*pos = k + 2;
+			return &h->slots[k];
+		}
+	*pos = h->cap + 1;
+	return NULL;
+}
+
+struct hmap_slot *hmap_intern(struct hmap *h, uint64_t hash,
+			      bool (*same)(uint64_t val, const void *arg), const void *arg,
+			      bool *added)
+{
+	for (uint64_t key = hash;; key = hash_u64(key)) {
+		bool fresh;
+		struct hmap_slot *s = hmap_insert(h, key, &fresh);
+
+		if (fresh || same(s->val, arg)) {
+			*added = fresh;
+			return s;
+		}
+	}
 }

@@ -1,10 +1,12 @@
 /*
- * hmap.h - an open-addressing hash map from non-zero u64 keys to u64 values.
+ * hmap.h - an open-addressing hash map from u64 keys to u64 values.
  *
  * Invariant: the table is a power of two and at most half full, so a probe
  * always ends at an empty slot; every key lies between its home slot and
  * the first empty slot after it (removal shifts entries back to keep this).
- * Key 0 marks an empty slot and cannot be stored.
+ * Key 0 marks an empty slot of the table, so an entry of key 0 lives in a
+ * slot of its own beside it: every key may be stored, ids from 0 as they
+ * are.
  */
 #ifndef PERFMINI_HMAP_H
 #define PERFMINI_HMAP_H
@@ -20,8 +22,10 @@ struct hmap_slot {
 
 struct hmap {
 	struct hmap_slot *slots;
-	size_t cap; /* 0 or a power of two */
-	size_t count;
+	size_t cap;	       /* 0 or a power of two */
+	size_t count;	       /* entries, the one of key 0 included */
+	struct hmap_slot zero; /* the entry of key 0, when has_zero */
+	bool has_zero;
 };
 
 void hmap_init(struct hmap *h);
@@ -35,5 +39,23 @@ struct hmap_slot *hmap_insert(struct hmap *h, uint64_t key, bool *added);
  * not NULL). Slot pointers taken before are invalid afterwards.
  */
 bool hmap_remove(struct hmap *h, uint64_t key, uint64_t *val);
+/*
+ * The entries in no order: *pos starts at 0; returns the next entry's
+ * slot, NULL after the last. The map must not change meanwhile.
+ *
+ *	for (size_t pos = 0; (s = hmap_next(h, &pos));)
+ */
+struct hmap_slot *hmap_next(const struct hmap *h, size_t *pos);
+
+/*
+ * Interning by content: the entry whose value stands for content equal
+ * to what same(val, arg) compares with, under hash, its hash. Keys are
+ * hash, then rehashes of it, until the entry is found or an unused key is
+ * met, where the entry is added with val 0 for the caller to set (*added
+ * says which).
+ */
+struct hmap_slot *hmap_intern(struct hmap *h, uint64_t hash,
+			      bool (*same)(uint64_t val, const void *arg), const void *arg,
+			      bool *added);
 
 #endif
