@@ -59,8 +59,8 @@ struct recorder {
 	size_t unnamed_cut;	/* frames left unnamed because naming was cut short */
 	const char *cut_why;	/* and why, or NULL */
 	struct datafile_out out;
-	struct hmap sampled_tids; /* tid + 1 -> pid + 1, of the living threads sampled */
-	struct hmap sampled_pids; /* pid + 1, every process sampled */
+	struct hmap sampled_tids; /* tid -> pid, of the living threads sampled */
+	struct hmap sampled_pids; /* pid, every process sampled */
 	size_t nthreads;	  /* threads sampled, living or not */
 	uint64_t start_ns, end_ns;
 	time_t wall_start;
@@ -113,7 +113,7 @@ static bool note_sampled(struct hmap *h, uint32_t id, uint32_t other)
 {
 	bool added;
 
-	hmap_insert(h, (uint64_t)id + 1, &added)->val = (uint64_t)other + 1;
+	hmap_insert(h, id, &added)->val = other;
 	return added;
 }
 
@@ -128,7 +128,7 @@ static void add_thread(struct recorder *r, uint32_t pid, uint32_t tid)
 /* Thread tid of pid exited: it is written down if sampled, then forgotten. */
 static void thread_exited(struct recorder *r, uint32_t pid, uint32_t tid)
 {
-	if (hmap_remove(&r->sampled_tids, (uint64_t)tid + 1, NULL))
+	if (hmap_remove(&r->sampled_tids, tid, NULL))
 		add_thread(r, pid, tid);
 	if (model_exit(&r->model, pid, tid) && r->unwinder)
 		unwinder_forget(r->unwinder, pid);
@@ -567,14 +567,11 @@ static void write_unwind_meta(struct recorder *r)
 
 	set_meta_u64(r->prof, "unwind-stacks", u->unwound);
 	set_meta_u64(r->prof, "unwind-complete", u->ends[UNWIND_COMPLETE]);
-	for (size_t i = 0; i < u->cut.cap; i++) {
-		const struct hmap_slot *s = &u->cut.slots[i];
+	const struct hmap_slot *s;
 
-		if (s->key)
-			sbuf_addf(&b, "%llu\t%s\t%s\n", (unsigned long long)s->val,
-				  unwind_end_text(stack_cut_reason(s->key)),
-				  cut_module_path(r, s->key));
-	}
+	for (size_t pos = 0; (s = hmap_next(&u->cut, &pos));)
+		sbuf_addf(&b, "%llu\t%s\t%s\n", (unsigned long long)s->val,
+			  unwind_end_text(stack_cut_reason(s->key)), cut_module_path(r, s->key));
 	profile_set_meta(r->prof, "unwind-cut", b.buf ? b.buf : "");
 	sbuf_release(&b);
 }
@@ -633,12 +630,10 @@ static void write_meta(struct recorder *r)
 /* The threads sampled and still alive at the stop (the others went at their exit). */
 static void add_threads(struct recorder *r)
 {
-	for (size_t i = 0; i < r->sampled_tids.cap; i++) {
-		const struct hmap_slot *s = &r->sampled_tids.slots[i];
+	const struct hmap_slot *s;
 
-		if (s->key)
-			add_thread(r, (uint32_t)(s->val - 1), (uint32_t)(s->key - 1));
-	}
+	for (size_t pos = 0; (s = hmap_next(&r->sampled_tids, &pos));)
+		add_thread(r, (uint32_t)s->val, (uint32_t)s->key);
 }
 
 /*
@@ -747,9 +742,10 @@ static void print_unwind_summary(const struct recorder *r)
 				unwind_end_text((enum unwind_end)e));
 	fputc('\n', stderr);
 	/* Where they stopped: the three (module, reason) pairs with most stacks. */
-	for (size_t i = 0; i < u->cut.cap; i++)
-		if (u->cut.slots[i].key)
-			cuts[n++] = u->cut.slots[i];
+	const struct hmap_slot *s;
+
+	for (size_t pos = 0; (s = hmap_next(&u->cut, &pos));)
+		cuts[n++] = *s;
 	qsort(cuts, n, sizeof(*cuts), cmp_cut);
 	for (size_t i = 0; i < n && i < 3; i++)
 		fprintf(stderr, "perfmini: %s: %.1f%% of the stacks stopped there: %s\n",
@@ -796,6 +792,8 @@ static int recorder_init(struct recorder *r, const struct record_opts *o)
 	for (size_t i = 0; i < o->ndebug_dirs; i++)
 		if (symbolizer_add_debug_dir(&r->syms, o->debug_dirs[i]) < 0) {
 			error("bad --debug-dir '%s': %s", o->debug_dirs[i], strerror(errno));
+			symbolizer_release(&r->syms);
+			module_set_release(&r->mods);
 			return -1;
 		}
 	model_init(&r->model, &r->mods, true);
@@ -810,13 +808,21 @@ static int recorder_init(struct recorder *r, const struct record_opts *o)
 	return 0;
 }
 
-/* Frees what a recording kept until its end (only where leaks are checked). */
-static void recorder_release(struct recorder *r)
+/*
+ * A recording whose naming was cut short, kept for good: its naming
+ * thread may still be reading what the recorder holds, up to the exit.
+ */
+static struct recorder *volatile left_to_namer;
+
+/* Frees a recording (only where leaks are checked: the exit frees it all else). */
+static void recorder_free(struct recorder *r)
 {
+	if (r->cut_why) {
+		left_to_namer = r;
+		return;
+	}
 	if (!FREE_AT_EXIT)
 		return;
-	if (r->cut_why)
-		return; /* the naming thread may still use what it would free */
 	namer_free(r->namer);
 	symbolizer_release(&r->syms);
 	attach_release(&r->att);
@@ -828,11 +834,47 @@ static void recorder_release(struct recorder *r)
 	model_release(&r->model);
 	module_set_release(&r->mods);
 	profile_free(r->prof);
+	free(r);
+}
+
+/* Starts what is to be recorded: the command, the events; then the clock. */
+static int record_start(struct recorder *r, const struct record_opts *o)
+{
+	int ret;
+
+	if ((ret = install_signals()) < 0) {
+		error("cannot create a pipe: %s", strerror(-ret));
+		return -1;
+	}
+	if (o->argv && (ret = launch_start(&r->child, o->argv)) < 0) {
+		error("cannot start '%s': %s", o->argv[0], strerror(-ret));
+		return -1;
+	}
+	if (open_events(r) < 0) {
+		if (o->argv)
+			launch_abort(&r->child);
+		return -1;
+	}
+	r->start_ns = now_ns();
+	r->wall_start = time(NULL);
+	/* Every event at once: no sample predates the start, none is lost to the attach. */
+	if (!o->argv && (ret = attach_enable(&r->att)) < 0) {
+		error("cannot enable the events: %s", strerror(-ret));
+		return -1;
+	}
+	/* Attached processes: their mappings from before the events saw any. */
+	for (size_t i = 0; i < o->npids; i++)
+		model_process(&r->model, o->pids[i]);
+	if (o->argv && (ret = launch_release(&r->child)) < 0) {
+		error("cannot run '%s': %s", o->argv[0], strerror(-ret));
+		return -1;
+	}
+	return 0;
 }
 
 int record_run(const struct record_opts *o)
 {
-	struct recorder r;
+	struct recorder *r = xcalloc(1, sizeof(*r));
 	struct datafile_out out;
 	bool tty;
 	size_t written = 0;
@@ -842,51 +884,34 @@ int record_run(const struct record_opts *o)
 	 * The output exists before anything else is opened, the events above
 	 * all: its descriptor is reserved, and a bad output is said at once.
 	 */
-	if (datafile_create(&out, o->output) < 0)
-		return 1;
-	if (recorder_init(&r, o) < 0)
-		return 1;
-	r.out = out;
-	if ((ret = install_signals()) < 0) {
-		error("cannot create a pipe: %s", strerror(-ret));
+	if (datafile_create(&out, o->output) < 0) {
+		free(r);
 		return 1;
 	}
-	if (o->argv && (ret = launch_start(&r.child, o->argv)) < 0) {
-		error("cannot start '%s': %s", o->argv[0], strerror(-ret));
+	if (recorder_init(r, o) < 0) {
+		datafile_abandon(&out);
+		free(r);
 		return 1;
 	}
-	if (open_events(&r) < 0) {
-		if (o->argv)
-			launch_abort(&r.child);
+	r->out = out;
+	if (record_start(r, o) < 0) {
+		datafile_abandon(&r->out);
+		recorder_free(r);
 		return 1;
 	}
-	r.start_ns = now_ns();
-	r.wall_start = time(NULL);
-	/* Every event at once: no sample predates the start, none is lost to the attach. */
-	if (!o->argv && (ret = attach_enable(&r.att)) < 0) {
-		error("cannot enable the events: %s", strerror(-ret));
-		return 1;
-	}
-	/* Attached processes: their mappings from before the events saw any. */
-	for (size_t i = 0; i < o->npids; i++)
-		model_process(&r.model, o->pids[i]);
-	if (o->argv && (ret = launch_release(&r.child)) < 0) {
-		error("cannot run '%s': %s", o->argv[0], strerror(-ret));
-		return 1;
-	}
-	tty = status_line_wanted(&r);
-	record_loop(&r, tty);
+	tty = status_line_wanted(r);
+	record_loop(r, tty);
 	if (tty)
 		fprintf(stderr, "\r\033[K");
-	ret = record_stop(&r, &written) < 0 ? 1 : 0;
+	ret = record_stop(r, &written) < 0 ? 1 : 0;
 	if (!o->quiet && ret == 0)
-		print_summary(&r, written);
+		print_summary(r, written);
 	/*
 	 * A command still running (after -d or a signal) is asked to stop, once
 	 * the file is safe.
 	 */
 	if (o->argv)
-		launch_stop(&r.child);
-	recorder_release(&r);
+		launch_stop(&r->child);
+	recorder_free(r);
 	return ret;
 }

@@ -58,6 +58,7 @@ struct namer {
 	struct chunk *head;
 	size_t pos; /* next job to take in head */
 	_Atomic bool sleeping, done, cancel, exited;
+	bool joined; /* by namer_finish: the thread is gone */
 	_Atomic uint64_t queued, taken;
 
 	/* Results, under lock (taken briefly by the thread, and at the stop). */
@@ -239,6 +240,7 @@ int namer_finish(struct namer *n, uint64_t deadline_ns, const volatile sig_atomi
 		return ret;
 	}
 	pthread_join(n->thread, NULL);
+	n->joined = true;
 	return 0;
 }
 
@@ -273,6 +275,9 @@ void namer_free(struct namer *n)
 {
 	if (!n)
 		return;
+	/* A recording that failed before its stop: the thread is ended first. */
+	if (!n->joined)
+		namer_finish(n, 0, NULL);
 	while (n->head) {
 		struct chunk *next = atomic_load(&n->head->next);
 

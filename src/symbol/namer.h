@@ -54,7 +54,10 @@ void namer_counts(struct namer *n, uint64_t *queued, uint64_t *done);
  */
 int namer_levels(struct namer *n, uint32_t frame, struct symres *r);
 
-/* Frees n; only after namer_finish returned 0 (else the thread may still use it). */
+/*
+ * Frees n, ending its thread first if namer_finish has not; never after
+ * namer_finish failed (the thread, left running, may still use it).
+ */
 void namer_free(struct namer *n);
 
 #endif
