@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A file cut short under the recorder: victim-main spends its time in
 # libvictim.so, first in victim_a, then (after SIGUSR1) in victim_b, the
 # library's second unit; the library's debug information is in a separate
@@ -26,7 +27,14 @@ rec=$!
 track "$rec"
 wait_line "$tmp/rec.out" ': ready, pid [0-9]+' 30 || fail "victim-main did not start: $(cat "$tmp/rec.err")"
 tpid=$(sed -n 's/.*: ready, pid \([0-9][0-9]*\).*/\1/p' "$tmp/rec.out" | head -n 1)
-sleep 1
+# The naming thread reads the debug file when a CPU is free: wait till it has.
+n=300
+until grep -q 'libvictim\.so\.debug' "/proc/$rec/maps" 2>/dev/null; do
+	[ "$n" -gt 0 ] || fail "the recorder did not map libvictim.so.debug within 30 s"
+	n=$((n - 1))
+	sleep 0.1
+done
+sleep 0.5
 : >"$tmp/v/libvictim.so.debug"
 kill -USR1 "$tpid"
 wait_exit "$rec" 60 || fail "the recorder did not end"
