@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fold-perf.awk - fold 'perf script' output into folded stacks, the
 # perf side of the benchmark's stop-to-folded comparison.
 #

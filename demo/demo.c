@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * demo.c - a small program with a known profile, for 'scripts/demo':
  * about two thirds of its time in compress_block(), one third in

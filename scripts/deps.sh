@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash
 # deps.sh - sourced by scripts/demo and scripts/check: installs the Debian
 # packages perfmini needs to build and test, only those that are missing.

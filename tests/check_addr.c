@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_addr.c - the address formulas of addr.h on the program headers of
  * every layout that matters (DESIGN.md section 2).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_decode.c - record_decode on hand-built perf records: every field of
  * every record type perfmini asks for, and damaged input that must fail

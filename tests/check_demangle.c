@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_demangle.c - C++, legacy Rust and v0 Rust names through
  * libiberty's demanglers, with the options perfmini picks, and the

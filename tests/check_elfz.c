@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_elfz.c - expanding compressed ELF sections (elfz.h) on ELF images
  * built here byte by byte: both classes and both byte orders, zstd, zlib

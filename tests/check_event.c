@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_event.c - CPU list parsing, event names, and the attr perfmini asks
  * the kernel for (DESIGN.md, events).

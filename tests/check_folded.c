@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_folded.c - the folded format on a hand-built profile, compared
  * with the exact expected text (DESIGN.md section 3).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_hmap.c - the hash map: insertion, lookup and removal against a
  * plain array model, with keys chosen to collide, through growth.

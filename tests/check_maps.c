@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_maps.c - the mapping tree: lookups at the edges, replacement of
  * overlapped mappings (trim, split, pgoff kept consistent), clone, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_namer.c - the naming thread, on this test program's own file:
  * frames queued across many chunks are all named, each as symbolize_addr

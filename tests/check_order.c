@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_order.c - the time-ordering queue: records pushed out of order,
  * as rings of several CPUs deliver them, come out oldest first, each

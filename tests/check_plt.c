@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_plt.c - NAME@plt symbols from hand-built x86-64 ELF files, written
  * with libelf into memory files: a lazy .plt with .plt.got (as GNU ld

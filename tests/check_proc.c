@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_proc.c - /proc/PID/maps parsing and the process model (MMAP2,
  * FORK, COMM applied by hand, never live: nothing is read from /proc).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_profile.c - building a profile (interning of strings, frames and
  * stacks) and the data file: encode/decode round trip, every way a damaged

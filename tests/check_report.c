@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_report.c - what the report formats share, on the synthetic
  * recording of report-synth.c: the filters and grouping of aggregate.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_ring.c - ring_init and ring_drain over a heap buffer laid out like
  * a perf mmap: one control page, then a small power-of-two data area that

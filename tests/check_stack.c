@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_stack.c - sample stacks to profile stacks, on hand-built samples
  * and a process model filled by hand (never live): contexts, return

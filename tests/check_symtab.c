@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_symtab.c - symbol tables (aliases, sizes, gaps, nesting, kallsyms
  * text) and the ELF reader on a real file: this test program itself, whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_util.c - the small helpers everything uses: text made printable
  * (and folded-safe), on every kind of byte sequence.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * corrupt-sweep.c - damages a real data file in every way a disk, a
  * network copy or a careless hand can, and checks in-process what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dwarf-nest-gen.c - writes assembly for a function with hostile debug
  * information: nest_hot, a busy loop, whose DWARF holds LEVELS lexical

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fault-exec.c - a process that changes program under a profiler: it
  * spends its CPU time in before_exec_hot(), then execs another program.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fault-fork.c - many short-lived processes: forks N children one after
  * another, each spending MS milliseconds of CPU time in child_hot() and

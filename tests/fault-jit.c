@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fault-jit.c - JIT code with a perf map a profiler may or may not trust:
  * copies a small machine-code loop into anonymous executable memory,

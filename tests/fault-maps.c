@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fault-maps.c - a process that names files to trick a profiler, and a
  * watch on named pipes that tells whether anyone opened them. Linked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fault-threads.c - threads that come and go under a profiler.
  *

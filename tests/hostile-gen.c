@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hostile-gen.c - writes data files that are well-formed, pass every
  * check of the reader's format, and are built to make a report cost far

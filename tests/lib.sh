@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lib.sh - what the tests/run-*.sh scripts share; sourced, never run.
 #
 # Under 'make check' a test runs with the top build directory as its

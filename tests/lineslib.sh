@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lineslib.sh - what the source-line tests of other toolchains
 # (tests/run-lines-*.sh) share on top of lib.sh and symlib.sh; sourced
 # after them, never run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * report-gen.c - writes the synthetic recording of report-synth.c as a
  * data file, for tests/run-report.sh: report-gen OUTPUT; with --wide, the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 # report-pprof.py - checks a pprof profile written by 'perfmini report
 # --pprof', decoded independently of perfmini: gunzipped by gzip and
 # decoded by 'protoc --decode_raw' (whose text form this script reads), then

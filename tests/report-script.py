@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 # report-script.py - reads back the per-sample exports of 'perfmini report':
 #
 #   report-script.py SCRIPT JSON FOLDED [--synth]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 # report-svg.py - checks a flame graph written by 'perfmini report --svg':
 #
 #   report-svg.py SVG FOLDED [--synth]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * report-synth.c - the synthetic recording of the report tests; see
  * report-synth.h.

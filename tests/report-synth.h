@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * report-synth.h - the synthetic recording the report tests share: built
  * with the profile_* builders, so every count in the goldens can be worked

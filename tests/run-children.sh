@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Descendants of the recorded command: a shell starts spin-pie in the
 # background and spin-nopie in the foreground (one CPU second each); the
 # samples of each child, told apart by comm, must name spin_hot as their

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Damaged data files. A real recording of spin-pie (0.3 CPU seconds) is
 #  1. swept in-process by tests/corrupt-sweep: cut at every offset of its
 #     first 4 KiB and at 1,000 random offsets, one bit flipped for every

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A library loaded after the attach: dlopen-late waits for SIGUSR1, which
 # is sent only once 'perfmini record -p' holds its events, then dlopen()s
 # libplugin.so and spends one CPU second in plugin_hot. The library was not

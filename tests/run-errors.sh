@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Failures and stops. Every error must exit non-zero without a crash (an
 # exit status below 128, no time-out) and explain itself in exactly one
 # line on stderr:

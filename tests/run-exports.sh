@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # perfmini exports none of its own functions: a function of perfmini's
 # that a shared library it loads also calls by name (libdw calls glibc's
 # error() when it runs out of memory) would be called in place of the

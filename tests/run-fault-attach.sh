@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Attaching to a process with many threads: fault-threads starts 1,500
 # sleeping threads and spends its time in many_hot on its main thread.
 # 'record -p PID -d 1' opens the events of every thread (3,000 on two

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A thousand short-lived children under the recorder, no crash and no
 # hang (at most 120 s each), and a complete file:
 #  1. a shell running /bin/true 1,000 times: the file must read back and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The target execs another program while it is recorded: fault-exec
 # spends 0.5 CPU seconds in before_exec_hot(), then execs spin-pie, which
 # spends 0.5 CPU seconds in spin_hot() (spin-pie 1: a thread's CPU time

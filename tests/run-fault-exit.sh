@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The target exits while it is being recorded; perfmini must end on its
 # own, within a few seconds, with exit 0 and a complete file holding the
 # target's samples (>= 90% of them in spin_hot):

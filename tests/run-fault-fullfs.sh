@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Output on a full file system: a 64 KiB tmpfs, mounted in a mount
 # namespace of the test's own (unshare -m, so that nothing is left mounted
 # if the test dies), holds an older data file OLD.data and a filler that

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Too many open files. Under a hard limit on file descriptors (ulimit -n,
 # soft and hard: perfmini raises its soft limit to the hard one):
 #  1. 'record -p' of a process with 64 threads (one event per thread and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Little or no permission for perf events: perfmini run as an unprivileged
 # user (nobody, through setpriv, when the test runs as root; else the user
 # running it). What is refused must be refused cleanly: exit 1, exactly one

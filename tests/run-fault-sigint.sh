@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # SIGINT at random moments. 20 times: 'perfmini record -o OUT -- spin-pie
 # 30' (or '-a', every fourth time) is started, and after a random 0 to 1.5
 # s (0 to 20 ms every fifth time: during its start) it gets SIGINT, in one

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Threads created and destroyed while perfmini attaches: fault-threads
 # starts and joins threads without pause (four at a time, each living for
 # about 3 ms of CPU time: a thread sampled at 999 Hz of its own CPU time

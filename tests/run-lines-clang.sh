@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Source lines and inline chains of clang-built code: inline.c built by
 # clang -O2 -g (DWARF 5: address, range and line-string tables of their
 # own, and no .debug_aranges) as inline-clang. Every sample must read

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Source lines and inline chains of Go code: go-lines, built by Debian's
 # Go toolchain (its DWARF zlib-compressed, without .debug_aranges), spends
 # its time in main.mix inlined into main.work. Every sample of the loop

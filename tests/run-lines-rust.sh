@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Source lines and inline chains of Rust code built by Debian's rustc
 # (1.63 writes .debug_aranges for the program's own unit, not for all of
 # the standard library's: bench/srcline-compare covers those), with the default (legacy) symbol mangling as

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Source lines from debug sections compressed with zstd (objcopy
 # --compress-debug-sections=zstd), which libelf 0.188 cannot read itself:
 # inline (gcc -O2 -g) with its DWARF compressed in the binary

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Source lines and inline chains from DWARF: 'inline' (built -O2 -g) spends
 # its time in a loop inlined through two levels. Every sample must read
 # work_outer;inline_mid_[i];inline_leaf_[i], with --lines each level at its

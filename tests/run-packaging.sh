@@ -1,6 +1,9 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What a packager and a new user meet before profiling anything:
-#   the licence: COPYING holds the GPL version 2 text;
+#   the licence: COPYING holds the GPL version 2 text, and every source
+#     file (C, shell, Python, Makefile.am, man page) names it in an SPDX
+#     line among its first three;
 #   configure refuses a CPU other than x86-64, in one clear message,
 #     before it looks for a compiler;
 #   configure without Check succeeds and says the unit tests need it;
@@ -19,6 +22,13 @@ srcdir=$(cd "$srcdir" && pwd)
 grep -q "GNU GENERAL PUBLIC LICENSE" "$srcdir/COPYING" &&
 	grep -q "Version 2, June 1991" "$srcdir/COPYING" ||
 	fail "COPYING is not the GPL version 2"
+unlicensed=$(find "$srcdir/src" "$srcdir/tests" "$srcdir/scripts" "$srcdir/man" "$srcdir/bench" \
+	-type f \( -name '*.[ch]' -o -name '*.cc' -o -name '*.sh' -o -name '*.py' -o \
+	-name '*.am' -o -name '*.[15]' -o -name '*.js' \) ! -path '*/_build*' -print |
+	while read -r f; do
+		head -n 3 "$f" | grep -q 'SPDX-License-Identifier: GPL-2.0-or-later' || echo "$f"
+	done)
+[ -z "$unlicensed" ] || fail "no SPDX line in: $(echo "$unlicensed" | head -n 5 | tr '\n' ' ')"
 
 # Another CPU: refused, saying why.
 mkdir "$tmp/arm"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The pprof output read by the real 'go tool pprof' (Debian's golang-go),
 # on recordings of a PIE, a non-PIE and an lld-linked executable and of a
 # program whose time goes to a shared library. For each:

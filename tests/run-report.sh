@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every report format through the command, on the synthetic recording of
 # tests/report-synth.c (written as a data file by tests/report-gen), with
 # no perf events needed:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # 'report -i' on a large file that is no data file: a 3 GiB sparse file
 # (no disk space used) must be refused from its first bytes, with one line
 # that says it is not a perfmini data file, at once and in little memory

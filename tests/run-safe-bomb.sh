@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Data files that are well-formed but built to make a report cost far
 # more than their size (tests/hostile-gen): a data file comes from
 # another machine, and 'perfmini report' must not hang on one.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Outputs that are not files, and outputs that cannot be, in a scratch
 # directory (nothing touches the real /dev but /dev/stdout, which is only
 # written through):

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Hostile debug information: nest-hot spends its time in nest_hot, whose
 # DWARF nests 200,000 lexical blocks (a 416 KB binary anyone can run).
 # 'perfmini symbolize -e' on it and a recording of it must neither crash

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # No terminal control codes from other people's names: a program whose
 # file name (and so its thread name) holds an OSC 52 clipboard write, a
 # colour change, a bell and a C1 CSI, stripped so that the recorder's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The files a target maps are opened inside the target's root, without
 # following a link out of it, and never block: the target, fault-maps in
 # a chroot (ROOT), maps a file CODE for execution and unmaps it at once,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Naming that cannot finish: a debuginfod server that accepts connections
 # and never answers (a black hole on 127.0.0.1, started here, gone after
 # two minutes at most), and sym-dinfod, stripped, whose debug file the

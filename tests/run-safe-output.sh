@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The output file is made safely. 'perfmini record -q -o DIR/out.data --
 # spin-pie 0.1' run as root, with, planted beforehand by someone else:
 #  1. nothing: the file is a regular file of mode 0600 (under umask 022

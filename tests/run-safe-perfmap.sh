@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Perf maps (/tmp/perf-PID.map) are files the profiled program controls:
 # perfmini may read one only when it is a regular file inside the
 # target's root, not a symbolic link, owned by the target's user or by

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # 'perfmini report' refuses a data file that belongs to another user
 # (neither the caller nor root) unless given --force, as perf report does:
 # a data file from someone else is input they chose. The behaviour tested:

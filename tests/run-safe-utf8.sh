@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Names that are not valid UTF-8 never make an output invalid: a program
 # named with ten two-byte characters runs as a thread whose name the
 # kernel cuts to 15 bytes, in the middle of the eighth. Its recording's

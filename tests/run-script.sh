@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The per-sample exports on a real recording: 'spin-pie 1' recorded, then
 # report --script and --json read back by report-script.py (the grammar,
 # the same samples in both, in time order, folding into the folded

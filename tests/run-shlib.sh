@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A shared library mapped at load time: samples of 'use-lib 1' (one CPU
 # second in libhot.so's lib_hot, called from the executable's main) must
 # name lib_hot as their leaf and main as its caller.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A fixed-address (non-PIE) executable: samples of 'spin-nopie 1' (one CPU second in spin_hot,
 # called from main) must name spin_hot as their leaf, and main as its
 # caller (frame-pointer call chains, return addresses symbolized).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The live status line never mixes with a program's output. Under a
 # pseudo-terminal (script(1)):
 #  1. 'record -- sh -c "echo progress N..."': the command shares the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The SVG flame graph in a real browser: Debian's chromium, headless,
 # driven by puppeteer-core (tests/svg-browser.js) on the graph of the wide
 # synthetic profile (report-gen --wide): the height at opening, hover,

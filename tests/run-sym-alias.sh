@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # One name among aliases, the one a user knows (elf_symbol_rank): glibc's
 # __strcoll_l is also strcoll_l (weak) and __GI___strcoll_l (local, the
 # name its DWARF gives, from an asm label). perfmini symbolize must name

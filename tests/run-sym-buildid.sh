@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A stripped executable whose debug file is found only by its build-id,
 # under 'record --debug-dir DIR': sym-buildid has no .symtab and no
 # .gnu_debuglink; the test puts its debug file at

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # C++ names, demangled: sym-cxx spends its time in
 # ns::Worker<int>::hot(int) (the symbol _ZN2ns6WorkerIiE3hotEi), a member
 # of a class template in a namespace. Samples must carry exactly that

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --debug-dir with a relative DIR: as run-sym-buildid.sh, but the debug
 # directory is given as "dbg", relative to the current directory (the
 # test's own), the way a person types it. 'perfmini record --debug-dir

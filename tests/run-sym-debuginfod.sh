@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Debug files from a debuginfod server: sym-dinfod is stripped (no .symtab,
 # no debug link) and its debug file exists only in a directory that a
 # debuginfod server started here (debuginfod -F, on a free port, reached

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A stripped executable with a .gnu_debuglink: sym-debuglink has no
 # .symtab and no build-id; its link names sym-debuglink-syms.debug (not
 # "sym-debuglink.debug", which libdwfl would try without a link), with the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A deleted binary: a copy of sym-deleted is started from the test's
 # directory, deleted, and only then recorded with 'record -p' (its maps
 # say "(deleted)"). Samples must still name deleted_hot, called from main.

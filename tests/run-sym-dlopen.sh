@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A library loaded after the attach: sym-dl waits for SIGUSR1, sent once
 # 'perfmini record -p' holds its events, then dlopen()s libsym-a.so and
 # spends one CPU second in its liba_hot, called from run_a. The library

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dlclose + dlopen of another library at the same address: sym-dl loads
 # libsym-a.so and spends 0.6 CPU seconds in its liba_hot (under run_a),
 # closes it, loads libsym-b.so (same size, so the loader puts it where

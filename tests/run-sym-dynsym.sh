@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A stripped shared library, .dynsym only: libsym-dynsym.so has no
 # .symtab and no debug file, and exports dynsym_hot. Samples of
 # 'sym-usedynsym 1' must name dynsym_hot, called from main.

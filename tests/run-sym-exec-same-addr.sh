@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A program that execs another mapped at the same address, quickly: the
 # non-PIE sym-exec-first spends 0.05 CPU seconds in first_hot, then execs
 # the non-PIE sym-exec-second (second_hot, 0.5 s). Both map their code at

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # JIT code that runs before its perf map exists: sym-jit spends 0.4 CPU
 # seconds in its generated code, then writes /tmp/perf-PID.map and spends
 # 0.6 more. The frames sampled before the map appeared must be named from

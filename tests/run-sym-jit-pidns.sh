@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # JIT code in another PID namespace, as in a container: sym-jit runs as
 # pid 1 of a new PID namespace (unshare --pid --fork --mount-proc) with a
 # private /tmp, so it writes its map as /tmp/perf-1.map inside its own

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Perf maps perfmini must not trust: sym-jit (as in run-sym-jit.sh) with
 #  1. /tmp/perf-PID.map a symbolic link to the real map, and
 #  2. as root, /tmp/perf-PID.map owned by another user (nobody),

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # JIT code with a perf map: sym-jit copies a machine-code loop into
 # anonymous executable memory, writes /tmp/perf-PID.map ("START SIZE
 # jit_hot") and spends one CPU second calling it. Samples must name

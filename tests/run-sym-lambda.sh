@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # C++ functions that DWARF names only briefly: GCC gives functions of
 # internal linkage (lambdas, members of an anonymous namespace) no
 # DW_AT_linkage_name, only "operator()" or "step". sym-lambda spends a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # An lld-linked PIE: lld lays the executable segment out at a p_vaddr
 # different from its p_offset, so a file offset is not an ELF address.
 # Samples of 'sym-lld 1' (one CPU second in lld_hot, called from main) must

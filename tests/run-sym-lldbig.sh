@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lld with -z max-page-size=0x200000 and 2.5 MiB of read-only data before
 # the code: the executable PT_LOAD has p_align 2 MiB and a p_vaddr that is
 # neither its p_offset nor aligned to p_align, so a base computed by

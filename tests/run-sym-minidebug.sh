@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # MiniDebugInfo, as Fedora builds it: sym-minidebug is stripped (no
 # .symtab, no build-id, no debug link) and carries a .gnu_debugdata
 # section, an xz-compressed ELF whose .symtab has the functions that

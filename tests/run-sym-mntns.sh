@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A binary in another mount namespace: 'unshare -m' mounts a private
 # tmpfs over DIR/ns, copies sym-mntns into it and runs it from there, so
 # its path exists only inside that namespace (the test checks that DIR/ns

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The summary of unnamed frames: sym-nodebug is stripped, with no debug
 # file anywhere, so its nodebug_hot has no name. Recorded without -q,
 # perfmini must say so after the recording, on a line that names the

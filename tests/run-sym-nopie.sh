@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A fixed-address (non-PIE) executable: its load bias is 0. Samples of
 # 'sym-nopie 1' must name nopie_hot as their leaf and main as its caller.
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # DWARF unwinding through a PLT entry keeps every caller: a stack sampled
 # in an entry of sym-plt's PLT must still read main;plt_loop;NAME@plt.
 # The FDE of .plt gives the CFA as a DWARF expression, which libunwind

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # PLT entries named NAME@plt, as objdump labels them, from the dynamic
 # relocations of the GOT slots they jump through, in every PLT layout:
 # sym-plt (lazy binding: .plt, and .plt.got for a function whose address

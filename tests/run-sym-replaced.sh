@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A replaced binary. Two runs of a copy of sym-old (whose hot function is
 # old_hot) at DIR/sym-prog, each time replaced by a copy of sym-new
 # (whose hot function is new_hot) renamed over DIR/sym-prog:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Rust names, demangled as rustfilt and perf print them: sym-rust spends
 # its time in a method of a generic type in a module and in a closure
 # inlined into a generic function. Built with rustc's default (legacy)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A shared library mapped at load time: samples of 'sym-uselib 1' (one CPU
 # second in libsym-shlib.so's shlib_hot, called from the executable's
 # main) must name shlib_hot as their leaf and main as its caller.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Short-lived processes: a shell runs sym-short 20 times in sequence, each
 # run spending 50 ms of CPU time in short_hot; every process has exited
 # long before the recording stops. The samples of all of them must name

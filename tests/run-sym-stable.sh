@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Frames without a name are named alike in every run: two recordings of
 # the same program must fold to the same stacks. sym-jit runs its code in
 # anonymous memory that no perf map names (mmap puts it at another address

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # 'perfmini symbolize -e FILE ADDR...': ELF addresses of a file to names.
 # For functions of several files (two executable segments, C++, a
 # .dynsym-only library, a stripped binary with --debug-dir), the address

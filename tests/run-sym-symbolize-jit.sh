@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # 'perfmini symbolize -p PID ADDR...' on JIT code, as 'record' names it:
 # sym-jit -w writes /tmp/perf-PID.map ("START SIZE jit_hot") for its
 # anonymous executable code and waits; its first address must print

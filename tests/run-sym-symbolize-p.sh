@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # 'perfmini symbolize -p PID ADDR...': runtime addresses of a live process
 # to names. Two waiting targets: sym-twox (a PIE whose far_hot is in a
 # second executable segment, at a p_vaddr far from its p_offset) and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A syscall-heavy loop: syscall_hot reads /dev/zero with an inline system
 # call, so most samples are taken in the kernel. The user function that
 # made the call must be named: at least 90% of the user stacks end in

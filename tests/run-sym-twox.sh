@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Two executable segments: sym-twox's far_hot is in a section of its own,
 # far_text, placed at 0x4000000 (while main is in .text near the start),
 # which the linker puts in a second PF_X PT_LOAD. Samples of 'sym-twox 1'

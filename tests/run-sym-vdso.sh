@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The vdso: sym-vdso calls the vdso's clock_gettime directly (found with
 # dlsym), so that most samples have their user leaf in the vdso, and
 # writes its vdso image to a file. A vdso leaf must be named by the vdso

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # -a, the whole system. Started while dlopen-late waits; then spin-pie is
 # started (1 CPU second in spin_hot) and dlopen-late told to map
 # libplugin.so and spend 1 CPU second in plugin_hot; stopped by SIGINT

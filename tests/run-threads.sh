@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Threads created after the attach: 'threads' waits for SIGUSR1, which is
 # sent only once 'perfmini record -p' holds its events on the (then single)
 # thread, then starts 4 threads that name themselves hot-0..hot-3 and each

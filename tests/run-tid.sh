@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # -t TID, one thread only:
 #  - the main thread of a running spin-pie (1 CPU second in spin_hot):
 #    spin_hot is named;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The top table on a real C++ recording whose hot function has a name of
 # 122 characters (tests/targets/cxx-long.cc):
 #   to a pipe, whatever COLUMNS says, the name is whole;

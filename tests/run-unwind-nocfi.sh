@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A truthful unwinding summary: 'nocfi' spends its time in an assembly
 # loop without call frame information, where unwinding stops at once.
 # Those stacks did not reach the process entry, and the recorder's summary

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # DWARF unwinding: 'deep' is built -O2 -fomit-frame-pointer, with call
 # chains in the executable, in a shared library and through libc's qsort
 # into a comparator. With --call-graph=dwarf every chain must be whole,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // svg-browser.js - the flame graph in a real browser: Chromium, headless,
 // driven by puppeteer-core over the DevTools protocol.
 //

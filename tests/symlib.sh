@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # symlib.sh - what the symbolization tests (tests/run-sym-*.sh) share on
 # top of lib.sh; sourced after it, never run.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unit-helpers.c - shared plumbing of the unit tests; see unit-helpers.h.
  */

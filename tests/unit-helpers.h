@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unit-helpers.h - what the Check unit tests (tests/check_*.c) share:
  * running a suite, and feeding string input to parsers that take a FILE *.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """light.py - figures 11 to 15 of bench/run: what a recording costs while it runs.
 
 The recorder's own footprint, perfmini beside perf in the same run:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """measure.py - run the perfmini-versus-perf benchmarks and write RESULTS.md.
 
 Called by bench/run, which checks the tools, builds perfmini and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pstat - run a command and note when it ended and, optionally, what it
  * alone used: its peak resident set and CPU time, without its children's.

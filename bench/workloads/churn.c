@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * churn - a busy process that keeps creating short-lived threads.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cpu - a CPU-bound benchmark target with a few levels of calls.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """gen-funcs - write a C program with N distinct hot functions.
 
 usage: gen-funcs.py N OUTDIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """gen-text - write SIZE megabytes of pseudo-random but compressible text.
 
 usage: gen-text.py MEGABYTES OUT [SEED]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """pyloop - a CPU-bound, interpreter-heavy pure-Python workload.
 
 usage: pyloop.py [ROUNDS]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * attach.c - opening a recording's events and mapping their rings; see
  * attach.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * attach.h - the events of a recording: one perf event per selected CPU
  * and target (a thread, or every thread for a whole-system recording),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * decode.c - bounds-checked decoding of perf records; see decode.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * decode.h - perf records from bytes to typed structs.
  *

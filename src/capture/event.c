@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * event.c - perf event names, attrs and perf_event_open; see event.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * event.h - naming perf events, building their attr, and opening them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * launch.c - the recorded command's process; see launch.h.
  */

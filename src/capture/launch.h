@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * launch.h - the command a recording runs: forked first, held until its
  * events exist (they are enabled by its exec), then let go.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ring.c - perf ring-buffer draining; see ring.h for the contract.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ring.h - reading records out of a perf_event mmap ring buffer.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd-record.c - "perfmini record": options to a record_opts, then run.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd-report.c - "perfmini report": read a data file, print it in one of
  * the formats of the table below, to standard output or to a file that

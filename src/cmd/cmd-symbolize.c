@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd-symbolize.c - "perfmini symbolize": addresses to names, for people
  * and for tests, through the same code that symbolizes recordings.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * main.c - the perfmini command: dispatch to a subcommand from a table.
  */

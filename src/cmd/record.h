@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * record.h - a recording session: open the events, drain the rings while
  * the targets run, apply records in time order to the process model,

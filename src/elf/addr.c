@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * addr.c - file offset and ELF address conversions; see addr.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * addr.h - every conversion between perfmini's three address spaces.
  *

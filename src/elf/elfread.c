@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * elfread.c - segments, build-id and symbols from ELF; see elfread.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * elfread.h - what perfmini reads from an ELF file: load segments, build-id
  * and function symbols.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * elfz.c - expanding the compressed sections of an ELF image; see elfz.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * elfz.h - ELF images with their compressed sections expanded.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * symtab.c - sorted symbol tables and kallsyms parsing; see symtab.h.
  */

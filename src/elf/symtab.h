@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * symtab.h - a sorted table of function symbols and address lookup.
  *

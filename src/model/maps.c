@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * maps.c - a process's mappings as a treap keyed by start; see maps.h.
  *

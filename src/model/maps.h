@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * maps.h - one address space: the set of live mappings of a process.
  *

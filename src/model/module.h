@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * module.h - the files (and pseudo-files) that processes map code from.
  *

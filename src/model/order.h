@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * order.h - records from every CPU's ring, handed on in time order.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * proc.c - processes, threads and address spaces; see proc.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * proc.h - the process model: processes, threads and their address spaces
  * as the recording sees them, kept current from COMM, FORK and MMAP2

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * aggregate.c - the report filters and the grouping of samples into
  * (root, stack) with counts and period sums; see aggregate.h.

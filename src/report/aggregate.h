@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * aggregate.h - which samples a report counts, and how they group: the one
  * place where the report filters (--pid, --tid, --comm, --time,

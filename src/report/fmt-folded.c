@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fmt-folded.c - the folded stack format that flamegraph.pl and
  * speedscope read: "root;outermost;...;leaf COUNT", one line per distinct

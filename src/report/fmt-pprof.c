@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fmt-pprof.c - the profile as pprof's profile.proto, gzipped: what
  * "go tool pprof", speedscope and other pprof readers load.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fmt-script.c - the samples one by one, for scripts, as people use perf
  * script: --script writes a line of text per sample, --json a JSON object

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fmt-svg.c - the profile as one self-contained interactive flame graph:
  * SVG with an embedded script (svg-script.c), no external resource.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fmt-top.c - the default report: a header on the recording, then the
  * functions (or, with --sort module, the modules) with the most samples.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * missing.c - counting a profile's unnamed and unplaced frames by module.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * missing.h - what a profile could not name: per module, the share of
  * its sampled frames without a name or without a source line, and why,

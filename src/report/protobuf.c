@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * protobuf.c - the Protocol Buffers wire format, writing side; see
  * protobuf.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * protobuf.h - writing the Protocol Buffers wire format: varint (type 0)
  * and length-delimited (type 2) fields into a growable buffer, which is

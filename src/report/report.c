@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * report.c - frame naming shared by the report formats, and the cutting
  * of names to a width; see report.h.

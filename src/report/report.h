@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * report.h - what every report format shares: how a frame is named, the
  * options of a report, and the formats themselves.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * svg-script.c - the flame graph's script; see svg-script.h. Plain
  * ECMAScript 5 on the SVG DOM, no external resource.

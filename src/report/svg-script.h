@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * svg-script.h - the JavaScript that makes fmt-svg's flame graph
  * interactive (hover, zoom, search), kept apart from the SVG writer.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * stack.c - sample stacks to interned profile stacks; see stack.h.
  */

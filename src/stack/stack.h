@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * stack.h - a sample's call stack as a stack of the profile: its
  * addresses normalized against the process's mappings live at the sample's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unwind.c - DWARF unwinding of sampled user stacks; see unwind.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unwind.h - user stacks from a sample's registers and stack copy, with
  * libunwind's remote interface (DWARF call frame information).

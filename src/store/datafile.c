@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * datafile.c - encoding, validating and atomically writing data files;
  * see datafile.h for the layout.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * datafile.h - the perfmini.data file: a profile written out and read back.
  *

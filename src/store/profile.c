@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * profile.c - building a profile in memory; see profile.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * profile.h - a recording in memory: what record builds and report reads.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * reasons.c - the sentences that explain reasons.h's codes.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * reasons.h - why frames lack names or source lines, as data files store
  * it: the codes are numbers in the file format (perfmini-data(5)), so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * demangle.c - C++ and Rust names to their source form through libiberty's
  * demanglers, the ones binutils (c++filt, addr2line -C) and perf use.

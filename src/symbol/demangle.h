@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * demangle.h - C++ (Itanium ABI) and Rust (legacy and v0) names to their
  * source form.

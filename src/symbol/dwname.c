@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dwname.c - full C++ function names from the DWARF tree; see dwname.h.
  *

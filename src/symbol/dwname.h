@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dwname.h - full names of C++ functions that DWARF names only briefly.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * namer.h - naming frames on a thread of their own, while recording.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * srcline.c - lines and inline chains through libdw; see srcline.h.
  */

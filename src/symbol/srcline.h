@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * srcline.h - source lines and inline chains of code addresses, from DWARF.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * symfile.c - reading modules' symbols and DWARF; see symfile.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * symfile.h - what naming reads of the modules: for each, its load
  * segments, build-id and entry point, its function symbols (the file's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * busguard.c - SIGBUS while reading a shrunken file; see busguard.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * busguard.h - surviving SIGBUS from reading a file through a mapping
  * that someone shrank meanwhile.

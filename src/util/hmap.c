@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hmap.c - linear-probing hash map; see hmap.h.
  */

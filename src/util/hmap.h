@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hmap.h - an open-addressing hash map from u64 keys to u64 values.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * outfile.c - output files written safely; see outfile.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * outfile.h - writing an output file without destroying what its name
  * points at.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * util.c - allocation wrappers, messages and small helpers; see util.h.
  */

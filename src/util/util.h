@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * util.h - allocation that fails loudly, error reporting, small helpers.
  *

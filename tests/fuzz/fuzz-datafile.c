@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-datafile.c - libFuzzer harness for the data-file reader.
  *

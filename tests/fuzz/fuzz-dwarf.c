@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-dwarf.c - libFuzzer harness for the walk of a unit's DWARF: the
  * input is the debug information itself, put into a small ELF file made

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-elf.c - libFuzzer harness for reading ELF files (elfread.h) from
  * arbitrary bytes through elf_memory(), as module_load reads a binary the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-elfz.c - libFuzzer harness for expanding the compressed sections
  * of an ELF image (elfz.h) from arbitrary bytes, as module_expand_fd does

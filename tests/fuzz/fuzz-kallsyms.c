@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-kallsyms.c - libFuzzer harness for the /proc/kallsyms parser.
  *

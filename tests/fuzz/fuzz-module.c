@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-module.c - libFuzzer harness for the whole symbolization of a
  * binary the profiled program mapped: arbitrary bytes written to a file,

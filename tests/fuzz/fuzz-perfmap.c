@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-perfmap.c - libFuzzer harness for the JIT perf-map parser
  * (/tmp/perf-PID.map, "START SIZE NAME" lines in hexadecimal).

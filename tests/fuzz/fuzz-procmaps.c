@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-procmaps.c - libFuzzer harness for the /proc/PID/maps parser.
  *

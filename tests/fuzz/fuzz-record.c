@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-record.c - libFuzzer harness for the perf record decoder and the
  * ring reader.

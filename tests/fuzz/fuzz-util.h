@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-util.h - checks the fuzz harnesses share (linked into each).
  */

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # gen-seeds.sh - seeds for the fuzz harnesses that are made on this
 # machine at fuzz time, next to the small ones kept in
 # tests/fuzz/corpus-*/: what is too large, or too much this machine's, to

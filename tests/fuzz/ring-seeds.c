@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ring-seeds.c - writes seeds for fuzz-record: perf record streams, each
  * file one byte choosing the decode layout (see fuzz-record.c) and then

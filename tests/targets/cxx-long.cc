@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cxx-long.cc - a C++ program whose time goes to one function with a
  * name longer than a terminal is wide: a const member of a class template

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * deep.c - call chains in code built without frame pointers, for the
  * DWARF unwinding tests: main -> deep_a -> deep_b -> deep_c -> deep_leaf

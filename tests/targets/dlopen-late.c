@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dlopen-late.c - loads a library only when told to, so that a profiler
  * attached before sees the library appear (an MMAP2 record, not the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // go-lines.go - a hot Go function whose time is in an inlined callee, for
 // the source-line tests (run-lines-go.sh): work calls mix, which the Go
 // compiler inlines, so every sample in the loop is one frame of main.work

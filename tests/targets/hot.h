@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hot.h - what the profiling targets share: the attribute that keeps a
  * hot function a function of its own name, and a CPU-time clock.

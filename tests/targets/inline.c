@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * inline.c - a hot loop inlined through two levels, for the source-line
  * and inline-chain tests: work_outer() calls inline_mid() which calls

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libdeep.c - a call chain inside a shared library built without frame
  * pointers; see deep.c.

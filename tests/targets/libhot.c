@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libhot.c - libhot.so, a shared library whose lib_hot() the program
  * use-lib spends its time in: frames in a library mapped at load time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libplugin.c - libplugin.so, the library that dlopen-late loads only
  * after a profiler has attached; it spends its time in plugin_hot().

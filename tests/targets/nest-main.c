@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nest-main.c - spends its CPU time in nest_hot(), whose debug
  * information is hostile (tests/dwarf-nest-gen.c).

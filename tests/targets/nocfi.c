@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nocfi.c - a hot loop in assembly without call frame information, as Go's
  * runtime and hand-written assembly have: nocfi_spin() has no .cfi

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // rust-lines.rs - a hot Rust function whose time is in inlined callees,
 // for the source-line tests (run-lines-rust.sh): work_outer calls mix_mid,
 // which calls mix_leaf, both always inlined, so every sample in the loop

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * spin.c - a process that spends its CPU time in spin_hot(), built both as
  * a PIE (spin-pie) and as a fixed-address executable (spin-nopie).

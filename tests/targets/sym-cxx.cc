@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sym-cxx.cc - C++ names: the time is spent in a member function of a
  * class template inside a namespace, ns::Worker<int>::hot(int), whose

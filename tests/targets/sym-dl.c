@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sym-dl.c - libraries loaded after a profiler attached, and a library
  * unloaded and another loaded in its place.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sym-hot.h - what the symbolization targets (tests/targets/sym-*) share:
  * the attribute that keeps a hot function one function of its own name,

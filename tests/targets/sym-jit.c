@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sym-jit.c - JIT code: copies a small machine-code loop into anonymous
  * executable memory, announces it in /tmp/perf-PID.map ("START SIZE

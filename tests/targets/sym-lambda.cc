@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sym-lambda.cc - C++ functions that GCC gives no linkage name in DWARF
  * (internal linkage), each spending a quarter of the time:

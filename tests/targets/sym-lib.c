@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sym-lib.c - the shared libraries of the symbolization tests: one
  * exported hot function, named by the build (-DSYM_LIB_HOT=NAME).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sym-plt.c - a program that spends much of its time in PLT entries:
  * plt_loop calls, through the PLT, two tiny functions of libsym-plt.so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sym-pltlib.c - libsym-plt.so, the library sym-plt calls through its
  * PLT: two functions so small that much of a call's time is spent in the

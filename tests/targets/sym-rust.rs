@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 //! sym-rust.rs - Rust names: the time is spent in a method of a generic
 //! type in a module, `sym_rust::module::Type<T>::hot` (instantiated for
 //! u32), and in a closure inlined into a generic function it is passed

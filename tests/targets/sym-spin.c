@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sym-spin.c - a process that spends its CPU time in one hot function,
  * built in the layouts the symbolization tests need. The build chooses:

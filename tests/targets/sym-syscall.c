@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sym-syscall.c - a loop that spends its time in the kernel: syscall_hot()
  * reads 256 KiB from /dev/zero with the system call instruction inlined

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sym-uselib.c - a program linked against a library of sym-lib.c (found
  * through an $ORIGIN run path) that spends its time in the library's hot

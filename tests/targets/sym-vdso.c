@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sym-vdso.c - time spent in the vdso: vdso_hot() calls the vdso's
  * clock_gettime(CLOCK_MONOTONIC) directly, found with dlsym() in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * threads.c - starts its threads only when told to, so that a profiler
  * attached to the process before follows threads it did not see at

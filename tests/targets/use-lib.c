@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * use-lib.c - a program linked against libhot.so (found through an
  * $ORIGIN run path) that spends its time in lib_hot().

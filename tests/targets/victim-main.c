@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * victim-main.c - spends 0.3 CPU seconds in victim_a (libvictim.so's
  * first unit), says it is ready and waits for SIGUSR1, then spends 0.5 s

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * victim.c - a library of two compilation units, built once with
  * -DVICTIM_HOT=victim_a and once with -DVICTIM_HOT=victim_b into
