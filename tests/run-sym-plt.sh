@@ -77,5 +77,10 @@ for t in sym-plt sym-plt-ibt sym-plt-stripped; do
 	comm=$(printf '%.15s' "$t")
 	record_plt "$t" "$comm" "$plt_re"
 	[ "$plt_in" -ge 5 ] || fail "$t: only $plt_in samples end in a named PLT entry (need >= 5)"
-	check_none "$tmp/$t.folded" '(^|;)_init$' "$comm" "ending in _init"
+	# _init itself runs once at the start (a sample may land there); PLT
+	# time charged to it would be a share of the run.
+	set -- $(sym_shares "$tmp/$t.folded" "$comm" '(^|;)_init$')
+	[ $(($1 * 200)) -le "$2" ] ||
+		fail "$t: $1 of $2 samples have a user stack ending in _init (PLT time charged to it)"
+	say "$t: $1 of $2 samples end in _init (its own run at the start, at most 0.5%)"
 done

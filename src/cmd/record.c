@@ -913,6 +913,15 @@ int record_run(const struct record_opts *o)
 	 */
 	if (o->argv)
 		launch_stop(&r->child);
+	if (r->cut_why) {
+		/*
+		 * The naming thread may still be inside libdw: the process ends
+		 * here, with no exit-time teardown running under it.
+		 */
+		left_to_namer = r;
+		fflush(NULL);
+		_exit(ret);
+	}
 	recorder_free(r);
 	return ret;
 }
