@@ -1,8 +1,8 @@
 /*
  * waits.c - threads that wait in known functions for a time they measure
  * themselves, for off-CPU profiles: "sleeper" sleeps in sleep_wait(),
- * "reader" blocks on a pipe in pipe_wait() (main writes a byte now and
- * then), "locker" blocks on a mutex that "holder" keeps while it sleeps,
+ * "reader" blocks on a pipe in pipe_wait() (main writes a byte 20 ms
+ * after the reader says it is ready), "locker" blocks on a mutex that "holder" keeps while it sleeps,
  * in mutex_wait(); "spinner" only burns CPU in spin_cpu(). Each waiting
  * thread also burns a little CPU in work_cpu() between its waits.
  *
@@ -27,7 +27,7 @@ void pipe_wait(void);
 void mutex_wait(void);
 
 static int rounds = 40;
-static int pipefd[2];
+static int pipefd[2], readyfd[2];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile int holder_has_it, locker_done;
 static volatile uint64_t sink;
@@ -116,8 +116,12 @@ static void *reader(void *arg)
 	(void)arg;
 	name("reader");
 	for (int i = 0; i < rounds; i++) {
-		long long t = now();
+		long long t;
 
+		/* Main writes 20 ms after this: every read blocks that long. */
+		if (write(readyfd[1], "r", 1) != 1)
+			exit(2);
+		t = now();
 		pipe_wait();
 		waited[1] += now() - t;
 		x = work_cpu(x);
@@ -191,12 +195,16 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		rounds = atoi(argv[1]);
-	if (rounds <= 0 || pipe(pipefd) != 0)
+	if (rounds <= 0 || pipe(pipefd) != 0 || pipe(readyfd) != 0)
 		return 2;
 	for (int i = 0; i < 5; i++)
 		if (pthread_create(&t[i], NULL, fn[i], NULL) != 0)
 			return 2;
 	for (int i = 0; i < rounds; i++) {
+		char c;
+
+		if (read(readyfd[0], &c, 1) != 1)
+			return 2;
 		nanosleep(&ts, NULL);
 		if (write(pipefd[1], "x", 1) != 1)
 			return 2;
