@@ -56,3 +56,11 @@ done
 cpu=$(sum "$tmp/cpu.folded" sleeper '' '')
 [ "$cpu" -gt 0 ] && [ "$cpu" -lt 100000 ] ||
 	fail "the default report of sleeper counts $cpu, not samples"
+# pprof names the view's sample type; every format takes the option.
+run_timeout 60 "$PERFMINI" report -i "$tmp/w.data" --pprof --sample-type=off-cpu \
+	-o "$tmp/w.pb.gz" 2>/dev/null || fail "report --pprof --sample-type=off-cpu failed"
+gzip -dc "$tmp/w.pb.gz" | grep -aq off-cpu || fail "the pprof profile has no off-cpu sample type"
+for f in --top --svg; do
+	run_timeout 60 "$PERFMINI" report -i "$tmp/w.data" $f --sample-type=wall -o "$tmp/w.out" \
+		2>/dev/null || fail "report $f --sample-type=wall failed"
+done
