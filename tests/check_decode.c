@@ -579,6 +579,44 @@ START_TEST(test_lost)
 }
 END_TEST
 
+/* Context switches: the thread in the sample_id, out/in and preemption from misc. */
+START_TEST(test_switch)
+{
+	struct rb r;
+	struct record rec;
+
+	rb_begin(&r, PERF_RECORD_SWITCH,
+		 PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+	rb_sid(&r);
+	ck_assert_int_eq(record_decode(r.b, rb_end(&r), &base_layout, &rec), 0);
+	ck_assert_uint_eq(rec.type, PERF_RECORD_SWITCH);
+	ck_assert(rec.sw.out && rec.sw.preempted && !rec.sw.cpu_wide);
+	assert_sid(&rec);
+
+	rb_begin(&r, PERF_RECORD_SWITCH, 0);
+	rb_sid(&r);
+	ck_assert_int_eq(record_decode(r.b, rb_end(&r), &base_layout, &rec), 0);
+	ck_assert(!rec.sw.out && !rec.sw.preempted);
+	assert_sid(&rec);
+
+	/* Blocked, not preempted. */
+	rb_begin(&r, PERF_RECORD_SWITCH_CPU_WIDE, PERF_RECORD_MISC_SWITCH_OUT);
+	rb_u32x2(&r, 11, 12);
+	rb_sid(&r);
+	ck_assert_int_eq(record_decode(r.b, rb_end(&r), &base_layout, &rec), 0);
+	ck_assert(rec.sw.out && !rec.sw.preempted && rec.sw.cpu_wide);
+	ck_assert_uint_eq(rec.sw.next_prev_pid, 11);
+	ck_assert_uint_eq(rec.sw.next_prev_tid, 12);
+	assert_sid(&rec);
+
+	/* The CPU-wide form without room for the other thread. */
+	rb_begin(&r, PERF_RECORD_SWITCH_CPU_WIDE, 0);
+	rb_u32(&r, 11);
+	rb_sid(&r);
+	ck_assert_int_eq(record_decode(r.b, rb_end(&r), &base_layout, &rec), -EBADMSG);
+}
+END_TEST
+
 /* sample_id with every field it can carry, in the kernel's order. */
 START_TEST(test_sample_id_all_fields)
 {
@@ -850,6 +888,7 @@ static Suite *decode_suite(void)
 	tcase_add_test(tc, test_comm_without_nul);
 	tcase_add_test(tc, test_fork_exit);
 	tcase_add_test(tc, test_lost);
+	tcase_add_test(tc, test_switch);
 	tcase_add_test(tc, test_sample_id_all_fields);
 	tcase_add_test(tc, test_no_sample_id_all);
 	tcase_add_test(tc, test_unknown_type);

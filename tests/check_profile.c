@@ -523,6 +523,33 @@ static void break_lines_shared(struct profile *p)
 		}
 }
 
+/* An off-CPU span on the profile's first stack. */
+static void add_offcpu(struct profile *p)
+{
+	struct pm_offcpu o = {
+		123456, 20000000, 10, 11, 1, 0, p->samples[0].comm, PM_OFFCPU_PREEMPTED};
+
+	profile_add_offcpu(p, &o);
+}
+
+static void break_offcpu_stack(struct profile *p)
+{
+	add_offcpu(p);
+	p->offcpu[0].stack = (uint32_t)p->nstacks;
+}
+
+static void break_offcpu_flags(struct profile *p)
+{
+	add_offcpu(p);
+	p->offcpu[0].flags = 6;
+}
+
+static void break_offcpu_comm(struct profile *p)
+{
+	add_offcpu(p);
+	p->offcpu[0].comm = (uint32_t)p->str.len;
+}
+
 static void break_strings(struct profile *p)
 {
 	p->str.buf[p->str.len - 1] = 'x'; /* the table must end in a NUL */
@@ -552,7 +579,38 @@ static const struct {
 	{"strings", break_strings, "strings"},
 	{"stacks shared", break_stacks_shared, "stacks hold"},
 	{"lines shared", break_lines_shared, "frames hold"},
+	{"off-CPU stack", break_offcpu_stack, "off-CPU interval"},
+	{"off-CPU flags", break_offcpu_flags, "off-CPU interval"},
+	{"off-CPU comm", break_offcpu_comm, "off-CPU interval"},
 };
+
+/* Off-CPU spans come back as written; a file without any has no section 12. */
+START_TEST(test_round_trip_offcpu)
+{
+	struct profile *p = make_profile(), *q;
+	unsigned char *buf, *plain;
+	size_t len, plain_len;
+	char err[256];
+
+	plain = datafile_encode(p, &plain_len);
+	add_offcpu(p);
+	buf = datafile_encode(p, &len);
+	ck_assert_uint_eq(len, plain_len + 16 + 40);
+	q = decode(buf, len, err, sizeof(err));
+	ck_assert_msg(q != NULL, "decode failed: %s", err);
+	assert_same_profile(p, q);
+	ck_assert_uint_eq(q->noffcpu, 1);
+	ck_assert_mem_eq(&q->offcpu[0], &p->offcpu[0], sizeof(struct pm_offcpu));
+	profile_free(q);
+	q = decode(plain, plain_len, err, sizeof(err));
+	ck_assert_msg(q != NULL, "decode failed: %s", err);
+	ck_assert_uint_eq(q->noffcpu, 0);
+	profile_free(q);
+	free(plain);
+	free(buf);
+	profile_free(p);
+}
+END_TEST
 
 START_TEST(test_decode_bad_index)
 {
@@ -929,6 +987,7 @@ static Suite *profile_suite(void)
 	tc = tcase_create("datafile");
 	tcase_add_test(tc, test_round_trip);
 	tcase_add_test(tc, test_round_trip_empty);
+	tcase_add_test(tc, test_round_trip_offcpu);
 	tcase_add_test(tc, test_decode_empty_and_magic);
 	tcase_add_test(tc, test_decode_versions);
 	tcase_add_test(tc, test_decode_truncated);

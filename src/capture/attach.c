@@ -27,6 +27,42 @@ void attach_init(struct attach *a, const struct perf_event_attr *attr, unsigned 
 	a->failed_cpu = -1;
 }
 
+static int fail(struct attach *a, enum attach_failure what, int err);
+
+void attach_add_second(struct attach *a, const struct perf_event_attr *attr2)
+{
+	a->attr2 = *attr2;
+	a->has_attr2 = true;
+	hmap_init(&a->ids2);
+}
+
+bool attach_is_second(const struct attach *a, uint64_t id)
+{
+	/* Inherited events' samples carry their parent's id. */
+	return hmap_find(&a->ids2, id) != NULL;
+}
+
+/* Opens the second event of tid on cpu into ring_fd; 0 or -errno. */
+static int open_second(struct attach *a, pid_t tid, int cpu, int ring_fd)
+{
+	uint64_t id;
+	bool added;
+	int fd = event_open(&a->attr2, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		return fail(a, ATTACH_OPEN, fd);
+	xgrow(&a->fds, &a->fds_cap, a->nfds + 1, sizeof(*a->fds));
+	a->fds[a->nfds++] = fd;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) < 0) {
+		a->failed_cpu = cpu;
+		return fail(a, ATTACH_REDIRECT, -errno);
+	}
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+		return fail(a, ATTACH_OPEN, -errno);
+	hmap_insert(&a->ids2, id, &added);
+	return 0;
+}
+
 void attach_release(struct attach *a)
 {
 	for (size_t i = 0; i < a->nrings; i++) {
@@ -37,6 +73,7 @@ void attach_release(struct attach *a)
 		close(a->fds[i]);
 	free(a->fds);
 	free(a->rings);
+	hmap_release(&a->ids2);
 	a->fds = NULL;
 	a->rings = NULL;
 	a->nfds = a->nrings = 0;
@@ -127,6 +164,8 @@ int attach_thread(struct attach *a, pid_t tid)
 				a->failed_cpu = cpu;
 				return fail(a, ATTACH_REDIRECT, -errno);
 			}
+			if (a->has_attr2 && (ret = open_second(a, tid, cpu, r->fd)) < 0)
+				return ret;
 			continue;
 		}
 		a->rings = xrealloc(a->rings, (a->nrings + 1) * sizeof(*a->rings));
@@ -140,6 +179,8 @@ int attach_thread(struct attach *a, pid_t tid)
 			return fail(a, ATTACH_MMAP, ret);
 		}
 		a->nrings++;
+		if (a->has_attr2 && (ret = open_second(a, tid, cpu, r->fd)) < 0)
+			return ret;
 	}
 	return 0;
 }

@@ -23,6 +23,7 @@
 #include <sys/types.h>
 
 #include "capture/ring.h"
+#include "util/hmap.h"
 
 #define ATTACH_MAX_CPUS 4096
 
@@ -44,6 +45,15 @@ enum attach_failure {
 
 struct attach {
 	struct perf_event_attr attr;
+	/*
+	 * A second event opened beside each of attr's, into the same ring
+	 * (off-CPU: context switches), when has_attr2; the ids its samples
+	 * carry (PERF_SAMPLE_ID) go into ids2, so that they can be told from
+	 * attr's. Both attrs must have the same sample_type.
+	 */
+	struct perf_event_attr attr2;
+	bool has_attr2;
+	struct hmap ids2; /* ids of the second event */
 	bool cpus[ATTACH_MAX_CPUS];
 	int *fds;
 	size_t nfds, fds_cap;
@@ -58,6 +68,10 @@ struct attach {
 
 /* Sets a up for events of attr with rings of pages data pages. */
 void attach_init(struct attach *a, const struct perf_event_attr *attr, unsigned pages);
+/* Adds the second event of every target and CPU (see struct attach). */
+void attach_add_second(struct attach *a, const struct perf_event_attr *attr2);
+/* Whether id is that of a second event. */
+bool attach_is_second(const struct attach *a, uint64_t id);
 /* Closes and unmaps everything. */
 void attach_release(struct attach *a);
 

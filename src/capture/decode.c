@@ -242,6 +242,15 @@ int record_decode(const void *bytes, size_t len, const struct decode_layout *l, 
 		return 0;
 	case PERF_RECORD_LOST_SAMPLES:
 		return take_u64(&c, &out->lost.lost);
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		out->sw.cpu_wide = true;
+		if (take_u32x2(&c, &out->sw.next_prev_pid, &out->sw.next_prev_tid))
+			return -EBADMSG;
+		/* fall through */
+	case PERF_RECORD_SWITCH:
+		out->sw.out = (h.misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
+		out->sw.preempted = out->sw.out && (h.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+		return 0;
 	default:
 		return 0;
 	}

@@ -72,6 +72,18 @@ struct rec_task {
 	uint64_t time;
 };
 
+/*
+ * PERF_RECORD_SWITCH and PERF_RECORD_SWITCH_CPU_WIDE: the thread switched
+ * in or out is the sample_id's tid (the kernel writes the record in that
+ * thread's context); the CPU-wide form also names the other thread.
+ */
+struct rec_switch {
+	bool out;	/* switch-out, else switch-in */
+	bool preempted; /* a switch-out while runnable */
+	bool cpu_wide;
+	uint32_t next_prev_pid, next_prev_tid; /* cpu_wide only */
+};
+
 struct rec_lost {
 	uint64_t id, lost;
 };
@@ -87,6 +99,7 @@ struct record {
 		struct rec_comm comm;
 		struct rec_task task;
 		struct rec_lost lost; /* LOST, and LOST_SAMPLES with id 0 */
+		struct rec_switch sw;
 	};
 };
 

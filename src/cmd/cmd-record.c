@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmd/cmd.h"
 #include "cmd/record.h"
@@ -55,6 +56,13 @@ static const char usage[] =
 	"      --name-timeout SECS    how long the stop may name frames (default 60, 0:\n"
 	"                             no limit); a second Control-C also cuts it short:\n"
 	"                             what is not named then is written unnamed\n"
+	"      --off-cpu              also record each time a target thread is switched\n"
+	"                             out: its stack and how long it stays off the CPU\n"
+	"                             (a context-switch event and switch records beside\n"
+	"                             the samples; costs time at every switch)\n"
+	"      --off-cpu-min=DURATION leave out off-CPU spans shorter than DURATION\n"
+	"                             (such as 500us, 2ms; a bare number is in\n"
+	"                             microseconds; default 0: keep all)\n"
 	"\n"
 	"Output and control:\n"
 	"  -o, --output FILE          the data file (default perfmini.data)\n"
@@ -71,7 +79,9 @@ enum {
 	OPT_DEBUG_DIR,
 	OPT_CALLGRAPH,
 	OPT_NO_LINES,
-	OPT_NAME_TIMEOUT
+	OPT_NAME_TIMEOUT,
+	OPT_OFF_CPU,
+	OPT_OFF_CPU_MIN
 };
 
 /* How long the stop may spend naming frames, by default: see perfmini-record(1). */
@@ -104,6 +114,29 @@ static int parse_call_graph(const char *s, struct event_opts *ev)
 	return 0;
 }
 
+/* "250us", "2ms", "1s", "800ns"; a bare number is in microseconds. 0 or -EINVAL. */
+static int parse_duration_ns(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		double scale;
+	} units[] = {{"", 1e3}, {"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !(v >= 0))
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit) == 0 && v * units[i].scale < 1e18) {
+			*ns = (uint64_t)(v * units[i].scale);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 static const struct option options[] = {
 	{"pid", required_argument, NULL, 'p'},
 	{"tid", required_argument, NULL, 't'},
@@ -119,6 +152,8 @@ static const struct option options[] = {
 	{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
 	{"no-lines", no_argument, NULL, OPT_NO_LINES},
 	{"name-timeout", required_argument, NULL, OPT_NAME_TIMEOUT},
+	{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
+	{"off-cpu-min", required_argument, NULL, OPT_OFF_CPU_MIN},
 	{"output", required_argument, NULL, 'o'},
 	{"duration", required_argument, NULL, 'd'},
 	{"quiet", no_argument, NULL, 'q'},
@@ -244,6 +279,14 @@ int cmd_record(int argc, char **argv)
 			if (errno || *end || end == optarg || !(o.name_timeout >= 0) ||
 			    o.name_timeout > 1e7)
 				bad_usage("bad naming time limit", optarg);
+			break;
+		case OPT_OFF_CPU:
+			o.off_cpu = true;
+			break;
+		case OPT_OFF_CPU_MIN:
+			if (parse_duration_ns(optarg, &o.off_cpu_min_ns) < 0)
+				bad_usage("bad off-CPU threshold", optarg);
+			o.off_cpu = true;
 			break;
 		case 'o':
 			if (!*optarg)

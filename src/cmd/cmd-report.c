@@ -81,6 +81,10 @@ static const char usage[] =
 	"      --kernel-only    only the kernel frames; drop samples without any\n"
 	"      --per-pid        root frame 'comm-PID' instead of the thread name\n"
 	"      --per-tid        root frame 'comm-TID'\n"
+	"      --sample-type=TYPE cpu: the samples (the default); off-cpu: the time\n"
+	"                       threads spent switched out (record --off-cpu), in\n"
+	"                       nanoseconds; wall: both, the samples' periods (ns\n"
+	"                       with cpu-clock) plus the off-CPU time\n"
 	"\n"
 	"Naming:\n"
 	"      --lines          name frames FUNCTION:FILE:LINE (--top: a Location\n"
@@ -115,6 +119,7 @@ enum {
 	OPT_PER_PID,
 	OPT_PER_TID,
 	OPT_FORCE,
+	OPT_SAMPLE_TYPE,
 };
 
 static const struct option options[] = {
@@ -137,6 +142,7 @@ static const struct option options[] = {
 	{"per-pid", no_argument, NULL, OPT_PER_PID},
 	{"per-tid", no_argument, NULL, OPT_PER_TID},
 	{"force", no_argument, NULL, OPT_FORCE},
+	{"sample-type", required_argument, NULL, OPT_SAMPLE_TYPE},
 	{"lines", no_argument, NULL, OPT_LINES},
 	{"full-paths", no_argument, NULL, OPT_FULL_PATHS},
 	{"no-inline", no_argument, NULL, OPT_NO_INLINE},
@@ -326,6 +332,19 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_FORCE:
 			force = true;
+			break;
+		case OPT_SAMPLE_TYPE:
+			if (strcmp(optarg, "cpu") == 0) {
+				o.sample_type = REPORT_CPU;
+			} else if (strcmp(optarg, "off-cpu") == 0) {
+				o.sample_type = REPORT_OFF_CPU;
+			} else if (strcmp(optarg, "wall") == 0) {
+				o.sample_type = REPORT_WALL;
+			} else {
+				ret = usage_error("--sample-type: '%s' is not cpu, off-cpu or wall",
+						  optarg);
+				goto out;
+			}
 			break;
 		case OPT_FULL_PATHS:
 			o.names.full_paths = true;

@@ -38,6 +38,7 @@
 #include "cmd/record.h"
 #include "stack/stack.h"
 #include "symbol/symbolize.h"
+#include "model/offcpu.h"
 #include "stack/unwind.h"
 #include "util/util.h"
 
@@ -66,8 +67,9 @@ struct recorder {
 	uint64_t start_ns, end_ns;
 	time_t wall_start;
 	uint64_t nsamples, lost, lost_samples, bad_records;
-	long paranoid;	     /* kernel.perf_event_paranoid when the events were opened */
-	bool kernel_dropped; /* the kernel was excluded because paranoid forbade it */
+	long paranoid;	      /* kernel.perf_event_paranoid when the events were opened */
+	bool kernel_dropped;  /* the kernel was excluded because paranoid forbade it */
+	struct offcpu offcpu; /* --off-cpu: switches paired into spans */
 };
 
 /* The first SIGINT, SIGTERM or SIGHUP stops the recording; a second cuts its naming short. */
@@ -157,6 +159,35 @@ static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_
 	r->nsamples++;
 }
 
+/* A context-switch sample (--off-cpu): the stack its thread is switched out at. */
+static void apply_switch_sample(struct recorder *r, const struct rec_sample *s, uint16_t misc)
+{
+	struct thread *t = model_thread(&r->model, s->pid, s->tid);
+
+	if (s->tid == 0)
+		return; /* the idle task of a whole-system recording */
+	offcpu_sample(&r->offcpu, s->pid, s->tid, s->cpu, s->time, stacker_add(&r->stk, s, misc),
+		      strtab_add(&r->prof->str, t->comm));
+}
+
+/* A paired off-CPU span goes into the profile. */
+static void keep_offcpu(const struct offcpu_span *s, void *arg)
+{
+	struct recorder *r = arg;
+	struct pm_offcpu o;
+
+	memset(&o, 0, sizeof(o));
+	o.time = s->out > r->start_ns ? s->out - r->start_ns : 0;
+	o.duration = s->in - s->out;
+	o.pid = s->pid;
+	o.tid = s->tid;
+	o.cpu = s->cpu;
+	o.stack = s->stack;
+	o.comm = s->comm;
+	o.flags = s->preempted ? PM_OFFCPU_PREEMPTED : 0;
+	profile_add_offcpu(r->prof, &o);
+}
+
 static void apply(const void *bytes, uint32_t len, void *arg)
 {
 	struct recorder *r = arg;
@@ -168,7 +199,20 @@ static void apply(const void *bytes, uint32_t len, void *arg)
 	}
 	switch (rec.type) {
 	case PERF_RECORD_SAMPLE:
-		apply_sample(r, &rec.sample, rec.misc);
+		if (r->att.has_attr2 && attach_is_second(&r->att, rec.sample.id))
+			apply_switch_sample(r, &rec.sample, rec.misc);
+		else
+			apply_sample(r, &rec.sample, rec.misc);
+		break;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		if (!rec.has_sid)
+			break;
+		if (rec.sw.out)
+			offcpu_switch_out(&r->offcpu, rec.sid.pid, rec.sid.tid, rec.sid.cpu,
+					  rec.sid.time, rec.sw.preempted);
+		else
+			offcpu_switch_in(&r->offcpu, rec.sid.tid, rec.sid.time);
 		break;
 	case PERF_RECORD_MMAP2: {
 		struct module_key k = {rec.mmap2.filename, rec.mmap2.maj, rec.mmap2.min,
@@ -191,6 +235,7 @@ static void apply(const void *bytes, uint32_t len, void *arg)
 		model_fork(&r->model, rec.task.pid, rec.task.ppid, rec.task.tid, rec.task.ptid);
 		break;
 	case PERF_RECORD_EXIT:
+		offcpu_exit(&r->offcpu, rec.task.tid);
 		thread_exited(r, rec.task.pid, rec.task.tid);
 		break;
 	case PERF_RECORD_LOST:
@@ -395,7 +440,7 @@ static int open_events(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
 	struct event_opts ev = o->ev;
-	struct perf_event_attr attr;
+	struct perf_event_attr attr, attr2;
 	pid_t pid;
 	int ret;
 
@@ -407,6 +452,18 @@ static int open_events(struct recorder *r)
 	/* A quarter: still below the whole ring if the first mmap must shrink it. */
 	ev.wakeup_bytes = (uint32_t)(o->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	event_attr(&attr, &ev);
+	if (o->off_cpu) {
+		/* Both events' samples the same, an id telling them apart, a stack always. */
+		attr.sample_type |= PERF_SAMPLE_ID | PERF_SAMPLE_CALLCHAIN;
+		attr2 = attr;
+		attr2.type = PERF_TYPE_SOFTWARE;
+		attr2.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+		attr2.freq = 0;
+		attr2.sample_period = 1;
+		attr2.context_switch = 1;
+		/* The main event reports the mappings, names and tasks once. */
+		attr2.mmap = attr2.mmap2 = attr2.comm = attr2.comm_exec = attr2.task = 0;
+	}
 	r->layout.sample_type = attr.sample_type;
 	r->layout.regs_user_mask = attr.sample_regs_user;
 	r->layout.sample_id_all = true;
@@ -414,6 +471,10 @@ static int open_events(struct recorder *r)
 	raise_nofile();
 	for (;;) {
 		attach_init(&r->att, &attr, o->mmap_pages);
+		if (o->off_cpu) {
+			attr2.exclude_kernel = attr.exclude_kernel;
+			attach_add_second(&r->att, &attr2);
+		}
 		ret = open_targets(r, &pid);
 		if (ret == 0)
 			break;
@@ -696,6 +757,8 @@ static int record_stop(struct recorder *r, size_t *written)
 	r->end_ns = now_ns();
 	drain_all(r);
 	order_flush(&r->q, UINT64_MAX, apply, r);
+	/* Threads still off the CPU at the stop: their spans end there. */
+	offcpu_finish(&r->offcpu, r->end_ns);
 	name_frames(r);
 	if (r->unwinder)
 		stacker_settle_unwind(&r->stk, entry_frame, r);
@@ -806,6 +869,7 @@ static int recorder_init(struct recorder *r, const struct record_opts *o)
 	stacker_init(&r->stk, &r->model, r->prof, r->unwinder, on_new_frame, r->namer);
 	hmap_init(&r->sampled_tids);
 	hmap_init(&r->sampled_pids);
+	offcpu_init(&r->offcpu, o->off_cpu_min_ns, keep_offcpu, r);
 	return 0;
 }
 
@@ -830,6 +894,7 @@ static void recorder_free(struct recorder *r)
 	order_release(&r->q);
 	hmap_release(&r->sampled_tids);
 	hmap_release(&r->sampled_pids);
+	offcpu_release(&r->offcpu);
 	stacker_release(&r->stk);
 	unwinder_free(r->unwinder);
 	model_release(&r->model);

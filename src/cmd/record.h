@@ -33,9 +33,11 @@ struct record_opts {
 	unsigned mmap_pages;	 /* data pages per ring, a power of two */
 	const char **debug_dirs; /* --debug-dir */
 	size_t ndebug_dirs;
-	bool no_lines;	     /* --no-lines */
-	double name_timeout; /* --name-timeout: seconds the stop may name frames, 0: no limit */
-	int argc_shown;	     /* for the recorded command line */
+	bool no_lines;		 /* --no-lines */
+	bool off_cpu;		 /* --off-cpu: off-CPU spans beside the samples */
+	uint64_t off_cpu_min_ns; /* --off-cpu-min: shorter spans are left out */
+	double name_timeout;	 /* --name-timeout: seconds the stop may name frames, 0: no limit */
+	int argc_shown;		 /* for the recorded command line */
 	char **argv_shown;
 };
 

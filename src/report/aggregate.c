@@ -285,7 +285,8 @@ static bool same_group(uint64_t val, const void *arg)
 		(g->pid == k->s->pid && g->tid == k->s->tid && g->comm == k->s->comm));
 }
 
-static void add_sample(struct builder *b, const struct pm_sample *s)
+/* Adds s to its group, weighing count (1 for a sample, else nanoseconds). */
+static void add_weighed(struct builder *b, const struct pm_sample *s, uint64_t count)
 {
 	struct aggregate *a = b->a;
 	bool thread = b->flags & AGG_BY_THREAD;
@@ -318,10 +319,22 @@ static void add_sample(struct builder *b, const struct pm_sample *s)
 	g->comm = s->comm;
 	slot->val = a->nstacks++;
 count:
-	g->count++;
+	g->count += count;
 	g->period += s->period;
-	a->samples++;
+	a->samples += count;
 	a->period += s->period;
+}
+
+void aggregate_offcpu_sample(const struct pm_offcpu *x, struct pm_sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->time = x->time;
+	s->period = x->duration;
+	s->pid = x->pid;
+	s->tid = x->tid;
+	s->cpu = x->cpu;
+	s->stack = x->stack;
+	s->comm = x->comm;
 }
 
 struct aggregate *aggregate_new(const struct profile *p, const struct report_opts *o,
@@ -339,9 +352,17 @@ struct aggregate *aggregate_new(const struct profile *p, const struct report_opt
 	strtab_init(&b.roots);
 	if (o->root != REPORT_ROOT_COMM)
 		collect_names(&b);
-	for (size_t i = 0; i < p->nsamples; i++)
+	for (size_t i = 0; o->sample_type != REPORT_OFF_CPU && i < p->nsamples; i++)
 		if (aggregate_selects(o, p, &p->samples[i]))
-			add_sample(&b, &p->samples[i]);
+			add_weighed(&b, &p->samples[i],
+				    o->sample_type == REPORT_WALL ? p->samples[i].period : 1);
+	for (size_t i = 0; o->sample_type != REPORT_CPU && i < p->noffcpu; i++) {
+		struct pm_sample s;
+
+		aggregate_offcpu_sample(&p->offcpu[i], &s);
+		if (aggregate_selects(o, p, &s))
+			add_weighed(&b, &s, s.period);
+	}
 	free(b.canon_of);
 	free(b.canons);
 	free(b.scratch);

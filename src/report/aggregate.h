@@ -53,6 +53,8 @@ void aggregate_free(struct aggregate *a);
 /* Whether o selects sample s (every filter but the kernel ones). */
 bool aggregate_selects(const struct report_opts *o, const struct profile *p,
 		       const struct pm_sample *s);
+/* An off-CPU span as a sample whose period is its nanoseconds. */
+void aggregate_offcpu_sample(const struct pm_offcpu *x, struct pm_sample *s);
 /* Whether any filter of o is set. */
 bool aggregate_filtered(const struct report_opts *o);
 /* Appends the filters of o as options would give them: "--pid 1,2 --time 1.5,". */

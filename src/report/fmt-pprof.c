@@ -394,15 +394,23 @@ static void encode_header(struct pprof *x, const struct aggregate *a, struct pb 
 	const char *unit = clock ? "nanoseconds" : "count";
 	uint64_t period = meta_u64(p, "period"), freq = meta_u64(p, "frequency");
 
-	add_value_type(x, out, PROFILE_SAMPLE_TYPE, "samples", "count");
-	add_value_type(x, out, PROFILE_SAMPLE_TYPE, type, unit);
-	add_value_type(x, out, PROFILE_PERIOD_TYPE, type, unit);
+	if (x->o->sample_type != REPORT_CPU) {
+		/* Both values are nanoseconds: the view's, and the time the stacks sum to. */
+		type = x->o->sample_type == REPORT_OFF_CPU ? "off-cpu" : "wall";
+		add_value_type(x, out, PROFILE_SAMPLE_TYPE, type, "nanoseconds");
+		add_value_type(x, out, PROFILE_SAMPLE_TYPE, "time", "nanoseconds");
+		add_value_type(x, out, PROFILE_PERIOD_TYPE, type, "nanoseconds");
+	} else {
+		add_value_type(x, out, PROFILE_SAMPLE_TYPE, "samples", "count");
+		add_value_type(x, out, PROFILE_SAMPLE_TYPE, type, unit);
+		add_value_type(x, out, PROFILE_PERIOD_TYPE, type, unit);
+	}
 	/* -F: the clocks' period is fixed (1 s / F); other events' varies: the mean. */
 	if (!period && freq && clock)
 		period = (1000000000 + freq / 2) / freq;
 	else if (!period && a->samples)
 		period = (a->period + a->samples / 2) / a->samples;
-	if (period)
+	if (period && x->o->sample_type == REPORT_CPU)
 		pb_uint(out, PROFILE_PERIOD, period);
 	if (meta_u64(p, "start-time"))
 		pb_uint(out, PROFILE_TIME_NANOS, meta_u64(p, "start-time") * 1000000000);

@@ -86,6 +86,16 @@ enum report_sort {
 	REPORT_SORT_MODULE, /* a row per module, by self samples */
 };
 
+/*
+ * What a report weighs (--sample-type). Off-CPU and wall weigh each stack
+ * by nanoseconds: its count is then nanoseconds, not samples.
+ */
+enum report_sample_type {
+	REPORT_CPU,	/* the samples, counted (the default) */
+	REPORT_OFF_CPU, /* the off-CPU spans, in ns */
+	REPORT_WALL,	/* CPU samples' periods (ns for cpu-clock) plus off-CPU spans */
+};
+
 struct report_opts {
 	const char *input;
 	bool no_kernel;	  /* drop kernel frames */
@@ -102,6 +112,7 @@ struct report_opts {
 	bool has_start, has_end;
 	uint64_t start_ns, end_ns; /* [start, end) from the recording's start */
 	enum report_root root;
+	enum report_sample_type sample_type;
 
 	/* --top */
 	int rows; /* -1: 25 on a terminal, all otherwise; 0: all */

@@ -59,6 +59,7 @@ static int check_stack(struct in *in, const struct profile *p, size_t i, size_t 
 static int check_stack_frame(struct in *in, const struct profile *p, size_t i, size_t at);
 static int check_sample(struct in *in, const struct profile *p, size_t i, size_t at);
 static int check_segment(struct in *in, const struct profile *p, size_t i, size_t at);
+static int check_offcpu(struct in *in, const struct profile *p, size_t i, size_t at);
 
 #define FIELD(kind, type, member)            \
 	{                                    \
@@ -141,6 +142,15 @@ static const struct section sections[] = {
 	  FIELD(F_U64, struct pm_segment, offset), FIELD(F_U64, struct pm_segment, vaddr),
 	  FIELD(F_U64, struct pm_segment, filesz), FIELD(F_U64, struct pm_segment, memsz)},
 	 check_segment},
+	{DF_OFFCPU,
+	 "off-CPU interval",
+	 sizeof(struct pm_offcpu),
+	 ARRAY(offcpu),
+	 {FIELD(F_U64, struct pm_offcpu, time), FIELD(F_U64, struct pm_offcpu, duration),
+	  FIELD(F_U32, struct pm_offcpu, pid), FIELD(F_U32, struct pm_offcpu, tid),
+	  FIELD(F_U32, struct pm_offcpu, cpu), FIELD(F_U32, struct pm_offcpu, stack),
+	  FIELD(F_STR, struct pm_offcpu, comm), FIELD(F_U32, struct pm_offcpu, flags)},
+	 check_offcpu},
 };
 
 /* Bytes of one record of sec in the file. */
@@ -302,6 +312,9 @@ static void put_rest(struct out *o, const struct profile *p, bool skip_samples)
 
 		if (skip_samples && sec->type == DF_SAMPLES)
 			continue;
+		/* Files without off-CPU data stay byte for byte what they were. */
+		if (sec->type == DF_OFFCPU && n == 0)
+			continue;
 		s = section_begin(o, sec->type);
 		for (size_t i = 0; i < n; i++)
 			put_record(o, p, sec, i);
@@ -345,8 +358,8 @@ struct in {
 	const unsigned char *base;
 	char *err;
 	size_t errlen;
-	size_t sec_at[DF_START_LINES + 1]; /* where each known section starts */
-	uint32_t *start_lines;		   /* DF_START_LINES, applied after every section */
+	size_t sec_at[DF_OFFCPU + 1]; /* where each known section starts */
+	uint32_t *start_lines;	      /* DF_START_LINES, applied after every section */
 	size_t nstart_lines;
 };
 
@@ -363,9 +376,19 @@ static int fail(struct in *in, const char *fmt, ...)
 
 static const char *section_name(uint32_t type)
 {
-	static const char *const names[] = {"end",     "strings", "meta",     "modules",
-					    "frames",  "lines",	  "stacks",   "stack frames",
-					    "samples", "threads", "segments", "start lines"};
+	static const char *const names[] = {"end",
+					    "strings",
+					    "meta",
+					    "modules",
+					    "frames",
+					    "lines",
+					    "stacks",
+					    "stack frames",
+					    "samples",
+					    "threads",
+					    "segments",
+					    "start lines",
+					    "off-CPU intervals"};
 
 	return type < ARRAY_SIZE(names) ? names[type] : "unknown";
 }
@@ -483,6 +506,19 @@ static int check_sample(struct in *in, const struct profile *p, size_t i, size_t
 	if (p->samples[i].stack >= p->nstacks)
 		return fail(in, "bad sample %zu at offset %zu: stack %u of %zu", i, at,
 			    p->samples[i].stack, p->nstacks);
+	return 0;
+}
+
+static int check_offcpu(struct in *in, const struct profile *p, size_t i, size_t at)
+{
+	const struct pm_offcpu *o = &p->offcpu[i];
+
+	if (o->stack >= p->nstacks)
+		return fail(in, "bad off-CPU interval %zu at offset %zu: stack %u of %zu", i, at,
+			    o->stack, p->nstacks);
+	if (o->flags & ~PM_OFFCPU_PREEMPTED)
+		return fail(in, "bad off-CPU interval %zu at offset %zu: unknown flags %#x", i, at,
+			    o->flags);
 	return 0;
 }
 
@@ -634,7 +670,7 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
 			}
 			break;
 		}
-		if (type <= DF_START_LINES)
+		if (type <= DF_OFFCPU)
 			in.sec_at[type] = at;
 		if (type < 32) {
 			if (seen & (1u << type)) {

@@ -47,6 +47,7 @@ enum datafile_section {
 	 */
 	DF_SEGMENTS = 10,    /* the modules' PT_LOAD segments */
 	DF_START_LINES = 11, /* per line record, its function's declaration line */
+	DF_OFFCPU = 12,	     /* off-CPU intervals (record --off-cpu) */
 };
 
 /* Serializes p; returns a malloc'd buffer and its size through *len. */

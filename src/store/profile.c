@@ -90,6 +90,7 @@ void profile_free(struct profile *p)
 	free(p->stack_frames);
 	free(p->stacks);
 	free(p->samples);
+	free(p->offcpu);
 	free(p->threads);
 	free(p->stack_samples);
 	hmap_release(&p->frame_index);
@@ -210,6 +211,12 @@ uint32_t profile_intern_stack(struct profile *p, const uint32_t *frames, uint32_
 	p->nstack_frames += depth;
 	slot->val = p->nstacks;
 	return (uint32_t)p->nstacks++;
+}
+
+void profile_add_offcpu(struct profile *p, const struct pm_offcpu *o)
+{
+	xgrow(&p->offcpu, &p->offcpu_cap, p->noffcpu + 1, sizeof(*p->offcpu));
+	p->offcpu[p->noffcpu++] = *o;
 }
 
 void profile_add_sample(struct profile *p, const struct pm_sample *s)

@@ -116,6 +116,22 @@ struct pm_sample {
 	uint32_t pad;
 };
 
+/* pm_offcpu.flags */
+#define PM_OFFCPU_PREEMPTED 1u /* switched out while runnable, not blocked */
+
+/*
+ * A span a thread spent off the CPU: from its switch-out, with the stack
+ * it was switched out at, to its next switch-in (or the recording's stop).
+ */
+struct pm_offcpu {
+	uint64_t time;	   /* switch-out, ns since the recording started */
+	uint64_t duration; /* ns off the CPU */
+	uint32_t pid, tid, cpu;
+	uint32_t stack;
+	uint32_t comm; /* string: the thread's name when switched out */
+	uint32_t flags;
+};
+
 struct pm_thread {
 	uint32_t pid, tid;
 	uint32_t comm; /* string: the last name seen */
@@ -144,6 +160,8 @@ struct profile {
 	size_t nsamples, samples_cap;
 	struct pm_thread *threads;
 	size_t nthreads, threads_cap;
+	struct pm_offcpu *offcpu; /* in the order they ended */
+	size_t noffcpu, offcpu_cap;
 	/*
 	 * While recording, samples go to the data file as they come; what is
 	 * kept of them is how many each stack has (NULL in a profile read back,
@@ -171,6 +189,8 @@ uint32_t profile_intern_frame(struct profile *p, uint32_t module, uint32_t flags
 /* The id of the stack of these frames (leaf first), added if new. */
 uint32_t profile_intern_stack(struct profile *p, const uint32_t *frames, uint32_t depth);
 void profile_add_sample(struct profile *p, const struct pm_sample *s);
+/* Keeps an off-CPU interval (they stay in memory until the file is written). */
+void profile_add_offcpu(struct profile *p, const struct pm_offcpu *o);
 /* Counts a sample of stack that is not kept (it went to the data file). */
 void profile_count_sample(struct profile *p, uint32_t stack);
 /*

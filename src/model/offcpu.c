@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * offcpu.c - pairing switch-outs with switch-ins; see offcpu.h.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/offcpu.h"
+#include "util/util.h"
+
+/* An open span: what is known so far of a thread's last switch-out. */
+struct offcpu_open {
+	struct offcpu_span s;
+	bool have_stack; /* the context-switch sample came */
+	bool have_out;	 /* the switch-out record came */
+};
+
+void offcpu_init(struct offcpu *o, uint64_t min_ns, offcpu_emit_fn emit, void *arg)
+{
+	memset(o, 0, sizeof(*o));
+	hmap_init(&o->open);
+	hmap_init(&o->exited);
+	o->min_ns = min_ns;
+	o->emit = emit;
+	o->arg = arg;
+}
+
+void offcpu_release(struct offcpu *o)
+{
+	for (size_t i = 0; i < o->open.cap; i++)
+		if (o->open.slots[i].key)
+			free((void *)(uintptr_t)o->open.slots[i].val);
+	hmap_release(&o->open);
+	hmap_release(&o->exited);
+}
+
+/*
+ * The open span of tid, made if it has none. A sample (stack) or a
+ * switch-out that finds its half already there starts afresh: the
+ * switch-in between was lost.
+ */
+static struct offcpu_open *open_of(struct offcpu *o, uint32_t tid, bool is_stack, uint64_t time)
+{
+	bool added;
+	struct hmap_slot *slot = hmap_insert(&o->open, tid, &added);
+	struct offcpu_open *op;
+
+	if (added)
+		slot->val = (uint64_t)(uintptr_t)xcalloc(1, sizeof(*op));
+	op = (struct offcpu_open *)(uintptr_t)slot->val;
+	if (!added && (is_stack ? op->have_stack : op->have_out))
+		memset(op, 0, sizeof(*op));
+	if ((!op->have_stack && !op->have_out) || time < op->s.out)
+		op->s.out = time;
+	return op;
+}
+
+void offcpu_sample(struct offcpu *o, uint32_t pid, uint32_t tid, uint32_t cpu, uint64_t time,
+		   uint32_t stack, uint32_t comm)
+{
+	struct offcpu_open *op;
+
+	if (tid == 0 || hmap_find(&o->exited, tid))
+		return; /* the idle task, or a thread's last switch-out */
+	op = open_of(o, tid, true, time);
+	op->s.pid = pid;
+	op->s.tid = tid;
+	op->s.cpu = cpu;
+	op->s.stack = stack;
+	op->s.comm = comm;
+	op->have_stack = true;
+}
+
+void offcpu_switch_out(struct offcpu *o, uint32_t pid, uint32_t tid, uint32_t cpu, uint64_t time,
+		       bool preempted)
+{
+	struct offcpu_open *op;
+
+	if (tid == 0 || hmap_find(&o->exited, tid))
+		return;
+	op = open_of(o, tid, false, time);
+	op->s.pid = pid;
+	op->s.tid = tid;
+	op->s.cpu = cpu;
+	op->s.preempted = preempted;
+	op->have_out = true;
+}
+
+/* Hands on op's span ending at time, or counts why not. */
+static void close_span(struct offcpu *o, struct offcpu_open *op, uint64_t time)
+{
+	if (!op->have_stack) {
+		o->no_stack++;
+		return;
+	}
+	op->s.in = time > op->s.out ? time : op->s.out;
+	if (op->s.in - op->s.out < o->min_ns) {
+		o->too_short++;
+		return;
+	}
+	o->emitted++;
+	o->emit(&op->s, o->arg);
+}
+
+void offcpu_switch_in(struct offcpu *o, uint32_t tid, uint64_t time)
+{
+	uint64_t val;
+
+	hmap_remove(&o->exited, tid, NULL); /* a new thread of a reused tid */
+	if (!hmap_remove(&o->open, tid, &val))
+		return;
+	close_span(o, (struct offcpu_open *)(uintptr_t)val, time);
+	free((void *)(uintptr_t)val);
+}
+
+void offcpu_exit(struct offcpu *o, uint32_t tid)
+{
+	uint64_t val;
+	bool added;
+
+	if (hmap_remove(&o->open, tid, &val))
+		free((void *)(uintptr_t)val);
+	hmap_insert(&o->exited, tid, &added);
+}
+
+void offcpu_finish(struct offcpu *o, uint64_t time)
+{
+	struct hmap_slot *slot;
+
+	for (size_t pos = 0; (slot = hmap_next(&o->open, &pos));) {
+		close_span(o, (struct offcpu_open *)(uintptr_t)slot->val, time);
+		free((void *)(uintptr_t)slot->val);
+		slot->val = 0;
+	}
+	hmap_release(&o->open);
+	hmap_init(&o->open);
+}

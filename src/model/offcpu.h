@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * offcpu.h - a thread's switch-outs paired with its next switch-in, into
+ * the spans it spent off the CPU.
+ *
+ * What is fed, in time order, per thread: the sample a context-switch
+ * event takes as the thread is switched out (its stack), the switch-out
+ * record (whether it was preempted) and the switch-in record. A span is
+ * handed on when the switch-in arrives, if its switch-out had a stack and
+ * it lasted at least min_ns; spans still open at the stop end there.
+ *
+ * Invariant: a thread has at most one open span; a new switch-out of a
+ * thread whose span never saw its switch-in (records lost) replaces it.
+ * Used by the recording thread only.
+ */
+#ifndef PERFMINI_OFFCPU_H
+#define PERFMINI_OFFCPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/hmap.h"
+
+struct offcpu_span {
+	uint32_t pid, tid, cpu;
+	uint64_t out, in; /* switch-out and switch-in times, ns */
+	uint32_t stack;	  /* the caller's stack id, from offcpu_sample */
+	uint32_t comm;	  /* the caller's name id, from offcpu_sample */
+	bool preempted;
+};
+
+typedef void (*offcpu_emit_fn)(const struct offcpu_span *s, void *arg);
+
+struct offcpu {
+	struct hmap open;   /* tid -> struct offcpu_open * */
+	struct hmap exited; /* tids of threads that exited and did not come back */
+	uint64_t min_ns;
+	offcpu_emit_fn emit;
+	void *arg;
+	uint64_t emitted, too_short, no_stack; /* spans handed on, and left out */
+};
+
+void offcpu_init(struct offcpu *o, uint64_t min_ns, offcpu_emit_fn emit, void *arg);
+void offcpu_release(struct offcpu *o);
+/* The context-switch sample of tid at time: the stack it is switched out at. */
+void offcpu_sample(struct offcpu *o, uint32_t pid, uint32_t tid, uint32_t cpu, uint64_t time,
+		   uint32_t stack, uint32_t comm);
+/* The switch-out record of tid. */
+void offcpu_switch_out(struct offcpu *o, uint32_t pid, uint32_t tid, uint32_t cpu, uint64_t time,
+		       bool preempted);
+/* The switch-in record of tid: its open span, if any, ends at time. */
+void offcpu_switch_in(struct offcpu *o, uint32_t tid, uint64_t time);
+/* Thread tid exited: its last switch-out (after the exit record) opens no span. */
+void offcpu_exit(struct offcpu *o, uint32_t tid);
+/* The stop: every open span ends at time. */
+void offcpu_finish(struct offcpu *o, uint64_t time);
+
+#endif

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * check_offcpu.c - pairing switch-outs with switch-ins: hand-built
+ * sequences of context-switch samples and switch records give the spans
+ * expected, with their stacks, lengths and preemption, and none for the
+ * idle task, exited threads, short spans or switch-outs without a stack.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/offcpu.h"
+#include "unit-helpers.h"
+
+struct spans {
+	struct offcpu_span s[16];
+	size_t n;
+};
+
+static void collect(const struct offcpu_span *s, void *arg)
+{
+	struct spans *g = arg;
+
+	ck_assert_uint_lt(g->n, 16);
+	g->s[g->n++] = *s;
+}
+
+/* A blocked switch-out: the sample, then the record, then the switch-in. */
+START_TEST(test_pair)
+{
+	struct spans g = {0};
+	struct offcpu o;
+
+	offcpu_init(&o, 0, collect, &g);
+	offcpu_sample(&o, 10, 11, 1, 1000, 7, 3);
+	offcpu_switch_out(&o, 10, 11, 1, 1002, false);
+	ck_assert_uint_eq(g.n, 0);
+	offcpu_switch_in(&o, 11, 5000);
+	ck_assert_uint_eq(g.n, 1);
+	ck_assert_uint_eq(g.s[0].pid, 10);
+	ck_assert_uint_eq(g.s[0].tid, 11);
+	ck_assert_uint_eq(g.s[0].out, 1000);
+	ck_assert_uint_eq(g.s[0].in, 5000);
+	ck_assert_uint_eq(g.s[0].stack, 7);
+	ck_assert_uint_eq(g.s[0].comm, 3);
+	ck_assert(!g.s[0].preempted);
+	/* A switch-in with nothing open gives nothing. */
+	offcpu_switch_in(&o, 11, 6000);
+	ck_assert_uint_eq(g.n, 1);
+	offcpu_release(&o);
+}
+END_TEST
+
+/* Two threads interleaved, one preempted; the record before the sample. */
+START_TEST(test_two_threads)
+{
+	struct spans g = {0};
+	struct offcpu o;
+
+	offcpu_init(&o, 0, collect, &g);
+	offcpu_sample(&o, 1, 2, 0, 100, 1, 0);
+	offcpu_switch_out(&o, 1, 2, 0, 100, false);
+	offcpu_switch_out(&o, 1, 3, 1, 150, true);
+	offcpu_sample(&o, 1, 3, 1, 151, 2, 0);
+	offcpu_switch_in(&o, 3, 400);
+	offcpu_switch_in(&o, 2, 900);
+	ck_assert_uint_eq(g.n, 2);
+	ck_assert_uint_eq(g.s[0].tid, 3);
+	ck_assert_uint_eq(g.s[0].out, 150);
+	ck_assert_uint_eq(g.s[0].in, 400);
+	ck_assert_uint_eq(g.s[0].stack, 2);
+	ck_assert(g.s[0].preempted);
+	ck_assert_uint_eq(g.s[1].tid, 2);
+	ck_assert_uint_eq(g.s[1].in - g.s[1].out, 800);
+	ck_assert(!g.s[1].preempted);
+	offcpu_release(&o);
+}
+END_TEST
+
+/* What gives no span: short, stackless, idle, exited; a lost switch-in. */
+START_TEST(test_left_out)
+{
+	struct spans g = {0};
+	struct offcpu o;
+
+	offcpu_init(&o, 500, collect, &g);
+	offcpu_sample(&o, 1, 2, 0, 100, 1, 0);
+	offcpu_switch_in(&o, 2, 599); /* 499 ns: below the threshold */
+	ck_assert_uint_eq(o.too_short, 1);
+	offcpu_switch_out(&o, 1, 2, 0, 1000, false);
+	offcpu_switch_in(&o, 2, 9000); /* no context-switch sample: no stack */
+	ck_assert_uint_eq(o.no_stack, 1);
+	offcpu_sample(&o, 0, 0, 0, 100, 1, 0); /* the idle task */
+	offcpu_switch_out(&o, 0, 0, 0, 100, false);
+	offcpu_switch_in(&o, 0, 9000);
+	/* Exit, then the thread's last switch-out: nothing stays open. */
+	offcpu_exit(&o, 5);
+	offcpu_sample(&o, 4, 5, 0, 2000, 1, 0);
+	offcpu_switch_out(&o, 4, 5, 0, 2000, false);
+	/* A switch-in lost: the next switch-out starts afresh. */
+	offcpu_sample(&o, 1, 6, 0, 3000, 1, 0);
+	offcpu_switch_out(&o, 1, 6, 0, 3000, false);
+	offcpu_sample(&o, 1, 6, 0, 8000, 9, 0);
+	offcpu_switch_out(&o, 1, 6, 0, 8000, true);
+	offcpu_switch_in(&o, 6, 8600);
+	ck_assert_uint_eq(g.n, 1);
+	ck_assert_uint_eq(g.s[0].out, 8000);
+	ck_assert_uint_eq(g.s[0].stack, 9);
+	ck_assert(g.s[0].preempted);
+	offcpu_finish(&o, 100000);
+	ck_assert_uint_eq(g.n, 1);
+	offcpu_release(&o);
+}
+END_TEST
+
+/* Spans open at the stop end there; a reused tid pairs again. */
+START_TEST(test_finish)
+{
+	struct spans g = {0};
+	struct offcpu o;
+
+	offcpu_init(&o, 0, collect, &g);
+	offcpu_exit(&o, 8);
+	offcpu_switch_in(&o, 8, 50); /* a new thread with the old tid */
+	offcpu_sample(&o, 8, 8, 0, 100, 4, 0);
+	offcpu_switch_out(&o, 8, 8, 0, 100, false);
+	offcpu_sample(&o, 8, 9, 0, 200, 5, 0);
+	offcpu_finish(&o, 1000);
+	ck_assert_uint_eq(g.n, 2);
+	ck_assert_uint_eq(g.s[0].in + g.s[1].in, 2000);
+	ck_assert_uint_eq(g.s[0].in - g.s[0].out + g.s[1].in - g.s[1].out, 900 + 800);
+	/* Nothing left open. */
+	offcpu_finish(&o, 2000);
+	ck_assert_uint_eq(g.n, 2);
+	offcpu_release(&o);
+}
+END_TEST
+
+static Suite *offcpu_suite(void)
+{
+	Suite *s = suite_create("offcpu");
+	TCase *tc = tcase_create("pairing");
+
+	tcase_add_test(tc, test_pair);
+	tcase_add_test(tc, test_two_threads);
+	tcase_add_test(tc, test_left_out);
+	tcase_add_test(tc, test_finish);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(offcpu_suite());
+}

@@ -1,0 +1,67 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Off-CPU spans (record --off-cpu): the waits target measures itself how
+# long each thread spends blocked in nanosleep, in a pipe read and on a
+# mutex; the off-CPU time 'report --sample-type=off-cpu' gives each of
+# those stacks must match within 10% (+5 ms), and per thread the wall
+# view (CPU periods plus off-CPU time) must add up to the thread's life
+# within 15% (+20 ms), for the waiting threads and the CPU-bound one. The
+# default report stays a CPU profile: no stack of it counts nanoseconds.
+set -eu
+. "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+
+need_perf
+run_record 120 "$tmp/w.data" --off-cpu -- "$TARGETS/waits" 40
+cp "$tmp/record.out" "$tmp/truth"
+for t in off-cpu wall; do
+	run_timeout 60 "$PERFMINI" report -i "$tmp/w.data" --folded --sample-type=$t \
+		>"$tmp/$t.folded" || fail "report --sample-type=$t failed"
+done
+run_report "$tmp/w.data" "$tmp/cpu.folded"
+
+# near GOT WANT SLACK_PERCENT SLACK_NS WHAT
+near() {
+	awk -v got="$1" -v want="$2" -v pc="$3" -v abs="$4" 'BEGIN {
+		d = got - want; if (d < 0) d = -d
+		exit !(want > 0 && d <= want * pc / 100 + abs)
+	}' || fail "$5: got $1 ns, want $2 ns (within $3% + $4 ns)"
+	say "$5: $1 ns, measured $2 ns"
+}
+
+truth() {
+	awk -v k="$1" -v n="$2" '$1 == k && $2 == n { print $3 }' "$tmp/truth"
+}
+
+# sum FOLDED THREAD INCLUDE EXCLUDE: the counts of THREAD's stacks that
+# match the regex INCLUDE and not EXCLUDE.
+sum() {
+	awk -v th="$2" -v inc="$3" -v exc="$4" '
+		index($0, th ";") == 1 && $0 ~ inc && (exc == "" || $0 !~ exc) { s += $NF }
+		END { printf "%.0f\n", s }' "$1"
+}
+
+near "$(sum "$tmp/off-cpu.folded" sleeper 'nanosleep' 'work_cpu')" \
+	"$(truth wait sleep_wait)" 10 5000000 "sleeper blocked in nanosleep"
+near "$(sum "$tmp/off-cpu.folded" reader ';(__libc_)?read[;_ ]' 'work_cpu')" \
+	"$(truth wait pipe_wait)" 10 5000000 "reader blocked on the pipe"
+near "$(sum "$tmp/off-cpu.folded" locker 'lock_wait' 'work_cpu')" \
+	"$(truth wait mutex_wait)" 10 5000000 "locker blocked on the mutex"
+for th in sleeper reader locker spinner; do
+	near "$(sum "$tmp/wall.folded" $th '' '')" "$(truth life $th)" 15 20000000 \
+		"$th: CPU plus off-CPU time against its life"
+done
+# The CPU-bound thread is off the CPU only when preempted: not in a wait.
+[ "$(sum "$tmp/off-cpu.folded" spinner 'nanosleep|;(__libc_)?read[;_ ]|lock_wait' '')" -eq 0 ] ||
+	fail "spinner has off-CPU time in a wait it never makes"
+# The default view counts samples: far fewer than the nanoseconds slept.
+cpu=$(sum "$tmp/cpu.folded" sleeper '' '')
+[ "$cpu" -gt 0 ] && [ "$cpu" -lt 100000 ] ||
+	fail "the default report of sleeper counts $cpu, not samples"
+# pprof names the view's sample type; every format takes the option.
+run_timeout 60 "$PERFMINI" report -i "$tmp/w.data" --pprof --sample-type=off-cpu \
+	-o "$tmp/w.pb.gz" 2>/dev/null || fail "report --pprof --sample-type=off-cpu failed"
+gzip -dc "$tmp/w.pb.gz" | grep -aq off-cpu || fail "the pprof profile has no off-cpu sample type"
+for f in --top --svg; do
+	run_timeout 60 "$PERFMINI" report -i "$tmp/w.data" $f --sample-type=wall -o "$tmp/w.out" \
+		2>/dev/null || fail "report $f --sample-type=wall failed"
+done
