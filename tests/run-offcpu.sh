@@ -65,3 +65,13 @@ for f in --top --svg; do
 	run_timeout 60 "$PERFMINI" report -i "$tmp/w.data" $f --sample-type=wall -o "$tmp/w.out" \
 		2>/dev/null || fail "report $f --sample-type=wall failed"
 done
+# Time reads as time: top in milliseconds, the SVG's hover and subtitle too.
+run_timeout 60 "$PERFMINI" report -i "$tmp/w.data" --sample-type=off-cpu -o "$tmp/oc.top" \
+	2>/dev/null || fail "report --sample-type=off-cpu failed"
+grep -q '^Weight: .* ms off CPU' "$tmp/oc.top" || fail "top: no Weight line in ms"
+grep -q 'Self ms  *Total ms' "$tmp/oc.top" || fail "top: the columns are not in ms"
+run_timeout 60 "$PERFMINI" report -i "$tmp/w.data" --sample-type=off-cpu --svg -o "$tmp/oc.svg" \
+	2>/dev/null || fail "report --svg --sample-type=off-cpu failed"
+grep -q 'data-unit="ns"' "$tmp/oc.svg" && grep -q 'ms off CPU' "$tmp/oc.svg" ||
+	fail "svg: the off-CPU graph does not say its unit"
+say "off-CPU top and SVG in milliseconds"

@@ -215,18 +215,36 @@ static bool visible(const struct svg *g, uint32_t n)
 	return g->nodes[n].count * MIN_SHARE >= g->total;
 }
 
+/*
+ * Off-CPU time in colours of its own, so that it is never read as CPU
+ * time: blues for user code, violets for the kernel (where it waits).
+ */
+static const struct {
+	unsigned char base[3], range[3];
+} offcpu_kinds[NKINDS] = {
+	[KIND_ALL] = {{200, 200, 200}, {20, 20, 20}},
+	[KIND_ROOT] = {{185, 185, 195}, {40, 40, 40}},
+	[KIND_USER] = {{40, 90, 200}, {40, 70, 50}},
+	[KIND_KERNEL] = {{130, 70, 190}, {50, 40, 50}},
+	[KIND_INLINED] = {{50, 150, 210}, {40, 50, 40}},
+	[KIND_JIT] = {{60, 120, 170}, {40, 50, 50}},
+};
+
 /* The colour of a frame: its kind's family, the shade from its name. */
 static void colour(const struct svg *g, const struct node *n, FILE *out)
 {
 	const char *name = strtab_get(&g->str, n->name);
 	uint64_t h = hash_bytes(name, strlen(name));
+	bool off = g->o->sample_type == REPORT_OFF_CPU;
+	const unsigned char *base = off ? offcpu_kinds[n->kind].base : kinds[n->kind].base;
+	const unsigned char *range = off ? offcpu_kinds[n->kind].range : kinds[n->kind].range;
 	int rgb[3];
 
 	for (int i = 0; i < 3; i++) {
 		/* Greys (the root frames) take one shade for all three channels. */
 		unsigned v = (unsigned)(h >> (n->kind <= KIND_ROOT ? 0 : 8 * i)) & 0xff;
 
-		rgb[i] = kinds[n->kind].base[i] + (int)(kinds[n->kind].range[i] * v / 255);
+		rgb[i] = base[i] + (int)(range[i] * v / 255);
 		if (rgb[i] > 255)
 			rgb[i] = 255;
 	}
@@ -283,8 +301,12 @@ static void draw(struct svg *g, uint32_t n, uint64_t x, FILE *out)
 
 	fputs("<g class=\"f\"><title>", out);
 	xml_text(out, name);
-	fprintf(out, " (%llu sample%s, %.2f%%)</title>", (unsigned long long)nd->count,
-		nd->count == 1 ? "" : "s", 100.0 * (double)nd->count / (double)g->total);
+	if (g->o->sample_type == REPORT_CPU)
+		fprintf(out, " (%llu sample%s, %.2f%%)</title>", (unsigned long long)nd->count,
+			nd->count == 1 ? "" : "s", 100.0 * (double)nd->count / (double)g->total);
+	else
+		fprintf(out, " (%.1f ms, %.2f%%)</title>", (double)nd->count / 1e6,
+			100.0 * (double)nd->count / (double)g->total);
 	fprintf(out, "<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" fill=\"", px, y, w,
 		FRAME_HEIGHT - 1);
 	colour(g, nd, out);
@@ -316,7 +338,12 @@ static void subtitle(struct svg *g, const struct aggregate *a, struct sbuf *b)
 	const char *dur = profile_get_meta(p, "duration-ns");
 	uint64_t v;
 
-	sbuf_addf(b, "%llu samples", (unsigned long long)a->samples);
+	if (g->o->sample_type == REPORT_OFF_CPU)
+		sbuf_addf(b, "%.1f ms off CPU", (double)a->samples / 1e6);
+	else if (g->o->sample_type == REPORT_WALL)
+		sbuf_addf(b, "%.1f ms of wall time (CPU and off-CPU)", (double)a->samples / 1e6);
+	else
+		sbuf_addf(b, "%llu samples", (unsigned long long)a->samples);
 	if (aggregate_filtered(g->o)) {
 		sbuf_addf(b, " of %zu (", p->nsamples);
 		aggregate_describe(g->o, b);
@@ -344,9 +371,9 @@ static void header(struct svg *g, const struct aggregate *a, int height, FILE *o
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
 		"height=\"%d\" viewBox=\"0 0 %d %d\" data-pad=\"%d\" data-samples=\"%llu\" "
 		"data-top=\"%d\" data-bottom=\"%d\" data-frame-height=\"%d\" "
-		"data-min-share=\"%d\">\n",
+		"data-min-share=\"%d\" data-unit=\"%s\">\n",
 		WIDTH, height, WIDTH, height, PAD, (unsigned long long)g->total, TOP, BOTTOM,
-		FRAME_HEIGHT, MIN_SHARE);
+		FRAME_HEIGHT, MIN_SHARE, g->o->sample_type == REPORT_CPU ? "samples" : "ns");
 	fputs("<style>\n"
 	      "text { font-family: monospace; font-size: 12px; fill: #000; }\n"
 	      "g.f { cursor: pointer; }\n"

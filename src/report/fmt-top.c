@@ -313,6 +313,15 @@ static void print_unwinding(const struct profile *p, FILE *out, int width)
 	sbuf_release(&b);
 }
 
+/* A count as the table shows it: samples, or nanoseconds as milliseconds. */
+static void weight(const struct report_opts *o, uint64_t v, char *buf, size_t len)
+{
+	if (o->sample_type == REPORT_CPU)
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	else
+		snprintf(buf, len, "%.1f", (double)v / 1e6);
+}
+
 static void print_header(const struct profile *p, const struct report_opts *o,
 			 const struct aggregate *a, FILE *out, int width)
 {
@@ -351,6 +360,15 @@ static void print_header(const struct profile *p, const struct report_opts *o,
 		sbuf_adds(&b, ")");
 	}
 	header_line(out, width, "Samples:", b.buf);
+	if (o->sample_type != REPORT_CPU) {
+		b.len = 0;
+		sbuf_addf(&b, "%.1f ms %s (--sample-type); Self and Total in ms",
+			  (double)a->samples / 1e6,
+			  o->sample_type == REPORT_OFF_CPU
+				  ? "off CPU"
+				  : "of wall time: CPU periods and off-CPU time");
+		header_line(out, width, "Weight:", b.buf);
+	}
 	b.len = 0;
 	parse_u64(meta(p, "lost-samples"), &lost_s);
 	parse_u64(meta(p, "lost-records"), &lost_r);
@@ -494,19 +512,23 @@ static void print_table(struct top *t, const struct aggregate *a, FILE *out, int
 	else if (o->rows < 0 && isatty(fileno(out)) && rows > TTY_ROWS)
 		rows = TTY_ROWS;
 
-	snprintf(c3, sizeof(c3), "%llu", (unsigned long long)a->samples);
+	weight(o, a->samples, c3, sizeof(c3));
 	if ((int)strlen(c3) > l.cw)
 		l.cw = (int)strlen(c3);
+	if (o->sample_type != REPORT_CPU && l.cw < 8)
+		l.cw = 8; /* "Total ms" */
 	layout_columns(t, order, rows, width, &l);
-	print_row(t, out, &l, "Self%", "Total%", "Self", "Total", "Function", "Location", "Module");
+	print_row(t, out, &l, "Self%", "Total%", o->sample_type == REPORT_CPU ? "Self" : "Self ms",
+		  o->sample_type == REPORT_CPU ? "Total" : "Total ms", "Function", "Location",
+		  "Module");
 	for (size_t i = 0; i < rows; i++) {
 		const struct top_fn *fn = &t->fns[order[i]];
 		double n = (double)a->samples;
 
 		snprintf(c1, sizeof(c1), "%.1f%%", 100.0 * (double)fn->self / n);
 		snprintf(c2, sizeof(c2), "%.1f%%", 100.0 * (double)fn->total / n);
-		snprintf(c3, sizeof(c3), "%llu", (unsigned long long)fn->self);
-		snprintf(c4, sizeof(c4), "%llu", (unsigned long long)fn->total);
+		weight(o, fn->self, c3, sizeof(c3));
+		weight(o, fn->total, c4, sizeof(c4));
 		print_row(t, out, &l, c1, c2, c3, c4, strtab_get(&t->str, fn->name),
 			  strtab_get(&t->str, fn->loc), strtab_get(&t->str, fn->module));
 	}
