@@ -874,18 +874,12 @@ static int recorder_init(struct recorder *r, const struct record_opts *o)
 }
 
 /*
- * A recording whose naming was cut short, kept for good: its naming
- * thread may still be reading what the recorder holds, up to the exit.
+ * Frees a recording (only where leaks are checked: the exit frees it all
+ * else). Never one whose naming was cut short: record_run ends the process
+ * instead, its naming thread perhaps still using what r holds.
  */
-static struct recorder *volatile left_to_namer;
-
-/* Frees a recording (only where leaks are checked: the exit frees it all else). */
 static void recorder_free(struct recorder *r)
 {
-	if (r->cut_why) {
-		left_to_namer = r;
-		return;
-	}
 	if (!FREE_AT_EXIT)
 		return;
 	namer_free(r->namer);
@@ -983,7 +977,6 @@ int record_run(const struct record_opts *o)
 		 * The naming thread may still be inside libdw: the process ends
 		 * here, with no exit-time teardown running under it.
 		 */
-		left_to_namer = r;
 		fflush(NULL);
 		_exit(ret);
 	}
