@@ -13,8 +13,12 @@
 
 #include "capture/launch.h"
 
+/* What the recorder catches; the held child must not run its handlers. */
+static const int held_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGPIPE };
+
 int launch_start(struct launch *l, char *const argv[])
 {
+	sigset_t held, old;
 	int go[2], err[2];
 
 	memset(l, 0, sizeof(*l));
@@ -28,7 +32,19 @@ int launch_start(struct launch *l, char *const argv[])
 		close(go[1]);
 		return -e;
 	}
+	/*
+	 * A signal that reaches the child while it is held (Ctrl-C reaches the
+	 * whole process group) waits, blocked, for the exec, and so does what it
+	 * would to the command: it must not run the recorder's handler in the
+	 * child, nor cut short its wait for the go.
+	 */
+	sigemptyset(&held);
+	for (size_t i = 0; i < sizeof(held_signals) / sizeof(held_signals[0]); i++)
+		sigaddset(&held, held_signals[i]);
+	sigprocmask(SIG_BLOCK, &held, &old);
 	l->pid = fork();
+	if (l->pid != 0)
+		sigprocmask(SIG_SETMASK, &old, NULL);
 	if (l->pid < 0) {
 		int e = errno;
 
@@ -40,13 +56,20 @@ int launch_start(struct launch *l, char *const argv[])
 	}
 	if (l->pid == 0) {
 		char c;
+		ssize_t n;
 		int e;
 
 		close(go[1]);
 		close(err[0]);
-		signal(SIGPIPE, SIG_DFL);
-		if (read(go[0], &c, 1) != 1)
+		for (size_t i = 0; i < sizeof(held_signals) / sizeof(held_signals[0]); i++)
+			signal(held_signals[i], SIG_DFL);
+		do {
+			n = read(go[0], &c, 1);
+		} while (n < 0 && errno == EINTR);
+		if (n != 1)
 			_exit(127); /* the recorder gave up */
+		/* A signal held back is delivered here, as if it came just before the exec. */
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(err[1], &e, sizeof(e)) < 0)

@@ -5,7 +5,9 @@
  *
  * Invariant: the child execs only after launch_release, so no instruction
  * of the command runs unobserved; an exec that fails is reported to the
- * parent through a pipe, never mistaken for the command's own exit.
+ * parent through a pipe, never mistaken for the command's own exit. While
+ * held, the child blocks the signals the recorder catches (with their
+ * default actions): one sent to it then takes effect at the exec.
  */
 #ifndef PERFMINI_LAUNCH_H
 #define PERFMINI_LAUNCH_H
