@@ -14,7 +14,7 @@
 #include "capture/launch.h"
 
 /* What the recorder catches; the held child must not run its handlers. */
-static const int held_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGPIPE };
+static const int held_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGPIPE};
 
 int launch_start(struct launch *l, char *const argv[])
 {
