@@ -798,6 +798,104 @@ START_TEST(test_svg_escaping)
 }
 END_TEST
 
+/*
+ * A program "prog" (module path, function addresses at base) whose main
+ * calls f in nf samples and g in ng: two builds differ in path and
+ * addresses, never in names.
+ */
+static struct profile *mix_profile(const char *path, uint64_t base, unsigned nf, unsigned ng)
+{
+	struct profile *p = profile_new();
+	uint32_t m = profile_add_module(p, path, "", 0);
+	const char *names[] = {"main", "f", "g"};
+	uint32_t fr[3], stack[2];
+
+	for (int i = 0; i < 3; i++) {
+		struct pm_line l = {.func = strtab_add(&p->str, names[i])};
+
+		fr[i] = profile_intern_frame(p, m, 0, base + 0x100 * (uint64_t)i);
+		profile_add_line(p, fr[i], &l);
+	}
+	for (unsigned i = 0; i < nf + ng; i++) {
+		struct pm_sample s = {.time = i, .period = 1000, .pid = 1, .tid = 1};
+
+		stack[0] = fr[i < nf ? 1 : 2];
+		stack[1] = fr[0];
+		s.stack = profile_intern_stack(p, stack, 2);
+		s.comm = strtab_add(&p->str, "prog");
+		profile_add_sample(p, &s);
+	}
+	profile_add_thread(p, 1, 1, "prog");
+	return p;
+}
+
+/* The --top --diff row of function name in module "prog": "B N C TB TN TC prog NAME". */
+static const char *diff_row(const char *text, const char *name)
+{
+	for (const char *line = text; line;
+	     line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line), n = 0;
+		char buf[512], *cols[9], *save = NULL;
+
+		if (len >= sizeof(buf))
+			continue;
+		memcpy(buf, line, len);
+		buf[len] = '\0';
+		for (char *t = strtok_r(buf, " ", &save); t && n < 9;
+		     t = strtok_r(NULL, " ", &save))
+			cols[n++] = t;
+		if (n == 8 && strcmp(cols[6], "prog") == 0 && strcmp(cols[7], name) == 0)
+			return line;
+	}
+	return NULL;
+}
+
+static void assert_diff_row(const char *text, const char *name, const char *numbers)
+{
+	const char *row = diff_row(text, name);
+
+	ck_assert_msg(row != NULL, "no row for %s in\n%s", name, text);
+	ck_assert_msg(strncmp(row, numbers, strlen(numbers)) == 0, "%s: '%.60s', want '%s'", name,
+		      row, numbers);
+}
+
+/*
+ * --diff: two builds (other paths and addresses, one base name) matched by
+ * name; shares of each one's total, the base 200 samples, the new 100.
+ */
+START_TEST(test_diff)
+{
+	struct profile *base = mix_profile("/old/prog", 0x1000, 140, 60);
+	struct profile *p = mix_profile("/new/prog", 0x5000, 30, 70);
+	struct report_opts o = {.rows = -1, .columns = 120, .base = base, .base_input = "old.data"};
+	char *text = run_format(fmt_top, p, &o, NULL);
+	const char *f, *g;
+
+	ck_assert_msg(strstr(text, "Base:     old.data, 200 samples"), "%s", text);
+	assert_diff_row(text, "f", "   70.0     30.0    -40.0     70.0     30.0    -40.0");
+	assert_diff_row(text, "g", "   30.0     70.0    +40.0     30.0     70.0    +40.0");
+	assert_diff_row(text, "main", "    0.0      0.0      0.0    100.0    100.0      0.0");
+	/* The largest changes first; on a tie, growth first. */
+	f = diff_row(text, "f");
+	g = diff_row(text, "g");
+	ck_assert(g && f && g < f && f < diff_row(text, "main"));
+	free(text);
+
+	/* Folded: BASE normalized to the new total (140 * 100 / 200), then NEW. */
+	text = run_format(fmt_folded, p, &o, NULL);
+	ck_assert_str_eq(text, "prog;main;f 70 30\nprog;main;g 30 70\n");
+	free(text);
+
+	ck_assert_uint_eq(report_normalize(3, 1, 2), 2); /* 1.5 rounds up */
+	ck_assert_uint_eq(report_normalize(5, 0, 7), 0);
+	ck_assert_uint_eq(report_normalize(5, 7, 0), 0);
+	ck_assert_uint_eq(report_normalize(UINT64_MAX, 3, 1), UINT64_MAX);
+	profile_free(p);
+	profile_free(base);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -826,6 +924,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_pprof_function_files);
 	tcase_add_test(tc, test_svg_elided);
 	tcase_add_test(tc, test_svg_escaping);
+	tcase_add_test(tc, test_diff);
 	suite_add_tcase(s, tc);
 	return s;
 }

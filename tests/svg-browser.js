@@ -15,10 +15,8 @@
 // Screenshots go to OUTDIR (svg-open.png, svg-zoomed.png, svg-search.png).
 // Exits 0 when all checks pass, 1 otherwise, printing what failed.
 'use strict';
-const fs = require('fs');
-const os = require('os');
 const path = require('path');
-const puppeteer = require('puppeteer-core');
+const {withPage} = require('./chromium.js');
 
 const [wideSvg, synthSvg, outdir] = process.argv.slice(2);
 const failures = [];
@@ -64,21 +62,7 @@ async function click(page, s, name) {
 }
 
 async function main() {
-	const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'perfmini-chromium-'));
-	const browser = await puppeteer.launch({
-		executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-		headless: true,
-		userDataDir: profile,
-		args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-			'--disable-background-networking', '--disable-component-update', '--disable-sync'],
-	});
-	try {
-		const page = await browser.newPage();
-		const errors = [];
-		page.on('pageerror', (e) => errors.push(String(e)));
-		page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-		await page.setViewport({width: 1200, height: 1200});
-
+	await withPage(async (page, errors) => {
 		await page.goto('file://' + path.resolve(synthSvg));
 		await page.waitForSelector('#frames g.f');
 		const synth = await state(page);
@@ -142,10 +126,7 @@ async function main() {
 			'highlighted after zoom: ' + hits.length + ' frames');
 		await page.screenshot({path: path.join(outdir, 'svg-search.png')});
 		check(errors.length === 0, 'script errors: ' + errors.join('; '));
-	} finally {
-		await browser.close();
-		fs.rmSync(profile, {recursive: true, force: true});
-	}
+	});
 }
 
 main().then(() => {

@@ -33,11 +33,14 @@ static const struct report_format {
 	int (*fn)(const struct profile *p, const struct report_opts *o, FILE *out);
 	const char *default_output; /* NULL: standard output */
 	bool binary;		    /* never written to a terminal */
+	bool diff;		    /* compares with --diff BASE */
 } formats[] = {
-	{"top", fmt_top, NULL, false}, /* the default */
-	{"folded", fmt_folded, NULL, false},	 {"pprof", fmt_pprof, "perfmini.pb.gz", true},
-	{"svg", fmt_svg, "perfmini.svg", false}, {"script", fmt_script, NULL, false},
-	{"json", fmt_json, NULL, false},
+	{"top", fmt_top, NULL, false, true}, /* the default */
+	{"folded", fmt_folded, NULL, false, true},
+	{"pprof", fmt_pprof, "perfmini.pb.gz", true, true},
+	{"svg", fmt_svg, "perfmini.svg", false, true},
+	{"script", fmt_script, NULL, false, false},
+	{"json", fmt_json, NULL, false, false},
 };
 
 static const char usage[] =
@@ -48,6 +51,14 @@ static const char usage[] =
 	"  -i, --input FILE     the data file (default perfmini.data)\n"
 	"  -o, --output FILE    where the report goes; '-' is standard output\n"
 	"      --force          read a data file that belongs to another user\n"
+	"      --diff BASE      compare with the recording BASE (the -i file is the\n"
+	"                       new one): --top gives each function's self and total\n"
+	"                       share in both and the change, largest first; --folded\n"
+	"                       two counts per stack, BASE NEW (flamegraph.pl reads\n"
+	"                       them); --svg colours frames by change (red grew, blue\n"
+	"                       shrank); --pprof the diff that pprof's -diff_base\n"
+	"                       makes. Frames are matched by name and module; BASE's\n"
+	"                       counts are normalized to the -i file's total\n"
 	"\n"
 	"Formats:\n"
 	"      --top            (the default) a header on the recording, then the\n"
@@ -102,6 +113,7 @@ static const char usage[] =
 	"  perfmini report --svg -o app.svg         then open it in a browser\n"
 	"  perfmini report --pprof && go tool pprof -http=: perfmini.pb.gz\n"
 	"  perfmini report --pid 42 --time 1.5,3 --no-kernel\n"
+	"  perfmini report -i new.data --diff old.data   what changed\n"
 	"See perfmini-report(1) and, for the file, perfmini-data(5).\n";
 
 enum {
@@ -120,6 +132,7 @@ enum {
 	OPT_PER_TID,
 	OPT_FORCE,
 	OPT_SAMPLE_TYPE,
+	OPT_DIFF,
 };
 
 static const struct option options[] = {
@@ -143,6 +156,7 @@ static const struct option options[] = {
 	{"per-tid", no_argument, NULL, OPT_PER_TID},
 	{"force", no_argument, NULL, OPT_FORCE},
 	{"sample-type", required_argument, NULL, OPT_SAMPLE_TYPE},
+	{"diff", required_argument, NULL, OPT_DIFF},
 	{"lines", no_argument, NULL, OPT_LINES},
 	{"full-paths", no_argument, NULL, OPT_FULL_PATHS},
 	{"no-inline", no_argument, NULL, OPT_NO_INLINE},
@@ -243,7 +257,7 @@ int cmd_report(int argc, char **argv)
 	const struct report_format *f = NULL;
 	const char *output = NULL;
 	bool top_opts = false, per_pid = false, per_tid = false;
-	struct profile *p;
+	struct profile *p, *base = NULL;
 	const char *lines_meta;
 	int c, idx, ret = 2;
 	uint64_t v;
@@ -346,6 +360,9 @@ int cmd_report(int argc, char **argv)
 				goto out;
 			}
 			break;
+		case OPT_DIFF:
+			o.base_input = optarg;
+			break;
 		case OPT_FULL_PATHS:
 			o.names.full_paths = true;
 			break;
@@ -379,6 +396,11 @@ int cmd_report(int argc, char **argv)
 		ret = usage_error("-n and --sort apply to --top, not --%s", f->name);
 		goto out;
 	}
+	if (o.base_input && !f->diff) {
+		ret = usage_error("--diff applies to --top, --folded, --svg and --pprof, not --%s",
+				  f->name);
+		goto out;
+	}
 	if (!output)
 		output = f->default_output;
 	p = datafile_read(o.input, force);
@@ -386,13 +408,23 @@ int cmd_report(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
+	if (o.base_input && !(base = datafile_read(o.base_input, force))) {
+		ret = 1;
+		if (FREE_AT_EXIT)
+			profile_free(p);
+		goto out;
+	}
+	o.base = base;
 	lines_meta = profile_get_meta(p, "lines");
 	if (o.names.lines && lines_meta && strcmp(lines_meta, "no") == 0)
 		warning("%s was recorded with --no-lines: it has no source lines to show", o.input);
 	ret = write_output(f, p, &o, output ? output : "-");
 	ret = ret < 0 ? 1 : 0;
-	if (FREE_AT_EXIT)
+	if (FREE_AT_EXIT) {
 		profile_free(p);
+		if (base)
+			profile_free(base);
+	}
 out:
 	aggregate_opts_release(&o);
 	return ret;

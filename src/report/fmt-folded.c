@@ -4,6 +4,11 @@
  * speedscope read: "root;outermost;...;leaf COUNT", one line per distinct
  * stack, sorted so that the output is stable. Stacks that print alike
  * (unresolved frames, or frames that the filters dropped) share a line.
+ *
+ * With --diff, each line has two counts, "STACK BASE NEW" (the form that
+ * difffolded.pl writes and flamegraph.pl reads), stacks matched by their
+ * text: BASE is the base recording's count normalized to the reported
+ * one's total, and a stack found in one recording only has 0 in the other.
  */
 #include "config.h"
 
@@ -17,7 +22,7 @@
 
 struct folded_line {
 	char *text;
-	uint64_t count;
+	uint64_t count, base;
 };
 
 static int cmp_line(const void *a, const void *b)
@@ -39,18 +44,24 @@ static bool same_line(uint64_t val, const void *arg)
 	return strcmp((*k->lines)[val].text, k->text) == 0;
 }
 
-int fmt_folded(const struct profile *p, const struct report_opts *o, FILE *out)
-{
-	struct aggregate *a = aggregate_new(p, o, 0);
+struct folded {
 	struct hmap merged; /* hash of text -> index into lines */
-	struct folded_line *lines = NULL;
-	size_t nlines = 0, cap = 0;
-	struct sbuf b = {0};
+	struct folded_line *lines;
+	size_t nlines, cap;
+	struct sbuf b;
+};
+
+/* Adds the stacks of a to f's lines: their counts, or with base their base counts. */
+static void add_stacks(struct folded *fo, const struct profile *p, const struct report_opts *o,
+		       const struct aggregate *a, bool base)
+{
+	struct folded_line *lines = fo->lines;
+	size_t nlines = fo->nlines, cap = fo->cap;
+	struct sbuf b = fo->b;
 	/* Each frame's text, made once: stacks share most of their frames. */
 	struct sbuf names = {0};
 	uint32_t(*span)[2] = xcalloc(p->nframes ? p->nframes : 1, sizeof(*span)); /* at + 1, len */
 
-	hmap_init(&merged);
 	for (size_t i = 0; i < a->nstacks; i++) {
 		const struct agg_stack *g = &a->stacks[i];
 		struct line_key k = {&lines, NULL};
@@ -74,27 +85,52 @@ int fmt_folded(const struct profile *p, const struct report_opts *o, FILE *out)
 				sbuf_addn(&b, names.buf + span[f][0] - 1, span[f][1]);
 		}
 		k.text = b.buf;
-		m = hmap_intern(&merged, hash_bytes(b.buf, b.len), same_line, &k, &added);
-		if (!added) {
-			lines[m->val].count += g->count;
-			continue;
+		m = hmap_intern(&fo->merged, hash_bytes(b.buf, b.len), same_line, &k, &added);
+		if (added) {
+			xgrow(&lines, &cap, nlines + 1, sizeof(*lines));
+			lines[nlines].text = xstrndup(b.buf, b.len);
+			lines[nlines].count = lines[nlines].base = 0;
+			m->val = nlines++;
 		}
-		xgrow(&lines, &cap, nlines + 1, sizeof(*lines));
-		lines[nlines].text = xstrndup(b.buf, b.len);
-		lines[nlines].count = g->count;
-		m->val = nlines++;
+		*(base ? &lines[m->val].base : &lines[m->val].count) += g->count;
 	}
-	if (nlines)
-		qsort(lines, nlines, sizeof(*lines), cmp_line);
-	for (size_t i = 0; i < nlines; i++) {
-		fprintf(out, "%s %llu\n", lines[i].text, (unsigned long long)lines[i].count);
-		free(lines[i].text);
-	}
-	free(lines);
 	free(span);
 	sbuf_release(&names);
-	sbuf_release(&b);
-	hmap_release(&merged);
+	fo->lines = lines;
+	fo->nlines = nlines;
+	fo->cap = cap;
+	fo->b = b;
+}
+
+int fmt_folded(const struct profile *p, const struct report_opts *o, FILE *out)
+{
+	struct aggregate *a = aggregate_new(p, o, 0);
+	struct aggregate *base = o->base ? aggregate_new(o->base, o, 0) : NULL;
+	struct folded fo = {0};
+
+	hmap_init(&fo.merged);
+	add_stacks(&fo, p, o, a, false);
+	if (base)
+		add_stacks(&fo, o->base, o, base, true);
+	if (fo.nlines)
+		qsort(fo.lines, fo.nlines, sizeof(*fo.lines), cmp_line);
+	for (size_t i = 0; i < fo.nlines; i++) {
+		const struct folded_line *l = &fo.lines[i];
+		uint64_t was = base ? report_normalize(l->base, a->samples, base->samples) : 0;
+
+		/* A base stack too rare to show at the reported total: no line. */
+		if (base && (was || l->count))
+			fprintf(out, "%s %llu %llu\n", l->text, (unsigned long long)was,
+				(unsigned long long)l->count);
+		else if (!base)
+			fprintf(out, "%s %llu\n", l->text, (unsigned long long)l->count);
+		free(fo.lines[i].text);
+	}
+	free(fo.lines);
+	sbuf_release(&fo.b);
+	hmap_release(&fo.merged);
+	if (base)
+		aggregate_free(base);
 	aggregate_free(a);
 	return ferror(out) ? -EIO : 0;
 }

@@ -26,6 +26,14 @@
  * program's mappings come first: pprof names the profile after
  * mapping[0]. Every location has a function (an unresolved one is
  * named "[module+0xOFFSET]"), so pprof never symbolizes it again.
+ *
+ * With --diff the file is what pprof's -diff_base builds in memory from
+ * two profiles: the base's samples follow, their values negated and
+ * normalized to the reported recording's totals (one ratio per value, as
+ * pprof's -normalize), each labelled pprof::base=true. pprof then shows
+ * the difference, with percentages of the base's total. Functions are one
+ * per name across both, so a function is matched by name; the base's
+ * locations have no mapping (its addresses are another build's).
  */
 #include "config.h"
 
@@ -133,6 +141,7 @@ struct pprof {
 	struct hmap names;	/* name string index -> index into name_files */
 	struct name_file *name_files;
 	size_t nname_files, name_files_cap;
+	bool no_mappings; /* the base of a --diff: locations without a mapping */
 	struct pb scratch, line, sb;
 	struct sbuf name;
 	struct sbuf valid; /* str_id's scratch */
@@ -302,7 +311,7 @@ static uint64_t location_id(struct pprof *x, uint32_t f)
 	x->scratch.len = 0;
 	pb_uint(&x->scratch, LOCATION_ID, id);
 	addr = fr->addr;
-	if (fr->module != PM_NONE) {
+	if (fr->module != PM_NONE && !x->no_mappings) {
 		uint32_t seg;
 		uint64_t mid;
 
@@ -626,28 +635,87 @@ static void append(struct pb *out, const struct pb *m)
 	out->len += m->len;
 }
 
-/* The whole Profile message into out. */
-static void encode(struct pprof *x, const struct aggregate *a, struct pb *out)
+/*
+ * The samples of a. For the base of a --diff, to is the reported
+ * recording's aggregate: the values are normalized to its totals, negated,
+ * and labelled as pprof labels a diff base's.
+ */
+static void encode_samples(struct pprof *x, const struct aggregate *a, const struct aggregate *to,
+			   struct pb *out)
 {
 	const struct profile *p = x->p;
 
-	encode_header(x, a, out);
-	collect_files(x, a);
 	for (size_t i = 0; i < a->nstacks; i++) {
 		const struct agg_stack *g = &a->stacks[i];
+		uint64_t count = g->count, period = g->period;
 
 		x->sb.len = 0;
 		for (uint32_t d = 0; d < g->depth; d++)
 			pb_uint(&x->sb, SAMPLE_LOCATION_ID, location_id(x, a->frames[g->off + d]));
 		if (x->o->root != REPORT_ROOT_COMM)
 			pb_uint(&x->sb, SAMPLE_LOCATION_ID, root_location(x, a, g->root));
-		pb_uint(&x->sb, SAMPLE_VALUE, g->count);
-		pb_uint(&x->sb, SAMPLE_VALUE, g->period);
+		if (to) {
+			/* int64 values: two's complement in the varint. */
+			count = -report_normalize(count, to->samples, a->samples);
+			period = -report_normalize(period, to->period, a->period);
+		}
+		pb_uint(&x->sb, SAMPLE_VALUE, count);
+		pb_uint(&x->sb, SAMPLE_VALUE, period);
 		add_label(x, "pid", NULL, g->pid);
 		add_label(x, "tid", NULL, g->tid);
 		add_label(x, "thread", strtab_get(&p->str, g->comm), 0);
+		if (to)
+			add_label(x, "pprof::base", "true", 0);
 		pb_message(out, PROFILE_SAMPLE, &x->sb);
 	}
+}
+
+/* What is per recording in x: the profile, its frames' and roots' locations. */
+struct side {
+	const struct profile *p;
+	uint32_t *loc_of, *root_loc;
+	bool no_mappings;
+};
+
+static struct side side_swap(struct pprof *x, struct side s)
+{
+	struct side was = {x->p, x->loc_of, x->root_loc, x->no_mappings};
+
+	x->p = s.p;
+	x->loc_of = s.loc_of;
+	x->root_loc = s.root_loc;
+	x->no_mappings = s.no_mappings;
+	return was;
+}
+
+/* The whole Profile message into out. */
+static void encode(struct pprof *x, const struct aggregate *a, const struct aggregate *base,
+		   struct pb *out)
+{
+	struct side other = {0};
+
+	if (base) {
+		other.p = x->o->base;
+		other.loc_of = xcalloc(other.p->nframes + 1, sizeof(*other.loc_of));
+		other.root_loc = xcalloc(base->nroots + 1, sizeof(*other.root_loc));
+		other.no_mappings = true;
+	}
+	encode_header(x, a, out);
+	collect_files(x, a);
+	if (base) {
+		/* The base's votes too: a function found only there has a file. */
+		other = side_swap(x, other);
+		collect_files(x, base);
+		other = side_swap(x, other);
+	}
+	encode_samples(x, a, NULL, out);
+	if (base) {
+		other = side_swap(x, other);
+		encode_samples(x, base, a, out);
+		other = side_swap(x, other);
+	}
+	free(other.loc_of);
+	free(other.root_loc);
 	encode_mappings(x, out);
 	append(out, &x->locations);
 	append(out, &x->functions);
@@ -691,6 +759,7 @@ static int gzip_write(const unsigned char *buf, size_t len, FILE *out)
 int fmt_pprof(const struct profile *p, const struct report_opts *o, FILE *out)
 {
 	struct aggregate *a = aggregate_new(p, o, AGG_BY_THREAD);
+	struct aggregate *base = o->base ? aggregate_new(o->base, o, AGG_BY_THREAD) : NULL;
 	struct pprof x = {.p = p, .o = o};
 	struct pb msg = {0};
 	int ret;
@@ -707,7 +776,7 @@ int fmt_pprof(const struct profile *p, const struct report_opts *o, FILE *out)
 	hmap_init(&x.names);
 	index_segments(&x);
 	x.main_module = find_main_module(p, a);
-	encode(&x, a, &msg);
+	encode(&x, a, base, &msg);
 	ret = gzip_write(msg.buf, msg.len, out);
 	pb_release(&msg);
 	pb_release(&x.functions);
@@ -730,6 +799,8 @@ int fmt_pprof(const struct profile *p, const struct report_opts *o, FILE *out)
 	hmap_release(&x.str_ids);
 	hmap_release(&x.func_ids);
 	strtab_release(&x.str);
+	if (base)
+		aggregate_free(base);
 	aggregate_free(a);
 	return ret;
 }

@@ -18,10 +18,17 @@
  * are also in the file as SVG elements, so viewers that run no script
  * show the graph too. Names go through xml_text (elements) and
  * json_text (the tree): the output is well-formed XML whatever the bytes.
+ *
+ * With --diff, the tree holds both recordings, stacks matched by their
+ * names: widths are the reported recording's samples, a fourth number per
+ * node is the base's, and the colour is the change in share of each
+ * recording's own total, from grey (none) to red (grew most) or blue
+ * (shrank most). Frames found only in the base have no width: not drawn.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "report/aggregate.h"
@@ -58,6 +65,7 @@ struct node {
 	uint32_t parent, child, next; /* child and next: PM_NONE for none */
 	uint32_t depth;
 	uint64_t count;
+	uint64_t base;	/* --diff: the base recording's samples */
 	uint32_t entry; /* its (name, kind) in the JSON names, + 1; 0 not yet */
 	uint32_t pad;
 };
@@ -70,6 +78,8 @@ struct svg {
 	size_t nnodes, nodes_cap;
 	struct hmap index; /* hash of (parent, name, kind) -> node */
 	uint64_t total;
+	uint64_t base_total; /* --diff: the base's samples */
+	double max_change;   /* --diff: the largest change in share of a node */
 	uint32_t max_depth;  /* of the frames drawn at first */
 	struct hmap entries; /* name << 8 | kind -> JSON names index + 1 */
 	uint32_t nentries;
@@ -141,7 +151,7 @@ static uint32_t child_of(struct svg *g, uint32_t parent, uint32_t name, uint32_t
 	n->child = PM_NONE;
 	n->next = g->nodes[parent].child;
 	n->depth = g->nodes[parent].depth + 1;
-	n->count = 0;
+	n->count = n->base = 0;
 	n->entry = 0;
 	g->nodes[parent].child = (uint32_t)g->nnodes;
 	slot->val = g->nnodes;
@@ -164,17 +174,18 @@ static uint32_t level_kind(const struct profile *p, uint32_t f, uint32_t level,
 	return KIND_USER;
 }
 
-static void build(struct svg *g, const struct aggregate *a)
+/* Adds the stacks of a (recorded in p) to the tree: to counts, or with base to bases. */
+static void build(struct svg *g, const struct profile *p, const struct aggregate *a, bool base)
 {
-	const struct profile *p = g->p;
-
-	xgrow(&g->nodes, &g->nodes_cap, 1, sizeof(*g->nodes));
-	g->nodes[0] = (struct node){.name = strtab_add(&g->str, "all"),
-				    .kind = KIND_ALL,
-				    .parent = PM_NONE,
-				    .child = PM_NONE,
-				    .next = PM_NONE};
-	g->nnodes = 1;
+	if (!g->nnodes) {
+		xgrow(&g->nodes, &g->nodes_cap, 1, sizeof(*g->nodes));
+		g->nodes[0] = (struct node){.name = strtab_add(&g->str, "all"),
+					    .kind = KIND_ALL,
+					    .parent = PM_NONE,
+					    .child = PM_NONE,
+					    .next = PM_NONE};
+		g->nnodes = 1;
+	}
 	for (size_t i = 0; i < a->nstacks; i++) {
 		const struct agg_stack *s = &a->stacks[i];
 		uint32_t n;
@@ -182,8 +193,8 @@ static void build(struct svg *g, const struct aggregate *a)
 		g->b.len = 0;
 		sbuf_add_sanitized(&g->b, a->roots[s->root]);
 		n = child_of(g, 0, strtab_addn(&g->str, g->b.buf, g->b.len), KIND_ROOT);
-		g->nodes[0].count += s->count;
-		g->nodes[n].count += s->count;
+		*(base ? &g->nodes[0].base : &g->nodes[0].count) += s->count;
+		*(base ? &g->nodes[n].base : &g->nodes[n].count) += s->count;
 		for (uint32_t d = s->depth; d-- > 0;) {
 			uint32_t f = a->frames[s->off + d];
 			uint32_t levels = report_frame_levels(p, f, &g->o->names);
@@ -193,11 +204,23 @@ static void build(struct svg *g, const struct aggregate *a)
 				report_level_name(p, f, k, &g->o->names, &g->b);
 				n = child_of(g, n, strtab_addn(&g->str, g->b.buf, g->b.len),
 					     level_kind(p, f, k, &g->o->names));
-				g->nodes[n].count += s->count;
+				*(base ? &g->nodes[n].base : &g->nodes[n].count) += s->count;
 			}
 		}
 	}
-	g->total = g->nodes[0].count;
+	if (base)
+		g->base_total = g->nodes[0].base;
+	else
+		g->total = g->nodes[0].count;
+}
+
+/* --diff: node n's change in share, new minus base, as a fraction. */
+static double node_change(const struct svg *g, const struct node *n)
+{
+	double now = g->total ? (double)n->count / (double)g->total : 0;
+	double before = g->base_total ? (double)n->base / (double)g->base_total : 0;
+
+	return now - before;
 }
 
 static int cmp_child(const void *a, const void *b, void *arg)
@@ -230,6 +253,22 @@ static const struct {
 	[KIND_JIT] = {{60, 120, 170}, {40, 50, 50}},
 };
 
+/* --diff: grey for no change, to red for the most growth, blue for the most shrinkage. */
+static const unsigned char diff_same[3] = {215, 215, 215}, diff_grew[3] = {225, 40, 40},
+			   diff_shrank[3] = {45, 95, 225};
+
+/* --diff: the colour of node n's change. */
+static void diff_colour(const struct svg *g, const struct node *n, FILE *out)
+{
+	double d = node_change(g, n), k = g->max_change > 0 ? fabs(d) / g->max_change : 0;
+	const unsigned char *to = d > 0 ? diff_grew : diff_shrank;
+	int c[3];
+
+	for (int i = 0; i < 3; i++)
+		c[i] = (int)(diff_same[i] + (to[i] - diff_same[i]) * k + 0.5);
+	fprintf(out, "rgb(%d,%d,%d)", c[0], c[1], c[2]);
+}
+
 /* The colour of a frame: its kind's family, the shade from its name. */
 static void colour(const struct svg *g, const struct node *n, FILE *out)
 {
@@ -240,6 +279,10 @@ static void colour(const struct svg *g, const struct node *n, FILE *out)
 	const unsigned char *range = off ? offcpu_kinds[n->kind].range : kinds[n->kind].range;
 	int rgb[3];
 
+	if (g->o->base) {
+		diff_colour(g, n, out);
+		return;
+	}
 	for (int i = 0; i < 3; i++) {
 		/* Greys (the root frames) take one shade for all three channels. */
 		unsigned v = (unsigned)(h >> (n->kind <= KIND_ROOT ? 0 : 8 * i)) & 0xff;
@@ -301,7 +344,13 @@ static void draw(struct svg *g, uint32_t n, uint64_t x, FILE *out)
 
 	fputs("<g class=\"f\"><title>", out);
 	xml_text(out, name);
-	if (g->o->sample_type == REPORT_CPU)
+	if (g->o->base)
+		fprintf(out, " (%llu sample%s, %.2f%%; base %.2f%%, %+.2f points)</title>",
+			(unsigned long long)nd->count, nd->count == 1 ? "" : "s",
+			100.0 * (double)nd->count / (double)g->total,
+			g->base_total ? 100.0 * (double)nd->base / (double)g->base_total : 0.0,
+			100.0 * node_change(g, nd));
+	else if (g->o->sample_type == REPORT_CPU)
 		fprintf(out, " (%llu sample%s, %.2f%%)</title>", (unsigned long long)nd->count,
 			nd->count == 1 ? "" : "s", 100.0 * (double)nd->count / (double)g->total);
 	else
@@ -351,6 +400,13 @@ static void subtitle(struct svg *g, const struct aggregate *a, struct sbuf *b)
 	}
 	if (dur && parse_u64(dur, &v) == 0)
 		sbuf_addf(b, " in %.2f s", (double)v / 1e9);
+	if (g->o->base) {
+		sbuf_adds(b, ", compared with ");
+		sbuf_add_sanitized(b, g->o->base_input ? g->o->base_input : "the base");
+		sbuf_addf(b, " (%llu): colour is the change in share of each one's total",
+			  (unsigned long long)g->base_total);
+		return;
+	}
 	if (event) {
 		sbuf_adds(b, ", ");
 		sbuf_add_sanitized(b, event);
@@ -371,9 +427,13 @@ static void header(struct svg *g, const struct aggregate *a, int height, FILE *o
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
 		"height=\"%d\" viewBox=\"0 0 %d %d\" data-pad=\"%d\" data-samples=\"%llu\" "
 		"data-top=\"%d\" data-bottom=\"%d\" data-frame-height=\"%d\" "
-		"data-min-share=\"%d\" data-unit=\"%s\">\n",
+		"data-min-share=\"%d\" data-unit=\"%s\"",
 		WIDTH, height, WIDTH, height, PAD, (unsigned long long)g->total, TOP, BOTTOM,
 		FRAME_HEIGHT, MIN_SHARE, g->o->sample_type == REPORT_CPU ? "samples" : "ns");
+	if (g->o->base)
+		fprintf(out, " data-base-samples=\"%llu\" data-max-change=\"%.9g\"",
+			(unsigned long long)g->base_total, g->max_change);
+	fputs(">\n", out);
 	fputs("<style>\n"
 	      "text { font-family: monospace; font-size: 12px; fill: #000; }\n"
 	      "g.f { cursor: pointer; }\n"
@@ -398,8 +458,18 @@ static void header(struct svg *g, const struct aggregate *a, int height, FILE *o
 	fprintf(out, "<text class=\"sub\" x=\"%d\" y=\"44\">", WIDTH / 2);
 	xml_text(out, g->b.buf);
 	fputs("</text>\n", out);
-	/* The legend: one swatch per kind of frame. */
-	for (int k = KIND_USER; k < NKINDS; k++) {
+	/* The legend: one swatch per kind of frame; with --diff, per direction of change. */
+	for (int k = 0; g->o->base && k < 3; k++) {
+		static const char *const what[] = {"grew", "shrank", "unchanged"};
+		const unsigned char *c = k == 0 ? diff_grew : k == 1 ? diff_shrank : diff_same;
+
+		fprintf(out,
+			"<rect x=\"%.0f\" y=\"58\" width=\"12\" height=\"12\" "
+			"fill=\"rgb(%d,%d,%d)\"/><text x=\"%.0f\" y=\"68\">%s</text>\n",
+			x, c[0], c[1], c[2], x + 16, what[k]);
+		x += 16 + CHAR_WIDTH * (double)strlen(what[k]) + 14;
+	}
+	for (int k = KIND_USER; !g->o->base && k < NKINDS; k++) {
 		const unsigned char *c = kinds[k].base;
 
 		fprintf(out,
@@ -491,7 +561,8 @@ static uint32_t entry_of(struct svg *g, uint32_t n, FILE *names, FILE *kind_out,
 /*
  * The whole tree as JSON: {"names": [...], "kinds": [...], "fills":
  * [...], "nodes": [NAME, SAMPLES, CHILDREN, ...]}, the nodes in preorder,
- * children sorted as drawn. Iterative: stacks can be thousands deep.
+ * children sorted as drawn; with --diff, a fourth number per node, the
+ * base's samples (the fills are then the script's to compute). Iterative: stacks can be thousands deep.
  */
 static void write_tree(struct svg *g, FILE *out)
 {
@@ -534,6 +605,8 @@ static void write_tree(struct svg *g, FILE *out)
 		fprintf(tree, "%s%u,%llu,%u", first ? "" : ",",
 			entry_of(g, n, names, kind_out, fills),
 			(unsigned long long)g->nodes[n].count, nk);
+		if (g->o->base)
+			fprintf(tree, ",%llu", (unsigned long long)g->nodes[n].base);
 		first = false;
 		if (nk) {
 			xgrow(&top, &top_cap, ntop + 3, sizeof(*top));
@@ -574,13 +647,22 @@ static uint32_t drawn_depth(const struct svg *g)
 int fmt_svg(const struct profile *p, const struct report_opts *o, FILE *out)
 {
 	struct aggregate *a = aggregate_new(p, o, 0);
+	struct aggregate *base = o->base ? aggregate_new(o->base, o, 0) : NULL;
 	struct svg g = {.p = p, .o = o};
 	int height;
 
 	strtab_init(&g.str);
 	hmap_init(&g.index);
 	hmap_init(&g.entries);
-	build(&g, a);
+	build(&g, p, a, false);
+	if (base) {
+		build(&g, o->base, base, true);
+		for (size_t i = 0; i < g.nnodes; i++) {
+			double d = fabs(node_change(&g, &g.nodes[i]));
+
+			g.max_change = d > g.max_change ? d : g.max_change;
+		}
+	}
 	g.max_depth = g.total ? drawn_depth(&g) : 0;
 	/* The frames go to a buffer first: the subtitle counts what they leave out. */
 	{
@@ -618,6 +700,8 @@ int fmt_svg(const struct profile *p, const struct report_opts *o, FILE *out)
 	hmap_release(&g.entries);
 	strtab_release(&g.str);
 	sbuf_release(&g.b);
+	if (base)
+		aggregate_free(base);
 	aggregate_free(a);
 	return ferror(out) ? -EIO : 0;
 }

@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -42,6 +43,7 @@ struct top_fn {
 	uint32_t loc;	 /* strings: FILE:LINE with --lines, else "" */
 	uint32_t stamp;	 /* the last stack counted in total, + 1 */
 	uint64_t self, total;
+	uint64_t base_self, base_total; /* --diff: in the base recording */
 };
 
 struct top {
@@ -53,8 +55,9 @@ struct top {
 	struct hmap fn_index; /* key string offset -> index into fns */
 	uint32_t *levels;     /* per frame, its functions, outermost first */
 	size_t nlevels, levels_cap;
-	uint32_t *level0; /* frame -> index into levels + 1; 0 not yet named */
-	bool by_module;	  /* --sort module: a row per module, not per function */
+	uint32_t *level0;		/* frame -> index into levels + 1; 0 not yet named */
+	bool by_module;			/* --sort module: a row per module, not per function */
+	uint64_t samples, base_samples; /* the totals (--diff: of both recordings) */
 	struct sbuf b;
 };
 
@@ -145,8 +148,11 @@ static const uint32_t *frame_fns(struct top *t, uint32_t f, uint32_t *n)
 	return t->levels + t->level0[f] - 1;
 }
 
-/* Counts self and total; a row (function or module) counts once per stack. */
-static void count(struct top *t, const struct aggregate *a)
+/*
+ * Counts self and total (into base_self and base_total for the base of a
+ * --diff); a row (function or module) counts once per stack.
+ */
+static void count(struct top *t, const struct aggregate *a, bool base)
 {
 	for (size_t i = 0; i < a->nstacks; i++) {
 		const struct agg_stack *g = &a->stacks[i];
@@ -156,20 +162,53 @@ static void count(struct top *t, const struct aggregate *a)
 			const uint32_t *fns = frame_fns(t, a->frames[g->off + d], &n);
 
 			if (d == 0)
-				t->fns[fns[n - 1]].self += g->count;
+				*(base ? &t->fns[fns[n - 1]].base_self
+				       : &t->fns[fns[n - 1]].self) += g->count;
 			for (uint32_t k = 0; k < n; k++) {
 				struct top_fn *fn = &t->fns[fns[k]];
 
 				if (fn->stamp == i + 1)
 					continue;
 				fn->stamp = (uint32_t)i + 1;
-				fn->total += g->count;
+				*(base ? &fn->base_total : &fn->total) += g->count;
 			}
 		}
 	}
 }
 
+/*
+ * The base of a --diff counted into the same rows: its frames are named
+ * anew (the frame caches are per recording), rows matched by their key.
+ */
+static void count_base(struct top *t, const struct aggregate *base)
+{
+	const struct profile *p = t->p;
+
+	t->p = t->o->base;
+	free(t->level0);
+	t->level0 = xcalloc(t->p->nframes ? t->p->nframes : 1, sizeof(*t->level0));
+	t->nlevels = 0;
+	for (size_t i = 0; i < t->nfns; i++)
+		t->fns[i].stamp = 0;
+	count(t, base, true);
+	t->p = p;
+}
+
 static int cmp_u64_desc(uint64_t x, uint64_t y)
+{
+	return x > y ? -1 : x < y;
+}
+
+/* --diff: a row's change in share, in percentage points (new minus base). */
+static double change(const struct top *t, uint64_t now, uint64_t before)
+{
+	double n = t->samples ? 100.0 * (double)now / (double)t->samples : 0;
+	double b = t->base_samples ? 100.0 * (double)before / (double)t->base_samples : 0;
+
+	return n - b;
+}
+
+static int cmp_double_desc(double x, double y)
 {
 	return x > y ? -1 : x < y;
 }
@@ -182,6 +221,15 @@ static int cmp_fn(const void *a, const void *b, void *arg)
 	const struct strtab *s = &t->str;
 	int c;
 
+	if (t->o->base) {
+		/* The largest changes first, growth or shrinkage alike. */
+		bool tot = t->o->sort == REPORT_SORT_TOTAL;
+		double cx = change(t, tot ? x->total : x->self, tot ? x->base_total : x->base_self);
+		double cy = change(t, tot ? y->total : y->self, tot ? y->base_total : y->base_self);
+
+		if ((c = cmp_double_desc(fabs(cx), fabs(cy))) || (c = cmp_double_desc(cx, cy)))
+			return c;
+	}
 	if (t->o->sort == REPORT_SORT_TOTAL) {
 		if ((c = cmp_u64_desc(x->total, y->total)) || (c = cmp_u64_desc(x->self, y->self)))
 			return c;
@@ -409,16 +457,16 @@ static void put_cell(struct top *t, FILE *out, const char *s, size_t width, bool
 }
 
 struct layout {
+	int numw;	   /* the number columns with their separators */
 	int cw;		   /* the count columns */
 	size_t fw, lw, mw; /* function, location, module */
 	bool lines, module_rows, cutting;
 };
 
-static void print_row(struct top *t, FILE *out, const struct layout *l, const char *c1,
-		      const char *c2, const char *c3, const char *c4, const char *fn,
-		      const char *loc, const char *mod)
+/* The text columns of a row, after its numbers. */
+static void print_text(struct top *t, FILE *out, const struct layout *l, const char *fn,
+		       const char *loc, const char *mod)
 {
-	fprintf(out, "%6s  %6s  %*s  %*s  ", c1, c2, l->cw, c3, l->cw, c4);
 	put_cell(t, out, mod, l->mw, l->cutting, CUT_END, !l->module_rows);
 	if (!l->module_rows) {
 		fputs("  ", out);
@@ -430,6 +478,14 @@ static void print_row(struct top *t, FILE *out, const struct layout *l, const ch
 		put_cell(t, out, fn, l->fw, l->cutting, CUT_NAME, false);
 	}
 	fputc('\n', out);
+}
+
+static void print_row(struct top *t, FILE *out, const struct layout *l, const char *c1,
+		      const char *c2, const char *c3, const char *c4, const char *fn,
+		      const char *loc, const char *mod)
+{
+	fprintf(out, "%6s  %6s  %*s  %*s  ", c1, c2, l->cw, c3, l->cw, c4);
+	print_text(t, out, l, fn, loc, mod);
 }
 
 /*
@@ -476,8 +532,8 @@ static void layout_columns(struct top *t, const uint32_t *order, size_t rows, in
 		return;
 	if (l->mw > MAX_MODULE_WIDTH)
 		l->mw = MAX_MODULE_WIDTH;
-	/* Self% Total% Self Total, then each text column, each followed by two spaces. */
-	avail = width - (6 + 2 + 6 + 2 + l->cw + 2 + l->cw + 2);
+	/* The number columns, then each text column, each followed by two spaces. */
+	avail = width - l->numw;
 	if (l->module_rows) {
 		l->mw = avail > (int)strlen("Module") ? (size_t)avail : strlen("Module");
 		return;
@@ -517,6 +573,7 @@ static void print_table(struct top *t, const struct aggregate *a, FILE *out, int
 		l.cw = (int)strlen(c3);
 	if (o->sample_type != REPORT_CPU && l.cw < 8)
 		l.cw = 8; /* "Total ms" */
+	l.numw = 6 + 2 + 6 + 2 + l.cw + 2 + l.cw + 2;
 	layout_columns(t, order, rows, width, &l);
 	print_row(t, out, &l, "Self%", "Total%", o->sample_type == REPORT_CPU ? "Self" : "Self ms",
 		  o->sample_type == REPORT_CPU ? "Total" : "Total ms", "Function", "Location",
@@ -538,6 +595,88 @@ static void print_table(struct top *t, const struct aggregate *a, FILE *out, int
 	free(order);
 }
 
+/* --diff: "+1.2", "-0.4", or "0.0" for no change at this precision. */
+static void points(double v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%+.1f", v);
+	if (strcmp(buf, "+0.0") == 0 || strcmp(buf, "-0.0") == 0)
+		snprintf(buf, len, "0.0");
+}
+
+/*
+ * --diff: each row's self and total share in the base and in the
+ * recording reported, and the change in points, largest changes first.
+ */
+static void print_diff_table(struct top *t, FILE *out, int width)
+{
+	const struct report_opts *o = t->o;
+	uint32_t *order = xcalloc(t->nfns ? t->nfns : 1, sizeof(*order));
+	size_t rows = t->nfns;
+	/* Six columns of 7, each followed by two spaces. */
+	struct layout l = {.numw = 6 * 9,
+			   .lines = o->names.lines && !t->by_module,
+			   .module_rows = t->by_module,
+			   .cutting = width > 0};
+	char c[6][16];
+
+	for (size_t i = 0; i < t->nfns; i++)
+		order[i] = (uint32_t)i;
+	if (t->nfns)
+		qsort_r(order, t->nfns, sizeof(*order), cmp_fn, t);
+	if (o->rows > 0 && (size_t)o->rows < rows)
+		rows = (size_t)o->rows;
+	else if (o->rows < 0 && isatty(fileno(out)) && rows > TTY_ROWS)
+		rows = TTY_ROWS;
+	layout_columns(t, order, rows, width, &l);
+	fputs("------- Self % --------   ------- Total % -------\n", out);
+	fprintf(out, "%7s  %7s  %7s  %7s  %7s  %7s  ", "Base", "New", "Change", "Base", "New",
+		"Change");
+	print_text(t, out, &l, "Function", "Location", "Module");
+	for (size_t i = 0; i < rows; i++) {
+		const struct top_fn *fn = &t->fns[order[i]];
+		double bs = t->base_samples ? (double)t->base_samples : 1;
+		double ns = t->samples ? (double)t->samples : 1;
+
+		snprintf(c[0], sizeof(c[0]), "%.1f", 100.0 * (double)fn->base_self / bs);
+		snprintf(c[1], sizeof(c[1]), "%.1f", 100.0 * (double)fn->self / ns);
+		points(change(t, fn->self, fn->base_self), c[2], sizeof(c[2]));
+		snprintf(c[3], sizeof(c[3]), "%.1f", 100.0 * (double)fn->base_total / bs);
+		snprintf(c[4], sizeof(c[4]), "%.1f", 100.0 * (double)fn->total / ns);
+		points(change(t, fn->total, fn->base_total), c[5], sizeof(c[5]));
+		fprintf(out, "%7s  %7s  %7s  %7s  %7s  %7s  ", c[0], c[1], c[2], c[3], c[4], c[5]);
+		print_text(t, out, &l, strtab_get(&t->str, fn->name), strtab_get(&t->str, fn->loc),
+			   strtab_get(&t->str, fn->module));
+	}
+	if (rows < t->nfns)
+		fprintf(out, "... %zu more %s (-n 0 shows them all)\n", t->nfns - rows,
+			t->by_module ? "modules" : "functions");
+	free(order);
+}
+
+/* --diff: what the reported recording is compared with, and how. */
+static void print_compared(const struct top *t, const struct aggregate *base, FILE *out, int width)
+{
+	const struct profile *b = t->o->base;
+	const char *dur = profile_get_meta(b, "duration-ns");
+	struct sbuf s = {0};
+	uint64_t v;
+
+	sbuf_add_sanitized(&s, t->o->base_input ? t->o->base_input : "the base");
+	sbuf_addf(&s, ", %llu samples", (unsigned long long)base->samples);
+	if (dur && parse_u64(dur, &v) == 0)
+		sbuf_addf(&s, " in %.2f s", (double)v / 1e9);
+	if (*meta(b, "command")) {
+		sbuf_adds(&s, ": ");
+		sbuf_add_sanitized(&s, meta(b, "command"));
+	}
+	header_line(out, width, "Base:", s.buf);
+	header_line(out, width, "Compared:",
+		    "each function's share of its own recording's total, so that recordings "
+		    "of different lengths compare; Change is New minus Base, in points; "
+		    "functions matched by name and module, not by address");
+	sbuf_release(&s);
+}
+
 int fmt_top(const struct profile *p, const struct report_opts *o, FILE *out)
 {
 	struct aggregate *a = aggregate_new(p, o, 0);
@@ -550,14 +689,23 @@ int fmt_top(const struct profile *p, const struct report_opts *o, FILE *out)
 	strtab_init(&t.str);
 	hmap_init(&t.fn_index);
 	t.level0 = xcalloc(p->nframes, sizeof(*t.level0));
-	print_header(p, o, a, out,
-		     width > 0			   ? width
-		     : env_columns() < MIN_COLUMNS ? MIN_COLUMNS
-						   : env_columns());
+	int hwidth = width > 0 ? width : env_columns() < MIN_COLUMNS ? MIN_COLUMNS : env_columns();
+	struct aggregate *base = o->base ? aggregate_new(o->base, o, 0) : NULL;
+
+	print_header(p, o, a, out, hwidth);
+	if (base)
+		print_compared(&t, base, out, hwidth);
 	fputc('\n', out);
-	count(&t, a);
-	if (a->samples == 0)
+	t.samples = a->samples;
+	count(&t, a, false);
+	if (base) {
+		t.base_samples = base->samples;
+		count_base(&t, base);
+	}
+	if (a->samples == 0 && (!base || base->samples == 0))
 		fputs("No samples.\n", out);
+	else if (base)
+		print_diff_table(&t, out, width);
 	else
 		print_table(&t, a, out, width);
 	free(t.fns);
@@ -566,6 +714,8 @@ int fmt_top(const struct profile *p, const struct report_opts *o, FILE *out)
 	hmap_release(&t.fn_index);
 	strtab_release(&t.str);
 	sbuf_release(&t.b);
+	if (base)
+		aggregate_free(base);
 	aggregate_free(a);
 	return ferror(out) ? -EIO : 0;
 }

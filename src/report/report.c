@@ -19,6 +19,16 @@ const char *report_base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+uint64_t report_normalize(uint64_t v, uint64_t to, uint64_t from)
+{
+	long double x;
+
+	if (!from)
+		return 0;
+	x = (long double)v * (long double)to / (long double)from + 0.5L;
+	return x >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)x;
+}
+
 uint32_t report_frame_levels(const struct profile *p, uint32_t f, const struct name_opts *o)
 {
 	const struct pm_frame *fr = &p->frames[f];

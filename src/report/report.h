@@ -73,6 +73,12 @@ void report_cut_start(const char *s, size_t width, struct sbuf *b);
 /* Appends s cut to width columns keeping its start ("libstdc++.so..."). */
 void report_cut_end(const char *s, size_t width, struct sbuf *b);
 
+/*
+ * A base count normalized to the reported recording's total:
+ * v * to / from, rounded to the nearest; 0 when from is 0.
+ */
+uint64_t report_normalize(uint64_t v, uint64_t to, uint64_t from);
+
 /* The root frame of each stack in the formats that draw one. */
 enum report_root {
 	REPORT_ROOT_COMM, /* the thread's name when sampled */
@@ -113,6 +119,15 @@ struct report_opts {
 	uint64_t start_ns, end_ns; /* [start, end) from the recording's start */
 	enum report_root root;
 	enum report_sample_type sample_type;
+
+	/*
+	 * --diff: the recording compared with (NULL: no comparison) and its
+	 * file's name. Its samples pass the same filters; frames are matched
+	 * by name (and, in --top, module base name), never by address; its
+	 * counts are normalized to the total of the recording reported.
+	 */
+	const struct profile *base;
+	const char *base_input;
 
 	/* --top */
 	int rows; /* -1: 25 on a terminal, all otherwise; 0: all */
