@@ -67,6 +67,12 @@ for i in $(seq 1 20); do
 		;;
 	esac
 	if ! wait_exit "$rpid" 15; then
+		# Where it is stuck, thread by thread, and what its command is doing.
+		for t in /proc/"$rpid"/task/*; do
+			say "thread ${t##*/}: $(cat "$t/wchan" 2>/dev/null) $(cut -d' ' -f3 "$t/stat" 2>/dev/null)"
+		done
+		say "its children: $(ps -o pid=,stat=,wchan:20=,args= --ppid "$rpid" 2>/dev/null | tr '\n' ';')"
+		say "$(grep -E '^Sig(Pnd|Blk|Cgt)|^ShdPnd' "/proc/$rpid/status" 2>/dev/null | tr '\n' ' ')"
 		kill_tree "$rpid" KILL
 		fail "run $i ($*): perfmini still running 15 s after $what"
 	fi
