@@ -2,11 +2,14 @@
 // chromium.js - what the browser tests share: Debian's chromium, headless,
 // driven by puppeteer-core, with a throwaway profile directory.
 //
-//   const {withPage} = require('./chromium.js');
-//   await withPage(async (page, errors) => { ... });
+//   const {withPage, checker} = require('./chromium.js');
+//   const {check, finish} = checker('name');
+//   finish(withPage(async (page, errors) => { ... check(cond, 'what'); ... }));
 //
 // The page collects the script errors and console errors it sees into
 // errors; the browser is closed and its profile removed however fn ends.
+// finish prints each failed check, then "name: ok" or "name: FAIL", and
+// exits 0 only when every check passed and nothing threw.
 'use strict';
 const fs = require('fs');
 const os = require('os');
@@ -35,4 +38,26 @@ async function withPage(fn) {
 	}
 }
 
-module.exports = {withPage};
+function checker(name) {
+	const failures = [];
+	return {
+		check(cond, what) {
+			if (!cond)
+				failures.push(what);
+			return cond;
+		},
+		finish(promise) {
+			promise.then(() => {
+				for (const f of failures)
+					console.error(name + ': ' + f);
+				console.error(name + ': ' + (failures.length ? 'FAIL' : 'ok'));
+				process.exit(failures.length ? 1 : 0);
+			}, (e) => {
+				console.error(name + ': ' + (e && e.stack ? e.stack : e));
+				process.exit(1);
+			});
+		},
+	};
+}
+
+module.exports = {withPage, checker};

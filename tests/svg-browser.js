@@ -16,15 +16,10 @@
 // Exits 0 when all checks pass, 1 otherwise, printing what failed.
 'use strict';
 const path = require('path');
-const {withPage} = require('./chromium.js');
+const {withPage, checker} = require('./chromium.js');
 
 const [wideSvg, synthSvg, outdir] = process.argv.slice(2);
-const failures = [];
-function check(cond, what) {
-	if (!cond)
-		failures.push(what);
-	return cond;
-}
+const {check, finish} = checker('svg-browser');
 
 // What is drawn: each frame's name, box and fill, and the picture's height.
 async function state(page) {
@@ -129,12 +124,4 @@ async function main() {
 	});
 }
 
-main().then(() => {
-	for (const f of failures)
-		console.error('svg-browser: ' + f);
-	console.error('svg-browser: ' + (failures.length ? 'FAIL' : 'ok'));
-	process.exit(failures.length ? 1 : 0);
-}, (e) => {
-	console.error('svg-browser: ' + (e && e.stack ? e.stack : e));
-	process.exit(1);
-});
+finish(main());

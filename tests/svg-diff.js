@@ -10,15 +10,10 @@
 // checks pass, 1 otherwise, printing what failed.
 'use strict';
 const path = require('path');
-const {withPage} = require('./chromium.js');
+const {withPage, checker} = require('./chromium.js');
 
 const [diffSvg] = process.argv.slice(2);
-const failures = [];
-function check(cond, what) {
-	if (!cond)
-		failures.push(what);
-	return cond;
-}
+const {check, finish} = checker('svg-diff');
 
 // Each drawn frame's name (the title up to " ("), box, fill and title.
 async function frames(page) {
@@ -62,12 +57,4 @@ async function main() {
 	});
 }
 
-main().then(() => {
-	for (const f of failures)
-		console.error('svg-diff: ' + f);
-	console.error('svg-diff: ' + (failures.length ? 'FAIL' : 'ok'));
-	process.exit(failures.length ? 1 : 0);
-}, (e) => {
-	console.error('svg-diff: ' + (e && e.stack ? e.stack : e));
-	process.exit(1);
-});
+finish(main());

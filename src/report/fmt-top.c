@@ -548,25 +548,47 @@ static void layout_columns(struct top *t, const uint32_t *order, size_t rows, in
 	l->fw = avail < 4 ? 4 : (size_t)avail < fw ? (size_t)avail : fw;
 }
 
+/*
+ * The rows in the order of the table (a malloc'd array of t->nfns), and
+ * through *rows how many of them are shown (-n, or a terminal's TTY_ROWS).
+ */
+static uint32_t *sorted_rows(struct top *t, FILE *out, size_t *rows)
+{
+	uint32_t *order = xcalloc(t->nfns ? t->nfns : 1, sizeof(*order));
+	int n = t->o->rows;
+
+	for (size_t i = 0; i < t->nfns; i++)
+		order[i] = (uint32_t)i;
+	if (t->nfns)
+		qsort_r(order, t->nfns, sizeof(*order), cmp_fn, t);
+	*rows = t->nfns;
+	if (n > 0 && (size_t)n < *rows)
+		*rows = (size_t)n;
+	else if (n < 0 && isatty(fileno(out)) && *rows > TTY_ROWS)
+		*rows = TTY_ROWS;
+	return order;
+}
+
+/* The line that says how many rows were left out, if any. */
+static void print_more(const struct top *t, FILE *out, size_t rows)
+{
+	if (rows < t->nfns)
+		fprintf(out, "... %zu more %s (-n 0 shows them all)\n", t->nfns - rows,
+			t->by_module ? "modules" : "functions");
+}
+
 static void print_table(struct top *t, const struct aggregate *a, FILE *out, int width)
 {
 	const struct report_opts *o = t->o;
-	uint32_t *order = xcalloc(t->nfns, sizeof(*order));
-	size_t rows = t->nfns;
+	uint32_t *order;
+	size_t rows;
 	struct layout l = {.cw = 5,
 			   .lines = o->names.lines && !t->by_module,
 			   .module_rows = t->by_module,
 			   .cutting = width > 0};
 	char c1[16], c2[16], c3[24], c4[24];
 
-	for (size_t i = 0; i < t->nfns; i++)
-		order[i] = (uint32_t)i;
-	if (t->nfns)
-		qsort_r(order, t->nfns, sizeof(*order), cmp_fn, t);
-	if (o->rows > 0 && (size_t)o->rows < rows)
-		rows = (size_t)o->rows;
-	else if (o->rows < 0 && isatty(fileno(out)) && rows > TTY_ROWS)
-		rows = TTY_ROWS;
+	order = sorted_rows(t, out, &rows);
 
 	weight(o, a->samples, c3, sizeof(c3));
 	if ((int)strlen(c3) > l.cw)
@@ -589,9 +611,7 @@ static void print_table(struct top *t, const struct aggregate *a, FILE *out, int
 		print_row(t, out, &l, c1, c2, c3, c4, strtab_get(&t->str, fn->name),
 			  strtab_get(&t->str, fn->loc), strtab_get(&t->str, fn->module));
 	}
-	if (rows < t->nfns)
-		fprintf(out, "... %zu more %s (-n 0 shows them all)\n", t->nfns - rows,
-			t->by_module ? "modules" : "functions");
+	print_more(t, out, rows);
 	free(order);
 }
 
@@ -610,8 +630,8 @@ static void points(double v, char *buf, size_t len)
 static void print_diff_table(struct top *t, FILE *out, int width)
 {
 	const struct report_opts *o = t->o;
-	uint32_t *order = xcalloc(t->nfns ? t->nfns : 1, sizeof(*order));
-	size_t rows = t->nfns;
+	uint32_t *order;
+	size_t rows;
 	/* Six columns of 7, each followed by two spaces. */
 	struct layout l = {.numw = 6 * 9,
 			   .lines = o->names.lines && !t->by_module,
@@ -619,14 +639,7 @@ static void print_diff_table(struct top *t, FILE *out, int width)
 			   .cutting = width > 0};
 	char c[6][16];
 
-	for (size_t i = 0; i < t->nfns; i++)
-		order[i] = (uint32_t)i;
-	if (t->nfns)
-		qsort_r(order, t->nfns, sizeof(*order), cmp_fn, t);
-	if (o->rows > 0 && (size_t)o->rows < rows)
-		rows = (size_t)o->rows;
-	else if (o->rows < 0 && isatty(fileno(out)) && rows > TTY_ROWS)
-		rows = TTY_ROWS;
+	order = sorted_rows(t, out, &rows);
 	layout_columns(t, order, rows, width, &l);
 	fputs("------- Self % --------   ------- Total % -------\n", out);
 	fprintf(out, "%7s  %7s  %7s  %7s  %7s  %7s  ", "Base", "New", "Change", "Base", "New",
@@ -647,9 +660,7 @@ static void print_diff_table(struct top *t, FILE *out, int width)
 		print_text(t, out, &l, strtab_get(&t->str, fn->name), strtab_get(&t->str, fn->loc),
 			   strtab_get(&t->str, fn->module));
 	}
-	if (rows < t->nfns)
-		fprintf(out, "... %zu more %s (-n 0 shows them all)\n", t->nfns - rows,
-			t->by_module ? "modules" : "functions");
+	print_more(t, out, rows);
 	free(order);
 }
 
