@@ -31,7 +31,9 @@ run_record 120 "$tmp/moved.data" -- "$TARGETS/moved/mix" 30 1
 "$PERFMINI" report -i "$tmp/new.data" --diff "$tmp/base.data" -n 0 >"$tmp/top" 2>&3 ||
 	fail "report --diff exited $?"
 cat "$tmp/top" >&3
-grep -q "^Base: .*base.data, [0-9]* samples" "$tmp/top" || fail "no 'Base:' line naming the base"
+# The header wraps long paths onto indented lines: join them before matching.
+sed -n '/^Base:/,/^Compared:/p' "$tmp/top" | tr -s ' \n' '  ' |
+	grep -q "^Base: .*base.data, [0-9]* samples" || fail "no 'Base:' line naming the base"
 # The table: the two heading lines, then rows "B N C TB TN TC MODULE FUNCTION".
 awk '/^ *Base +New +Change/ { t = 1; next } t && NF >= 8 && n < 2 { print $8; n++ }' \
 	"$tmp/top" >"$tmp/first"
