@@ -17,8 +17,10 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +29,8 @@
 #include "util/util.h"
 
 #define CHUNK_JOBS 1024
+/* A job waiting this long gets the thread out of the idle class. */
+#define BACKLOG_AGE_NS 1000000000ULL
 
 struct job {
 	struct module *m;
@@ -61,6 +65,15 @@ struct namer {
 	_Atomic bool sleeping, done, cancel, exited;
 	bool joined; /* by namer_finish: the thread is gone */
 	_Atomic uint64_t queued, taken;
+
+	/*
+	 * The backlog's age, kept by namer_tick (recorder thread): every job
+	 * queued before mark_ns is among the first mark_queued; while some of
+	 * those are not taken, the oldest job waits since before mark_ns.
+	 */
+	uint64_t mark_queued, mark_ns;
+	bool promoted;	 /* SCHED_BATCH at nice 19, not SCHED_IDLE */
+	bool can_renice; /* nice 19 can be undone (can_renice()) */
 
 	/* Results, under lock (taken briefly by the thread, and at the stop). */
 	pthread_mutex_t lock;
@@ -129,13 +142,23 @@ static void store(struct namer *n, uint32_t frame, struct symres *r)
 	pthread_mutex_unlock(&n->lock);
 }
 
-/* The idle class while recording (SCHED_IDLE); normal priority to finish. */
+/*
+ * The idle class while recording (SCHED_IDLE), the batch class at the
+ * lowest priority while a backlog ages (SCHED_BATCH, nice 19), normal
+ * priority to finish. Best effort: a user without CAP_SYS_NICE may be
+ * refused some of the moves, and the thread then stays where it is.
+ */
 static void set_class(pid_t tid, int policy)
 {
 	struct sched_param sp = {.sched_priority = 0};
 
-	if (tid > 0)
-		sched_setscheduler(tid, policy, &sp); /* best effort */
+	if (tid <= 0)
+		return;
+	if (policy == SCHED_BATCH)
+		setpriority(PRIO_PROCESS, (id_t)tid, 19);
+	else if (policy == SCHED_OTHER)
+		setpriority(PRIO_PROCESS, (id_t)tid, 0);
+	sched_setscheduler(tid, policy, &sp);
 }
 
 static void *namer_main(void *arg)
@@ -175,11 +198,35 @@ static void *namer_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Whether this process may take a thread from nice 19 back to 0:
+ * CAP_SYS_NICE (bit 23 of the effective set), or an RLIMIT_NICE of 20
+ * (its ceiling is 20 - limit).
+ */
+static bool can_renice(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	unsigned long long caps = 0;
+	struct rlimit rl;
+	char line[256];
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	if (f)
+		fclose(f);
+	if (caps & (1ULL << 23))
+		return true;
+	return getrlimit(RLIMIT_NICE, &rl) == 0 &&
+	       (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= 20);
+}
+
 struct namer *namer_start(struct symbolizer *z)
 {
 	struct namer *n = xcalloc(1, sizeof(*n));
 
 	n->z = z;
+	n->can_renice = can_renice();
 	n->head = n->tail = xcalloc(1, sizeof(*n->head));
 	n->wake = eventfd(0, EFD_CLOEXEC);
 	pthread_mutex_init(&n->lock, NULL);
@@ -210,6 +257,35 @@ void namer_frame(struct namer *n, struct module *m, uint32_t frame, uint64_t add
 	atomic_fetch_add(&n->queued, 1);
 	if (atomic_load(&n->sleeping))
 		wake(n);
+}
+
+void namer_tick(struct namer *n, uint64_t now)
+{
+	uint64_t queued = atomic_load(&n->queued), taken = atomic_load(&n->taken);
+
+	if (taken == queued) {
+		/* Nothing waits: back to the idle class. */
+		if (n->promoted)
+			set_class(atomic_load(&n->tid), SCHED_IDLE);
+		n->promoted = false;
+		n->mark_queued = queued;
+		n->mark_ns = now;
+		return;
+	}
+	if (taken >= n->mark_queued) {
+		/* What waited at the mark is taken: a new mark, for what waits now. */
+		n->mark_queued = queued;
+		n->mark_ns = now;
+		return;
+	}
+	/*
+	 * Not where nice 19 could not be undone at the stop: it would slow
+	 * the finish, which runs at normal priority.
+	 */
+	if (!n->promoted && n->can_renice && now - n->mark_ns >= BACKLOG_AGE_NS) {
+		set_class(atomic_load(&n->tid), SCHED_BATCH);
+		n->promoted = true;
+	}
 }
 
 int namer_finish(struct namer *n, uint64_t deadline_ns, const volatile sig_atomic_t *interrupt)
