@@ -141,6 +141,23 @@ static bool same_canon(uint64_t val, const void *arg)
 							k->n * sizeof(uint32_t)) == 0);
 }
 
+int aggregate_stack_frames(const struct report_opts *o, const struct profile *p, uint32_t sid,
+			   uint32_t *frames)
+{
+	const struct pm_stack *st = &p->stacks[sid];
+	int n = 0;
+
+	for (uint32_t d = 0; d < st->depth; d++) {
+		uint32_t f = p->stack_frames[st->off + d];
+		bool kernel = p->frames[f].flags & PM_FRAME_KERNEL;
+
+		if ((o->no_kernel && kernel) || (o->kernel_only && !kernel))
+			continue;
+		frames[n++] = f;
+	}
+	return n == 0 && o->kernel_only ? -1 : n;
+}
+
 static uint32_t canon_stack(struct builder *b, uint32_t sid)
 {
 	const struct profile *p = b->p;
@@ -148,7 +165,8 @@ static uint32_t canon_stack(struct builder *b, uint32_t sid)
 	struct aggregate *a = b->a;
 	struct canon_key k = {b, 0};
 	struct hmap_slot *slot;
-	uint32_t n = 0;
+	uint32_t n;
+	int kept;
 	bool added;
 
 	if (b->canon_of[sid] == CANON_DROPPED)
@@ -156,18 +174,12 @@ static uint32_t canon_stack(struct builder *b, uint32_t sid)
 	if (b->canon_of[sid] != CANON_UNSEEN)
 		return b->canon_of[sid] - 1;
 	xgrow(&b->scratch, &b->scratch_cap, st->depth + 1, sizeof(*b->scratch));
-	for (uint32_t d = 0; d < st->depth; d++) {
-		uint32_t f = p->stack_frames[st->off + d];
-		bool kernel = p->frames[f].flags & PM_FRAME_KERNEL;
-
-		if ((b->o->no_kernel && kernel) || (b->o->kernel_only && !kernel))
-			continue;
-		b->scratch[n++] = f;
-	}
-	if (n == 0 && b->o->kernel_only) {
+	kept = aggregate_stack_frames(b->o, p, sid, b->scratch);
+	if (kept < 0) {
 		b->canon_of[sid] = CANON_DROPPED;
 		return PM_NONE;
 	}
+	n = (uint32_t)kept;
 	k.n = n;
 	slot = hmap_intern(&b->canon_index, hash_bytes(b->scratch, n * sizeof(uint32_t)),
 			   same_canon, &k, &added);

@@ -53,6 +53,13 @@ void aggregate_free(struct aggregate *a);
 /* Whether o selects sample s (every filter but the kernel ones). */
 bool aggregate_selects(const struct report_opts *o, const struct profile *p,
 		       const struct pm_sample *s);
+/*
+ * The frames of stack sid that the kernel filters of o keep, leaf first,
+ * into frames (room for the stack's depth): their number, or -1 when
+ * --kernel-only leaves none and the sample is dropped.
+ */
+int aggregate_stack_frames(const struct report_opts *o, const struct profile *p, uint32_t sid,
+			   uint32_t *frames);
 /* An off-CPU span as a sample whose period is its nanoseconds. */
 void aggregate_offcpu_sample(const struct pm_offcpu *x, struct pm_sample *s);
 /* Whether any filter of o is set. */

@@ -39,41 +39,8 @@ struct script {
 /* The frames of stack sid the kernel filters keep, leaf first; -1 to drop the sample. */
 static int kept_frames(struct script *s, uint32_t sid)
 {
-	const struct profile *p = s->p;
-	const struct pm_stack *st = &p->stacks[sid];
-	int n = 0;
-
-	xgrow(&s->frames, &s->frames_cap, st->depth + 1, sizeof(*s->frames));
-	for (uint32_t d = 0; d < st->depth; d++) {
-		uint32_t f = p->stack_frames[st->off + d];
-		bool kernel = p->frames[f].flags & PM_FRAME_KERNEL;
-
-		if ((s->o->no_kernel && kernel) || (s->o->kernel_only && !kernel))
-			continue;
-		s->frames[n++] = f;
-	}
-	return n == 0 && s->o->kernel_only ? -1 : n;
-}
-
-/* Appends s as a JSON string: quoted, escaped, bytes that are not UTF-8 as U+FFFD. */
-static void json_string(struct sbuf *b, const char *str)
-{
-	sbuf_adds(b, "\"");
-	while (*str) {
-		uint32_t cp;
-		size_t n = utf8_char(str, &cp);
-
-		if (n == 0)
-			sbuf_adds(b, "\\ufffd");
-		else if (cp == '"' || cp == '\\')
-			sbuf_addf(b, "\\%c", (int)cp);
-		else if (utf8_is_control(cp)) /* C1 too: a terminal may act on them */
-			sbuf_addf(b, "\\u%04x", (unsigned)cp);
-		else
-			sbuf_addn(b, str, n);
-		str += n ? n : 1;
-	}
-	sbuf_adds(b, "\"");
+	xgrow(&s->frames, &s->frames_cap, s->p->stacks[sid].depth + 1, sizeof(*s->frames));
+	return aggregate_stack_frames(s->o, s->p, sid, s->frames);
 }
 
 /* The JSON object of one level of frame f. */
@@ -92,21 +59,21 @@ static void json_level(struct script *s, uint32_t f, uint32_t level, struct sbuf
 	else
 		report_unresolved_name(p, f, &s->b);
 	sbuf_adds(b, "{\"name\":");
-	json_string(b, s->b.buf ? s->b.buf : "");
+	sbuf_add_json(b, s->b.buf ? s->b.buf : "");
 	/* The name as the folded format prints it, annotations and all. */
 	s->b.len = 0;
 	report_level_name(p, f, level, &plain, &s->b);
 	sbuf_adds(b, ",\"folded\":");
-	json_string(b, s->b.buf ? s->b.buf : "");
+	sbuf_add_json(b, s->b.buf ? s->b.buf : "");
 	sbuf_adds(b, ",\"module\":");
 	if (fr->module == PM_NONE)
 		sbuf_adds(b, "null");
 	else
-		json_string(b, strtab_get(&p->str, p->modules[fr->module].path));
+		sbuf_add_json(b, strtab_get(&p->str, p->modules[fr->module].path));
 	sbuf_addf(b, ",\"addr\":\"0x%" PRIx64 "\"", fr->addr);
 	if (l && l->file && *strtab_get(&p->str, l->file)) {
 		sbuf_adds(b, ",\"file\":");
-		json_string(b, strtab_get(&p->str, l->file));
+		sbuf_add_json(b, strtab_get(&p->str, l->file));
 	}
 	if (l && l->line)
 		sbuf_addf(b, ",\"line\":%u", l->line);
@@ -198,7 +165,7 @@ static int run(const struct profile *p, const struct report_opts *o, FILE *out, 
 		stack_text(&s, x->stack, n, &text, &len);
 		comm.len = 0;
 		if (json) {
-			json_string(&comm, strtab_get(&p->str, x->comm));
+			sbuf_add_json(&comm, strtab_get(&p->str, x->comm));
 			fprintf(out,
 				"{\"time\":%" PRIu64 ".%09" PRIu64 ",\"time_ns\":%" PRIu64
 				",\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"period\":%" PRIu64

@@ -276,6 +276,26 @@ void sbuf_add_sanitized(struct sbuf *b, const char *s)
 	add_shown(b, s, true);
 }
 
+void sbuf_add_json(struct sbuf *b, const char *s)
+{
+	sbuf_adds(b, "\"");
+	while (*s) {
+		uint32_t cp;
+		size_t n = utf8_char(s, &cp);
+
+		if (n == 0)
+			sbuf_adds(b, "\\ufffd");
+		else if (cp == '"' || cp == '\\')
+			sbuf_addf(b, "\\%c", (int)cp);
+		else if (utf8_is_control(cp))
+			sbuf_addf(b, "\\u%04x", (unsigned)cp);
+		else
+			sbuf_addn(b, s, n);
+		s += n ? n : 1;
+	}
+	sbuf_adds(b, "\"");
+}
+
 const char *printable(struct sbuf *b, const char *s)
 {
 	b->len = 0;

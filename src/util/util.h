@@ -56,6 +56,12 @@ void sbuf_add_printable(struct sbuf *b, const char *s);
 /* The same, and ';' (the folded format's separator) into ':'. */
 void sbuf_add_sanitized(struct sbuf *b, const char *s);
 /*
+ * Appends s as a JSON string: quoted, '"' and '\' escaped, controls (C1
+ * too: a terminal may act on them) as \uXXXX escapes, and each byte that is
+ * not part of valid UTF-8 as U+FFFD, so that any bytes give valid JSON.
+ */
+void sbuf_add_json(struct sbuf *b, const char *s);
+/*
  * The length (1 to 4) of the valid UTF-8 sequence at s, its code point in
  * *cp; 0 when s starts none: a stray continuation byte, an overlong form,
  * a surrogate, a code point past U+10FFFF, or a sequence cut short.
