@@ -41,6 +41,8 @@ static const struct report_format {
 	{"svg", fmt_svg, "perfmini.svg", false, true},
 	{"script", fmt_script, NULL, false, false},
 	{"json", fmt_json, NULL, false, false},
+	{"speedscope", fmt_speedscope, "perfmini.speedscope.json", false, false},
+	{"firefox", fmt_firefox, "perfmini.firefox.json", false, false},
 };
 
 static const char usage[] =
@@ -80,6 +82,12 @@ static const char usage[] =
 	"                       PERIOD COMM<tab>outermost;...;leaf (folded names)\n"
 	"      --json           one JSON object per line and sample: time, pid, tid,\n"
 	"                       cpu, period, comm and frames (innermost first)\n"
+	"      --speedscope     speedscope's JSON (default output\n"
+	"                       perfmini.speedscope.json): a profile per thread, its\n"
+	"                       samples in time order, weighed in nanoseconds\n"
+	"      --firefox        the Firefox Profiler's processed format (default\n"
+	"                       output perfmini.firefox.json): a track per thread,\n"
+	"                       grouped by process; Call Tree, Flame Graph, Stack Chart\n"
 	"\n"
 	"Filters (every format):\n"
 	"      --pid LIST       only these processes (comma-separated)\n"
@@ -112,6 +120,8 @@ static const char usage[] =
 	"  perfmini report --folded > app.folded    then open it in speedscope\n"
 	"  perfmini report --svg -o app.svg         then open it in a browser\n"
 	"  perfmini report --pprof && go tool pprof -http=: perfmini.pb.gz\n"
+	"  perfmini report --speedscope && speedscope perfmini.speedscope.json\n"
+	"  perfmini report --firefox                then load it in the Firefox Profiler\n"
 	"  perfmini report --pid 42 --time 1.5,3 --no-kernel\n"
 	"  perfmini report -i new.data --diff old.data   what changed\n"
 	"See perfmini-report(1) and, for the file, perfmini-data(5).\n";
@@ -144,6 +154,8 @@ static const struct option options[] = {
 	{"svg", no_argument, NULL, OPT_FORMAT},
 	{"script", no_argument, NULL, OPT_FORMAT},
 	{"json", no_argument, NULL, OPT_FORMAT},
+	{"speedscope", no_argument, NULL, OPT_FORMAT},
+	{"firefox", no_argument, NULL, OPT_FORMAT},
 	{"rows", required_argument, NULL, 'n'},
 	{"sort", required_argument, NULL, OPT_SORT},
 	{"pid", required_argument, NULL, OPT_PID},

@@ -157,4 +157,12 @@ int fmt_script(const struct profile *p, const struct report_opts *o, FILE *out);
 /* One JSON object per line and sample, its frames innermost first. */
 int fmt_json(const struct profile *p, const struct report_opts *o, FILE *out);
 
+/*
+ * speedscope's JSON file format: a sampled profile per thread, its
+ * samples in time order weighed in nanoseconds.
+ */
+int fmt_speedscope(const struct profile *p, const struct report_opts *o, FILE *out);
+/* The Firefox Profiler's processed format: a track per thread, grouped by process. */
+int fmt_firefox(const struct profile *p, const struct report_opts *o, FILE *out);
+
 #endif
