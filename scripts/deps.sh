@@ -9,8 +9,9 @@
 #	Returns non-zero with a message when that is not possible.
 #
 # pm_install_node_deps
-#	Installs the npm packages of the browser test (puppeteer-core, which
-#	drives the chromium package; it downloads no browser) into
+#	Installs the npm packages of the browser tests (puppeteer-core, which
+#	drives the chromium package; it downloads no browser; speedscope's
+#	viewer) into
 #	PM_NODE_DIR, a cache outside the source and build trees so that every
 #	build and make distcheck share it, unless they are there; installs
 #	Debian's nodejs and npm first when there is no node. Prints nothing
@@ -24,7 +25,8 @@ libtool pkg-config zlib1g-dev libzstd-dev make gcc"
 # C++ front end (g++), clang, Debian's Go and Rust compilers for test
 # targets, glibc's debug symbols (libc6-dbg) for the names of its aliases.
 PM_TEST_DEPS="protobuf-compiler python3 libxml2-utils lld debuginfod xz-utils binutils time
-util-linux mount bash-completion g++ clang golang-go rustc libc6-dbg chromium"
+util-linux mount bash-completion g++ clang golang-go rustc libc6-dbg chromium
+python3-jsonschema"
 
 pm_msg() {
 	printf '%s: %s\n' "${0##*/}" "$*" >&2
@@ -65,13 +67,15 @@ pm_install_deps() {
 	fi
 }
 
-# The npm packages of the browser test, pinned: puppeteer-core 24 still
-# runs on node 18 and 20.
-PM_NODE_PACKAGES="puppeteer-core@24.43.1"
+# The npm packages of the browser tests, pinned: puppeteer-core 24 still
+# runs on node 18 and 20; speedscope ships its built web app (the timeline
+# test opens its files in it).
+PM_NODE_PACKAGES="puppeteer-core@24.43.1 speedscope@1.25.0"
 PM_NODE_DIR=${PM_NODE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/perfmini/node}
 
 pm_install_node_deps() {
 	if [ -f "$PM_NODE_DIR/node_modules/puppeteer-core/package.json" ] &&
+		[ -f "$PM_NODE_DIR/node_modules/speedscope/package.json" ] &&
 		[ -f "$PM_NODE_DIR/.installed" ] &&
 		[ "$(cat "$PM_NODE_DIR/.installed")" = "$PM_NODE_PACKAGES" ]; then
 		return 0
