@@ -11,7 +11,7 @@
 # pm_install_node_deps
 #	Installs the npm packages of the browser tests (puppeteer-core, which
 #	drives the chromium package; it downloads no browser; speedscope's
-#	viewer) into
+#	viewer; the Firefox Profiler's profiler-cli) into
 #	PM_NODE_DIR, a cache outside the source and build trees so that every
 #	build and make distcheck share it, unless they are there; installs
 #	Debian's nodejs and npm first when there is no node. Prints nothing
@@ -69,8 +69,10 @@ pm_install_deps() {
 
 # The npm packages of the browser tests, pinned: puppeteer-core 24 still
 # runs on node 18 and 20; speedscope ships its built web app (the timeline
-# test opens its files in it).
-PM_NODE_PACKAGES="puppeteer-core@24.43.1 speedscope@1.25.0"
+# test opens its files in it); profiler-cli is the Firefox Profiler's own
+# loader and call tree on the command line (the timeline test loads its
+# files with it; it asks for node 24 but runs on 20).
+PM_NODE_PACKAGES="puppeteer-core@24.43.1 speedscope@1.25.0 @firefox-devtools/profiler-cli@0.10.0"
 PM_NODE_DIR=${PM_NODE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/perfmini/node}
 
 pm_install_node_deps() {

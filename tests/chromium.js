@@ -6,6 +6,7 @@
 //   const {check, finish} = checker('name');
 //   finish(withPage(async (page, errors) => { ... check(cond, 'what'); ... }));
 //
+// withPage(fn, {width, height}) sets the viewport (default 1200 by 1200).
 // The page collects the script errors and console errors it sees into
 // errors; the browser is closed and its profile removed however fn ends.
 // finish prints each failed check, then "name: ok" or "name: FAIL", and
@@ -16,7 +17,7 @@ const os = require('os');
 const path = require('path');
 const puppeteer = require('puppeteer-core');
 
-async function withPage(fn) {
+async function withPage(fn, viewport = {width: 1200, height: 1200}) {
 	const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'perfmini-chromium-'));
 	const browser = await puppeteer.launch({
 		executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -30,7 +31,7 @@ async function withPage(fn) {
 		const errors = [];
 		page.on('pageerror', (e) => errors.push(String(e)));
 		page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-		await page.setViewport({width: 1200, height: 1200});
+		await page.setViewport(viewport);
 		return await fn(page, errors);
 	} finally {
 		await browser.close();

@@ -13,23 +13,21 @@
 // the file makes active, "(K/N)" with N the number of threads; its
 // profile selector lists every thread by name with the file's total
 // weight; the Sandwich view of the active profile lists its functions by
-// self weight, the hottest first. Screenshots go to OUT-*.png.
-// Exits 0 when all checks pass, 1 otherwise, printing what failed.
+// self weight, the hottest first; and when EXPECT.JSON has a "timeorder"
+// (the widest boxes of the active profile's Time Order flame chart, from
+// the samples of --script in their order), hovering each box's middle in
+// the Time Order view shows that function for that long. Screenshots go
+// to OUT-*.png. Exits 0 when all checks pass, 1 otherwise, printing what
+// failed.
 'use strict';
 const fs = require('fs');
 const http = require('http');
-const os = require('os');
 const path = require('path');
-const puppeteer = require('puppeteer-core');
+const {withPage, checker} = require('./chromium.js');
 
 const [dist, profilePath, expectPath, out] = process.argv.slice(2);
 const expect = JSON.parse(fs.readFileSync(expectPath, 'utf8'));
-const failures = [];
-function check(cond, what) {
-	if (!cond)
-		failures.push(what);
-	return cond;
-}
+const {check, finish} = checker('timeline-browser');
 
 // The app's files, and the profile as /profile.json; nothing else.
 function serve() {
@@ -68,111 +66,146 @@ function sameTime(shown, ns) {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const text = (page) => page.evaluate(() => document.body.innerText);
 
+// The Time Order view: for each expected box, hover the middle of its
+// span on its row of the main flame chart (the lowest canvas; rows found
+// from the first, whose top is the first point with a tooltip) and read
+// the tooltip, "DURATION (SHARE) NAME".
+async function timeOrder(page, order, out) {
+	const chart = await page.evaluate(() => {
+		const cs = [...document.querySelectorAll('canvas')].map((c) => c.getBoundingClientRect())
+			.filter((r) => r.width > 0 && r.height > 0);
+		cs.sort((a, b) => b.y - a.y);
+		return cs.length ? {x: cs[0].x, y: cs[0].y, w: cs[0].width, h: cs[0].height} : null;
+	});
+	if (!check(chart, 'no flame chart in the Time Order view'))
+		return;
+	const tip = async (x, y) => {
+		await page.mouse.move(x, y);
+		await sleep(60);
+		const m = /\n([\d.]+\s*(?:ns|µs|us|ms|s))\s+\([^)]*\)\s+([^\n]+)/.exec(await text(page));
+		return m ? {time: m[1], name: m[2].trim()} : null;
+	};
+	const xOf = (b) => chart.x + chart.w * (b.start + b.ns / 2) / order.total;
+	// The rows: the first tooltip going down from the chart's top, then
+	// the next change of tooltip below it.
+	const x0 = xOf(order.probes[order.probes.length - 1]);
+	let top = -1, height = -1, first = null;
+	for (let y = chart.y; y < chart.y + 120 && height < 0; y += 2) {
+		const t = await tip(x0, y);
+		if (t && top < 0) {
+			top = y;
+			first = t;
+		} else if (top >= 0 && (!t || t.name !== first.name || t.time !== first.time)) {
+			height = y - top;
+		}
+	}
+	if (!check(top >= 0 && height > 4, 'no rows of boxes in the Time Order view'))
+		return;
+	for (const b of order.probes) {
+		const t = await tip(xOf(b), top + height * b.depth + height / 2);
+		const want = `${b.name} for ${(b.ns / 1e6).toFixed(2)}ms at depth ${b.depth}`;
+		if (check(t, `Time Order: nothing under the box of ${want}`))
+			check(t.name === b.name && sameTime(t.time, b.ns),
+				`Time Order: the box of ${want} shows ${t.name} for ${t.time}`);
+	}
+	await page.screenshot({path: out + '-timeorder.png'});
+	console.error(`timeline-browser: Time Order: ${order.probes.length} boxes hovered: ` +
+		order.probes.map((b) => `${b.name} ${(b.ns / 1e6).toFixed(0)}ms`).join(', '));
+}
+
 async function main() {
 	const server = await serve();
 	const port = server.address().port;
 	const base = `http://127.0.0.1:${port}`;
-	const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'perfmini-chromium-'));
-	const browser = await puppeteer.launch({
-		executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-		headless: true,
-		userDataDir: profile,
-		args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-			'--disable-background-networking', '--disable-component-update', '--disable-sync'],
-	});
 	try {
-		const page = await browser.newPage();
-		const errors = [];
-		page.on('pageerror', (e) => errors.push(String(e)));
-		page.on('console', (m) => {
-			if (m.type() === 'error' || /^Failed/.test(m.text()))
-				errors.push(m.text());
-		});
-		await page.setViewport({width: 1400, height: 2400});
-		await page.goto(`${base}/index.html#profileURL=${encodeURIComponent(base + '/profile.json')}`);
-
-		const profiles = expect.profiles;
-		const active = profiles[expect.active];
-		const n = profiles.length;
-		let body = '';
-		for (let i = 0; i < 60; i++) {
-			body = await text(page);
-			if (/Something went wrong/.test(body) || body.includes(active.name))
-				break;
-			await sleep(250);
-		}
-		await page.screenshot({path: out + '-open.png'});
-		check(!/Something went wrong/.test(body), 'speedscope could not import the file');
-		check(errors.length === 0, 'script errors: ' + errors.join('; '));
-		if (!check(body.includes(active.name), 'the toolbar does not name the active profile ' + active.name))
-			return;
-		check(/Time Order/.test(body) && /Left Heavy/.test(body) && /Sandwich/.test(body), 'no view tabs');
-		if (n > 1) {
-			const count = `(${expect.active + 1}/${n})`;
-			const handle = await page.evaluateHandle((c) => {
-				let best = null;
-				for (const e of document.querySelectorAll('*'))
-					if (e.textContent.includes(c) && (!best || best.contains(e)))
-						best = e;
-				return best;
-			}, count);
-			if (check(await handle.evaluate((e) => e !== null), 'the toolbar shows no ' + count)) {
-				await handle.click();
-				await sleep(500);
-				// The selector's rows: "K<tab>NAME<tab>WEIGHT".
-				const rows = (await text(page)).split('\n').map((l) => l.split('\t'))
-					.filter((r) => r.length === 3 && /^\d+$/.test(r[0]));
-				await page.screenshot({path: out + '-threads.png'});
-				check(rows.length === n, `the profile selector lists ${rows.length} profiles, the file ${n}`);
-				for (const [i, p] of profiles.entries()) {
-					const row = rows.find((r) => +r[0] === i + 1);
-					if (!check(row, 'the profile selector has no row ' + (i + 1)))
-						continue;
-					check(row[1] === p.name, `profile ${i + 1} is ${row[1]}, the file says ${p.name}`);
-					check(sameTime(row[2], p.weight),
-						`${p.name} weighs ${row[2]} in speedscope, ${p.weight} ns in the file`);
-				}
-				await page.keyboard.press('Escape');
-				await sleep(300);
-			}
-		}
-
-		// Sandwich: the active profile's functions, by self weight.
-		await page.keyboard.press('3');
-		await sleep(1000);
-		const lines = (await text(page)).split('\n');
-		const head = lines.findIndex((l) => /Total\s+Self\s+Symbol Name/.test(l));
-		await page.screenshot({path: out + '-sandwich.png'});
-		if (!check(head >= 0, 'no Sandwich table'))
-			return;
-		const table = [];
-		for (let i = head + 1; i + 2 < lines.length + 1; i += 3) {
-			const total = lines[i], self = (lines[i + 1] || '').trim(), name = (lines[i + 2] || '').trim();
-			if (!/\(/.test(total) || !/\(/.test(self))
-				break;
-			table.push({self: parseTime(self.split(' ')[0]), name});
-		}
-		if (!check(table.length > 0, 'the Sandwich table is empty'))
-			return;
-		check(table.every((r, i) => i === 0 || r.self <= table[i - 1].self), 'the Sandwich table is not by self weight');
-		if (active.clear)
-			check(table[0].name === active.hottest,
-				`the Sandwich view's hottest function is ${table[0].name}, the file's ${active.hottest}`);
-		check(table[0].self <= active.weight * 1.001, 'the hottest function weighs more than its thread');
-		console.error(`timeline-browser: ${n} profiles listed; ${active.name}: ${table.length} functions,` +
-			` ${table[0].name} first`);
+		await withPage(async (page, errors) => {
+			await view(page, errors, base);
+		}, {width: 1400, height: 2400});
 	} finally {
-		await browser.close();
 		server.close();
-		fs.rmSync(profile, {recursive: true, force: true});
 	}
 }
 
-main().then(() => {
-	for (const f of failures)
-		console.error('timeline-browser: ' + f);
-	process.exit(failures.length ? 1 : 0);
-}, (e) => {
-	console.error('timeline-browser: ' + (e.stack || e));
-	process.exit(1);
-});
+async function view(page, errors, base) {
+	// speedscope says it could not import in a console message.
+	page.on('console', (m) => {
+		if (m.type() !== 'error' && /^Failed/.test(m.text()))
+			errors.push(m.text());
+	});
+	await page.goto(`${base}/index.html#profileURL=${encodeURIComponent(base + '/profile.json')}`);
+
+	const profiles = expect.profiles;
+	const active = profiles[expect.active];
+	const n = profiles.length;
+	let body = '';
+	for (let i = 0; i < 60; i++) {
+		body = await text(page);
+		if (/Something went wrong/.test(body) || body.includes(active.name))
+			break;
+		await sleep(250);
+	}
+	await page.screenshot({path: out + '-open.png'});
+	check(!/Something went wrong/.test(body), 'speedscope could not import the file');
+	check(errors.length === 0, 'script errors: ' + errors.join('; '));
+	if (!check(body.includes(active.name), 'the toolbar does not name the active profile ' + active.name))
+		return;
+	check(/Time Order/.test(body) && /Left Heavy/.test(body) && /Sandwich/.test(body), 'no view tabs');
+	if (expect.timeorder)
+		await timeOrder(page, expect.timeorder, out);
+	if (n > 1) {
+		const count = `(${expect.active + 1}/${n})`;
+		const handle = await page.evaluateHandle((c) => {
+			let best = null;
+			for (const e of document.querySelectorAll('*'))
+				if (e.textContent.includes(c) && (!best || best.contains(e)))
+					best = e;
+			return best;
+		}, count);
+		if (check(await handle.evaluate((e) => e !== null), 'the toolbar shows no ' + count)) {
+			await handle.click();
+			await sleep(500);
+			// The selector's rows: "K<tab>NAME<tab>WEIGHT".
+			const rows = (await text(page)).split('\n').map((l) => l.split('\t'))
+				.filter((r) => r.length === 3 && /^\d+$/.test(r[0]));
+			await page.screenshot({path: out + '-threads.png'});
+			check(rows.length === n, `the profile selector lists ${rows.length} profiles, the file ${n}`);
+			for (const [i, p] of profiles.entries()) {
+				const row = rows.find((r) => +r[0] === i + 1);
+				if (!check(row, 'the profile selector has no row ' + (i + 1)))
+					continue;
+				check(row[1] === p.name, `profile ${i + 1} is ${row[1]}, the file says ${p.name}`);
+				check(sameTime(row[2], p.weight),
+					`${p.name} weighs ${row[2]} in speedscope, ${p.weight} ns in the file`);
+			}
+			await page.keyboard.press('Escape');
+			await sleep(300);
+		}
+	}
+
+	// Sandwich: the active profile's functions, by self weight.
+	await page.keyboard.press('3');
+	await sleep(1000);
+	const lines = (await text(page)).split('\n');
+	const head = lines.findIndex((l) => /Total\s+Self\s+Symbol Name/.test(l));
+	await page.screenshot({path: out + '-sandwich.png'});
+	if (!check(head >= 0, 'no Sandwich table'))
+		return;
+	const table = [];
+	for (let i = head + 1; i + 2 < lines.length + 1; i += 3) {
+		const total = lines[i], self = (lines[i + 1] || '').trim(), name = (lines[i + 2] || '').trim();
+		if (!/\(/.test(total) || !/\(/.test(self))
+			break;
+		table.push({self: parseTime(self.split(' ')[0]), name});
+	}
+	if (!check(table.length > 0, 'the Sandwich table is empty'))
+		return;
+	check(table.every((r, i) => i === 0 || r.self <= table[i - 1].self), 'the Sandwich table is not by self weight');
+	if (active.clear)
+		check(table[0].name === active.hottest,
+			`the Sandwich view's hottest function is ${table[0].name}, the file's ${active.hottest}`);
+	check(table[0].self <= active.weight * 1.001, 'the hottest function weighs more than its thread');
+	console.error(`timeline-browser: ${n} profiles listed; ${active.name}: ${table.length} functions,` +
+		` ${table[0].name} first`);
+}
+
+finish(main());

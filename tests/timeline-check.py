@@ -7,9 +7,11 @@
 #
 # TYPE is the --sample-type both were written with (cpu, off-cpu, wall).
 # TRUTH is a JSON object made by run-timeline.sh from the other formats:
-#   "threads": {TID: {"pid": PID, "count": N, "weight": NS}} - per thread,
-#              the --script samples (cpu: count and sum of periods) or the
-#              --per-tid folded sums (off-cpu, wall: weight only, no pid),
+#   "threads": {TID: {"pid": PID, "count": N, "weight": NS, "stacks": [...],
+#              "periods": [...]}} - per thread, the --script samples (cpu:
+#              count, sum of periods, and each sample's stack and period
+#              in time order) or the --per-tid folded sums (off-cpu, wall:
+#              weight only, no pid),
 #   "names":   {TID: the thread's name as --per-tid gives it},
 #   "top":     {TID: [FUNCTION, SELF, SECOND_SELF]} - the first rows of
 #              --top --tid TID (cpu only).
@@ -20,9 +22,12 @@
 # published): the exact keys of each table, every column as long as the
 # table's length, every index in range, prefixes before their stacks,
 # times non-decreasing, one thread per recorded thread, the threads of a
-# pid sharing their processName, totals equal to TRUTH. EXPECT is written
-# for the browser test: the speedscope profiles' names, weights and
-# hottest functions.
+# pid sharing their processName, totals equal to TRUTH. For cpu, both
+# files must hold each thread's samples as --script has them, stack for
+# stack and in its order. EXPECT is written for the browser test: the
+# speedscope profiles' names, weights and hottest functions, and for cpu
+# the widest boxes that speedscope's Time Order view of the active
+# profile must draw, computed from --script's samples.
 import json
 import sys
 from collections import Counter
@@ -73,6 +78,9 @@ def speedscope(path, truth, kind, schema_path):
         if kind == "cpu":
             check(len(p["samples"]) == t["count"], "speedscope: %s: %d samples, --script %d"
                   % (p["name"], len(p["samples"]), t["count"]))
+            got = [";".join(frames[i]["name"] for i in s) for s in p["samples"]]
+            check(got == t["stacks"] and p["weights"] == t["periods"],
+                  "speedscope: %s: the samples are not --script's, in its order%s" % (p["name"], first_diff(got, t["stacks"])))
         check(w == t["weight"], "speedscope: %s: weighs %d ns, the other reports %d" % (p["name"], w, t["weight"]))
         self_w = Counter()
         for s, x in zip(p["samples"], p["weights"]):
@@ -87,7 +95,46 @@ def speedscope(path, truth, kind, schema_path):
                                                   self_w.most_common(2)[0][1] > 1.2 * self_w.most_common(2)[1][1])})
     check(set(names) == set(truth["threads"]), "speedscope: threads %s, recorded %s"
           % (sorted(names), sorted(truth["threads"])))
-    return {"active": doc.get("activeProfileIndex"), "profiles": expect}
+    out = {"active": doc.get("activeProfileIndex"), "profiles": expect}
+    if kind == "cpu" and check(out["active"] is not None, "speedscope: no activeProfileIndex"):
+        tid = profs[out["active"]]["name"].rsplit("/", 1)[1].rstrip(")")
+        t = truth["threads"][tid]
+        out["timeorder"] = time_order(t["stacks"], t["periods"])
+    return out
+
+
+def first_diff(a, b):
+    """Where two lists of stacks part, for a message."""
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return " (sample %d: %s, --script %s)" % (i, x, y)
+    return " (%d samples, --script %d)" % (len(a), len(b)) if len(a) != len(b) else ""
+
+
+def time_order(stacks, weights):
+    """
+    The wide boxes of a Time Order flame chart of these samples, as
+    speedscope draws it: a box per frame and depth, lasting while the
+    samples that follow keep the same frames down to that depth. Returns
+    the total weight and the widest boxes, deepest first, each with its
+    depth, name, start and weight: what the browser test hovers.
+    """
+    boxes, open_, prev, pos = [], [], [], 0
+    for line, w in zip(stacks, weights):
+        st = line.split(";") if line else []
+        k = 0
+        while k < min(len(prev), len(st)) and prev[k] == st[k]:
+            k += 1
+        boxes += [dict(depth=j, **open_[j]) for j in range(k, len(open_))]
+        open_ = open_[:k] + [{"name": f, "start": pos, "ns": 0} for f in st[k:]]
+        for o in open_:
+            o["ns"] += w
+        pos += w
+        prev = st
+    boxes += [dict(depth=j, **o) for j, o in enumerate(open_)]
+    wide = [b for b in boxes if b["ns"] >= 0.08 * pos]
+    wide.sort(key=lambda b: (-b["depth"], -b["ns"]))
+    return {"total": pos, "probes": wide[:6]}
 
 
 # The processed format of version 55: each table's exact columns.
@@ -189,6 +236,16 @@ def firefox(path, truth, kind):
             check(s["weightType"] == "tracing-ms" and len(s["weight"]) == s["length"], "firefox: %s: weights" % name)
             ns = round(sum(round(w * 1e6) for w in s["weight"]))
             check(ns == tr["weight"], "firefox: %s: weighs %d ns, the folded report %d" % (name, ns, tr["weight"]))
+        if kind == "cpu":
+            def names(sid):
+                out = []
+                while sid is not None:
+                    out.append(strings[fn["name"][fr["func"][st["frame"][sid]]]])
+                    sid = st["prefix"][sid]
+                return ";".join(reversed(out))
+            got = [names(sid) for sid in s["stack"]]
+            check(got == tr["stacks"], "firefox: %s: the samples are not --script's, in its order%s"
+                  % (name, first_diff(got, tr["stacks"])))
         # The hottest function: self samples of the leaf stacks' funcs.
         self_w = Counter()
         for i, sid in enumerate(s["stack"]):

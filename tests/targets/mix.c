@@ -3,11 +3,12 @@
  * mix.c - a process whose CPU time is split between two hot functions in
  * a proportion its argument sets, for comparing recordings (--diff).
  *
- * Usage: mix PERCENT [SECONDS]
+ * Usage: mix PERCENT [SECONDS [PERCENT SECONDS]...]
  *   PERCENT of the calls (0 to 100) go to mix_a, the others to mix_b,
  *   both called from mix_round, in a pseudo-random order; each call is
- *   the same work. SECONDS of
- *   CPU time, default 1.
+ *   the same work. SECONDS of CPU time, default 1. Further pairs are
+ *   phases run one after the other (for timelines): "100 0.5 0 0.2"
+ *   is half a second in mix_a, then a fifth in mix_b.
  */
 #include "hot.h"
 
@@ -54,22 +55,25 @@ HOT uint64_t mix_round(uint64_t x, long percent)
 
 int main(int argc, char **argv)
 {
-	double secs = hot_seconds(argc, argv, 2, 1.0);
+	double until = 0;
 	uint64_t x = 1;
 	char *end;
 	long percent;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s PERCENT [SECONDS]\n", argv[0]);
+		fprintf(stderr, "usage: %s PERCENT [SECONDS [PERCENT SECONDS]...]\n", argv[0]);
 		return 2;
 	}
-	percent = strtol(argv[1], &end, 10);
-	if (end == argv[1] || *end || percent < 0 || percent > 100) {
-		fprintf(stderr, "%s: bad percentage '%s'\n", argv[0], argv[1]);
-		return 2;
+	for (int i = 1; i < argc; i += 2) {
+		percent = strtol(argv[i], &end, 10);
+		if (end == argv[i] || *end || percent < 0 || percent > 100) {
+			fprintf(stderr, "%s: bad percentage '%s'\n", argv[0], argv[i]);
+			return 2;
+		}
+		until += hot_seconds(argc, argv, i + 1, 1.0);
+		while (hot_thread_cpu() < until)
+			x = mix_round(x, percent);
 	}
-	while (hot_thread_cpu() < secs)
-		x = mix_round(x, percent);
 	mix_sink = x;
 	return 0;
 }
