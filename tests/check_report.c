@@ -273,6 +273,31 @@ START_TEST(test_aggregate_roots)
 }
 END_TEST
 
+/*
+ * A thread known by its off-CPU spans alone (no CPU sample, no thread
+ * record: a file of an older recorder) is named by its spans.
+ */
+START_TEST(test_aggregate_roots_offcpu)
+{
+	struct profile *p = synth_profile();
+	struct report_opts o = {.rows = -1, .sample_type = REPORT_WALL};
+	struct pm_offcpu x = {.time = 1000, .duration = 5000, .pid = 100, .tid = 102};
+	struct aggregate *a;
+
+	x.stack = p->samples[0].stack;
+	x.comm = strtab_add(&p->str, "waiter");
+	profile_add_offcpu(p, &x);
+	for (int root = REPORT_ROOT_PID; root <= REPORT_ROOT_TID; root++) {
+		o.root = root;
+		a = aggregate_new(p, &o, 0);
+		ck_assert_uint_eq(root_count(a, root == REPORT_ROOT_TID ? "waiter-102" : "app-100"),
+				  root == REPORT_ROOT_TID ? 5000 : 5000 + 80 * PERIOD);
+		aggregate_free(a);
+	}
+	profile_free(p);
+}
+END_TEST
+
 /* The row of function name in a top table, NULL if none. */
 static const char *top_row(const char *text, const char *name, const char *module)
 {
@@ -909,6 +934,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_aggregate_time);
 	tcase_add_test(tc, test_parse_errors);
 	tcase_add_test(tc, test_aggregate_roots);
+	tcase_add_test(tc, test_aggregate_roots_offcpu);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("formats");

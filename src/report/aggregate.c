@@ -203,7 +203,8 @@ static uint32_t canon_stack(struct builder *b, uint32_t sid)
 /*
  * The names --per-pid and --per-tid give their roots: for a process, the
  * last name of its main thread; for a thread, its last name; else the name
- * of its first sample. (The same whatever the filters select.)
+ * of its first sample, else of its first off-CPU span. (The same whatever
+ * the filters select.)
  */
 static void collect_names(struct builder *b)
 {
@@ -231,6 +232,15 @@ static void collect_names(struct builder *b)
 		if (added)
 			slot->val = s->comm;
 	}
+	for (size_t i = 0; i < p->noffcpu; i++) {
+		const struct pm_offcpu *x = &p->offcpu[i];
+		struct hmap_slot *slot;
+		bool added;
+
+		slot = hmap_insert(&b->names, per_pid ? x->pid : x->tid, &added);
+		if (added)
+			slot->val = x->comm;
+	}
 }
 
 /* The index of the root of sample s in a->roots, added if new. */
@@ -257,7 +267,8 @@ static uint32_t root_of(struct builder *b, const struct pm_sample *s)
 		uint32_t id = b->o->root == REPORT_ROOT_PID ? s->pid : s->tid;
 		const struct hmap_slot *n = hmap_find(&b->names, id);
 
-		sbuf_addf(&b->name, "%s-%u", strtab_get(&p->str, (uint32_t)n->val), id);
+		sbuf_addf(&b->name, "%s-%u", strtab_get(&p->str, n ? (uint32_t)n->val : s->comm),
+			  id);
 	}
 	off = strtab_addn(&b->roots, b->name.buf ? b->name.buf : "", b->name.len);
 	slot = hmap_insert(&b->root_index, off, &added);
