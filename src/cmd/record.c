@@ -120,7 +120,7 @@ static bool note_sampled(struct hmap *h, uint32_t id, uint32_t other)
 	return added;
 }
 
-/* A thread that was sampled goes into the profile with its last name. */
+/* A thread that was sampled (or waited, --off-cpu) goes into the profile with its last name. */
 static void add_thread(struct recorder *r, uint32_t pid, uint32_t tid)
 {
 	struct thread *t = model_thread(&r->model, pid, tid);
@@ -186,6 +186,8 @@ static void keep_offcpu(const struct offcpu_span *s, void *arg)
 	o.comm = s->comm;
 	o.flags = s->preempted ? PM_OFFCPU_PREEMPTED : 0;
 	profile_add_offcpu(r->prof, &o);
+	/* A thread that only waited goes into the profile's threads too. */
+	note_sampled(&r->sampled_tids, s->tid, s->pid);
 }
 
 static void apply(const void *bytes, uint32_t len, void *arg)
