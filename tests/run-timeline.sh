@@ -53,7 +53,7 @@ report() {
 }
 
 report "$tmp/script.txt" --script
-report "$tmp/names.folded" --folded --per-tid
+report "$tmp/names.folded" --folded --per-tid --sample-type=wall
 out=$top_builddir/tests/timeline-browser
 rm -rf "$out"
 mkdir -p "$out"
