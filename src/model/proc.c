@@ -214,7 +214,7 @@ int model_seed(struct model *m, struct process *p)
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	p->seeded_ns = now_ns();
+	p->seeded_ns = now_coarse_ns();
 	ret = proc_maps_parse(f, seed_line, &c);
 	p->records_lost = false;
 	fclose(f);
@@ -230,7 +230,7 @@ const struct mapping *model_find(struct model *m, uint32_t pid, uint64_t addr)
 
 	if (map || !m->live || !pid)
 		return map;
-	now = now_ns();
+	now = now_coarse_ns();
 	if (p->seeded_ns && now - p->seeded_ns < 1000000000ULL)
 		return NULL;
 	if (model_seed(m, p) < 0)
@@ -252,7 +252,7 @@ struct module *model_perfmap(struct model *m, uint32_t pid)
 		p->perfmap = module_set_perfmap(m->mods, pid, true);
 	/* A runtime may write its map after its first JIT code runs: look again soon. */
 	if (p->perfmap->fd < 0) {
-		now = now_ns();
+		now = now_coarse_ns();
 		if (!p->perfmap_checked_ns || now - p->perfmap_checked_ns >= PERFMAP_RETRY_NS) {
 			p->perfmap_checked_ns = now;
 			module_perfmap_open(p->perfmap);

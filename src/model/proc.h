@@ -32,9 +32,9 @@ struct process {
 	uint32_t pid;
 	char comm[COMM_MAX];
 	struct maps *maps;
-	uint64_t seeded_ns;	     /* when /proc/PID/maps was last read, 0 never */
-	bool records_lost;	     /* since the last seed: the next one may replace */
-	uint64_t perfmap_checked_ns; /* when its perf map was last looked for */
+	uint64_t seeded_ns; /* when /proc/PID/maps was last read (now_coarse_ns), 0 never */
+	bool records_lost;  /* since the last seed: the next one may replace */
+	uint64_t perfmap_checked_ns; /* when its perf map was last looked for (now_coarse_ns) */
 	struct module *perfmap;	     /* its JIT code's module, once it ran any */
 };
 

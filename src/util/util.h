@@ -118,6 +118,11 @@ uint64_t hash_bytes(const void *p, size_t n);
 int parse_u64(const char *s, uint64_t *out);
 /* Monotonic clock in nanoseconds (the clock perf timestamps use). */
 uint64_t now_ns(void);
+/*
+ * The same clock, cheaper and as of the last tick (a few ms late): for
+ * "at most once a second" checks on hot paths; never mixed with now_ns.
+ */
+uint64_t now_coarse_ns(void);
 /* Whether process pid exists and has not exited (a zombie has). */
 bool process_alive(uint32_t pid);
 
