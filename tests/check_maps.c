@@ -250,6 +250,31 @@ START_TEST(test_clear)
 }
 END_TEST
 
+/* Every change gives a new generation, and no two sets share one. */
+START_TEST(test_generation)
+{
+	struct maps *m = maps_new(), *c;
+	uint64_t g[5];
+
+	g[0] = maps_generation(m);
+	insert(m, 0x1000, 0x2000, 0, mod_a);
+	g[1] = maps_generation(m);
+	assert_map(m, 0x1000, 0x1000, 0x2000, 0, mod_a);
+	ck_assert_uint_eq(maps_generation(m), g[1]); /* lookups change nothing */
+	maps_remove(m, 0x1000, 0x1800);
+	g[2] = maps_generation(m);
+	c = maps_clone(m);
+	g[3] = maps_generation(c);
+	maps_clear(m);
+	g[4] = maps_generation(m);
+	for (int i = 0; i < 5; i++)
+		for (int j = i + 1; j < 5; j++)
+			ck_assert_uint_ne(g[i], g[j]);
+	maps_free(c);
+	maps_free(m);
+}
+END_TEST
+
 START_TEST(test_clone)
 {
 	struct maps *m = maps_new(), *c;
@@ -500,6 +525,7 @@ static Suite *maps_suite(void)
 
 	tc = tcase_create("clone");
 	tcase_add_test(tc, test_clone);
+	tcase_add_test(tc, test_generation);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("random");

@@ -229,6 +229,52 @@ START_TEST(test_too_deep)
 }
 END_TEST
 
+/*
+ * The chain cache: a chain met again gives its stack without lookups, until
+ * the process's mappings change; after that, the same addresses are
+ * another library's, and the stack must say so.
+ */
+START_TEST(test_chain_cache)
+{
+	static const struct module_key other = {"/nonexistent/lib/libother.so", 8, 2, 2003};
+	struct fixture fx;
+	uint64_t ips[] = {K, 0xffffffff81000010ULL, U, 0x400100, 0x7f00000205ULL};
+	uint32_t s1, s2, s3;
+
+	fx_init(&fx);
+	s1 = add(&fx, ips, 5, 0, PERF_RECORD_MISC_KERNEL);
+	s2 = add(&fx, ips, 5, 0, PERF_RECORD_MISC_KERNEL);
+	ck_assert_uint_eq(s1, s2);
+	ck_assert_uint_eq(fx.stk.chain_hits, 1);
+	ck_assert_uint_eq(fx.stk.chain_misses, 1);
+	/* Another library mapped over it (dlclose, then dlopen). */
+	model_mmap(&fx.model, 100, 0x7f00000000ULL, 0x10000, 0x5000, &other, RX);
+	s3 = add(&fx, ips, 5, 0, PERF_RECORD_MISC_KERNEL);
+	ck_assert_uint_ne(s1, s3);
+	ck_assert_uint_eq(fx.stk.chain_hits, 1);
+	ck_assert_str_eq(module_path(&fx, frame(&fx, s3, 2)), other.path);
+	ck_assert_uint_eq(frame(&fx, s3, 2)->addr, 0x5204);
+	ck_assert_uint_eq(add(&fx, ips, 5, 0, PERF_RECORD_MISC_KERNEL), s3);
+	ck_assert_uint_eq(fx.stk.chain_hits, 2);
+	fx_release(&fx);
+}
+END_TEST
+
+/* A chain with a frame in no mapping is never taken from the cache. */
+START_TEST(test_chain_cache_unmapped)
+{
+	struct fixture fx;
+	uint64_t ips[] = {U, 0x400100, 0x1234};
+
+	fx_init(&fx);
+	for (int i = 0; i < 3; i++)
+		add(&fx, ips, 3, 0, PERF_RECORD_MISC_USER);
+	ck_assert_uint_eq(fx.stk.chain_hits, 0);
+	ck_assert_uint_eq(fx.stk.chain_misses, 3);
+	fx_release(&fx);
+}
+END_TEST
+
 static Suite *stack_suite(void)
 {
 	Suite *s = suite_create("stack");
@@ -240,6 +286,8 @@ static Suite *stack_suite(void)
 	tcase_add_test(tc, test_no_callchain);
 	tcase_add_test(tc, test_interning);
 	tcase_add_test(tc, test_too_deep);
+	tcase_add_test(tc, test_chain_cache);
+	tcase_add_test(tc, test_chain_cache_unmapped);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -24,7 +24,21 @@ struct maps {
 	struct node *root;
 	size_t count;
 	uint64_t seed;
+	uint64_t gen; /* see maps_generation */
 };
+
+/* The last generation given to any set (maps are changed by one thread). */
+static uint64_t last_gen;
+
+static void changed(struct maps *m)
+{
+	m->gen = ++last_gen;
+}
+
+uint64_t maps_generation(const struct maps *m)
+{
+	return m->gen;
+}
 
 static uint32_t next_prio(struct maps *m)
 {
@@ -37,6 +51,7 @@ struct maps *maps_new(void)
 	struct maps *m = xcalloc(1, sizeof(*m));
 
 	m->seed = 0x853c49e6748fea9bULL;
+	changed(m);
 	return m;
 }
 
@@ -56,6 +71,7 @@ void maps_clear(struct maps *m)
 	free_nodes(m->root);
 	m->root = NULL;
 	m->count = 0;
+	changed(m);
 }
 
 void maps_free(struct maps *m)
@@ -201,6 +217,7 @@ int maps_insert(struct maps *m, const struct mapping *map)
 		return -EINVAL;
 	cut(m, map->start, map->end, &l, &r);
 	m->root = merge(merge(l, new_node(m, map)), r);
+	changed(m);
 	return 0;
 }
 
@@ -212,6 +229,7 @@ void maps_remove(struct maps *m, uint64_t start, uint64_t end)
 		return;
 	cut(m, start, end, &l, &r);
 	m->root = merge(l, r);
+	changed(m);
 }
 
 const struct mapping *maps_find(const struct maps *m, uint64_t addr)

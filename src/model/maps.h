@@ -43,6 +43,13 @@ size_t maps_count(const struct maps *m);
 /* Whether any mapping holds a part of [start, end). */
 bool maps_overlaps(const struct maps *m, uint64_t start, uint64_t end);
 
+/*
+ * A number that changes whenever the set changes (insert, remove, clear),
+ * never shared by two sets or two states of one: two lookups of one
+ * address under equal generations give the same mapping.
+ */
+uint64_t maps_generation(const struct maps *m);
+
 /* Calls fn for each mapping in address order; a non-zero return stops. */
 typedef int (*maps_fn)(const struct mapping *map, void *arg);
 int maps_foreach(const struct maps *m, maps_fn fn, void *arg);

@@ -238,6 +238,13 @@ const struct mapping *model_find(struct model *m, uint32_t pid, uint64_t addr)
 	return maps_find(p->maps, addr);
 }
 
+uint64_t model_maps_generation(const struct model *m, uint32_t pid)
+{
+	const struct hmap_slot *s = hmap_find(&m->procs, pid);
+
+	return s ? maps_generation(((const struct process *)(uintptr_t)s->val)->maps) : 0;
+}
+
 /* How often a process's perf map is looked for while it has none. */
 #define PERFMAP_RETRY_NS 20000000ULL
 

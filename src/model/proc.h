@@ -76,6 +76,12 @@ void model_mmap(struct model *m, uint32_t pid, uint64_t start, uint64_t len, uin
  */
 const struct mapping *model_find(struct model *m, uint32_t pid, uint64_t addr);
 /*
+ * The generation of process pid's mappings (maps_generation), 0 if the
+ * process is unknown: what model_find answers for pid can only have
+ * changed if this has.
+ */
+uint64_t model_maps_generation(const struct model *m, uint32_t pid);
+/*
  * The module of pid's JIT code (module_set_perfmap), created on first use;
  * while its perf map has not been found, looked for at most every 20 ms.
  * NULL when not live and none was set.

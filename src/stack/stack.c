@@ -4,9 +4,36 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "elf/addr.h"
 #include "stack/stack.h"
 #include "util/util.h"
+
+/*
+ * The callchains last turned into stacks, by hash. A program samples the
+ * same few chains over and over, and a chain met again while its process's
+ * mappings are unchanged makes the same stack: its frames need not be
+ * looked up and interned once more. Only frame-pointer chains (a DWARF
+ * stack depends on the stack copy too) whose every frame is in a module of
+ * a file, the vdso or the kernel (JIT and unmapped frames depend on the
+ * perf map and on the time: see user_frame), and of at most CHAIN_MAX
+ * entries. Direct-mapped: a newer chain takes its slot.
+ */
+#define CHAIN_SLOTS 1024
+#define CHAIN_MAX   48
+
+struct chain {
+	uint64_t hash, gen; /* gen: of the process's mappings, for the stack */
+	uint32_t pid, nr, stack, pad;
+	unsigned char ips[CHAIN_MAX * 8];
+};
+
+static uint64_t chain_hash(const struct rec_sample *smp)
+{
+	return hash_u64(hash_bytes(smp->ips, smp->nr * 8) ^ smp->pid);
+}
 
 void stacker_init(struct stacker *s, struct model *model, struct profile *prof,
 		  struct unwinder *unwinder, stack_new_frame_fn new_frame, void *arg)
@@ -24,6 +51,8 @@ void stacker_init(struct stacker *s, struct model *model, struct profile *prof,
 
 void stacker_release(struct stacker *s)
 {
+	free(s->chains);
+	s->chains = NULL;
 	hmap_release(&s->unw.cut);
 	hmap_release(&s->unw.outer);
 }
@@ -47,6 +76,7 @@ static void user_frame(struct stacker *s, uint32_t pid, uint64_t a, uint32_t *n)
 	const struct mapping *map = model_find(s->model, pid, a);
 	struct module *jit;
 
+	s->used_maps = true;
 	if (map && map->mod && map->mod->kind != MODULE_ANON) {
 		add_frame(s, n, map->mod->id, 0, addr_to_file_offset(a, map->start, map->pgoff));
 		return;
@@ -56,6 +86,7 @@ static void user_frame(struct stacker *s, uint32_t pid, uint64_t a, uint32_t *n)
 	 * perf map as it is then; an address in no mapping only if the
 	 * process has a perf map (else it is a broken chain's garbage).
 	 */
+	s->cacheable = false;
 	jit = model_perfmap(s->model, pid);
 	if (jit && (map || jit->fd >= 0))
 		add_frame(s, n, jit->id, 0, a);
@@ -122,8 +153,26 @@ static void unwind_user(struct stacker *s, const struct rec_sample *smp, uint32_
 
 uint32_t stacker_add(struct stacker *s, const struct rec_sample *smp, uint16_t misc)
 {
-	uint32_t n = 0;
+	bool cache = !s->unwinder && smp->nr && smp->nr <= CHAIN_MAX;
+	uint64_t hash = 0, gen = 0;
+	struct chain *c = NULL;
+	uint32_t n = 0, stack;
 
+	if (cache) {
+		if (!s->chains)
+			s->chains = xcalloc(CHAIN_SLOTS, sizeof(*s->chains));
+		hash = chain_hash(smp);
+		gen = model_maps_generation(s->model, smp->pid);
+		c = &s->chains[hash & (CHAIN_SLOTS - 1)];
+		if (c->hash == hash && c->gen == gen && c->pid == smp->pid && c->nr == smp->nr &&
+		    memcmp(c->ips, smp->ips, smp->nr * 8) == 0) {
+			s->chain_hits++;
+			return c->stack;
+		}
+		s->chain_misses++;
+	}
+	s->cacheable = true;
+	s->used_maps = false;
 	if (smp->nr) {
 		uint64_t ctx = 0;
 		bool first = true;
@@ -160,7 +209,23 @@ uint32_t stacker_add(struct stacker *s, const struct rec_sample *smp, uint16_t m
 	}
 	if (s->unwinder && smp->regs_abi)
 		unwind_user(s, smp, &n);
-	if (n == 0)
+	if (n == 0) {
 		add_frame(s, &n, PM_NONE, 0, smp->ip);
-	return profile_intern_stack(s->prof, s->frames, n);
+		s->cacheable = false;
+	}
+	stack = profile_intern_stack(s->prof, s->frames, n);
+	/*
+	 * A stack with user frames is cached only if its process's mappings
+	 * were known and did not change meanwhile (a re-read of /proc).
+	 */
+	if (cache && s->cacheable &&
+	    (!s->used_maps || (gen && gen == model_maps_generation(s->model, smp->pid)))) {
+		c->hash = hash;
+		c->gen = gen;
+		c->pid = smp->pid;
+		c->nr = (uint32_t)smp->nr;
+		c->stack = stack;
+		memcpy(c->ips, smp->ips, smp->nr * 8);
+	}
+	return stack;
 }

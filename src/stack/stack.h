@@ -43,6 +43,8 @@ struct stack_unwind_stats {
 	struct hmap outer;		 /* outermost frame id -> stacks libunwind ended */
 };
 
+struct chain;
+
 struct stacker {
 	struct model *model;
 	struct profile *prof;
@@ -51,6 +53,10 @@ struct stacker {
 	stack_new_frame_fn new_frame;
 	void *new_frame_arg;
 	struct stack_unwind_stats unw;
+	struct chain *chains;		   /* frame-pointer mode: see stack.c */
+	bool cacheable;			   /* the stack being built may go in chains */
+	bool used_maps;			   /* it has user frames */
+	uint64_t chain_hits, chain_misses; /* for tests and benchmarks */
 	uint32_t frames[STACK_MAX_FRAMES]; /* the stack being built, leaf first */
 	uint64_t uips[STACK_MAX_FRAMES];
 };
