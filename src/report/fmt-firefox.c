@@ -471,22 +471,13 @@ static void write_thread(struct firefox *x, const struct tl_thread *th, struct s
 	sbuf_adds(out, "}");
 }
 
-static uint64_t meta_u64(const struct profile *p, const char *key)
-{
-	const char *v = profile_get_meta(p, key);
-	uint64_t n = 0;
-
-	if (v && parse_u64(v, &n) < 0)
-		n = 0;
-	return n;
-}
-
 int fmt_firefox(const struct profile *p, const struct report_opts *o, FILE *out)
 {
 	struct firefox x = {.p = p, .o = o};
 	struct sbuf threads = {0}, meta = {0};
-	uint64_t freq = meta_u64(p, "frequency"), period = meta_u64(p, "period");
-	uint64_t duration = meta_u64(p, "duration-ns");
+	uint64_t freq = profile_get_meta_u64(p, "frequency"),
+		 period = profile_get_meta_u64(p, "period");
+	uint64_t duration = profile_get_meta_u64(p, "duration-ns");
 
 	x.t = timeline_new(p, o);
 	x.lib_of = xcalloc(p->nmodules ? p->nmodules : 1, sizeof(*x.lib_of));
@@ -507,7 +498,7 @@ int fmt_firefox(const struct profile *p, const struct report_opts *o, FILE *out)
 		sbuf_adds(&meta, "1");
 	sbuf_addf(&meta,
 		  ",\"startTime\":%" PRIu64 ",\"profilingStartTime\":0,\"profilingEndTime\":",
-		  meta_u64(p, "start-time") * 1000);
+		  profile_get_meta_u64(p, "start-time") * 1000);
 	add_ms(&meta, duration);
 	sbuf_addf(&meta,
 		  ",\"processType\":0,\"product\":\"perfmini\",\"stackwalk\":1,"

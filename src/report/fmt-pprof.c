@@ -382,16 +382,6 @@ static void add_value_type(struct pprof *x, struct pb *out, uint32_t field, cons
 	pb_release(&v);
 }
 
-static uint64_t meta_u64(const struct profile *p, const char *key)
-{
-	const char *v = profile_get_meta(p, key);
-	uint64_t n = 0;
-
-	if (v && parse_u64(v, &n) < 0)
-		n = 0;
-	return n;
-}
-
 /* The header fields: sample types, period, times, comments. */
 static void encode_header(struct pprof *x, const struct aggregate *a, struct pb *out)
 {
@@ -401,7 +391,8 @@ static void encode_header(struct pprof *x, const struct aggregate *a, struct pb 
 	bool clock = event && (!strcmp(event, "cpu-clock") || !strcmp(event, "task-clock"));
 	const char *type = clock ? "cpu" : event && *event ? event : "events";
 	const char *unit = clock ? "nanoseconds" : "count";
-	uint64_t period = meta_u64(p, "period"), freq = meta_u64(p, "frequency");
+	uint64_t period = profile_get_meta_u64(p, "period"),
+		 freq = profile_get_meta_u64(p, "frequency");
 
 	if (x->o->sample_type != REPORT_CPU) {
 		/* Both values are nanoseconds: the view's, and the time the stacks sum to. */
@@ -421,10 +412,11 @@ static void encode_header(struct pprof *x, const struct aggregate *a, struct pb 
 		period = (a->period + a->samples / 2) / a->samples;
 	if (period && x->o->sample_type == REPORT_CPU)
 		pb_uint(out, PROFILE_PERIOD, period);
-	if (meta_u64(p, "start-time"))
-		pb_uint(out, PROFILE_TIME_NANOS, meta_u64(p, "start-time") * 1000000000);
-	if (meta_u64(p, "duration-ns"))
-		pb_uint(out, PROFILE_DURATION_NANOS, meta_u64(p, "duration-ns"));
+	if (profile_get_meta_u64(p, "start-time"))
+		pb_uint(out, PROFILE_TIME_NANOS,
+			profile_get_meta_u64(p, "start-time") * 1000000000);
+	if (profile_get_meta_u64(p, "duration-ns"))
+		pb_uint(out, PROFILE_DURATION_NANOS, profile_get_meta_u64(p, "duration-ns"));
 	if (command) {
 		x->name.len = 0;
 		sbuf_addf(&x->name, "perfmini %s", command);

@@ -122,6 +122,16 @@ const char *profile_get_meta(const struct profile *p, const char *key)
 	return NULL;
 }
 
+uint64_t profile_get_meta_u64(const struct profile *p, const char *key)
+{
+	const char *v = profile_get_meta(p, key);
+	uint64_t n = 0;
+
+	if (v && parse_u64(v, &n) < 0)
+		n = 0;
+	return n;
+}
+
 uint32_t profile_add_module(struct profile *p, const char *path, const char *build_id,
 			    uint32_t flags)
 {

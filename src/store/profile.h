@@ -181,6 +181,8 @@ void profile_free(struct profile *p);
 void profile_set_meta(struct profile *p, const char *key, const char *value);
 /* The value of key, or NULL. */
 const char *profile_get_meta(const struct profile *p, const char *key);
+/* The value of key as a number; 0 when absent or not a number. */
+uint64_t profile_get_meta_u64(const struct profile *p, const char *key);
 
 uint32_t profile_add_module(struct profile *p, const char *path, const char *build_id,
 			    uint32_t flags);
