@@ -8,6 +8,8 @@
 # readable then (sym-plt: lazy .plt; sym-plt-ibt: IBT .plt.sec, -z now).
 # At most 5% of the samples in PLT entries, or one, may lose their callers
 # (a sample at an entry's very first byte, of a few dozen, now and then).
+# A layout in whose entries this processor puts no sample, perf's neither
+# (plt_measurable), is left out; sym-plt-ibt never.
 set -eu
 . "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$srcdir/tests/symlib.sh"
@@ -23,6 +25,10 @@ for t in sym-plt sym-plt-ibt; do
 	kept=$1
 	say "$t: $in_plt samples in a PLT entry, $kept of them with main;plt_loop as callers"
 	lost=$((in_plt - kept))
+	if [ "$in_plt" -lt 5 ] && [ "$t" != sym-plt-ibt ] && ! plt_measurable "$t"; then
+		say "$t: this processor charges PLT time to the callee, for perf too"
+		continue
+	fi
 	if [ "$in_plt" -lt 5 ] || { [ "$lost" -gt 1 ] && [ $((kept * 100)) -lt $((in_plt * 95)) ]; }; then
 		say "the heaviest stacks were:"
 		top_stacks "$tmp/$t.folded" 10 >&3

@@ -10,8 +10,10 @@
 # a PLT entry, which pushes no frame) their leaf must read NAME@plt, never
 # _init (the sizeless symbol before .plt); the first entry of .plt, which
 # calls the lazy binder, reads .plt. How many samples land in the
-# entries varies (see record_plt); sym-plt evicts its PLT from the caches
-# so that more do.
+# entries varies (see record_plt); sym-plt evicts its PLT and GOT from
+# the caches so that more do. Some processors put no sample in the
+# entries of a layout at all, perf's neither: there (plt_measurable) the
+# check of that layout's samples is left out, never for sym-plt-ibt.
 set -eu
 . "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$srcdir/tests/symlib.sh"
@@ -76,7 +78,13 @@ need_perf
 for t in sym-plt sym-plt-ibt sym-plt-stripped; do
 	comm=$(printf '%.15s' "$t")
 	record_plt "$t" "$comm" "$plt_re"
-	[ "$plt_in" -ge 5 ] || fail "$t: only $plt_in samples end in a named PLT entry (need >= 5)"
+	if [ "$plt_in" -lt 5 ]; then
+		# The IBT layout holds samples on every processor seen so far;
+		# the others only where perf finds some there too.
+		[ "$t" != sym-plt-ibt ] && ! plt_measurable "$t" &&
+			say "$t: this processor charges PLT time to the callee, for perf too" ||
+			fail "$t: only $plt_in samples end in a named PLT entry (need >= 5)"
+	fi
 	# _init itself runs once at the start (a sample may land there); PLT
 	# time charged to it would be a share of the run.
 	set -- $(sym_shares "$tmp/$t.folded" "$comm" '(^|;)_init$')

@@ -264,3 +264,20 @@ record_plt() {
 		[ "$plt_in" -lt 5 ] || return 0
 	done
 }
+
+# plt_measurable TARGET: whether this processor lets timer samples land in
+# TARGET's PLT entries, as perf sees them: 'perf record' of 'TARGET 1'
+# with the same frequency must put at least 5 samples in entries it names
+# NAME@plt. Some processors charge the time a call waits in an entry
+# (for the entry's code or for its GOT slot) to the function it jumps to,
+# for one PLT layout and not another; there no profiler can see the
+# entries, and a test can only check the naming on what lands there.
+plt_measurable() {
+	pm_n=$(cd "$tmp" && run_timeout 60 perf record -q -e cpu-clock -F 2999 -o "$tmp/plt-perf.data" \
+		-- "$TARGETS/$1" 1 >/dev/null 2>&1 &&
+		perf script -i "$tmp/plt-perf.data" -F ip,sym 2>/dev/null | awk '
+			{ n++ } $2 ~ /@plt$/ { p++ } END { print p + 0, n + 0 }') ||
+		fail "perf record of $1 failed"
+	say "$1: perf puts ${pm_n% *} of ${pm_n#* } samples in a PLT entry"
+	[ "${pm_n% *}" -ge 5 ]
+}

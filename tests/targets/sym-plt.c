@@ -22,10 +22,22 @@ uint64_t plt_tiny_got(uint64_t x);
 uint64_t (*volatile sym_plt_fn)(uint64_t);
 volatile uint64_t sym_plt_sink;
 
-/* The runtime range of the PLT sections (.plt, .plt.got, .plt.sec). */
-static uintptr_t plt_lo, plt_hi;
+/*
+ * The runtime ranges of the PLT sections (.plt, .plt.got, .plt.sec) and of
+ * the GOT sections their entries jump through (.got, .got.plt).
+ */
+static uintptr_t plt_lo, plt_hi, got_lo, got_hi;
 
-/* Reads this program's section headers for the PLT's range; 0 on success. */
+/* Widens [*lo, *hi) to hold section s. */
+static void widen(uintptr_t *lo, uintptr_t *hi, const Elf64_Shdr *s)
+{
+	if (!*lo || s->sh_addr < *lo)
+		*lo = s->sh_addr;
+	if (s->sh_addr + s->sh_size > *hi)
+		*hi = s->sh_addr + s->sh_size;
+}
+
+/* Reads this program's section headers for those ranges; 0 on success. */
 static int find_plt(void)
 {
 	Elf64_Ehdr eh;
@@ -46,15 +58,14 @@ static int find_plt(void)
 	    fread(names, 1, sh[eh.e_shstrndx].sh_size, f) != sh[eh.e_shstrndx].sh_size)
 		goto out;
 	for (int i = 0; i < eh.e_shnum; i++) {
-		if (sh[i].sh_name >= sh[eh.e_shstrndx].sh_size ||
-		    strncmp(names + sh[i].sh_name, ".plt", 4))
+		if (sh[i].sh_name >= sh[eh.e_shstrndx].sh_size)
 			continue;
-		if (!plt_lo || sh[i].sh_addr < plt_lo)
-			plt_lo = sh[i].sh_addr;
-		if (sh[i].sh_addr + sh[i].sh_size > plt_hi)
-			plt_hi = sh[i].sh_addr + sh[i].sh_size;
+		if (strncmp(names + sh[i].sh_name, ".plt", 4) == 0)
+			widen(&plt_lo, &plt_hi, &sh[i]);
+		else if (strncmp(names + sh[i].sh_name, ".got", 4) == 0)
+			widen(&got_lo, &got_hi, &sh[i]);
 	}
-	ret = plt_lo ? 0 : -1;
+	ret = plt_lo && got_lo ? 0 : -1;
 out:
 	free(names);
 	free(sh);
@@ -72,16 +83,25 @@ static int program_bias(struct dl_phdr_info *info, size_t size, void *data)
 }
 
 /*
- * Evicts the PLT's code from the caches, so that each call, once made,
- * waits in its PLT entry for the entry's code: the entries hold a large
- * and steady share of the samples. Without this, whether the timer's
- * samples land in an entry at all (rather than in the function it jumps
- * to) depends on the load addresses and on the load of the machine.
+ * Evicts the PLT's code and the GOT slots its entries jump through from
+ * the caches, so that each call waits in its PLT entry: for the entry's
+ * code, and in the entry's indirect jump for the slot it reads. The
+ * entries then hold a large and steady share of the samples. Without
+ * this, whether the timer's samples land in an entry at all (rather than
+ * in the function it jumps to) depends on the load addresses, the load of
+ * the machine and the processor: some keep decoded code that a flush of
+ * its lines does not reach, but every one waits for a data load.
  */
+static inline void flush_range(uintptr_t lo, uintptr_t hi)
+{
+	for (uintptr_t a = lo & ~(uintptr_t)63; a < hi; a += 64)
+		__asm__ volatile("clflush (%0)" : : "r"(a) : "memory");
+}
+
 static inline void flush_plt(void)
 {
-	for (uintptr_t a = plt_lo & ~(uintptr_t)63; a < plt_hi; a += 64)
-		__asm__ volatile("clflush (%0)" : : "r"(a) : "memory");
+	flush_range(plt_lo, plt_hi);
+	flush_range(got_lo, got_hi);
 }
 
 SYM_HOT_FN uint64_t plt_loop(uint64_t x)
@@ -103,12 +123,14 @@ int main(int argc, char **argv)
 	uint64_t x = 1;
 
 	if (find_plt() != 0) {
-		fprintf(stderr, "sym-plt: no PLT section found in /proc/self/exe\n");
+		fprintf(stderr, "sym-plt: no PLT or GOT section found in /proc/self/exe\n");
 		return 2;
 	}
 	dl_iterate_phdr(program_bias, &bias);
 	plt_lo += bias;
 	plt_hi += bias;
+	got_lo += bias;
+	got_hi += bias;
 
 	sym_plt_fn = plt_tiny_got;
 	while (sym_thread_cpu() < secs)
