@@ -63,7 +63,7 @@ struct recorder {
 	struct datafile_out out;
 	struct hmap sampled_tids; /* tid -> pid, of the living threads sampled */
 	struct hmap sampled_pids; /* pid, every process sampled */
-	size_t nthreads;	  /* threads sampled, living or not */
+	size_t nthreads;	  /* threads sampled (or waited, --off-cpu), living or not */
 	uint64_t start_ns, end_ns;
 	time_t wall_start;
 	uint64_t nsamples, lost, lost_samples, bad_records;
@@ -186,8 +186,10 @@ static void keep_offcpu(const struct offcpu_span *s, void *arg)
 	o.comm = s->comm;
 	o.flags = s->preempted ? PM_OFFCPU_PREEMPTED : 0;
 	profile_add_offcpu(r->prof, &o);
-	/* A thread that only waited goes into the profile's threads too. */
-	note_sampled(&r->sampled_tids, s->tid, s->pid);
+	/* A thread that only waited goes into the profile's threads and the count too. */
+	if (note_sampled(&r->sampled_tids, s->tid, s->pid))
+		r->nthreads++;
+	note_sampled(&r->sampled_pids, s->pid, s->pid);
 }
 
 static void apply(const void *bytes, uint32_t len, void *arg)
