@@ -35,11 +35,16 @@ static struct missing *count_missing(const struct profile *p)
 	struct missing *m = xcalloc(p->nmodules + 1, sizeof(*m));
 	uint64_t *weight = profile_stack_weights(p);
 
+	/* Per module, 1 + the last stack whose samples it counted. */
+	size_t *counted = xcalloc(p->nmodules + 1, sizeof(*counted));
+	uint64_t all = 0;
+
 	for (size_t i = 0; i <= p->nmodules; i++)
 		m[i].module = i < p->nmodules ? (uint32_t)i : PM_NONE;
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const struct pm_stack *st = &p->stacks[i];
 
+		all += weight[i];
 		for (uint32_t d = 0; d < st->depth && weight[i]; d++) {
 			const struct pm_frame *f = &p->frames[p->stack_frames[st->off + d]];
 			struct missing *x = &m[f->module == PM_NONE ? p->nmodules : f->module];
@@ -47,6 +52,10 @@ static struct missing *count_missing(const struct profile *p)
 			x->frames += weight[i];
 			if (!f->nlines) {
 				x->unnamed += weight[i];
+				if (counted[x - m] != i + 1) {
+					x->samples += weight[i];
+					counted[x - m] = i + 1;
+				}
 				continue;
 			}
 			x->named += weight[i];
@@ -54,6 +63,9 @@ static struct missing *count_missing(const struct profile *p)
 				x->unplaced += weight[i];
 		}
 	}
+	for (size_t i = 0; i <= p->nmodules; i++)
+		m[i].all_samples = all;
+	free(counted);
 	free(weight);
 	return m;
 }
@@ -111,9 +123,21 @@ void report_missing_say(const struct profile *p, const struct missing *m, bool l
 		enum module_reason r =
 			mod ? (enum module_reason)PM_MODULE_REASON(mod->flags) : REASON_NO_MAPPING;
 
-		sbuf_addf(b, ": %.1f%% of %llu sampled frames have no name",
-			  100.0 * (double)m->unnamed / (double)m->frames,
-			  (unsigned long long)m->frames);
+		/*
+		 * Frames in no mapping never have a name: what matters is how
+		 * many samples they touch (a garbage chain can add a hundred).
+		 */
+		if (mod)
+			sbuf_addf(b, ": %.1f%% of %llu sampled frames have no name",
+				  100.0 * (double)m->unnamed / (double)m->frames,
+				  (unsigned long long)m->frames);
+		else
+			sbuf_addf(
+				b, ": %llu frame%s in %llu of %llu samples (%.1f%%) have no name",
+				(unsigned long long)m->unnamed, m->unnamed == 1 ? "" : "s",
+				(unsigned long long)m->samples, (unsigned long long)m->all_samples,
+				m->all_samples ? 100.0 * (double)m->samples / (double)m->all_samples
+					       : 0.0);
 		why = module_reason_text(r);
 		fix = module_reason_fix(r);
 	}

@@ -20,6 +20,8 @@ struct missing {
 	uint32_t module; /* PM_NONE: frames in no known mapping */
 	uint64_t frames, unnamed;
 	uint64_t named, unplaced; /* frames with a name; of them, without a line */
+	uint64_t samples;	  /* samples with a frame of the module and no name */
+	uint64_t all_samples;	  /* the profile's samples */
 };
 
 /*
