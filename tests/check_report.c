@@ -298,6 +298,47 @@ START_TEST(test_aggregate_roots_offcpu)
 }
 END_TEST
 
+/*
+ * --off-cpu-state: blocked and preempted spans apart, their totals in the
+ * aggregate, the filter described; both states add up to all.
+ */
+START_TEST(test_aggregate_offcpu_state)
+{
+	struct profile *p = synth_profile();
+	struct report_opts o = {.rows = -1, .sample_type = REPORT_OFF_CPU};
+	struct pm_offcpu x = {.time = 1000, .duration = 7000, .pid = 100, .tid = 102};
+	uint64_t want[] = {7000 + 3000, 7000, 3000};
+	struct aggregate *a;
+	struct sbuf b = {0};
+
+	x.stack = p->samples[0].stack;
+	x.comm = strtab_add(&p->str, "waiter");
+	profile_add_offcpu(p, &x);
+	x.duration = 3000;
+	x.flags = PM_OFFCPU_PREEMPTED;
+	profile_add_offcpu(p, &x);
+	for (int st = REPORT_STATE_ANY; st <= REPORT_STATE_PREEMPTED; st++) {
+		o.offcpu_state = st;
+		a = aggregate_new(p, &o, 0);
+		ck_assert_uint_eq(a->samples, want[st]);
+		ck_assert_uint_eq(a->blocked_ns, st == REPORT_STATE_PREEMPTED ? 0 : 7000);
+		ck_assert_uint_eq(a->preempted_ns, st == REPORT_STATE_BLOCKED ? 0 : 3000);
+		ck_assert(aggregate_filtered(&o) == (st != REPORT_STATE_ANY));
+		aggregate_free(a);
+	}
+	aggregate_describe(&o, &b);
+	ck_assert_str_eq(b.buf, "--off-cpu-state=preempted");
+	/* The wall view takes the same filter; the CPU samples stay. */
+	o.sample_type = REPORT_WALL;
+	o.offcpu_state = REPORT_STATE_BLOCKED;
+	a = aggregate_new(p, &o, 0);
+	ck_assert_uint_eq(a->samples, 92 * PERIOD + 8 * 500000 + 7000);
+	aggregate_free(a);
+	sbuf_release(&b);
+	profile_free(p);
+}
+END_TEST
+
 /* The row of function name in a top table, NULL if none. */
 static const char *top_row(const char *text, const char *name, const char *module)
 {
@@ -935,6 +976,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_parse_errors);
 	tcase_add_test(tc, test_aggregate_roots);
 	tcase_add_test(tc, test_aggregate_roots_offcpu);
+	tcase_add_test(tc, test_aggregate_offcpu_state);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("formats");

@@ -7,6 +7,10 @@
 # view (CPU periods plus off-CPU time) must add up to the thread's life
 # within 15% (+20 ms), for the waiting threads and the CPU-bound one. The
 # default report stays a CPU profile: no stack of it counts nanoseconds.
+# On one CPU (taskset -c 0) the threads also preempt one another:
+# --off-cpu-state=blocked must still give each wait as measured, the
+# spinner no blocked time but some preempted, blocked plus preempted the
+# whole, and the record summary must count the threads the report has.
 set -eu
 . "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -75,3 +79,42 @@ run_timeout 60 "$PERFMINI" report -i "$tmp/w.data" --sample-type=off-cpu --svg -
 grep -q 'data-unit="ns"' "$tmp/oc.svg" && grep -q 'ms off CPU' "$tmp/oc.svg" ||
 	fail "svg: the off-CPU graph does not say its unit"
 say "off-CPU top and SVG in milliseconds"
+
+# Blocked or preempted, on one CPU. Not run through run_record: the
+# summary line (no -q) is checked too.
+run_timeout 120 "$PERFMINI" record -o "$tmp/p.data" --off-cpu -- taskset -c 0 "$TARGETS/waits" 20 \
+	>"$tmp/ptruth" 2>"$tmp/p.err" || fail "record --off-cpu -- taskset -c 0 waits failed"
+cat "$tmp/p.err" >&3
+for st in any blocked preempted; do
+	run_timeout 60 "$PERFMINI" report -i "$tmp/p.data" --folded --sample-type=off-cpu \
+		--off-cpu-state=$st >"$tmp/p-$st.folded" || fail "report --off-cpu-state=$st failed"
+done
+ptruth() {
+	awk -v k="$1" -v n="$2" '$1 == k && $2 == n { print $3 }' "$tmp/ptruth"
+}
+near "$(sum "$tmp/p-blocked.folded" sleeper 'nanosleep' 'work_cpu')" \
+	"$(ptruth wait sleep_wait)" 10 5000000 "one CPU: sleeper blocked in nanosleep"
+near "$(sum "$tmp/p-blocked.folded" reader ';(__libc_)?read[;_ ]' 'work_cpu')" \
+	"$(ptruth wait pipe_wait)" 10 5000000 "one CPU: reader blocked on the pipe"
+near "$(sum "$tmp/p-blocked.folded" locker 'lock_wait' 'work_cpu')" \
+	"$(ptruth wait mutex_wait)" 10 5000000 "one CPU: locker blocked on the mutex"
+spun=$(sum "$tmp/p-preempted.folded" spinner '' '')
+[ "$(sum "$tmp/p-blocked.folded" spinner '' '')" -le 5000000 ] ||
+	fail "one CPU: the spinner, which never waits, has blocked time"
+[ "$spun" -gt 0 ] || fail "one CPU: the spinner was never preempted"
+say "one CPU: spinner preempted $spun ns"
+for th in sleeper reader locker spinner; do
+	all=$(sum "$tmp/p-any.folded" $th '' '')
+	parts=$(($(sum "$tmp/p-blocked.folded" $th '' '') + $(sum "$tmp/p-preempted.folded" $th '' '')))
+	[ "$all" -eq "$parts" ] || fail "$th: blocked plus preempted is $parts ns, all $all ns"
+done
+run_timeout 60 "$PERFMINI" report -i "$tmp/p.data" --sample-type=off-cpu -o "$tmp/p.top" \
+	2>/dev/null || fail "report --sample-type=off-cpu failed"
+grep -q '^Off-CPU: .* ms blocked, .* ms preempted' "$tmp/p.top" ||
+	fail "top: no Off-CPU line with blocked and preempted time"
+# The summary counts every thread the wall view has (those that only waited too).
+threads=$(run_timeout 60 "$PERFMINI" report -i "$tmp/p.data" --folded --per-tid \
+	--sample-type=wall | cut -d';' -f1 | sort -u | wc -l)
+grep -q "1 process, $threads threads in" "$tmp/p.err" ||
+	fail "the record summary does not count the $threads threads: $(cat "$tmp/p.err")"
+say "one CPU: blocked and preempted apart; $threads threads counted"

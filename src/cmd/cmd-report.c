@@ -104,6 +104,10 @@ static const char usage[] =
 	"                       threads spent switched out (record --off-cpu), in\n"
 	"                       nanoseconds; wall: both, the samples' periods (ns\n"
 	"                       with cpu-clock) plus the off-CPU time\n"
+	"      --off-cpu-state=STATE with off-cpu or wall, only the spans of\n"
+	"                       threads that were blocked (went to sleep) or\n"
+	"                       preempted (switched out while runnable); any:\n"
+	"                       both (the default)\n"
 	"\n"
 	"Naming:\n"
 	"      --lines          name frames FUNCTION:FILE:LINE (--top: a Location\n"
@@ -142,6 +146,7 @@ enum {
 	OPT_PER_TID,
 	OPT_FORCE,
 	OPT_SAMPLE_TYPE,
+	OPT_OFFCPU_STATE,
 	OPT_DIFF,
 };
 
@@ -168,6 +173,7 @@ static const struct option options[] = {
 	{"per-tid", no_argument, NULL, OPT_PER_TID},
 	{"force", no_argument, NULL, OPT_FORCE},
 	{"sample-type", required_argument, NULL, OPT_SAMPLE_TYPE},
+	{"off-cpu-state", required_argument, NULL, OPT_OFFCPU_STATE},
 	{"diff", required_argument, NULL, OPT_DIFF},
 	{"lines", no_argument, NULL, OPT_LINES},
 	{"full-paths", no_argument, NULL, OPT_FULL_PATHS},
@@ -372,6 +378,20 @@ int cmd_report(int argc, char **argv)
 				goto out;
 			}
 			break;
+		case OPT_OFFCPU_STATE:
+			if (strcmp(optarg, "any") == 0) {
+				o.offcpu_state = REPORT_STATE_ANY;
+			} else if (strcmp(optarg, "blocked") == 0) {
+				o.offcpu_state = REPORT_STATE_BLOCKED;
+			} else if (strcmp(optarg, "preempted") == 0) {
+				o.offcpu_state = REPORT_STATE_PREEMPTED;
+			} else {
+				ret = usage_error(
+					"--off-cpu-state: '%s' is not any, blocked or preempted",
+					optarg);
+				goto out;
+			}
+			break;
 		case OPT_DIFF:
 			o.base_input = optarg;
 			break;
@@ -400,6 +420,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if (per_pid && per_tid) {
 		ret = usage_error("%s and --per-tid exclude each other", "--per-pid");
+		goto out;
+	}
+	if (o.offcpu_state != REPORT_STATE_ANY && o.sample_type == REPORT_CPU) {
+		ret = usage_error("--off-cpu-state applies to --sample-type=off-cpu or wall");
 		goto out;
 	}
 	if (!f)

@@ -76,7 +76,8 @@ bool aggregate_selects(const struct report_opts *o, const struct profile *p,
 bool aggregate_filtered(const struct report_opts *o)
 {
 	return o->npids || o->ntids || o->ncomms || o->has_start || o->has_end || o->no_kernel ||
-	       o->kernel_only;
+	       o->kernel_only ||
+	       (o->sample_type != REPORT_CPU && o->offcpu_state != REPORT_STATE_ANY);
 }
 
 /* Starts option opt: a space before it unless it is the first since start. */
@@ -121,6 +122,10 @@ void aggregate_describe(const struct report_opts *o, struct sbuf *b)
 		add_opt(b, start, "--no-kernel");
 	if (o->kernel_only)
 		add_opt(b, start, "--kernel-only");
+	if (o->sample_type != REPORT_CPU && o->offcpu_state != REPORT_STATE_ANY)
+		add_opt(b, start,
+			o->offcpu_state == REPORT_STATE_BLOCKED ? "--off-cpu-state=blocked"
+								: "--off-cpu-state=preempted");
 }
 
 /*
@@ -308,8 +313,11 @@ static bool same_group(uint64_t val, const void *arg)
 		(g->pid == k->s->pid && g->tid == k->s->tid && g->comm == k->s->comm));
 }
 
-/* Adds s to its group, weighing count (1 for a sample, else nanoseconds). */
-static void add_weighed(struct builder *b, const struct pm_sample *s, uint64_t count)
+/*
+ * Adds s to its group, weighing count (1 for a sample, else nanoseconds);
+ * false when the kernel filters leave it no frame.
+ */
+static bool add_weighed(struct builder *b, const struct pm_sample *s, uint64_t count)
 {
 	struct aggregate *a = b->a;
 	bool thread = b->flags & AGG_BY_THREAD;
@@ -321,7 +329,7 @@ static void add_weighed(struct builder *b, const struct pm_sample *s, uint64_t c
 	bool added;
 
 	if (canon == PM_NONE)
-		return;
+		return false;
 	c = &b->canons[canon];
 	root = root_of(b, s);
 	k = (struct group_key){b, root, c, s, thread};
@@ -346,10 +354,14 @@ count:
 	g->period += s->period;
 	a->samples += count;
 	a->period += s->period;
+	return true;
 }
 
-void aggregate_offcpu_sample(const struct pm_offcpu *x, struct pm_sample *s)
+bool aggregate_selects_offcpu(const struct report_opts *o, const struct profile *p,
+			      const struct pm_offcpu *x, struct pm_sample *s)
 {
+	bool preempted = x->flags & PM_OFFCPU_PREEMPTED;
+
 	memset(s, 0, sizeof(*s));
 	s->time = x->time;
 	s->period = x->duration;
@@ -358,6 +370,10 @@ void aggregate_offcpu_sample(const struct pm_offcpu *x, struct pm_sample *s)
 	s->cpu = x->cpu;
 	s->stack = x->stack;
 	s->comm = x->comm;
+	if ((o->offcpu_state == REPORT_STATE_BLOCKED && preempted) ||
+	    (o->offcpu_state == REPORT_STATE_PREEMPTED && !preempted))
+		return false;
+	return aggregate_selects(o, p, s);
 }
 
 struct aggregate *aggregate_new(const struct profile *p, const struct report_opts *o,
@@ -382,9 +398,14 @@ struct aggregate *aggregate_new(const struct profile *p, const struct report_opt
 	for (size_t i = 0; o->sample_type != REPORT_CPU && i < p->noffcpu; i++) {
 		struct pm_sample s;
 
-		aggregate_offcpu_sample(&p->offcpu[i], &s);
-		if (aggregate_selects(o, p, &s))
-			add_weighed(&b, &s, s.period);
+		if (!aggregate_selects_offcpu(o, p, &p->offcpu[i], &s))
+			continue;
+		if (add_weighed(&b, &s, s.period)) {
+			if (p->offcpu[i].flags & PM_OFFCPU_PREEMPTED)
+				a->preempted_ns += s.period;
+			else
+				a->blocked_ns += s.period;
+		}
 	}
 	free(b.canon_of);
 	free(b.canons);

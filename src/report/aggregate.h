@@ -38,6 +38,8 @@ struct aggregate {
 	uint32_t *frames; /* profile frame ids, after the kernel filter */
 	size_t nframes;
 	uint64_t samples, period; /* totals over the stacks */
+	/* Of the off-CPU spans counted, the nanoseconds blocked and preempted. */
+	uint64_t blocked_ns, preempted_ns;
 };
 
 enum agg_flags {
@@ -60,8 +62,13 @@ bool aggregate_selects(const struct report_opts *o, const struct profile *p,
  */
 int aggregate_stack_frames(const struct report_opts *o, const struct profile *p, uint32_t sid,
 			   uint32_t *frames);
-/* An off-CPU span as a sample whose period is its nanoseconds. */
-void aggregate_offcpu_sample(const struct pm_offcpu *x, struct pm_sample *s);
+/*
+ * Off-CPU span x as a sample whose period is its nanoseconds, into s;
+ * whether o selects it (its state, --off-cpu-state, and what
+ * aggregate_selects checks).
+ */
+bool aggregate_selects_offcpu(const struct report_opts *o, const struct profile *p,
+			      const struct pm_offcpu *x, struct pm_sample *s);
 /* Whether any filter of o is set. */
 bool aggregate_filtered(const struct report_opts *o);
 /* Appends the filters of o as options would give them: "--pid 1,2 --time 1.5,". */

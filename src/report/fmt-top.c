@@ -416,6 +416,10 @@ static void print_header(const struct profile *p, const struct report_opts *o,
 				  ? "off CPU"
 				  : "of wall time: CPU periods and off-CPU time");
 		header_line(out, width, "Weight:", b.buf);
+		b.len = 0;
+		sbuf_addf(&b, "%.1f ms blocked, %.1f ms preempted (switched out while runnable)",
+			  (double)a->blocked_ns / 1e6, (double)a->preempted_ns / 1e6);
+		header_line(out, width, "Off-CPU:", b.buf);
 	}
 	b.len = 0;
 	parse_u64(meta(p, "lost-samples"), &lost_s);

@@ -102,6 +102,16 @@ enum report_sample_type {
 	REPORT_WALL,	/* CPU samples' periods (ns for cpu-clock) plus off-CPU spans */
 };
 
+/*
+ * Which off-CPU spans count (--off-cpu-state): a thread switched out while
+ * still runnable was preempted, one that went to sleep was blocked.
+ */
+enum report_offcpu_state {
+	REPORT_STATE_ANY, /* both (the default) */
+	REPORT_STATE_BLOCKED,
+	REPORT_STATE_PREEMPTED,
+};
+
 struct report_opts {
 	const char *input;
 	bool no_kernel;	  /* drop kernel frames */
@@ -119,6 +129,7 @@ struct report_opts {
 	uint64_t start_ns, end_ns; /* [start, end) from the recording's start */
 	enum report_root root;
 	enum report_sample_type sample_type;
+	enum report_offcpu_state offcpu_state;
 
 	/*
 	 * --diff: the recording compared with (NULL: no comparison) and its

@@ -30,8 +30,6 @@ static void add_event(struct builder *b, const struct pm_sample *s, uint32_t ind
 	struct tl_event *e;
 	bool added;
 
-	if (!aggregate_selects(b->o, b->p, s))
-		return;
 	xgrow(&b->scratch, &b->scratch_cap, st->depth + 1, sizeof(*b->scratch));
 	if (aggregate_stack_frames(b->o, b->p, s->stack, b->scratch) < 0)
 		return;
@@ -84,12 +82,13 @@ struct timeline *timeline_new(const struct profile *p, const struct report_opts 
 
 	hmap_init(&b.thread_of);
 	for (size_t i = 0; o->sample_type != REPORT_OFF_CPU && i < p->nsamples; i++)
-		add_event(&b, &p->samples[i], (uint32_t)i, false);
+		if (aggregate_selects(o, p, &p->samples[i]))
+			add_event(&b, &p->samples[i], (uint32_t)i, false);
 	for (size_t i = 0; o->sample_type != REPORT_CPU && i < p->noffcpu; i++) {
 		struct pm_sample s;
 
-		aggregate_offcpu_sample(&p->offcpu[i], &s);
-		add_event(&b, &s, (uint32_t)i, true);
+		if (aggregate_selects_offcpu(o, p, &p->offcpu[i], &s))
+			add_event(&b, &s, (uint32_t)i, true);
 	}
 	/* Threads by pid and tid; events renumbered to match, then sorted. */
 	renumber = xcalloc(t->nthreads + 1, sizeof(*renumber));
