@@ -6,10 +6,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "model/proc.h"
 #include "unit-helpers.h"
@@ -470,6 +472,63 @@ START_TEST(test_model_thread_comm)
 }
 END_TEST
 
+static void *named_thread(void *arg)
+{
+	pthread_barrier_t *b = arg;
+
+	pthread_barrier_wait(b); /* named, tid published */
+	pthread_barrier_wait(b); /* the test is done */
+	return NULL;
+}
+
+static pid_t named_tid;
+
+static void *publish_tid(void *arg)
+{
+	named_tid = gettid();
+	pthread_setname_np(pthread_self(), "real-name");
+	return named_thread(arg);
+}
+
+/*
+ * A live model names a thread first met in a sample from /proc (it may
+ * have been renamed before the recording), but a forked one after the
+ * thread that forked, as the kernel does, reading nothing: a thread
+ * churner would cost a /proc open per thread.
+ */
+START_TEST(test_model_fork_reads_nothing)
+{
+	struct module_set mods;
+	struct model m;
+	pthread_barrier_t b;
+	pthread_t th;
+	uint32_t pid = (uint32_t)getpid();
+
+	ck_assert_int_eq(pthread_barrier_init(&b, NULL, 2), 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, publish_tid, &b), 0);
+	pthread_barrier_wait(&b);
+
+	module_set_init(&mods);
+	model_init(&m, &mods, true);
+	model_comm(&m, pid, pid, "parent", false);
+	model_fork(&m, pid, pid, (uint32_t)named_tid, pid);
+	ck_assert_str_eq(model_thread(&m, pid, (uint32_t)named_tid)->comm, "parent");
+	ck_assert_uint_eq(m.names_read, 0);
+	model_release(&m);
+
+	model_init(&m, &mods, true);
+	model_comm(&m, pid, pid, "parent", false);
+	ck_assert_str_eq(model_thread(&m, pid, (uint32_t)named_tid)->comm, "real-name");
+	ck_assert_uint_eq(m.names_read, 1);
+	model_release(&m);
+	module_set_release(&mods);
+
+	pthread_barrier_wait(&b);
+	pthread_join(th, NULL);
+	pthread_barrier_destroy(&b);
+}
+END_TEST
+
 /*
  * fork() in a renamed thread: the kernel copies the forking task's comm,
  * so the child process is named after the thread, not after the parent's
@@ -615,6 +674,7 @@ static Suite *proc_suite(void)
 	tcase_add_test(tc, test_model_thread_shares_maps);
 	tcase_add_test(tc, test_model_exec);
 	tcase_add_test(tc, test_model_fork_exec);
+	tcase_add_test(tc, test_model_fork_reads_nothing);
 	tcase_add_test(tc, test_model_thread_comm);
 	tcase_add_test(tc, test_model_fork_from_thread);
 	tcase_add_test(tc, test_model_tid_reuse);

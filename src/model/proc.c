@@ -44,18 +44,17 @@ static struct process *find_process(struct model *m, uint32_t pid)
 	return s ? (void *)(uintptr_t)s->val : NULL;
 }
 
-static void read_comm(uint32_t pid, char comm[COMM_MAX])
+/* Reads the name at path (a /proc comm file) into comm, if it can. */
+static void read_comm(struct model *m, const char *path, char comm[COMM_MAX])
 {
-	char path[64];
-	FILE *f;
+	FILE *f = fopen(path, "re");
 
-	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-	f = fopen(path, "re");
 	if (!f)
 		return;
 	if (fgets(comm, COMM_MAX, f))
 		comm[strcspn(comm, "\n")] = '\0';
 	fclose(f);
+	m->names_read++;
 }
 
 static struct process *add_process(struct model *m, uint32_t pid, struct maps *maps)
@@ -77,13 +76,21 @@ struct process *model_process(struct model *m, uint32_t pid)
 		return p;
 	p = add_process(m, pid, NULL);
 	if (m->live && pid) {
-		read_comm(pid, p->comm);
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+		read_comm(m, path, p->comm);
 		model_seed(m, p);
 	}
 	return p;
 }
 
-struct thread *model_thread(struct model *m, uint32_t pid, uint32_t tid)
+/*
+ * Thread tid of pid, created if unknown: named after its process, or, with
+ * read_name and when live, from /proc (a thread that was there before the
+ * recording may have a name of its own).
+ */
+static struct thread *get_thread(struct model *m, uint32_t pid, uint32_t tid, bool read_name)
 {
 	struct hmap_slot *s = hmap_find(&m->threads, tid);
 	struct thread *t;
@@ -102,19 +109,19 @@ struct thread *model_thread(struct model *m, uint32_t pid, uint32_t tid)
 	t->tid = tid;
 	t->pid = pid;
 	memcpy(t->comm, p->comm, COMM_MAX);
-	if (m->live && tid != pid) {
+	if (read_name && m->live && tid != pid) {
 		char path[64];
-		FILE *f;
 
 		snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
-		if ((f = fopen(path, "re"))) {
-			if (fgets(t->comm, COMM_MAX, f))
-				t->comm[strcspn(t->comm, "\n")] = '\0';
-			fclose(f);
-		}
+		read_comm(m, path, t->comm);
 	}
 	hmap_insert(&m->threads, tid, NULL)->val = (uintptr_t)t;
 	return t;
+}
+
+struct thread *model_thread(struct model *m, uint32_t pid, uint32_t tid)
+{
+	return get_thread(m, pid, tid, true);
 }
 
 void model_comm(struct model *m, uint32_t pid, uint32_t tid, const char *comm, bool exec)
@@ -147,7 +154,11 @@ void model_fork(struct model *m, uint32_t pid, uint32_t ppid, uint32_t tid, uint
 		memcpy(p->comm, parent->comm, COMM_MAX);
 		p->seeded_ns = pp->seeded_ns;
 	}
-	t = model_thread(m, pid, tid);
+	/*
+	 * Named after the thread that forked, as the kernel names it: no
+	 * /proc read (a thread churner would cost a thousand a second).
+	 */
+	t = get_thread(m, pid, tid, false);
 	memcpy(t->comm, parent->comm, COMM_MAX);
 }
 

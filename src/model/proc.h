@@ -49,6 +49,7 @@ struct model {
 	struct module_set *mods;
 	bool live; /* /proc may be read (false in tests and after the fact) */
 	uint64_t reseeds;
+	uint64_t names_read; /* process and thread names read from /proc */
 };
 
 void model_init(struct model *m, struct module_set *mods, bool live);
