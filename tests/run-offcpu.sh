@@ -32,8 +32,9 @@ near() {
 	say "$5: $1 ns, measured $2 ns"
 }
 
+# truth FILE KIND NAME: what the waits target printed in FILE for NAME.
 truth() {
-	awk -v k="$1" -v n="$2" '$1 == k && $2 == n { print $3 }' "$tmp/truth"
+	awk -v k="$2" -v n="$3" '$1 == k && $2 == n { print $3 }' "$1"
 }
 
 # sum FOLDED THREAD INCLUDE EXCLUDE: the counts of THREAD's stacks that
@@ -44,14 +45,20 @@ sum() {
 		END { printf "%.0f\n", s }' "$1"
 }
 
-near "$(sum "$tmp/off-cpu.folded" sleeper 'nanosleep' 'work_cpu')" \
-	"$(truth wait sleep_wait)" 10 5000000 "sleeper blocked in nanosleep"
-near "$(sum "$tmp/off-cpu.folded" reader ';(__libc_)?read[;_ ]' 'work_cpu')" \
-	"$(truth wait pipe_wait)" 10 5000000 "reader blocked on the pipe"
-near "$(sum "$tmp/off-cpu.folded" locker 'lock_wait' 'work_cpu')" \
-	"$(truth wait mutex_wait)" 10 5000000 "locker blocked on the mutex"
+# check_waits FOLDED TRUTH WHAT: each wait the target measured (in TRUTH)
+# is on its function's stack in FOLDED for as long.
+check_waits() {
+	near "$(sum "$1" sleeper 'nanosleep' 'work_cpu')" \
+		"$(truth "$2" wait sleep_wait)" 10 5000000 "${3}sleeper blocked in nanosleep"
+	near "$(sum "$1" reader ';(__libc_)?read[;_ ]' 'work_cpu')" \
+		"$(truth "$2" wait pipe_wait)" 10 5000000 "${3}reader blocked on the pipe"
+	near "$(sum "$1" locker 'lock_wait' 'work_cpu')" \
+		"$(truth "$2" wait mutex_wait)" 10 5000000 "${3}locker blocked on the mutex"
+}
+
+check_waits "$tmp/off-cpu.folded" "$tmp/truth" ""
 for th in sleeper reader locker spinner; do
-	near "$(sum "$tmp/wall.folded" $th '' '')" "$(truth life $th)" 15 20000000 \
+	near "$(sum "$tmp/wall.folded" $th '' '')" "$(truth "$tmp/truth" life $th)" 15 20000000 \
 		"$th: CPU plus off-CPU time against its life"
 done
 # The CPU-bound thread is off the CPU only when preempted: not in a wait.
@@ -89,15 +96,7 @@ for st in any blocked preempted; do
 	run_timeout 60 "$PERFMINI" report -i "$tmp/p.data" --folded --sample-type=off-cpu \
 		--off-cpu-state=$st >"$tmp/p-$st.folded" || fail "report --off-cpu-state=$st failed"
 done
-ptruth() {
-	awk -v k="$1" -v n="$2" '$1 == k && $2 == n { print $3 }' "$tmp/ptruth"
-}
-near "$(sum "$tmp/p-blocked.folded" sleeper 'nanosleep' 'work_cpu')" \
-	"$(ptruth wait sleep_wait)" 10 5000000 "one CPU: sleeper blocked in nanosleep"
-near "$(sum "$tmp/p-blocked.folded" reader ';(__libc_)?read[;_ ]' 'work_cpu')" \
-	"$(ptruth wait pipe_wait)" 10 5000000 "one CPU: reader blocked on the pipe"
-near "$(sum "$tmp/p-blocked.folded" locker 'lock_wait' 'work_cpu')" \
-	"$(ptruth wait mutex_wait)" 10 5000000 "one CPU: locker blocked on the mutex"
+check_waits "$tmp/p-blocked.folded" "$tmp/ptruth" "one CPU: "
 spun=$(sum "$tmp/p-preempted.folded" spinner '' '')
 [ "$(sum "$tmp/p-blocked.folded" spinner '' '')" -le 5000000 ] ||
 	fail "one CPU: the spinner, which never waits, has blocked time"
