@@ -23,13 +23,7 @@ from collections import defaultdict
 P_SAMPLE_TYPE, P_SAMPLE, P_MAPPING, P_LOCATION, P_FUNCTION, P_STRINGS = 1, 2, 3, 4, 5, 6
 P_TIME, P_DURATION, P_PERIOD_TYPE, P_PERIOD, P_COMMENT, P_DEFAULT_TYPE = 9, 10, 11, 12, 13, 14
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-    return cond
+from pycheck import check, failures, report
 
 
 def parse(text):
@@ -182,12 +176,11 @@ def main():
     if synth:
         check_synth(prof, S, sample_types, mappings, locations, functions, samples, total)
 
-    for f in failures:
-        print("report-pprof: " + f, file=sys.stderr)
+    status = report("report-pprof")
     print("report-pprof: %d samples, %d locations, %d functions, %d mappings, %d strings: %s"
           % (len(samples), len(locations), len(functions), len(mappings), len(strings),
              "FAIL" if failures else "ok"), file=sys.stderr)
-    return 1 if failures else 0
+    return status
 
 
 def check_synth(prof, S, sample_types, mappings, locations, functions, samples, total):

@@ -20,13 +20,7 @@ import sys
 from collections import Counter
 
 LINE = re.compile(r"^(\d+\.\d{9}) (\d+) (\d+) (\d+) (\d+) ([^\t]*)\t(.*)$")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-    return cond
+from pycheck import check, failures, report
 
 
 def main():
@@ -114,11 +108,10 @@ def main():
               "frame in no module")
         check(any(o["comm"] == "work;er" for o in objs), "the comm with ';' is not kept in JSON")
 
-    for f in failures:
-        print("report-script: " + f, file=sys.stderr)
+    status = report("report-script")
     print("report-script: %d samples: %s" % (len(samples), "FAIL" if failures else "ok"),
           file=sys.stderr)
-    return 1 if failures else 0
+    return status
 
 
 if __name__ == "__main__":

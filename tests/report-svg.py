@@ -20,13 +20,7 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 
 NS = "{http://www.w3.org/2000/svg}"
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-    return cond
+from pycheck import check, failures, report
 
 
 def main():
@@ -151,11 +145,10 @@ def main():
     if synth:
         check_synth(root, frames)
 
-    for f in failures:
-        print("report-svg: " + f, file=sys.stderr)
+    status = report("report-svg")
     print("report-svg: %d frames, %d samples: %s" % (len(frames), total,
                                                      "FAIL" if failures else "ok"), file=sys.stderr)
-    return 1 if failures else 0
+    return status
 
 
 def rgb(fill):

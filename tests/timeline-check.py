@@ -34,13 +34,7 @@ from collections import Counter
 
 import jsonschema
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-    return cond
+from pycheck import check, failures, report
 
 
 def speedscope(path, truth, kind, schema_path):
@@ -270,9 +264,7 @@ def main():
     expect = speedscope(ss, truth, kind, schema)
     nthreads, nprocs = firefox(ff, truth, kind)
     json.dump(expect, open(expect_path, "w"))
-    for f in failures:
-        print("timeline-check: " + f, file=sys.stderr)
-    if failures:
+    if report("timeline-check"):
         return 1
     print("timeline-check %s: %d threads in %d processes, %d samples; hottest %s" %
           (kind, nthreads, nprocs, sum(p["samples"] for p in expect["profiles"]),

@@ -18,13 +18,7 @@ import os
 import subprocess
 import sys
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-    return cond
+from pycheck import check, failures, report
 
 
 def main():
@@ -71,12 +65,11 @@ def main():
         check(False, str(e))
     finally:
         subprocess.run(["node", cli, "stop", "--all"], env=env, capture_output=True, timeout=60)
-    for f in failures:
-        print("timeline-firefox: " + f, file=sys.stderr)
+    status = report("timeline-firefox")
     if not failures:
         print("timeline-firefox: the Firefox Profiler's loader reads %d threads of %d processes"
               % (len(got), len(procs)), file=sys.stderr)
-    return 1 if failures else 0
+    return status
 
 
 sys.exit(main())
