@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "elf/symtab.h"
@@ -65,17 +66,41 @@ static int cmp_sym(const void *a, const void *b, void *arg)
 	return strcmp(names + x->name, names + y->name);
 }
 
+static bool sorted_by_addr(const struct symtab *t)
+{
+	for (size_t i = 1; i < t->n; i++)
+		if (t->syms[i].addr < t->syms[i - 1].addr)
+			return false;
+	return true;
+}
+
 void symtab_finish(struct symtab *t)
 {
 	size_t i, j = 0;
 
 	if (!t->n)
 		return;
-	qsort_r(t->syms, t->n, sizeof(*t->syms), cmp_sym, t->names);
-	for (i = 0; i < t->n; i++) {
-		if (j && t->syms[j - 1].addr == t->syms[i].addr)
-			continue; /* an alias of a better name */
-		t->syms[j++] = t->syms[i];
+	if (sorted_by_addr(t)) {
+		/*
+		 * Already in address order, as /proc/kallsyms is: the best of
+		 * each run of aliases kept in place, with no sort (whose
+		 * merge buffer would double the table's memory for a moment).
+		 */
+		for (i = 0; i < t->n; i++) {
+			if (j && t->syms[j - 1].addr == t->syms[i].addr) {
+				if (cmp_sym(&t->syms[i], &t->syms[j - 1], t->names) < 0)
+					t->syms[j - 1] = t->syms[i];
+				continue;
+			}
+			t->syms[j++] = t->syms[i];
+		}
+	} else {
+		qsort_r(t->syms, t->n, sizeof(*t->syms), cmp_sym, t->names);
+		for (i = 0; i < t->n; i++) {
+			if (j && t->syms[j - 1].addr == t->syms[i].addr)
+				continue; /* an alias of a better name */
+			t->syms[j++] = t->syms[i];
+		}
 	}
 	t->n = j;
 	for (i = 0; i < t->n; i++) {
