@@ -245,6 +245,55 @@ START_TEST(test_sample_regs_stack)
 }
 END_TEST
 
+/*
+ * record_trim_stack: the stack copy cut to its valid bytes (40 of 64) in a
+ * record that decodes to the same sample; a copy with nothing to cut, or a
+ * record that is not a DWARF sample, is copied whole.
+ */
+START_TEST(test_sample_trim_stack)
+{
+	unsigned char stack[64], out[512];
+	struct rb r;
+	struct record rec, trimmed;
+	size_t len = build_dwarf_sample(&r, stack), n;
+
+	ck_assert_int_eq(record_decode(r.b, len, &dwarf_layout, &rec), 0);
+	n = record_trim_stack(r.b, len, &rec.sample, out);
+	ck_assert_uint_eq(n, len - 24);
+	ck_assert_uint_eq(load_u16(out + 6), n);
+	ck_assert_int_eq(record_decode(out, n, &dwarf_layout, &trimmed), 0);
+	ck_assert_uint_eq(trimmed.sample.ip, rec.sample.ip);
+	ck_assert_uint_eq(trimmed.sample.time, rec.sample.time);
+	ck_assert_uint_eq(trimmed.sample.nregs, 3);
+	ck_assert_mem_eq(trimmed.sample.regs, rec.sample.regs, 24);
+	ck_assert_uint_eq(trimmed.sample.stack_size, 40);
+	ck_assert_uint_eq(trimmed.sample.stack_dyn_size, 40);
+	ck_assert_mem_eq(trimmed.sample.stack, stack, 40);
+
+	/* Already trimmed: nothing to cut. */
+	ck_assert_uint_eq(record_trim_stack(out, n, &trimmed.sample, r.b), n);
+	ck_assert_mem_eq(r.b, out, n);
+	/* dyn_size 37 keeps 40 bytes (a multiple of 8). */
+	len = build_dwarf_sample(&r, stack);
+	memcpy(&r.b[len - 8], &(uint64_t){37}, 8);
+	ck_assert_int_eq(record_decode(r.b, len, &dwarf_layout, &rec), 0);
+	n = record_trim_stack(r.b, len, &rec.sample, out);
+	ck_assert_uint_eq(n, len - 24);
+	ck_assert_int_eq(record_decode(out, n, &dwarf_layout, &trimmed), 0);
+	ck_assert_uint_eq(trimmed.sample.stack_size, 40);
+	ck_assert_uint_eq(trimmed.sample.stack_dyn_size, 37);
+	/* dyn_size 0 keeps 8 bytes: a copy of size 0 would have no dyn_size. */
+	len = build_dwarf_sample(&r, stack);
+	memcpy(&r.b[len - 8], &(uint64_t){0}, 8);
+	ck_assert_int_eq(record_decode(r.b, len, &dwarf_layout, &rec), 0);
+	n = record_trim_stack(r.b, len, &rec.sample, out);
+	ck_assert_uint_eq(n, len - 56);
+	ck_assert_int_eq(record_decode(out, n, &dwarf_layout, &trimmed), 0);
+	ck_assert_uint_eq(trimmed.sample.stack_size, 8);
+	ck_assert_uint_eq(trimmed.sample.stack_dyn_size, 0);
+}
+END_TEST
+
 /* abi 0 (no user registers, e.g. a kernel thread) and an empty stack copy. */
 START_TEST(test_sample_no_regs_no_stack)
 {
@@ -871,6 +920,7 @@ static Suite *decode_suite(void)
 	tcase_add_test(tc, test_sample_unaligned);
 	tcase_add_test(tc, test_sample_empty_callchain);
 	tcase_add_test(tc, test_sample_regs_stack);
+	tcase_add_test(tc, test_sample_trim_stack);
 	tcase_add_test(tc, test_sample_no_regs_no_stack);
 	tcase_add_test(tc, test_sample_dyn_size_too_big);
 	tcase_add_test(tc, test_sample_all_fields);

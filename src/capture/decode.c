@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "capture/decode.h"
@@ -266,4 +267,27 @@ uint64_t record_time(const struct record *r)
 uint64_t sample_ip_at(const struct rec_sample *s, uint64_t i)
 {
 	return load_u64(s->ips + i * 8);
+}
+
+size_t record_trim_stack(const void *bytes, size_t len, const struct rec_sample *s, void *out)
+{
+	const unsigned char *b = bytes;
+	unsigned char *o = out;
+	/* At least 8: a copy of size 0 has no dyn_size and unwinds nothing. */
+	uint64_t keep = s->stack_dyn_size ? (s->stack_dyn_size + 7) & ~(uint64_t)7 : 8;
+	size_t prefix;
+
+	/* [u64 size][size bytes][u64 dyn_size] must end the record. */
+	if (!s->stack || s->stack < b + sizeof(struct perf_event_header) + 8 ||
+	    s->stack + s->stack_size + 8 != b + len || keep >= s->stack_size) {
+		memcpy(out, bytes, len);
+		return len;
+	}
+	prefix = (size_t)(s->stack - b);
+	memcpy(o, b, prefix - 8);
+	store_u64(o + prefix - 8, keep);
+	memcpy(o + prefix, s->stack, keep);
+	store_u64(o + prefix + keep, s->stack_dyn_size);
+	store_u16(o + offsetof(struct perf_event_header, size), (uint16_t)(prefix + keep + 8));
+	return prefix + keep + 8;
 }

@@ -51,6 +51,7 @@ struct recorder {
 	struct attach att;
 	struct launch child; /* with a command */
 	struct order q;
+	unsigned char *trimmed; /* RING_MAX_RECORD bytes: a sample without its unused stack bytes */
 	struct module_set mods;
 	struct model model;
 	struct profile *prof;
@@ -275,6 +276,13 @@ static int drain_one(const struct perf_event_header *hdr, void *arg)
 
 		module_set_get(&r->mods, &k, (pid_t)rec.mmap2.pid, rec.mmap2.addr,
 			       rec.mmap2.addr + rec.mmap2.len);
+	}
+	if (rec.type == PERF_RECORD_SAMPLE && rec.sample.stack_size) {
+		/* Only the valid part of a DWARF-mode stack copy waits in the queue. */
+		size_t len = record_trim_stack(hdr, hdr->size, &rec.sample, r->trimmed);
+
+		order_push(&r->q, r->trimmed, (uint32_t)len, record_time(&rec));
+		return 0;
 	}
 	order_push(&r->q, hdr, hdr->size, record_time(&rec));
 	return 0;
@@ -869,6 +877,7 @@ static int recorder_init(struct recorder *r, const struct record_opts *o)
 	model_init(&r->model, &r->mods, true);
 	r->prof = profile_new();
 	order_init(&r->q);
+	r->trimmed = xmalloc(RING_MAX_RECORD);
 	if (o->ev.dwarf_stack)
 		r->unwinder = unwinder_new(&r->model);
 	r->namer = namer_start(&r->syms);
@@ -892,6 +901,7 @@ static void recorder_free(struct recorder *r)
 	symbolizer_release(&r->syms);
 	attach_release(&r->att);
 	order_release(&r->q);
+	free(r->trimmed);
 	hmap_release(&r->sampled_tids);
 	hmap_release(&r->sampled_pids);
 	offcpu_release(&r->offcpu);

@@ -101,6 +101,14 @@ static inline uint64_t load_u64(const void *p)
 	memcpy(&v, p, sizeof(v));
 	return v;
 }
+static inline void store_u16(void *p, uint16_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+static inline void store_u64(void *p, uint64_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
 
 /* A 64-bit mix (splitmix64 finalizer), for hash tables. */
 static inline uint64_t hash_u64(uint64_t x)

@@ -137,9 +137,20 @@ static void use_record(struct ctx *c, const void *bytes, size_t len)
 		if (s->regs_abi && s->nregs)
 			sink += touch(s->regs, (size_t)s->nregs * 8);
 		if (s->stack_size) {
+			static unsigned char trimmed[65536];
+			struct record t;
+			size_t n;
+
 			if (s->stack_dyn_size > s->stack_size)
 				abort();
 			sink += touch(s->stack, (size_t)s->stack_size);
+			/* The record without its unused stack bytes: the same sample. */
+			n = len <= sizeof(trimmed) ? record_trim_stack(bytes, len, s, trimmed) : 0;
+			if (n && (n > len || record_decode(trimmed, n, c->l, &t) != 0 ||
+				  t.sample.stack_dyn_size != s->stack_dyn_size ||
+				  t.sample.nr != s->nr || t.sample.time != s->time ||
+				  memcmp(t.sample.stack, s->stack, (size_t)s->stack_dyn_size) != 0))
+				abort();
 		}
 		if (maps_find(c->maps, s->ip))
 			sink++;
