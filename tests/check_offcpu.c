@@ -94,10 +94,21 @@ START_TEST(test_left_out)
 	offcpu_sample(&o, 0, 0, 0, 100, 1, 0); /* the idle task */
 	offcpu_switch_out(&o, 0, 0, 0, 100, false);
 	offcpu_switch_in(&o, 0, 9000);
-	/* Exit, then the thread's last switch-out: nothing stays open. */
+	/*
+	 * Exit, then the thread's last switch-out: nothing stays open, and
+	 * once both its sample and its record are seen the tid is forgotten
+	 * (one entry per thread ever exited would grow without bound).
+	 */
 	offcpu_exit(&o, 5);
+	offcpu_exit(&o, 7);
 	offcpu_sample(&o, 4, 5, 0, 2000, 1, 0);
+	ck_assert_uint_eq(o.exited.count, 2);
 	offcpu_switch_out(&o, 4, 5, 0, 2000, false);
+	ck_assert_uint_eq(o.exited.count, 1);
+	offcpu_switch_out(&o, 4, 7, 0, 2000, false);
+	offcpu_sample(&o, 4, 7, 0, 2001, 1, 0);
+	ck_assert_uint_eq(o.exited.count, 0);
+	ck_assert_uint_eq(o.open.count, 0);
 	/* A switch-in lost: the next switch-out starts afresh. */
 	offcpu_sample(&o, 1, 6, 0, 3000, 1, 0);
 	offcpu_switch_out(&o, 1, 6, 0, 3000, false);

@@ -240,7 +240,8 @@ static void apply(const void *bytes, uint32_t len, void *arg)
 		model_fork(&r->model, rec.task.pid, rec.task.ppid, rec.task.tid, rec.task.ptid);
 		break;
 	case PERF_RECORD_EXIT:
-		offcpu_exit(&r->offcpu, rec.task.tid);
+		if (r->o->off_cpu)
+			offcpu_exit(&r->offcpu, rec.task.tid);
 		thread_exited(r, rec.task.pid, rec.task.tid);
 		break;
 	case PERF_RECORD_LOST:

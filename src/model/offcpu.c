@@ -57,12 +57,33 @@ static struct offcpu_open *open_of(struct offcpu *o, uint32_t tid, bool is_stack
 	return op;
 }
 
+/* Seen of an exited thread's last switch-out: its sample, its record. */
+#define EXITED_SAMPLE 1u
+#define EXITED_RECORD 2u
+
+/*
+ * Whether tid exited; if so, part (EXITED_*) of its last switch-out is
+ * noted, and once both are the tid is forgotten (a thread churner would
+ * otherwise leave one entry per thread for the whole recording).
+ */
+static bool exited(struct offcpu *o, uint32_t tid, unsigned part)
+{
+	struct hmap_slot *slot = hmap_find(&o->exited, tid);
+
+	if (!slot)
+		return false;
+	slot->val |= part;
+	if (slot->val == (EXITED_SAMPLE | EXITED_RECORD))
+		hmap_remove(&o->exited, tid, NULL);
+	return true;
+}
+
 void offcpu_sample(struct offcpu *o, uint32_t pid, uint32_t tid, uint32_t cpu, uint64_t time,
 		   uint32_t stack, uint32_t comm)
 {
 	struct offcpu_open *op;
 
-	if (tid == 0 || hmap_find(&o->exited, tid))
+	if (tid == 0 || exited(o, tid, EXITED_SAMPLE))
 		return; /* the idle task, or a thread's last switch-out */
 	op = open_of(o, tid, true, time);
 	op->s.pid = pid;
@@ -78,7 +99,7 @@ void offcpu_switch_out(struct offcpu *o, uint32_t pid, uint32_t tid, uint32_t cp
 {
 	struct offcpu_open *op;
 
-	if (tid == 0 || hmap_find(&o->exited, tid))
+	if (tid == 0 || exited(o, tid, EXITED_RECORD))
 		return;
 	op = open_of(o, tid, false, time);
 	op->s.pid = pid;
@@ -122,7 +143,7 @@ void offcpu_exit(struct offcpu *o, uint32_t tid)
 
 	if (hmap_remove(&o->open, tid, &val))
 		free((void *)(uintptr_t)val);
-	hmap_insert(&o->exited, tid, &added);
+	hmap_insert(&o->exited, tid, &added)->val = 0;
 }
 
 void offcpu_finish(struct offcpu *o, uint64_t time)

@@ -33,8 +33,13 @@ struct offcpu_span {
 typedef void (*offcpu_emit_fn)(const struct offcpu_span *s, void *arg);
 
 struct offcpu {
-	struct hmap open;   /* tid -> struct offcpu_open * */
-	struct hmap exited; /* tids of threads that exited and did not come back */
+	struct hmap open; /* tid -> struct offcpu_open * */
+	/*
+	 * tid -> EXITED_* bits: threads that exited, until both parts of
+	 * their last switch-out (its sample and its record) have been seen
+	 * or the tid comes back.
+	 */
+	struct hmap exited;
 	uint64_t min_ns;
 	offcpu_emit_fn emit;
 	void *arg;
