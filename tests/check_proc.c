@@ -448,7 +448,9 @@ START_TEST(test_model_thread_comm)
 	ck_assert_str_eq(model_thread(&fx.m, 100, 101)->comm, "server");
 
 	/* prctl(PR_SET_NAME) in a thread renames the thread only. */
+	model_thread(&fx.m, 100, 101)->comm_id = 7; /* the user's id of "server" */
 	model_comm(&fx.m, 100, 101, "worker", false);
+	ck_assert_uint_eq(model_thread(&fx.m, 100, 101)->comm_id, 0); /* stale: cleared */
 	ck_assert_str_eq(model_thread(&fx.m, 100, 101)->comm, "worker");
 	ck_assert_str_eq(model_thread(&fx.m, 100, 100)->comm, "server");
 	ck_assert_str_eq(model_process(&fx.m, 100)->comm, "server");
@@ -563,9 +565,11 @@ START_TEST(test_model_tid_reuse)
 	t = model_thread(&fx.m, 100, 4242);
 	ck_assert_uint_eq(t->pid, 100);
 	ck_assert_str_eq(t->comm, "old");
+	t->comm_id = 3;
 	t = model_thread(&fx.m, 500, 4242);
 	ck_assert_uint_eq(t->pid, 500);
 	ck_assert_str_eq(t->comm, "new");
+	ck_assert_uint_eq(t->comm_id, 0); /* the old name's id is not the new one's */
 	fx_release(&fx);
 }
 END_TEST

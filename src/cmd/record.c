@@ -138,6 +138,17 @@ static void thread_exited(struct recorder *r, uint32_t pid, uint32_t tid)
 		unwinder_forget(r->unwinder, pid);
 }
 
+/*
+ * The string id of t's name, kept in t until the name changes (0, the
+ * empty name, is looked up each time): no hashing of it per sample.
+ */
+static uint32_t comm_id(struct recorder *r, struct thread *t)
+{
+	if (!t->comm_id)
+		t->comm_id = strtab_add(&r->prof->str, t->comm);
+	return t->comm_id;
+}
+
 static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_t misc)
 {
 	struct thread *t = model_thread(&r->model, s->pid, s->tid);
@@ -150,13 +161,16 @@ static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_
 	out.tid = s->tid;
 	out.cpu = s->cpu;
 	out.stack = stacker_add(&r->stk, s, misc);
-	out.comm = strtab_add(&r->prof->str, t->comm);
+	out.comm = comm_id(r, t);
 	/* To the file at once: a long recording keeps no samples in memory. */
 	datafile_add_sample(&r->out, &out);
 	profile_count_sample(r->prof, out.stack);
-	if (note_sampled(&r->sampled_tids, s->tid, s->pid))
-		r->nthreads++;
-	note_sampled(&r->sampled_pids, s->pid, s->pid);
+	if (!t->sampled) {
+		t->sampled = true;
+		if (note_sampled(&r->sampled_tids, s->tid, s->pid))
+			r->nthreads++;
+		note_sampled(&r->sampled_pids, s->pid, s->pid);
+	}
 	r->nsamples++;
 }
 
@@ -168,7 +182,7 @@ static void apply_switch_sample(struct recorder *r, const struct rec_sample *s, 
 	if (s->tid == 0)
 		return; /* the idle task of a whole-system recording */
 	offcpu_sample(&r->offcpu, s->pid, s->tid, s->cpu, s->time, stacker_add(&r->stk, s, misc),
-		      strtab_add(&r->prof->str, t->comm));
+		      comm_id(r, t));
 }
 
 /* A paired off-CPU span goes into the profile. */

@@ -102,6 +102,7 @@ static struct thread *get_thread(struct model *m, uint32_t pid, uint32_t tid, bo
 			return t;
 		t->pid = pid; /* tid reused by another process */
 		memcpy(t->comm, model_process(m, pid)->comm, COMM_MAX);
+		t->comm_id = 0;
 		return t;
 	}
 	p = model_process(m, pid);
@@ -137,6 +138,7 @@ void model_comm(struct model *m, uint32_t pid, uint32_t tid, const char *comm, b
 	}
 	t = model_thread(m, pid, tid);
 	snprintf(t->comm, COMM_MAX, "%s", comm);
+	t->comm_id = 0;
 	if (exec || tid == pid)
 		snprintf(p->comm, COMM_MAX, "%s", comm);
 }
@@ -160,6 +162,7 @@ void model_fork(struct model *m, uint32_t pid, uint32_t ppid, uint32_t tid, uint
 	 */
 	t = get_thread(m, pid, tid, false);
 	memcpy(t->comm, parent->comm, COMM_MAX);
+	t->comm_id = 0;
 }
 
 bool model_exit(struct model *m, uint32_t pid, uint32_t tid)

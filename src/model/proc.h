@@ -41,6 +41,13 @@ struct process {
 struct thread {
 	uint32_t tid, pid;
 	char comm[COMM_MAX];
+	/*
+	 * Kept for the model's user (the recorder), never read here: an id
+	 * it gave comm (0: none; the model resets it whenever comm changes),
+	 * and whether the thread was sampled.
+	 */
+	uint32_t comm_id;
+	bool sampled;
 };
 
 struct model {
