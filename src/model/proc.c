@@ -259,8 +259,14 @@ uint64_t model_maps_generation(const struct model *m, uint32_t pid)
 	return s ? maps_generation(((const struct process *)(uintptr_t)s->val)->maps) : 0;
 }
 
-/* How often a process's perf map is looked for while it has none. */
-#define PERFMAP_RETRY_NS 20000000ULL
+/*
+ * How soon a process's perf map is looked for again while it has none:
+ * 20 ms after the first look, then twice as long after each look that
+ * finds none, up to a second (a process whose broken frame-pointer chains
+ * land in no mapping looks for a map it will never have).
+ */
+#define PERFMAP_RETRY_NS     20000000ULL
+#define PERFMAP_RETRY_MAX_NS 1000000000ULL
 
 struct module *model_perfmap(struct model *m, uint32_t pid)
 {
@@ -274,8 +280,12 @@ struct module *model_perfmap(struct model *m, uint32_t pid)
 	/* A runtime may write its map after its first JIT code runs: look again soon. */
 	if (p->perfmap->fd < 0) {
 		now = now_coarse_ns();
-		if (!p->perfmap_checked_ns || now - p->perfmap_checked_ns >= PERFMAP_RETRY_NS) {
+		if (!p->perfmap_checked_ns || now - p->perfmap_checked_ns >= p->perfmap_retry_ns) {
 			p->perfmap_checked_ns = now;
+			p->perfmap_retry_ns =
+				p->perfmap_retry_ns ? p->perfmap_retry_ns * 2 : PERFMAP_RETRY_NS;
+			if (p->perfmap_retry_ns > PERFMAP_RETRY_MAX_NS)
+				p->perfmap_retry_ns = PERFMAP_RETRY_MAX_NS;
 			module_perfmap_open(p->perfmap);
 		}
 	}

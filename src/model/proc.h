@@ -35,6 +35,7 @@ struct process {
 	uint64_t seeded_ns; /* when /proc/PID/maps was last read (now_coarse_ns), 0 never */
 	bool records_lost;  /* since the last seed: the next one may replace */
 	uint64_t perfmap_checked_ns; /* when its perf map was last looked for (now_coarse_ns) */
+	uint64_t perfmap_retry_ns;   /* how long after that it is looked for again */
 	struct module *perfmap;	     /* its JIT code's module, once it ran any */
 };
 
@@ -91,8 +92,9 @@ const struct mapping *model_find(struct model *m, uint32_t pid, uint64_t addr);
 uint64_t model_maps_generation(const struct model *m, uint32_t pid);
 /*
  * The module of pid's JIT code (module_set_perfmap), created on first use;
- * while its perf map has not been found, looked for at most every 20 ms.
- * NULL when not live and none was set.
+ * while its perf map has not been found, looked for again 20 ms after the
+ * first look, then after twice the last wait each time, up to every
+ * second. NULL when not live and none was set.
  */
 struct module *model_perfmap(struct model *m, uint32_t pid);
 /* Looks once more for the perf maps not found yet (at the stop). */
