@@ -23,6 +23,8 @@ test_name=$(basename "$0" .sh)
 : "${srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 PERFMINI=$top_builddir/perfmini
+# The Python checkers run from the source tree: no __pycache__ left in it.
+export PYTHONDONTWRITEBYTECODE=1
 TARGETS=$top_builddir/tests/targets
 ncpus=$(getconf _NPROCESSORS_ONLN)
 
