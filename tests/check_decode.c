@@ -245,6 +245,24 @@ START_TEST(test_sample_regs_stack)
 }
 END_TEST
 
+/* The sample of build_dwarf_sample with dyn_size dyn, trimmed: its stack copy keeps want bytes. */
+static void trim_dyn(uint64_t dyn, uint64_t want)
+{
+	unsigned char stack[64], out[512];
+	struct rb r;
+	struct record rec, trimmed;
+	size_t len = build_dwarf_sample(&r, stack), n;
+
+	memcpy(&r.b[len - 8], &dyn, 8);
+	ck_assert_int_eq(record_decode(r.b, len, &dwarf_layout, &rec), 0);
+	n = record_trim_stack(r.b, len, &rec.sample, out);
+	ck_assert_uint_eq(n, len - (64 - want));
+	ck_assert_int_eq(record_decode(out, n, &dwarf_layout, &trimmed), 0);
+	ck_assert_uint_eq(trimmed.sample.stack_size, want);
+	ck_assert_uint_eq(trimmed.sample.stack_dyn_size, dyn);
+	ck_assert_mem_eq(trimmed.sample.stack, stack, want);
+}
+
 /*
  * record_trim_stack: the stack copy cut to its valid bytes (40 of 64) in a
  * record that decodes to the same sample; a copy with nothing to cut, or a
@@ -273,24 +291,9 @@ START_TEST(test_sample_trim_stack)
 	/* Already trimmed: nothing to cut. */
 	ck_assert_uint_eq(record_trim_stack(out, n, &trimmed.sample, r.b), n);
 	ck_assert_mem_eq(r.b, out, n);
-	/* dyn_size 37 keeps 40 bytes (a multiple of 8). */
-	len = build_dwarf_sample(&r, stack);
-	memcpy(&r.b[len - 8], &(uint64_t){37}, 8);
-	ck_assert_int_eq(record_decode(r.b, len, &dwarf_layout, &rec), 0);
-	n = record_trim_stack(r.b, len, &rec.sample, out);
-	ck_assert_uint_eq(n, len - 24);
-	ck_assert_int_eq(record_decode(out, n, &dwarf_layout, &trimmed), 0);
-	ck_assert_uint_eq(trimmed.sample.stack_size, 40);
-	ck_assert_uint_eq(trimmed.sample.stack_dyn_size, 37);
-	/* dyn_size 0 keeps 8 bytes: a copy of size 0 would have no dyn_size. */
-	len = build_dwarf_sample(&r, stack);
-	memcpy(&r.b[len - 8], &(uint64_t){0}, 8);
-	ck_assert_int_eq(record_decode(r.b, len, &dwarf_layout, &rec), 0);
-	n = record_trim_stack(r.b, len, &rec.sample, out);
-	ck_assert_uint_eq(n, len - 56);
-	ck_assert_int_eq(record_decode(out, n, &dwarf_layout, &trimmed), 0);
-	ck_assert_uint_eq(trimmed.sample.stack_size, 8);
-	ck_assert_uint_eq(trimmed.sample.stack_dyn_size, 0);
+	/* dyn_size 37 keeps 40 bytes (a multiple of 8); 0 keeps 8 (a copy of size 0 has no dyn_size). */
+	trim_dyn(37, 40);
+	trim_dyn(0, 8);
 }
 END_TEST
 
