@@ -80,27 +80,20 @@ void symtab_finish(struct symtab *t)
 
 	if (!t->n)
 		return;
-	if (sorted_by_addr(t)) {
-		/*
-		 * Already in address order, as /proc/kallsyms is: the best of
-		 * each run of aliases kept in place, with no sort (whose
-		 * merge buffer would double the table's memory for a moment).
-		 */
-		for (i = 0; i < t->n; i++) {
-			if (j && t->syms[j - 1].addr == t->syms[i].addr) {
-				if (cmp_sym(&t->syms[i], &t->syms[j - 1], t->names) < 0)
-					t->syms[j - 1] = t->syms[i];
-				continue;
-			}
-			t->syms[j++] = t->syms[i];
-		}
-	} else {
+	/*
+	 * /proc/kallsyms comes in address order: no sort then (its merge
+	 * buffer would double the table's memory for a moment). Either way
+	 * the best of each run of aliases is kept.
+	 */
+	if (!sorted_by_addr(t))
 		qsort_r(t->syms, t->n, sizeof(*t->syms), cmp_sym, t->names);
-		for (i = 0; i < t->n; i++) {
-			if (j && t->syms[j - 1].addr == t->syms[i].addr)
-				continue; /* an alias of a better name */
-			t->syms[j++] = t->syms[i];
+	for (i = 0; i < t->n; i++) {
+		if (j && t->syms[j - 1].addr == t->syms[i].addr) {
+			if (cmp_sym(&t->syms[i], &t->syms[j - 1], t->names) < 0)
+				t->syms[j - 1] = t->syms[i];
+			continue;
 		}
+		t->syms[j++] = t->syms[i];
 	}
 	t->n = j;
 	for (i = 0; i < t->n; i++) {
