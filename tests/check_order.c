@@ -138,6 +138,36 @@ START_TEST(test_stable)
 END_TEST
 
 /*
+ * Records in no order at all (runs of one or two), many of equal times,
+ * across flushes: the kept records and the later ones still come out in
+ * time order, equal times in push order.
+ */
+START_TEST(test_shuffled)
+{
+	struct order q;
+	struct got g = {.n = 0};
+	uint64_t seed = 7;
+	uint32_t serial = 0;
+
+	order_init(&q);
+	for (int round = 0; round < 4; round++) {
+		for (int i = 0; i < 700; i++)
+			push(&q, 100 * (uint64_t)round + unit_rand(&seed) % 150, serial++,
+			     (uint32_t)(sizeof(struct rec) + unit_rand(&seed) % 64));
+		order_flush(&q, 100 * (uint64_t)round + 60, deliver, &g);
+	}
+	order_flush(&q, UINT64_MAX, deliver, &g);
+	ck_assert_uint_eq(g.n, serial);
+	for (size_t i = 1; i < g.n; i++) {
+		ck_assert_uint_le(g.r[i - 1].time, g.r[i].time);
+		if (g.r[i - 1].time == g.r[i].time)
+			ck_assert_uint_lt(g.r[i - 1].serial, g.r[i].serial);
+	}
+	order_release(&q);
+}
+END_TEST
+
+/*
  * Random rounds against a model: each round pushes records of a few
  * "CPUs", each CPU's in time order, then flushes to a random limit; every
  * record comes out once, in time order overall.
@@ -195,6 +225,7 @@ static Suite *order_suite(void)
 	tcase_add_test(tc, test_limit);
 	tcase_add_test(tc, test_stable);
 	tcase_add_test(tc, test_random_rounds);
+	tcase_add_test(tc, test_shuffled);
 	suite_add_tcase(s, tc);
 	return s;
 }

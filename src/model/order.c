@@ -17,7 +17,9 @@ void order_init(struct order *q)
 void order_release(struct order *q)
 {
 	free(q->buf);
+	free(q->spare);
 	free(q->ents);
+	free(q->tmp);
 	order_init(q);
 }
 
@@ -30,49 +32,89 @@ void order_push(struct order *q, const void *rec, uint32_t len, uint64_t time)
 	xgrow(&q->ents, &q->ents_cap, q->n + 1, sizeof(*q->ents));
 	e = &q->ents[q->n++];
 	e->time = time;
-	e->seq = q->seq++;
 	e->off = q->len;
 	e->len = len;
 	q->len += len;
 }
 
-static int cmp_ent(const void *a, const void *b)
+/* The end of the run in time order that starts at i. */
+static size_t run_end(const struct order_ent *a, size_t i, size_t n)
 {
-	const struct order_ent *x = a, *y = b;
+	while (++i < n && a[i - 1].time <= a[i].time)
+		;
+	return i;
+}
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+/*
+ * Sorts ents by time, equal times in their order in the array: passes
+ * that merge each two neighbouring runs into tmp, the left one first on
+ * equal times, until one run is left. The kept prefix is in push order
+ * among equal times and everything after it was pushed later, so the
+ * array's order is the push order the queue promises.
+ */
+static void sort_ents(struct order *q)
+{
+	xgrow(&q->tmp, &q->tmp_cap, q->n, sizeof(*q->tmp));
+	for (;;) {
+		struct order_ent *a = q->ents, *out = q->tmp;
+		size_t n = q->n, i = 0, o = 0, cap;
+
+		while (i < n) {
+			size_t mid = run_end(a, i, n), end = mid < n ? run_end(a, mid, n) : n;
+			size_t l = i, r = mid;
+
+			if (i == 0 && mid == n)
+				return; /* one run: sorted */
+			while (l < mid && r < end)
+				out[o++] = a[r].time < a[l].time ? a[r++] : a[l++];
+			while (l < mid)
+				out[o++] = a[l++];
+			while (r < end)
+				out[o++] = a[r++];
+			i = end;
+		}
+		/* The merged runs are the array now; tmp gets the old one. */
+		q->tmp = a;
+		q->ents = out;
+		cap = q->tmp_cap;
+		q->tmp_cap = q->ents_cap;
+		q->ents_cap = cap;
+	}
 }
 
 void order_flush(struct order *q, uint64_t limit, order_deliver_fn fn, void *arg)
 {
-	size_t i, keep_len = 0;
-	unsigned char *rest;
+	size_t i, kept, keep_len = 0;
 
 	if (!q->n)
 		return;
-	qsort(q->ents, q->n, sizeof(*q->ents), cmp_ent);
+	sort_ents(q);
 	for (i = 0; i < q->n && q->ents[i].time <= limit; i++)
 		fn(q->buf + q->ents[i].off, q->ents[i].len, arg);
-	if (i == q->n) {
-		q->n = 0;
-		q->len = 0;
+	kept = q->n - i;
+	q->n = 0;
+	q->len = 0;
+	if (!kept)
 		return;
-	}
-	/* Keep the rest, compacted into a fresh buffer. */
-	for (size_t j = i; j < q->n; j++)
+	/* The rest, in order, compacted into the spare buffer, which becomes the buffer. */
+	for (size_t j = i; j < i + kept; j++)
 		keep_len += q->ents[j].len;
-	rest = xmalloc(keep_len);
-	keep_len = 0;
-	for (size_t j = i; j < q->n; j++) {
-		memcpy(rest + keep_len, q->buf + q->ents[j].off, q->ents[j].len);
-		q->ents[j - i] = q->ents[j];
-		q->ents[j - i].off = keep_len;
-		keep_len += q->ents[j].len;
+	xgrow(&q->spare, &q->spare_cap, keep_len, 1);
+	for (size_t j = i; j < i + kept; j++) {
+		struct order_ent e = q->ents[j];
+
+		memcpy(q->spare + q->len, q->buf + e.off, e.len);
+		e.off = q->len;
+		q->ents[q->n++] = e;
+		q->len += e.len;
 	}
-	q->n -= i;
-	free(q->buf);
-	q->buf = rest;
-	q->len = q->cap = keep_len;
+	{
+		unsigned char *b = q->buf;
+		size_t cap = q->cap;
+
+		q->buf = q->spare;
+		q->cap = q->spare_cap;
+		q->spare = b;
+		q->spare_cap = cap;
+	}
 }

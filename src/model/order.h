@@ -9,6 +9,11 @@
  * delivers them, oldest first; records with equal times keep the order in
  * which they were pushed.
  *
+ * A flush sorts by merging the runs already in order (what the last flush
+ * kept, then one run per ring drained), so its cost is n log(runs), not
+ * n log n; the queue's arrays and buffers keep their size from flush to
+ * flush.
+ *
  * Invariant: every record pushed is delivered exactly once, by a flush
  * whose limit is at or above its time, or by a flush to UINT64_MAX.
  */
@@ -19,7 +24,7 @@
 #include <stdint.h>
 
 struct order_ent {
-	uint64_t time, seq;
+	uint64_t time;
 	size_t off;
 	uint32_t len;
 };
@@ -27,9 +32,12 @@ struct order_ent {
 struct order {
 	unsigned char *buf; /* the records' bytes, back to back */
 	size_t len, cap;
-	struct order_ent *ents;
+	unsigned char *spare; /* where a flush compacts the records it keeps */
+	size_t spare_cap;
+	struct order_ent *ents; /* in push order, but for the sorted kept prefix */
 	size_t n, ents_cap;
-	uint64_t seq;
+	struct order_ent *tmp; /* the merge's other half */
+	size_t tmp_cap;
 };
 
 /* Called for each record delivered; rec lives until the callback returns. */
