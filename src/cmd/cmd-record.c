@@ -47,7 +47,8 @@ static const char usage[] =
 	"      --no-call-graph        the same as --call-graph=none\n"
 	"      --no-kernel            leave kernel code out\n"
 	"  -m, --mmap-pages PAGES     ring buffer pages per CPU, a power of two\n"
-	"                             (default 128)\n"
+	"                             (default 128, 1024 with DWARF; more above\n"
+	"                             -F 4000)\n"
 	"      --debug-dir DIR        also look for debug files under DIR (by build-id\n"
 	"                             and by name); may be repeated\n"
 	"      --no-lines             name frames from the symbol tables only: no\n"
@@ -195,6 +196,23 @@ static void parse_ids(const char *s, const char *what, uint32_t **ids, size_t *n
 	free(copy);
 }
 
+/*
+ * The default ring of each CPU: 128 pages (512 KiB), which holds about
+ * three seconds of one busy CPU's frame-pointer samples at 999 Hz, or 1024
+ * pages in DWARF mode, whose samples are tens of KiB. Above 4,000 Hz it
+ * doubles with each doubling of the frequency, up to eight times above
+ * 16,000 Hz, so that a ring still holds most of a second of samples and
+ * the recorder may fall behind for that long without losing any.
+ */
+static unsigned default_ring_pages(const struct event_opts *ev)
+{
+	unsigned pages = ev->dwarf_stack ? 1024 : 128;
+
+	for (uint64_t f = 4000; ev->period == 0 && ev->freq > f && f < 32000; f *= 2)
+		pages *= 2;
+	return pages;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
@@ -312,9 +330,8 @@ int cmd_record(int argc, char **argv)
 	}
 	if (optind < argc)
 		o.argv = argv + optind;
-	/* A DWARF sample is tens of KiB: give the rings room for a round of them. */
-	if (o.ev.dwarf_stack && !pages_given)
-		o.mmap_pages = 1024;
+	if (!pages_given)
+		o.mmap_pages = default_ring_pages(&o.ev);
 	targets = (o.npids > 0) + (o.ntids > 0) + o.system_wide + (o.argv != NULL);
 	if (targets == 0) {
 		error("nothing to record: give a command, -p PID, -t TID or -a");
