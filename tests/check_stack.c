@@ -60,8 +60,9 @@ static void fx_release(struct fixture *fx)
 	module_set_release(&fx->mods);
 }
 
-/* The stack of a sample of pid 100 with callchain ips[0..n) and ip. */
-static uint32_t add(struct fixture *fx, const uint64_t *ips, size_t n, uint64_t ip, uint16_t misc)
+/* The stack of a sample of pid with callchain ips[0..n) and ip. */
+static uint32_t add_pid(struct fixture *fx, uint32_t pid, const uint64_t *ips, size_t n,
+			uint64_t ip, uint16_t misc)
 {
 	struct rec_sample s;
 	static const uint64_t none;
@@ -69,13 +70,19 @@ static uint32_t add(struct fixture *fx, const uint64_t *ips, size_t n, uint64_t 
 	uint32_t id;
 
 	memset(&s, 0, sizeof(s));
-	s.pid = s.tid = 100;
+	s.pid = s.tid = pid;
 	s.ip = ip;
 	s.nr = n;
 	s.ips = bytes;
 	id = stacker_add(&fx->stk, &s, misc);
 	free(bytes);
 	return id;
+}
+
+/* The same, of pid 100. */
+static uint32_t add(struct fixture *fx, const uint64_t *ips, size_t n, uint64_t ip, uint16_t misc)
+{
+	return add_pid(fx, 100, ips, n, ip, misc);
 }
 
 /* Frame d (0 the leaf) of stack id. */
@@ -275,6 +282,56 @@ START_TEST(test_chain_cache_unmapped)
 }
 END_TEST
 
+/*
+ * Chains the chain cache misses still take their frames from the frame
+ * cache: the same address under the same mappings is the same frame; a
+ * library mapped over another, or another process, makes new ones.
+ */
+START_TEST(test_frame_cache)
+{
+	static const struct module_key other = {"/nonexistent/lib/libother.so", 8, 2, 2003};
+	struct fixture fx;
+	uint64_t a[] = {K, 0xffffffff81000010ULL, U, 0x400100, 0x7f00000205ULL};
+	uint64_t b[] = {K, 0xffffffff81000020ULL, U, 0x400100, 0x7f00000205ULL};
+	uint32_t sa, sb, sc, sd;
+	uint32_t frames;
+
+	fx_init(&fx);
+	sa = add(&fx, a, 5, 0, PERF_RECORD_MISC_KERNEL);
+	ck_assert_uint_eq(fx.stk.frame_hits, 0);
+	sb = add(&fx, b, 5, 0, PERF_RECORD_MISC_KERNEL);
+	ck_assert_uint_eq(fx.stk.chain_hits, 0);
+	ck_assert_uint_eq(fx.stk.frame_hits, 2); /* the two user frames */
+	ck_assert_uint_ne(sa, sb);
+	ck_assert_uint_eq(frame(&fx, sb, 1)->addr, 0x1100);
+	ck_assert_uint_eq(frame(&fx, sb, 2)->addr, 0x28204);
+	/* The kernel frame of a, behind a deeper user stack. */
+	{
+		uint64_t c[] = {K, 0xffffffff81000010ULL, U, 0x400100, 0x400180, 0x7f00000205ULL};
+
+		sc = add(&fx, c, 6, 0, PERF_RECORD_MISC_KERNEL);
+		ck_assert_uint_eq(fx.stk.frame_hits, 5);
+		ck_assert_uint_eq(depth(&fx, sc), 4);
+		ck_assert_uint_eq(frame(&fx, sc, 0)->addr, frame(&fx, sa, 0)->addr);
+		ck_assert_uint_eq(frame(&fx, sc, 2)->addr, 0x117f);
+	}
+	/* Another library mapped over libc: its frame is made anew. */
+	frames = (uint32_t)fx.prof->nframes;
+	model_mmap(&fx.model, 100, 0x7f00000000ULL, 0x10000, 0x5000, &other, RX);
+	sd = add(&fx, b, 5, 0, PERF_RECORD_MISC_KERNEL);
+	ck_assert_str_eq(module_path(&fx, frame(&fx, sd, 2)), other.path);
+	ck_assert_uint_eq(frame(&fx, sd, 2)->addr, 0x5204);
+	ck_assert_uint_eq(frame(&fx, sd, 1)->addr, 0x1100);
+	ck_assert_uint_eq(fx.prof->nframes, frames + 1);
+	/* Another process, libc where pid 100 has app: libc's frame, not app's. */
+	model_mmap(&fx.model, 200, 0x400000, 0x2000, 0x28000, &libc, RX);
+	sd = add_pid(&fx, 200, b, 5, 0, PERF_RECORD_MISC_KERNEL);
+	ck_assert_str_eq(module_path(&fx, frame(&fx, sd, 1)), libc.path);
+	ck_assert_uint_eq(frame(&fx, sd, 1)->addr, 0x28100);
+	fx_release(&fx);
+}
+END_TEST
+
 static Suite *stack_suite(void)
 {
 	Suite *s = suite_create("stack");
@@ -288,6 +345,7 @@ static Suite *stack_suite(void)
 	tcase_add_test(tc, test_too_deep);
 	tcase_add_test(tc, test_chain_cache);
 	tcase_add_test(tc, test_chain_cache_unmapped);
+	tcase_add_test(tc, test_frame_cache);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -30,6 +30,23 @@ struct chain {
 	unsigned char ips[CHAIN_MAX * 8];
 };
 
+/*
+ * The frames last made of addresses, by address and the generation of the
+ * mappings it was found in (maps_generation: unique over every process's
+ * set; KERNEL_GEN for the kernel): an address met again under the same
+ * mappings is the same frame, with no mapping lookup and no interning.
+ * This is what a chain the chain cache misses (a kernel part that differs,
+ * a deeper call) still saves on its frames. Only frames of a module of a
+ * file, the vdso or the kernel. Direct-mapped, like the chains.
+ */
+#define FRAME_SLOTS 4096
+#define KERNEL_GEN  UINT64_MAX
+
+struct frame_slot {
+	uint64_t addr, gen; /* gen 0: empty (no mapping set has generation 0) */
+	uint32_t id;
+};
+
 static uint64_t chain_hash(const struct rec_sample *smp)
 {
 	return hash_u64(hash_bytes(smp->ips, smp->nr * 8) ^ smp->pid);
@@ -53,39 +70,90 @@ void stacker_release(struct stacker *s)
 {
 	free(s->chains);
 	s->chains = NULL;
+	free(s->fslots);
+	s->fslots = NULL;
 	hmap_release(&s->unw.cut);
 	hmap_release(&s->unw.outer);
 }
 
-static void add_frame(struct stacker *s, uint32_t *n, uint32_t module, uint32_t flags,
-		      uint64_t addr)
+/* Adds a frame to the stack being built; returns its id, or PM_NONE when the stack is full. */
+static uint32_t add_frame(struct stacker *s, uint32_t *n, uint32_t module, uint32_t flags,
+			  uint64_t addr)
 {
 	size_t before = s->prof->nframes;
 	uint32_t id;
 
 	if (*n == STACK_MAX_FRAMES)
-		return;
+		return PM_NONE;
 	id = profile_intern_frame(s->prof, module, flags, addr);
 	s->frames[(*n)++] = id;
 	if (s->prof->nframes != before && module != PM_NONE && s->new_frame)
 		s->new_frame(s->new_frame_arg, s->model->mods->mods[module], id, addr);
+	return id;
+}
+
+/* The slot of address addr under generation gen; true if it holds that frame. */
+static bool frame_slot(struct stacker *s, uint64_t addr, uint64_t gen, struct frame_slot **slot)
+{
+	if (!s->fslots)
+		s->fslots = xcalloc(FRAME_SLOTS, sizeof(*s->fslots));
+	*slot = &s->fslots[hash_u64(addr ^ gen) & (FRAME_SLOTS - 1)];
+	return (*slot)->gen == gen && (*slot)->addr == addr;
+}
+
+static void cached_frame(struct stacker *s, uint32_t *n, struct frame_slot *slot)
+{
+	s->frame_hits++;
+	if (*n < STACK_MAX_FRAMES)
+		s->frames[(*n)++] = slot->id;
+}
+
+static void remember_frame(struct frame_slot *slot, uint64_t addr, uint64_t gen, uint32_t id)
+{
+	if (slot && id != PM_NONE) {
+		slot->addr = addr;
+		slot->gen = gen;
+		slot->id = id;
+	}
+}
+
+static void kernel_frame(struct stacker *s, uint32_t *n, uint64_t ip)
+{
+	struct frame_slot *slot;
+
+	if (frame_slot(s, ip, KERNEL_GEN, &slot))
+		cached_frame(s, n, slot);
+	else
+		remember_frame(slot, ip, KERNEL_GEN,
+			       add_frame(s, n, s->kernel->id, PM_FRAME_KERNEL, ip));
 }
 
 static void user_frame(struct stacker *s, uint32_t pid, uint64_t a, uint32_t *n)
 {
-	const struct mapping *map = model_find(s->model, pid, a);
+	const struct mapping *map;
+	struct frame_slot *slot = NULL;
 	struct module *jit;
 
 	s->used_maps = true;
+	if (s->gen && frame_slot(s, a, s->gen, &slot)) {
+		cached_frame(s, n, slot);
+		return;
+	}
+	map = model_find(s->model, pid, a);
 	if (map && map->mod && map->mod->kind != MODULE_ANON) {
-		add_frame(s, n, map->mod->id, 0, addr_to_file_offset(a, map->start, map->pgoff));
+		remember_frame(slot, a, s->gen,
+			       add_frame(s, n, map->mod->id, 0,
+					 addr_to_file_offset(a, map->start, map->pgoff)));
 		return;
 	}
 	/*
 	 * Anonymous executable memory is JIT code, named at the stop from the
 	 * perf map as it is then; an address in no mapping only if the
-	 * process has a perf map (else it is a broken chain's garbage).
+	 * process has a perf map (else it is a broken chain's garbage). A miss
+	 * may have made the model read /proc again: later frames are looked
+	 * up under the mappings as they are now.
 	 */
+	s->gen = model_maps_generation(s->model, pid);
 	s->cacheable = false;
 	jit = model_perfmap(s->model, pid);
 	if (jit && (map || jit->fd >= 0))
@@ -158,11 +226,12 @@ uint32_t stacker_add(struct stacker *s, const struct rec_sample *smp, uint16_t m
 	struct chain *c = NULL;
 	uint32_t n = 0, stack;
 
+	gen = model_maps_generation(s->model, smp->pid);
+	s->gen = gen;
 	if (cache) {
 		if (!s->chains)
 			s->chains = xcalloc(CHAIN_SLOTS, sizeof(*s->chains));
 		hash = chain_hash(smp);
-		gen = model_maps_generation(s->model, smp->pid);
 		c = &s->chains[hash & (CHAIN_SLOTS - 1)];
 		if (c->hash == hash && c->gen == gen && c->pid == smp->pid && c->nr == smp->nr &&
 		    memcmp(c->ips, smp->ips, smp->nr * 8) == 0) {
@@ -198,12 +267,12 @@ uint32_t stacker_add(struct stacker *s, const struct rec_sample *smp, uint16_t m
 				ip--;
 			first = false;
 			if (ctx == (uint64_t)PERF_CONTEXT_KERNEL)
-				add_frame(s, &n, s->kernel->id, PM_FRAME_KERNEL, ip);
+				kernel_frame(s, &n, ip);
 			else if (ctx == (uint64_t)PERF_CONTEXT_USER)
 				user_frame(s, smp->pid, ip, &n);
 		}
 	} else if ((misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) {
-		add_frame(s, &n, s->kernel->id, PM_FRAME_KERNEL, smp->ip);
+		kernel_frame(s, &n, smp->ip);
 	} else if (!s->unwinder) {
 		user_frame(s, smp->pid, smp->ip, &n);
 	}

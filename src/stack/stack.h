@@ -44,6 +44,7 @@ struct stack_unwind_stats {
 };
 
 struct chain;
+struct frame_slot;
 
 struct stacker {
 	struct model *model;
@@ -54,9 +55,12 @@ struct stacker {
 	void *new_frame_arg;
 	struct stack_unwind_stats unw;
 	struct chain *chains;		   /* frame-pointer mode: see stack.c */
+	struct frame_slot *fslots;	   /* frames by address: see stack.c */
+	uint64_t gen;			   /* the sample's process's mappings generation */
 	bool cacheable;			   /* the stack being built may go in chains */
 	bool used_maps;			   /* it has user frames */
 	uint64_t chain_hits, chain_misses; /* for tests and benchmarks */
+	uint64_t frame_hits;
 	uint32_t frames[STACK_MAX_FRAMES]; /* the stack being built, leaf first */
 	uint64_t uips[STACK_MAX_FRAMES];
 };
