@@ -58,10 +58,17 @@ struct namer {
 	_Atomic pid_t tid; /* the thread's, for its scheduling class; 0 until it runs */
 	int wake;	   /* eventfd the thread sleeps on */
 
-	/* The queue: the producer's end and the consumer's. */
+	/*
+	 * The queue: the producer's end and the consumer's. The producer
+	 * frees the chunks the consumer is done with (those before head), so
+	 * that the thread never frees memory of the recorder's: in the idle
+	 * class it could be stopped for long holding the lock of the
+	 * recorder's malloc arena, and the recorder with it.
+	 */
 	struct chunk *tail;
-	struct chunk *head;
-	size_t pos; /* next job to take in head */
+	struct chunk *oldest;	    /* the first chunk not freed (producer) */
+	struct chunk *_Atomic head; /* the chunk jobs are taken from (consumer) */
+	size_t pos;		    /* next job to take in head */
 	_Atomic bool sleeping, done, cancel, exited;
 	bool joined; /* by namer_finish: the thread is gone */
 	_Atomic uint64_t queued, taken;
@@ -95,19 +102,20 @@ static void wake(struct namer *n)
 static bool take(struct namer *n, struct job *j)
 {
 	for (;;) {
-		size_t filled = atomic_load_explicit(&n->head->filled, memory_order_acquire);
+		struct chunk *head = atomic_load_explicit(&n->head, memory_order_relaxed);
+		size_t filled = atomic_load_explicit(&head->filled, memory_order_acquire);
 		struct chunk *next;
 
 		if (n->pos < filled) {
-			*j = n->head->jobs[n->pos++];
+			*j = head->jobs[n->pos++];
 			atomic_fetch_add(&n->taken, 1);
 			return true;
 		}
-		next = atomic_load_explicit(&n->head->next, memory_order_acquire);
+		next = atomic_load_explicit(&head->next, memory_order_acquire);
 		if (n->pos < CHUNK_JOBS || !next)
 			return false;
-		free(n->head);
-		n->head = next;
+		/* Done with head: the producer frees it. */
+		atomic_store_explicit(&n->head, next, memory_order_release);
 		n->pos = 0;
 	}
 }
@@ -227,14 +235,15 @@ struct namer *namer_start(struct symbolizer *z)
 
 	n->z = z;
 	n->can_renice = can_renice();
-	n->head = n->tail = xcalloc(1, sizeof(*n->head));
+	n->oldest = n->tail = xcalloc(1, sizeof(*n->tail));
+	atomic_store(&n->head, n->oldest);
 	n->wake = eventfd(0, EFD_CLOEXEC);
 	pthread_mutex_init(&n->lock, NULL);
 	if (n->wake < 0 || pthread_create(&n->thread, NULL, namer_main, n) != 0) {
 		if (n->wake >= 0)
 			close(n->wake);
 		pthread_mutex_destroy(&n->lock);
-		free(n->head);
+		free(n->oldest);
 		free(n);
 		return NULL;
 	}
@@ -246,7 +255,15 @@ void namer_frame(struct namer *n, struct module *m, uint32_t frame, uint64_t add
 	size_t filled = atomic_load_explicit(&n->tail->filled, memory_order_relaxed);
 
 	if (filled == CHUNK_JOBS) {
-		struct chunk *c = xcalloc(1, sizeof(*c));
+		struct chunk *c = xcalloc(1, sizeof(*c)),
+			     *head = atomic_load_explicit(&n->head, memory_order_acquire);
+
+		while (n->oldest != head) {
+			struct chunk *next = atomic_load(&n->oldest->next);
+
+			free(n->oldest);
+			n->oldest = next;
+		}
 
 		atomic_store_explicit(&n->tail->next, c, memory_order_release);
 		n->tail = c;
@@ -355,11 +372,11 @@ void namer_free(struct namer *n)
 	/* A recording that failed before its stop: the thread is ended first. */
 	if (!n->joined)
 		namer_finish(n, 0, NULL);
-	while (n->head) {
-		struct chunk *next = atomic_load(&n->head->next);
+	while (n->oldest) {
+		struct chunk *next = atomic_load(&n->oldest->next);
 
-		free(n->head);
-		n->head = next;
+		free(n->oldest);
+		n->oldest = next;
 	}
 	for (size_t i = 0; i < n->nframes; i++) {
 		free(n->frames[i].lv);
