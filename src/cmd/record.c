@@ -619,8 +619,6 @@ static void record_loop(struct recorder *r, bool tty)
 		if (!targets_alive(r))
 			break;
 		now = now_ns();
-		if (r->namer)
-			namer_tick(r->namer, now);
 		if (tty && now - last_status > 250000000ULL) {
 			status_line(r, now);
 			last_status = now;

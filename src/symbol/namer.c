@@ -4,24 +4,22 @@
  *
  * The recorder hands jobs over through a queue of its own that takes no
  * lock: one producer (the recorder), one consumer (the thread), chunks
- * linked as they fill. A lock the recorder had to take could be held by
- * the thread when it was preempted, and a thread of the idle class may
- * then wait long for the CPU, with the recorder stuck behind it and its
- * rings overflowing. The thread sleeps on an eventfd, written only when
+ * linked as they fill: a lock the recorder had to take could be held by
+ * the thread when it was preempted, with the recorder stuck behind it.
+ * The thread sleeps on an eventfd, written only when
  * it said it sleeps (both sides check the other's word after writing
  * their own, so no wakeup is lost).
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,8 +27,15 @@
 #include "util/util.h"
 
 #define CHUNK_JOBS 1024
-/* A job waiting this long gets the thread out of the idle class. */
-#define BACKLOG_AGE_NS 1000000000ULL
+/*
+ * While recording on a busy machine, the thread's CPU time is rationed to
+ * 0.5% of one CPU, with 20 ms of it saved up at most; the machine is busy
+ * while less than half a CPU was idle, on average, over the last 100 ms
+ * (/proc/stat). See namer.h.
+ */
+#define SHARE_PERMILLE 5
+#define BURST_NS       20000000LL
+#define LOOK_NS	       100000000ULL
 
 struct job {
 	struct module *m;
@@ -55,8 +60,7 @@ struct named {
 struct namer {
 	struct symbolizer *z;
 	pthread_t thread;
-	_Atomic pid_t tid; /* the thread's, for its scheduling class; 0 until it runs */
-	int wake;	   /* eventfd the thread sleeps on */
+	int wake; /* eventfd the thread sleeps on */
 
 	/*
 	 * The queue: the producer's end and the consumer's. The producer
@@ -72,15 +76,12 @@ struct namer {
 	_Atomic bool sleeping, done, cancel, exited;
 	bool joined; /* by namer_finish: the thread is gone */
 	_Atomic uint64_t queued, taken;
-
-	/*
-	 * The backlog's age, kept by namer_tick (recorder thread): every job
-	 * queued before mark_ns is among the first mark_queued; while some of
-	 * those are not taken, the oldest job waits since before mark_ns.
-	 */
-	uint64_t mark_queued, mark_ns;
-	bool promoted;	 /* SCHED_BATCH at nice 19, not SCHED_IDLE */
-	bool can_renice; /* nice 19 can be undone (can_renice()) */
+	/* The ration (thread's side): see ration(). */
+	int64_t tokens_ns;	    /* CPU time the thread may still use */
+	uint64_t last_ns, last_cpu; /* when tokens_ns was last brought up to date */
+	int stat_fd;		    /* /proc/stat, or -1 */
+	uint64_t idle_ns, idle_at;  /* the machine's idle time, and when it was read */
+	bool machine_free;	    /* half a CPU or more was idle over LOOK_NS */
 
 	/* Results, under lock (taken briefly by the thread, and at the stop). */
 	pthread_mutex_t lock;
@@ -150,23 +151,74 @@ static void store(struct namer *n, uint32_t frame, struct symres *r)
 	pthread_mutex_unlock(&n->lock);
 }
 
-/*
- * The idle class while recording (SCHED_IDLE), the batch class at the
- * lowest priority while a backlog ages (SCHED_BATCH, nice 19), normal
- * priority to finish. Best effort: a user without CAP_SYS_NICE may be
- * refused some of the moves, and the thread then stays where it is.
- */
-static void set_class(pid_t tid, int policy)
+static uint64_t thread_cpu_ns(void)
 {
-	struct sched_param sp = {.sched_priority = 0};
+	struct timespec ts;
 
-	if (tid <= 0)
-		return;
-	if (policy == SCHED_BATCH)
-		setpriority(PRIO_PROCESS, (id_t)tid, 19);
-	else if (policy == SCHED_OTHER)
-		setpriority(PRIO_PROCESS, (id_t)tid, 0);
-	sched_setscheduler(tid, policy, &sp);
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* The idle time of all CPUs so far (idle and iowait), from /proc/stat; 0 when unknown. */
+static uint64_t machine_idle_ns(int fd)
+{
+	char buf[256];
+	unsigned long long idle, iowait;
+	ssize_t len = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
+	long tick = sysconf(_SC_CLK_TCK);
+
+	if (len <= 0 || tick <= 0)
+		return 0;
+	buf[len] = '\0';
+	if (sscanf(buf, "cpu %*u %*u %*u %llu %llu", &idle, &iowait) != 2)
+		return 0;
+	return (uint64_t)(idle + iowait) * (1000000000ULL / (uint64_t)tick);
+}
+
+/* Whether the machine had CPU time to spare lately (read every LOOK_NS). */
+static bool machine_free(struct namer *n, uint64_t now)
+{
+	if (now - n->idle_at >= LOOK_NS) {
+		uint64_t idle = machine_idle_ns(n->stat_fd);
+
+		n->machine_free = idle && n->idle_at && idle >= n->idle_ns &&
+				  (idle - n->idle_ns) * 2 >= now - n->idle_at;
+		n->idle_ns = idle;
+		n->idle_at = now;
+	}
+	return n->machine_free;
+}
+
+/*
+ * While recording, between two jobs (the thread holds nothing then): on a
+ * busy machine, waits until the thread's CPU time is back within its
+ * ration, a bucket of at most BURST_NS filled at SHARE_PERMILLE of the
+ * time that passes; on a machine with CPU time to spare it runs freely.
+ * A wakeup of the stop ends the wait.
+ */
+static void ration(struct namer *n)
+{
+	while (!atomic_load(&n->done) && !atomic_load(&n->cancel)) {
+		uint64_t now = now_ns(), cpu = thread_cpu_ns(), v;
+		int64_t gain = (int64_t)((now - n->last_ns) * SHARE_PERMILLE / 1000);
+		struct pollfd p = {.fd = n->wake, .events = POLLIN};
+		int64_t ms;
+
+		n->tokens_ns += gain;
+		if (!machine_free(n, now))
+			n->tokens_ns -= (int64_t)(cpu - n->last_cpu);
+		if (n->tokens_ns > BURST_NS)
+			n->tokens_ns = BURST_NS;
+		n->last_ns = now;
+		n->last_cpu = cpu;
+		if (n->tokens_ns >= 0)
+			return;
+		ms = -n->tokens_ns / SHARE_PERMILLE / 1000 + 1;
+		if (poll(&p, 1, ms > 100 ? 100 : (int)ms) > 0 && read(n->wake, &v, sizeof(v)) < 0) {
+			/* a wakeup read by nobody else: the loop sees done or a job */
+		}
+	}
 }
 
 static void *namer_main(void *arg)
@@ -175,12 +227,10 @@ static void *namer_main(void *arg)
 	struct symres *r = xmalloc(sizeof(*r));
 	struct job j;
 
-	atomic_store(&n->tid, (pid_t)syscall(SYS_gettid));
-	if (!atomic_load(&n->done))
-		set_class(atomic_load(&n->tid), SCHED_IDLE);
 	while (!atomic_load(&n->cancel)) {
 		uint64_t v;
 
+		ration(n);
 		if (take(n, &j)) {
 			symbolize_addr(n->z, j.m, j.addr, false, r);
 			store(n, j.frame, r);
@@ -206,35 +256,14 @@ static void *namer_main(void *arg)
 	return NULL;
 }
 
-/*
- * Whether this process may take a thread from nice 19 back to 0:
- * CAP_SYS_NICE (bit 23 of the effective set), or an RLIMIT_NICE of 20
- * (its ceiling is 20 - limit).
- */
-static bool can_renice(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	unsigned long long caps = 0;
-	struct rlimit rl;
-	char line[256];
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &caps) == 1)
-			break;
-	if (f)
-		fclose(f);
-	if (caps & (1ULL << 23))
-		return true;
-	return getrlimit(RLIMIT_NICE, &rl) == 0 &&
-	       (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= 20);
-}
-
 struct namer *namer_start(struct symbolizer *z)
 {
 	struct namer *n = xcalloc(1, sizeof(*n));
 
 	n->z = z;
-	n->can_renice = can_renice();
+	n->last_ns = now_ns();
+	n->tokens_ns = BURST_NS;
+	n->stat_fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
 	n->oldest = n->tail = xcalloc(1, sizeof(*n->tail));
 	atomic_store(&n->head, n->oldest);
 	n->wake = eventfd(0, EFD_CLOEXEC);
@@ -242,6 +271,8 @@ struct namer *namer_start(struct symbolizer *z)
 	if (n->wake < 0 || pthread_create(&n->thread, NULL, namer_main, n) != 0) {
 		if (n->wake >= 0)
 			close(n->wake);
+		if (n->stat_fd >= 0)
+			close(n->stat_fd);
 		pthread_mutex_destroy(&n->lock);
 		free(n->oldest);
 		free(n);
@@ -276,41 +307,11 @@ void namer_frame(struct namer *n, struct module *m, uint32_t frame, uint64_t add
 		wake(n);
 }
 
-void namer_tick(struct namer *n, uint64_t now)
-{
-	uint64_t queued = atomic_load(&n->queued), taken = atomic_load(&n->taken);
-
-	if (taken == queued) {
-		/* Nothing waits: back to the idle class. */
-		if (n->promoted)
-			set_class(atomic_load(&n->tid), SCHED_IDLE);
-		n->promoted = false;
-		n->mark_queued = queued;
-		n->mark_ns = now;
-		return;
-	}
-	if (taken >= n->mark_queued) {
-		/* What waited at the mark is taken: a new mark, for what waits now. */
-		n->mark_queued = queued;
-		n->mark_ns = now;
-		return;
-	}
-	/*
-	 * Not where nice 19 could not be undone at the stop: it would slow
-	 * the finish, which runs at normal priority.
-	 */
-	if (!n->promoted && n->can_renice && now - n->mark_ns >= BACKLOG_AGE_NS) {
-		set_class(atomic_load(&n->tid), SCHED_BATCH);
-		n->promoted = true;
-	}
-}
-
 int namer_finish(struct namer *n, uint64_t deadline_ns, const volatile sig_atomic_t *interrupt)
 {
 	int ret = 0;
 
 	atomic_store(&n->done, true);
-	set_class(atomic_load(&n->tid), SCHED_OTHER);
 	wake(n);
 	/* Short waits, to see the deadline and the interrupt. */
 	while (!atomic_load(&n->exited)) {
@@ -384,6 +385,8 @@ void namer_free(struct namer *n)
 	}
 	free(n->frames);
 	close(n->wake);
+	if (n->stat_fd >= 0)
+		close(n->stat_fd);
 	pthread_mutex_destroy(&n->lock);
 	free(n);
 }

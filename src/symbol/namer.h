@@ -4,14 +4,19 @@
  *
  * Each new frame is handed to the naming thread as it is met, which
  * resolves it (reading its module's symbols and DWARF the first time), so
- * that at the stop only the last moments' frames are left. The thread
- * runs in the idle scheduling class while the recording goes on: it takes
- * only CPU time the profiled programs leave, and never delays them; at
- * the stop it runs at normal priority to finish. When every CPU stays
- * busy, an idle-class thread gets no time at all and everything would be
- * left for the stop: a job that has waited a second moves the thread to
- * the batch class at nice 19 (a small share, about 1.5% of a CPU against
- * one busy thread of nice 0) until the queue is empty again.
+ * that at the stop only the last moments' frames are left.
+ *
+ * While the recording goes on, the thread uses the CPU time the machine
+ * has to spare: while half a CPU or more is idle it runs freely; on a busy
+ * machine it rations itself to 0.5% of one CPU (20 ms of it saved up at
+ * most), so that it takes little from the profiled programs, and what it
+ * has not named by the stop it names then, at full speed. It runs at
+ * normal priority, never in the idle class nor at a low nice level:
+ * sharing the recorder's address space, a starved thread preempted in
+ * the middle of a system call (mmap, say) holds kernel locks the recorder
+ * needs, and the recorder stalled behind it long enough to lose records
+ * (seen with SCHED_IDLE and nice 19 on a busy machine: up to seconds of
+ * samples lost, in about one run of six).
  *
  * Ownership: the symbolizer handed to namer_start is the thread's alone
  * until namer_finish has joined it. Results are written under the namer's
@@ -39,13 +44,6 @@ struct namer *namer_start(struct symbolizer *z);
 
 /* Queues frame id frame, at addr of m (recorder thread). */
 void namer_frame(struct namer *n, struct module *m, uint32_t frame, uint64_t addr);
-
-/*
- * Looks at the queue's age (recorder thread, now on now_ns()'s clock,
- * called often, say every 100 ms): promotes the thread to the batch class
- * while a job has waited BACKLOG_AGE_NS, back to idle once none waits.
- */
-void namer_tick(struct namer *n, uint64_t now);
 
 /*
  * Lets the thread finish what is queued, at normal priority, and joins
