@@ -86,7 +86,7 @@ static inline double hot_seconds(int argc, char **argv, int i, double def)
  */
 static inline void hot_wait_start(const char *prog)
 {
-	struct timespec limit = {30, 0};
+	struct timespec limit = {150, 0};
 	sigset_t set;
 
 	sigemptyset(&set);
@@ -100,7 +100,7 @@ static inline void hot_wait_start(const char *prog)
 	while (sigtimedwait(&set, NULL, &limit) != SIGUSR1) {
 		if (errno == EINTR)
 			continue;
-		fprintf(stderr, "%s: no SIGUSR1 within 30 s\n", prog);
+		fprintf(stderr, "%s: no SIGUSR1 within 150 s\n", prog);
 		exit(2);
 	}
 }
