@@ -191,7 +191,7 @@ static bool machine_free(struct namer *n, uint64_t now)
 }
 
 /*
- * While recording, between two jobs (the thread holds nothing then): on a
+ * While recording, before a job (the thread holds nothing then): on a
  * busy machine, waits until the thread's CPU time is back within its
  * ration, a bucket of at most BURST_NS filled at SHARE_PERMILLE of the
  * time that passes; on a machine with CPU time to spare it runs freely.
@@ -221,6 +221,19 @@ static void ration(struct namer *n)
 	}
 }
 
+/*
+ * Names one frame. The first look at a module (its symbols, its DWARF's
+ * units) is what costs: it waits for the ration; a frame of a module
+ * already read is looked up at once, its time charged to the ration.
+ */
+static void run_job(struct namer *n, const struct job *j, struct symres *r)
+{
+	if (!symfile_find(n->z, j->m))
+		ration(n);
+	symbolize_addr(n->z, j->m, j->addr, false, r);
+	store(n, j->frame, r);
+}
+
 static void *namer_main(void *arg)
 {
 	struct namer *n = arg;
@@ -230,10 +243,8 @@ static void *namer_main(void *arg)
 	while (!atomic_load(&n->cancel)) {
 		uint64_t v;
 
-		ration(n);
 		if (take(n, &j)) {
-			symbolize_addr(n->z, j.m, j.addr, false, r);
-			store(n, j.frame, r);
+			run_job(n, &j, r);
 			continue;
 		}
 		if (atomic_load(&n->done))
@@ -248,8 +259,7 @@ static void *namer_main(void *arg)
 			continue;
 		}
 		atomic_store(&n->sleeping, false);
-		symbolize_addr(n->z, j.m, j.addr, false, r);
-		store(n, j.frame, r);
+		run_job(n, &j, r);
 	}
 	free(r);
 	atomic_store(&n->exited, true);
