@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 from pycheck import check, failures, report
 
@@ -34,8 +35,19 @@ def main():
                                                                   r.stdout[-2000:], r.stderr[-2000:]))
         return r.stdout
 
+    def load():
+        # The daemon has half a second to start: a loaded machine may need
+        # more, and profiler-cli says a retry then often works.
+        for attempt in range(3):
+            try:
+                return pq("load", path, "--json")
+            except RuntimeError as e:
+                if "did not become ready" not in str(e) or attempt == 2:
+                    raise
+                time.sleep(2)
+
     try:
-        out = pq("load", path, "--json")
+        out = load()
         status = json.loads(out[out.index("{"):])
         check(status.get("type") == "status", "the profile did not load: %s" % out[:500])
         threads = json.loads(pq("thread", "list", "--sort", "index", "--json"))["threads"]
