@@ -51,6 +51,16 @@ static void push(struct order *q, uint64_t time, uint32_t serial, uint32_t len)
 	order_push(q, buf, len, time);
 }
 
+/* What was delivered is in time order, equal times in push (serial) order. */
+static void check_in_order(const struct got *g)
+{
+	for (size_t i = 1; i < g->n; i++) {
+		ck_assert_uint_le(g->r[i - 1].time, g->r[i].time);
+		if (g->r[i - 1].time == g->r[i].time)
+			ck_assert_uint_lt(g->r[i - 1].serial, g->r[i].serial);
+	}
+}
+
 START_TEST(test_empty)
 {
 	struct order q;
@@ -128,11 +138,7 @@ START_TEST(test_stable)
 		push(&q, i % 3 == 0 ? 7 : 5, i, 16 + i % 5 * 8);
 	order_flush(&q, UINT64_MAX, deliver, &g);
 	ck_assert_uint_eq(g.n, 100);
-	for (size_t i = 1; i < g.n; i++) {
-		ck_assert_uint_le(g.r[i - 1].time, g.r[i].time);
-		if (g.r[i - 1].time == g.r[i].time)
-			ck_assert_uint_lt(g.r[i - 1].serial, g.r[i].serial);
-	}
+	check_in_order(&g);
 	order_release(&q);
 }
 END_TEST
@@ -158,11 +164,7 @@ START_TEST(test_shuffled)
 	}
 	order_flush(&q, UINT64_MAX, deliver, &g);
 	ck_assert_uint_eq(g.n, serial);
-	for (size_t i = 1; i < g.n; i++) {
-		ck_assert_uint_le(g.r[i - 1].time, g.r[i].time);
-		if (g.r[i - 1].time == g.r[i].time)
-			ck_assert_uint_lt(g.r[i - 1].serial, g.r[i].serial);
-	}
+	check_in_order(&g);
 	order_release(&q);
 }
 END_TEST
