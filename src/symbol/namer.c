@@ -30,8 +30,9 @@
 /*
  * While recording on a busy machine, the thread's CPU time is rationed to
  * 0.5% of one CPU, with 20 ms of it saved up at most; the machine is busy
- * while less than half a CPU was idle, on average, over the last 100 ms
- * (/proc/stat). See namer.h.
+ * while less than half a CPU was idle, on average, since the last look at
+ * /proc/stat (at most one every 100 ms, when a module is to be read). See
+ * namer.h.
  */
 #define SHARE_PERMILLE 5
 #define BURST_NS       20000000LL
@@ -65,9 +66,9 @@ struct namer {
 	/*
 	 * The queue: the producer's end and the consumer's. The producer
 	 * frees the chunks the consumer is done with (those before head), so
-	 * that the thread never frees memory of the recorder's: in the idle
-	 * class it could be stopped for long holding the lock of the
-	 * recorder's malloc arena, and the recorder with it.
+	 * that the thread never frees memory of the recorder's: preempted
+	 * while holding the lock of the recorder's malloc arena, it would
+	 * hold the recorder up.
 	 */
 	struct chunk *tail;
 	struct chunk *oldest;	    /* the first chunk not freed (producer) */
@@ -176,7 +177,7 @@ static uint64_t machine_idle_ns(int fd)
 	return (uint64_t)(idle + iowait) * (1000000000ULL / (uint64_t)tick);
 }
 
-/* Whether the machine had CPU time to spare lately (read every LOOK_NS). */
+/* Whether the machine had CPU time to spare since the last look (at most one every LOOK_NS). */
 static bool machine_free(struct namer *n, uint64_t now)
 {
 	if (now - n->idle_at >= LOOK_NS) {
