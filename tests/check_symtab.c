@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * check_symtab.c - symbol tables (aliases, sizes, gaps, nesting, kallsyms
- * text) and the ELF reader on a real file: this test program itself, whose
- * load bias the dynamic loader tells us independently.
+ * check_symtab.c - symbol tables (aliases, sizes, gaps, nesting), the
+ * kernel's (kallsyms text, ksyms.h) and the ELF reader on a real file:
+ * this test program itself, whose load bias the dynamic loader tells us
+ * independently.
  */
 #include "config.h"
 
@@ -20,6 +21,7 @@
 #include "elf/elfread.h"
 #include "model/proc.h"
 #include "symbol/symfile.h"
+#include "elf/ksyms.h"
 #include "elf/symtab.h"
 #include "unit-helpers.h"
 #include "util/util.h"
@@ -209,14 +211,6 @@ static const char kallsyms[] = "ffffffff81000000 T _stext\n"
 			       "ffffffffc0a01000 t mod_local\t[mymod]\n"
 			       "ffffffffc0a01100 T mod_global\t[mymod]\n";
 
-static bool has_name(const struct symtab *t, const char *name)
-{
-	for (size_t i = 0; i < t->n; i++)
-		if (strcmp(symtab_name(t, &t->syms[i]), name) == 0)
-			return true;
-	return false;
-}
-
 /* A perf map, and one read only as far as a limit allows. */
 START_TEST(test_perfmap)
 {
@@ -247,34 +241,108 @@ START_TEST(test_perfmap)
 }
 END_TEST
 
+static const char *klookup(struct ksyms *k, uint64_t addr)
+{
+	uint64_t start;
+	const char *name;
+
+	return ksyms_lookup(k, addr, &start, &name) ? name : NULL;
+}
+
+static bool k_has_name(struct ksyms *k, const char *name)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (strcmp(ksyms_name(k, i), name) == 0)
+			return true;
+	return false;
+}
+
 START_TEST(test_kallsyms)
 {
 	FILE *f = unit_text_stream(kallsyms);
-	struct symtab t;
+	struct ksyms k;
+	uint64_t start;
+	const char *name;
 	static const char *const kept[] = {"_stext",	 "local_fn",  "weak_fn",   "weak_local",
 					   "after_data", "mod_local", "mod_global"};
 	static const char *const dropped[] = {"startup_64", "some_data",  "local_data",
 					      "some_bss",   "global_bss", "some_rodata"};
 
-	symtab_init(&t);
+	ksyms_init(&k);
 	/* Eight function lines; the two at one address merge into one entry. */
-	ck_assert_int_eq(symtab_read_kallsyms(&t, f), 8);
+	ck_assert_int_eq(ksyms_read(&k, f), 8);
 	fclose(f);
-	ck_assert_uint_eq(t.n, 7);
+	ck_assert_uint_eq(k.n, 7);
 	for (size_t i = 0; i < ARRAY_SIZE(kept); i++)
-		ck_assert_msg(has_name(&t, kept[i]), "%s missing", kept[i]);
+		ck_assert_msg(k_has_name(&k, kept[i]), "%s missing", kept[i]);
 	for (size_t i = 0; i < ARRAY_SIZE(dropped); i++)
-		ck_assert_msg(!has_name(&t, dropped[i]), "%s kept", dropped[i]);
+		ck_assert_msg(!k_has_name(&k, dropped[i]), "%s kept", dropped[i]);
 
 	/* T beats t at one address. */
-	ck_assert_str_eq(lookup_name(&t, 0xffffffff81000000ULL), "_stext");
-	ck_assert_str_eq(lookup_name(&t, 0xffffffff81000150ULL), "local_fn");
-	ck_assert_str_eq(lookup_name(&t, 0xffffffff81000200ULL), "weak_fn");
-	/* Module symbols under their bare names. */
-	ck_assert_str_eq(lookup_name(&t, 0xffffffffc0a01010ULL), "mod_local");
-	ck_assert_str_eq(lookup_name(&t, 0xffffffffc0a01100ULL), "mod_global");
-	ck_assert_ptr_null(symtab_lookup(&t, 0xffffffff80ffffffULL));
-	symtab_release(&t);
+	ck_assert_str_eq(klookup(&k, 0xffffffff81000000ULL), "_stext");
+	ck_assert_str_eq(klookup(&k, 0xffffffff81000150ULL), "local_fn");
+	ck_assert_str_eq(klookup(&k, 0xffffffff81000200ULL), "weak_fn");
+	/* A symbol ends where the next starts; data symbols in between are not kept. */
+	ck_assert_str_eq(klookup(&k, 0xffffffff81000fffULL), "weak_local");
+	/* Module symbols under their bare names; the last ends 4096 bytes on. */
+	ck_assert_str_eq(klookup(&k, 0xffffffffc0a01010ULL), "mod_local");
+	ck_assert(ksyms_lookup(&k, 0xffffffffc0a01100ULL + 4095, &start, &name));
+	ck_assert_str_eq(name, "mod_global");
+	ck_assert_uint_eq(start, 0xffffffffc0a01100ULL);
+	ck_assert_ptr_null(klookup(&k, 0xffffffffc0a01100ULL + 4096));
+	ck_assert_ptr_null(klookup(&k, 0xffffffff80ffffffULL));
+	ck_assert_ptr_null(klookup(&k, 0x81000100ULL));
+	ksyms_release(&k);
+}
+END_TEST
+
+/*
+ * Many blocks of names, read out of address order (as modules' symbols
+ * come), with aliases whose names lie in different blocks: every lookup
+ * finds the symbol the rules choose, whatever block it was stored in.
+ */
+START_TEST(test_kallsyms_blocks)
+{
+	enum { N = 1000 };
+	char *text = xmalloc(N * 64 + 256), *p = text;
+	struct ksyms k;
+	FILE *f;
+
+	/* Symbol i at 0xffffffffa0000000 + 16 * i, written last first. */
+	for (int i = N - 1; i >= 0; i--)
+		p += sprintf(p, "%016llx %c fn_%d\n", 0xffffffffa0000000ULL + 16ULL * (unsigned)i,
+			     i % 3 ? 't' : 'T', i);
+	/* Aliases, far from their symbols in the text (other blocks). */
+	p += sprintf(p, "%016llx t a_%d\n", 0xffffffffa0000000ULL + 16ULL * 6,
+		     6); /* loses: local */
+	p += sprintf(p, "%016llx t f%d\n", 0xffffffffa0000000ULL + 16ULL * 8,
+		     8); /* wins: shorter */
+	p += sprintf(p, "%016llx t fn_99\n",
+		     0xffffffffa0000000ULL + 16ULL * 10); /* loses: byte order */
+	p += sprintf(p, "%016llx t fn_00\n",
+		     0xffffffffa0000000ULL + 16ULL * 11); /* wins: byte order */
+	f = unit_text_stream(text);
+	ksyms_init(&k);
+	ck_assert_int_eq(ksyms_read(&k, f), N + 4);
+	fclose(f);
+	ck_assert_uint_eq(k.n, N);
+	ck_assert_uint_ge(k.nblk, N / KSYMS_BLOCK);
+	for (int i = 0; i < N; i++) {
+		char want[32];
+
+		if (i == 8)
+			snprintf(want, sizeof(want), "f8");
+		else if (i == 11)
+			snprintf(want, sizeof(want), "fn_00");
+		else
+			snprintf(want, sizeof(want), "fn_%d", i);
+		ck_assert_str_eq(klookup(&k, 0xffffffffa0000000ULL + 16ULL * (unsigned)i + 15),
+				 want);
+	}
+	/* Deflated, the names take less room than as read. */
+	ck_assert_uint_lt(k.zlen, (size_t)(p - text));
+	ksyms_release(&k);
+	free(text);
 }
 END_TEST
 
@@ -283,13 +351,14 @@ START_TEST(test_kallsyms_restricted)
 {
 	FILE *f = unit_text_stream("0000000000000000 T _stext\n"
 				   "0000000000000000 t local_fn\n");
-	struct symtab t;
+	struct ksyms k;
 
-	symtab_init(&t);
-	ck_assert_int_eq(symtab_read_kallsyms(&t, f), 0);
-	ck_assert_uint_eq(t.n, 0);
+	ksyms_init(&k);
+	ck_assert_int_eq(ksyms_read(&k, f), 0);
+	ck_assert_uint_eq(k.n, 0);
+	ck_assert_ptr_null(klookup(&k, 0xffffffff81000000ULL));
 	fclose(f);
-	symtab_release(&t);
+	ksyms_release(&k);
 }
 END_TEST
 
@@ -663,6 +732,7 @@ static Suite *symtab_suite(void)
 
 	tc = tcase_create("kallsyms");
 	tcase_add_test(tc, test_kallsyms);
+	tcase_add_test(tc, test_kallsyms_blocks);
 	tcase_add_test(tc, test_kallsyms_restricted);
 	tcase_add_test(tc, test_perfmap);
 	suite_add_tcase(s, tc);

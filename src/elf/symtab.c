@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * symtab.c - sorted symbol tables and kallsyms parsing; see symtab.h.
+ * symtab.c - sorted symbol tables; see symtab.h.
  */
 #include "config.h"
 
-#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -81,9 +80,9 @@ void symtab_finish(struct symtab *t)
 	if (!t->n)
 		return;
 	/*
-	 * /proc/kallsyms comes in address order: no sort then (its merge
-	 * buffer would double the table's memory for a moment). Either way
-	 * the best of each run of aliases is kept.
+	 * A table added in address order is not sorted (qsort's merge
+	 * buffer would double its memory for a moment). Either way the best
+	 * of each run of aliases is kept.
 	 */
 	if (!sorted_by_addr(t))
 		qsort_r(t->syms, t->n, sizeof(*t->syms), cmp_sym, t->names);
@@ -135,35 +134,4 @@ const struct sym *symtab_lookup(const struct symtab *t, uint64_t addr)
 			return s;
 	}
 	return NULL;
-}
-
-int symtab_read_kallsyms(struct symtab *t, FILE *f)
-{
-	char line[1024];
-	int n = 0;
-
-	while (fgets(line, sizeof(line), f)) {
-		char *end, *name, type;
-		unsigned long long addr;
-
-		errno = 0;
-		addr = strtoull(line, &end, 16);
-		if (errno || end == line || *end != ' ')
-			continue;
-		type = end[1];
-		if (!type || end[2] != ' ')
-			continue;
-		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
-			continue;
-		name = end + 3;
-		name[strcspn(name, " \t\n")] = '\0';
-		if (!*name || addr == 0)
-			continue;
-		symtab_add(t, addr, 0, name, (type == 'T' || type == 'W') ? 2 : 1);
-		n++;
-	}
-	if (ferror(f))
-		return -EIO;
-	symtab_finish(t);
-	return n;
 }

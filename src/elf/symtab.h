@@ -18,7 +18,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 struct sym {
 	uint64_t addr, size;
@@ -55,12 +54,5 @@ static inline const char *symtab_name(const struct symtab *t, const struct sym *
 {
 	return t->names + s->name;
 }
-
-/*
- * Reads /proc/kallsyms text: the function symbols (types t, T, w, W) under
- * their bare names (a module's "[name]" suffix is dropped), then finishes
- * the table. Returns the number of symbols read, or -errno.
- */
-int symtab_read_kallsyms(struct symtab *t, FILE *f);
 
 #endif

@@ -19,9 +19,8 @@ static bool absolute(const struct module *m)
 }
 
 /* The symbol's name, demangled (a PLT entry's before its "@plt"); malloc'd. */
-static char *symbolize_name(const struct symfile *f, const struct sym *sym)
+static char *symbolize_name(const char *raw)
 {
-	const char *raw = symtab_name(&f->syms, sym);
 	size_t n = strlen(raw);
 	char *d;
 
@@ -79,10 +78,18 @@ int symbolize_addr(struct symbolizer *z, struct module *m, uint64_t addr, bool i
 		bus_guard_disarm(&guard);
 		return 0;
 	}
-	sym = symtab_lookup(&f->syms, vaddr);
-	if (sym) {
+	if (m->kind == MODULE_KERNEL) {
+		uint64_t start;
+		const char *raw;
+
+		sym = NULL;
+		if (ksyms_lookup(&f->ksyms, vaddr, &start, &raw)) {
+			r->symoff = vaddr - start;
+			r->symname = symbolize_name(raw);
+		}
+	} else if ((sym = symtab_lookup(&f->syms, vaddr))) {
 		r->symoff = vaddr - sym->addr;
-		r->symname = symbolize_name(f, sym);
+		r->symname = symbolize_name(symtab_name(&f->syms, sym));
 	}
 	if (!absolute(m) && !z->no_lines)
 		r->n = srcline_lookup(f, vaddr, r->lv, SRCLINE_MAX_DEPTH);

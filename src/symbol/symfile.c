@@ -145,6 +145,7 @@ static void symfile_free(struct symfile *f)
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
 	symtab_release(&f->syms);
+	ksyms_release(&f->ksyms);
 	free(f);
 }
 
@@ -182,9 +183,9 @@ static int load_kernel(struct symfile *f)
 		f->reason = REASON_KERNEL_HIDDEN;
 		return -errno;
 	}
-	n = symtab_read_kallsyms(&f->syms, k);
+	n = ksyms_read(&f->ksyms, k);
 	fclose(k);
-	if (n <= 0 || f->syms.n == 0 || f->syms.syms[0].addr == 0) {
+	if (n <= 0 || f->ksyms.n == 0) {
 		f->reason = REASON_KERNEL_HIDDEN;
 		return -EPERM;
 	}
@@ -468,6 +469,7 @@ static void symfile_load(struct symbolizer *z, struct symfile *f)
 	f->dwfl_cb = &z->dwfl_cb;
 	f->no_lines = z->no_lines;
 	symtab_init(&f->syms);
+	ksyms_init(&f->ksyms);
 	hmap_init(&f->demangled);
 	hmap_init(&f->paths);
 	elf_version(EV_CURRENT);

@@ -26,6 +26,7 @@
 #include "elf/addr.h"
 #include "symbol/dwname.h"
 #include "elf/elfread.h"
+#include "elf/ksyms.h"
 #include "util/hmap.h"
 #include "model/module.h"
 #include "store/reasons.h"
@@ -42,6 +43,7 @@ struct symfile {
 	size_t build_id_len;
 	uint64_t entry; /* ELF entry point (e_entry), 0 when none */
 	struct symtab syms;
+	struct ksyms ksyms;   /* the kernel's, instead of syms */
 	int symsrc;	      /* enum elf_symsrc, of the file itself */
 	char *debugfile;      /* separate debug file found, or NULL */
 	unsigned char *image; /* MODULE_VDSO: a copy of the image */

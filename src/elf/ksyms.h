@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ksyms.h - the kernel's function symbols, read from /proc/kallsyms and
+ * kept small.
+ *
+ * A kernel has some 120,000 function symbols and 3 MB of names; a plain
+ * symbol table (symtab.h) holds them in about 6 MB, and more while it
+ * grows. Here each symbol is 8 bytes (its address as 32 bits, its name's
+ * number) and the names are stored as they come, KSYMS_BLOCK to a block,
+ * each block deflated (zlib): about a quarter of their size. A lookup
+ * inflates the one block that holds the name (the last block inflated is
+ * kept, so names read in order cost one inflate per block).
+ *
+ * x86-64 kernel text, the core kernel's and the modules' (and BPF
+ * programs'), lies in the top 2 GiB of the address space: every address
+ * kept has its high 32 bits all set. Symbols elsewhere are not kept.
+ *
+ * The rules are symtab.h's: types t, T, w, W only, under their bare names
+ * (a module's "[name]" suffix dropped); among symbols at one address a
+ * global one (T, W) wins, then the shorter name, then the smaller in byte
+ * order; a symbol ends where the next one starts, the last 4096 bytes
+ * after its start.
+ */
+#ifndef PERFMINI_KSYMS_H
+#define PERFMINI_KSYMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Names per deflated block. */
+#define KSYMS_BLOCK 64
+/* The high 32 bits of every kernel text address kept. */
+#define KSYMS_HIGH 0xffffffff00000000ULL
+
+struct ksym {
+	uint32_t lo;   /* the address's low 32 bits */
+	uint32_t name; /* the name's number, in the order read */
+};
+
+struct ksyms {
+	struct ksym *syms; /* by address, one per address */
+	size_t n, cap;
+	unsigned char *z; /* the deflated blocks, one after another */
+	size_t zlen, zcap;
+	uint32_t *blk; /* block b is z[blk[b], blk[b + 1]) */
+	size_t nblk, blkcap;
+	size_t nnames;
+	/* The last block inflated, and which it is (SIZE_MAX: none). */
+	char *text;
+	size_t text_len, text_cap, text_blk;
+};
+
+void ksyms_init(struct ksyms *k);
+void ksyms_release(struct ksyms *k);
+
+/*
+ * Reads /proc/kallsyms text into an empty k. Returns the number of
+ * function symbols read (aliases counted), or -errno: -EIO when the
+ * stream failed, -ENOMEM when a block could not be deflated.
+ */
+int ksyms_read(struct ksyms *k, FILE *f);
+
+/*
+ * The symbol holding addr: true with its start address in *start and its
+ * name in *name (valid until the next call on k), false when none does
+ * or its name cannot be inflated.
+ */
+bool ksyms_lookup(struct ksyms *k, uint64_t addr, uint64_t *start, const char **name);
+
+/* The name of k->syms[i] (valid until the next call on k), or NULL. */
+const char *ksyms_name(struct ksyms *k, size_t i);
+
+#endif
