@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -58,7 +60,8 @@ static size_t img_add(struct img *g, const void *data, size_t n, size_t align)
 }
 
 /* The payloads that the sections expand to. */
-static uint8_t payload_a[3000], payload_b[777];
+static uint8_t *payload_a, *payload_b;
+static size_t payload_a_len, payload_b_len;
 
 struct sec {
 	const char *name;
@@ -93,9 +96,9 @@ static struct img build(bool is64, bool le, bool ext, struct layout *lay)
 		{"", SHT_NULL, 0, 0, 0, NULL, 0},
 		{".shstrtab", SHT_STRTAB, 0, 0, 0, (const uint8_t *)shstrtab, sizeof(shstrtab)},
 		{".debug_a", SHT_PROGBITS, SHF_COMPRESSED, ELFCOMPRESS_ZSTD, 8, payload_a,
-		 sizeof(payload_a)},
+		 payload_a_len},
 		{".debug_b", SHT_PROGBITS, SHF_COMPRESSED, ELFCOMPRESS_ZLIB, 16, payload_b,
-		 sizeof(payload_b)},
+		 payload_b_len},
 		{".debug_c", SHT_PROGBITS, SHF_COMPRESSED, 0x63, 1, other, sizeof(other)},
 		{".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0, 0, text, sizeof(text)},
 	};
@@ -186,13 +189,18 @@ static struct img build(bool is64, bool le, bool ext, struct layout *lay)
 	return g;
 }
 
-static void fill_payloads(void)
+/* Payloads of a and b bytes (more than elfz's 256 KiB buffer: streamed in pieces). */
+static void fill_payloads(size_t a, size_t b)
 {
 	uint64_t st = 42;
 
-	for (size_t i = 0; i < sizeof(payload_a); i++)
+	free(payload_a);
+	free(payload_b);
+	payload_a = xmalloc(payload_a_len = a);
+	payload_b = xmalloc(payload_b_len = b);
+	for (size_t i = 0; i < payload_a_len; i++)
 		payload_a[i] = (uint8_t)(i % 7 == 0 ? unit_rand(&st) : i / 64);
-	for (size_t i = 0; i < sizeof(payload_b); i++)
+	for (size_t i = 0; i < payload_b_len; i++)
 		payload_b[i] = (uint8_t)(i * 13);
 }
 
@@ -205,11 +213,25 @@ static uint8_t *expand(const struct img *g, struct elfz_info *info)
 	ck_assert_uint_eq(info->zstd, 1);
 	ck_assert_uint_eq(info->zlib, 1);
 	ck_assert_uint_eq(info->unknown, 1);
-	ck_assert_uint_gt(info->out_size, g->n + sizeof(payload_a) + sizeof(payload_b) - 1);
+	ck_assert_uint_gt(info->out_size, g->n + payload_a_len + payload_b_len - 1);
 	out = xmalloc(info->out_size);
 	memset(out, 0xaa, info->out_size);
 	ck_assert_int_eq(elfz_expand(g->p, g->n, out, info->out_size), 2);
 	return out;
+}
+
+/* elfz_expand_fd's copy of in[0, n) (into a memfd): its return; the bytes in *out. */
+static int expand_to_fd(const uint8_t *in, size_t n, uint64_t out_size, bool drop, uint8_t **out)
+{
+	int fd = memfd_create("check-elfz", MFD_CLOEXEC), ret;
+
+	ck_assert_int_ge(fd, 0);
+	ret = elfz_expand_fd(in, n, fd, out_size, drop);
+	*out = xcalloc(1, out_size ? out_size : 1);
+	if (ret >= 0)
+		ck_assert_int_eq(pread(fd, *out, out_size, 0), (ssize_t)out_size);
+	close(fd);
+	return ret;
 }
 
 /* Section i's header of an image laid out as lay, read from p. */
@@ -272,7 +294,7 @@ static void check_image(bool is64, bool le, bool ext)
 	/* .debug_a and .debug_b: expanded, aligned, flag cleared, padding zero. */
 	for (int i = 2; i <= 3; i++) {
 		const uint8_t *want = i == 2 ? payload_a : payload_b;
-		size_t len = i == 2 ? sizeof(payload_a) : sizeof(payload_b);
+		size_t len = i == 2 ? payload_a_len : payload_b_len;
 
 		shdr(&g, out, &lay, i, &flags, &off, &size, &align);
 		ck_assert_uint_eq(flags & SHF_COMPRESSED, 0);
@@ -348,6 +370,61 @@ START_TEST(test_not_elf)
 END_TEST
 
 /* Every prefix of a valid image: an error or a consistent answer, never a crash. */
+/*
+ * Written to a file, the copy is the one made in memory, byte for byte,
+ * in every layout; from _i 8 on, with sections that expand to more than
+ * elfz's buffer (streamed through it in pieces).
+ */
+START_TEST(test_expand_fd)
+{
+	struct layout lay;
+	struct elfz_info info;
+	struct img g;
+	uint8_t *mem, *viafd;
+
+	if (_i & 8)
+		fill_payloads(700000, 300000);
+	g = build(_i & 1, _i & 2, _i & 4, &lay);
+	mem = expand(&g, &info);
+	ck_assert_int_eq(expand_to_fd(g.p, g.n, info.out_size, false, &viafd), 2);
+	ck_assert_mem_eq(viafd, mem, info.out_size);
+	free(viafd);
+	free(mem);
+	free(g.p);
+}
+END_TEST
+
+/*
+ * From a private mapping of a file, its pages dropped as they are read:
+ * the same copy, and the mapping reads as before (from the file again).
+ */
+START_TEST(test_expand_fd_drop)
+{
+	struct layout lay;
+	struct elfz_info info;
+	struct img g;
+	uint8_t *mem, *viafd, *in;
+	int fd;
+
+	fill_payloads(700000, 300000);
+	g = build(true, true, false, &lay);
+	mem = expand(&g, &info);
+	fd = memfd_create("check-elfz-in", MFD_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pwrite(fd, g.p, g.n, 0), (ssize_t)g.n);
+	in = mmap(NULL, g.n, PROT_READ, MAP_PRIVATE, fd, 0);
+	ck_assert(in != MAP_FAILED);
+	ck_assert_int_eq(expand_to_fd(in, g.n, info.out_size, true, &viafd), 2);
+	ck_assert_mem_eq(viafd, mem, info.out_size);
+	ck_assert_mem_eq(in, g.p, g.n);
+	munmap(in, g.n);
+	close(fd);
+	free(viafd);
+	free(mem);
+	free(g.p);
+}
+END_TEST
+
 START_TEST(test_truncated)
 {
 	struct layout lay;
@@ -361,9 +438,15 @@ START_TEST(test_truncated)
 		if (ret == 0 && info.out_size <= (64u << 20)) {
 			uint8_t *out = xmalloc(info.out_size ? info.out_size : 1);
 			int x = elfz_expand(in, n, out, info.out_size);
+			uint8_t *viafd;
 
 			ck_assert(x >= 0 || x == -EBADMSG);
 			ck_assert(x <= (int)(info.zstd + info.zlib));
+			/* Written to a file, the same outcome. */
+			ck_assert_int_eq(expand_to_fd(in, n, info.out_size, false, &viafd), x);
+			if (x >= 0)
+				ck_assert_mem_eq(viafd, out, info.out_size);
+			free(viafd);
 			free(out);
 		} else {
 			ck_assert(ret == 0 || ret == -ENOEXEC || ret == -EFBIG);
@@ -392,6 +475,8 @@ static int expand_with_size(uint64_t size, int *inspect_ret)
 	out = xmalloc(info.out_size);
 	ret = elfz_expand(g.p, g.n, out, info.out_size);
 	free(out);
+	ck_assert_int_eq(expand_to_fd(g.p, g.n, info.out_size, false, &out), ret);
+	free(out);
 	free(g.p);
 	return ret;
 }
@@ -400,8 +485,8 @@ START_TEST(test_lying_sizes)
 {
 	int in;
 
-	ck_assert_int_eq(expand_with_size(sizeof(payload_a) + 1, &in), -EBADMSG);
-	ck_assert_int_eq(expand_with_size(sizeof(payload_a) - 1, &in), -EBADMSG);
+	ck_assert_int_eq(expand_with_size(payload_a_len + 1, &in), -EBADMSG);
+	ck_assert_int_eq(expand_with_size(payload_a_len - 1, &in), -EBADMSG);
 	ck_assert_int_eq(expand_with_size(0, &in), -EBADMSG);
 	/* A bomb: far more than the stored size can expand to is refused up front. */
 	ck_assert_int_eq(expand_with_size((uint64_t)1 << 40, &in), -EFBIG);
@@ -453,10 +538,12 @@ static Suite *elfz_suite(void)
 	Suite *s = suite_create("elfz");
 	TCase *tc = tcase_create("expand");
 
-	fill_payloads();
+	fill_payloads(3000, 777);
 	tcase_add_test(tc, test_expand_64le);
 	tcase_add_test(tc, test_expand_other_layouts);
 	tcase_add_test(tc, test_nothing_compressed);
+	tcase_add_loop_test(tc, test_expand_fd, 0, 16);
+	tcase_add_test(tc, test_expand_fd_drop);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("hostile");

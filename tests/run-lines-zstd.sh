@@ -5,7 +5,10 @@
 # inline (gcc -O2 -g) with its DWARF compressed in the binary
 # (inline-zstd), in a separate debug file named by .gnu_debuglink
 # (inline-zstd-lnk, stripped), and in a separate debug file found by
-# build-id under --debug-dir (inline-zstd-bid, stripped). Each must read
+# build-id under --debug-dir (inline-zstd-bid, stripped); and with zlib,
+# which perfmini expands too, into a temporary file (inline-zlib in the
+# binary, inline-zlib-lnk in a debug file by .gnu_debuglink; the first
+# with TMPDIR unusable, so the next place is taken). Each must read
 # work_outer;inline_mid_[i];inline_leaf_[i] with every level at its own
 # line, in a recording and in 'perfmini symbolize -e'. Then a copy of
 # inline-zstd whose .debug_info claims more bytes than its data expands
@@ -18,7 +21,7 @@ set -eu
 . "$srcdir/tests/lineslib.sh"
 
 for t in inline inline-zstd inline-zstd-lnk inline-zstd-lnk-syms.debug inline-zstd-bid \
-	inline-zstd-bid.dbg; do
+	inline-zstd-bid.dbg inline-zlib inline-zlib-lnk inline-zlib-lnk-syms.debug; do
 	need_target "$t"
 done
 src=$srcdir/tests/targets/inline.c
@@ -41,6 +44,11 @@ for f in inline-zstd inline-zstd-lnk-syms.debug inline-zstd-bid.dbg; do
 	type=$(od -An -tu4 -j "$off" -N 4 "$TARGETS/$f" | tr -d ' ')
 	[ "$type" = 2 ] || fail "$f: .debug_info is not zstd-compressed (ch_type $type)"
 done
+for f in inline-zlib inline-zlib-lnk-syms.debug; do
+	off=$(section_offset "$TARGETS/$f" .debug_info)
+	type=$(od -An -tu4 -j "$off" -N 4 "$TARGETS/$f" | tr -d ' ')
+	[ "$type" = 1 ] || fail "$f: .debug_info is not zlib-compressed (ch_type $type)"
+done
 
 id=$(LC_ALL=C readelf -nW "$TARGETS/inline-zstd-bid" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
 [ "${#id}" -ge 4 ] || fail "inline-zstd-bid has no build-id"
@@ -49,11 +57,19 @@ mkdir -p "$tmp/dbg/.build-id/${id%"$rest"}"
 cp "$TARGETS/inline-zstd-bid.dbg" "$tmp/dbg/.build-id/${id%"$rest"}/$rest.debug"
 
 need_perf
-for name in inline-zstd inline-zstd-lnk inline-zstd-bid; do
+for name in inline-zstd inline-zstd-lnk inline-zstd-bid inline-zlib inline-zlib-lnk; do
 	args=
 	[ "$name" != inline-zstd-bid ] || args="--debug-dir $tmp/dbg"
-	# shellcheck disable=SC2086 # args is a list of options
-	record_cmd "$name" $args -- "$TARGETS/$name" 1
+	if [ "$name" = inline-zlib ]; then
+		(
+			TMPDIR=$tmp/no-such-dir
+			export TMPDIR
+			record_cmd "$name" -- "$TARGETS/$name" 1
+		)
+	else
+		# shellcheck disable=SC2086 # args is a list of options
+		record_cmd "$name" $args -- "$TARGETS/$name" 1
+	fi
 	check_user "$tmp/$name.folded" "work_outer;inline_mid_[i];inline_leaf_[i]" "$name" 500
 	lines_fold "$tmp/$name.data" "$tmp/$name-lines.folded"
 	check_user_re "$tmp/$name-lines.folded" \

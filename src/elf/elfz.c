@@ -11,7 +11,10 @@
 #include <elf.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -246,4 +249,167 @@ int elfz_expand(const void *in, size_t n, void *out, uint64_t out_size)
 	if (end != out_size)
 		return -EINVAL;
 	return done;
+}
+
+/* Writing to a descriptor: through a small buffer, never the whole image. */
+#define CHUNK (256u << 10)
+
+static int write_at(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t w = pwrite(fd, p, len, (off_t)off);
+
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -EIO;
+		p += w;
+		len -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+/*
+ * Drops the pages of in[off, off + len) from the process (whole pages
+ * inside the range only): the input, a file mapping, is read once, front
+ * to back, and its pages would otherwise count in the process's memory.
+ */
+static void done_with(const struct view *v, uint64_t off, uint64_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)(v->p + off) + page - 1) & ~(page - 1);
+	uintptr_t b = (uintptr_t)(v->p + off + len) & ~(page - 1);
+
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+/* Expands section z, streamed through buf, to fd at offset at. */
+static int expand_one_fd(const struct view *v, const struct zsec *z, int fd, uint64_t at,
+			 uint8_t *buf, bool drop)
+{
+	uint64_t got = 0;
+	int ret = 0;
+
+	if (z->type == ELFCOMPRESS_ZSTD) {
+		ZSTD_DCtx *d = ZSTD_createDCtx();
+		ZSTD_inBuffer src = {v->p + z->data, z->len, 0};
+		size_t left = 1;
+
+		if (!d)
+			return -ENOMEM;
+		/* Frame after frame, as ZSTD_decompress reads them. */
+		while (!ret && (left || src.pos < src.size)) {
+			ZSTD_outBuffer dst = {buf, CHUNK, 0};
+			size_t from = src.pos;
+
+			left = ZSTD_decompressStream(d, &dst, &src);
+			if (ZSTD_isError(left) || got + dst.pos > z->size ||
+			    (!dst.pos && src.pos == from))
+				ret = -EBADMSG;
+			else if (dst.pos && !(ret = write_at(fd, buf, dst.pos, at + got)))
+				got += dst.pos;
+		}
+		ZSTD_freeDCtx(d);
+	} else {
+		z_stream s;
+		int zr = Z_OK;
+
+		memset(&s, 0, sizeof(s));
+		if (inflateInit(&s) != Z_OK)
+			return -ENOMEM;
+		s.next_in = (Bytef *)(uintptr_t)(v->p + z->data);
+		/* zlib counts in 32 bits: the input is fed in pieces. */
+		s.avail_in = 0;
+		while (!ret && zr != Z_STREAM_END) {
+			uint64_t used = (uint64_t)(s.next_in - (v->p + z->data));
+
+			if (!s.avail_in && used < z->len)
+				s.avail_in = (uInt)(z->len - used < CHUNK ? z->len - used : CHUNK);
+			s.next_out = buf;
+			s.avail_out = CHUNK;
+			zr = inflate(&s, Z_NO_FLUSH);
+			if ((zr != Z_OK && zr != Z_STREAM_END) ||
+			    got + (CHUNK - s.avail_out) > z->size ||
+			    (zr == Z_OK && s.avail_out == CHUNK && !s.avail_in))
+				ret = -EBADMSG;
+			else if (s.avail_out != CHUNK &&
+				 !(ret = write_at(fd, buf, CHUNK - s.avail_out, at + got)))
+				got += CHUNK - s.avail_out;
+		}
+		inflateEnd(&s);
+	}
+	if (drop)
+		done_with(v, z->data, z->len);
+	if (!ret && got != z->size)
+		ret = -EBADMSG;
+	return ret;
+}
+
+int elfz_expand_fd(const void *in, size_t n, int fd, uint64_t out_size, bool drop)
+{
+	struct view v;
+	struct zsec z;
+	uint64_t end = n, at;
+	uint8_t *buf, hdr[sizeof(Elf64_Shdr)];
+	int ret, done = 0;
+
+	if ((ret = view_open(&v, in, n)) < 0)
+		return ret;
+	if (out_size < n)
+		return -EINVAL;
+	if (ftruncate(fd, (off_t)out_size) < 0)
+		return -errno;
+	if (!(buf = malloc(CHUNK)))
+		return -ENOMEM;
+	/* The original bytes, a piece at a time. */
+	for (uint64_t off = 0; off < n && !ret; off += CHUNK) {
+		size_t len = n - off < CHUNK ? n - off : CHUNK;
+
+		ret = write_at(fd, v.p + off, len, off);
+		if (drop)
+			done_with(&v, off, len);
+	}
+	for (uint64_t i = 0; i < v.shnum && !ret; i++) {
+		struct view h = v;
+
+		ret = section(&v, i, &z);
+		if (ret < 0)
+			break;
+		if (ret != 1) {
+			ret = 0;
+			continue;
+		}
+		if ((ret = place(&v, &end, &z, &at)) < 0)
+			break;
+		if (end > out_size) {
+			ret = -EINVAL;
+			break;
+		}
+		if ((ret = expand_one_fd(&v, &z, fd, at, buf, drop)) < 0)
+			break;
+		/* Its header, rewritten as elfz_expand does (put into hdr). */
+		memcpy(hdr, v.p + z.hdr, v.is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr));
+		h.p = hdr;
+		if (v.is64) {
+			put(&h, hdr, 8, 8, z.flags & ~(uint64_t)SHF_COMPRESSED);
+			put(&h, hdr, 24, 8, at);
+			put(&h, hdr, 32, 8, z.size);
+			put(&h, hdr, 48, 8, z.align);
+		} else {
+			put(&h, hdr, 8, 4, z.flags & ~(uint64_t)SHF_COMPRESSED);
+			put(&h, hdr, 16, 4, at);
+			put(&h, hdr, 20, 4, z.size);
+			put(&h, hdr, 32, 4, z.align);
+		}
+		ret = write_at(fd, hdr, v.is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr), z.hdr);
+		done++;
+	}
+	free(buf);
+	if (!ret && end != out_size)
+		ret = -EINVAL;
+	return ret < 0 ? ret : done;
 }

@@ -20,6 +20,7 @@
 #ifndef PERFMINI_ELFZ_H
 #define PERFMINI_ELFZ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,5 +55,15 @@ int elfz_inspect(const void *in, size_t n, struct elfz_info *info);
  * out's contents then unspecified.
  */
 int elfz_expand(const void *in, size_t n, void *out, uint64_t out_size);
+
+/*
+ * The same copy, written to the file fd (sized to out_size first) through
+ * a buffer of 256 KiB: the expanded sections are never whole in memory.
+ * With drop, the pages of in are dropped from the process once read
+ * (madvise MADV_DONTNEED): in must then be a private mapping of a file
+ * (whose pages come back from the file if touched again). Returns as
+ * elfz_expand, or -errno when writing fails.
+ */
+int elfz_expand_fd(const void *in, size_t n, int fd, uint64_t out_size, bool drop);
 
 #endif

@@ -21,12 +21,30 @@
 /* libdwfl's own default: next to the file, in .debug/, under /usr/lib/debug. */
 #define DEFAULT_DEBUGINFO_PATH "-:.debug:/usr/lib/debug"
 
-int symfile_expand_fd(int fd, enum module_lines *why)
+/*
+ * An unnamed file for an expanded image: on disk under $TMPDIR, /var/tmp
+ * or /tmp (its pages are page cache, read back as libdw needs them, and
+ * count in the recorder's memory only while it has them mapped), else in
+ * memory (memfd). Gone when the last descriptor closes.
+ */
+static int expanded_file(void)
+{
+	const char *dirs[] = {getenv("TMPDIR"), "/var/tmp", "/tmp"};
+	int fd;
+
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
+		if (dirs[i] && *dirs[i] &&
+		    (fd = open(dirs[i], O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600)) >= 0)
+			return fd;
+	return memfd_create("perfmini-debug", MFD_CLOEXEC);
+}
+
+int symfile_expand_fd(int fd, enum module_lines *why, bool zlib)
 {
 	struct elfz_info info;
 	struct stat st;
-	void *in, *out;
-	int mfd, ret;
+	void *in;
+	int xfd, ret;
 
 	if (fstat(fd, &st) < 0 || st.st_size <= 0)
 		return fd;
@@ -36,31 +54,29 @@ int symfile_expand_fd(int fd, enum module_lines *why)
 	ret = elfz_inspect(in, (size_t)st.st_size, &info);
 	if (ret == 0 && info.unknown && why)
 		*why = LINES_COMPRESSION;
-	if (ret < 0 || info.zstd == 0) {
-		/* Nothing libelf cannot read itself (or not ELF: libelf says so). */
+	if (ret < 0 || info.zstd + (zlib ? info.zlib : 0) == 0) {
+		/* Nothing to expand (or not ELF: libelf says so). */
 		if (ret == -EFBIG && why)
 			*why = LINES_EXPAND_FAILED;
 		munmap(in, (size_t)st.st_size);
 		return fd;
 	}
-	mfd = memfd_create("perfmini-debug", MFD_CLOEXEC);
-	if (mfd < 0 || ftruncate(mfd, (off_t)info.out_size) < 0)
+	xfd = expanded_file();
+	if (xfd < 0)
 		goto fail;
-	out = mmap(NULL, info.out_size, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
-	if (out == MAP_FAILED)
-		goto fail;
-	ret = elfz_expand(in, (size_t)st.st_size, out, info.out_size);
-	munmap(out, info.out_size);
+	/* Never whole in memory: the input's pages are dropped once read. */
+	ret = elfz_expand_fd(in, (size_t)st.st_size, xfd, info.out_size, true);
 	if (ret < 0)
 		goto fail;
 	munmap(in, (size_t)st.st_size);
 	close(fd);
-	return mfd;
+	return xfd;
 fail:
-	if (why)
+	/* zlib alone, libelf expands itself (in memory). */
+	if (why && info.zstd)
 		*why = LINES_EXPAND_FAILED;
-	if (mfd >= 0)
-		close(mfd);
+	if (xfd >= 0)
+		close(xfd);
 	munmap(in, (size_t)st.st_size);
 	return fd;
 }
@@ -71,9 +87,10 @@ fail:
  * (dwfl_report sets it). libdwfl's search may keep the libelf handle it
  * opened to check a build-id in the module, which then reads the file as
  * found, whatever descriptor this returns. So when the file found has
- * zstd sections, its expanded copy is kept in f->zfd and the file itself
- * returned; symfile_dwfl_reload then reports the module again in a new
- * Dwfl, where this returns the copy without searching.
+ * compressed sections (zstd, or zlib when lines are read), its expanded
+ * copy is kept in f->zfd and the file itself returned;
+ * symfile_dwfl_reload then reports the module again in a new Dwfl, where
+ * this returns the copy without searching.
  */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
 			  const char *file_name, const char *debuglink_file,
@@ -98,7 +115,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	if (x < 0)
 		return fd;
 	/* A copy is made while x is open: another descriptor means a copy. */
-	y = symfile_expand_fd(x, &f->zreason);
+	y = symfile_expand_fd(x, &f->zreason, !f->no_lines);
 	if (y != x) {
 		f->zfd = y;
 		f->zname = xstrdup(*debuginfo_file_name ? *debuginfo_file_name : "");
@@ -306,7 +323,7 @@ static bool has_section(Elf *e, const char *name)
 
 /*
  * Reports the module's file to a new Dwfl (f->dwfl, f->dwmod,
- * f->dwbias); the file's image with zstd sections expanded, unless lines
+ * f->dwbias); the file's image with compressed sections expanded, unless lines
  * are not read. Returns 0 or -errno.
  */
 static int dwfl_report(struct symfile *f)
@@ -320,7 +337,7 @@ static int dwfl_report(struct symfile *f)
 	if (fd < 0)
 		return -errno;
 	if (!f->no_lines)
-		fd = symfile_expand_fd(fd, &f->zreason);
+		fd = symfile_expand_fd(fd, &f->zreason, true);
 	f->dwfl = dwfl_begin(f->dwfl_cb);
 	if (!f->dwfl) {
 		close(fd);
@@ -400,7 +417,7 @@ static int dwfl_symbols(struct symfile *f)
 	if (debugfile)
 		f->debugfile = xstrdup(debugfile);
 	symtab_finish(&f->syms);
-	symfile_dwfl_reload(f); /* the symbols came from a zstd debug file */
+	symfile_dwfl_reload(f); /* the symbols came from a compressed debug file */
 	return added;
 }
 

@@ -58,8 +58,8 @@ struct symfile {
 	/* What expanding compressed debug sections met (symfile_expand_fd). */
 	enum module_lines zreason;
 	/*
-	 * A separate debug file with zstd sections: its expanded copy and its
-	 * name, for the module's second Dwfl (symfile_dwfl_reload).
+	 * A separate debug file with compressed sections: its expanded copy
+	 * and its name, for the module's second Dwfl (symfile_dwfl_reload).
 	 */
 	int zfd;
 	char *zname;
@@ -116,24 +116,27 @@ void symfile_changed(struct symbolizer *z, struct module *m);
 /*
  * A descriptor of the ELF file fd from which libelf reads every debug
  * section: fd itself, or (when fd has zstd-compressed sections, which
- * libelf 0.188 cannot read) a memfd holding the file's image with its
- * compressed sections expanded (elfz.h). Takes fd: it is closed when the
- * memfd replaces it (the memfd is made while fd is open, so the two
- * numbers differ). When sections cannot be expanded, returns fd and
- * sets *why (if not NULL) to the reason.
+ * libelf 0.188 cannot read, or with zlib, zlib-compressed ones, which
+ * libelf would expand into the recorder's memory) an unnamed file
+ * holding the file's image with its compressed sections expanded
+ * (elfz.h), on disk where possible, so that only the pages libdw reads
+ * are in memory. Takes fd: it is closed when the copy replaces it (the
+ * copy is made while fd is open, so the two numbers differ). When
+ * sections cannot be expanded, returns fd and sets *why (if not NULL)
+ * to the reason (not for zlib alone: libelf reads those itself).
  */
-int symfile_expand_fd(int fd, enum module_lines *why);
+int symfile_expand_fd(int fd, enum module_lines *why, bool zlib);
 
 /*
  * The module's DWARF (see dwfl_module_getdwarf), from its expanded copy
- * when it is in a separate debug file with zstd sections; NULL when it
+ * when it is in a separate debug file with compressed sections; NULL when it
  * has none.
  */
 Dwarf *symfile_dwarf(struct symfile *f, Dwarf_Addr *bias);
 
 /*
  * Reports the module again in a new Dwfl when its separate debug file
- * turned out to have zstd sections (so that libdwfl reads the expanded
+ * turned out to have compressed sections (so that libdwfl reads the expanded
  * copy); a no-op otherwise or the second time. Pointers into the old
  * Dwfl's data die: call it before anything keeps one. Returns 0 or -errno.
  */

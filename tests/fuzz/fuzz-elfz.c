@@ -9,7 +9,9 @@
  * exactly that size (ASan catches any write past it) expands at most the
  * sections inspect counted, or fails with -ENOEXEC, -EBADMSG or -EFBIG,
  * and leaves the input's bytes outside the section header table as they
- * were. Kept bounded: expanded images over 64 MiB are not built.
+ * were; elfz_expand_fd, writing to a memfd, has the same outcome and, on
+ * success, writes the same bytes. Kept bounded: expanded images over
+ * 64 MiB are not built.
  */
 #include "config.h"
 
@@ -17,6 +19,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "elf/elfz.h"
 #include "fuzz-util.h"
@@ -54,6 +58,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (size >= 16 && memcmp(out, data, 16) != 0)
 			abort();
 		sink += fuzz_touch(out, (size_t)info.out_size);
+	}
+	if (info.out_size <= (4u << 20)) {
+		int fd = memfd_create("fuzz-elfz", MFD_CLOEXEC);
+		uint8_t *back = malloc(info.out_size ? info.out_size : 1);
+
+		if (fd < 0 || !back)
+			abort();
+		if (elfz_expand_fd(data, size, fd, info.out_size, false) != ret)
+			abort();
+		if (ret >= 0 && (pread(fd, back, info.out_size, 0) != (ssize_t)info.out_size ||
+				 memcmp(back, out, info.out_size) != 0))
+			abort();
+		free(back);
+		close(fd);
 	}
 	free(out);
 	return 0;
