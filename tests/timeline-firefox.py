@@ -40,14 +40,16 @@ def main():
     def load():
         # The daemon has half a second to start: a loaded machine may need
         # more. The slow one keeps its session (it is stopped at the end
-        # with the others): the retry starts a session of its own.
-        for attempt in range(3):
+        # with the others): the retry starts a session of its own, after a
+        # pause that grows with each attempt (the earlier daemons' start-up
+        # is what loads the machine).
+        for attempt in range(5):
             try:
                 return pq("load", path, "--json")
             except RuntimeError as e:
-                if "did not become ready" not in str(e) or attempt == 2:
+                if "did not become ready" not in str(e) or attempt == 4:
                     raise
-                time.sleep(2)
+                time.sleep(2 * (attempt + 1))
                 session[0] = "perfmini%d" % (attempt + 1)
 
     try:
