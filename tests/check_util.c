@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_util.c - the small helpers everything uses: text made printable
- * (and folded-safe), on every kind of byte sequence.
+ * (and folded-safe), on every kind of byte sequence; pages of a private
+ * file mapping given back, but never one written to.
  */
 #include "config.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "unit-helpers.h"
+#include "util/pages.h"
 #include "util/util.h"
 
 static char *shown(const char *s, bool folded)
@@ -136,6 +141,66 @@ START_TEST(test_append)
 }
 END_TEST
 
+/* Whether the page at p is resident (pagemap's present bit). */
+static bool resident(int pagemap, const void *p)
+{
+	uint64_t e = 0;
+	long page = sysconf(_SC_PAGESIZE);
+
+	ck_assert_int_eq(pread(pagemap, &e, sizeof(e), (off_t)((uintptr_t)p / (uintptr_t)page * 8)),
+			 8);
+	return e >> 63;
+}
+
+/*
+ * A file of 8 pages, mapped privately and writable (as libelf maps the
+ * files libdw reads): all read, page 2 written to. The other read pages
+ * are given back (no longer resident) and read the file's bytes again;
+ * page 2 keeps what was written there.
+ */
+START_TEST(test_give_back)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char path[] = "/tmp/check-util-XXXXXX";
+	int fd = mkstemp(path), pagemap = open("/proc/self/pagemap", O_RDONLY);
+	unsigned char *buf = xmalloc((size_t)page * 8), *m;
+	volatile unsigned sum = 0;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_ge(pagemap, 0);
+	unlink(path);
+	for (long i = 0; i < page * 8; i++)
+		buf[i] = (unsigned char)(i / page + 1);
+	ck_assert_int_eq(write(fd, buf, (size_t)page * 8), page * 8);
+	m = mmap(NULL, (size_t)page * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	ck_assert(m != MAP_FAILED);
+	for (long i = 0; i < 8; i++)
+		sum += m[i * page];
+	m[2 * page + 5] = 0xee;
+	for (long i = 0; i < 8; i++)
+		ck_assert(resident(pagemap, m + i * page));
+	/* Pages 0-7 but the written one: seven. */
+	ck_assert_int_eq(pages_give_back(pagemap, (uintptr_t)m, (uintptr_t)(m + page * 8)), 7);
+	for (long i = 0; i < 8; i++)
+		ck_assert_msg(resident(pagemap, m + i * page) == (i == 2), "page %ld", i);
+	ck_assert_uint_eq(m[2 * page + 5], 0xee);
+	ck_assert_uint_eq(m[2 * page + 6], 3);
+	for (long i = 0; i < page * 8; i++)
+		if (i != 2 * page + 5)
+			ck_assert_uint_eq(m[i], i / page + 1);
+	/* Read again, given back again: pages 0 and 1 of the first three. */
+	ck_assert_int_eq(pages_give_back(pagemap, (uintptr_t)m, (uintptr_t)(m + page * 3)), 2);
+	ck_assert_uint_eq(m[2 * page + 5], 0xee);
+	/* Nothing resident: nothing to give. */
+	ck_assert_int_eq(pages_give_back(pagemap, (uintptr_t)m, (uintptr_t)(m + page * 2)), 0);
+	munmap(m, (size_t)page * 8);
+	close(pagemap);
+	close(fd);
+	free(buf);
+	(void)sum;
+}
+END_TEST
+
 static Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -147,6 +212,9 @@ static Suite *util_suite(void)
 	tcase_add_test(tc, test_utf8_char);
 	tcase_add_test(tc, test_folded);
 	tcase_add_test(tc, test_append);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("pages");
+	tcase_add_test(tc, test_give_back);
 	suite_add_tcase(s, tc);
 	return s;
 }

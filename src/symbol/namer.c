@@ -37,6 +37,8 @@
 #define SHARE_PERMILLE 5
 #define BURST_NS       20000000LL
 #define LOOK_NS	       100000000ULL
+/* The pages of the files read are given back every this many frames (symbolizer_trim). */
+#define TRIM_JOBS 64
 
 struct job {
 	struct module *m;
@@ -240,13 +242,22 @@ static void *namer_main(void *arg)
 	struct namer *n = arg;
 	struct symres *r = xmalloc(sizeof(*r));
 	struct job j;
+	unsigned since_trim = 0;
 
 	while (!atomic_load(&n->cancel)) {
 		uint64_t v;
 
 		if (take(n, &j)) {
 			run_job(n, &j, r);
+			if (++since_trim == TRIM_JOBS) {
+				symbolizer_trim(n->z);
+				since_trim = 0;
+			}
 			continue;
+		}
+		if (since_trim) {
+			symbolizer_trim(n->z);
+			since_trim = 0;
 		}
 		if (atomic_load(&n->done))
 			break;
@@ -261,6 +272,7 @@ static void *namer_main(void *arg)
 		}
 		atomic_store(&n->sleeping, false);
 		run_job(n, &j, r);
+		since_trim++;
 	}
 	free(r);
 	atomic_store(&n->exited, true);

@@ -73,6 +73,7 @@ int symbolize_addr(struct symbolizer *z, struct module *m, uint64_t addr, bool i
 		return 0;
 	}
 	f = symfile_get(z, m);
+	f->touched = true;
 	if (f->changed || (!is_vaddr && !absolute(m) &&
 			   addr_file_offset_to_vaddr(f->segs, f->nsegs, addr, &vaddr) < 0)) {
 		bus_guard_disarm(&guard);
@@ -128,7 +129,7 @@ size_t symbolize_profile(struct profile *p, struct symbolizer *z, struct namer *
 {
 	struct module_set *mods = z->mods;
 	struct symres *r = xmalloc(sizeof(*r));
-	size_t unresolved = 0;
+	size_t unresolved = 0, named = 0;
 
 	for (size_t i = 0; i < p->nframes; i++) {
 		struct pm_frame *f = &p->frames[i];
@@ -143,6 +144,8 @@ size_t symbolize_profile(struct profile *p, struct symbolizer *z, struct namer *
 			}
 			symbolize_addr(z, mods->mods[f->module], f->addr, false, r);
 			own = true;
+			if (++named % 64 == 0)
+				symbolizer_trim(z);
 		}
 		if (r->n && r->lv[r->n - 1].func) {
 			/* Named (a place without a function is no name). */

@@ -16,6 +16,7 @@
 #include "elf/elfz.h"
 #include "symbol/srcline.h"
 #include "symbol/symfile.h"
+#include "util/pages.h"
 #include "util/util.h"
 
 /* libdwfl's own default: next to the file, in .debug/, under /usr/lib/debug. */
@@ -133,6 +134,77 @@ void symbolizer_init(struct symbolizer *z, struct module_set *mods, bool no_line
 	z->dwfl_cb.find_elf = dwfl_build_id_find_elf;
 	z->dwfl_cb.find_debuginfo = find_debuginfo;
 	z->dwfl_cb.debuginfo_path = &z->debuginfo_path;
+	z->pagemap = -1;
+}
+
+/* Giving pages back. */
+
+/*
+ * Remembers where libelf mapped e, if it mapped it privately from a file
+ * (libelf may also read a file into memory, which must never be given
+ * back): checked against /proc/self/maps.
+ */
+static void remember_map(struct symfile *f, Elf *e)
+{
+	uintptr_t p, lo, hi, page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	size_t n = 0;
+	char *raw, line[512];
+	FILE *maps;
+
+	if (!e || f->nrmaps == (int)ARRAY_SIZE(f->rmaps) || !(raw = elf_rawfile(e, &n)) || !n)
+		return;
+	p = (uintptr_t)raw;
+	for (int i = 0; i < f->nrmaps; i++)
+		if (p >= f->rmaps[i].start && p < f->rmaps[i].end)
+			return;
+	if (!(maps = fopen("/proc/self/maps", "re")))
+		return;
+	while (fgets(line, sizeof(line), maps)) {
+		unsigned long start, end, inode;
+		char perms[5];
+
+		if (sscanf(line, "%lx-%lx %4s %*s %*s %lu", &start, &end, perms, &inode) != 4 ||
+		    p < start || p >= end)
+			continue;
+		/* Whole pages inside both the mapping and the image only. */
+		lo = (p + page - 1) & ~(page - 1);
+		hi = (p + n) & ~(page - 1);
+		if (hi > end)
+			hi = end;
+		if ((!strcmp(perms, "r--p") || !strcmp(perms, "rw-p")) && inode && hi > lo) {
+			f->rmaps[f->nrmaps].start = lo;
+			f->rmaps[f->nrmaps].end = hi;
+			f->nrmaps++;
+		}
+		break;
+	}
+	fclose(maps);
+}
+
+void symbolizer_trim(struct symbolizer *z)
+{
+	if (z->pagemap == -1 && (z->pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)) < 0)
+		z->pagemap = -2;
+	if (z->pagemap < 0)
+		return;
+	for (size_t i = 0; i < z->nfiles; i++) {
+		struct symfile *f = z->files[i];
+
+		if (!f || !f->touched || f->changed)
+			continue;
+		for (int k = 0; k < f->nrmaps; k++)
+			pages_give_back(z->pagemap, f->rmaps[k].start, f->rmaps[k].end);
+		f->touched = false;
+	}
+}
+
+/* Ends f's Dwfl, and with it the mappings remembered. */
+static void end_dwfl(struct symfile *f)
+{
+	dwfl_end(f->dwfl);
+	f->dwfl = NULL;
+	f->dwmod = NULL;
+	f->nrmaps = 0;
 }
 
 static void symfile_free(struct symfile *f)
@@ -160,7 +232,7 @@ static void symfile_free(struct symfile *f)
 	srcline_release(f);
 	dwname_free(f->dwname);
 	if (f->dwfl)
-		dwfl_end(f->dwfl);
+		end_dwfl(f);
 	symtab_release(&f->syms);
 	ksyms_release(&f->ksyms);
 	free(f);
@@ -172,6 +244,8 @@ void symbolizer_release(struct symbolizer *z)
 		symfile_free(z->files[i]);
 	free(z->files);
 	free(z->debuginfo_path);
+	if (z->pagemap >= 0)
+		close(z->pagemap);
 	memset(z, 0, sizeof(*z));
 }
 
@@ -355,9 +429,7 @@ static int dwfl_report(struct symfile *f)
 	f->dwbias = bias;
 	return 0;
 fail_dwfl:
-	dwfl_end(f->dwfl);
-	f->dwfl = NULL;
-	f->dwmod = NULL;
+	end_dwfl(f);
 	return -ENOEXEC;
 }
 
@@ -366,9 +438,7 @@ int symfile_dwfl_reload(struct symfile *f)
 	if (f->zfd < 0 || f->zreloaded || !f->dwfl)
 		return 0;
 	f->zreloaded = true;
-	dwfl_end(f->dwfl);
-	f->dwfl = NULL;
-	f->dwmod = NULL;
+	end_dwfl(f);
 	return dwfl_report(f);
 }
 
@@ -382,6 +452,8 @@ int symfile_dwfl_reload(struct symfile *f)
 static int dwfl_symbols(struct symfile *f)
 {
 	const char *debugfile = NULL;
+	Elf *symtab_elf = NULL; /* the file the symbols came from */
+	bool reloaded;
 	GElf_Addr bias;
 	Elf *elf;
 	int n, plt, added = 0, ret;
@@ -407,6 +479,7 @@ static int dwfl_symbols(struct symfile *f)
 			continue;
 		symtab_addn(&f->syms, addr - bias, elf_symbol_size(symelf, &sym, shndx), name,
 			    elf_symbol_name_len(name), elf_symbol_rank(&sym, name));
+		symtab_elf = symelf;
 		added++;
 	}
 	/* The PLT's code is in the file itself: its ELF addresses, no bias. */
@@ -417,7 +490,13 @@ static int dwfl_symbols(struct symfile *f)
 	if (debugfile)
 		f->debugfile = xstrdup(debugfile);
 	symtab_finish(&f->syms);
+	reloaded = f->zreloaded;
 	symfile_dwfl_reload(f); /* the symbols came from a compressed debug file */
+	if (f->dwmod)
+		remember_map(f, dwfl_module_getelf(f->dwmod, &bias));
+	/* Reloaded, the Dwfl that read the symbols is gone, and its mappings. */
+	if (f->zreloaded == reloaded)
+		remember_map(f, symtab_elf);
 	return added;
 }
 
@@ -430,6 +509,12 @@ Dwarf *symfile_dwarf(struct symfile *f, Dwarf_Addr *bias)
 	dw = dwfl_module_getdwarf(f->dwmod, bias);
 	if (f->zfd >= 0 && !f->zreloaded && symfile_dwfl_reload(f) == 0 && f->dwmod)
 		dw = dwfl_module_getdwarf(f->dwmod, bias);
+	if (dw && f->dwmod) {
+		GElf_Addr b;
+
+		remember_map(f, dwarf_getelf(dw));
+		remember_map(f, dwfl_module_getelf(f->dwmod, &b));
+	}
 	return dw;
 }
 

@@ -71,6 +71,17 @@ struct symfile {
 	 */
 	bool changed;
 
+	/*
+	 * Where libelf mapped the module's files (private, from a file), so
+	 * that symbolizer_trim can give their pages back; forgotten whenever
+	 * the Dwfl that mapped them ends. touched: read since the last trim.
+	 */
+	struct {
+		uintptr_t start, end;
+	} rmaps[3];
+	int nrmaps;
+	bool touched;
+
 	/* srcline.c's and dwname.c's caches. */
 	struct hmap demangled;	     /* linkage name in libdw's data -> malloc'd display name */
 	struct hmap paths;	     /* (directory, file) in libdw's data -> struct joined_path */
@@ -86,6 +97,7 @@ struct symbolizer {
 	char *debuginfo_path;	/* for libdwfl: "-:.debug:/usr/lib/debug[:DIR...]" */
 	Dwfl_Callbacks dwfl_cb; /* points at debuginfo_path: the symbolizer must not move */
 	bool no_lines;
+	int pagemap; /* /proc/self/pagemap for symbolizer_trim; -1 when not open, -2 when it cannot be */
 };
 
 /* no_lines: names from symbol tables only, DWARF never read. */
@@ -103,6 +115,19 @@ int symbolizer_add_debug_dir(struct symbolizer *z, const char *dir);
  * Never NULL; its reason says why it has no (or few) names.
  */
 struct symfile *symfile_get(struct symbolizer *z, struct module *m);
+
+/*
+ * Gives back the pages of the modules' files that libelf and libdw read
+ * through their mappings since the last call (madvise MADV_DONTNEED on
+ * private file mappings: the pages stay in the page cache and come back
+ * on the next read). Only pages that still hold the file's bytes are
+ * given back: /proc/self/pagemap tells them from those libelf wrote to
+ * (a private copy, which would be lost); without pagemap nothing is. So
+ * the recorder's resident memory holds what naming is reading now, not
+ * all it ever read. The naming thread calls it every few dozen frames and
+ * before it sleeps.
+ */
+void symbolizer_trim(struct symbolizer *z);
 
 /* m's symfile if it was read already, else NULL (nothing is read). */
 struct symfile *symfile_find(struct symbolizer *z, const struct module *m);
