@@ -9,7 +9,8 @@
 # that cache (fetched from the server). The server also serves the debug
 # file of inline-zstd-bid, whose DWARF is compressed with zstd: 'perfmini
 # symbolize -e' must give the inline chain and lines of its hot loop
-# through it. The server is stopped at the end.
+# through it. Without DEBUGINFOD_URLS, the recorder must not load
+# libdebuginfod at all. The server is stopped at the end.
 set -eu
 . "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$srcdir/tests/symlib.sh"
@@ -109,6 +110,27 @@ lines_symbolize "$TARGETS/inline" '^work_outer$' "$TARGETS/inline-zstd-bid" \
 unset DEBUGINFOD_URLS
 [ -s "$tmp/cache/$zid/debuginfo" ] ||
 	fail "perfmini symbolize did not fetch inline-zstd-bid's debug file from the server"
+
+# libdw 0.188 loads its debuginfod client (libcurl, a TLS library:
+# megabytes of the recorder's memory) at its first search that finds
+# nothing locally; without DEBUGINFOD_URLS perfmini searches locally
+# itself, so it is never loaded. The loader's log (LD_DEBUG=files) of a
+# recording of sym-dinfod, whose debug file is nowhere local: with the
+# server, libdebuginfod is loaded; without, it is not.
+for urls in "http://127.0.0.1:$port" ""; do
+	rc=0
+	DEBUGINFOD_URLS=$urls LD_DEBUG=files run_timeout 60 "$PERFMINI" record \
+		-o "$tmp/ld.data" -- "$exe" 1 >/dev/null 2>"$tmp/ld.log" || rc=$?
+	[ "$rc" -eq 0 ] || fail "perfmini record with DEBUGINFOD_URLS='$urls' exited $rc"
+	grep -q 'file=libelf' "$tmp/ld.log" || fail "no loader log (LD_DEBUG=files) to read"
+	if [ -n "$urls" ]; then
+		grep -q 'file=libdebuginfod' "$tmp/ld.log" ||
+			fail "with DEBUGINFOD_URLS set, libdw did not load libdebuginfod"
+	elif grep -q 'file=libdebuginfod' "$tmp/ld.log"; then
+		fail "without DEBUGINFOD_URLS, the recorder loaded libdebuginfod"
+	fi
+done
+say "libdebuginfod loaded with DEBUGINFOD_URLS set, not without"
 
 kill_tree "$srv_pid" TERM
 wait_exit "$srv_pid" 10 || fail "debuginfod did not stop within 10 s of SIGTERM"

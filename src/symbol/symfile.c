@@ -83,8 +83,117 @@ fail:
 }
 
 /*
+ * Whether a search may ask debuginfod servers: only with DEBUGINFOD_URLS
+ * set. libdw 0.188 loads its debuginfod client (and with it libcurl and
+ * a TLS library: some 5 MB of the recorder's memory) at the first search
+ * that finds nothing locally, servers or not; without servers perfmini
+ * searches locally itself (local_find_debuginfo).
+ */
+static bool debuginfod_wanted(void)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	return urls && urls[strspn(urls, " \t")];
+}
+
+/*
+ * The candidate debug file at path, open: an ELF file other than the
+ * module's own (main) whose build-id is want (any file, when the module
+ * has none); -1 otherwise, -2 when out of descriptors (errno says which).
+ */
+static int try_debug_file(const char *path, const char *main, const unsigned char *want,
+			  int want_len)
+{
+	struct stat a, b;
+	uint8_t id[BUILD_ID_MAX];
+	size_t n = 0;
+	Elf *e;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == EMFILE || errno == ENFILE ? -2 : -1;
+	if (fstat(fd, &a) < 0 || !S_ISREG(a.st_mode) ||
+	    (stat(main, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino))
+		goto no;
+	if (want_len > 0) {
+		if (!(e = elf_begin(fd, ELF_C_READ_MMAP, NULL)))
+			goto no;
+		n = elf_read_build_id(e, id);
+		elf_end(e);
+		if (n != (size_t)want_len || memcmp(id, want, n) != 0)
+			goto no;
+	}
+	return fd;
+no:
+	close(fd);
+	return -1;
+}
+
+/*
+ * libdwfl's local search, without debuginfod: by build-id (libdwfl's own
+ * function), then by the .gnu_debuglink name L beside the file (DIR/L),
+ * for each entry E of the debuginfo path: DIR/L for an empty one, DIR/E/L
+ * for a relative one (.debug), E/DIR/L for an absolute one
+ * (/usr/lib/debug, --debug-dir); a found file must carry the module's
+ * build-id, if it has one. Returns as dwfl_standard_find_debuginfo.
+ */
+static int local_find_debuginfo(Dwfl_Module *mod, const char *file_name, const char *debuglink,
+				const char *path, char **debuginfo_file_name)
+{
+	const unsigned char *bits = NULL;
+	GElf_Addr vaddr;
+	char *dir, *list;
+	int fd, bits_len;
+
+	errno = 0;
+	fd = dwfl_build_id_find_debuginfo(mod, NULL, NULL, 0, NULL, NULL, 0, debuginfo_file_name);
+	if (fd >= 0 || (errno != 0 && errno != ENOENT))
+		return fd;
+	if (!debuglink || !*debuglink || !file_name || file_name[0] != '/')
+		goto none;
+	bits_len = dwfl_module_build_id(mod, &bits, &vaddr);
+	dir = xstrndup(file_name, (size_t)(strrchr(file_name, '/') - file_name));
+	list = xstrdup(path ? path : DEFAULT_DEBUGINFO_PATH);
+	for (char *p = list, *end; p; p = end ? end + 1 : NULL) {
+		char *entry = p, *cand;
+
+		if ((end = strchr(p, ':')))
+			*end = '\0';
+		if (*entry == '-' || *entry == '+')
+			entry++; /* CRC checks: the build-id is checked instead */
+		if (!*entry)
+			cand = xasprintf("%s/%s", dir, debuglink);
+		else if (*entry == '/')
+			cand = xasprintf("%s%s/%s", entry, dir, debuglink);
+		else
+			cand = xasprintf("%s/%s/%s", dir, entry, debuglink);
+		fd = try_debug_file(cand, file_name, bits, bits_len);
+		if (fd >= 0 || fd == -2) {
+			int err = errno;
+
+			if (fd >= 0) {
+				free(*debuginfo_file_name);
+				*debuginfo_file_name = cand;
+			} else {
+				free(cand);
+			}
+			free(list);
+			free(dir);
+			errno = err;
+			return fd >= 0 ? fd : -1;
+		}
+		free(cand);
+	}
+	free(list);
+	free(dir);
+none:
+	errno = ENOENT;
+	return -1;
+}
+
+/*
  * libdwfl's search for a separate debug file (build-id, .gnu_debuglink,
- * debuginfod), for the symfile that is the Dwfl_Module's user data
+ * debuginfod; the local part alone without DEBUGINFOD_URLS), for the symfile that is the Dwfl_Module's user data
  * (dwfl_report sets it). libdwfl's search may keep the libelf handle it
  * opened to check a build-id in the module, which then reads the file as
  * found, whatever descriptor this returns. So when the file found has
@@ -106,8 +215,13 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		return fcntl(f->zfd, F_DUPFD_CLOEXEC, 0);
 	}
 	errno = 0;
-	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-					  debuglink_crc, debuginfo_file_name);
+	if (debuginfod_wanted() || !f)
+		fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+						  debuglink_file, debuglink_crc,
+						  debuginfo_file_name);
+	else
+		fd = local_find_debuginfo(mod, file_name, debuglink_file,
+					  *f->dwfl_cb->debuginfo_path, debuginfo_file_name);
 	if (fd < 0 && f && (errno == EMFILE || errno == ENFILE))
 		f->debug_no_fd = true;
 	if (fd < 0 || !f || f->zname)
