@@ -37,9 +37,13 @@ struct raw_block {
 	size_t len, cap, count;
 };
 
-static int flush_block(struct ksyms *k, struct raw_block *b)
+/*
+ * Deflates the block into k->z through s (one stream for all blocks: a
+ * new one per block would allocate and clear its state every time).
+ */
+static int flush_block(struct ksyms *k, struct raw_block *b, z_stream *s)
 {
-	uLongf zn = compressBound(b->len);
+	uLong zn = deflateBound(s, b->len);
 
 	if (!b->count)
 		return 0;
@@ -48,11 +52,15 @@ static int flush_block(struct ksyms *k, struct raw_block *b)
 		k->blk[0] = 0;
 	}
 	xgrow(&k->z, &k->zcap, k->zlen + zn, 1);
-	if (compress2(k->z + k->zlen, &zn, (const Bytef *)b->buf, b->len, Z_DEFAULT_COMPRESSION) !=
-		    Z_OK ||
-	    k->zlen + zn > UINT32_MAX)
+	if (deflateReset(s) != Z_OK)
 		return -ENOMEM;
-	k->zlen += zn;
+	s->next_in = (Bytef *)b->buf;
+	s->avail_in = (uInt)b->len;
+	s->next_out = k->z + k->zlen;
+	s->avail_out = (uInt)zn;
+	if (deflate(s, Z_FINISH) != Z_STREAM_END || k->zlen + s->total_out > UINT32_MAX)
+		return -ENOMEM;
+	k->zlen += s->total_out;
 	xgrow(&k->blk, &k->blkcap, k->nblk + 2, sizeof(*k->blk));
 	k->blk[++k->nblk] = (uint32_t)k->zlen;
 	/* The largest block fixes the size of the buffer lookups inflate into. */
@@ -62,14 +70,14 @@ static int flush_block(struct ksyms *k, struct raw_block *b)
 	return 0;
 }
 
-static int add_name(struct ksyms *k, struct raw_block *b, const char *name, size_t n)
+static int add_name(struct ksyms *k, struct raw_block *b, z_stream *s, const char *name, size_t n)
 {
 	xgrow(&b->buf, &b->cap, b->len + n + 1, 1);
 	memcpy(b->buf + b->len, name, n);
 	b->buf[b->len + n] = '\0';
 	b->len += n + 1;
 	k->nnames++;
-	return ++b->count == KSYMS_BLOCK ? flush_block(k, b) : 0;
+	return ++b->count == KSYMS_BLOCK ? flush_block(k, b, s) : 0;
 }
 
 /* Name number i, the global bit ignored; NULL when its block is damaged. */
@@ -176,7 +184,12 @@ int ksyms_read(struct ksyms *k, FILE *f)
 	struct raw_block b = {0};
 	char line[1024];
 	int n = 0, err = 0;
+	z_stream s;
 
+	/* Blocks are a few KiB: a window of 4 KiB (2^12) holds one whole. */
+	memset(&s, 0, sizeof(s));
+	if (deflateInit2(&s, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 12, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
 	while (!err && fgets(line, sizeof(line), f)) {
 		char *end, *name, type;
 		unsigned long long addr;
@@ -201,11 +214,12 @@ int ksyms_read(struct ksyms *k, FILE *f)
 		if (type == 'T' || type == 'W')
 			k->syms[k->n].name |= GLOBAL_BIT;
 		k->n++;
-		err = add_name(k, &b, name, len);
+		err = add_name(k, &b, &s, name, len);
 		n++;
 	}
 	if (!err)
-		err = flush_block(k, &b);
+		err = flush_block(k, &b, &s);
+	deflateEnd(&s);
 	free(b.buf);
 	if (!err && ferror(f))
 		err = -EIO;
