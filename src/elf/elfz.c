@@ -206,6 +206,25 @@ static int expand_one(const struct view *v, const struct zsec *z, uint8_t *dst)
 	}
 }
 
+/*
+ * Rewrites the section header at h (in the output) for z's data expanded
+ * at offset at: no longer compressed, its new place, size and alignment.
+ */
+static void expanded_header(const struct view *v, uint8_t *h, const struct zsec *z, uint64_t at)
+{
+	if (v->is64) {
+		put(v, h, 8, 8, z->flags & ~(uint64_t)SHF_COMPRESSED);
+		put(v, h, 24, 8, at);
+		put(v, h, 32, 8, z->size);
+		put(v, h, 48, 8, z->align);
+	} else {
+		put(v, h, 8, 4, z->flags & ~(uint64_t)SHF_COMPRESSED);
+		put(v, h, 16, 4, at);
+		put(v, h, 20, 4, z->size);
+		put(v, h, 32, 4, z->align);
+	}
+}
+
 int elfz_expand(const void *in, size_t n, void *out, uint64_t out_size)
 {
 	uint8_t *o = out;
@@ -233,17 +252,7 @@ int elfz_expand(const void *in, size_t n, void *out, uint64_t out_size)
 		memset(o + prev, 0, at - prev);
 		if ((ret = expand_one(&v, &z, o + at)) < 0)
 			return ret;
-		if (v.is64) {
-			put(&v, o, z.hdr + 8, 8, z.flags & ~(uint64_t)SHF_COMPRESSED);
-			put(&v, o, z.hdr + 24, 8, at);
-			put(&v, o, z.hdr + 32, 8, z.size);
-			put(&v, o, z.hdr + 48, 8, z.align);
-		} else {
-			put(&v, o, z.hdr + 8, 4, z.flags & ~(uint64_t)SHF_COMPRESSED);
-			put(&v, o, z.hdr + 16, 4, at);
-			put(&v, o, z.hdr + 20, 4, z.size);
-			put(&v, o, z.hdr + 32, 4, z.align);
-		}
+		expanded_header(&v, o + z.hdr, &z, at);
 		done++;
 	}
 	if (end != out_size)
@@ -374,8 +383,6 @@ int elfz_expand_fd(const void *in, size_t n, int fd, uint64_t out_size, bool dro
 			done_with(&v, off, len);
 	}
 	for (uint64_t i = 0; i < v.shnum && !ret; i++) {
-		struct view h = v;
-
 		ret = section(&v, i, &z);
 		if (ret < 0)
 			break;
@@ -391,20 +398,9 @@ int elfz_expand_fd(const void *in, size_t n, int fd, uint64_t out_size, bool dro
 		}
 		if ((ret = expand_one_fd(&v, &z, fd, at, buf, drop)) < 0)
 			break;
-		/* Its header, rewritten as elfz_expand does (put into hdr). */
+		/* Its header, rewritten as elfz_expand does. */
 		memcpy(hdr, v.p + z.hdr, v.is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr));
-		h.p = hdr;
-		if (v.is64) {
-			put(&h, hdr, 8, 8, z.flags & ~(uint64_t)SHF_COMPRESSED);
-			put(&h, hdr, 24, 8, at);
-			put(&h, hdr, 32, 8, z.size);
-			put(&h, hdr, 48, 8, z.align);
-		} else {
-			put(&h, hdr, 8, 4, z.flags & ~(uint64_t)SHF_COMPRESSED);
-			put(&h, hdr, 16, 4, at);
-			put(&h, hdr, 20, 4, z.size);
-			put(&h, hdr, 32, 4, z.align);
-		}
+		expanded_header(&v, hdr, &z, at);
 		ret = write_at(fd, hdr, v.is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr), z.hdr);
 		done++;
 	}
