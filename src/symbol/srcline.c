@@ -6,8 +6,10 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <gelf.h>
 #include <stdlib.h>
 
+#include "elf/dwline.h"
 #include "symbol/demangle.h"
 #include "symbol/dwname.h"
 #include "symbol/srcline.h"
@@ -114,8 +116,8 @@ static const char *full_path(struct symfile *f, const char *dir, const char *fil
 	return j->path;
 }
 
-static bool call_site(Dwarf_Die *cu, Dwarf_Die *inl, const char **file, uint32_t *line,
-		      uint32_t *col)
+static bool call_site(const struct dwline_table *t, Dwarf_Die *cu, Dwarf_Die *inl,
+		      const char **file, uint32_t *line, uint32_t *col)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Word v;
@@ -129,8 +131,11 @@ static bool call_site(Dwarf_Die *cu, Dwarf_Die *inl, const char **file, uint32_t
 		*line = (uint32_t)v;
 	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_column, &attr), &v) == 0)
 		*col = (uint32_t)v;
-	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &attr), &v) == 0 &&
-	    dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && v < nfiles)
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &attr), &v) != 0)
+		return *line != 0;
+	if (t)
+		*file = v < UINT32_MAX ? dwline_file(t, (uint32_t)v) : NULL;
+	else if (dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && v < nfiles)
 		*file = dwarf_filesrc(files, v, NULL, NULL);
 	return *line != 0;
 }
@@ -381,7 +386,13 @@ static int32_t innermost(const struct unit_scopes *u, uint64_t pc)
  * address only while an earlier range could still hold it.
  */
 struct unit {
-	Dwarf_Die cu;	  /* its line table and file names */
+	Dwarf_Die cu; /* its line table and file names */
+	/*
+	 * Its line table, read at its first lookup (dwline.h): NULL before,
+	 * and when it is libdw's (no_table: a table our reader refused).
+	 */
+	struct dwline_table *table;
+	bool table_read, no_table;
 	uint16_t version; /* DWARF version of the unit */
 	int lang;	  /* DW_LANG_*, -1 when unknown */
 	Dwarf_Die scopes; /* its function DIEs: the split unit of a skeleton */
@@ -396,6 +407,9 @@ struct unit_range {
 
 struct srcline_units {
 	Dwarf_Addr bias; /* dwfl address = DWARF address + bias */
+	/* The sections line tables are read from; own_lines false: libdw reads them. */
+	struct dwline_input in;
+	bool own_lines;
 	struct unit *units;
 	size_t nunits, units_cap;
 	struct unit_range *ranges;
@@ -421,15 +435,105 @@ static void add_unit_range(struct srcline_units *x, uint64_t lo, uint64_t hi, ui
 	x->ranges[x->nranges++] = (struct unit_range){lo, hi, unit};
 }
 
-/* A unit without ranges of its own: the sequences of its line table. */
-static void add_line_ranges(struct srcline_units *x, Dwarf_Die *cu, uint32_t unit)
+/*
+ * The sections of dw's ELF file that line tables are read from. Our
+ * reader takes them as they are in memory: not when libdw could not
+ * expand them in place (still compressed), nor in the other byte order.
+ */
+static void find_sections(struct srcline_units *x, Dwarf *dw)
 {
+	Elf *e = dwarf_getelf(dw);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	const char *ident;
+
+	x->own_lines = false;
+	if (!e || elf_getshdrstrndx(e, &shstrndx) != 0 || !(ident = elf_getident(e, NULL)))
+		return;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (ident[EI_DATA] != ELFDATA2LSB)
+		return;
+#else
+	if (ident[EI_DATA] != ELFDATA2MSB)
+		return;
+#endif
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		const uint8_t **data;
+		size_t *size;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(e, shstrndx, sh.sh_name)))
+			continue;
+		if (!strcmp(name, ".debug_line")) {
+			data = &x->in.line;
+			size = &x->in.line_size;
+		} else if (!strcmp(name, ".debug_line_str")) {
+			data = &x->in.line_str;
+			size = &x->in.line_str_size;
+		} else if (!strcmp(name, ".debug_str")) {
+			data = &x->in.str;
+			size = &x->in.str_size;
+		} else {
+			continue;
+		}
+		if ((sh.sh_flags & SHF_COMPRESSED) || sh.sh_type == SHT_NOBITS ||
+		    !(d = elf_getdata(scn, NULL)) || !d->d_buf || d->d_type != ELF_T_BYTE)
+			return;
+		*data = d->d_buf;
+		*size = d->d_size;
+	}
+	x->own_lines = x->in.line != NULL;
+}
+
+/*
+ * The unit's line table, read at the first call; NULL when our reader
+ * refused it (u->no_table: libdw's is used), or when the unit has none.
+ */
+static struct dwline_table *unit_table(struct srcline_units *x, struct unit *u)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word off;
+	uint8_t addr_size = 8, offset_size;
+	Dwarf_Die cudie;
+
+	if (u->table_read)
+		return u->table;
+	u->table_read = true;
+	if (!x->own_lines) {
+		u->no_table = true;
+		return NULL;
+	}
+	if (dwarf_formudata(dwarf_attr(&u->cu, DW_AT_stmt_list, &attr), &off) != 0)
+		return NULL; /* no line table: no lines from libdw either */
+	if (!dwarf_diecu(&u->cu, &cudie, &addr_size, &offset_size))
+		addr_size = 8;
+	u->table = xmalloc(sizeof(*u->table));
+	if (dwline_read(&x->in, off, u->comp_dir, addr_size, u->table) < 0) {
+		dwline_free(u->table);
+		free(u->table);
+		u->table = NULL;
+		u->no_table = true;
+	}
+	return u->table;
+}
+
+/* A unit without ranges of its own: the sequences of its line table. */
+static void add_line_ranges(struct srcline_units *x, struct unit *u, uint32_t unit)
+{
+	struct dwline_table *t = unit_table(x, u);
 	Dwarf_Lines *lines;
 	size_t n;
 	uint64_t lo = 0;
 	bool open = false;
 
-	if (dwarf_getsrclines(cu, &lines, &n) != 0)
+	if (t) {
+		for (size_t i = 0; i < t->nseqs; i++)
+			add_unit_range(x, t->seqs[i].lo, t->seqs[i].hi, unit);
+		return;
+	}
+	if (!u->no_table || dwarf_getsrclines(&u->cu, &lines, &n) != 0)
 		return;
 	/* Sorted by address: sequences follow one another, each closed by its end. */
 	for (size_t i = 0; i < n; i++) {
@@ -489,10 +593,12 @@ static void index_units(struct srcline_units *x, Dwarf *dw)
 		u->scopes = type == DW_UT_skeleton && dwarf_tag(&subdie) ? subdie : cudie;
 		u->comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &attr));
 		u->index = NULL;
+		u->table = NULL;
+		u->table_read = u->no_table = false;
 		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0)
 			add_unit_range(x, lo, hi, id);
 		if (x->nranges == before)
-			add_line_ranges(x, &cudie, id);
+			add_line_ranges(x, u, id);
 	}
 	if (x->nranges)
 		qsort(x->ranges, x->nranges, sizeof(*x->ranges), cmp_unit_range);
@@ -519,6 +625,7 @@ static struct srcline_units *file_units(struct symfile *f)
 		f->lines_reason = f->zreason ? f->zreason : LINES_NO_DWARF;
 		return NULL;
 	}
+	find_sections(x, dw);
 	index_units(x, dw);
 	if (x->nunits == 0)
 		f->lines_reason = f->zreason ? f->zreason : LINES_NO_DWARF;
@@ -602,8 +709,13 @@ void srcline_release(struct symfile *f)
 
 	if (!x)
 		return;
-	for (size_t i = 0; i < x->nunits; i++)
+	for (size_t i = 0; i < x->nunits; i++) {
 		unit_scopes_free(x->units[i].index);
+		if (x->units[i].table) {
+			dwline_free(x->units[i].table);
+			free(x->units[i].table);
+		}
+	}
 	free(x->units);
 	free(x->ranges);
 	free(x->maxhi);
@@ -615,8 +727,10 @@ int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int m
 {
 	struct srcline_units *x;
 	struct unit *u;
+	struct dwline_table *t;
+	const struct dwline_row *row;
 	Dwarf_Line *dl;
-	uint64_t pc;
+	uint64_t pc, lo;
 	int n = 0;
 	int line = 0, col = 0;
 	const char *file = NULL;
@@ -630,8 +744,12 @@ int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int m
 			f->lines_reason = LINES_UNCOVERED;
 		return 0;
 	}
-	dl = line_at(&u->cu, pc);
-	if (dl) {
+	t = unit_table(x, u);
+	if (t && (row = dwline_find(t, pc, &lo))) {
+		file = unit_path(f, u, dwline_file(t, row->file));
+		line = (int)(row->line <= INT32_MAX ? row->line : 0);
+		col = row->col;
+	} else if (u->no_table && (dl = line_at(&u->cu, pc))) {
 		file = unit_path(f, u, dwarf_linesrc(dl, NULL, NULL));
 		dwarf_lineno(dl, &line);
 		dwarf_linecol(dl, &col);
@@ -672,7 +790,7 @@ int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int m
 			break;
 		}
 		/* The next level out runs at this level's call site. */
-		call_site(&u->cu, die, &file, &l, &c);
+		call_site(t, &u->cu, die, &file, &l, &c);
 		file = unit_path(f, u, file);
 		line = (int)l;
 		col = (int)c;

@@ -1,0 +1,703 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * dwline.c - a unit's line table read into a compact table; see dwline.h.
+ */
+#include "config.h"
+
+#include <dwarf.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf/dwline.h"
+#include "util/util.h"
+
+/* A cursor over bytes that may not be trusted: a read past end sets bad. */
+struct cur {
+	const uint8_t *p, *end;
+	bool bad;
+};
+
+static bool avail(struct cur *c, size_t n)
+{
+	if (c->bad || c->p > c->end || (size_t)(c->end - c->p) < n) {
+		c->bad = true;
+		c->p = c->end;
+		return false;
+	}
+	return true;
+}
+
+static uint64_t fixed(struct cur *c, size_t n)
+{
+	uint64_t v = 0;
+
+	if (!avail(c, n))
+		return 0;
+	switch (n) {
+	case 1:
+		v = c->p[0];
+		break;
+	case 2:
+		v = load_u16(c->p);
+		break;
+	case 4:
+		v = load_u32(c->p);
+		break;
+	case 8:
+		v = load_u64(c->p);
+		break;
+	}
+	c->p += n;
+	return v;
+}
+
+/* Bits beyond 64 are dropped, as libdw and LLVM do. */
+static uint64_t uleb(struct cur *c)
+{
+	uint64_t v = 0;
+	unsigned int shift = 0;
+	uint8_t b;
+
+	do {
+		if (!avail(c, 1))
+			return 0;
+		b = *c->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	return v;
+}
+
+static int64_t sleb(struct cur *c)
+{
+	uint64_t v = 0;
+	unsigned int shift = 0;
+	uint8_t b;
+
+	do {
+		if (!avail(c, 1))
+			return 0;
+		b = *c->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	if (shift < 64 && (b & 0x40))
+		v |= ~(uint64_t)0 << shift;
+	return (int64_t)v;
+}
+
+static void skip(struct cur *c, uint64_t n)
+{
+	if (avail(c, n))
+		c->p += n;
+}
+
+/* A NUL-terminated string at the cursor. */
+static const char *cstr(struct cur *c)
+{
+	const uint8_t *nul;
+	const char *s;
+
+	if (c->bad || !(nul = memchr(c->p, 0, (size_t)(c->end - c->p)))) {
+		c->bad = true;
+		c->p = c->end;
+		return NULL;
+	}
+	s = (const char *)c->p;
+	c->p = nul + 1;
+	return s;
+}
+
+/* A NUL-terminated string at off of a string section, or NULL. */
+static const char *section_str(const uint8_t *sec, size_t size, uint64_t off)
+{
+	if (!sec || off >= size || !memchr(sec + off, 0, size - off))
+		return NULL;
+	return (const char *)(sec + off);
+}
+
+/* The table's header, as far as the reader needs it. */
+struct header {
+	unsigned int version;
+	unsigned int offset_size; /* 4 or 8 */
+	unsigned int addr_size;
+	unsigned int min_inst, max_ops;
+	int line_base;
+	unsigned int line_range, opcode_base;
+	const uint8_t *std_lengths; /* opcode_base - 1 of them, for opcodes 1.. */
+};
+
+/* Directory and file names while the header is read: offsets into names. */
+struct names {
+	struct sbuf buf;
+	uint32_t *dirs; /* UINT32_MAX: none */
+	size_t ndirs, dirs_cap;
+	uint32_t *files;
+	size_t nfiles, files_cap;
+};
+
+#define NO_NAME UINT32_MAX
+
+static uint32_t add_name(struct names *nm, const char *dir, const char *name)
+{
+	uint32_t at = (uint32_t)nm->buf.len;
+
+	if (nm->buf.len >= UINT32_MAX / 2)
+		return NO_NAME; /* beyond anything real; the file goes unnamed */
+	if (dir && name[0] != '/') {
+		sbuf_adds(&nm->buf, dir);
+		sbuf_addn(&nm->buf, "/", 1);
+	}
+	sbuf_addn(&nm->buf, name, strlen(name) + 1);
+	return at;
+}
+
+static void add_dir(struct names *nm, const char *dir)
+{
+	xgrow(&nm->dirs, &nm->dirs_cap, nm->ndirs + 1, sizeof(*nm->dirs));
+	nm->dirs[nm->ndirs++] = dir ? add_name(nm, NULL, dir) : NO_NAME;
+}
+
+/* A file name joined to its directory (dwline.h). */
+static int add_file(struct names *nm, const char *name, uint64_t dir)
+{
+	const char *d;
+
+	if (dir >= nm->ndirs)
+		return -EINVAL;
+	d = nm->dirs[dir] == NO_NAME ? NULL : nm->buf.buf + nm->dirs[dir];
+	if (d) {
+		/* add_name may move the buffer: the directory is copied first. */
+		char *copy = xstrdup(d);
+		uint32_t at = add_name(nm, copy, name);
+
+		free(copy);
+		xgrow(&nm->files, &nm->files_cap, nm->nfiles + 1, sizeof(*nm->files));
+		nm->files[nm->nfiles++] = at;
+		return 0;
+	}
+	xgrow(&nm->files, &nm->files_cap, nm->nfiles + 1, sizeof(*nm->files));
+	nm->files[nm->nfiles++] = add_name(nm, NULL, name);
+	return 0;
+}
+
+/*
+ * One attribute of a DWARF 5 directory or file entry: a string (*s) or a
+ * number (*v), as its form says. Returns 0, -EINVAL for a form that has
+ * no place here, -ENOTSUP for a string this reader cannot resolve.
+ */
+static int read_form(struct cur *c, const struct dwline_input *in, const struct header *h,
+		     uint64_t form, const char **s, uint64_t *v)
+{
+	*s = NULL;
+	*v = 0;
+	switch (form) {
+	case DW_FORM_string:
+		*s = cstr(c);
+		return 0;
+	case DW_FORM_line_strp:
+		*s = section_str(in->line_str, in->line_str_size, fixed(c, h->offset_size));
+		return *s || c->bad ? 0 : -EINVAL;
+	case DW_FORM_strp:
+		*s = section_str(in->str, in->str_size, fixed(c, h->offset_size));
+		return *s || c->bad ? 0 : -EINVAL;
+	case DW_FORM_strp_sup:
+	case DW_FORM_GNU_strp_alt:
+		fixed(c, h->offset_size);
+		return -ENOTSUP;
+	case DW_FORM_strx:
+	case DW_FORM_GNU_str_index:
+		uleb(c);
+		return -ENOTSUP;
+	case DW_FORM_strx1:
+	case DW_FORM_strx2:
+	case DW_FORM_strx4:
+		fixed(c, form == DW_FORM_strx1 ? 1 : form == DW_FORM_strx2 ? 2 : 4);
+		return -ENOTSUP;
+	case DW_FORM_strx3:
+		skip(c, 3);
+		return -ENOTSUP;
+	case DW_FORM_udata:
+		*v = uleb(c);
+		return 0;
+	case DW_FORM_sdata:
+		*v = (uint64_t)sleb(c);
+		return 0;
+	case DW_FORM_data1:
+	case DW_FORM_flag:
+		*v = fixed(c, 1);
+		return 0;
+	case DW_FORM_data2:
+		*v = fixed(c, 2);
+		return 0;
+	case DW_FORM_data4:
+		*v = fixed(c, 4);
+		return 0;
+	case DW_FORM_data8:
+		*v = fixed(c, 8);
+		return 0;
+	case DW_FORM_data16:
+		skip(c, 16);
+		return 0;
+	case DW_FORM_flag_present:
+		return 0;
+	case DW_FORM_block:
+		skip(c, uleb(c));
+		return 0;
+	case DW_FORM_block1:
+		skip(c, fixed(c, 1));
+		return 0;
+	case DW_FORM_block2:
+		skip(c, fixed(c, 2));
+		return 0;
+	case DW_FORM_block4:
+		skip(c, fixed(c, 4));
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/*
+ * A DWARF 5 directory or file list: its entry format, then its entries.
+ * Directories are added to nm->dirs, files to nm->files.
+ */
+static int read_entries(struct cur *c, const struct dwline_input *in, const struct header *h,
+			struct names *nm, bool files)
+{
+	uint64_t kinds[255], forms[255];
+	unsigned int nformats = (unsigned int)fixed(c, 1);
+	uint64_t n;
+	int err = 0;
+
+	for (unsigned int i = 0; i < nformats; i++) {
+		kinds[i] = uleb(c);
+		forms[i] = uleb(c);
+	}
+	n = uleb(c);
+	if (c->bad)
+		return -EINVAL;
+	/* Every entry takes a byte at least: a count beyond that is a lie. */
+	if (n && (nformats == 0 || n > (uint64_t)(c->end - c->p)))
+		return -EINVAL;
+	for (uint64_t e = 0; e < n; e++) {
+		const char *path = NULL;
+		uint64_t dir = UINT64_MAX;
+
+		for (unsigned int i = 0; i < nformats; i++) {
+			const char *s;
+			uint64_t v;
+			int r = read_form(c, in, h, forms[i], &s, &v);
+
+			if (c->bad)
+				return -EINVAL;
+			if (kinds[i] == DW_LNCT_path) {
+				if (r)
+					return r;
+				path = s;
+			} else if (kinds[i] == DW_LNCT_directory_index) {
+				if (r || s)
+					return -EINVAL;
+				dir = v;
+			} else if (r == -EINVAL) {
+				return r;
+			}
+		}
+		if (!path)
+			return -EINVAL;
+		if (!files)
+			add_dir(nm, path);
+		else if ((err = add_file(nm, path, dir)) < 0)
+			return err;
+	}
+	return 0;
+}
+
+/* The directory and file lists of DWARF 2 to 4. */
+static int read_old_entries(struct cur *c, struct names *nm, const char *comp_dir)
+{
+	const char *s;
+
+	add_dir(nm, comp_dir);
+	while ((s = cstr(c)) && *s)
+		add_dir(nm, s);
+	/* File 0 does not exist before DWARF 5: unnamed. */
+	xgrow(&nm->files, &nm->files_cap, 1, sizeof(*nm->files));
+	nm->files[nm->nfiles++] = NO_NAME;
+	while ((s = cstr(c)) && *s) {
+		uint64_t dir = uleb(c);
+
+		uleb(c); /* modification time */
+		uleb(c); /* length */
+		if (c->bad)
+			return -EINVAL;
+		if (add_file(nm, s, dir) < 0)
+			return -EINVAL;
+	}
+	return c->bad ? -EINVAL : 0;
+}
+
+static int read_header(struct cur *c, unsigned int addr_size, struct header *h,
+		       const uint8_t **program)
+{
+	uint64_t len = fixed(c, 4);
+	uint64_t hlen;
+
+	h->offset_size = 4;
+	if (len == 0xffffffff) {
+		len = fixed(c, 8);
+		h->offset_size = 8;
+	} else if (len >= 0xfffffff0) {
+		return -EINVAL;
+	}
+	if (c->bad || len > (uint64_t)(c->end - c->p))
+		return -EINVAL;
+	c->end = c->p + len;
+	h->version = (unsigned int)fixed(c, 2);
+	if (h->version < 2 || h->version > 5)
+		return -EINVAL;
+	h->addr_size = addr_size;
+	if (h->version >= 5) {
+		h->addr_size = (unsigned int)fixed(c, 1);
+		if (fixed(c, 1) != 0) /* segment selectors */
+			return -EINVAL;
+	}
+	if (h->addr_size != 4 && h->addr_size != 8)
+		return -EINVAL;
+	hlen = fixed(c, h->offset_size);
+	if (c->bad || hlen > (uint64_t)(c->end - c->p))
+		return -EINVAL;
+	*program = c->p + hlen;
+	h->min_inst = (unsigned int)fixed(c, 1);
+	h->max_ops = h->version >= 4 ? (unsigned int)fixed(c, 1) : 1;
+	fixed(c, 1); /* default_is_stmt */
+	h->line_base = (int8_t)fixed(c, 1);
+	h->line_range = (unsigned int)fixed(c, 1);
+	h->opcode_base = (unsigned int)fixed(c, 1);
+	if (c->bad || h->max_ops == 0 || h->opcode_base == 0)
+		return -EINVAL;
+	h->std_lengths = c->p;
+	skip(c, h->opcode_base - 1);
+	/* The fields above lie inside the header. */
+	return c->bad || c->p > *program ? -EINVAL : 0;
+}
+
+/* A row while its sequence is read: the full address. */
+struct wide_row {
+	uint64_t addr;
+	uint32_t line;
+	uint16_t file, col;
+	uint32_t order; /* position in the sequence: sorting keeps it stable */
+};
+
+struct builder {
+	struct dwline_table *t;
+	size_t seqs_cap, rows_cap;
+	struct wide_row *seq; /* the sequence being read */
+	size_t nseq, seq_cap;
+	bool sorted;
+};
+
+static void add_row(struct builder *b, uint64_t addr, uint64_t line, uint64_t file, uint64_t col)
+{
+	struct wide_row *r;
+
+	xgrow(&b->seq, &b->seq_cap, b->nseq + 1, sizeof(*b->seq));
+	if (b->nseq && addr < b->seq[b->nseq - 1].addr)
+		b->sorted = false;
+	r = &b->seq[b->nseq];
+	r->addr = addr;
+	r->line = line <= UINT32_MAX ? (uint32_t)line : 0;
+	r->file = file < DWLINE_NO_FILE ? (uint16_t)file : DWLINE_NO_FILE;
+	r->col = col < 0xffff ? (uint16_t)col : 0xffff;
+	r->order = (uint32_t)b->nseq;
+	b->nseq++;
+}
+
+static int cmp_wide(const void *a, const void *b)
+{
+	const struct wide_row *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/*
+ * The sequence read so far ends at end: its rows, in address order, are
+ * kept when it is a real range (not empty, not reaching beyond 4 GiB,
+ * not wrapped). Rows at or past its end apply nowhere.
+ */
+static void end_sequence(struct builder *b, uint64_t end)
+{
+	struct dwline_table *t = b->t;
+	struct dwline_seq *s;
+	uint64_t lo;
+	size_t n = 0;
+
+	if (!b->sorted)
+		qsort(b->seq, b->nseq, sizeof(*b->seq), cmp_wide);
+	while (n < b->nseq && b->seq[n].addr < end)
+		n++;
+	lo = n ? b->seq[0].addr : 0;
+	if (n == 0 || end - lo > UINT32_MAX || t->nseqs >= UINT32_MAX ||
+	    t->nrows + n > UINT32_MAX)
+		goto out;
+	xgrow(&t->seqs, &b->seqs_cap, t->nseqs + 1, sizeof(*t->seqs));
+	xgrow(&t->rows, &b->rows_cap, t->nrows + n, sizeof(*t->rows));
+	s = &t->seqs[t->nseqs++];
+	s->lo = lo;
+	s->hi = end;
+	s->row0 = (uint32_t)t->nrows;
+	s->nrows = (uint32_t)n;
+	for (size_t i = 0; i < n; i++)
+		t->rows[t->nrows++] = (struct dwline_row){(uint32_t)(b->seq[i].addr - lo),
+							  b->seq[i].line, b->seq[i].file,
+							  b->seq[i].col};
+out:
+	b->nseq = 0;
+	b->sorted = true;
+}
+
+static int run_program(struct cur *c, const struct header *h, struct names *nm,
+		       struct builder *b)
+{
+	uint64_t addr = 0, op_index = 0, file = 1, col = 0;
+	/* Wraps as it will: what is not a line in 1..UINT32_MAX is stored as 0. */
+	uint64_t line = 1;
+
+#define ADVANCE(adv)                                                                    \
+	do {                                                                            \
+		uint64_t a_ = (adv);                                                    \
+		addr += h->min_inst * ((op_index + a_) / h->max_ops);                   \
+		op_index = (op_index + a_) % h->max_ops;                                \
+	} while (0)
+
+	while (c->p < c->end && !c->bad) {
+		unsigned int op = *c->p++;
+
+		if (op >= h->opcode_base) {
+			unsigned int adj = op - h->opcode_base;
+
+			if (h->line_range == 0)
+				return -EINVAL;
+			line += (uint64_t)(int64_t)(h->line_base + (int)(adj % h->line_range));
+			ADVANCE(adj / h->line_range);
+			add_row(b, addr, line, file, col);
+		} else if (op == 0) {
+			uint64_t len = uleb(c);
+			const uint8_t *next;
+			unsigned int sub;
+
+			if (c->bad || len == 0 || len > (uint64_t)(c->end - c->p))
+				return -EINVAL;
+			next = c->p + len;
+			sub = *c->p++;
+			switch (sub) {
+			case DW_LNE_end_sequence:
+				end_sequence(b, addr);
+				addr = op_index = col = 0;
+				file = 1;
+				line = 1;
+				break;
+			case DW_LNE_set_address:
+				if (len - 1 != 4 && len - 1 != 8)
+					return -EINVAL;
+				addr = fixed(c, (size_t)(len - 1));
+				op_index = 0;
+				break;
+			case DW_LNE_define_file: {
+				const char *name = cstr(c);
+				uint64_t dir = uleb(c);
+
+				if (c->bad || c->p > next || add_file(nm, name, dir) < 0)
+					return -EINVAL;
+				break;
+			}
+			default:
+				break; /* set_discriminator and vendor opcodes */
+			}
+			if (c->bad || c->p > next)
+				return -EINVAL;
+			c->p = next;
+		} else {
+			switch (op) {
+			case DW_LNS_copy:
+				add_row(b, addr, line, file, col);
+				break;
+			case DW_LNS_advance_pc:
+				ADVANCE(uleb(c));
+				break;
+			case DW_LNS_advance_line:
+				line += (uint64_t)sleb(c);
+				break;
+			case DW_LNS_set_file:
+				file = uleb(c);
+				break;
+			case DW_LNS_set_column:
+				col = uleb(c);
+				break;
+			case DW_LNS_negate_stmt:
+			case DW_LNS_set_basic_block:
+			case DW_LNS_set_prologue_end:
+			case DW_LNS_set_epilogue_begin:
+				break;
+			case DW_LNS_const_add_pc:
+				if (h->line_range == 0)
+					return -EINVAL;
+				ADVANCE((255 - h->opcode_base) / h->line_range);
+				break;
+			case DW_LNS_fixed_advance_pc:
+				addr += fixed(c, 2);
+				op_index = 0;
+				break;
+			case DW_LNS_set_isa:
+				uleb(c);
+				break;
+			default:
+				/* Unknown standard opcode: its arguments are ULEB128s. */
+				for (unsigned int i = 0; i < h->std_lengths[op - 1]; i++)
+					uleb(c);
+				break;
+			}
+		}
+	}
+#undef ADVANCE
+	/* Rows after the last end_sequence close no range: dropped. */
+	return c->bad ? -EINVAL : 0;
+}
+
+static int cmp_seq(const void *a, const void *b)
+{
+	const struct dwline_seq *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	/* Equal starts keep their order: the later one wins a lookup. */
+	return x->row0 < y->row0 ? -1 : x->row0 > y->row0;
+}
+
+static void finish(struct dwline_table *t, struct names *nm)
+{
+	uint64_t m = 0;
+
+	if (t->nseqs > 1)
+		qsort(t->seqs, t->nseqs, sizeof(*t->seqs), cmp_seq);
+	for (size_t i = 0; i < t->nseqs; i++) {
+		m = t->seqs[i].hi > m ? t->seqs[i].hi : m;
+		t->seqs[i].maxhi = m;
+	}
+	/* Exact sizes: the table may live as long as the recording. */
+	if (t->nseqs)
+		t->seqs = xrealloc(t->seqs, t->nseqs * sizeof(*t->seqs));
+	if (t->nrows)
+		t->rows = xrealloc(t->rows, t->nrows * sizeof(*t->rows));
+	t->names_size = nm->buf.len;
+	t->names = xmalloc(nm->buf.len ? nm->buf.len : 1);
+	if (nm->buf.len)
+		memcpy(t->names, nm->buf.buf, nm->buf.len);
+	t->nfiles = nm->nfiles;
+	t->files = xcalloc(nm->nfiles ? nm->nfiles : 1, sizeof(*t->files));
+	for (size_t i = 0; i < nm->nfiles; i++)
+		t->files[i] = nm->files[i] == NO_NAME ? NULL : t->names + nm->files[i];
+}
+
+int dwline_read(const struct dwline_input *in, uint64_t offset, const char *comp_dir,
+		unsigned int addr_size, struct dwline_table *t)
+{
+	struct cur c;
+	struct header h;
+	const uint8_t *program;
+	struct names nm = {0};
+	struct builder b = {.t = t, .sorted = true};
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	if (!in->line || offset >= in->line_size)
+		return -EINVAL;
+	c = (struct cur){in->line + offset, in->line + in->line_size, false};
+	if ((err = read_header(&c, addr_size, &h, &program)) < 0)
+		return err;
+	{
+		/* The lists end where the program starts. */
+		struct cur lists = {c.p, program, false};
+
+		err = h.version >= 5 ? read_entries(&lists, in, &h, &nm, false) : 0;
+		if (!err)
+			err = h.version >= 5 ? read_entries(&lists, in, &h, &nm, true)
+					     : read_old_entries(&lists, &nm, comp_dir);
+		if (!err && lists.bad)
+			err = -EINVAL;
+	}
+	if (!err) {
+		c.p = program;
+		err = run_program(&c, &h, &nm, &b);
+	}
+	if (!err)
+		finish(t, &nm);
+	else
+		dwline_free(t);
+	free(b.seq);
+	free(nm.dirs);
+	free(nm.files);
+	sbuf_release(&nm.buf);
+	return err;
+}
+
+const struct dwline_row *dwline_find(const struct dwline_table *t, uint64_t pc, uint64_t *lo)
+{
+	size_t a = 0, z = t->nseqs;
+
+	while (a < z) {
+		size_t mid = a + (z - a) / 2;
+
+		if (t->seqs[mid].lo <= pc)
+			a = mid + 1;
+		else
+			z = mid;
+	}
+	for (size_t i = a; i > 0 && t->seqs[i - 1].maxhi > pc; i--) {
+		const struct dwline_seq *s = &t->seqs[i - 1];
+		const struct dwline_row *r = t->rows + s->row0;
+		uint64_t off = pc - s->lo;
+		size_t x = 0, y = s->nrows;
+
+		if (pc >= s->hi)
+			continue;
+		while (x < y) {
+			size_t mid = x + (y - x) / 2;
+
+			if (r[mid].off <= off)
+				x = mid + 1;
+			else
+				y = mid;
+		}
+		*lo = s->lo;
+		return &r[x - 1]; /* x >= 1: the first row is at off 0 */
+	}
+	return NULL;
+}
+
+const char *dwline_file(const struct dwline_table *t, uint32_t file)
+{
+	return file < t->nfiles ? t->files[file] : NULL;
+}
+
+size_t dwline_size(const struct dwline_table *t)
+{
+	return t->nseqs * sizeof(*t->seqs) + t->nrows * sizeof(*t->rows) +
+	       t->nfiles * sizeof(*t->files) + t->names_size;
+}
+
+void dwline_free(struct dwline_table *t)
+{
+	free(t->seqs);
+	free(t->rows);
+	free(t->files);
+	free(t->names);
+	memset(t, 0, sizeof(*t));
+}
