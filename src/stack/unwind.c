@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <gelf.h>
 #include <libunwind.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,6 +25,41 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 					      unw_dyn_info_t *di, unw_proc_info_t *pi,
 					      int need_unwind_info, void *arg);
 #define dwarf_search_unwind_table UNW_OBJ(dwarf_search_unwind_table)
+
+/*
+ * libunwind blocks every signal around each use of its register-state
+ * cache and of its memory pools, so that a signal handler unwinding its
+ * own thread cannot deadlock on a lock the interrupted code holds: two
+ * rt_sigprocmask system calls per frame, four more per frame it has not
+ * cached (Debian's build has no per-thread cache, which would skip them;
+ * unw_set_caching_policy turns UNW_CACHE_PER_THREAD into the global one).
+ * On a busy machine they were half of the recorder's own samples in
+ * DWARF mode. perfmini unwinds copies of other processes' stacks and never
+ * from a signal handler, so while a thread is inside unwind_sample the
+ * masking is skipped. This definition takes libunwind's calls, the
+ * executable's symbols coming first (the one function perfmini exports,
+ * run-exports.sh); every other call goes on to pthread_sigmask, which
+ * does what sigprocmask does.
+ */
+static __thread bool in_unwind;
+
+__attribute__((visibility("default"))) int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int err;
+
+	if (in_unwind) {
+		/* Only libunwind's own restore, skipped the same way, reads it. */
+		if (old)
+			sigemptyset(old);
+		return 0;
+	}
+	err = pthread_sigmask(how, set, old);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
 
 /* Everything an unwind of one sample needs, handed to the accessors. */
 struct uctx {
@@ -583,8 +620,11 @@ int unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s, 
 	*last = NULL;
 	if (sample_reg(s, PERF_REG_X86_SP, &c.sp) < 0 || !s->stack_size)
 		return 0;
-	if (unw_init_remote(&cursor, space_of(u, pid), &c) < 0)
+	in_unwind = true;
+	if (unw_init_remote(&cursor, space_of(u, pid), &c) < 0) {
+		in_unwind = false;
 		return 0;
+	}
 	do {
 		unw_word_t ip;
 		const struct mapping *map;
@@ -599,6 +639,7 @@ int unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s, 
 			break;
 		}
 		if (n == max) {
+			in_unwind = false;
 			*end = UNWIND_TOO_DEEP;
 			return n;
 		}
@@ -608,6 +649,7 @@ int unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s, 
 		see_mapping(&c, map, &bias); /* the tables unw_step reads now */
 		ret = unw_step(&cursor);
 	} while (ret > 0);
+	in_unwind = false;
 	if (ret == 0)
 		*end = UNWIND_COMPLETE;
 	else if (c.short_stack)
