@@ -61,8 +61,8 @@ static void put_str(struct buf *b, const char *s)
 }
 
 #define OPCODE_BASE 13
-#define LINE_BASE (-5)
-#define LINE_RANGE 14
+#define LINE_BASE   (-5)
+#define LINE_RANGE  14
 
 /* Where a table's length fields go, filled in by table_end. */
 struct table {
@@ -199,8 +199,8 @@ static void expect(const struct dwline_table *t, uint64_t pc, uint32_t line, uin
 	const struct dwline_row *r = dwline_find(t, pc, &lo);
 
 	ck_assert_msg(r, "no row at %#llx", (unsigned long long)pc);
-	ck_assert_msg(r->line == line, "line %u at %#llx, want %u", r->line,
-		      (unsigned long long)pc, line);
+	ck_assert_msg(r->line == line, "line %u at %#llx, want %u", r->line, (unsigned long long)pc,
+		      line);
 	ck_assert_uint_eq(r->col, col);
 	if (file)
 		ck_assert_str_eq(dwline_file(t, r->file), file);
@@ -227,34 +227,34 @@ static void build_v4(struct buf *b, bool dwarf64)
 	table_program(b, &t);
 	/* Sequence 1: 0x1000-0x1020. */
 	op_set_address(b, 0x1000);
-	put(b, DW_LNS_copy, 1);			/* 0x1000 a.c:1 */
+	put(b, DW_LNS_copy, 1); /* 0x1000 a.c:1 */
 	op_uleb(b, DW_LNS_set_column, 7);
-	op_special(b, 4, 2);			/* 0x1004 a.c:3:7 */
+	op_special(b, 4, 2); /* 0x1004 a.c:3:7 */
 	op_uleb(b, DW_LNS_set_file, 2);
 	op_advance_line(b, 40);
-	op_special(b, 4, 0);			/* 0x1008 inc/b.h:43:7 */
+	op_special(b, 4, 0); /* 0x1008 inc/b.h:43:7 */
 	op_uleb(b, DW_LNS_set_file, 4);
 	op_uleb(b, DW_LNS_set_column, 0);
 	put(b, DW_LNS_negate_stmt, 1);
-	put(b, DW_LNS_const_add_pc, 1);	/* + (255 - 13) / 14 = 17 */
-	put(b, DW_LNS_copy, 1);			/* 0x1019 /abs/c.h:43 */
+	put(b, DW_LNS_const_add_pc, 1); /* + (255 - 13) / 14 = 17 */
+	put(b, DW_LNS_copy, 1);		/* 0x1019 /abs/c.h:43 */
 	put(b, DW_LNS_fixed_advance_pc, 1);
-	put(b, 7, 2);				/* 0x1020 */
+	put(b, 7, 2); /* 0x1020 */
 	op_end_sequence(b);
 	/* Sequence 2, before the first in memory: 0x800-0x810. */
 	op_set_address(b, 0x800);
 	op_advance_line(b, 99);
 	op_uleb(b, DW_LNS_set_file, 3);
-	put(b, DW_LNS_copy, 1);			/* 0x800 /usr/include/stdio.h:100 */
+	put(b, DW_LNS_copy, 1); /* 0x800 /usr/include/stdio.h:100 */
 	put(b, DW_LNS_set_basic_block, 1);
 	put(b, DW_LNS_set_prologue_end, 1);
 	put(b, DW_LNS_set_epilogue_begin, 1);
 	op_uleb(b, DW_LNS_set_isa, 3);
-	put(b, 0, 1);				/* set_discriminator: skipped */
+	put(b, 0, 1); /* set_discriminator: skipped */
 	put_uleb(b, 2);
 	put(b, DW_LNE_set_discriminator, 1);
 	put(b, 5, 1);
-	op_special(b, 8, -1);			/* 0x808 stdio.h:99 */
+	op_special(b, 8, -1); /* 0x808 stdio.h:99 */
 	op_advance_pc(b, 8);
 	op_end_sequence(b);
 	table_end(b, &t);
@@ -284,7 +284,10 @@ static void check_v4(const struct dwline_table *t, bool comp_dir)
 	ck_assert_ptr_null(dwline_file(t, 0));
 	ck_assert_ptr_null(dwline_file(t, 5));
 	ck_assert_ptr_null(dwline_file(t, DWLINE_NO_FILE));
-	ck_assert_uint_gt(dwline_size(t), 0);
+	ck_assert_uint_eq(t->nseqs, 2);
+	ck_assert_uint_eq(dwline_rows_size(t),
+			  2 * sizeof(struct dwline_seq) + t->nrows * sizeof(struct dwline_row));
+	ck_assert_uint_eq(sizeof(struct dwline_row), 12);
 }
 
 START_TEST(test_v4)
@@ -300,6 +303,41 @@ START_TEST(test_v4)
 	ck_assert_int_eq(read_table(&b, NULL, &t), 0);
 	check_v4(&t, false);
 	dwline_free(&t);
+}
+END_TEST
+
+/* Rows dropped and read again: the names given out before stay where they were. */
+START_TEST(test_drop_rows)
+{
+	struct buf b = {0};
+	struct dwline_input in = {0};
+	struct dwline_table t;
+	const char *a;
+	uint8_t *copy;
+
+	build_v4(&b, false);
+	copy = unit_exact_copy(b.p, b.n);
+	in.line = copy;
+	in.line_size = b.n;
+	ck_assert_int_eq(dwline_read(&in, 0, "/src", 8, &t), 0);
+	a = dwline_file(&t, 1);
+	ck_assert_str_eq(a, "/src/a.c");
+	dwline_drop_rows(&t);
+	ck_assert_uint_eq(dwline_rows_size(&t), 0);
+	expect_none(&t, 0x1004);
+	expect_none(&t, 0x800);
+	ck_assert_ptr_eq(dwline_file(&t, 1), a);
+	ck_assert_int_eq(dwline_reread_rows(&in, 0, "/src", 8, &t), 0);
+	check_v4(&t, true);
+	ck_assert_ptr_eq(dwline_file(&t, 1), a);
+	/* Bytes that no longer parse leave the table as it was. */
+	dwline_drop_rows(&t);
+	in.line_size = 8;
+	ck_assert_int_eq(dwline_reread_rows(&in, 0, "/src", 8, &t), -EINVAL);
+	expect_none(&t, 0x1004);
+	ck_assert_ptr_eq(dwline_file(&t, 1), a);
+	dwline_free(&t);
+	free(copy);
 }
 END_TEST
 
@@ -353,11 +391,11 @@ static size_t build_v5(struct buf *b, bool dwarf64, uint64_t path_form, struct b
 	op_set_address(b, 0x401000);
 	op_uleb(b, DW_LNS_set_file, 0);
 	op_advance_line(b, 9);
-	put(b, DW_LNS_copy, 1);	   /* 0x401000 main.c:10 */
+	put(b, DW_LNS_copy, 1); /* 0x401000 main.c:10 */
 	op_uleb(b, DW_LNS_set_file, 1);
-	op_special(b, 0x10, 4);	   /* 0x401010 lib/util.h:14 */
+	op_special(b, 0x10, 4); /* 0x401010 lib/util.h:14 */
 	op_uleb(b, DW_LNS_set_file, 9);
-	op_special(b, 0x10, 0);	   /* 0x401020 file 9: none */
+	op_special(b, 0x10, 0); /* 0x401020 file 9: none */
 	op_advance_pc(b, 0x10);
 	op_end_sequence(b);
 	table_end(b, &t);
@@ -632,12 +670,12 @@ START_TEST(test_op_index)
 	v4_lists(&b, dirs, files, (const unsigned[]){0});
 	table_program(&b, &tb);
 	op_set_address(&b, 0x100);
-	put(&b, DW_LNS_copy, 1);	/* 0x100, op 0: line 1 */
-	op_special(&b, 2, 1);		/* 0x100, op 2: line 2 */
-	op_special(&b, 2, 1);		/* op 4 = 0x102, op 1: line 3 */
-	op_advance_pc(&b, 2);		/* op 3 = 0x104, op 0 */
-	op_special(&b, 0, 1);		/* line 4 */
-	op_advance_pc(&b, 3);		/* 0x106 */
+	put(&b, DW_LNS_copy, 1); /* 0x100, op 0: line 1 */
+	op_special(&b, 2, 1);	 /* 0x100, op 2: line 2 */
+	op_special(&b, 2, 1);	 /* op 4 = 0x102, op 1: line 3 */
+	op_advance_pc(&b, 2);	 /* op 3 = 0x104, op 0 */
+	op_special(&b, 0, 1);	 /* line 4 */
+	op_advance_pc(&b, 3);	 /* 0x106 */
 	op_end_sequence(&b);
 	table_end(&b, &tb);
 	ck_assert_int_eq(read_table(&b, NULL, &t), 0);
@@ -679,6 +717,7 @@ static Suite *dwline_suite(void)
 	tcase_add_test(tc, test_sequences);
 	tcase_add_test(tc, test_op_index);
 	tcase_add_test(tc, test_second_table);
+	tcase_add_test(tc, test_drop_rows);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("hostile");
 	tcase_add_test(tc, test_unresolved_forms);

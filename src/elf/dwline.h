@@ -39,9 +39,9 @@ struct dwline_row {
 #define DWLINE_NO_FILE 0xffff
 
 struct dwline_seq {
-	uint64_t lo, hi;	/* [lo, hi): from its first row to its end */
-	uint64_t maxhi;		/* the highest hi of this and every earlier one */
-	uint32_t row0, nrows;	/* rows[row0 .. row0 + nrows), sorted by address */
+	uint64_t lo, hi;      /* [lo, hi): from its first row to its end */
+	uint64_t maxhi;	      /* the highest hi of this and every earlier one */
+	uint32_t row0, nrows; /* rows[row0 .. row0 + nrows), sorted by address */
 };
 
 struct dwline_table {
@@ -51,7 +51,7 @@ struct dwline_table {
 	size_t nrows;
 	const char **files; /* joined names (see above); NULL where unnamed */
 	size_t nfiles;
-	char *names;	    /* the strings files point to */
+	char *names; /* the strings files point to */
 	size_t names_size;
 };
 
@@ -79,14 +79,23 @@ int dwline_read(const struct dwline_input *in, uint64_t offset, const char *comp
  * The row for pc and its sequence's lo, or NULL when pc lies in no
  * sequence. Where sequences overlap, the one starting last wins.
  */
-const struct dwline_row *dwline_find(const struct dwline_table *t, uint64_t pc,
-				     uint64_t *lo);
+const struct dwline_row *dwline_find(const struct dwline_table *t, uint64_t pc, uint64_t *lo);
 
 /* A row's file name, or NULL. */
 const char *dwline_file(const struct dwline_table *t, uint32_t file);
 
-/* Bytes the table holds. */
-size_t dwline_size(const struct dwline_table *t);
+/*
+ * The rows can be dropped while the file names stay (a caller may hold
+ * them), and read again: dwline_rows_size is what dropping gives back;
+ * dwline_drop_rows leaves a table without sequences (dwline_find finds
+ * nothing); dwline_reread_rows reads the same table again, as
+ * dwline_read, keeping t's names (returns as dwline_read; after an error
+ * t is as it was).
+ */
+size_t dwline_rows_size(const struct dwline_table *t);
+void dwline_drop_rows(struct dwline_table *t);
+int dwline_reread_rows(const struct dwline_input *in, uint64_t offset, const char *comp_dir,
+		       unsigned int addr_size, struct dwline_table *t);
 
 void dwline_free(struct dwline_table *t);
 
