@@ -154,9 +154,14 @@ static bool call_site(const struct dwline_table *t, Dwarf_Die *cu, Dwarf_Die *in
  * Among DIEs with equal ranges the first in DIE order wins, as in libdw.
  */
 struct scope {
-	Dwarf_Die die;
-	int32_t parent; /* index into scopes, -1 at the top */
-	uint32_t range0, nranges;
+	/*
+	 * Its DIE: where it lies in libdw's data. The unit (cu) is the
+	 * index's, and libdw reads the abbreviation again when asked
+	 * (scope_die): 8 bytes here, where a Dwarf_Die takes 32.
+	 */
+	void *die;
+	int32_t parent;	 /* index into scopes, -1 at the top */
+	uint32_t range0; /* its ranges: range0 up to the next scope's range0 */
 };
 
 struct scope_range {
@@ -166,12 +171,13 @@ struct scope_range {
 };
 
 struct unit_scopes {
-	struct scope *scopes;
-	size_t n, cap;
-	struct scope_range *ranges; /* every range, then sorted for lookup */
-	size_t nranges, ranges_cap;
-	struct scope_range *sorted;
-	bool too_deep; /* DIEs nested beyond MAX_NEST: no scopes kept */
+	Dwarf_Die cu;	      /* the unit's DIE: its cu is every scope's */
+	struct scope *scopes; /* n of them, then a last one holding nranges in range0 */
+	size_t n;
+	struct scope_range *ranges; /* in scope order */
+	size_t nranges;
+	uint32_t *sorted; /* indexes into ranges, sorted for lookup */
+	bool too_deep;	  /* DIEs nested beyond MAX_NEST: no scopes kept */
 };
 
 /*
@@ -210,26 +216,38 @@ static bool holds_no_code(int tag)
 	}
 }
 
+/* While the index is built: its arrays' capacities. */
+struct scopes_builder {
+	struct unit_scopes *u;
+	size_t scopes_cap, ranges_cap;
+};
+
 /* Adds the function scope die, child of scope parent, at depth; returns its index. */
-static int32_t add_scope(struct unit_scopes *u, Dwarf_Die *die, int32_t parent, uint32_t depth)
+static int32_t add_scope(struct scopes_builder *b, Dwarf_Die *die, int32_t parent, uint32_t depth)
 {
+	struct unit_scopes *u = b->u;
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t off = 0;
-	struct scope *sc;
 
-	xgrow(&u->scopes, &u->cap, u->n + 1, sizeof(*u->scopes));
-	sc = &u->scopes[u->n];
-	sc->die = *die;
-	sc->parent = parent;
-	sc->range0 = (uint32_t)u->nranges;
+	xgrow(&u->scopes, &b->scopes_cap, u->n + 1, sizeof(*u->scopes));
+	u->scopes[u->n] = (struct scope){die->addr, parent, (uint32_t)u->nranges};
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
 		if (hi <= lo)
 			continue;
-		xgrow(&u->ranges, &u->ranges_cap, u->nranges + 1, sizeof(*u->ranges));
+		xgrow(&u->ranges, &b->ranges_cap, u->nranges + 1, sizeof(*u->ranges));
 		u->ranges[u->nranges++] = (struct scope_range){lo, hi, (uint32_t)u->n, depth};
 	}
-	sc->nranges = (uint32_t)u->nranges - sc->range0;
 	return (int32_t)u->n++;
+}
+
+/* Scope sc's DIE, made whole again. */
+static Dwarf_Die scope_die(const struct unit_scopes *u, const struct scope *sc)
+{
+	Dwarf_Die d = u->cu;
+
+	d.addr = sc->die;
+	d.abbrev = NULL; /* libdw reads it at the first use */
+	return d;
 }
 
 /*
@@ -239,8 +257,9 @@ static int32_t add_scope(struct unit_scopes *u, Dwarf_Die *die, int32_t parent, 
  * malformed or made to hurt, and its frames get their lines and names
  * from the line table and the symbols instead.
  */
-static void index_unit(struct unit_scopes *u, Dwarf_Die *cu)
+static void index_unit(struct scopes_builder *b, Dwarf_Die *cu)
 {
+	struct unit_scopes *u = b->u;
 	struct level {
 		Dwarf_Die die;	/* the DIE at this depth being visited */
 		int32_t parent; /* the nearest scope above it */
@@ -256,7 +275,7 @@ static void index_unit(struct unit_scopes *u, Dwarf_Die *cu)
 		int32_t me = l->parent;
 
 		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
-			me = add_scope(u, &l->die, l->parent, (uint32_t)top);
+			me = add_scope(b, &l->die, l->parent, (uint32_t)top);
 		if (!holds_no_code(tag) && dwarf_haschildren(&l->die) > 0) {
 			if (top + 1 == MAX_NEST) {
 				u->n = u->nranges = 0;
@@ -275,9 +294,11 @@ static void index_unit(struct unit_scopes *u, Dwarf_Die *cu)
 	}
 }
 
-static int cmp_range(const void *a, const void *b)
+static int cmp_range(const void *a, const void *b, void *arg)
 {
-	const struct scope_range *x = a, *y = b;
+	const struct scope_range *ranges = arg;
+	const struct scope_range *x = &ranges[*(const uint32_t *)a];
+	const struct scope_range *y = &ranges[*(const uint32_t *)b];
 
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
@@ -293,13 +314,20 @@ static int cmp_range(const void *a, const void *b)
 static struct unit_scopes *unit_scopes_new(Dwarf_Die *cu)
 {
 	struct unit_scopes *u = xcalloc(1, sizeof(*u));
+	struct scopes_builder b = {.u = u};
 
-	index_unit(u, cu);
+	u->cu = *cu;
+	index_unit(&b, cu);
+	/* Exact sizes, with the closing scope that ends the last one's ranges. */
+	u->scopes = xrealloc(u->scopes, (u->n + 1) * sizeof(*u->scopes));
+	u->scopes[u->n] = (struct scope){NULL, -1, (uint32_t)u->nranges};
+	if (u->nranges)
+		u->ranges = xrealloc(u->ranges, u->nranges * sizeof(*u->ranges));
 	u->sorted = xmalloc((u->nranges ? u->nranges : 1) * sizeof(*u->sorted));
-	if (u->nranges) {
-		memcpy(u->sorted, u->ranges, u->nranges * sizeof(*u->sorted));
-		qsort(u->sorted, u->nranges, sizeof(*u->sorted), cmp_range);
-	}
+	for (size_t i = 0; i < u->nranges; i++)
+		u->sorted[i] = (uint32_t)i;
+	if (u->nranges > 1)
+		qsort_r(u->sorted, u->nranges, sizeof(*u->sorted), cmp_range, u->ranges);
 	return u;
 }
 
@@ -313,10 +341,17 @@ static void unit_scopes_free(struct unit_scopes *u)
 	free(u);
 }
 
+/* Bytes an index holds. */
+static size_t unit_scopes_size(const struct unit_scopes *u)
+{
+	return sizeof(*u) + (u->n + 1) * sizeof(*u->scopes) +
+	       u->nranges * (sizeof(*u->ranges) + sizeof(*u->sorted));
+}
+
 static bool scope_holds(const struct unit_scopes *u, const struct scope *sc, uint64_t pc)
 {
-	for (uint32_t i = 0; i < sc->nranges; i++) {
-		const struct scope_range *r = &u->ranges[sc->range0 + i];
+	for (uint32_t i = sc->range0; i < sc[1].range0; i++) {
+		const struct scope_range *r = &u->ranges[i];
 
 		if (pc >= r->lo && pc < r->hi)
 			return true;
@@ -336,7 +371,8 @@ static bool scope_holds(const struct unit_scopes *u, const struct scope *sc, uin
  * (glibc's __GI___strcoll_l for __strcoll_l).
  */
 static const char *function_name(struct symfile *f, const struct unit_scopes *u,
-				 const struct scope *sc, uint64_t vaddr, Dwarf_Addr cubias)
+				 const struct scope *sc, Dwarf_Die *die, uint64_t vaddr,
+				 Dwarf_Addr cubias)
 {
 	const struct sym *s = symtab_lookup(&f->syms, vaddr);
 	struct hmap_slot *slot;
@@ -344,7 +380,7 @@ static const char *function_name(struct symfile *f, const struct unit_scopes *u,
 	bool added;
 
 	if (!s || !scope_holds(u, sc, s->addr + f->dwbias - cubias))
-		return die_name(f, (Dwarf_Die *)&sc->die);
+		return die_name(f, die);
 	/* Keyed by the name's address in the finished table, as die_name's keys. */
 	raw = symtab_name(&f->syms, s);
 	slot = hmap_insert(&f->demangled, (uint64_t)(uintptr_t)raw, &added);
@@ -362,14 +398,14 @@ static int32_t innermost(const struct unit_scopes *u, uint64_t pc)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (u->sorted[mid].lo <= pc)
+		if (u->ranges[u->sorted[mid]].lo <= pc)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (lo == 0)
 		return -1;
-	for (s = (int32_t)u->sorted[lo - 1].scope; s >= 0; s = u->scopes[s].parent)
+	for (s = (int32_t)u->ranges[u->sorted[lo - 1]].scope; s >= 0; s = u->scopes[s].parent)
 		if (scope_holds(u, &u->scopes[s], pc))
 			return s;
 	return -1;
@@ -393,6 +429,8 @@ struct unit {
 	 */
 	struct dwline_table *table;
 	bool table_read, no_table;
+	bool rows_shed;	  /* its table's rows (and its index) dropped by srcline_trim */
+	bool used;	  /* looked up in since the last srcline_trim */
 	uint16_t version; /* DWARF version of the unit */
 	int lang;	  /* DW_LANG_*, -1 when unknown */
 	Dwarf_Die scopes; /* its function DIEs: the split unit of a skeleton */
@@ -416,6 +454,7 @@ struct srcline_units {
 	size_t nranges, ranges_cap;
 	uint64_t *maxhi;
 	bool ready;
+	size_t held; /* bytes of the units' rows and indexes, which srcline_trim may drop */
 };
 
 /*
@@ -487,17 +526,38 @@ static void find_sections(struct srcline_units *x, Dwarf *dw)
 	x->own_lines = x->in.line != NULL;
 }
 
+/* Where the unit's line table lies, and the unit's address size; false when it has none. */
+static bool table_place(struct unit *u, Dwarf_Word *off, uint8_t *addr_size)
+{
+	Dwarf_Attribute attr;
+	uint8_t offset_size;
+	Dwarf_Die cudie;
+
+	if (dwarf_formudata(dwarf_attr(&u->cu, DW_AT_stmt_list, &attr), off) != 0)
+		return false;
+	if (!dwarf_diecu(&u->cu, &cudie, addr_size, &offset_size))
+		*addr_size = 8;
+	return true;
+}
+
 /*
- * The unit's line table, read at the first call; NULL when our reader
- * refused it (u->no_table: libdw's is used), or when the unit has none.
+ * The unit's line table, read at the first call (and again after
+ * srcline_trim dropped its rows); NULL when our reader refused it
+ * (u->no_table: libdw's is used), or when the unit has none.
  */
 static struct dwline_table *unit_table(struct srcline_units *x, struct unit *u)
 {
-	Dwarf_Attribute attr;
 	Dwarf_Word off;
-	uint8_t addr_size = 8, offset_size;
-	Dwarf_Die cudie;
+	uint8_t addr_size = 8;
 
+	if (u->rows_shed) {
+		/* The same bytes parse again. */
+		u->rows_shed = false;
+		if (table_place(u, &off, &addr_size) &&
+		    dwline_reread_rows(&x->in, off, u->comp_dir, addr_size, u->table) == 0)
+			x->held += dwline_rows_size(u->table);
+		return u->table;
+	}
 	if (u->table_read)
 		return u->table;
 	u->table_read = true;
@@ -505,16 +565,16 @@ static struct dwline_table *unit_table(struct srcline_units *x, struct unit *u)
 		u->no_table = true;
 		return NULL;
 	}
-	if (dwarf_formudata(dwarf_attr(&u->cu, DW_AT_stmt_list, &attr), &off) != 0)
+	if (!table_place(u, &off, &addr_size))
 		return NULL; /* no line table: no lines from libdw either */
-	if (!dwarf_diecu(&u->cu, &cudie, &addr_size, &offset_size))
-		addr_size = 8;
 	u->table = xmalloc(sizeof(*u->table));
 	if (dwline_read(&x->in, off, u->comp_dir, addr_size, u->table) < 0) {
 		dwline_free(u->table);
 		free(u->table);
 		u->table = NULL;
 		u->no_table = true;
+	} else {
+		x->held += dwline_rows_size(u->table);
 	}
 	return u->table;
 }
@@ -594,7 +654,7 @@ static void index_units(struct srcline_units *x, Dwarf *dw)
 		u->comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &attr));
 		u->index = NULL;
 		u->table = NULL;
-		u->table_read = u->no_table = false;
+		u->table_read = u->no_table = u->rows_shed = u->used = false;
 		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0)
 			add_unit_range(x, lo, hi, id);
 		if (x->nranges == before)
@@ -723,6 +783,36 @@ void srcline_release(struct symfile *f)
 	f->lines = NULL;
 }
 
+size_t srcline_held(const struct symfile *f)
+{
+	return f->lines ? f->lines->held : 0;
+}
+
+void srcline_trim(struct symfile *f, bool shed)
+{
+	struct srcline_units *x = f->lines;
+
+	if (!x)
+		return;
+	for (size_t i = 0; i < x->nunits; i++) {
+		struct unit *u = &x->units[i];
+
+		if (shed && !u->used) {
+			if (u->index) {
+				x->held -= unit_scopes_size(u->index);
+				unit_scopes_free(u->index);
+				u->index = NULL;
+			}
+			if (u->table && !u->rows_shed) {
+				x->held -= dwline_rows_size(u->table);
+				dwline_drop_rows(u->table);
+				u->rows_shed = true;
+			}
+		}
+		u->used = false;
+	}
+}
+
 int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int max)
 {
 	struct srcline_units *x;
@@ -754,19 +844,23 @@ int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int m
 		dwarf_lineno(dl, &line);
 		dwarf_linecol(dl, &col);
 	}
-	if (!u->index)
+	u->used = true;
+	if (!u->index) {
 		u->index = unit_scopes_new(&u->scopes);
+		x->held += unit_scopes_size(u->index);
+	}
 	for (int32_t sc = innermost(u->index, pc); sc >= 0 && n < max;
 	     sc = u->index->scopes[sc].parent) {
-		Dwarf_Die *die = &u->index->scopes[sc].die;
+		Dwarf_Die whole = scope_die(u->index, &u->index->scopes[sc]);
+		Dwarf_Die *die = &whole;
 		int tag = dwarf_tag(die);
 		uint32_t l, c;
 		int decl;
 
-		out[n].func =
-			tag == DW_TAG_subprogram
-				? function_name(f, u->index, &u->index->scopes[sc], vaddr, x->bias)
-				: die_name(f, die);
+		out[n].func = tag == DW_TAG_subprogram
+				      ? function_name(f, u->index, &u->index->scopes[sc], die,
+						      vaddr, x->bias)
+				      : die_name(f, die);
 		if (!out[n].func && tag == DW_TAG_inlined_subroutine)
 			out[n].func = "??";
 		out[n].file = file;

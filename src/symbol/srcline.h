@@ -50,6 +50,17 @@ struct srcline {
  */
 int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int max);
 
+/* The bytes of f's per-unit line rows and scope indexes, which srcline_trim may drop. */
+size_t srcline_held(const struct symfile *f);
+
+/*
+ * With shed, drops the line rows and scope index of every unit of f not
+ * looked up in since the last call (a later lookup reads them again; the
+ * strings it gave out stay); either way each unit is then taken as not
+ * looked up in.
+ */
+void srcline_trim(struct symfile *f, bool shed);
+
 /* Frees the per-unit indexes srcline_lookup built for m. */
 void srcline_release(struct symfile *f);
 

@@ -249,6 +249,7 @@ void symbolizer_init(struct symbolizer *z, struct module_set *mods, bool no_line
 	z->dwfl_cb.find_debuginfo = find_debuginfo;
 	z->dwfl_cb.debuginfo_path = &z->debuginfo_path;
 	z->pagemap = -1;
+	z->lines_budget = SYMBOLIZER_LINES_BUDGET;
 }
 
 /* Giving pages back. */
@@ -297,6 +298,14 @@ static void remember_map(struct symfile *f, Elf *e)
 
 void symbolizer_trim(struct symbolizer *z)
 {
+	size_t held = 0;
+
+	for (size_t i = 0; i < z->nfiles; i++)
+		if (z->files[i])
+			held += srcline_held(z->files[i]);
+	for (size_t i = 0; i < z->nfiles; i++)
+		if (z->files[i])
+			srcline_trim(z->files[i], held > z->lines_budget);
 	if (z->pagemap == -1 && (z->pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)) < 0)
 		z->pagemap = -2;
 	if (z->pagemap < 0)

@@ -98,6 +98,7 @@ struct symbolizer {
 	Dwfl_Callbacks dwfl_cb; /* points at debuginfo_path: the symbolizer must not move */
 	bool no_lines;
 	int pagemap; /* /proc/self/pagemap for symbolizer_trim; -1 when not open, -2 when it cannot be */
+	size_t lines_budget; /* symbolizer_trim's: SYMBOLIZER_LINES_BUDGET (tests set less) */
 };
 
 /* no_lines: names from symbol tables only, DWARF never read. */
@@ -126,7 +127,15 @@ struct symfile *symfile_get(struct symbolizer *z, struct module *m);
  * the recorder's resident memory holds what naming is reading now, not
  * all it ever read. The naming thread calls it every few dozen frames and
  * before it sleeps.
+ *
+ * It also keeps what source lines hold while they are looked up (each
+ * unit's line rows and scope index, srcline_trim) to z->lines_budget
+ * bytes (SYMBOLIZER_LINES_BUDGET) where it can: above that, those of the units not looked up in
+ * since the last call are dropped, to be read again if a later frame
+ * needs them. What the frames being named need at once is kept whatever
+ * its size.
  */
+#define SYMBOLIZER_LINES_BUDGET (2u << 20)
 void symbolizer_trim(struct symbolizer *z);
 
 /* m's symfile if it was read already, else NULL (nothing is read). */
