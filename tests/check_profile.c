@@ -833,25 +833,33 @@ START_TEST(test_write_read)
 END_TEST
 
 /*
- * Samples streamed while recording: into the output file itself, and,
- * through a pipe, into a spill file copied out at the end. Either way the
+ * Samples and threads streamed while recording: the samples into the
+ * output file itself, and, through a pipe, into a spill file copied out
+ * at the end, the threads into a spill file of their own. Either way the
  * file is byte for byte what datafile_encode makes of the whole profile,
- * the samples added one by one first and those the profile holds after.
+ * the records added one by one first and those the profile holds after.
  */
 static void stream_profile(struct profile *p, const char *path, size_t keep)
 {
 	struct datafile_out out;
 	struct pm_sample *all = p->samples;
-	size_t n = p->nsamples;
+	struct pm_thread *threads = p->threads;
+	size_t n = p->nsamples, nt = p->nthreads;
 
 	ck_assert_int_eq(datafile_create(&out, path), 0);
 	for (size_t i = 0; i < n - keep; i++)
 		datafile_add_sample(&out, &all[i]);
+	for (size_t i = 0; i < nt - 1; i++)
+		datafile_add_thread(&out, &threads[i]);
 	p->samples = all + (n - keep);
 	p->nsamples = keep;
+	p->threads = threads + nt - 1;
+	p->nthreads = 1;
 	ck_assert_int_eq(datafile_commit(&out, p, NULL), 0);
 	p->samples = all;
 	p->nsamples = n;
+	p->threads = threads;
+	p->nthreads = nt;
 }
 
 START_TEST(test_stream_samples)
@@ -871,6 +879,9 @@ START_TEST(test_stream_samples)
 		s.time += i;
 		profile_add_sample(p, &s);
 	}
+	/* Threads that fill the threads' buffer several times. */
+	for (uint32_t i = 0; i < 1000; i++)
+		profile_add_thread(p, 2000 + i / 10, 2000 + i, i % 2 ? "demo" : "churned");
 	want = datafile_encode(p, &len);
 	stream_profile(p, path, 7);
 	f = fopen(path, "r");

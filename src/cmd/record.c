@@ -121,23 +121,6 @@ static bool note_sampled(struct hmap *h, uint32_t id, uint32_t other)
 	return added;
 }
 
-/* A thread that was sampled (or waited, --off-cpu) goes into the profile with its last name. */
-static void add_thread(struct recorder *r, uint32_t pid, uint32_t tid)
-{
-	struct thread *t = model_thread(&r->model, pid, tid);
-
-	profile_add_thread(r->prof, t->pid, t->tid, t->comm);
-}
-
-/* Thread tid of pid exited: it is written down if sampled, then forgotten. */
-static void thread_exited(struct recorder *r, uint32_t pid, uint32_t tid)
-{
-	if (hmap_remove(&r->sampled_tids, tid, NULL))
-		add_thread(r, pid, tid);
-	if (model_exit(&r->model, pid, tid) && r->unwinder)
-		unwinder_forget(r->unwinder, pid);
-}
-
 /*
  * The string id of t's name, kept in t until the name changes (0, the
  * empty name, is looked up each time): no hashing of it per sample.
@@ -147,6 +130,28 @@ static uint32_t comm_id(struct recorder *r, struct thread *t)
 	if (!t->comm_id)
 		t->comm_id = strtab_add(&r->prof->str, t->comm);
 	return t->comm_id;
+}
+
+/*
+ * A thread that was sampled (or waited, --off-cpu) goes into the file
+ * with its last name: at once when it exits, so that threads that come
+ * and go take no memory.
+ */
+static void add_thread(struct recorder *r, uint32_t pid, uint32_t tid)
+{
+	struct thread *t = model_thread(&r->model, pid, tid);
+	struct pm_thread out = {t->pid, t->tid, comm_id(r, t), 0};
+
+	datafile_add_thread(&r->out, &out);
+}
+
+/* Thread tid of pid exited: it is written down if sampled, then forgotten. */
+static void thread_exited(struct recorder *r, uint32_t pid, uint32_t tid)
+{
+	if (hmap_remove(&r->sampled_tids, tid, NULL))
+		add_thread(r, pid, tid);
+	if (model_exit(&r->model, pid, tid) && r->unwinder)
+		unwinder_forget(r->unwinder, pid);
 }
 
 static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_t misc)

@@ -256,23 +256,6 @@ static size_t section_begin(struct out *o, uint32_t type)
 	return at;
 }
 
-static void section_end(struct out *o, size_t at)
-{
-	size_t size = o->len - at - SECTION_HEAD;
-	uLong crc = crc32(0L, Z_NULL, 0);
-	unsigned char *h;
-
-	crc = crc32_z(crc, o->buf + at + SECTION_HEAD, size);
-	h = o->buf + at;
-	for (int i = 0; i < 4; i++)
-		h[4 + i] = (unsigned char)(crc >> (8 * i));
-	for (int i = 0; i < 8; i++)
-		h[8 + i] = (unsigned char)((uint64_t)size >> (8 * i));
-	sum_section(&o->sum, &o->summed, o->buf, at, (uint32_t)crc, size);
-	while (o->len % 8)
-		*out_reserve(o, 1) = 0;
-}
-
 /* Appends record i of sec's array in p. */
 static void put_record(struct out *o, const struct profile *p, const struct section *sec, size_t i)
 {
@@ -296,60 +279,198 @@ static void put_header(struct out *o)
 	put_u64(o, 0);
 }
 
-/*
- * Everything after the sections already summed into o: the strings, the
- * array sections (but samples when skip_samples) and END.
- */
-static void put_rest(struct out *o, const struct profile *p, bool skip_samples)
+static int write_all(int fd, const void *buf, size_t len)
 {
-	size_t s = section_begin(o, DF_STRINGS);
+	const unsigned char *p = buf;
 
-	memcpy(out_reserve(o, p->str.len), p->str.buf, p->str.len);
-	section_end(o, s);
-	for (size_t k = 0; k < ARRAY_SIZE(sections); k++) {
-		const struct section *sec = &sections[k];
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -ENOSPC;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Where the sections after the samples go: a file written a chunk at a
+ * time (each section's header, once its size and checksum are known,
+ * put back over the 16 bytes kept for it), or, without a file, memory
+ * holding them all. Writing a recording's end then takes a chunk of
+ * memory, not a second copy of everything it holds.
+ */
+#define SINK_CHUNK (64 * 1024)
+
+struct sink {
+	int fd;		    /* -1: everything stays in buf */
+	unsigned char *buf; /* bytes not written yet (all of them without fd) */
+	size_t len, cap;
+	uint64_t pos;  /* the file offset of buf[0] */
+	uLong sum;     /* END's checksum of every byte before the open section */
+	uint64_t head; /* the open section's header: file offset */
+	uint32_t type; /* its type */
+	uLong crc;     /* its payload's checksum so far */
+	int err;       /* the first write error */
+};
+
+static void sink_init(struct sink *k, int fd, uint64_t pos, uLong sum)
+{
+	memset(k, 0, sizeof(*k));
+	k->fd = fd;
+	k->pos = pos;
+	k->sum = sum;
+}
+
+static void sink_flush(struct sink *k)
+{
+	if (k->fd < 0 || k->len == 0)
+		return;
+	if (k->err == 0)
+		k->err = write_all(k->fd, k->buf, k->len);
+	k->pos += k->len;
+	k->len = 0;
+}
+
+/* Appends bytes outside any payload: they are summed as they are. */
+static void sink_raw(struct sink *k, const void *p, size_t n)
+{
+	xgrow(&k->buf, &k->cap, k->len + n, 1);
+	memcpy(k->buf + k->len, p, n);
+	k->len += n;
+	if (k->fd >= 0 && k->len >= SINK_CHUNK)
+		sink_flush(k);
+}
+
+/* Appends payload bytes of the open section. */
+static void sink_put(struct sink *k, const void *p, size_t n)
+{
+	k->crc = crc32_z(k->crc, p, n);
+	sink_raw(k, p, n);
+}
+
+static void sink_begin(struct sink *k, uint32_t type)
+{
+	static const unsigned char none[SECTION_HEAD];
+
+	k->head = k->pos + k->len;
+	k->type = type;
+	k->crc = crc32(0L, Z_NULL, 0);
+	sink_raw(k, none, sizeof(none));
+}
+
+/* Closes the open section: its header put back, its padding, the checksum. */
+static void sink_end(struct sink *k)
+{
+	static const unsigned char zeros[8];
+	uint64_t size = k->pos + k->len - k->head - SECTION_HEAD;
+	unsigned char h[SECTION_HEAD];
+	struct out o = {.buf = h, .cap = sizeof(h)};
+
+	put_u32(&o, k->type);
+	put_u32(&o, (uint32_t)k->crc);
+	put_u64(&o, size);
+	if (k->head >= k->pos)
+		memcpy(k->buf + (k->head - k->pos), h, sizeof(h));
+	else if (k->err == 0 && pwrite(k->fd, h, sizeof(h), (off_t)k->head) != (ssize_t)sizeof(h))
+		k->err = errno ? -errno : -EIO;
+	k->sum = crc32_z(k->sum, h, sizeof(h));
+	k->sum = crc32_combine(k->sum, k->crc, (z_off_t)size);
+	if ((k->pos + k->len) % 8) {
+		size_t pad = 8 - (size_t)((k->pos + k->len) % 8);
+
+		k->sum = crc32_z(k->sum, zeros, pad);
+		sink_raw(k, zeros, pad);
+	}
+}
+
+/* Record i of sec's array in p, as a payload. */
+static void sink_record(struct sink *k, const struct profile *p, const struct section *sec,
+			size_t i)
+{
+	unsigned char rec[64];
+	struct out o = {.buf = rec, .cap = sizeof(rec)}; /* no record outgrows it */
+
+	put_record(&o, p, sec, i);
+	sink_put(k, rec, o.len);
+}
+
+/*
+ * Everything after the samples: the strings, the other array sections
+ * and END. extra, when not NULL, adds records to sections before p's own
+ * (datafile_commit's threads written out during the recording).
+ */
+static void put_rest(struct sink *k, const struct profile *p,
+		     void (*extra)(struct sink *k, uint32_t type, void *arg), void *arg)
+{
+	unsigned char v[4];
+
+	sink_begin(k, DF_STRINGS);
+	sink_put(k, p->str.buf, p->str.len);
+	sink_end(k);
+	for (size_t x = 0; x < ARRAY_SIZE(sections); x++) {
+		const struct section *sec = &sections[x];
 		size_t n = *rec_count(p, sec);
 
-		if (skip_samples && sec->type == DF_SAMPLES)
+		if (sec->type == DF_SAMPLES)
 			continue;
 		/* Files without off-CPU data stay byte for byte what they were. */
 		if (sec->type == DF_OFFCPU && n == 0)
 			continue;
-		s = section_begin(o, sec->type);
+		sink_begin(k, sec->type);
+		if (extra)
+			extra(k, sec->type, arg);
 		for (size_t i = 0; i < n; i++)
-			put_record(o, p, sec, i);
-		section_end(o, s);
+			sink_record(k, p, sec, i);
+		sink_end(k);
 	}
 	/*
 	 * A column of the lines kept apart, so that readers from before it
 	 * still read the lines section.
 	 */
-	s = section_begin(o, DF_START_LINES);
-	for (size_t i = 0; i < p->nlines; i++)
-		put_u32(o, p->lines[i].start_line);
-	section_end(o, s);
+	sink_begin(k, DF_START_LINES);
+	for (size_t i = 0; i < p->nlines; i++) {
+		for (int b = 0; b < 4; b++)
+			v[b] = (unsigned char)(p->lines[i].start_line >> (8 * b));
+		sink_put(k, v, sizeof(v));
+	}
+	sink_end(k);
 	/* Version 2: END holds the checksum of everything before it. */
-	s = section_begin(o, DF_END);
-	put_u32(o, (uint32_t)sum_gap(o->sum, o->buf, o->summed, s));
-	put_u32(o, 0);
-	section_end(o, s);
+	{
+		unsigned char e[8] = {0};
+		uLong sum = k->sum;
+
+		sink_begin(k, DF_END);
+		for (int b = 0; b < 4; b++)
+			e[b] = (unsigned char)(sum >> (8 * b));
+		sink_put(k, e, sizeof(e));
+		sink_end(k);
+	}
+	sink_flush(k);
 }
 
 /* The samples come first, as datafile_add_sample streams them. */
 unsigned char *datafile_encode(const struct profile *p, size_t *len)
 {
 	const struct section *samples = section_of(DF_SAMPLES);
-	struct out o = {.sum = crc32(0L, Z_NULL, 0)};
-	size_t s;
+	struct out h = {0};
+	struct sink k;
 
-	put_header(&o);
-	s = section_begin(&o, DF_SAMPLES);
+	sink_init(&k, -1, 0, crc32(0L, Z_NULL, 0));
+	put_header(&h);
+	k.sum = crc32_z(k.sum, h.buf, h.len);
+	sink_raw(&k, h.buf, h.len);
+	free(h.buf);
+	sink_begin(&k, DF_SAMPLES);
 	for (size_t i = 0; i < p->nsamples; i++)
-		put_record(&o, p, samples, i);
-	section_end(&o, s);
-	put_rest(&o, p, true);
-	*len = o.len;
-	return o.buf;
+		sink_record(&k, p, samples, i);
+	sink_end(&k);
+	put_rest(&k, p, NULL, NULL);
+	*len = k.len;
+	return k.buf;
 }
 
 /* Decoding. */
@@ -553,7 +674,8 @@ static int validate(struct in *in, const struct profile *p)
 			for (const struct field *f = sec->fields; f->kind != F_END; f++)
 				if (f->kind == F_STR && load_u32(rec + f->mem) >= p->str.len)
 					return fail(in,
-						    "bad %s %zu at offset %zu: string offset %u "
+						    "bad %s %zu at offset %zu: string "
+						    "offset %u "
 						    "outside the string table",
 						    sec->name, i, at, load_u32(rec + f->mem));
 			if (sec->check && (ret = sec->check(in, p, i, at)))
@@ -573,22 +695,24 @@ static int validate(struct in *in, const struct profile *p)
 		for (size_t i = 0; i < p->nframes; i++)
 			lines += p->frames[i].nlines;
 		if (depths > p->nstack_frames)
-			return fail(
-				in,
-				"bad stacks section at offset %zu: its stacks hold %llu frames, "
-				"more than the %zu of the stack frames section",
-				in->sec_at[DF_STACKS], (unsigned long long)depths,
-				p->nstack_frames);
+			return fail(in,
+				    "bad stacks section at offset %zu: its stacks hold "
+				    "%llu frames, "
+				    "more than the %zu of the stack frames section",
+				    in->sec_at[DF_STACKS], (unsigned long long)depths,
+				    p->nstack_frames);
 		if (lines > p->nlines)
 			return fail(in,
-				    "bad frames section at offset %zu: its frames hold %llu lines, "
+				    "bad frames section at offset %zu: its frames hold "
+				    "%llu lines, "
 				    "more than the %zu of the lines section",
 				    in->sec_at[DF_FRAMES], (unsigned long long)lines, p->nlines);
 	}
 	if (in->start_lines) {
 		if (in->nstart_lines != p->nlines)
 			return fail(in,
-				    "bad start lines section at offset %zu: %zu entries for %zu "
+				    "bad start lines section at offset %zu: %zu entries "
+				    "for %zu "
 				    "lines",
 				    in->sec_at[DF_START_LINES], in->nstart_lines, p->nlines);
 		for (size_t i = 0; i < p->nlines; i++)
@@ -632,8 +756,9 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
 
 		if (len - at < SECTION_HEAD) {
 			fail(&in,
-			     "truncated at offset %zu: section header needs %d bytes, %zu left", at,
-			     SECTION_HEAD, len - at);
+			     "truncated at offset %zu: section header needs %d bytes, %zu "
+			     "left",
+			     at, SECTION_HEAD, len - at);
 			goto bad;
 		}
 		type = get_u32(buf + at);
@@ -641,7 +766,9 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
 		size = get_u64(buf + at + 8);
 		d = buf + at + SECTION_HEAD;
 		if (size > len - at - SECTION_HEAD) {
-			fail(&in, "truncated at offset %zu: %s section needs %llu bytes, %zu left",
+			fail(&in,
+			     "truncated at offset %zu: %s section needs %llu bytes, %zu "
+			     "left",
 			     at, section_name(type), (unsigned long long)size,
 			     len - at - SECTION_HEAD);
 			goto bad;
@@ -658,7 +785,9 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
 			 */
 			if (version >= 2 &&
 			    (size != 8 || get_u32(d) != (uint32_t)sum_gap(sum, buf, summed, at))) {
-				fail(&in, "corrupt file: the checksum at offset %zu does not match",
+				fail(&in,
+				     "corrupt file: the checksum at offset %zu does not "
+				     "match",
 				     at);
 				goto bad;
 			}
@@ -704,21 +833,18 @@ bad:
 
 #define SAMPLE_BUF (64 * 1024)
 
-static int write_all(int fd, const void *buf, size_t len)
+/* An unnamed temporary file for records that wait for the end; -errno when none. */
+static int spill_file(void)
 {
-	const unsigned char *p = buf;
+	FILE *f = tmpfile();
+	int fd;
 
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -ENOSPC;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	if (!f)
+		return -errno;
+	fd = fcntl(fileno(f), F_DUPFD_CLOEXEC, 0);
+	fd = fd < 0 ? -errno : fd;
+	fclose(f);
+	return fd;
 }
 
 int datafile_create(struct datafile_out *out, const char *path)
@@ -729,6 +855,7 @@ int datafile_create(struct datafile_out *out, const char *path)
 
 	memset(out, 0, sizeof(*out));
 	out->sfd = -1;
+	out->tfd = -1;
 	ret = outfile_open(&out->file, path, 0600, &why);
 	if (ret < 0) {
 		error("cannot create '%s': %s", path, why ? why : strerror(-ret));
@@ -748,14 +875,8 @@ int datafile_create(struct datafile_out *out, const char *path)
 		free(o.buf);
 		out->sfd = out->file.fd;
 	} else {
-		FILE *spill = tmpfile();
-
-		ret = spill ? 0 : -errno;
-		if (spill) {
-			out->sfd = dup(fileno(spill));
-			ret = out->sfd < 0 ? -errno : 0;
-			fclose(spill);
-		}
+		out->sfd = spill_file();
+		ret = out->sfd < 0 ? out->sfd : 0;
 		out->spill = true;
 	}
 	if (ret < 0) {
@@ -788,13 +909,81 @@ void datafile_add_sample(struct datafile_out *out, const struct pm_sample *smp)
 	out->nsamples++;
 }
 
-void datafile_abandon(struct datafile_out *out)
+#define THREAD_BUF 4096
+
+static void flush_threads(struct datafile_out *out)
+{
+	if (out->tlen == 0)
+		return;
+	if (out->tfd == -1)
+		out->tfd = spill_file();
+	if (out->err == 0)
+		out->err = out->tfd < 0 ? out->tfd : write_all(out->tfd, out->tbuf, out->tlen);
+	out->tbytes += out->tlen;
+	out->tlen = 0;
+}
+
+void datafile_add_thread(struct datafile_out *out, const struct pm_thread *t)
+{
+	const struct profile one = {.threads = (struct pm_thread *)(uintptr_t)t, .nthreads = 1};
+	const struct section *sec = section_of(DF_THREADS);
+	struct out o;
+
+	if (!out->tbuf)
+		out->tbuf = xmalloc(THREAD_BUF);
+	if (out->tlen + rec_size(sec) > THREAD_BUF)
+		flush_threads(out);
+	o = (struct out){.buf = out->tbuf + out->tlen, .cap = THREAD_BUF - out->tlen};
+	put_record(&o, &one, sec, 0);
+	out->tlen += o.len;
+}
+
+/* The threads added, first in the threads section. */
+static void put_added_threads(struct sink *k, uint32_t type, void *arg)
+{
+	struct datafile_out *out = arg;
+	unsigned char *buf;
+	uint64_t left = out->tbytes;
+
+	if (type != DF_THREADS)
+		return;
+	if (left && out->err == 0 && lseek(out->tfd, 0, SEEK_SET) < 0)
+		out->err = -errno;
+	buf = xmalloc(THREAD_BUF);
+	while (left && out->err == 0) {
+		ssize_t n = read(out->tfd, buf, left < THREAD_BUF ? (size_t)left : THREAD_BUF);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			out->err = n < 0 ? -errno : -EIO;
+			break;
+		}
+		sink_put(k, buf, (size_t)n);
+		left -= (uint64_t)n;
+	}
+	free(buf);
+	sink_put(k, out->tbuf, out->tlen);
+}
+
+/* Everything out holds, but the output file itself. */
+static void release_spills(struct datafile_out *out)
 {
 	if (out->spill && out->sfd >= 0)
 		close(out->sfd);
 	out->sfd = -1;
+	if (out->tfd >= 0)
+		close(out->tfd);
+	out->tfd = -1;
 	free(out->buf);
 	out->buf = NULL;
+	free(out->tbuf);
+	out->tbuf = NULL;
+}
+
+void datafile_abandon(struct datafile_out *out)
+{
+	release_spills(out);
 	outfile_abandon(&out->file);
 }
 
@@ -825,8 +1014,10 @@ static int copy_spill(int from, int to, uint64_t len)
 
 int datafile_commit(struct datafile_out *out, const struct profile *p, size_t *written)
 {
-	struct out head = {.sum = crc32(0L, Z_NULL, 0)}, rest = {0};
+	struct out head = {.sum = crc32(0L, Z_NULL, 0)};
+	struct sink rest;
 	char *path = xstrdup(out->file.path);
+	uint64_t rest_len;
 	int ret;
 
 	/* Samples the profile holds itself go after the streamed ones. */
@@ -850,23 +1041,24 @@ int datafile_commit(struct datafile_out *out, const struct profile *p, size_t *w
 	if (ret == 0 && !out->spill &&
 	    pwrite(out->file.fd, head.buf, head.len, 0) != (ssize_t)head.len)
 		ret = errno ? -errno : -EIO;
+	/*
+	 * The samples are a multiple of 8 bytes: no padding; the rest
+	 * follows, written a chunk at a time where the samples went (the
+	 * output, or the spill file then copied out whole).
+	 */
+	sink_init(&rest, out->sfd, out->spill ? out->bytes : head.len + out->bytes, head.sum);
+	if (ret == 0) {
+		put_rest(&rest, p, put_added_threads, out);
+		ret = rest.err ? rest.err : out->err;
+	}
+	rest_len = rest.pos - (out->spill ? out->bytes : head.len + out->bytes);
 	if (ret == 0 && out->spill) {
 		ret = write_all(out->file.fd, head.buf, head.len);
 		if (ret == 0)
-			ret = copy_spill(out->sfd, out->file.fd, out->bytes);
+			ret = copy_spill(out->sfd, out->file.fd, out->bytes + rest_len);
 	}
-	/* The samples are a multiple of 8 bytes: no padding; the rest follows. */
-	rest.sum = head.sum;
-	rest.summed = 0;
-	put_rest(&rest, p, true);
-	if (ret == 0)
-		ret = write_all(out->file.fd, rest.buf, rest.len);
 	if (ret == 0) {
-		if (out->spill)
-			close(out->sfd);
-		out->sfd = -1;
-		free(out->buf);
-		out->buf = NULL;
+		release_spills(out);
 		ret = outfile_commit(&out->file);
 	} else {
 		datafile_abandon(out);
@@ -874,7 +1066,7 @@ int datafile_commit(struct datafile_out *out, const struct profile *p, size_t *w
 	if (ret < 0)
 		error("cannot write '%s': %s", path, strerror(-ret));
 	else if (written)
-		*written = head.len + (size_t)out->bytes + rest.len;
+		*written = head.len + (size_t)(out->bytes + rest_len);
 	free(head.buf);
 	free(rest.buf);
 	free(path);

@@ -81,13 +81,28 @@ struct datafile_out {
 	size_t blen;
 	uint64_t nsamples, bytes; /* samples added, and their bytes written */
 	unsigned long crc;	  /* CRC-32 of those bytes */
-	int err;		  /* the first write error, reported by datafile_commit */
+	/*
+	 * Threads added (datafile_add_thread): records in a spill file of
+	 * their own (opened at the first), the last few in tbuf; they go
+	 * into the threads section before the profile's own.
+	 */
+	int tfd;
+	unsigned char *tbuf;
+	size_t tlen;
+	uint64_t tbytes; /* written to tfd */
+	int err;	 /* the first write error, reported by datafile_commit */
 };
 
 /* Returns 0 or -errno (message printed). */
 int datafile_create(struct datafile_out *out, const char *path);
 /* Adds a sample; a write error is kept for datafile_commit to report. */
 void datafile_add_sample(struct datafile_out *out, const struct pm_sample *s);
+/*
+ * Adds a thread record (comm: a string of the profile committed), kept
+ * on disk until datafile_commit writes it among the profile's threads:
+ * a recording that sees threads come and go keeps none of those gone.
+ */
+void datafile_add_thread(struct datafile_out *out, const struct pm_thread *t);
 /*
  * Writes p (its samples after those added) and renames it into place;
  * releases out. Returns 0 or -errno (printed).
