@@ -833,20 +833,6 @@ bad:
 
 #define SAMPLE_BUF (64 * 1024)
 
-/* An unnamed temporary file for records that wait for the end; -errno when none. */
-static int spill_file(void)
-{
-	FILE *f = tmpfile();
-	int fd;
-
-	if (!f)
-		return -errno;
-	fd = fcntl(fileno(f), F_DUPFD_CLOEXEC, 0);
-	fd = fd < 0 ? -errno : fd;
-	fclose(f);
-	return fd;
-}
-
 int datafile_create(struct datafile_out *out, const char *path)
 {
 	struct out o = {0};
@@ -875,7 +861,7 @@ int datafile_create(struct datafile_out *out, const char *path)
 		free(o.buf);
 		out->sfd = out->file.fd;
 	} else {
-		out->sfd = spill_file();
+		out->sfd = unnamed_file("perfmini-spill");
 		ret = out->sfd < 0 ? out->sfd : 0;
 		out->spill = true;
 	}
@@ -916,7 +902,7 @@ static void flush_threads(struct datafile_out *out)
 	if (out->tlen == 0)
 		return;
 	if (out->tfd == -1)
-		out->tfd = spill_file();
+		out->tfd = unnamed_file("perfmini-spill");
 	if (out->err == 0)
 		out->err = out->tfd < 0 ? out->tfd : write_all(out->tfd, out->tbuf, out->tlen);
 	out->tbytes += out->tlen;

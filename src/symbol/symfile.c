@@ -22,24 +22,6 @@
 /* libdwfl's own default: next to the file, in .debug/, under /usr/lib/debug. */
 #define DEFAULT_DEBUGINFO_PATH "-:.debug:/usr/lib/debug"
 
-/*
- * An unnamed file for an expanded image: on disk under $TMPDIR, /var/tmp
- * or /tmp (its pages are page cache, read back as libdw needs them, and
- * count in the recorder's memory only while it has them mapped), else in
- * memory (memfd). Gone when the last descriptor closes.
- */
-static int expanded_file(void)
-{
-	const char *dirs[] = {getenv("TMPDIR"), "/var/tmp", "/tmp"};
-	int fd;
-
-	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
-		if (dirs[i] && *dirs[i] &&
-		    (fd = open(dirs[i], O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600)) >= 0)
-			return fd;
-	return memfd_create("perfmini-debug", MFD_CLOEXEC);
-}
-
 int symfile_expand_fd(int fd, enum module_lines *why, bool zlib)
 {
 	struct elfz_info info;
@@ -62,7 +44,7 @@ int symfile_expand_fd(int fd, enum module_lines *why, bool zlib)
 		munmap(in, (size_t)st.st_size);
 		return fd;
 	}
-	xfd = expanded_file();
+	xfd = unnamed_file("perfmini-debug");
 	if (xfd < 0)
 		goto fail;
 	/* Never whole in memory: the input's pages are dropped once read. */

@@ -5,8 +5,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "util/util.h"
@@ -337,4 +339,17 @@ bool process_alive(uint32_t pid)
 	if (rp && rp[1] == ' ')
 		state = rp[2];
 	return state && state != 'Z' && state != 'X';
+}
+
+int unnamed_file(const char *name)
+{
+	const char *dirs[] = {getenv("TMPDIR"), "/var/tmp", "/tmp"};
+	int fd;
+
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
+		if (dirs[i] && *dirs[i] &&
+		    (fd = open(dirs[i], O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600)) >= 0)
+			return fd;
+	fd = memfd_create(name, MFD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }

@@ -133,5 +133,12 @@ uint64_t now_ns(void);
 uint64_t now_coarse_ns(void);
 /* Whether process pid exists and has not exited (a zombie has). */
 bool process_alive(uint32_t pid);
+/*
+ * An unnamed file for data that waits: on disk under $TMPDIR, /var/tmp or
+ * /tmp (its pages are page cache, not the caller's memory), else in
+ * memory (a memfd called name). Gone when the last descriptor closes.
+ * Returns the descriptor (close-on-exec), or -errno.
+ */
+int unnamed_file(const char *name);
 
 #endif
