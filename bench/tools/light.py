@@ -412,10 +412,12 @@ def fig_memory(b):
               "temporary file that libdw maps, not into the heap; the pages of every file libelf "
               "maps given back once read (every 64 frames named); libdw's debuginfod client "
               "(libcurl and a TLS library) not loaded unless DEBUGINFOD_URLS is set. What the "
-              "default recording holds beyond `--no-lines` is then mostly libdw's line tables of "
-              "the compilation units sampled, kept until the end at about 48 bytes a row (the "
-              "Python's libpython is built with `-g -O3`: its ceval.c alone has 71,000 rows), "
-              "and the DIE scopes of those units.")
+              "default recording holds beyond `--no-lines` is then libdw's index of the sampled "
+              "modules' compilation units, and the line tables and function scopes of the units "
+              "sampled, read by perfmini itself into 12 bytes a line-table row (libdw's took 48; "
+              "the Python's libpython is built with `-g -O3`: its ceval.c alone has 71,000 rows) "
+              "and 16 bytes a scope, and kept to about 2 MiB: beyond that, those of units not "
+              "used since the last few dozen frames are dropped and read again when needed.")
     b.section("12. Peak memory of record on the bench workloads", "\n".join(md))
 
 
