@@ -2,8 +2,9 @@
 /*
  * check_namer.c - the naming thread, on this test program's own file:
  * frames queued across many chunks are all named, each as symbolize_addr
- * names it on the caller's thread; counts add up; a frame never queued has
- * no result; freeing a namer that was never finished ends its thread.
+ * names it on the caller's thread, and handed on once, drained while the
+ * thread runs or after; counts add up; a frame never queued is not
+ * resolved; freeing a namer that was never finished ends its thread.
  */
 #include "config.h"
 
@@ -102,47 +103,81 @@ static void teardown(struct fixture *fx)
 	module_set_release(&fx->mods);
 }
 
+/* What namer_drain handed on: each frame's outermost name, line and symbol offset. */
+struct drained {
+	uint32_t n;
+	int levels[5000 + 8];
+	char *func[5000 + 8];
+	uint32_t line[5000 + 8];
+	uint64_t symoff[5000 + 8];
+};
+
+static void take(uint32_t frame, const struct symres *r, void *arg)
+{
+	struct drained *d = arg;
+
+	ck_assert_uint_lt(frame, ARRAY_SIZE(d->levels));
+	ck_assert_int_eq(d->levels[frame], -1); /* each frame once */
+	ck_assert_ptr_null(r->symname);
+	d->levels[frame] = r->n;
+	if (r->n > 0) {
+		d->func[frame] = xstrdup(r->lv[r->n - 1].func ? r->lv[r->n - 1].func : "");
+		d->line[frame] = r->lv[r->n - 1].line;
+	}
+	d->symoff[frame] = r->symoff;
+	d->n++;
+}
+
 START_TEST(test_names_everything_queued)
 {
 	enum { N = 5000 }; /* several chunks of the queue */
 	static const char *const want[2] = {"namer_target_a", "namer_target_b"};
+	struct drained *d = xcalloc(1, sizeof(*d));
 	struct fixture fx;
 	struct namer *n;
-	struct symres *r = xmalloc(sizeof(*r));
 	uint64_t queued, done;
 
+	for (size_t i = 0; i < ARRAY_SIZE(d->levels); i++)
+		d->levels[i] = -1;
 	setup(&fx);
 	n = namer_start(&fx.z);
 	ck_assert_ptr_nonnull(n);
-	for (uint32_t i = 0; i < N; i++)
+	for (uint32_t i = 0; i < N; i++) {
 		namer_frame(n, fx.exe, i, fx.off[i % 2]);
+		if (i % 1000 == 999)
+			namer_drain(n, take, d); /* while the thread runs */
+	}
 	ck_assert_int_eq(namer_finish(n, 0, NULL), 0);
 	namer_counts(n, &queued, &done);
 	ck_assert_uint_eq(queued, N);
 	ck_assert_uint_eq(done, N);
+	namer_drain(n, take, d);
+	ck_assert_uint_eq(d->n, N);
 	for (uint32_t i = 0; i < N; i++) {
-		int k = namer_levels(n, i, r);
-
-		ck_assert_msg(k > 0, "frame %u: no levels (%d)", i, k);
-		ck_assert_ptr_nonnull(r->lv[k - 1].func);
-		ck_assert_str_eq(r->lv[k - 1].func, want[i % 2]);
-		ck_assert_ptr_null(r->symname); /* the namer keeps its strings */
+		ck_assert_msg(d->levels[i] > 0, "frame %u: no levels (%d)", i, d->levels[i]);
+		ck_assert_str_eq(d->func[i], want[i % 2]);
+		ck_assert(namer_resolved(n, i));
 	}
-	ck_assert_int_eq(namer_levels(n, N + 5, r), -1);
+	ck_assert(!namer_resolved(n, N + 5));
+	/* Drained: nothing is handed on twice. */
+	namer_drain(n, take, d);
+	ck_assert_uint_eq(d->n, N);
 	/* The same as naming on this thread, now that the namer's thread is gone. */
 	for (int j = 0; j < 2; j++) {
-		struct symres *d = xmalloc(sizeof(*d));
-		int k = symbolize_addr(&fx.z, fx.exe, fx.off[j], false, d);
+		struct symres *r = xmalloc(sizeof(*r));
+		int k = symbolize_addr(&fx.z, fx.exe, fx.off[j], false, r);
 
-		ck_assert_int_eq(namer_levels(n, (uint32_t)j, r), k);
-		ck_assert_str_eq(d->lv[k - 1].func, r->lv[k - 1].func);
-		ck_assert_uint_eq(d->lv[k - 1].line, r->lv[k - 1].line);
-		ck_assert_uint_eq(d->symoff, r->symoff);
-		symres_release(d);
-		free(d);
+		ck_assert_int_eq(d->levels[j], k);
+		ck_assert_str_eq(r->lv[k - 1].func, d->func[j]);
+		ck_assert_uint_eq(r->lv[k - 1].line, d->line[j]);
+		ck_assert_uint_eq(r->symoff, d->symoff[j]);
+		symres_release(r);
+		free(r);
 	}
 	namer_free(n);
-	free(r);
+	for (uint32_t i = 0; i < N; i++)
+		free(d->func[i]);
+	free(d);
 	teardown(&fx);
 }
 END_TEST
@@ -168,7 +203,6 @@ START_TEST(test_nothing_queued)
 {
 	struct fixture fx;
 	struct namer *n;
-	struct symres r;
 	uint64_t queued = 1, done = 1;
 
 	setup(&fx);
@@ -178,7 +212,7 @@ START_TEST(test_nothing_queued)
 	namer_counts(n, &queued, &done);
 	ck_assert_uint_eq(queued, 0);
 	ck_assert_uint_eq(done, 0);
-	ck_assert_int_eq(namer_levels(n, 0, &r), -1);
+	ck_assert(!namer_resolved(n, 0));
 	namer_free(n);
 	teardown(&fx);
 }

@@ -621,6 +621,9 @@ static void record_loop(struct recorder *r, bool tty)
 		drain_all(r);
 		order_flush(&r->q, round_start > FLUSH_SLACK_NS ? round_start - FLUSH_SLACK_NS : 0,
 			    apply, r);
+		/* The frames named meanwhile: their lines go into the profile, the namer forgets them. */
+		if (r->namer)
+			symbolize_take_named(r->prof, r->namer);
 		if (!targets_alive(r))
 			break;
 		now = now_ns();

@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,12 +53,17 @@ struct chunk {
 	struct chunk *_Atomic next; /* set by the producer when this one is full */
 };
 
-/* A frame's levels as the thread resolved them. */
-struct named {
-	int n; /* -1: not resolved yet; 0: no name */
+/*
+ * A frame's levels as the thread resolved them, until namer_drain hands
+ * them on: one block, the levels' strings copied after them, so that
+ * nothing of the symbolizer's is held (it may drop what it read).
+ */
+struct result {
+	struct result *next;
+	uint32_t frame;
+	int n; /* 0: no name */
 	uint64_t symoff;
-	struct srcline *lv;
-	char *symname; /* owned; lv[].func may point at it */
+	struct srcline lv[];
 };
 
 struct namer {
@@ -86,10 +92,15 @@ struct namer {
 	uint64_t idle_ns, idle_at;  /* the machine's idle time, and when it was read */
 	bool machine_free;	    /* half a CPU or more was idle over LOOK_NS */
 
-	/* Results, under lock (taken briefly by the thread, and at the stop). */
+	/*
+	 * Results, under lock (taken briefly by the thread and by
+	 * namer_drain): those not drained yet, oldest first, and a byte per
+	 * frame id saying whether the thread resolved it.
+	 */
 	pthread_mutex_t lock;
-	struct named *frames;
-	size_t nframes;
+	struct result *ready, **ready_tail;
+	uint8_t *resolved;
+	size_t nresolved;
 	uint64_t named;
 };
 
@@ -124,32 +135,57 @@ static bool take(struct namer *n, struct job *j)
 	}
 }
 
-/* Stores r as frame's result, taking its symname. */
-static void store(struct namer *n, uint32_t frame, struct symres *r)
+static size_t str_bytes(const char *str)
 {
-	struct named *c;
+	return str ? strlen(str) + 1 : 0;
+}
 
+/* A copy of str at *to, which moves past it; NULL stays NULL. */
+static const char *copy_str(const char *str, char **to)
+{
+	char *at = *to;
+	size_t len = str_bytes(str);
+
+	if (!str)
+		return NULL;
+	memcpy(at, str, len);
+	*to += len;
+	return at;
+}
+
+/* Stores r as frame's result, its strings copied. */
+static void store(struct namer *n, uint32_t frame, const struct symres *r)
+{
+	size_t strs = 0, levels = (size_t)(r->n > 0 ? r->n : 0);
+	struct result *res;
+	char *to;
+
+	for (size_t k = 0; k < levels; k++)
+		strs += str_bytes(r->lv[k].func) + str_bytes(r->lv[k].file);
+	res = xmalloc(sizeof(*res) + levels * sizeof(*res->lv) + strs);
+	res->next = NULL;
+	res->frame = frame;
+	res->n = r->n;
+	res->symoff = r->symoff;
+	to = (char *)(res->lv + levels);
+	for (size_t k = 0; k < levels; k++) {
+		res->lv[k] = r->lv[k];
+		res->lv[k].func = copy_str(r->lv[k].func, &to);
+		res->lv[k].file = copy_str(r->lv[k].file, &to);
+	}
 	pthread_mutex_lock(&n->lock);
-	if (frame >= n->nframes) {
-		size_t k = n->nframes ? n->nframes : 256;
+	if (frame >= n->nresolved) {
+		size_t k = n->nresolved ? n->nresolved : 4096;
 
 		while (k <= frame)
 			k *= 2;
-		n->frames = xrealloc(n->frames, k * sizeof(*n->frames));
-		for (size_t i = n->nframes; i < k; i++)
-			n->frames[i] = (struct named){.n = -1};
-		n->nframes = k;
+		n->resolved = xrealloc(n->resolved, k);
+		memset(n->resolved + n->nresolved, 0, k - n->nresolved);
+		n->nresolved = k;
 	}
-	c = &n->frames[frame];
-	c->n = r->n;
-	c->symoff = r->symoff;
-	c->symname = r->symname; /* kept: the levels may name it */
-	r->symname = NULL;
-	c->lv = NULL;
-	if (r->n > 0) {
-		c->lv = xmalloc((size_t)r->n * sizeof(*c->lv));
-		memcpy(c->lv, r->lv, (size_t)r->n * sizeof(*c->lv));
-	}
+	n->resolved[frame] = 1;
+	*n->ready_tail = res;
+	n->ready_tail = &res->next;
 	n->named++;
 	pthread_mutex_unlock(&n->lock);
 }
@@ -231,10 +267,16 @@ static void ration(struct namer *n)
  */
 static void run_job(struct namer *n, const struct job *j, struct symres *r)
 {
+	struct symfile *f;
+
 	if (!symfile_find(n->z, j->m))
 		ration(n);
 	symbolize_addr(n->z, j->m, j->addr, false, r);
 	store(n, j->frame, r);
+	symres_release(r);
+	/* What a first read touched of the module's files is given back at once. */
+	if ((f = symfile_find(n->z, j->m)) && f->fresh)
+		symbolizer_give_back(n->z);
 }
 
 static void *namer_main(void *arg)
@@ -290,6 +332,7 @@ struct namer *namer_start(struct symbolizer *z)
 	n->oldest = n->tail = xcalloc(1, sizeof(*n->tail));
 	atomic_store(&n->head, n->oldest);
 	n->wake = eventfd(0, EFD_CLOEXEC);
+	n->ready_tail = &n->ready;
 	pthread_mutex_init(&n->lock, NULL);
 	if (n->wake < 0 || pthread_create(&n->thread, NULL, namer_main, n) != 0) {
 		if (n->wake >= 0)
@@ -370,23 +413,41 @@ void namer_counts(struct namer *n, uint64_t *queued, uint64_t *done)
 	pthread_mutex_unlock(&n->lock);
 }
 
-int namer_levels(struct namer *n, uint32_t frame, struct symres *r)
+void namer_drain(struct namer *n, namer_result_fn fn, void *arg)
 {
-	int ret = -1;
+	struct result *list;
+	struct symres *r;
 
-	memset(r, 0, sizeof(*r));
 	pthread_mutex_lock(&n->lock);
-	if (frame < n->nframes && n->frames[frame].n >= 0) {
-		const struct named *c = &n->frames[frame];
-
-		r->n = c->n;
-		r->symoff = c->symoff;
-		if (c->n > 0)
-			memcpy(r->lv, c->lv, (size_t)c->n * sizeof(*c->lv));
-		ret = r->n;
-	}
+	list = n->ready;
+	n->ready = NULL;
+	n->ready_tail = &n->ready;
 	pthread_mutex_unlock(&n->lock);
-	return ret;
+	if (!list)
+		return;
+	r = xcalloc(1, sizeof(*r));
+	while (list) {
+		struct result *next = list->next;
+
+		r->n = list->n;
+		r->symoff = list->symoff;
+		if (list->n > 0)
+			memcpy(r->lv, list->lv, (size_t)list->n * sizeof(*r->lv));
+		fn(list->frame, r, arg);
+		free(list);
+		list = next;
+	}
+	free(r);
+}
+
+bool namer_resolved(struct namer *n, uint32_t frame)
+{
+	bool done;
+
+	pthread_mutex_lock(&n->lock);
+	done = frame < n->nresolved && n->resolved[frame];
+	pthread_mutex_unlock(&n->lock);
+	return done;
 }
 
 void namer_free(struct namer *n)
@@ -402,11 +463,13 @@ void namer_free(struct namer *n)
 		free(n->oldest);
 		n->oldest = next;
 	}
-	for (size_t i = 0; i < n->nframes; i++) {
-		free(n->frames[i].lv);
-		free(n->frames[i].symname);
+	while (n->ready) {
+		struct result *next = n->ready->next;
+
+		free(n->ready);
+		n->ready = next;
 	}
-	free(n->frames);
+	free(n->resolved);
 	close(n->wake);
 	if (n->stat_fd >= 0)
 		close(n->stat_fd);

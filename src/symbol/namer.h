@@ -59,11 +59,17 @@ int namer_finish(struct namer *n, uint64_t deadline_ns, const volatile sig_atomi
 void namer_counts(struct namer *n, uint64_t *queued, uint64_t *done);
 
 /*
- * Frame id frame as the thread resolved it, copied into r (whose symname
- * stays NULL: the namer keeps the strings, valid until namer_free).
- * Returns r->n, or -1 when the thread never got to it.
+ * Hands every frame the thread resolved since the last call to fn, oldest
+ * first, and forgets its levels: r (whose symname is NULL) and its
+ * strings live until fn returns. The recorder drains as it goes, so that
+ * the namer holds only what was resolved since; it may drain while the
+ * thread runs, and after namer_finish failed.
  */
-int namer_levels(struct namer *n, uint32_t frame, struct symres *r);
+typedef void (*namer_result_fn)(uint32_t frame, const struct symres *r, void *arg);
+void namer_drain(struct namer *n, namer_result_fn fn, void *arg);
+
+/* Whether the thread resolved frame id frame (with a name or without one). */
+bool namer_resolved(struct namer *n, uint32_t frame);
 
 /*
  * Frees n, ending its thread first if namer_finish has not; never after

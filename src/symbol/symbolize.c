@@ -125,44 +125,61 @@ void symres_release(struct symres *r)
 	r->symname = NULL;
 }
 
+/* Gives frame its levels in p, when they name it (a place without a function is no name). */
+static void add_levels(struct profile *p, uint32_t frame, const struct symres *r)
+{
+	if (!r->n || !r->lv[r->n - 1].func || p->frames[frame].nlines)
+		return;
+	for (int k = 0; k < r->n; k++) {
+		struct pm_line l = {0};
+
+		l.func = strtab_add(&p->str, r->lv[k].func);
+		l.file = r->lv[k].file ? strtab_add(&p->str, r->lv[k].file) : 0;
+		l.line = r->lv[k].line;
+		l.flags = r->lv[k].inlined ? PM_LINE_INLINED : 0;
+		l.symoff = k == r->n - 1 ? r->symoff : 0;
+		l.start_line = r->lv[k].decl_line;
+		profile_add_line(p, frame, &l);
+	}
+}
+
+static void take_named(uint32_t frame, const struct symres *r, void *arg)
+{
+	add_levels(arg, frame, r);
+}
+
+void symbolize_take_named(struct profile *p, struct namer *n)
+{
+	namer_drain(n, take_named, p);
+}
+
 size_t symbolize_profile(struct profile *p, struct symbolizer *z, struct namer *n, bool cut_short)
 {
 	struct module_set *mods = z->mods;
 	struct symres *r = xmalloc(sizeof(*r));
 	size_t unresolved = 0, named = 0;
 
+	if (n)
+		symbolize_take_named(p, n);
 	for (size_t i = 0; i < p->nframes; i++) {
 		struct pm_frame *f = &p->frames[i];
-		bool own = false;
+		struct symfile *sf;
 
 		if (f->module == PM_NONE || f->module >= mods->n || f->nlines)
 			continue;
-		if (!n || namer_levels(n, (uint32_t)i, r) < 0) {
-			if (cut_short) {
-				unresolved++;
-				continue;
-			}
-			symbolize_addr(z, mods->mods[f->module], f->addr, false, r);
-			own = true;
-			if (++named % 64 == 0)
-				symbolizer_trim(z);
+		if (n && namer_resolved(n, (uint32_t)i))
+			continue; /* resolved, without a name */
+		if (cut_short) {
+			unresolved++;
+			continue;
 		}
-		if (r->n && r->lv[r->n - 1].func) {
-			/* Named (a place without a function is no name). */
-			for (int k = 0; k < r->n; k++) {
-				struct pm_line l = {0};
-
-				l.func = strtab_add(&p->str, r->lv[k].func);
-				l.file = r->lv[k].file ? strtab_add(&p->str, r->lv[k].file) : 0;
-				l.line = r->lv[k].line;
-				l.flags = r->lv[k].inlined ? PM_LINE_INLINED : 0;
-				l.symoff = k == r->n - 1 ? r->symoff : 0;
-				l.start_line = r->lv[k].decl_line;
-				profile_add_line(p, (uint32_t)i, &l);
-			}
-		}
-		if (own)
-			symres_release(r);
+		symbolize_addr(z, mods->mods[f->module], f->addr, false, r);
+		if (++named % 64 == 0)
+			symbolizer_trim(z);
+		else if ((sf = symfile_find(z, mods->mods[f->module])) && sf->fresh)
+			symbolizer_give_back(z);
+		add_levels(p, (uint32_t)i, r);
+		symres_release(r);
 	}
 	free(r);
 	for (size_t i = p->nmodules; i < mods->n; i++) {

@@ -57,4 +57,10 @@ struct namer;
  */
 size_t symbolize_profile(struct profile *p, struct symbolizer *z, struct namer *n, bool cut_short);
 
+/*
+ * Gives the frames of p that the naming thread n has resolved since the
+ * last call their lines, as symbolize_profile does (recorder thread).
+ */
+void symbolize_take_named(struct profile *p, struct namer *n);
+
 #endif
