@@ -685,6 +685,7 @@ static struct srcline_units *file_units(struct symfile *f)
 		f->lines_reason = f->zreason ? f->zreason : LINES_NO_DWARF;
 		return NULL;
 	}
+	f->fresh = true;
 	find_sections(x, dw);
 	index_units(x, dw);
 	if (x->nunits == 0)
@@ -834,6 +835,8 @@ int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int m
 			f->lines_reason = LINES_UNCOVERED;
 		return 0;
 	}
+	if (!u->table_read || u->rows_shed)
+		f->fresh = true; /* the table is read now */
 	t = unit_table(x, u);
 	if (t && (row = dwline_find(t, pc, &lo))) {
 		file = unit_path(f, u, dwline_file(t, row->file));
@@ -846,6 +849,7 @@ int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int m
 	}
 	u->used = true;
 	if (!u->index) {
+		f->fresh = true;
 		u->index = unit_scopes_new(&u->scopes);
 		x->held += unit_scopes_size(u->index);
 	}

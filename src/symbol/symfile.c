@@ -288,14 +288,20 @@ void symbolizer_trim(struct symbolizer *z)
 	for (size_t i = 0; i < z->nfiles; i++)
 		if (z->files[i])
 			srcline_trim(z->files[i], held > z->lines_budget);
+	symbolizer_give_back(z);
+}
+
+void symbolizer_give_back(struct symbolizer *z)
+{
 	if (z->pagemap == -1 && (z->pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)) < 0)
 		z->pagemap = -2;
-	if (z->pagemap < 0)
-		return;
 	for (size_t i = 0; i < z->nfiles; i++) {
 		struct symfile *f = z->files[i];
 
-		if (!f || !f->touched || f->changed)
+		if (!f)
+			continue;
+		f->fresh = false;
+		if (z->pagemap < 0 || !f->touched || f->changed)
 			continue;
 		for (int k = 0; k < f->nrmaps; k++)
 			pages_give_back(z->pagemap, f->rmaps[k].start, f->rmaps[k].end);
@@ -672,6 +678,7 @@ static void symfile_load(struct symbolizer *z, struct symfile *f)
 {
 	struct module *m = f->mod;
 
+	f->fresh = true;
 	f->zfd = -1;
 	f->dwfl_cb = &z->dwfl_cb;
 	f->no_lines = z->no_lines;

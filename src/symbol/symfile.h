@@ -81,6 +81,12 @@ struct symfile {
 	} rmaps[3];
 	int nrmaps;
 	bool touched;
+	/*
+	 * Something new was read since the last give-back: its symbols, the
+	 * index of its DWARF's units, a unit's scopes or line table (whole
+	 * regions of its files read at once).
+	 */
+	bool fresh;
 
 	/* srcline.c's and dwname.c's caches. */
 	struct hmap demangled;	     /* linkage name in libdw's data -> malloc'd display name */
@@ -137,6 +143,13 @@ struct symfile *symfile_get(struct symbolizer *z, struct module *m);
  */
 #define SYMBOLIZER_LINES_BUDGET (2u << 20)
 void symbolizer_trim(struct symbolizer *z);
+
+/*
+ * symbolizer_trim's giving back of pages alone, cheap enough to follow
+ * every frame whose naming read something new of its module (f->fresh):
+ * reading a unit's DWARF touches much of the file at once.
+ */
+void symbolizer_give_back(struct symbolizer *z);
 
 /* m's symfile if it was read already, else NULL (nothing is read). */
 struct symfile *symfile_find(struct symbolizer *z, const struct module *m);
