@@ -274,8 +274,17 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 	symbolize_addr(n->z, j->m, j->addr, false, r);
 	store(n, j->frame, r);
 	symres_release(r);
-	/* What a first read touched of the module's files is given back at once. */
-	if ((f = symfile_find(n->z, j->m)) && f->fresh)
+	/*
+	 * What a first read touched of the module's files (reading a unit's
+	 * DWARF touches much of a file at once) is given back at once, not
+	 * TRIM_JOBS frames later, while the machine has CPU time to spare
+	 * and at the stop; on a busy machine the pages faulted in again cost
+	 * the programs profiled more than the memory held meanwhile. (The
+	 * ration's last look tells: looking again here would change what the
+	 * ration sees.)
+	 */
+	if ((f = symfile_find(n->z, j->m)) && f->fresh &&
+	    (atomic_load(&n->done) || n->machine_free))
 		symbolizer_give_back(n->z);
 }
 
