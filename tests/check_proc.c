@@ -612,9 +612,13 @@ START_TEST(test_model_exit)
 	ck_assert_ptr_nonnull(model_find(&fx.m, 500, 0x400010));
 	/* An exit of a thread never seen changes nothing. */
 	ck_assert(!model_exit(&fx.m, 500, 777));
+	ck_assert_uint_ne(model_maps_generation(&fx.m, 500), 0);
+	ck_assert_str_eq(model_thread(&fx.m, 500, 500)->comm, "server");
 	ck_assert(model_exit(&fx.m, 500, 500));
 	ck_assert_uint_eq(fx.m.threads.count, 0);
 	ck_assert_uint_eq(fx.m.procs.count, 0);
+	/* Gone, though last looked up. */
+	ck_assert_uint_eq(model_maps_generation(&fx.m, 500), 0);
 	/* The pid again: a stranger, without the old mappings. */
 	ck_assert_ptr_null(model_find(&fx.m, 500, 0x400010));
 	ck_assert_str_eq(model_thread(&fx.m, 500, 500)->comm, "pid-500");

@@ -39,9 +39,15 @@ void model_release(struct model *m)
 
 static struct process *find_process(struct model *m, uint32_t pid)
 {
-	struct hmap_slot *s = hmap_find(&m->procs, pid);
+	struct hmap_slot *s;
 
-	return s ? (void *)(uintptr_t)s->val : NULL;
+	if (m->last_proc && m->last_proc->pid == pid)
+		return m->last_proc;
+	s = hmap_find(&m->procs, pid);
+	if (!s)
+		return NULL;
+	m->last_proc = (void *)(uintptr_t)s->val;
+	return m->last_proc;
 }
 
 /* Reads the name at path (a /proc comm file) into comm, if it can. */
@@ -92,12 +98,13 @@ struct process *model_process(struct model *m, uint32_t pid)
  */
 static struct thread *get_thread(struct model *m, uint32_t pid, uint32_t tid, bool read_name)
 {
-	struct hmap_slot *s = hmap_find(&m->threads, tid);
-	struct thread *t;
+	struct hmap_slot *s = NULL;
+	struct thread *t = m->last_thread;
 	struct process *p;
 
-	if (s) {
-		t = (void *)(uintptr_t)s->val;
+	if ((t && t->tid == tid) || (s = hmap_find(&m->threads, tid))) {
+		if (s)
+			t = m->last_thread = (void *)(uintptr_t)s->val;
 		if (t->pid == pid)
 			return t;
 		t->pid = pid; /* tid reused by another process */
@@ -169,11 +176,16 @@ bool model_exit(struct model *m, uint32_t pid, uint32_t tid)
 {
 	uint64_t v;
 
-	if (hmap_remove(&m->threads, tid, &v))
+	if (hmap_remove(&m->threads, tid, &v)) {
+		if (m->last_thread == (void *)(uintptr_t)v)
+			m->last_thread = NULL;
 		free((void *)(uintptr_t)v);
+	}
 	/* The last thread out is the leader: the address space goes with it. */
 	if (tid != pid || !hmap_remove(&m->procs, pid, &v))
 		return false;
+	if (m->last_proc == (void *)(uintptr_t)v)
+		m->last_proc = NULL;
 	maps_free(((struct process *)(uintptr_t)v)->maps);
 	free((void *)(uintptr_t)v);
 	return true;
@@ -252,11 +264,11 @@ const struct mapping *model_find(struct model *m, uint32_t pid, uint64_t addr)
 	return maps_find(p->maps, addr);
 }
 
-uint64_t model_maps_generation(const struct model *m, uint32_t pid)
+uint64_t model_maps_generation(struct model *m, uint32_t pid)
 {
-	const struct hmap_slot *s = hmap_find(&m->procs, pid);
+	const struct process *p = find_process(m, pid);
 
-	return s ? maps_generation(((const struct process *)(uintptr_t)s->val)->maps) : 0;
+	return p ? maps_generation(p->maps) : 0;
 }
 
 /*

@@ -58,6 +58,12 @@ struct model {
 	bool live; /* /proc may be read (false in tests and after the fact) */
 	uint64_t reseeds;
 	uint64_t names_read; /* process and thread names read from /proc */
+	/*
+	 * The process and the thread last looked up: the next sample is
+	 * most often of the same ones (no hashing). NULL once they are gone.
+	 */
+	struct process *last_proc;
+	struct thread *last_thread;
 };
 
 void model_init(struct model *m, struct module_set *mods, bool live);
@@ -89,7 +95,7 @@ const struct mapping *model_find(struct model *m, uint32_t pid, uint64_t addr);
  * process is unknown: what model_find answers for pid can only have
  * changed if this has.
  */
-uint64_t model_maps_generation(const struct model *m, uint32_t pid);
+uint64_t model_maps_generation(struct model *m, uint32_t pid);
 /*
  * The module of pid's JIT code (module_set_perfmap), created on first use;
  * while its perf map has not been found, looked for again 20 ms after the
