@@ -94,7 +94,8 @@ static void check(const struct dwline_table *t)
 				abort();
 			if (row->off >= s->hi - s->lo)
 				abort();
-			if (row->file < t->nfiles && dwline_file(t, row->file) != t->files[row->file])
+			if (row->file < t->nfiles &&
+			    dwline_file(t, row->file) != t->files[row->file])
 				abort();
 		}
 	}
@@ -161,7 +162,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (len == 0xffffffff) {
 			if (a - off < 12)
 				break;
-			len = (uint64_t)get_u32(data + off + 4) | (uint64_t)get_u32(data + off + 8) << 32;
+			len = (uint64_t)get_u32(data + off + 4) | (uint64_t)get_u32(data + off + 8)
+									  << 32;
 			len += 12;
 		} else {
 			len += 4;
