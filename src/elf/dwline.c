@@ -53,8 +53,8 @@ static uint64_t fixed(struct cur *c, size_t n)
 	return v;
 }
 
-/* Bits beyond 64 are dropped, as libdw and LLVM do. */
-static uint64_t uleb(struct cur *c)
+/* A LEB128 number; bits beyond 64 are dropped, as libdw and LLVM do. */
+static uint64_t leb(struct cur *c, bool is_signed)
 {
 	uint64_t v = 0;
 	unsigned int shift = 0;
@@ -68,26 +68,19 @@ static uint64_t uleb(struct cur *c)
 			v |= (uint64_t)(b & 0x7f) << shift;
 		shift += 7;
 	} while (b & 0x80);
+	if (is_signed && shift < 64 && (b & 0x40))
+		v |= ~(uint64_t)0 << shift;
 	return v;
+}
+
+static uint64_t uleb(struct cur *c)
+{
+	return leb(c, false);
 }
 
 static int64_t sleb(struct cur *c)
 {
-	uint64_t v = 0;
-	unsigned int shift = 0;
-	uint8_t b;
-
-	do {
-		if (!avail(c, 1))
-			return 0;
-		b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		v |= ~(uint64_t)0 << shift;
-	return (int64_t)v;
+	return (int64_t)leb(c, true);
 }
 
 static void skip(struct cur *c, uint64_t n)
