@@ -445,14 +445,15 @@ static void sort_rows(struct dwline_row *rows, size_t n, struct dwline_row *tmp)
 static void end_sequence(struct builder *b, uint64_t end)
 {
 	struct dwline_table *t = b->t;
-	struct dwline_row *rows = t->rows + b->row0;
 	size_t n = t->nrows - b->row0;
 	uint64_t lo = b->first + (uint64_t)(int64_t)b->min_off;
 	uint32_t shift = 0u - (uint32_t)b->min_off;
+	struct dwline_row *rows;
 	struct dwline_seq *s;
 
 	if (b->bad || n == 0)
 		goto drop;
+	rows = t->rows + b->row0;
 	if (shift)
 		for (size_t i = 0; i < n; i++)
 			rows[i].off = (uint32_t)(int32_t)rows[i].off + shift;
