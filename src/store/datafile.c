@@ -338,6 +338,8 @@ static void sink_flush(struct sink *k)
 /* Appends bytes outside any payload: they are summed as they are. */
 static void sink_raw(struct sink *k, const void *p, size_t n)
 {
+	if (n == 0)
+		return;
 	xgrow(&k->buf, &k->cap, k->len + n, 1);
 	memcpy(k->buf + k->len, p, n);
 	k->len += n;
@@ -831,7 +833,8 @@ bad:
 
 /* Streaming samples to the file as they come. */
 
-#define SAMPLE_BUF (64 * 1024)
+#define SAMPLE_BUF    (64 * 1024)
+#define SAMPLE_RECORD 40 /* rec_size(section_of(DF_SAMPLES)) */
 
 int datafile_create(struct datafile_out *out, const char *path)
 {
@@ -881,17 +884,39 @@ static void flush_samples(struct datafile_out *out)
 	out->blen = 0;
 }
 
+static void le32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void le64(unsigned char *p, uint64_t v)
+{
+	le32(p, (uint32_t)v);
+	le32(p + 4, (uint32_t)(v >> 32));
+}
+
+/*
+ * A sample record as the samples section's descriptor lays it out,
+ * written directly: this runs for every sample taken. check_profile
+ * compares it with the descriptor's encoding byte for byte.
+ */
 void datafile_add_sample(struct datafile_out *out, const struct pm_sample *smp)
 {
-	const struct profile one = {.samples = (struct pm_sample *)(uintptr_t)smp, .nsamples = 1};
-	unsigned char rec[64];
-	struct out o = {.buf = rec, .cap = sizeof(rec)}; /* a sample record never outgrows it */
+	unsigned char *rec;
 
-	put_record(&o, &one, section_of(DF_SAMPLES), 0);
-	if (out->blen + o.len > SAMPLE_BUF)
+	if (out->blen + SAMPLE_RECORD > SAMPLE_BUF)
 		flush_samples(out);
-	memcpy(out->buf + out->blen, rec, o.len);
-	out->blen += o.len;
+	rec = out->buf + out->blen;
+	le64(rec, smp->time);
+	le64(rec + 8, smp->period);
+	le32(rec + 16, smp->pid);
+	le32(rec + 20, smp->tid);
+	le32(rec + 24, smp->cpu);
+	le32(rec + 28, smp->stack);
+	le32(rec + 32, smp->comm);
+	le32(rec + 36, 0);
+	out->blen += SAMPLE_RECORD;
 	out->nsamples++;
 }
 

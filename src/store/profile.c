@@ -239,6 +239,10 @@ void profile_count_sample(struct profile *p, uint32_t stack)
 {
 	size_t old = p->stack_samples_cap;
 
+	if (stack < old) {
+		p->stack_samples[stack]++;
+		return;
+	}
 	xgrow(&p->stack_samples, &p->stack_samples_cap, (size_t)stack + 1,
 	      sizeof(*p->stack_samples));
 	if (p->stack_samples_cap > old)
