@@ -111,10 +111,14 @@ python3 - "$tmp/diff.svg" >&3 <<'PY' || fail "the --diff flame graph is wrong: s
 import re, sys
 svg = open(sys.argv[1], encoding="utf-8").read()
 frames = re.findall(r'<g class="f"><title>([^<]*)</title><rect [^>]*fill="rgb\((\d+),(\d+),(\d+)\)"', svg)
-seen = {}
+# The frame of a name with the most samples: a stray sample may draw it elsewhere too.
+seen, most = {}, {}
 for title, r, g, b in frames:
     name = title.split(" (")[0]
-    seen.setdefault(name, (title, int(r), int(g), int(b)))
+    m = re.search(r"\(([\d,]+) samples?", title)
+    n = int(m.group(1).replace(",", "")) if m else 0
+    if n >= most.get(name, -1):
+        seen[name], most[name] = (title, int(r), int(g), int(b)), n
 bad = []
 for name, grew in (("mix_a", False), ("mix_b", True)):
     if name not in seen:
