@@ -593,13 +593,24 @@ START_TEST(test_model_unknown_process)
 }
 END_TEST
 
+/* A process the model forgot, for test_model_exit. */
+static void note_gone(uint32_t pid, void *arg)
+{
+	uint32_t *last = arg;
+
+	*last = pid;
+}
+
 /*
- * Exits: a thread's exit forgets the thread; the leader's the process and
- * its mappings; a pid used again later is a new process with no mappings.
+ * Exits: the dead linger, found as they were by the samples taken on
+ * their way out, until reaped: then a thread's exit forgets the thread,
+ * the leader's the process and its mappings; a pid used again later is a
+ * new process with no mappings.
  */
 START_TEST(test_model_exit)
 {
 	struct fixture fx;
+	uint32_t gone = 0;
 
 	fx_init(&fx);
 	model_comm(&fx.m, 500, 500, "server", true);
@@ -607,22 +618,81 @@ START_TEST(test_model_exit)
 	model_fork(&fx.m, 500, 500, 501, 500);
 	model_comm(&fx.m, 500, 501, "worker", false);
 	ck_assert_uint_eq(fx.m.threads.count, 2);
-	ck_assert(!model_exit(&fx.m, 500, 501));
+	model_exit(&fx.m, 500, 501, 1000);
+	/* Sampled after its exit record: still the worker. */
+	ck_assert_str_eq(model_thread(&fx.m, 500, 501)->comm, "worker");
+	ck_assert_uint_eq(fx.m.threads.count, 2);
+	model_reap(&fx.m, 1000, note_gone, &gone);
+	ck_assert_uint_eq(fx.m.threads.count, 2); /* not before its time */
+	model_reap(&fx.m, 1001, note_gone, &gone);
 	ck_assert_uint_eq(fx.m.threads.count, 1);
+	ck_assert_uint_eq(gone, 0);
 	ck_assert_ptr_nonnull(model_find(&fx.m, 500, 0x400010));
 	/* An exit of a thread never seen changes nothing. */
-	ck_assert(!model_exit(&fx.m, 500, 777));
+	model_exit(&fx.m, 500, 777, 1100);
 	ck_assert_uint_ne(model_maps_generation(&fx.m, 500), 0);
 	ck_assert_str_eq(model_thread(&fx.m, 500, 500)->comm, "server");
-	ck_assert(model_exit(&fx.m, 500, 500));
+	model_exit(&fx.m, 500, 500, 1200);
+	model_exit(&fx.m, 500, 500, 1250); /* twice: one death */
+	/* Its last samples still find its mappings and its name. */
+	ck_assert_ptr_nonnull(model_find(&fx.m, 500, 0x400010));
+	ck_assert_str_eq(model_thread(&fx.m, 500, 500)->comm, "server");
+	ck_assert_uint_eq(fx.m.procs.count, 1);
+	model_reap(&fx.m, UINT64_MAX, note_gone, &gone);
+	ck_assert_uint_eq(gone, 500);
 	ck_assert_uint_eq(fx.m.threads.count, 0);
 	ck_assert_uint_eq(fx.m.procs.count, 0);
+	ck_assert_uint_eq(fx.m.ndead, 0);
 	/* Gone, though last looked up. */
 	ck_assert_uint_eq(model_maps_generation(&fx.m, 500), 0);
 	/* The pid again: a stranger, without the old mappings. */
 	ck_assert_ptr_null(model_find(&fx.m, 500, 0x400010));
 	ck_assert_str_eq(model_thread(&fx.m, 500, 500)->comm, "pid-500");
-	ck_assert(!model_exit(&fx.m, 999, 999));
+	model_exit(&fx.m, 999, 999, 1300);
+	ck_assert_uint_eq(fx.m.ndead, 0);
+	fx_release(&fx);
+}
+END_TEST
+
+/*
+ * A fork that takes the tid or pid of the just dead, before they are
+ * reaped, makes a new thread and process: the parent's mappings and name,
+ * not the dead's; the reaping then forgets only the dead.
+ */
+START_TEST(test_model_exit_reused)
+{
+	struct fixture fx;
+	uint32_t gone = 0;
+	struct thread *t;
+
+	fx_init(&fx);
+	model_comm(&fx.m, 100, 100, "parent", true);
+	model_mmap(&fx.m, 100, 0x500000, 0x1000, 0, &libc, RX);
+	model_fork(&fx.m, 200, 100, 200, 100);
+	model_comm(&fx.m, 200, 200, "child", true);
+	model_mmap(&fx.m, 200, 0x400000, 0x1000, 0, &app, RX);
+	model_fork(&fx.m, 200, 200, 201, 200);
+	model_exit(&fx.m, 200, 201, 10);
+	model_exit(&fx.m, 200, 200, 11);
+	/* Pid 200 and tid 201 again, before the reaping. */
+	model_fork(&fx.m, 200, 100, 200, 100);
+	ck_assert_str_eq(model_process(&fx.m, 200)->comm, "parent");
+	ck_assert_ptr_null(model_find(&fx.m, 200, 0x400010));
+	ck_assert_ptr_nonnull(model_find(&fx.m, 200, 0x500010));
+	model_fork(&fx.m, 200, 200, 201, 200);
+	t = model_thread(&fx.m, 200, 201);
+	ck_assert(!t->exited);
+	ck_assert_str_eq(t->comm, "parent");
+	/* A dead tid sampled under another pid is another thread too. */
+	model_fork(&fx.m, 100, 100, 101, 100);
+	model_exit(&fx.m, 100, 101, 12);
+	ck_assert_uint_eq(model_thread(&fx.m, 300, 101)->pid, 300);
+	ck_assert(!model_thread(&fx.m, 300, 101)->exited);
+	model_reap(&fx.m, UINT64_MAX, note_gone, &gone);
+	ck_assert_uint_eq(gone, 0); /* pid 200 is the new process's */
+	ck_assert_ptr_eq(model_thread(&fx.m, 200, 201), t);
+	ck_assert_ptr_nonnull(model_find(&fx.m, 200, 0x500010));
+	ck_assert_uint_eq(fx.m.procs.count, 3);
 	fx_release(&fx);
 }
 END_TEST
@@ -688,6 +758,7 @@ static Suite *proc_suite(void)
 	tcase_add_test(tc, test_model_tid_reuse);
 	tcase_add_test(tc, test_model_unknown_process);
 	tcase_add_test(tc, test_model_exit);
+	tcase_add_test(tc, test_model_exit_reused);
 	suite_add_tcase(s, tc);
 	return s;
 }

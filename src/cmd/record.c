@@ -44,6 +44,12 @@
 
 /* Records newer than this before the start of a round may still be in flight. */
 #define FLUSH_SLACK_NS 20000000ULL
+/*
+ * How long an exited thread or process is kept for the samples its CPU
+ * still takes of it on its way out (microseconds after its exit record,
+ * at most the length of a preemption).
+ */
+#define LINGER_NS 1000000000ULL
 
 struct recorder {
 	const struct record_opts *o;
@@ -137,20 +143,32 @@ static uint32_t comm_id(struct recorder *r, struct thread *t)
  * with its last name: at once when it exits, so that threads that come
  * and go take no memory.
  */
-static void add_thread(struct recorder *r, uint32_t pid, uint32_t tid)
+static void write_thread(struct recorder *r, struct thread *t)
 {
-	struct thread *t = model_thread(&r->model, pid, tid);
 	struct pm_thread out = {t->pid, t->tid, comm_id(r, t), 0};
 
 	datafile_add_thread(&r->out, &out);
 }
 
-/* Thread tid of pid exited: it is written down if sampled, then forgotten. */
-static void thread_exited(struct recorder *r, uint32_t pid, uint32_t tid)
+static void add_thread(struct recorder *r, uint32_t pid, uint32_t tid)
+{
+	write_thread(r, model_thread(&r->model, pid, tid));
+}
+
+/* Thread tid of pid exited: it is written down if sampled, and forgotten later. */
+static void thread_exited(struct recorder *r, uint32_t pid, uint32_t tid, uint64_t time)
 {
 	if (hmap_remove(&r->sampled_tids, tid, NULL))
 		add_thread(r, pid, tid);
-	if (model_exit(&r->model, pid, tid) && r->unwinder)
+	model_exit(&r->model, pid, tid, time);
+}
+
+/* A process the model forgot: so does the unwinder. */
+static void process_gone(uint32_t pid, void *arg)
+{
+	struct recorder *r = arg;
+
+	if (r->unwinder)
 		unwinder_forget(r->unwinder, pid);
 }
 
@@ -172,8 +190,13 @@ static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_
 	profile_count_sample(r->prof, out.stack);
 	if (!t->sampled) {
 		t->sampled = true;
-		if (note_sampled(&r->sampled_tids, s->tid, s->pid))
+		if (t->exited) {
+			/* First sampled on its way out: written down now, its name final. */
+			write_thread(r, t);
 			r->nthreads++;
+		} else if (note_sampled(&r->sampled_tids, s->tid, s->pid)) {
+			r->nthreads++;
+		}
 		note_sampled(&r->sampled_pids, s->pid, s->pid);
 	}
 	r->nsamples++;
@@ -257,11 +280,14 @@ static void apply(const void *bytes, uint32_t len, void *arg)
 		break;
 	case PERF_RECORD_FORK:
 		model_fork(&r->model, rec.task.pid, rec.task.ppid, rec.task.tid, rec.task.ptid);
+		/* A new process may have the pid of one just dead, whose unwinding it is not. */
+		if (r->unwinder && rec.task.pid != rec.task.ppid)
+			unwinder_forget(r->unwinder, rec.task.pid);
 		break;
 	case PERF_RECORD_EXIT:
 		if (r->o->off_cpu)
 			offcpu_exit(&r->offcpu, rec.task.tid);
-		thread_exited(r, rec.task.pid, rec.task.tid);
+		thread_exited(r, rec.task.pid, rec.task.tid, record_time(&rec));
 		break;
 	case PERF_RECORD_LOST:
 		r->lost += rec.lost.lost;
@@ -602,7 +628,7 @@ static void record_loop(struct recorder *r, bool tty)
 	pfds[r->att.nrings].events = POLLIN;
 
 	while (!stop_requested) {
-		uint64_t round_start, now;
+		uint64_t round_start, limit, now;
 		int timeout = 100;
 		char sink[64];
 
@@ -619,8 +645,9 @@ static void record_loop(struct recorder *r, bool tty)
 			;
 		round_start = now_ns();
 		drain_all(r);
-		order_flush(&r->q, round_start > FLUSH_SLACK_NS ? round_start - FLUSH_SLACK_NS : 0,
-			    apply, r);
+		limit = round_start > FLUSH_SLACK_NS ? round_start - FLUSH_SLACK_NS : 0;
+		order_flush(&r->q, limit, apply, r);
+		model_reap(&r->model, limit > LINGER_NS ? limit - LINGER_NS : 0, process_gone, r);
 		/* The frames named meanwhile: their lines go into the profile, the namer forgets them. */
 		if (r->namer)
 			symbolize_take_named(r->prof, r->namer);

@@ -21,10 +21,42 @@ void model_init(struct model *m, struct module_set *mods, bool live)
 	m->live = live;
 }
 
+/*
+ * Takes dead d out of its map if it is still there (no new thread or
+ * process took its id); returns whether it was. d stays owned by the
+ * dead list.
+ */
+static bool unlink_dead(struct model *m, const struct model_dead *d)
+{
+	struct hmap *h = d->proc ? &m->procs : &m->threads;
+	struct hmap_slot *s = hmap_find(h, d->id);
+
+	if (d->obj == (void *)m->last_proc)
+		m->last_proc = NULL;
+	if (d->obj == (void *)m->last_thread)
+		m->last_thread = NULL;
+	if (!s || s->val != (uintptr_t)d->obj)
+		return false;
+	hmap_remove(h, d->id, NULL);
+	return true;
+}
+
+static void free_dead(const struct model_dead *d)
+{
+	if (d->proc)
+		maps_free(((struct process *)d->obj)->maps);
+	free(d->obj);
+}
+
 void model_release(struct model *m)
 {
 	struct hmap_slot *s;
 
+	for (size_t i = m->dead_head; i < m->ndead; i++) {
+		unlink_dead(m, &m->dead[i]);
+		free_dead(&m->dead[i]);
+	}
+	free(m->dead);
 	for (size_t pos = 0; (s = hmap_next(&m->procs, &pos));) {
 		struct process *p = (void *)(uintptr_t)s->val;
 
@@ -35,6 +67,14 @@ void model_release(struct model *m)
 		free((void *)(uintptr_t)s->val);
 	hmap_release(&m->procs);
 	hmap_release(&m->threads);
+}
+
+/* The dead object whose id is taken by a new thread or process: out of the maps. */
+static void make_way(struct model *m, void *obj, uint32_t id, bool proc)
+{
+	struct model_dead d = {0, obj, id, proc};
+
+	unlink_dead(m, &d);
 }
 
 static struct process *find_process(struct model *m, uint32_t pid)
@@ -94,9 +134,12 @@ struct process *model_process(struct model *m, uint32_t pid)
 /*
  * Thread tid of pid, created if unknown: named after its process, or, with
  * read_name and when live, from /proc (a thread that was there before the
- * recording may have a name of its own).
+ * recording may have a name of its own). A dead thread of that tid is
+ * found as it was, unless born (a fork made the tid anew) or of another
+ * process: then a new thread takes its place.
  */
-static struct thread *get_thread(struct model *m, uint32_t pid, uint32_t tid, bool read_name)
+static struct thread *get_thread(struct model *m, uint32_t pid, uint32_t tid, bool read_name,
+				 bool born)
 {
 	struct hmap_slot *s = NULL;
 	struct thread *t = m->last_thread;
@@ -105,12 +148,17 @@ static struct thread *get_thread(struct model *m, uint32_t pid, uint32_t tid, bo
 	if ((t && t->tid == tid) || (s = hmap_find(&m->threads, tid))) {
 		if (s)
 			t = m->last_thread = (void *)(uintptr_t)s->val;
-		if (t->pid == pid)
+		if (!t->exited && t->pid == pid)
 			return t;
-		t->pid = pid; /* tid reused by another process */
-		memcpy(t->comm, model_process(m, pid)->comm, COMM_MAX);
-		t->comm_id = 0;
-		return t;
+		if (!t->exited) {
+			t->pid = pid; /* tid reused by another process */
+			memcpy(t->comm, model_process(m, pid)->comm, COMM_MAX);
+			t->comm_id = 0;
+			return t;
+		}
+		if (t->pid == pid && !born)
+			return t; /* sampled on its way out */
+		make_way(m, t, tid, false);
 	}
 	p = model_process(m, pid);
 	t = xcalloc(1, sizeof(*t));
@@ -129,7 +177,7 @@ static struct thread *get_thread(struct model *m, uint32_t pid, uint32_t tid, bo
 
 struct thread *model_thread(struct model *m, uint32_t pid, uint32_t tid)
 {
-	return get_thread(m, pid, tid, true);
+	return get_thread(m, pid, tid, true, false);
 }
 
 void model_comm(struct model *m, uint32_t pid, uint32_t tid, const char *comm, bool exec)
@@ -153,11 +201,16 @@ void model_comm(struct model *m, uint32_t pid, uint32_t tid, const char *comm, b
 void model_fork(struct model *m, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
 {
 	struct thread *parent = model_thread(m, ppid, ptid);
+	struct process *old = find_process(m, pid);
 	struct thread *t;
 
-	if (pid != ppid && !find_process(m, pid)) {
+	if (pid != ppid && (!old || old->exited)) {
 		struct process *pp = model_process(m, ppid);
-		struct process *p = add_process(m, pid, maps_clone(pp->maps));
+		struct process *p;
+
+		if (old)
+			make_way(m, old, pid, true);
+		p = add_process(m, pid, maps_clone(pp->maps));
 
 		/* The kernel names the child after the thread that forked. */
 		memcpy(p->comm, parent->comm, COMM_MAX);
@@ -167,28 +220,58 @@ void model_fork(struct model *m, uint32_t pid, uint32_t ppid, uint32_t tid, uint
 	 * Named after the thread that forked, as the kernel names it: no
 	 * /proc read (a thread churner would cost a thousand a second).
 	 */
-	t = get_thread(m, pid, tid, false);
+	t = get_thread(m, pid, tid, false, true);
 	memcpy(t->comm, parent->comm, COMM_MAX);
 	t->comm_id = 0;
 }
 
-bool model_exit(struct model *m, uint32_t pid, uint32_t tid)
+static void add_dead(struct model *m, uint64_t time, void *obj, uint32_t id, bool proc)
 {
-	uint64_t v;
+	if (m->dead_head && m->ndead == m->dead_cap) {
+		/* Reaped entries make room first. */
+		m->ndead -= m->dead_head;
+		memmove(m->dead, m->dead + m->dead_head, m->ndead * sizeof(*m->dead));
+		m->dead_head = 0;
+	}
+	xgrow(&m->dead, &m->dead_cap, m->ndead + 1, sizeof(*m->dead));
+	m->dead[m->ndead++] = (struct model_dead){time, obj, id, proc};
+}
 
-	if (hmap_remove(&m->threads, tid, &v)) {
-		if (m->last_thread == (void *)(uintptr_t)v)
-			m->last_thread = NULL;
-		free((void *)(uintptr_t)v);
+void model_exit(struct model *m, uint32_t pid, uint32_t tid, uint64_t time)
+{
+	struct hmap_slot *s = hmap_find(&m->threads, tid);
+
+	if (s) {
+		struct thread *t = (void *)(uintptr_t)s->val;
+
+		if (!t->exited) {
+			t->exited = true;
+			add_dead(m, time, t, tid, false);
+		}
 	}
 	/* The last thread out is the leader: the address space goes with it. */
-	if (tid != pid || !hmap_remove(&m->procs, pid, &v))
-		return false;
-	if (m->last_proc == (void *)(uintptr_t)v)
-		m->last_proc = NULL;
-	maps_free(((struct process *)(uintptr_t)v)->maps);
-	free((void *)(uintptr_t)v);
-	return true;
+	if (tid == pid && (s = hmap_find(&m->procs, pid))) {
+		struct process *p = (void *)(uintptr_t)s->val;
+
+		if (!p->exited) {
+			p->exited = true;
+			add_dead(m, time, p, pid, true);
+		}
+	}
+}
+
+void model_reap(struct model *m, uint64_t before, void (*gone)(uint32_t pid, void *arg),
+		void *arg)
+{
+	while (m->dead_head < m->ndead && m->dead[m->dead_head].time < before) {
+		const struct model_dead *d = &m->dead[m->dead_head++];
+
+		if (unlink_dead(m, d) && d->proc && gone)
+			gone(d->id, arg);
+		free_dead(d);
+	}
+	if (m->dead_head == m->ndead)
+		m->dead_head = m->ndead = 0;
 }
 
 void model_mmap(struct model *m, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,

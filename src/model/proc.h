@@ -37,6 +37,7 @@ struct process {
 	uint64_t perfmap_checked_ns; /* when its perf map was last looked for (now_coarse_ns) */
 	uint64_t perfmap_retry_ns;   /* how long after that it is looked for again */
 	struct module *perfmap;	     /* its JIT code's module, once it ran any */
+	bool exited;		     /* its leader's exit was applied: see model_exit */
 };
 
 struct thread {
@@ -49,6 +50,15 @@ struct thread {
 	 */
 	uint32_t comm_id;
 	bool sampled;
+	bool exited; /* its exit was applied: see model_exit */
+};
+
+/* A thread or process that exited, until model_reap forgets it. */
+struct model_dead {
+	uint64_t time; /* of its exit record */
+	void *obj;     /* struct thread * or struct process *, owned here */
+	uint32_t id;   /* its tid or pid */
+	bool proc;
 };
 
 struct model {
@@ -64,6 +74,9 @@ struct model {
 	 */
 	struct process *last_proc;
 	struct thread *last_thread;
+	/* The dead, oldest first: dead[dead_head, ndead) are still to be reaped. */
+	struct model_dead *dead;
+	size_t dead_head, ndead, dead_cap;
 };
 
 void model_init(struct model *m, struct module_set *mods, bool live);
@@ -77,11 +90,22 @@ struct thread *model_thread(struct model *m, uint32_t pid, uint32_t tid);
 void model_comm(struct model *m, uint32_t pid, uint32_t tid, const char *comm, bool exec);
 void model_fork(struct model *m, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
 /*
- * Thread tid of process pid exited: it is forgotten, and the process with
- * it when tid is its leader (the last to go), so that a long recording
- * keeps only the living. Returns whether the process went.
+ * Thread tid of process pid exited at time (the exit record's), and its
+ * process with it when tid is its leader (the last to go). The dead
+ * linger: a CPU's events still sample a thread on its way out, after its
+ * exit record, and those samples find it as it was (its name, its
+ * mappings) until model_reap forgets it. A fork that uses the tid or pid
+ * again makes a new thread or process in its place at once.
  */
-bool model_exit(struct model *m, uint32_t pid, uint32_t tid);
+void model_exit(struct model *m, uint32_t pid, uint32_t tid, uint64_t time);
+/*
+ * Forgets the threads and processes that exited before time `before`, so
+ * that a long recording keeps only the living and the just dead; gone
+ * (may be NULL) hears of each process forgotten whose pid no new process
+ * took meanwhile.
+ */
+void model_reap(struct model *m, uint64_t before, void (*gone)(uint32_t pid, void *arg),
+		void *arg);
 /* A new executable mapping; path with ino 0 is anonymous or a pseudo-file. */
 void model_mmap(struct model *m, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		const struct module_key *k, uint32_t prot);
