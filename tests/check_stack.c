@@ -267,17 +267,51 @@ START_TEST(test_chain_cache)
 }
 END_TEST
 
-/* A chain with a frame in no mapping is never taken from the cache. */
+/*
+ * A chain with a frame in no mapping (a broken chain's garbage, repeated
+ * as a frame-pointer walk through code without frame pointers repeats
+ * it) is cached like any other until the process's mappings change: code
+ * mapped there then makes it that code's frame. A chain with JIT code
+ * (anonymous executable memory, named from the perf map as it is at the
+ * stop) is never taken from the cache.
+ */
 START_TEST(test_chain_cache_unmapped)
 {
+	static const struct module_key other = {"/nonexistent/lib/libother.so", 8, 2, 2003};
+	static const struct module_key anon = {"", 0, 0, 0};
 	struct fixture fx;
-	uint64_t ips[] = {U, 0x400100, 0x1234};
+	uint64_t ips[] = {U, 0x400100, 0x1235, 0x1235, 0x1235};
+	uint64_t jit[] = {U, 0x400100, 0x20000011};
+	uint32_t s1, s2;
 
 	fx_init(&fx);
+	s1 = add(&fx, ips, 5, 0, PERF_RECORD_MISC_USER);
+	for (int i = 0; i < 2; i++)
+		ck_assert_uint_eq(add(&fx, ips, 5, 0, PERF_RECORD_MISC_USER), s1);
+	ck_assert_uint_eq(fx.stk.chain_hits, 2);
+	ck_assert_uint_eq(fx.stk.chain_misses, 1);
+	ck_assert_uint_eq(depth(&fx, s1), 4);
+	ck_assert_uint_eq(frame(&fx, s1, 1)->module, PM_NONE);
+	ck_assert_uint_eq(frame(&fx, s1, 1)->addr, 0x1234);
+	/* The repeated address is one frame, the second time from the frame cache. */
+	ck_assert_ptr_eq(frame(&fx, s1, 1), frame(&fx, s1, 3));
+	ck_assert_uint_eq(fx.stk.frame_hits, 2);
+	/* Code mapped there. */
+	model_mmap(&fx.model, 100, 0x1000, 0x1000, 0x3000, &other, RX);
+	s2 = add(&fx, ips, 5, 0, PERF_RECORD_MISC_USER);
+	ck_assert_uint_ne(s1, s2);
+	ck_assert_str_eq(module_path(&fx, frame(&fx, s2, 1)), other.path);
+	ck_assert_uint_eq(frame(&fx, s2, 1)->addr, 0x3234);
+	/* JIT code: its process's perf map module, never cached. */
+	model_process(&fx.model, 100)->perfmap = module_set_perfmap(&fx.mods, 100, false);
+	model_mmap(&fx.model, 100, 0x20000000, 0x1000, 0, &anon, RX);
+	fx.stk.chain_hits = fx.stk.chain_misses = 0;
 	for (int i = 0; i < 3; i++)
-		add(&fx, ips, 3, 0, PERF_RECORD_MISC_USER);
+		s2 = add(&fx, jit, 3, 0, PERF_RECORD_MISC_USER);
 	ck_assert_uint_eq(fx.stk.chain_hits, 0);
 	ck_assert_uint_eq(fx.stk.chain_misses, 3);
+	ck_assert_uint_eq(frame(&fx, s2, 1)->module, fx.model.last_proc->perfmap->id);
+	ck_assert_uint_eq(frame(&fx, s2, 1)->addr, 0x20000010);
 	fx_release(&fx);
 }
 END_TEST

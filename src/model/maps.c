@@ -40,6 +40,11 @@ uint64_t maps_generation(const struct maps *m)
 	return m->gen;
 }
 
+void maps_touch(struct maps *m)
+{
+	changed(m);
+}
+
 static uint32_t next_prio(struct maps *m)
 {
 	m->seed = m->seed * 6364136223846793005ULL + 1442695040888963407ULL;

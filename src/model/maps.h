@@ -49,6 +49,11 @@ bool maps_overlaps(const struct maps *m, uint64_t start, uint64_t end);
  * address under equal generations give the same mapping.
  */
 uint64_t maps_generation(const struct maps *m);
+/*
+ * Gives m a new generation though its mappings are the same: what its
+ * user found or made under the old one is to be looked up again.
+ */
+void maps_touch(struct maps *m);
 
 /* Calls fn for each mapping in address order; a non-zero return stops. */
 typedef int (*maps_fn)(const struct mapping *map, void *arg);

@@ -381,7 +381,9 @@ struct module *model_perfmap(struct model *m, uint32_t pid)
 				p->perfmap_retry_ns ? p->perfmap_retry_ns * 2 : PERFMAP_RETRY_NS;
 			if (p->perfmap_retry_ns > PERFMAP_RETRY_MAX_NS)
 				p->perfmap_retry_ns = PERFMAP_RETRY_MAX_NS;
-			module_perfmap_open(p->perfmap);
+			/* Found: an address in no mapping is its JIT code now, not garbage. */
+			if (module_perfmap_open(p->perfmap) == 0)
+				maps_touch(p->maps);
 		}
 	}
 	return p->perfmap;
@@ -408,6 +410,8 @@ void model_lost(struct model *m)
 
 		p->seeded_ns = 0;
 		p->records_lost = true;
+		/* What was found in its mappings may have changed unseen. */
+		maps_touch(p->maps);
 	}
 }
 

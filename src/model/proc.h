@@ -116,8 +116,9 @@ void model_mmap(struct model *m, uint32_t pid, uint64_t start, uint64_t len, uin
 const struct mapping *model_find(struct model *m, uint32_t pid, uint64_t addr);
 /*
  * The generation of process pid's mappings (maps_generation), 0 if the
- * process is unknown: what model_find answers for pid can only have
- * changed if this has.
+ * process is unknown: what model_find and model_perfmap answer for pid
+ * can only have changed if this has (a perf map found, records lost and
+ * a new one given too).
  */
 uint64_t model_maps_generation(struct model *m, uint32_t pid);
 /*

@@ -16,9 +16,8 @@
  * same few chains over and over, and a chain met again while its process's
  * mappings are unchanged makes the same stack: its frames need not be
  * looked up and interned once more. Only frame-pointer chains (a DWARF
- * stack depends on the stack copy too) whose every frame is in a module of
- * a file, the vdso or the kernel (JIT and unmapped frames depend on the
- * perf map and on the time: see user_frame), and of at most CHAIN_MAX
+ * stack depends on the stack copy too) without JIT frames (they depend on
+ * the perf map and on the time: see user_frame), of at most CHAIN_MAX
  * entries. Direct-mapped: a newer chain takes its slot.
  */
 #define CHAIN_SLOTS 1024
@@ -36,8 +35,8 @@ struct chain {
  * set; KERNEL_GEN for the kernel): an address met again under the same
  * mappings is the same frame, with no mapping lookup and no interning.
  * This is what a chain the chain cache misses (a kernel part that differs,
- * a deeper call) still saves on its frames. Only frames of a module of a
- * file, the vdso or the kernel. Direct-mapped, like the chains.
+ * a deeper call) still saves on its frames. Not JIT frames. Direct-mapped,
+ * like the chains.
  */
 #define FRAME_SLOTS 4096
 #define KERNEL_GEN  UINT64_MAX
@@ -49,7 +48,7 @@ struct frame_slot {
 
 static uint64_t chain_hash(const struct rec_sample *smp)
 {
-	return hash_u64(hash_bytes(smp->ips, smp->nr * 8) ^ smp->pid);
+	return hash_fast(smp->ips, smp->nr * 8) ^ smp->pid;
 }
 
 void stacker_init(struct stacker *s, struct model *model, struct profile *prof,
@@ -147,19 +146,32 @@ static void user_frame(struct stacker *s, uint32_t pid, uint64_t a, uint32_t *n)
 		return;
 	}
 	/*
-	 * Anonymous executable memory is JIT code, named at the stop from the
-	 * perf map as it is then; an address in no mapping only if the
-	 * process has a perf map (else it is a broken chain's garbage). A miss
-	 * may have made the model read /proc again: later frames are looked
-	 * up under the mappings as they are now.
+	 * A miss may have made the model read /proc again, or find the
+	 * process's perf map: later frames are looked up under the mappings
+	 * as they are now.
 	 */
-	s->gen = model_maps_generation(s->model, pid);
-	s->cacheable = false;
 	jit = model_perfmap(s->model, pid);
-	if (jit && (map || jit->fd >= 0))
+	s->gen = model_maps_generation(s->model, pid);
+	/*
+	 * Anonymous executable memory is JIT code, named at the stop from the
+	 * perf map as it is then (not cacheable); so is an address in no
+	 * mapping if the process has a perf map.
+	 */
+	if (jit && (map || jit->fd >= 0)) {
+		s->cacheable = false;
 		add_frame(s, n, jit->id, 0, a);
-	else
-		add_frame(s, n, PM_NONE, 0, a);
+		return;
+	}
+	/*
+	 * Else it is a broken chain's garbage (a walk through code without
+	 * frame pointers repeats one such address up to the kernel's limit):
+	 * the same frame while the generation lasts, which a perf map found
+	 * later ends.
+	 */
+	slot = NULL;
+	if (s->gen)
+		frame_slot(s, a, s->gen, &slot);
+	remember_frame(slot, a, s->gen, add_frame(s, n, PM_NONE, 0, a));
 }
 
 uint32_t stack_cut_module(uint64_t key)
