@@ -32,12 +32,13 @@
  * While recording on a busy machine, the thread's CPU time is rationed to
  * 0.5% of one CPU, with 20 ms of it saved up at most; the machine is busy
  * while less than half a CPU was idle, on average, since the last look at
- * /proc/stat (at most one every 100 ms, when a module is to be read). See
- * namer.h.
+ * /proc/stat (at most one every 100 ms, when a module is to be read and
+ * the thread's time not yet charged adds up to 1 ms). See namer.h.
  */
 #define SHARE_PERMILLE 5
 #define BURST_NS       20000000LL
 #define LOOK_NS	       100000000ULL
+#define CHARGE_NS      1000000ULL
 /* The pages of the files read are given back every this many frames (symbolizer_trim). */
 #define TRIM_JOBS 64
 
@@ -87,7 +88,8 @@ struct namer {
 	_Atomic uint64_t queued, taken;
 	/* The ration (thread's side): see ration(). */
 	int64_t tokens_ns;	    /* CPU time the thread may still use */
-	uint64_t last_ns, last_cpu; /* when tokens_ns was last brought up to date */
+	uint64_t last_ns;	    /* when tokens_ns was last brought up to date */
+	uint64_t last_cpu;	    /* the thread's CPU time charged up to */
 	int stat_fd;		    /* /proc/stat, or -1 */
 	uint64_t idle_ns, idle_at;  /* the machine's idle time, and when it was read */
 	bool machine_free;	    /* half a CPU or more was idle over LOOK_NS */
@@ -245,12 +247,20 @@ static void ration(struct namer *n)
 		int64_t ms;
 
 		n->tokens_ns += gain;
-		if (!machine_free(n, now))
-			n->tokens_ns -= (int64_t)(cpu - n->last_cpu);
+		/*
+		 * The time used is charged once it adds up to CHARGE_NS, and
+		 * only then is /proc/stat looked at (a read costs the kernel
+		 * tens of microseconds): a thread waiting for its ration uses
+		 * next to nothing, and looks seldom.
+		 */
+		if (cpu - n->last_cpu >= CHARGE_NS) {
+			if (!machine_free(n, now))
+				n->tokens_ns -= (int64_t)(cpu - n->last_cpu);
+			n->last_cpu = cpu;
+		}
 		if (n->tokens_ns > BURST_NS)
 			n->tokens_ns = BURST_NS;
 		n->last_ns = now;
-		n->last_cpu = cpu;
 		if (n->tokens_ns >= 0)
 			return;
 		ms = -n->tokens_ns / SHARE_PERMILLE / 1000 + 1;
