@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_hmap.c - the hash map: insertion, lookup and removal against a
- * plain array model, with keys chosen to collide, through growth.
+ * plain array model, with keys chosen to collide, through growth; and
+ * hash_fast, the hash of call chains and stacks.
  */
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/hmap.h"
 #include "unit-helpers.h"
@@ -154,6 +156,47 @@ START_TEST(test_intern)
 }
 END_TEST
 
+/*
+ * hash_fast: independent of alignment; every length and every single bit
+ * counts; call-chain-like inputs (return addresses differing in a few
+ * low bits) spread evenly over the 1024 slots of a direct-mapped cache.
+ */
+START_TEST(test_hash_fast)
+{
+	unsigned char buf[80 + 8], *moved = buf + 3;
+	uint64_t seed = 7;
+	uint32_t slots[1024] = {0}, most = 0;
+
+	for (size_t i = 0; i < 80; i++)
+		buf[i] = (unsigned char)unit_rand(&seed);
+	for (size_t n = 0; n <= 80; n++) {
+		uint64_t h = hash_fast(buf, n);
+
+		memmove(moved, buf, n);
+		ck_assert_uint_eq(hash_fast(moved, n), h);
+		memmove(buf, moved, n);
+		if (n)
+			ck_assert_uint_ne(hash_fast(buf, n - 1), h);
+		for (size_t bit = 0; bit < n * 8; bit++) {
+			buf[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+			ck_assert_uint_ne(hash_fast(buf, n), h);
+			buf[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+		}
+	}
+	for (uint64_t i = 0; i < 102400; i++) {
+		uint64_t chain[6] = {0x401000 + (i % 64) * 4, 0x401200 + (i / 64 % 40) * 8,
+				     0x7f0000012345ULL, 0x7f0000054321ULL + (i / 2560) * 16,
+				     0x401500, 0x401600};
+		uint32_t c = ++slots[hash_fast(chain, sizeof(chain)) & 1023];
+
+		if (c > most)
+			most = c;
+	}
+	/* 100 a slot on average; a poor hash piles them up. */
+	ck_assert_uint_lt(most, 160);
+}
+END_TEST
+
 static Suite *hmap_suite(void)
 {
 	Suite *s = suite_create("hmap");
@@ -163,6 +206,7 @@ static Suite *hmap_suite(void)
 	tcase_add_test(tc, test_random_model);
 	tcase_add_test(tc, test_key_zero);
 	tcase_add_test(tc, test_intern);
+	tcase_add_test(tc, test_hash_fast);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -207,7 +207,7 @@ uint32_t profile_intern_stack(struct profile *p, const uint32_t *frames, uint32_
 	struct pm_stack *s;
 	bool added;
 
-	slot = hmap_intern(&p->stack_index, hash_bytes(frames, depth * sizeof(*frames)), same_stack,
+	slot = hmap_intern(&p->stack_index, hash_fast(frames, depth * sizeof(*frames)), same_stack,
 			   &k, &added);
 	if (!added)
 		return (uint32_t)slot->val;

@@ -121,6 +121,13 @@ static inline uint64_t hash_u64(uint64_t x)
 	return x;
 }
 uint64_t hash_bytes(const void *p, size_t n);
+/*
+ * A hash of n bytes for the per-sample paths (call chains, stacks): one
+ * multiply a word on two independent lanes, mixed by hash_u64 at the end;
+ * about four times as fast as hash_bytes on long inputs. Not stable across
+ * versions: nothing stored may depend on it.
+ */
+uint64_t hash_fast(const void *p, size_t n);
 
 /* Parses a whole string as unsigned decimal (leading zeros allowed) or 0x-hex; -EINVAL otherwise. */
 int parse_u64(const char *s, uint64_t *out);
