@@ -878,6 +878,67 @@ START_TEST(test_truncated)
 }
 END_TEST
 
+/*
+ * record_peek: the type and time of every record of truncation_cases
+ * without decoding it, as record_decode and record_time give them;
+ * a prefix with its size fixed up either fails or still agrees.
+ */
+START_TEST(test_peek)
+{
+	struct rb r;
+	size_t full = truncation_cases[_i].build(&r);
+	const struct decode_layout *l = truncation_cases[_i].layout;
+	struct record rec;
+	uint32_t type;
+	uint64_t time;
+
+	ck_assert_int_eq(record_decode(r.b, full, l, &rec), 0);
+	ck_assert_int_eq(record_peek(r.b, full, l, &type, &time), 0);
+	ck_assert_uint_eq(type, rec.type);
+	ck_assert_uint_eq(time, record_time(&rec));
+	ck_assert_uint_ne(time, 0);
+	for (size_t len = 0; len < full; len++) {
+		unsigned char *copy = unit_exact_copy(r.b, len);
+
+		/* The header claims more than there is. */
+		ck_assert_int_eq(record_peek(copy, len, l, &type, &time), -EBADMSG);
+		if (len >= sizeof(struct perf_event_header)) {
+			set_size(copy, (uint16_t)len);
+			if (record_peek(copy, len, l, &type, &time) == 0 &&
+			    record_decode(copy, len, l, &rec) == 0)
+				ck_assert_uint_eq(time, record_time(&rec));
+		}
+		free(copy);
+	}
+}
+END_TEST
+
+/* Layouts without a time, or without sample_id on side-band records: time 0. */
+START_TEST(test_peek_no_time)
+{
+	const struct decode_layout untimed = {.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID,
+					      .sample_id_all = true};
+	const struct decode_layout no_sid = {.sample_type = ST_BASE, .sample_id_all = false};
+	struct rb r;
+	uint32_t type;
+	uint64_t time = 1;
+
+	rb_begin(&r, PERF_RECORD_SAMPLE, 0);
+	rb_u64(&r, 0x1000);
+	rb_u32x2(&r, 5, 6);
+	ck_assert_int_eq(record_peek(r.b, rb_end(&r), &untimed, &type, &time), 0);
+	ck_assert_uint_eq(type, PERF_RECORD_SAMPLE);
+	ck_assert_uint_eq(time, 0);
+	rb_begin(&r, PERF_RECORD_COMM, 0);
+	rb_u32x2(&r, 1, 2);
+	rb_string(&r, "init");
+	time = 1;
+	ck_assert_int_eq(record_peek(r.b, rb_end(&r), &no_sid, &type, &time), 0);
+	ck_assert_uint_eq(type, PERF_RECORD_COMM);
+	ck_assert_uint_eq(time, 0);
+}
+END_TEST
+
 /* Random bytes with a consistent size never crash the decoder. */
 START_TEST(test_random_bytes)
 {
@@ -905,6 +966,17 @@ START_TEST(test_random_bytes)
 		memcpy(buf, &h, sizeof(h));
 		ret = record_decode(buf, len, iter % 2 ? &dwarf_layout : &base_layout, &rec);
 		ck_assert(ret == 0 || ret == -EBADMSG);
+		if (ret == 0) {
+			uint32_t type;
+			uint64_t time;
+
+			ck_assert_int_eq(record_peek(buf, len,
+						     iter % 2 ? &dwarf_layout : &base_layout,
+						     &type, &time),
+					 0);
+			ck_assert_uint_eq(type, rec.type);
+			ck_assert_uint_eq(time, record_time(&rec));
+		}
 		if (ret == 0 && rec.type == PERF_RECORD_SAMPLE && rec.sample.nr)
 			(void)sample_ip_at(&rec.sample, rec.sample.nr - 1);
 		if (ret == 0 && rec.type == PERF_RECORD_COMM)
@@ -953,6 +1025,8 @@ static Suite *decode_suite(void)
 	tcase_add_test(tc, test_stack_size_past_end);
 	tcase_add_loop_test(tc, test_truncated, 0, (int)ARRAY_SIZE(truncation_cases));
 	tcase_add_test(tc, test_random_bytes);
+	tcase_add_loop_test(tc, test_peek, 0, (int)ARRAY_SIZE(truncation_cases));
+	tcase_add_test(tc, test_peek_no_time);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;

@@ -257,6 +257,44 @@ int record_decode(const void *bytes, size_t len, const struct decode_layout *l, 
 	}
 }
 
+int record_peek(const void *bytes, size_t len, const struct decode_layout *l, uint32_t *type,
+		uint64_t *time)
+{
+	const unsigned char *b = bytes;
+	uint64_t st = l->sample_type;
+	struct perf_event_header h;
+	size_t at = sizeof(h);
+
+	*time = 0;
+	if (len < sizeof(h))
+		return -EBADMSG;
+	memcpy(&h, bytes, sizeof(h));
+	if (h.size != len)
+		return -EBADMSG;
+	*type = h.type;
+	if (!(st & PERF_SAMPLE_TIME))
+		return 0;
+	if (h.type == PERF_RECORD_SAMPLE) {
+		/* The fields before TIME, in their order (see decode_sample). */
+		at += (st & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
+		at += (st & PERF_SAMPLE_IP) ? 8 : 0;
+		at += (st & PERF_SAMPLE_TID) ? 8 : 0;
+	} else if (l->sample_id_all && h.type < PERF_RECORD_MAX) {
+		/* sample_id ends the record: TID, then TIME (see parse_sample_id). */
+		size_t n = sample_id_size(st);
+
+		if (len - sizeof(h) < n)
+			return -EBADMSG;
+		at = len - n + ((st & PERF_SAMPLE_TID) ? 8 : 0);
+	} else {
+		return 0;
+	}
+	if (len - at < 8)
+		return -EBADMSG;
+	*time = load_u64(b + at);
+	return 0;
+}
+
 uint64_t record_time(const struct record *r)
 {
 	if (r->type == PERF_RECORD_SAMPLE)

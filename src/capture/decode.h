@@ -124,6 +124,15 @@ size_t record_trim_stack(const void *bytes, size_t len, const struct rec_sample 
 
 /* The record's timestamp: sample time or sample_id time; 0 when it has none. */
 uint64_t record_time(const struct record *r);
+/*
+ * The type and time of a record of len bytes (len must equal the header's
+ * size) without decoding the rest: record_time of what record_decode
+ * would give (0 where it has none). Returns 0, or -EBADMSG when the header
+ * or the time's field is out of bounds; a record it accepts may still be
+ * refused by record_decode.
+ */
+int record_peek(const void *bytes, size_t len, const struct decode_layout *l, uint32_t *type,
+		uint64_t *time);
 
 /* The i-th callchain entry of a decoded sample (i < nr). */
 uint64_t sample_ip_at(const struct rec_sample *s, uint64_t i);

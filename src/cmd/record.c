@@ -301,12 +301,27 @@ static void apply(const void *bytes, uint32_t len, void *arg)
 	}
 }
 
-/* Each record drained: pinned if it maps a file, then queued for its turn. */
+/*
+ * Each record drained: pinned if it maps a file, then queued for its
+ * turn. Only its type and time are read here, but for a mapping and a
+ * stack copy; apply decodes it.
+ */
 static int drain_one(const struct perf_event_header *hdr, void *arg)
 {
 	struct recorder *r = arg;
 	struct record rec;
+	uint32_t type;
+	uint64_t time;
 
+	if (record_peek(hdr, hdr->size, &r->layout, &type, &time) < 0) {
+		r->bad_records++;
+		return 0;
+	}
+	if (type != PERF_RECORD_MMAP2 &&
+	    !(type == PERF_RECORD_SAMPLE && (r->layout.sample_type & PERF_SAMPLE_STACK_USER))) {
+		order_push(&r->q, hdr, hdr->size, time);
+		return 0;
+	}
 	if (record_decode(hdr, hdr->size, &r->layout, &rec) < 0) {
 		r->bad_records++;
 		return 0;

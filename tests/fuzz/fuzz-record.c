@@ -112,13 +112,23 @@ static void use_record(struct ctx *c, const void *bytes, size_t len)
 	const unsigned char *lo = bytes, *hi = lo + len;
 	struct record r;
 	int ret = record_decode(bytes, len, c->l, &r);
+	uint32_t type;
+	uint64_t time;
 
+	/* The peek never refuses what decode takes, and agrees with it. */
+	if (record_peek(bytes, len, c->l, &type, &time) < 0) {
+		if (ret == 0)
+			abort();
+		return;
+	}
 	if (ret < 0) {
 		if (ret != -EBADMSG && ret != -ENOTSUP)
 			abort();
 		return;
 	}
-	sink += record_time(&r);
+	if (type != r.type || time != record_time(&r))
+		abort();
+	sink += time;
 	switch (r.type) {
 	case PERF_RECORD_SAMPLE: {
 		const struct rec_sample *s = &r.sample;
