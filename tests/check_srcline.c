@@ -5,7 +5,7 @@
  * units' line rows and scope indexes above its budget is read again at the
  * next lookup, which then answers as before; the strings given out before
  * stay valid and are the same strings; under the budget nothing is
- * dropped.
+ * dropped. A module let go when idle is read again as it was.
  */
 #include "config.h"
 
@@ -177,6 +177,100 @@ START_TEST(test_trim_and_read_again)
 }
 END_TEST
 
+/* Whether a lookup gave what a before gave, by content (the strings may have moved). */
+static void same_content(const struct answer *a, const struct symres *r, uint64_t off)
+{
+	ck_assert_msg(r->n == a->n, "%#llx: %d levels, before %d", (unsigned long long)off, r->n,
+		      a->n);
+	for (int k = 0; k < r->n; k++) {
+		ck_assert_uint_eq(r->lv[k].line, a->line[k]);
+		if (a->file_copy[k])
+			ck_assert_str_eq(r->lv[k].file, a->file_copy[k]);
+		if (a->func_copy[k])
+			ck_assert_str_eq(r->lv[k].func, a->func_copy[k]);
+	}
+}
+
+/*
+ * symbolizer_forget_idle lets go of a module not given out for the idle
+ * time: its symbols, DWARF and lines go, its build-id and segments stay;
+ * naming it again reads it again, with the same answers. A module used
+ * within the idle time stays.
+ */
+START_TEST(test_forget_idle)
+{
+	char path[4096];
+	ssize_t len = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	struct answer *before = xcalloc(NADDR, sizeof(*before));
+	struct symres *r = xmalloc(sizeof(*r));
+	struct module_set mods;
+	struct symbolizer z;
+	struct module *exe;
+	struct module_key key;
+	struct text text = {0, 0};
+	struct symfile *f;
+	struct stat st;
+	uint8_t build_id[BUILD_ID_MAX];
+	size_t build_id_len, nsegs;
+
+	ck_assert(len > 0);
+	path[len] = '\0';
+	ck_assert_int_eq(stat(path, &st), 0);
+	key = (struct module_key){path, major(st.st_dev), minor(st.st_dev), st.st_ino};
+	module_set_init(&mods);
+	symbolizer_init(&z, &mods, false);
+	exe = module_set_get(&mods, &key, 0, 0, 0);
+	dl_iterate_phdr(find_text, &text);
+	for (int i = 0; i < NADDR; i++) {
+		symbolize_addr(&z, exe, text.off + text.size / NADDR * (uint64_t)i, false, r);
+		keep(&before[i], r);
+		symres_release(r);
+	}
+	f = symfile_find(&z, exe);
+	ck_assert_uint_gt(f->syms.n, 0);
+	ck_assert_uint_gt(srcline_held(f), 0);
+	build_id_len = f->build_id_len;
+	memcpy(build_id, f->build_id, sizeof(build_id));
+	nsegs = f->nsegs;
+	ck_assert_uint_gt(nsegs, 0);
+
+	/* Used a moment ago: kept. */
+	ck_assert_uint_eq(symbolizer_forget_idle(&z, now_coarse_ns(), 60000000000ULL), 0);
+	ck_assert(!f->unloaded);
+	/* A minute later, idle all that time: let go. */
+	ck_assert_uint_eq(symbolizer_forget_idle(&z, f->used_ns + 60000000000ULL, 60000000000ULL),
+			  1);
+	ck_assert_ptr_eq(symfile_find(&z, exe), f);
+	ck_assert(f->unloaded);
+	ck_assert_uint_eq(f->syms.n, 0);
+	ck_assert_uint_eq(srcline_held(f), 0);
+	ck_assert_ptr_null(f->dwfl);
+	ck_assert_uint_eq(f->build_id_len, build_id_len);
+	ck_assert_mem_eq(f->build_id, build_id, build_id_len);
+	ck_assert_uint_eq(f->nsegs, nsegs);
+	/* Once only. */
+	ck_assert_uint_eq(symbolizer_forget_idle(&z, f->used_ns + 120000000000ULL, 1), 0);
+
+	for (int i = 0; i < NADDR; i++) {
+		uint64_t off = text.off + text.size / NADDR * (uint64_t)i;
+
+		symbolize_addr(&z, exe, off, false, r);
+		same_content(&before[i], r, off);
+		symres_release(r);
+	}
+	f = symfile_find(&z, exe);
+	ck_assert(!f->unloaded);
+	ck_assert_uint_gt(f->syms.n, 0);
+	ck_assert_uint_eq(f->build_id_len, build_id_len);
+	for (int i = 0; i < NADDR; i++)
+		forget(&before[i]);
+	free(before);
+	free(r);
+	symbolizer_release(&z);
+	module_set_release(&mods);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("srcline");
@@ -184,6 +278,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_trim_and_read_again);
+	tcase_add_test(tc, test_forget_idle);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

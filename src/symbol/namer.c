@@ -41,6 +41,12 @@
 #define CHARGE_NS      1000000ULL
 /* The pages of the files read are given back every this many frames (symbolizer_trim). */
 #define TRIM_JOBS 64
+/*
+ * What was read of a module no frame was named in for IDLE_NS is let go
+ * (symbolizer_forget_idle), looked for at most every FORGET_LOOK_NS.
+ */
+#define IDLE_NS	       60000000000ULL
+#define FORGET_LOOK_NS 5000000000ULL
 
 struct job {
 	struct module *m;
@@ -93,6 +99,7 @@ struct namer {
 	int stat_fd;		    /* /proc/stat, or -1 */
 	uint64_t idle_ns, idle_at;  /* the machine's idle time, and when it was read */
 	bool machine_free;	    /* half a CPU or more was idle over LOOK_NS */
+	uint64_t forget_at;	    /* when idle modules were last looked for (now_coarse_ns) */
 
 	/*
 	 * Results, under lock (taken briefly by the thread and by
@@ -279,7 +286,7 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 {
 	struct symfile *f;
 
-	if (!symfile_find(n->z, j->m))
+	if (!(f = symfile_find(n->z, j->m)) || f->unloaded)
 		ration(n);
 	symbolize_addr(n->z, j->m, j->addr, false, r);
 	store(n, j->frame, r);
@@ -298,6 +305,17 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 		symbolizer_give_back(n->z);
 }
 
+/* Lets go of the modules idle for IDLE_NS, looking at most every FORGET_LOOK_NS. */
+static void forget_idle(struct namer *n)
+{
+	uint64_t now = now_coarse_ns();
+
+	if (now - n->forget_at < FORGET_LOOK_NS)
+		return;
+	n->forget_at = now;
+	symbolizer_forget_idle(n->z, now, IDLE_NS);
+}
+
 static void *namer_main(void *arg)
 {
 	struct namer *n = arg;
@@ -305,6 +323,7 @@ static void *namer_main(void *arg)
 	struct job j;
 	unsigned since_trim = 0;
 
+	n->forget_at = now_coarse_ns();
 	while (!atomic_load(&n->cancel)) {
 		uint64_t v;
 
@@ -312,12 +331,14 @@ static void *namer_main(void *arg)
 			run_job(n, &j, r);
 			if (++since_trim == TRIM_JOBS) {
 				symbolizer_trim(n->z);
+				forget_idle(n);
 				since_trim = 0;
 			}
 			continue;
 		}
 		if (since_trim) {
 			symbolizer_trim(n->z);
+			forget_idle(n);
 			since_trim = 0;
 		}
 		if (atomic_load(&n->done))

@@ -19,6 +19,10 @@
  * (seen with SCHED_IDLE and nice 19 on a busy machine: up to seconds of
  * samples lost, in about one run of six).
  *
+ * What it read of a module no frame was named in for a minute is let go
+ * (symbolizer_forget_idle), to be read again if the module's code runs
+ * again: a long recording of a whole machine holds the code run lately.
+ *
  * Ownership: the symbolizer handed to namer_start is the thread's alone
  * until namer_finish has joined it, but for the caller's reads into it
  * before it queues the first frame (the thread touches it for jobs only;

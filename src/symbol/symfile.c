@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
@@ -318,22 +319,18 @@ static void end_dwfl(struct symfile *f)
 	f->nrmaps = 0;
 }
 
-static void symfile_free(struct symfile *f)
+/* Frees what f read to name frames, keeping what the profile's module table takes. */
+static void symfile_unload(struct symfile *f)
 {
 	struct hmap_slot *s;
 
-	/*
-	 * What libelf and libdw were doing when the file changed under them
-	 * was cut off midway: none of it is touched again, not even to free.
-	 */
-	if (!f || f->changed)
-		return;
-	free(f->segs);
-	free(f->debugfile);
 	free(f->image);
+	f->image = NULL;
 	if (f->zfd >= 0)
 		close(f->zfd);
+	f->zfd = -1;
 	free(f->zname);
+	f->zname = NULL;
 	for (size_t pos = 0; (s = hmap_next(&f->demangled, &pos));)
 		free((void *)(uintptr_t)s->val);
 	hmap_release(&f->demangled);
@@ -342,11 +339,45 @@ static void symfile_free(struct symfile *f)
 	hmap_release(&f->paths);
 	srcline_release(f);
 	dwname_free(f->dwname);
+	f->dwname = NULL;
 	if (f->dwfl)
 		end_dwfl(f);
 	symtab_release(&f->syms);
 	ksyms_release(&f->ksyms);
+}
+
+static void symfile_free(struct symfile *f)
+{
+	/*
+	 * What libelf and libdw were doing when the file changed under them
+	 * was cut off midway: none of it is touched again, not even to free.
+	 */
+	if (!f || f->changed)
+		return;
+	symfile_unload(f);
+	free(f->segs);
+	free(f->debugfile);
 	free(f);
+}
+
+size_t symbolizer_forget_idle(struct symbolizer *z, uint64_t now, uint64_t idle_ns)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < z->nfiles; i++) {
+		struct symfile *f = z->files[i];
+
+		if (!f || f->unloaded || f->changed || f->mod->kind != MODULE_FILE ||
+		    now - f->used_ns < idle_ns)
+			continue;
+		symfile_unload(f);
+		f->unloaded = true;
+		n++;
+	}
+	/* What was freed goes back to the system, the naming thread's heap included. */
+	if (n)
+		malloc_trim(0);
+	return n;
 }
 
 void symbolizer_release(struct symbolizer *z)
@@ -717,11 +748,18 @@ struct symfile *symfile_get(struct symbolizer *z, struct module *m)
 		memset(z->files + z->nfiles, 0, (n - z->nfiles) * sizeof(*z->files));
 		z->nfiles = n;
 	}
-	if (!z->files[m->id]) {
-		z->files[m->id] = xcalloc(1, sizeof(*z->files[m->id]));
-		z->files[m->id]->mod = m;
-		symfile_load(z, z->files[m->id]);
+	if (!z->files[m->id] || z->files[m->id]->unloaded) {
+		struct symfile *old = z->files[m->id], *f = xcalloc(1, sizeof(*f));
+
+		f->mod = m;
+		z->files[m->id] = f;
+		symfile_load(z, f);
+		/* Read again after it went idle: what its lines lacked is known already. */
+		if (old && !f->lines_reason)
+			f->lines_reason = old->lines_reason;
+		symfile_free(old);
 	}
+	z->files[m->id]->used_ns = now_coarse_ns();
 	return z->files[m->id];
 }
 

@@ -94,6 +94,14 @@ struct symfile {
 	struct srcline_units *lines; /* units by address, their scopes */
 	enum module_lines lines_reason;
 	struct dwname *dwname; /* DIE parents for names built from DWARF, NULL until needed */
+
+	uint64_t used_ns; /* when symfile_get last gave it (now_coarse_ns) */
+	/*
+	 * symbolizer_forget_idle freed what it read to name frames: only the
+	 * module's reason, build-id, segments and entry are left (what the
+	 * profile's module table takes); symfile_get reads it again.
+	 */
+	bool unloaded;
 };
 
 struct symbolizer {
@@ -150,6 +158,17 @@ void symbolizer_trim(struct symbolizer *z);
  * reading a unit's DWARF touches much of the file at once.
  */
 void symbolizer_give_back(struct symbolizer *z);
+
+/*
+ * Frees what was read to name frames of the modules of files (not the
+ * kernel's symbols, nor the vdso's or a perf map's) that symfile_get has
+ * not given out for idle_ns, and gives the memory back to the system:
+ * over a long recording of a whole machine, what naming holds is the
+ * code run lately, not all code ever run. Their symfiles stay, with
+ * what the profile's module table needs; symfile_get reads them again.
+ * Returns how many modules were let go.
+ */
+size_t symbolizer_forget_idle(struct symbolizer *z, uint64_t now, uint64_t idle_ns);
 
 /* m's symfile if it was read already, else NULL (nothing is read). */
 struct symfile *symfile_find(struct symbolizer *z, const struct module *m);
