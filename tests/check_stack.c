@@ -268,12 +268,13 @@ START_TEST(test_chain_cache)
 END_TEST
 
 /*
- * A chain with a frame in no mapping (a broken chain's garbage, repeated
- * as a frame-pointer walk through code without frame pointers repeats
- * it) is cached like any other until the process's mappings change: code
- * mapped there then makes it that code's frame. A chain with JIT code
- * (anonymous executable memory, named from the perf map as it is at the
- * stop) is never taken from the cache.
+ * A chain with a frame in no mapping (a broken chain's garbage) is cached
+ * like any other until the process's mappings change: code mapped there
+ * then makes it that code's frame. Such an address repeated at once (a
+ * frame pointer that points at itself, walked up to the kernel's limit)
+ * is one frame; a return address of code repeated (recursion) is not. A
+ * chain with JIT code (anonymous executable memory, named from the perf
+ * map as it is at the stop) is never taken from the cache.
  */
 START_TEST(test_chain_cache_unmapped)
 {
@@ -281,8 +282,11 @@ START_TEST(test_chain_cache_unmapped)
 	static const struct module_key anon = {"", 0, 0, 0};
 	struct fixture fx;
 	uint64_t ips[] = {U, 0x400100, 0x1235, 0x1235, 0x1235};
+	uint64_t again[] = {U, 0x400104, 0x1235};
+	uint64_t rec[] = {U, 0x400100, 0x400201, 0x400201, 0x400201};
 	uint64_t jit[] = {U, 0x400100, 0x20000011};
 	uint32_t s1, s2;
+	uint64_t hits;
 
 	fx_init(&fx);
 	s1 = add(&fx, ips, 5, 0, PERF_RECORD_MISC_USER);
@@ -290,16 +294,21 @@ START_TEST(test_chain_cache_unmapped)
 		ck_assert_uint_eq(add(&fx, ips, 5, 0, PERF_RECORD_MISC_USER), s1);
 	ck_assert_uint_eq(fx.stk.chain_hits, 2);
 	ck_assert_uint_eq(fx.stk.chain_misses, 1);
-	ck_assert_uint_eq(depth(&fx, s1), 4);
+	ck_assert_uint_eq(depth(&fx, s1), 2);
 	ck_assert_uint_eq(frame(&fx, s1, 1)->module, PM_NONE);
 	ck_assert_uint_eq(frame(&fx, s1, 1)->addr, 0x1234);
-	/* The repeated address is one frame, the second time from the frame cache. */
-	ck_assert_ptr_eq(frame(&fx, s1, 1), frame(&fx, s1, 3));
-	ck_assert_uint_eq(fx.stk.frame_hits, 2);
+	/* The same garbage in another chain: from the frame cache. */
+	hits = fx.stk.frame_hits;
+	s2 = add(&fx, again, 3, 0, PERF_RECORD_MISC_USER);
+	ck_assert_uint_eq(fx.stk.frame_hits, hits + 1);
+	ck_assert_ptr_eq(frame(&fx, s2, 1), frame(&fx, s1, 1));
+	/* Recursion keeps its frames. */
+	ck_assert_uint_eq(depth(&fx, add(&fx, rec, 5, 0, PERF_RECORD_MISC_USER)), 4);
 	/* Code mapped there. */
 	model_mmap(&fx.model, 100, 0x1000, 0x1000, 0x3000, &other, RX);
 	s2 = add(&fx, ips, 5, 0, PERF_RECORD_MISC_USER);
 	ck_assert_uint_ne(s1, s2);
+	ck_assert_uint_eq(depth(&fx, s2), 4);
 	ck_assert_str_eq(module_path(&fx, frame(&fx, s2, 1)), other.path);
 	ck_assert_uint_eq(frame(&fx, s2, 1)->addr, 0x3234);
 	/* JIT code: its process's perf map module, never cached. */

@@ -255,7 +255,7 @@ uint32_t stacker_add(struct stacker *s, const struct rec_sample *smp, uint16_t m
 	s->cacheable = true;
 	s->used_maps = false;
 	if (smp->nr) {
-		uint64_t ctx = 0;
+		uint64_t ctx = 0, prev = 0;
 		bool first = true;
 
 		for (uint64_t i = 0; i < smp->nr; i++) {
@@ -278,10 +278,20 @@ uint32_t stacker_add(struct stacker *s, const struct rec_sample *smp, uint16_t m
 			if (!first)
 				ip--;
 			first = false;
-			if (ctx == (uint64_t)PERF_CONTEXT_KERNEL)
+			if (ctx == (uint64_t)PERF_CONTEXT_KERNEL) {
 				kernel_frame(s, &n, ip);
-			else if (ctx == (uint64_t)PERF_CONTEXT_USER)
+			} else if (ctx == (uint64_t)PERF_CONTEXT_USER) {
+				/*
+				 * A return address in no mapping met again at once:
+				 * the walk went round a frame pointer that points at
+				 * itself, and would give it up to the kernel's limit.
+				 * One frame says it.
+				 */
+				if (ip == prev && n && s->prof->frames[s->frames[n - 1]].module == PM_NONE)
+					continue;
 				user_frame(s, smp->pid, ip, &n);
+				prev = ip;
+			}
 		}
 	} else if ((misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) {
 		kernel_frame(s, &n, smp->ip);

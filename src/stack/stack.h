@@ -14,7 +14,9 @@
  * Invariants: frames are interned (one id per (module, flags, address)),
  * stacks too, so memory grows with distinct stacks, not with samples; a
  * stack has at least one frame; a frame in anonymous executable memory
- * belongs to its process's JIT module, with its runtime address.
+ * belongs to its process's JIT module, with its runtime address; a return
+ * address in no mapping repeated at once (a frame-pointer walk going round
+ * in a loop) is one frame.
  */
 #ifndef PERFMINI_STACK_H
 #define PERFMINI_STACK_H
