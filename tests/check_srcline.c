@@ -262,6 +262,16 @@ START_TEST(test_forget_idle)
 	ck_assert(!f->unloaded);
 	ck_assert_uint_gt(f->syms.n, 0);
 	ck_assert_uint_eq(f->build_id_len, build_id_len);
+	/* One module, at once, whatever its idle time; once. */
+	ck_assert(symbolizer_forget(&z, exe));
+	ck_assert(f->unloaded);
+	ck_assert(!symbolizer_forget(&z, exe));
+	symbolize_addr(&z, exe, text.off + text.size / 2, false, r);
+	symres_release(r);
+	ck_assert(!symfile_find(&z, exe)->unloaded);
+	/* Never the kernel's symbols. */
+	symfile_get(&z, module_set_kernel(&mods));
+	ck_assert(!symbolizer_forget(&z, module_set_kernel(&mods)));
 	for (int i = 0; i < NADDR; i++)
 		forget(&before[i]);
 	free(before);

@@ -33,12 +33,15 @@
  * 0.5% of one CPU, with 20 ms of it saved up at most; the machine is busy
  * while less than half a CPU was idle, on average, since the last look at
  * /proc/stat (at most one every 100 ms, when a module is to be read and
- * the thread's time not yet charged adds up to 1 ms). See namer.h.
+ * the thread's time not yet charged adds up to 1 ms; once a second while
+ * it waits, to run freely again as soon as the machine is free). See
+ * namer.h.
  */
 #define SHARE_PERMILLE 5
 #define BURST_NS       20000000LL
 #define LOOK_NS	       100000000ULL
 #define CHARGE_NS      1000000ULL
+#define WAIT_LOOK_NS   1000000000ULL
 /* The pages of the files read are given back every this many frames (symbolizer_trim). */
 #define TRIM_JOBS 64
 /*
@@ -247,6 +250,8 @@ static bool machine_free(struct namer *n, uint64_t now)
  */
 static void ration(struct namer *n)
 {
+	bool gave_back = false;
+
 	while (!atomic_load(&n->done) && !atomic_load(&n->cancel)) {
 		uint64_t now = now_ns(), cpu = thread_cpu_ns(), v;
 		int64_t gain = (int64_t)((now - n->last_ns) * SHARE_PERMILLE / 1000);
@@ -264,12 +269,20 @@ static void ration(struct namer *n)
 			if (!machine_free(n, now))
 				n->tokens_ns -= (int64_t)(cpu - n->last_cpu);
 			n->last_cpu = cpu;
+		} else if (n->tokens_ns < 0 && now - n->idle_at >= WAIT_LOOK_NS &&
+			   machine_free(n, now)) {
+			n->tokens_ns = 0; /* CPU time to spare again: the debt is forgiven */
 		}
 		if (n->tokens_ns > BURST_NS)
 			n->tokens_ns = BURST_NS;
 		n->last_ns = now;
 		if (n->tokens_ns >= 0)
 			return;
+		/* About to wait: what the last reads touched of the files is given back first. */
+		if (!gave_back) {
+			symbolizer_give_back(n->z);
+			gave_back = true;
+		}
 		ms = -n->tokens_ns / SHARE_PERMILLE / 1000 + 1;
 		if (poll(&p, 1, ms > 100 ? 100 : (int)ms) > 0 && read(n->wake, &v, sizeof(v)) < 0) {
 			/* a wakeup read by nobody else: the loop sees done or a job */
@@ -316,6 +329,42 @@ static void forget_idle(struct namer *n)
 	symbolizer_forget_idle(n->z, now, IDLE_NS);
 }
 
+/* Module by module (by id), and in the order queued within one. */
+static int cmp_job(const void *a, const void *b)
+{
+	const struct job *x = a, *y = b;
+
+	if (x->m->id != y->m->id)
+		return x->m->id < y->m->id ? -1 : 1;
+	return x->frame < y->frame ? -1 : x->frame > y->frame;
+}
+
+/*
+ * At the stop: what is left is named module by module, each module let go
+ * once its last frame is named, so that the stop holds one module's
+ * symbols and DWARF at a time, not those of every module the ration had
+ * held back (on a busy machine, most of the recording's).
+ */
+static void finish_by_module(struct namer *n, struct symres *r)
+{
+	struct job *jobs = NULL, j;
+	size_t njobs = 0, cap = 0;
+
+	while (take(n, &j)) {
+		xgrow(&jobs, &cap, njobs + 1, sizeof(*jobs));
+		jobs[njobs++] = j;
+	}
+	qsort(jobs, njobs, sizeof(*jobs), cmp_job);
+	for (size_t i = 0; i < njobs && !atomic_load(&n->cancel); i++) {
+		run_job(n, &jobs[i], r);
+		if ((i + 1) % TRIM_JOBS == 0)
+			symbolizer_trim(n->z);
+		if (i + 1 == njobs || jobs[i + 1].m != jobs[i].m)
+			symbolizer_forget(n->z, jobs[i].m);
+	}
+	free(jobs);
+}
+
 static void *namer_main(void *arg)
 {
 	struct namer *n = arg;
@@ -327,6 +376,11 @@ static void *namer_main(void *arg)
 	while (!atomic_load(&n->cancel)) {
 		uint64_t v;
 
+		if (atomic_load(&n->done)) {
+			/* Every job was queued before done was said. */
+			finish_by_module(n, r);
+			break;
+		}
 		if (take(n, &j)) {
 			run_job(n, &j, r);
 			if (++since_trim == TRIM_JOBS) {
@@ -342,7 +396,7 @@ static void *namer_main(void *arg)
 			since_trim = 0;
 		}
 		if (atomic_load(&n->done))
-			break;
+			continue; /* the rest, by module */
 		/* Say we sleep, then look once more: a job published meanwhile is seen. */
 		atomic_store(&n->sleeping, true);
 		if (!take(n, &j)) {
@@ -369,6 +423,9 @@ struct namer *namer_start(struct symbolizer *z)
 	n->last_ns = now_ns();
 	n->tokens_ns = BURST_NS;
 	n->stat_fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+	/* The first look at the machine has this one to compare with. */
+	n->idle_ns = machine_idle_ns(n->stat_fd);
+	n->idle_at = n->last_ns;
 	n->oldest = n->tail = xcalloc(1, sizeof(*n->tail));
 	atomic_store(&n->head, n->oldest);
 	n->wake = eventfd(0, EFD_CLOEXEC);

@@ -360,20 +360,28 @@ static void symfile_free(struct symfile *f)
 	free(f);
 }
 
+/* Lets go of what f read, if it is of a module of a file; returns whether it did. */
+static bool forget(struct symfile *f)
+{
+	if (!f || f->unloaded || f->changed || f->mod->kind != MODULE_FILE)
+		return false;
+	symfile_unload(f);
+	f->unloaded = true;
+	return true;
+}
+
+bool symbolizer_forget(struct symbolizer *z, const struct module *m)
+{
+	return forget(symfile_find(z, m));
+}
+
 size_t symbolizer_forget_idle(struct symbolizer *z, uint64_t now, uint64_t idle_ns)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < z->nfiles; i++) {
-		struct symfile *f = z->files[i];
-
-		if (!f || f->unloaded || f->changed || f->mod->kind != MODULE_FILE ||
-		    now - f->used_ns < idle_ns)
-			continue;
-		symfile_unload(f);
-		f->unloaded = true;
-		n++;
-	}
+	for (size_t i = 0; i < z->nfiles; i++)
+		if (z->files[i] && now - z->files[i]->used_ns >= idle_ns && forget(z->files[i]))
+			n++;
 	/* What was freed goes back to the system, the naming thread's heap included. */
 	if (n)
 		malloc_trim(0);

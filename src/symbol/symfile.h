@@ -169,6 +169,11 @@ void symbolizer_give_back(struct symbolizer *z);
  * Returns how many modules were let go.
  */
 size_t symbolizer_forget_idle(struct symbolizer *z, uint64_t now, uint64_t idle_ns);
+/*
+ * The same for m alone, now (memory is not given back: what the next
+ * module reads takes its place). Returns whether anything was let go.
+ */
+bool symbolizer_forget(struct symbolizer *z, const struct module *m);
 
 /* m's symfile if it was read already, else NULL (nothing is read). */
 struct symfile *symfile_find(struct symbolizer *z, const struct module *m);
