@@ -995,13 +995,16 @@ static int record_start(struct recorder *r, const struct record_opts *o)
 		return -1;
 	}
 	/*
-	 * The kernel's symbols (/proc/kallsyms: some 50 ms of the kernel's
-	 * time, the largest single read of a recording) before the sampling
-	 * starts, not during it: the programs profiled do not compete with
-	 * it, nor does it show in a whole-system profile. The naming thread
-	 * has no job yet to touch the symbolizer with.
+	 * A whole-system recording, which always has kernel frames, reads the
+	 * kernel's symbols (/proc/kallsyms: some 50 ms of the kernel's time,
+	 * the largest single read of a recording) before the sampling starts,
+	 * not during it: the programs profiled do not compete with it, nor
+	 * does it show in the profile, where the recorder samples itself.
+	 * (A command's recording leaves it to the naming thread: a short
+	 * command may have no kernel frame to name.) The naming thread has no
+	 * job yet to touch the symbolizer with.
 	 */
-	if (!o->ev.no_kernel && !r->kernel_dropped)
+	if (o->system_wide && !o->ev.no_kernel && !r->kernel_dropped)
 		symfile_get(&r->syms, module_set_kernel(&r->mods));
 	r->start_ns = now_ns();
 	r->wall_start = time(NULL);
