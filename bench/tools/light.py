@@ -406,9 +406,9 @@ def fig_memory(b):
         b.headline.append(("12. peak memory of record, `--no-lines`, %s" % short_desc, fkb(n), fkb(p),
                            "%.2f (perfmini/perf)" % rn if rn else "n/a", "≤ 0.5",
                            "n/a" if rn is None else b.aim(rn <= 0.5)))
-    md.append("\nWhat the recorder holds: the kernel's symbols, 8 bytes each and their names "
-              "deflated in blocks (about 1.7 MB for 122,000 symbols, where a plain table took "
-              "6-9 MB); compressed debug sections (Debian's -dbg files) expanded into an unnamed "
+    md.append("\nWhat the recorder holds: the kernel's symbols, 8 bytes each (about 1 MB for "
+              "122,000 symbols, where a plain table took 6-9 MB), their names in an unnamed "
+              "temporary file it maps, only the pages looked up resident; compressed debug sections (Debian's -dbg files) expanded into an unnamed "
               "temporary file that libdw maps, not into the heap; the pages of every file libelf "
               "maps given back once read (every 64 frames named); libdw's debuginfod client "
               "(libcurl and a TLS library) not loaded unless DEBUGINFOD_URLS is set. What the "
@@ -417,7 +417,8 @@ def fig_memory(b):
               "sampled, read by perfmini itself into 12 bytes a line-table row (libdw's took 48; "
               "the Python's libpython is built with `-g -O3`: its ceval.c alone has 71,000 rows) "
               "and 16 bytes a scope, and kept to about 2 MiB: beyond that, those of units not "
-              "used since the last few dozen frames are dropped and read again when needed.")
+              "used since the last few dozen frames are dropped and read again when needed; "
+              "what was read of a module whose code was not sampled for a minute is let go.")
     b.section("12. Peak memory of record on the bench workloads", "\n".join(md))
 
 
@@ -615,7 +616,8 @@ def fig_share(b):
           "name (`perfmini`, `perf`); the pid is used since other perfmini and perf processes "
           "(tests, other builds) may run on this machine at the same time. The share after the "
           "first %g s (`report --time %g,`; perf: samples %g s after its first) leaves the "
-          "recorder's start-up out: reading /proc/kallsyms and the symbol tables of what runs. "
+          "recorder's start-up out: the symbol tables of what runs (perfmini reads /proc/kallsyms "
+          "before its sampling starts, perf not at all). "
           "*CPU share*: the recorder's whole CPU time (utime + stime from pstat, its start and "
           "stop included, which its own samples do not see) over %d s × %d CPUs. The aim: own "
           "share ≤ 1%%. *Stop*: from the SIGINT to the recorder's exit (perfmini: draining, "

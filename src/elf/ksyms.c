@@ -7,7 +7,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "elf/ksyms.h"
 #include "util/util.h"
@@ -15,98 +16,98 @@
 /* While reading: a symbol's name number carries its rank (global) here. */
 #define GLOBAL_BIT 0x80000000U
 #define LAST_SIZE  4096
+/* Names are written to their file this many bytes at a time. */
+#define WRITE_BUF (64 * 1024)
 
 void ksyms_init(struct ksyms *k)
 {
 	memset(k, 0, sizeof(*k));
-	k->text_blk = SIZE_MAX;
+	k->fd = -1;
 }
 
 void ksyms_release(struct ksyms *k)
 {
 	free(k->syms);
-	free(k->z);
 	free(k->blk);
-	free(k->text);
+	if (k->map)
+		munmap(k->map, k->names_len);
+	else
+		free(k->buf);
+	if (k->fd >= 0)
+		close(k->fd);
 	ksyms_init(k);
 }
 
-/* The names of the block being filled, each ending in its NUL. */
-struct raw_block {
-	char *buf;
-	size_t len, cap, count;
-};
-
-/*
- * Deflates the block into k->z through s (one stream for all blocks: a
- * new one per block would allocate and clear its state every time).
- */
-static int flush_block(struct ksyms *k, struct raw_block *b, z_stream *s)
+/* Writes what waits in the buffer to the names' file, if there is one. */
+static int flush_names(struct ksyms *k)
 {
-	uLong zn = deflateBound(s, b->len);
+	int ret;
 
-	if (!b->count)
+	if (k->fd < 0 || !k->buf_len)
 		return 0;
-	if (!k->nblk) {
-		xgrow(&k->blk, &k->blkcap, 1, sizeof(*k->blk));
-		k->blk[0] = 0;
+	ret = write_all(k->fd, k->buf, k->buf_len);
+	k->buf_len = 0;
+	return ret;
+}
+
+static int add_name(struct ksyms *k, const char *name, size_t n)
+{
+	if (k->nnames % KSYMS_BLOCK == 0) {
+		if (k->names_len > UINT32_MAX)
+			return -ENOMEM;
+		xgrow(&k->blk, &k->blkcap, k->nblk + 1, sizeof(*k->blk));
+		k->blk[k->nblk++] = (uint32_t)k->names_len;
 	}
-	xgrow(&k->z, &k->zcap, k->zlen + zn, 1);
-	if (deflateReset(s) != Z_OK)
-		return -ENOMEM;
-	s->next_in = (Bytef *)b->buf;
-	s->avail_in = (uInt)b->len;
-	s->next_out = k->z + k->zlen;
-	s->avail_out = (uInt)zn;
-	if (deflate(s, Z_FINISH) != Z_STREAM_END || k->zlen + s->total_out > UINT32_MAX)
-		return -ENOMEM;
-	k->zlen += s->total_out;
-	xgrow(&k->blk, &k->blkcap, k->nblk + 2, sizeof(*k->blk));
-	k->blk[++k->nblk] = (uint32_t)k->zlen;
-	/* The largest block fixes the size of the buffer lookups inflate into. */
-	if (b->len > k->text_cap)
-		k->text_cap = b->len;
-	b->len = b->count = 0;
+	if (k->fd >= 0 && k->buf_len + n + 1 > WRITE_BUF) {
+		int ret = flush_names(k);
+
+		if (ret < 0)
+			return ret;
+	}
+	xgrow(&k->buf, &k->buf_cap, k->buf_len + n + 1, 1);
+	memcpy(k->buf + k->buf_len, name, n);
+	k->buf[k->buf_len + n] = '\0';
+	k->buf_len += n + 1;
+	k->names_len += n + 1;
+	k->nnames++;
 	return 0;
 }
 
-static int add_name(struct ksyms *k, struct raw_block *b, z_stream *s, const char *name, size_t n)
+/*
+ * The names, all read: mapped from their file (only the pages looked at
+ * are resident), or kept in the buffer where there is no file.
+ */
+static int map_names(struct ksyms *k)
 {
-	xgrow(&b->buf, &b->cap, b->len + n + 1, 1);
-	memcpy(b->buf + b->len, name, n);
-	b->buf[b->len + n] = '\0';
-	b->len += n + 1;
-	k->nnames++;
-	return ++b->count == KSYMS_BLOCK ? flush_block(k, b, s) : 0;
+	void *p;
+	int ret = flush_names(k);
+
+	if (ret < 0 || k->fd < 0 || !k->names_len)
+		return ret;
+	p = mmap(NULL, k->names_len, PROT_READ, MAP_PRIVATE, k->fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	free(k->buf);
+	k->buf = NULL;
+	k->buf_cap = 0;
+	k->map = p;
+	return 0;
 }
 
-/* Name number i, the global bit ignored; NULL when its block is damaged. */
-static const char *name_of(struct ksyms *k, uint32_t i)
+/* Name number i, the global bit ignored; NULL when there is none. */
+static const char *name_of(const struct ksyms *k, uint32_t i)
 {
-	size_t b, skip;
-	const char *p, *end;
+	const char *names = k->map ? k->map : k->buf, *p, *end;
+	size_t b;
 
 	i &= ~GLOBAL_BIT;
 	b = i / KSYMS_BLOCK;
-	if (b >= k->nblk)
+	if (b >= k->nblk || !names)
 		return NULL;
-	if (k->text_blk != b) {
-		uLongf n = k->text_cap;
-
-		if (!k->text)
-			k->text = xmalloc(k->text_cap ? k->text_cap : 1);
-		k->text_blk = SIZE_MAX;
-		if (uncompress((Bytef *)k->text, &n, k->z + k->blk[b], k->blk[b + 1] - k->blk[b]) !=
-			    Z_OK ||
-		    n == 0 || k->text[n - 1] != '\0')
-			return NULL;
-		k->text_len = n;
-		k->text_blk = b;
-	}
-	p = k->text;
-	end = k->text + k->text_len;
-	for (skip = i % KSYMS_BLOCK; skip && p < end; skip--)
-		p += strlen(p) + 1;
+	p = names + k->blk[b];
+	end = names + (b + 1 < k->nblk ? k->blk[b + 1] : k->names_len);
+	for (size_t skip = i % KSYMS_BLOCK; skip && p < end; skip--)
+		p += strnlen(p, (size_t)(end - p)) + 1;
 	return p < end ? p : NULL;
 }
 
@@ -123,29 +124,20 @@ static int cmp_ksym(const void *a, const void *b)
 }
 
 /* Whether x beats y, both at one address: see ksyms.h. */
-static bool better(struct ksyms *k, const struct ksym *x, const struct ksym *y)
+static bool better(const struct ksyms *k, const struct ksym *x, const struct ksym *y)
 {
 	const char *xn, *yn;
-	char *xs;
 	size_t xl, yl;
-	bool win;
 
 	if ((x->name & GLOBAL_BIT) != (y->name & GLOBAL_BIT))
 		return x->name & GLOBAL_BIT;
-	/* Two names, maybe of two blocks: the first is copied out. */
 	if (!(xn = name_of(k, x->name)))
 		return false;
-	xs = xstrdup(xn);
-	yn = name_of(k, y->name);
-	if (!yn) {
-		free(xs);
+	if (!(yn = name_of(k, y->name)))
 		return true;
-	}
-	xl = strlen(xs);
+	xl = strlen(xn);
 	yl = strlen(yn);
-	win = xl != yl ? xl < yl : strcmp(xs, yn) < 0;
-	free(xs);
-	return win;
+	return xl != yl ? xl < yl : strcmp(xn, yn) < 0;
 }
 
 static void finish(struct ksyms *k)
@@ -173,23 +165,15 @@ static void finish(struct ksyms *k)
 		k->syms = xrealloc(k->syms, k->n * sizeof(*k->syms));
 		k->cap = k->n;
 	}
-	if (k->zlen) {
-		k->z = xrealloc(k->z, k->zlen);
-		k->zcap = k->zlen;
-	}
 }
 
 int ksyms_read(struct ksyms *k, FILE *f)
 {
-	struct raw_block b = {0};
 	char line[1024];
 	int n = 0, err = 0;
-	z_stream s;
 
-	/* Blocks are a few KiB: a window of 4 KiB (2^12) holds one whole. */
-	memset(&s, 0, sizeof(s));
-	if (deflateInit2(&s, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 12, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return -ENOMEM;
+	/* Without a file (none can be made), the names stay in memory. */
+	k->fd = unnamed_file("perfmini-ksyms");
 	while (!err && fgets(line, sizeof(line), f)) {
 		char *end, *name, type;
 		unsigned long long addr;
@@ -214,13 +198,11 @@ int ksyms_read(struct ksyms *k, FILE *f)
 		if (type == 'T' || type == 'W')
 			k->syms[k->n].name |= GLOBAL_BIT;
 		k->n++;
-		err = add_name(k, &b, &s, name, len);
+		err = add_name(k, name, len);
 		n++;
 	}
 	if (!err)
-		err = flush_block(k, &b, &s);
-	deflateEnd(&s);
-	free(b.buf);
+		err = map_names(k);
 	if (!err && ferror(f))
 		err = -EIO;
 	if (err) {

@@ -6,10 +6,11 @@
  * A kernel has some 120,000 function symbols and 3 MB of names; a plain
  * symbol table (symtab.h) holds them in about 6 MB, and more while it
  * grows. Here each symbol is 8 bytes (its address as 32 bits, its name's
- * number) and the names are stored as they come, KSYMS_BLOCK to a block,
- * each block deflated (zlib): about a quarter of their size. A lookup
- * inflates the one block that holds the name (the last block inflated is
- * kept, so names read in order cost one inflate per block).
+ * number) and the names are written as they come to an unnamed file
+ * (util.h), which is mapped once read: only the pages of the names looked
+ * up are resident, and they can be given back like any file's. Where no
+ * such file can be made, the names stay in memory. A name is found by its
+ * block of KSYMS_BLOCK names, whose start is kept.
  *
  * x86-64 kernel text, the core kernel's and the modules' (and BPF
  * programs'), lies in the top 2 GiB of the address space: every address
@@ -29,7 +30,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Names per deflated block. */
+/* Names per block: the start of each block is kept. */
 #define KSYMS_BLOCK 64
 /* The high 32 bits of every kernel text address kept. */
 #define KSYMS_HIGH 0xffffffff00000000ULL
@@ -42,14 +43,15 @@ struct ksym {
 struct ksyms {
 	struct ksym *syms; /* by address, one per address */
 	size_t n, cap;
-	unsigned char *z; /* the deflated blocks, one after another */
-	size_t zlen, zcap;
-	uint32_t *blk; /* block b is z[blk[b], blk[b + 1]) */
+	/* The names, each ending in its NUL, in the order read. */
+	int fd;		   /* their file, or -1 */
+	char *map;	   /* the file mapped, once read */
+	char *buf;	   /* while reading, those not yet written; without a file, all */
+	size_t buf_len, buf_cap;
+	size_t names_len;  /* bytes of names */
+	uint32_t *blk;	   /* block b of names starts at byte blk[b] */
 	size_t nblk, blkcap;
 	size_t nnames;
-	/* The last block inflated, and which it is (SIZE_MAX: none). */
-	char *text;
-	size_t text_len, text_cap, text_blk;
 };
 
 void ksyms_init(struct ksyms *k);
@@ -58,18 +60,17 @@ void ksyms_release(struct ksyms *k);
 /*
  * Reads /proc/kallsyms text into an empty k. Returns the number of
  * function symbols read (aliases counted), or -errno: -EIO when the
- * stream failed, -ENOMEM when a block could not be deflated.
+ * stream failed, another when the names could not be written or mapped.
  */
 int ksyms_read(struct ksyms *k, FILE *f);
 
 /*
  * The symbol holding addr: true with its start address in *start and its
- * name in *name (valid until the next call on k), false when none does
- * or its name cannot be inflated.
+ * name in *name (valid until k is released), false when none does.
  */
 bool ksyms_lookup(struct ksyms *k, uint64_t addr, uint64_t *start, const char **name);
 
-/* The name of k->syms[i] (valid until the next call on k), or NULL. */
+/* The name of k->syms[i] (valid until k is released), or NULL. */
 const char *ksyms_name(struct ksyms *k, size_t i);
 
 #endif

@@ -279,23 +279,6 @@ static void put_header(struct out *o)
 	put_u64(o, 0);
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -ENOSPC;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /*
  * Where the sections after the samples go: a file written a chunk at a
  * time (each section's header, once its size and checksum are known,

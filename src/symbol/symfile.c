@@ -238,20 +238,18 @@ void symbolizer_init(struct symbolizer *z, struct module_set *mods, bool no_line
 /* Giving pages back. */
 
 /*
- * Remembers where libelf mapped e, if it mapped it privately from a file
+ * Remembers the n bytes at raw, if they are mapped privately from a file
  * (libelf may also read a file into memory, which must never be given
  * back): checked against /proc/self/maps.
  */
-static void remember_map(struct symfile *f, Elf *e)
+static void remember_region(struct symfile *f, const void *raw, size_t n)
 {
-	uintptr_t p, lo, hi, page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	size_t n = 0;
-	char *raw, line[512];
+	uintptr_t p = (uintptr_t)raw, lo, hi, page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	char line[512];
 	FILE *maps;
 
-	if (!e || f->nrmaps == (int)ARRAY_SIZE(f->rmaps) || !(raw = elf_rawfile(e, &n)) || !n)
+	if (!raw || !n || f->nrmaps == (int)ARRAY_SIZE(f->rmaps))
 		return;
-	p = (uintptr_t)raw;
 	for (int i = 0; i < f->nrmaps; i++)
 		if (p >= f->rmaps[i].start && p < f->rmaps[i].end)
 			return;
@@ -277,6 +275,15 @@ static void remember_map(struct symfile *f, Elf *e)
 		break;
 	}
 	fclose(maps);
+}
+
+/* The same for the image of e. */
+static void remember_map(struct symfile *f, Elf *e)
+{
+	size_t n = 0;
+	char *raw = e ? elf_rawfile(e, &n) : NULL;
+
+	remember_region(f, raw, n);
 }
 
 void symbolizer_trim(struct symbolizer *z)
@@ -430,6 +437,8 @@ static int load_kernel(struct symfile *f)
 		f->reason = REASON_KERNEL_HIDDEN;
 		return -EPERM;
 	}
+	/* The names' pages looked up are given back like a module file's. */
+	remember_region(f, f->ksyms.map, f->ksyms.names_len);
 	return 0;
 }
 

@@ -72,9 +72,10 @@ struct symfile {
 	bool changed;
 
 	/*
-	 * Where libelf mapped the module's files (private, from a file), so
-	 * that symbolizer_trim can give their pages back; forgotten whenever
-	 * the Dwfl that mapped them ends. touched: read since the last trim.
+	 * Where libelf mapped the module's files (private, from a file), and
+	 * the kernel's names (ksyms.h), so that symbolizer_trim can give their
+	 * pages back; forgotten whenever the Dwfl that mapped them ends.
+	 * touched: read since the last trim.
 	 */
 	struct {
 		uintptr_t start, end;

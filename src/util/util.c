@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util/util.h"
 
@@ -176,6 +177,23 @@ uint64_t hash_fast(const void *p, size_t n)
 		h1 = rotl64((h1 ^ t) * k1, 29);
 	}
 	return hash_u64(h0 ^ rotl64(h1, 32));
+}
+
+int write_all(int fd, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -ENOSPC;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
 }
 
 int parse_u64(const char *s, uint64_t *out)

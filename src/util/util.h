@@ -147,5 +147,7 @@ bool process_alive(uint32_t pid);
  * Returns the descriptor (close-on-exec), or -errno.
  */
 int unnamed_file(const char *name);
+/* Writes all of buf to fd, again after a short write or EINTR; 0 or -errno (-ENOSPC for nothing written). */
+int write_all(int fd, const void *buf, size_t len);
 
 #endif
