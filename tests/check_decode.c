@@ -971,8 +971,8 @@ START_TEST(test_random_bytes)
 			uint64_t time;
 
 			ck_assert_int_eq(record_peek(buf, len,
-						     iter % 2 ? &dwarf_layout : &base_layout,
-						     &type, &time),
+						     iter % 2 ? &dwarf_layout : &base_layout, &type,
+						     &time),
 					 0);
 			ck_assert_uint_eq(type, rec.type);
 			ck_assert_uint_eq(time, record_time(&rec));

@@ -184,9 +184,12 @@ START_TEST(test_hash_fast)
 		}
 	}
 	for (uint64_t i = 0; i < 102400; i++) {
-		uint64_t chain[6] = {0x401000 + (i % 64) * 4, 0x401200 + (i / 64 % 40) * 8,
-				     0x7f0000012345ULL, 0x7f0000054321ULL + (i / 2560) * 16,
-				     0x401500, 0x401600};
+		uint64_t chain[6] = {0x401000 + (i % 64) * 4,
+				     0x401200 + (i / 64 % 40) * 8,
+				     0x7f0000012345ULL,
+				     0x7f0000054321ULL + (i / 2560) * 16,
+				     0x401500,
+				     0x401600};
 		uint32_t c = ++slots[hash_fast(chain, sizeof(chain)) & 1023];
 
 		if (c > most)

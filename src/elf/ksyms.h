@@ -44,12 +44,12 @@ struct ksyms {
 	struct ksym *syms; /* by address, one per address */
 	size_t n, cap;
 	/* The names, each ending in its NUL, in the order read. */
-	int fd;		   /* their file, or -1 */
-	char *map;	   /* the file mapped, once read */
-	char *buf;	   /* while reading, those not yet written; without a file, all */
+	int fd;	   /* their file, or -1 */
+	char *map; /* the file mapped, once read */
+	char *buf; /* while reading, those not yet written; without a file, all */
 	size_t buf_len, buf_cap;
-	size_t names_len;  /* bytes of names */
-	uint32_t *blk;	   /* block b of names starts at byte blk[b] */
+	size_t names_len; /* bytes of names */
+	uint32_t *blk;	  /* block b of names starts at byte blk[b] */
 	size_t nblk, blkcap;
 	size_t nnames;
 };

@@ -260,8 +260,7 @@ void model_exit(struct model *m, uint32_t pid, uint32_t tid, uint64_t time)
 	}
 }
 
-void model_reap(struct model *m, uint64_t before, void (*gone)(uint32_t pid, void *arg),
-		void *arg)
+void model_reap(struct model *m, uint64_t before, void (*gone)(uint32_t pid, void *arg), void *arg)
 {
 	while (m->dead_head < m->ndead && m->dead[m->dead_head].time < before) {
 		const struct model_dead *d = &m->dead[m->dead_head++];

@@ -287,7 +287,8 @@ uint32_t stacker_add(struct stacker *s, const struct rec_sample *smp, uint16_t m
 				 * itself, and would give it up to the kernel's limit.
 				 * One frame says it.
 				 */
-				if (ip == prev && n && s->prof->frames[s->frames[n - 1]].module == PM_NONE)
+				if (ip == prev && n &&
+				    s->prof->frames[s->frames[n - 1]].module == PM_NONE)
 					continue;
 				user_frame(s, smp->pid, ip, &n);
 				prev = ip;

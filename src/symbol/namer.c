@@ -96,13 +96,13 @@ struct namer {
 	bool joined; /* by namer_finish: the thread is gone */
 	_Atomic uint64_t queued, taken;
 	/* The ration (thread's side): see ration(). */
-	int64_t tokens_ns;	    /* CPU time the thread may still use */
-	uint64_t last_ns;	    /* when tokens_ns was last brought up to date */
-	uint64_t last_cpu;	    /* the thread's CPU time charged up to */
-	int stat_fd;		    /* /proc/stat, or -1 */
-	uint64_t idle_ns, idle_at;  /* the machine's idle time, and when it was read */
-	bool machine_free;	    /* half a CPU or more was idle over LOOK_NS */
-	uint64_t forget_at;	    /* when idle modules were last looked for (now_coarse_ns) */
+	int64_t tokens_ns;	   /* CPU time the thread may still use */
+	uint64_t last_ns;	   /* when tokens_ns was last brought up to date */
+	uint64_t last_cpu;	   /* the thread's CPU time charged up to */
+	int stat_fd;		   /* /proc/stat, or -1 */
+	uint64_t idle_ns, idle_at; /* the machine's idle time, and when it was read */
+	bool machine_free;	   /* half a CPU or more was idle over LOOK_NS */
+	uint64_t forget_at;	   /* when idle modules were last looked for (now_coarse_ns) */
 
 	/*
 	 * Results, under lock (taken briefly by the thread and by
