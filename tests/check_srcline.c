@@ -93,30 +93,40 @@ static void forget(struct answer *a)
 	}
 }
 
-START_TEST(test_trim_and_read_again)
+/*
+ * This test program as a module of mods, named by z (both set up here),
+ * and the file range of its text in *text.
+ */
+static struct module *self_module(struct module_set *mods, struct symbolizer *z, struct text *text)
 {
-	char path[4096];
+	static char path[4096];
 	ssize_t len = readlink("/proc/self/exe", path, sizeof(path) - 1);
-	struct answer *before = xcalloc(NADDR, sizeof(*before));
-	struct symres *r = xmalloc(sizeof(*r));
-	struct module_set mods;
-	struct symbolizer z;
-	struct module *exe;
 	struct module_key key;
-	struct text text = {0, 0};
-	struct symfile *f;
 	struct stat st;
-	int with_lines = 0;
-	size_t held;
 
 	ck_assert(len > 0);
 	path[len] = '\0';
 	ck_assert_int_eq(stat(path, &st), 0);
 	key = (struct module_key){path, major(st.st_dev), minor(st.st_dev), st.st_ino};
-	module_set_init(&mods);
-	symbolizer_init(&z, &mods, false);
-	exe = module_set_get(&mods, &key, 0, 0, 0);
-	dl_iterate_phdr(find_text, &text);
+	module_set_init(mods);
+	symbolizer_init(z, mods, false);
+	text->off = text->size = 0;
+	dl_iterate_phdr(find_text, text);
+	return module_set_get(mods, &key, 0, 0, 0);
+}
+
+START_TEST(test_trim_and_read_again)
+{
+	struct answer *before = xcalloc(NADDR, sizeof(*before));
+	struct symres *r = xmalloc(sizeof(*r));
+	struct module_set mods;
+	struct symbolizer z;
+	struct text text;
+	struct module *exe = self_module(&mods, &z, &text);
+	struct symfile *f;
+	int with_lines = 0;
+	size_t held;
+
 	ck_assert_uint_gt(text.size, 64 * 1024);
 
 	/* Addresses spread over the whole text: code of many units. */
@@ -199,28 +209,16 @@ static void same_content(const struct answer *a, const struct symres *r, uint64_
  */
 START_TEST(test_forget_idle)
 {
-	char path[4096];
-	ssize_t len = readlink("/proc/self/exe", path, sizeof(path) - 1);
 	struct answer *before = xcalloc(NADDR, sizeof(*before));
 	struct symres *r = xmalloc(sizeof(*r));
 	struct module_set mods;
 	struct symbolizer z;
-	struct module *exe;
-	struct module_key key;
-	struct text text = {0, 0};
+	struct text text;
+	struct module *exe = self_module(&mods, &z, &text);
 	struct symfile *f;
-	struct stat st;
 	uint8_t build_id[BUILD_ID_MAX];
 	size_t build_id_len, nsegs;
 
-	ck_assert(len > 0);
-	path[len] = '\0';
-	ck_assert_int_eq(stat(path, &st), 0);
-	key = (struct module_key){path, major(st.st_dev), minor(st.st_dev), st.st_ino};
-	module_set_init(&mods);
-	symbolizer_init(&z, &mods, false);
-	exe = module_set_get(&mods, &key, 0, 0, 0);
-	dl_iterate_phdr(find_text, &text);
 	for (int i = 0; i < NADDR; i++) {
 		symbolize_addr(&z, exe, text.off + text.size / NADDR * (uint64_t)i, false, r);
 		keep(&before[i], r);
