@@ -248,6 +248,9 @@ START_TEST(test_forget_idle)
 	ck_assert_uint_eq(f->nsegs, nsegs);
 	/* Once only. */
 	ck_assert_uint_eq(symbolizer_forget_idle(&z, f->used_ns + 120000000000ULL, 1), 0);
+	/* Whether code is at its entry point is still known: it is not read again for that. */
+	ck_assert(!symbolize_at_entry(&z, exe, text.off + text.size - 1));
+	ck_assert(f->unloaded);
 
 	for (int i = 0; i < NADDR; i++) {
 		uint64_t off = text.off + text.size / NADDR * (uint64_t)i;

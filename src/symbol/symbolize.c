@@ -114,7 +114,9 @@ bool symbolize_at_entry(struct symbolizer *z, struct module *m, uint64_t off)
 
 	if (m->kind != MODULE_FILE)
 		return false;
-	f = symfile_get(z, m);
+	/* A module let go keeps its entry and segments: it is not read again for them. */
+	if (!(f = symfile_find(z, m)))
+		f = symfile_get(z, m);
 	return f->entry && addr_file_offset_to_vaddr(f->segs, f->nsegs, off, &vaddr) == 0 &&
 	       vaddr >= f->entry && vaddr - f->entry < 64;
 }
