@@ -92,7 +92,7 @@ struct namer {
 	struct chunk *oldest;	    /* the first chunk not freed (producer) */
 	struct chunk *_Atomic head; /* the chunk jobs are taken from (consumer) */
 	size_t pos;		    /* next job to take in head */
-	_Atomic bool sleeping, done, cancel, exited;
+	_Atomic bool sleeping, done, cancel;
 	bool joined; /* by namer_finish: the thread is gone */
 	_Atomic uint64_t queued, taken;
 	/* The ration (thread's side): see ration(). */
@@ -307,14 +307,14 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 	/*
 	 * What a first read touched of the module's files (reading a unit's
 	 * DWARF touches much of a file at once) is given back at once, not
-	 * TRIM_JOBS frames later, while the machine has CPU time to spare
-	 * and at the stop; on a busy machine the pages faulted in again cost
-	 * the programs profiled more than the memory held meanwhile. (The
-	 * ration's last look tells: looking again here would change what the
-	 * ration sees.)
+	 * TRIM_JOBS frames later, while the machine has CPU time to spare;
+	 * on a busy machine the pages faulted in again cost the programs
+	 * profiled more than the memory held meanwhile. (The ration's last
+	 * look tells: looking again here would change what the ration sees.)
+	 * At the stop each module is let go whole once named, its mappings
+	 * with it (finish_by_module).
 	 */
-	if ((f = symfile_find(n->z, j->m)) && f->fresh &&
-	    (atomic_load(&n->done) || n->machine_free))
+	if ((f = symfile_find(n->z, j->m)) && f->fresh && !atomic_load(&n->done) && n->machine_free)
 		symbolizer_give_back(n->z);
 }
 
@@ -340,15 +340,18 @@ static int cmp_job(const void *a, const void *b)
 }
 
 /*
- * At the stop: what is left is named module by module, each module let go
- * once its last frame is named, so that the stop holds one module's
- * symbols and DWARF at a time, not those of every module the ration had
- * held back (on a busy machine, most of the recording's).
+ * At the stop: what is left is named module by module, and a module read
+ * for it let go once its last frame is named (but the last), so that the
+ * stop holds one such module's symbols and DWARF at a time, not those of
+ * every module the ration had held back (on a busy machine, most of the
+ * recording's). The modules read before stay: letting them go would
+ * lower no peak, and unmapping their files takes time.
  */
 static void finish_by_module(struct namer *n, struct symres *r)
 {
 	struct job *jobs = NULL, j;
 	size_t njobs = 0, cap = 0;
+	bool read_now = false; /* the module of the jobs at hand was read for them */
 
 	while (take(n, &j)) {
 		xgrow(&jobs, &cap, njobs + 1, sizeof(*jobs));
@@ -356,10 +359,15 @@ static void finish_by_module(struct namer *n, struct symres *r)
 	}
 	qsort(jobs, njobs, sizeof(*jobs), cmp_job);
 	for (size_t i = 0; i < njobs && !atomic_load(&n->cancel); i++) {
+		if (i == 0 || jobs[i - 1].m != jobs[i].m) {
+			struct symfile *f = symfile_find(n->z, jobs[i].m);
+
+			read_now = !f || f->unloaded;
+		}
 		run_job(n, &jobs[i], r);
 		if ((i + 1) % TRIM_JOBS == 0)
 			symbolizer_trim(n->z);
-		if (i + 1 == njobs || jobs[i + 1].m != jobs[i].m)
+		if (read_now && i + 1 < njobs && jobs[i + 1].m != jobs[i].m)
 			symbolizer_forget(n->z, jobs[i].m);
 	}
 	free(jobs);
@@ -411,7 +419,6 @@ static void *namer_main(void *arg)
 		since_trim++;
 	}
 	free(r);
-	atomic_store(&n->exited, true);
 	return NULL;
 }
 
@@ -472,13 +479,17 @@ void namer_frame(struct namer *n, struct module *m, uint32_t frame, uint64_t add
 
 int namer_finish(struct namer *n, uint64_t deadline_ns, const volatile sig_atomic_t *interrupt)
 {
-	int ret = 0;
+	int ret;
 
 	atomic_store(&n->done, true);
 	wake(n);
-	/* Short waits, to see the deadline and the interrupt. */
-	while (!atomic_load(&n->exited)) {
-		struct timespec ts = {0, 5000000};
+	/*
+	 * Joined as soon as the thread ends, in waits of at most 5 ms to see
+	 * the deadline and the interrupt (a sleep of 5 ms between looks made
+	 * every stop wait for the end of one).
+	 */
+	for (;;) {
+		struct timespec ts;
 
 		if (interrupt && *interrupt) {
 			ret = -EINTR;
@@ -488,18 +499,22 @@ int namer_finish(struct namer *n, uint64_t deadline_ns, const volatile sig_atomi
 			ret = -ETIMEDOUT;
 			break;
 		}
-		nanosleep(&ts, NULL);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 5000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		if (pthread_timedjoin_np(n->thread, NULL, &ts) == 0) {
+			n->joined = true;
+			return 0;
+		}
 	}
-	if (ret < 0) {
-		/* The thread may be deep in a slow lookup: it is not waited for. */
-		atomic_store(&n->cancel, true);
-		wake(n);
-		pthread_detach(n->thread);
-		return ret;
-	}
-	pthread_join(n->thread, NULL);
-	n->joined = true;
-	return 0;
+	/* The thread may be deep in a slow lookup: it is not waited for. */
+	atomic_store(&n->cancel, true);
+	wake(n);
+	pthread_detach(n->thread);
+	return ret;
 }
 
 void namer_counts(struct namer *n, uint64_t *queued, uint64_t *done)
