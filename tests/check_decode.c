@@ -939,6 +939,25 @@ START_TEST(test_peek_no_time)
 }
 END_TEST
 
+/* A sample too short to hold its time: refused, nothing read past it. */
+START_TEST(test_peek_short)
+{
+	struct rb r;
+	uint32_t type;
+	uint64_t time;
+
+	rb_begin(&r, PERF_RECORD_SAMPLE, 0);
+	rb_u64(&r, 0x1000); /* ip; pid and tid and time missing */
+	{
+		size_t len = rb_end(&r);
+		unsigned char *copy = unit_exact_copy(r.b, len);
+
+		ck_assert_int_eq(record_peek(copy, len, &base_layout, &type, &time), -EBADMSG);
+		free(copy);
+	}
+}
+END_TEST
+
 /* Random bytes with a consistent size never crash the decoder. */
 START_TEST(test_random_bytes)
 {
@@ -1027,6 +1046,7 @@ static Suite *decode_suite(void)
 	tcase_add_test(tc, test_random_bytes);
 	tcase_add_loop_test(tc, test_peek, 0, (int)ARRAY_SIZE(truncation_cases));
 	tcase_add_test(tc, test_peek_no_time);
+	tcase_add_test(tc, test_peek_short);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;

@@ -289,7 +289,7 @@ int record_peek(const void *bytes, size_t len, const struct decode_layout *l, ui
 	} else {
 		return 0;
 	}
-	if (len - at < 8)
+	if (at > len || len - at < 8)
 		return -EBADMSG;
 	*time = load_u64(b + at);
 	return 0;
