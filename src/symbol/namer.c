@@ -356,7 +356,8 @@ static void finish_by_module(struct namer *n, struct symres *r)
 		xgrow(&jobs, &cap, njobs + 1, sizeof(*jobs));
 		jobs[njobs++] = j;
 	}
-	qsort(jobs, njobs, sizeof(*jobs), cmp_job);
+	if (njobs)
+		qsort(jobs, njobs, sizeof(*jobs), cmp_job);
 	for (size_t i = 0; i < njobs && !atomic_load(&n->cancel); i++) {
 		if (i == 0 || jobs[i - 1].m != jobs[i].m) {
 			struct symfile *f = symfile_find(n->z, jobs[i].m);
