@@ -58,10 +58,13 @@ static int add_name(struct ksyms *k, const char *name, size_t n)
 		xgrow(&k->blk, &k->blkcap, k->nblk + 1, sizeof(*k->blk));
 		k->blk[k->nblk++] = (uint32_t)k->names_len;
 	}
-	if (k->fd >= 0 && k->buf_len + n + 1 > WRITE_BUF) {
-		int ret = flush_names(k);
+	/* Past WRITE_BUF bytes the names go to a file (small tables stay in memory). */
+	if (k->buf_len + n + 1 > WRITE_BUF && !k->no_file) {
+		int ret;
 
-		if (ret < 0)
+		if (k->fd < 0 && (k->fd = unnamed_file("perfmini-ksyms")) < 0)
+			k->no_file = true;
+		if ((ret = flush_names(k)) < 0)
 			return ret;
 	}
 	xgrow(&k->buf, &k->buf_cap, k->buf_len + n + 1, 1);
@@ -172,8 +175,6 @@ int ksyms_read(struct ksyms *k, FILE *f)
 	char line[1024];
 	int n = 0, err = 0;
 
-	/* Without a file (none can be made), the names stay in memory. */
-	k->fd = unnamed_file("perfmini-ksyms");
 	while (!err && fgets(line, sizeof(line), f)) {
 		char *end, *name, type;
 		unsigned long long addr;

@@ -6,10 +6,11 @@
  * A kernel has some 120,000 function symbols and 3 MB of names; a plain
  * symbol table (symtab.h) holds them in about 6 MB, and more while it
  * grows. Here each symbol is 8 bytes (its address as 32 bits, its name's
- * number) and the names are written as they come to an unnamed file
- * (util.h), which is mapped once read: only the pages of the names looked
- * up are resident, and they can be given back like any file's. Where no
- * such file can be made, the names stay in memory. A name is found by its
+ * number) and the names, once they pass 64 KiB, are written as they come
+ * to an unnamed file (util.h), which is mapped once read: only the pages
+ * of the names looked up are resident, and they can be given back like
+ * any file's. Fewer names, or names where no such file can be made, stay
+ * in memory. A name is found by its
  * block of KSYMS_BLOCK names, whose start is kept.
  *
  * x86-64 kernel text, the core kernel's and the modules' (and BPF
@@ -44,9 +45,10 @@ struct ksyms {
 	struct ksym *syms; /* by address, one per address */
 	size_t n, cap;
 	/* The names, each ending in its NUL, in the order read. */
-	int fd;	   /* their file, or -1 */
-	char *map; /* the file mapped, once read */
-	char *buf; /* while reading, those not yet written; without a file, all */
+	int fd;	      /* their file, or -1 */
+	bool no_file; /* none could be made: all stay in buf */
+	char *map;    /* the file mapped, once read */
+	char *buf;    /* while reading, those not yet written; without a file, all */
 	size_t buf_len, buf_cap;
 	size_t names_len; /* bytes of names */
 	uint32_t *blk;	  /* block b of names starts at byte blk[b] */
