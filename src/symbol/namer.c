@@ -32,9 +32,10 @@
  * While recording on a busy machine, the thread's CPU time is rationed to
  * 0.5% of one CPU, with 20 ms of it saved up at most; the machine is busy
  * while less than half a CPU was idle, on average, since the last look at
- * /proc/stat (at most one every 100 ms, when the thread's time not yet
- * charged adds up to 1 ms; once a second while it waits, to run freely
- * again as soon as the machine is free). See namer.h.
+ * /proc/stat (at most one every 100 ms, when a module is to be read and
+ * the thread's time not yet charged adds up to 1 ms; once a second while
+ * it waits, to run freely again as soon as the machine is free). See
+ * namer.h.
  */
 #define SHARE_PERMILLE 5
 #define BURST_NS       20000000LL
@@ -290,16 +291,16 @@ static void ration(struct namer *n)
 }
 
 /*
- * Names one frame, within the ration: the first look at a module (its
- * symbols, its DWARF's units) is what costs most, but on a busy machine
- * the frames of modules already read add up too (the line tables of the
- * units first met, at thousands of new frames a second).
+ * Names one frame. The first look at a module (its symbols, its DWARF's
+ * units) is what costs: it waits for the ration; a frame of a module
+ * already read is looked up at once, its time charged to the ration.
  */
 static void run_job(struct namer *n, const struct job *j, struct symres *r)
 {
 	struct symfile *f;
 
-	ration(n);
+	if (!(f = symfile_find(n->z, j->m)) || f->unloaded)
+		ration(n);
 	symbolize_addr(n->z, j->m, j->addr, false, r);
 	store(n, j->frame, r);
 	symres_release(r);

@@ -8,10 +8,10 @@
  *
  * While the recording goes on, the thread uses the CPU time the machine
  * has to spare: while half a CPU or more is idle it runs freely; on a busy
- * machine it names frames only within a ration of 0.5% of one CPU (20 ms
- * of it saved up at most), so that it takes little from the profiled
- * programs, and what it has not named by the stop it names then, at full
- * speed. It runs at
+ * machine it reads a module for the first time (the costly part of
+ * naming) only within a ration of 0.5% of one CPU (20 ms of it saved up
+ * at most), so that it takes little from the profiled programs, and what
+ * it has not named by the stop it names then, at full speed. It runs at
  * normal priority, never in the idle class nor at a low nice level:
  * sharing the recorder's address space, a starved thread preempted in
  * the middle of a system call (mmap, say) holds kernel locks the recorder
