@@ -1289,7 +1289,7 @@ class Bench:
             new[n] = (title, self.provenance(load) + "\n\n" + md)
         kept = {n: v for n, v in old["sections"].items() if n not in new}
         for n, (title, body) in list(kept.items()):
-            if not body.startswith("*Measured by") and n in GENERATED and old["origin"]:
+            if not body.startswith(("*Measured by", "*Kept from")) and n in GENERATED and old["origin"]:
                 kept[n] = (title, "*Kept from an earlier run: %s.*\n\n%s" % (old["origin"], body))
         figs = sorted(set(new) | set(kept))
         L = []
