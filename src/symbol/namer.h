@@ -26,9 +26,10 @@
  * Ownership: the symbolizer handed to namer_start is the thread's alone
  * until namer_finish has joined it, but for the caller's reads into it
  * before it queues the first frame (the thread touches it for jobs only;
- * the queue publishes what was read before a job to the thread). Results are written under the namer's
- * lock, so that they can be read even when the thread could not be
- * joined (naming cut short, the thread still waiting on a slow source).
+ * the queue publishes what was read before a job to the thread).
+ * Results are written under the namer's lock, so that they can be read
+ * even when the thread could not be joined (naming cut short, the thread
+ * still waiting on a slow source).
  */
 #ifndef PERFMINI_NAMER_H
 #define PERFMINI_NAMER_H

@@ -5,9 +5,9 @@
 #include "config.h"
 
 #include <errno.h>
-#include <malloc.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
