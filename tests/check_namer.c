@@ -4,12 +4,15 @@
  * frames queued across many chunks are all named, each as symbolize_addr
  * names it on the caller's thread, and handed on once, drained while the
  * thread runs or after; counts add up; a frame never queued is not
- * resolved; freeing a namer that was never finished ends its thread.
+ * resolved; the kernel's frames are named while its symbols are read
+ * on a thread of their own; freeing a namer that was never finished ends
+ * its thread.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -182,6 +185,82 @@ START_TEST(test_names_everything_queued)
 }
 END_TEST
 
+/* The address of kernel function name in /proc/kallsyms, 0 when hidden or unreadable. */
+static uint64_t kernel_addr(const char *name)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512], sym[256], type;
+	unsigned long long a;
+	uint64_t found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 && !strcmp(sym, name))
+			found = a;
+	fclose(f);
+	return found;
+}
+
+/*
+ * Frames of the kernel among a program's: the kernel's symbols are read
+ * on a thread of their own while the program's frames are named, queued
+ * while the thread runs (set aside, then named once they are read) and
+ * at the stop (named last); each named as on the caller's thread after.
+ */
+START_TEST(test_kernel_frames_among_others)
+{
+	enum { N = 600 };
+	struct drained *d = xcalloc(1, sizeof(*d));
+	struct fixture fx;
+	struct module *kernel;
+	struct namer *n;
+	uint64_t kaddr = kernel_addr("schedule"), queued, done;
+	struct symres *r = xmalloc(sizeof(*r));
+	int k;
+
+	for (size_t i = 0; i < ARRAY_SIZE(d->levels); i++)
+		d->levels[i] = -1;
+	setup(&fx);
+	kernel = module_set_kernel(&fx.mods);
+	n = namer_start(&fx.z);
+	ck_assert_ptr_nonnull(n);
+	for (uint32_t i = 0; i < N; i++) {
+		if (i % 3 == 0)
+			namer_frame(n, kernel, i, kaddr + 4);
+		else
+			namer_frame(n, fx.exe, i, fx.off[i % 2]);
+		if (i == N / 2)
+			namer_drain(n, take, d);
+	}
+	ck_assert_int_eq(namer_finish(n, 0, NULL), 0);
+	namer_counts(n, &queued, &done);
+	ck_assert_uint_eq(queued, N);
+	ck_assert_uint_eq(done, N);
+	namer_drain(n, take, d);
+	ck_assert_uint_eq(d->n, N);
+	k = symbolize_addr(&fx.z, kernel, kaddr + 4, false, r);
+	for (uint32_t i = 0; i < N; i += 3) {
+		ck_assert_int_eq(d->levels[i], k);
+		if (k > 0)
+			ck_assert_str_eq(d->func[i], r->lv[k - 1].func);
+		ck_assert(namer_resolved(n, i));
+	}
+	/* Readable symbols (perf events need them anyway): the kernel's frames have names. */
+	if (kaddr)
+		ck_assert_str_eq(d->func[0], "schedule");
+	for (uint32_t i = 1; i < N; i += 3)
+		ck_assert_str_eq(d->func[i], i % 2 ? "namer_target_b" : "namer_target_a");
+	symres_release(r);
+	free(r);
+	namer_free(n);
+	for (uint32_t i = 0; i < N; i++)
+		free(d->func[i]);
+	free(d);
+	teardown(&fx);
+}
+END_TEST
+
 /* A recording that fails before its stop frees a namer never finished. */
 START_TEST(test_free_unfinished)
 {
@@ -193,6 +272,8 @@ START_TEST(test_free_unfinished)
 	ck_assert_ptr_nonnull(n);
 	for (uint32_t i = 0; i < 300; i++)
 		namer_frame(n, fx.exe, i, fx.off[i % 2]);
+	/* A kernel frame too: the reading of its symbols may still be under way. */
+	namer_frame(n, module_set_kernel(&fx.mods), 300, KSYMS_HIGH);
 	namer_free(n); /* joins the thread: the symbolizer is the caller's again */
 	teardown(&fx);
 }
@@ -225,6 +306,7 @@ static Suite *namer_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_names_everything_queued);
+	tcase_add_test(tc, test_kernel_frames_among_others);
 	tcase_add_test(tc, test_free_unfinished);
 	tcase_add_test(tc, test_nothing_queued);
 	suite_add_tcase(s, tc);

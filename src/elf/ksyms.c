@@ -5,6 +5,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -212,6 +214,62 @@ int ksyms_read(struct ksyms *k, FILE *f)
 	}
 	finish(k);
 	return n;
+}
+
+int ksyms_read_kernel(struct ksyms *k)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	int n;
+
+	if (!f)
+		return -errno;
+	n = ksyms_read(k, f);
+	fclose(f);
+	return n;
+}
+
+struct ksyms_reader {
+	pthread_t thread;
+	struct ksyms k;
+	int ret;
+	_Atomic bool done;
+};
+
+static void *reader_main(void *arg)
+{
+	struct ksyms_reader *r = arg;
+
+	r->ret = ksyms_read_kernel(&r->k);
+	atomic_store(&r->done, true);
+	return NULL;
+}
+
+bool ksyms_read_done(struct ksyms_reader *r)
+{
+	return atomic_load(&r->done);
+}
+
+struct ksyms_reader *ksyms_read_start(void)
+{
+	struct ksyms_reader *r = xcalloc(1, sizeof(*r));
+
+	ksyms_init(&r->k);
+	if (pthread_create(&r->thread, NULL, reader_main, r) != 0) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+int ksyms_read_wait(struct ksyms_reader *r, struct ksyms *k)
+{
+	int ret;
+
+	pthread_join(r->thread, NULL);
+	*k = r->k;
+	ret = r->ret;
+	free(r);
+	return ret;
 }
 
 const char *ksyms_name(struct ksyms *k, size_t i)

@@ -67,6 +67,26 @@ void ksyms_release(struct ksyms *k);
 int ksyms_read(struct ksyms *k, FILE *f);
 
 /*
+ * Reads /proc/kallsyms into an empty k: as ksyms_read, or -errno when it
+ * cannot be opened.
+ */
+int ksyms_read_kernel(struct ksyms *k);
+
+/*
+ * The same on a thread of its own, for a caller with other work to do
+ * meanwhile (reading /proc/kallsyms is some 40 ms of the kernel's time,
+ * spent formatting every symbol). ksyms_read_start starts it, NULL when
+ * no thread could be made (the caller reads by itself);
+ * ksyms_read_done tells whether it has ended; ksyms_read_wait waits for
+ * it to end, gives what it read to an empty k, frees r and returns what
+ * ksyms_read_kernel returned.
+ */
+struct ksyms_reader;
+struct ksyms_reader *ksyms_read_start(void);
+bool ksyms_read_done(struct ksyms_reader *r);
+int ksyms_read_wait(struct ksyms_reader *r, struct ksyms *k);
+
+/*
  * The symbol holding addr: true with its start address in *start and its
  * name in *name (valid until k is released), false when none does.
  */

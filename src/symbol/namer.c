@@ -50,6 +50,8 @@
  */
 #define IDLE_NS	       60000000000ULL
 #define FORGET_LOOK_NS 5000000000ULL
+/* How often a thread with nothing else to do looks whether the kernel's symbols are read. */
+#define DEFERRED_LOOK_MS 2
 
 struct job {
 	struct module *m;
@@ -103,6 +105,9 @@ struct namer {
 	uint64_t idle_ns, idle_at; /* the machine's idle time, and when it was read */
 	bool machine_free;	   /* half a CPU or more was idle over LOOK_NS */
 	uint64_t forget_at;	   /* when idle modules were last looked for (now_coarse_ns) */
+	/* Jobs of the kernel set aside while its symbols are read (defer_kernel). */
+	struct job *deferred;
+	size_t ndeferred, deferred_cap;
 
 	/*
 	 * Results, under lock (taken briefly by the thread and by
@@ -291,6 +296,26 @@ static void ration(struct namer *n)
 }
 
 /*
+ * A job of the kernel, whose symbols are not read yet: they are read on
+ * a thread of their own (symbolizer_read_kernel), their time the
+ * kernel's, while this thread names the other modules' frames; the
+ * kernel's wait until then (run_deferred). Returns whether j was set
+ * aside. (Their reading is not charged to the ration: it happens once,
+ * and the ration's wait comes before.)
+ */
+static bool defer_kernel(struct namer *n, const struct job *j)
+{
+	if (j->m->kind != MODULE_KERNEL)
+		return false;
+	symbolizer_read_kernel(n->z, j->m);
+	if (!n->z->kernel_reader)
+		return false; /* no thread for it: read here */
+	xgrow(&n->deferred, &n->deferred_cap, n->ndeferred + 1, sizeof(*n->deferred));
+	n->deferred[n->ndeferred++] = *j;
+	return true;
+}
+
+/*
  * Names one frame. The first look at a module (its symbols, its DWARF's
  * units) is what costs: it waits for the ration; a frame of a module
  * already read is looked up at once, its time charged to the ration.
@@ -299,8 +324,11 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 {
 	struct symfile *f;
 
-	if (!(f = symfile_find(n->z, j->m)) || f->unloaded)
+	if (!(f = symfile_find(n->z, j->m)) || f->unloaded) {
 		ration(n);
+		if (!f && defer_kernel(n, j))
+			return;
+	}
 	symbolize_addr(n->z, j->m, j->addr, false, r);
 	store(n, j->frame, r);
 	symres_release(r);
@@ -318,6 +346,17 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 		symbolizer_give_back(n->z);
 }
 
+/* The kernel's jobs set aside: its symbols waited for, then its frames named. */
+static void run_deferred(struct namer *n, struct symres *r)
+{
+	if (!n->ndeferred)
+		return;
+	symfile_get(n->z, n->deferred[0].m);
+	for (size_t i = 0; i < n->ndeferred; i++)
+		run_job(n, &n->deferred[i], r);
+	n->ndeferred = 0;
+}
+
 /* Lets go of the modules idle for IDLE_NS, looking at most every FORGET_LOOK_NS. */
 static void forget_idle(struct namer *n)
 {
@@ -329,11 +368,18 @@ static void forget_idle(struct namer *n)
 	symbolizer_forget_idle(n->z, now, IDLE_NS);
 }
 
-/* Module by module (by id), and in the order queued within one. */
+/*
+ * Module by module (by id, the kernel first, so that its symbols are
+ * read while the others are: see defer_kernel), and in the order queued
+ * within one.
+ */
 static int cmp_job(const void *a, const void *b)
 {
 	const struct job *x = a, *y = b;
+	bool xk = x->m->kind == MODULE_KERNEL, yk = y->m->kind == MODULE_KERNEL;
 
+	if (xk != yk)
+		return xk ? -1 : 1;
 	if (x->m->id != y->m->id)
 		return x->m->id < y->m->id ? -1 : 1;
 	return x->frame < y->frame ? -1 : x->frame > y->frame;
@@ -345,7 +391,9 @@ static int cmp_job(const void *a, const void *b)
  * stop holds one such module's symbols and DWARF at a time, not those of
  * every module the ration had held back (on a busy machine, most of the
  * recording's). The modules read before stay: letting them go would
- * lower no peak, and unmapping their files takes time.
+ * lower no peak, and unmapping their files takes time. The kernel's
+ * symbols, if still to be read, are read meanwhile (defer_kernel: the
+ * largest read of most stops), and its frames named last.
  */
 static void finish_by_module(struct namer *n, struct symres *r)
 {
@@ -371,6 +419,8 @@ static void finish_by_module(struct namer *n, struct symres *r)
 		if (read_now && i + 1 < njobs && jobs[i + 1].m != jobs[i].m)
 			symbolizer_forget(n->z, jobs[i].m);
 	}
+	if (!atomic_load(&n->cancel))
+		run_deferred(n, r);
 	free(jobs);
 }
 
@@ -392,6 +442,8 @@ static void *namer_main(void *arg)
 		}
 		if (take(n, &j)) {
 			run_job(n, &j, r);
+			if (n->ndeferred && symbolizer_kernel_read(n->z))
+				run_deferred(n, r);
 			if (++since_trim == TRIM_JOBS) {
 				symbolizer_trim(n->z);
 				forget_idle(n);
@@ -406,10 +458,20 @@ static void *namer_main(void *arg)
 		}
 		if (atomic_load(&n->done))
 			continue; /* the rest, by module */
-		/* Say we sleep, then look once more: a job published meanwhile is seen. */
+		if (n->ndeferred && symbolizer_kernel_read(n->z)) {
+			run_deferred(n, r);
+			continue;
+		}
+		/*
+		 * Say we sleep, then look once more: a job published meanwhile
+		 * is seen. While the kernel's symbols are read, for a while only.
+		 */
 		atomic_store(&n->sleeping, true);
 		if (!take(n, &j)) {
+			struct pollfd p = {.fd = n->wake, .events = POLLIN};
+
 			if (!atomic_load(&n->done) && !atomic_load(&n->cancel) &&
+			    (!n->ndeferred || poll(&p, 1, DEFERRED_LOOK_MS) > 0) &&
 			    read(n->wake, &v, sizeof(v)) < 0 && errno != EINTR)
 				break;
 			atomic_store(&n->sleeping, false);
@@ -419,6 +481,7 @@ static void *namer_main(void *arg)
 		run_job(n, &j, r);
 		since_trim++;
 	}
+	free(n->deferred);
 	free(r);
 	return NULL;
 }

@@ -395,8 +395,25 @@ size_t symbolizer_forget_idle(struct symbolizer *z, uint64_t now, uint64_t idle_
 	return n;
 }
 
+void symbolizer_read_kernel(struct symbolizer *z, const struct module *m)
+{
+	if (m->kind == MODULE_KERNEL && !z->kernel_reader && !symfile_find(z, m))
+		z->kernel_reader = ksyms_read_start();
+}
+
+bool symbolizer_kernel_read(struct symbolizer *z)
+{
+	return !z->kernel_reader || ksyms_read_done(z->kernel_reader);
+}
+
 void symbolizer_release(struct symbolizer *z)
 {
+	if (z->kernel_reader) {
+		struct ksyms k;
+
+		ksyms_read_wait(z->kernel_reader, &k);
+		ksyms_release(&k);
+	}
 	for (size_t i = 0; i < z->nfiles; i++)
 		symfile_free(z->files[i]);
 	free(z->files);
@@ -422,17 +439,17 @@ int symbolizer_add_debug_dir(struct symbolizer *z, const char *dir)
 
 /* Loading. */
 
-static int load_kernel(struct symfile *f)
+/* The kernel's symbols: those read meanwhile if symbolizer_read_kernel started a reading. */
+static int load_kernel(struct symbolizer *z, struct symfile *f)
 {
-	FILE *k = fopen("/proc/kallsyms", "re");
 	int n;
 
-	if (!k) {
-		f->reason = REASON_KERNEL_HIDDEN;
-		return -errno;
+	if (z->kernel_reader) {
+		n = ksyms_read_wait(z->kernel_reader, &f->ksyms);
+		z->kernel_reader = NULL;
+	} else {
+		n = ksyms_read_kernel(&f->ksyms);
 	}
-	n = ksyms_read(&f->ksyms, k);
-	fclose(k);
 	if (n <= 0 || f->ksyms.n == 0) {
 		f->reason = REASON_KERNEL_HIDDEN;
 		return -EPERM;
@@ -737,7 +754,7 @@ static void symfile_load(struct symbolizer *z, struct symfile *f)
 	elf_version(EV_CURRENT);
 	switch (m->kind) {
 	case MODULE_KERNEL:
-		load_kernel(f);
+		load_kernel(z, f);
 		break;
 	case MODULE_ANON:
 		f->reason = REASON_ANON;

@@ -114,6 +114,7 @@ struct symbolizer {
 	bool no_lines;
 	int pagemap; /* /proc/self/pagemap for symbolizer_trim; -1 when not open, -2 when it cannot be */
 	size_t lines_budget; /* symbolizer_trim's: SYMBOLIZER_LINES_BUDGET (tests set less) */
+	struct ksyms_reader *kernel_reader; /* see symbolizer_read_kernel, NULL if none */
 };
 
 /* no_lines: names from symbol tables only, DWARF never read. */
@@ -124,6 +125,16 @@ void symbolizer_release(struct symbolizer *z);
  * made absolute. Returns 0 or -errno (no such directory).
  */
 int symbolizer_add_debug_dir(struct symbolizer *z, const char *dir);
+
+/*
+ * Starts reading the kernel's symbols on a thread of their own, if m is
+ * the kernel and not read yet: the kernel's symfile, when first used,
+ * waits for them instead of reading them itself. For a caller that has
+ * other modules to read meanwhile (ksyms.h).
+ */
+void symbolizer_read_kernel(struct symbolizer *z, const struct module *m);
+/* Whether the kernel's symbols are read, if a reading was started: then no wait for them. */
+bool symbolizer_kernel_read(struct symbolizer *z);
 
 /*
  * The symfile of m, read on first use: segments, build-id and symbols
