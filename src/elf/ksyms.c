@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "elf/ksyms.h"
@@ -232,14 +233,18 @@ struct ksyms_reader {
 	pthread_t thread;
 	struct ksyms k;
 	int ret;
+	uint64_t cpu_ns;
 	_Atomic bool done;
 };
 
 static void *reader_main(void *arg)
 {
 	struct ksyms_reader *r = arg;
+	struct timespec ts;
 
 	r->ret = ksyms_read_kernel(&r->k);
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+		r->cpu_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	atomic_store(&r->done, true);
 	return NULL;
 }
@@ -261,13 +266,15 @@ struct ksyms_reader *ksyms_read_start(void)
 	return r;
 }
 
-int ksyms_read_wait(struct ksyms_reader *r, struct ksyms *k)
+int ksyms_read_wait(struct ksyms_reader *r, struct ksyms *k, uint64_t *cpu_ns)
 {
 	int ret;
 
 	pthread_join(r->thread, NULL);
 	*k = r->k;
 	ret = r->ret;
+	if (cpu_ns)
+		*cpu_ns = r->cpu_ns;
 	free(r);
 	return ret;
 }

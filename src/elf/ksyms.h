@@ -78,13 +78,14 @@ int ksyms_read_kernel(struct ksyms *k);
  * spent formatting every symbol). ksyms_read_start starts it, NULL when
  * no thread could be made (the caller reads by itself);
  * ksyms_read_done tells whether it has ended; ksyms_read_wait waits for
- * it to end, gives what it read to an empty k, frees r and returns what
+ * it to end, gives what it read to an empty k and the CPU time the
+ * thread used to *cpu_ns (if not NULL), frees r and returns what
  * ksyms_read_kernel returned.
  */
 struct ksyms_reader;
 struct ksyms_reader *ksyms_read_start(void);
 bool ksyms_read_done(struct ksyms_reader *r);
-int ksyms_read_wait(struct ksyms_reader *r, struct ksyms *k);
+int ksyms_read_wait(struct ksyms_reader *r, struct ksyms *k, uint64_t *cpu_ns);
 
 /*
  * The symbol holding addr: true with its start address in *start and its

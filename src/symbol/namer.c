@@ -297,11 +297,10 @@ static void ration(struct namer *n)
 
 /*
  * A job of the kernel, whose symbols are not read yet: they are read on
- * a thread of their own (symbolizer_read_kernel), their time the
- * kernel's, while this thread names the other modules' frames; the
- * kernel's wait until then (run_deferred). Returns whether j was set
- * aside. (Their reading is not charged to the ration: it happens once,
- * and the ration's wait comes before.)
+ * a thread of their own (symbolizer_read_kernel), after the ration's
+ * wait, while this thread names the other modules' frames; the kernel's
+ * wait until then (run_deferred), when that thread's CPU time is charged
+ * to the ration. Returns whether j was set aside.
  */
 static bool defer_kernel(struct namer *n, const struct job *j)
 {
@@ -352,6 +351,8 @@ static void run_deferred(struct namer *n, struct symres *r)
 	if (!n->ndeferred)
 		return;
 	symfile_get(n->z, n->deferred[0].m);
+	if (!n->machine_free)
+		n->tokens_ns -= (int64_t)n->z->kernel_read_cpu_ns;
 	for (size_t i = 0; i < n->ndeferred; i++)
 		run_job(n, &n->deferred[i], r);
 	n->ndeferred = 0;

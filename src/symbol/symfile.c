@@ -411,7 +411,7 @@ void symbolizer_release(struct symbolizer *z)
 	if (z->kernel_reader) {
 		struct ksyms k;
 
-		ksyms_read_wait(z->kernel_reader, &k);
+		ksyms_read_wait(z->kernel_reader, &k, NULL);
 		ksyms_release(&k);
 	}
 	for (size_t i = 0; i < z->nfiles; i++)
@@ -445,7 +445,7 @@ static int load_kernel(struct symbolizer *z, struct symfile *f)
 	int n;
 
 	if (z->kernel_reader) {
-		n = ksyms_read_wait(z->kernel_reader, &f->ksyms);
+		n = ksyms_read_wait(z->kernel_reader, &f->ksyms, &z->kernel_read_cpu_ns);
 		z->kernel_reader = NULL;
 	} else {
 		n = ksyms_read_kernel(&f->ksyms);

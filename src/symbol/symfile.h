@@ -115,6 +115,7 @@ struct symbolizer {
 	int pagemap; /* /proc/self/pagemap for symbolizer_trim; -1 when not open, -2 when it cannot be */
 	size_t lines_budget; /* symbolizer_trim's: SYMBOLIZER_LINES_BUDGET (tests set less) */
 	struct ksyms_reader *kernel_reader; /* see symbolizer_read_kernel, NULL if none */
+	uint64_t kernel_read_cpu_ns;	    /* the CPU time its thread used, once waited for */
 };
 
 /* no_lines: names from symbol tables only, DWARF never read. */
