@@ -248,21 +248,26 @@ remove_at_exit() {
 }
 
 # record_plt TARGET COMM ERE [OPTION]: records 'TARGET 1' (with the
-# record option OPTION, if given) into $tmp/TARGET.folded, again up to 4
-# times while fewer than 5 samples of COMM have a user stack matching ERE;
-# sets plt_in to their number. For a loop that calls through the PLT:
-# how many of the timer's samples land in a PLT entry rather than in the
-# function it jumps to depends on the machine, the load addresses and the
-# load, from none to most.
+# record option OPTION, if given), again up to 4 times while fewer than 5
+# samples of COMM in all its runs have a user stack matching ERE; the
+# runs' folded stacks together go to $tmp/TARGET.folded, and plt_in is
+# set to the number of those samples. For a loop that calls through the
+# PLT: how many of the timer's samples land in a PLT entry rather than
+# in the function it jumps to depends on the machine, the load addresses
+# and the load, from none to most (a handful a run, for perf as well, on
+# some processors: counted over the runs, not in the best one).
 record_plt() {
+	: >"$tmp/$1.runs"
 	for rp_try in 1 2 3 4; do
 		# shellcheck disable=SC2086 # no option, or one
 		record_cmd "$1" ${4-} -F 2999 -- "$TARGETS/$1" 1
-		rp_share=$(sym_shares "$tmp/$1.folded" "$2" "$3")
+		cat "$tmp/$1.folded" >>"$tmp/$1.runs"
+		rp_share=$(sym_shares "$tmp/$1.runs" "$2" "$3")
 		plt_in=${rp_share% *}
-		say "$1, run $rp_try: $plt_in of ${rp_share#* } samples in a PLT entry"
-		[ "$plt_in" -lt 5 ] || return 0
+		say "$1, after run $rp_try: $plt_in of ${rp_share#* } samples in a PLT entry"
+		[ "$plt_in" -lt 5 ] || break
 	done
+	mv "$tmp/$1.runs" "$tmp/$1.folded"
 }
 
 # plt_measurable TARGET: whether this processor lets timer samples land in
