@@ -131,17 +131,43 @@ static void take(uint32_t frame, const struct symres *r, void *arg)
 	d->n++;
 }
 
+static struct drained *drained_new(void)
+{
+	struct drained *d = xcalloc(1, sizeof(*d));
+
+	for (size_t i = 0; i < ARRAY_SIZE(d->levels); i++)
+		d->levels[i] = -1;
+	return d;
+}
+
+static void drained_free(struct drained *d)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(d->func); i++)
+		free(d->func[i]);
+	free(d);
+}
+
+/* Finishes n and drains it into d: each of the nqueued frames was named, and handed on. */
+static void finish_all(struct namer *n, struct drained *d, uint32_t nqueued)
+{
+	uint64_t queued, done;
+
+	ck_assert_int_eq(namer_finish(n, 0, NULL), 0);
+	namer_counts(n, &queued, &done);
+	ck_assert_uint_eq(queued, nqueued);
+	ck_assert_uint_eq(done, nqueued);
+	namer_drain(n, take, d);
+	ck_assert_uint_eq(d->n, nqueued);
+}
+
 START_TEST(test_names_everything_queued)
 {
 	enum { N = 5000 }; /* several chunks of the queue */
 	static const char *const want[2] = {"namer_target_a", "namer_target_b"};
-	struct drained *d = xcalloc(1, sizeof(*d));
+	struct drained *d = drained_new();
 	struct fixture fx;
 	struct namer *n;
-	uint64_t queued, done;
 
-	for (size_t i = 0; i < ARRAY_SIZE(d->levels); i++)
-		d->levels[i] = -1;
 	setup(&fx);
 	n = namer_start(&fx.z);
 	ck_assert_ptr_nonnull(n);
@@ -150,12 +176,7 @@ START_TEST(test_names_everything_queued)
 		if (i % 1000 == 999)
 			namer_drain(n, take, d); /* while the thread runs */
 	}
-	ck_assert_int_eq(namer_finish(n, 0, NULL), 0);
-	namer_counts(n, &queued, &done);
-	ck_assert_uint_eq(queued, N);
-	ck_assert_uint_eq(done, N);
-	namer_drain(n, take, d);
-	ck_assert_uint_eq(d->n, N);
+	finish_all(n, d, N);
 	for (uint32_t i = 0; i < N; i++) {
 		ck_assert_msg(d->levels[i] > 0, "frame %u: no levels (%d)", i, d->levels[i]);
 		ck_assert_str_eq(d->func[i], want[i % 2]);
@@ -178,9 +199,7 @@ START_TEST(test_names_everything_queued)
 		free(r);
 	}
 	namer_free(n);
-	for (uint32_t i = 0; i < N; i++)
-		free(d->func[i]);
-	free(d);
+	drained_free(d);
 	teardown(&fx);
 }
 END_TEST
@@ -211,16 +230,14 @@ static uint64_t kernel_addr(const char *name)
 START_TEST(test_kernel_frames_among_others)
 {
 	enum { N = 600 };
-	struct drained *d = xcalloc(1, sizeof(*d));
+	struct drained *d = drained_new();
 	struct fixture fx;
 	struct module *kernel;
 	struct namer *n;
-	uint64_t kaddr = kernel_addr("schedule"), queued, done;
+	uint64_t kaddr = kernel_addr("schedule");
 	struct symres *r = xmalloc(sizeof(*r));
 	int k;
 
-	for (size_t i = 0; i < ARRAY_SIZE(d->levels); i++)
-		d->levels[i] = -1;
 	setup(&fx);
 	kernel = module_set_kernel(&fx.mods);
 	n = namer_start(&fx.z);
@@ -233,12 +250,7 @@ START_TEST(test_kernel_frames_among_others)
 		if (i == N / 2)
 			namer_drain(n, take, d);
 	}
-	ck_assert_int_eq(namer_finish(n, 0, NULL), 0);
-	namer_counts(n, &queued, &done);
-	ck_assert_uint_eq(queued, N);
-	ck_assert_uint_eq(done, N);
-	namer_drain(n, take, d);
-	ck_assert_uint_eq(d->n, N);
+	finish_all(n, d, N);
 	k = symbolize_addr(&fx.z, kernel, kaddr + 4, false, r);
 	for (uint32_t i = 0; i < N; i += 3) {
 		ck_assert_int_eq(d->levels[i], k);
@@ -254,9 +266,7 @@ START_TEST(test_kernel_frames_among_others)
 	symres_release(r);
 	free(r);
 	namer_free(n);
-	for (uint32_t i = 0; i < N; i++)
-		free(d->func[i]);
-	free(d);
+	drained_free(d);
 	teardown(&fx);
 }
 END_TEST
