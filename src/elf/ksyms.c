@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "elf/ksyms.h"
@@ -240,11 +239,9 @@ struct ksyms_reader {
 static void *reader_main(void *arg)
 {
 	struct ksyms_reader *r = arg;
-	struct timespec ts;
 
 	r->ret = ksyms_read_kernel(&r->k);
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
-		r->cpu_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	r->cpu_ns = thread_cpu_ns();
 	atomic_store(&r->done, true);
 	return NULL;
 }

@@ -207,15 +207,6 @@ static void store(struct namer *n, uint32_t frame, const struct symres *r)
 	pthread_mutex_unlock(&n->lock);
 }
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* The idle time of all CPUs so far (idle and iowait), from /proc/stat; 0 when unknown. */
 static uint64_t machine_idle_ns(int fd)
 {

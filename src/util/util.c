@@ -230,6 +230,15 @@ uint64_t now_coarse_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 void sbuf_addn(struct sbuf *b, const char *s, size_t n)
 {
 	xgrow(&b->buf, &b->cap, b->len + n + 1, 1);

@@ -138,6 +138,8 @@ uint64_t now_ns(void);
  * "at most once a second" checks on hot paths; never mixed with now_ns.
  */
 uint64_t now_coarse_ns(void);
+/* The CPU time the calling thread has used, in nanoseconds; 0 when unknown. */
+uint64_t thread_cpu_ns(void);
 /* Whether process pid exists and has not exited (a zombie has). */
 bool process_alive(uint32_t pid);
 /*
