@@ -295,11 +295,8 @@ static void ration(struct namer *n)
  */
 static bool defer_kernel(struct namer *n, const struct job *j)
 {
-	if (j->m->kind != MODULE_KERNEL)
-		return false;
-	symbolizer_read_kernel(n->z, j->m);
-	if (!n->z->kernel_reader)
-		return false; /* no thread for it: read here */
+	if (!symbolizer_read_kernel(n->z, j->m))
+		return false; /* not the kernel, or no thread for it: read here */
 	xgrow(&n->deferred, &n->deferred_cap, n->ndeferred + 1, sizeof(*n->deferred));
 	n->deferred[n->ndeferred++] = *j;
 	return true;
@@ -434,7 +431,7 @@ static void *namer_main(void *arg)
 		}
 		if (take(n, &j)) {
 			run_job(n, &j, r);
-			if (n->ndeferred && symbolizer_kernel_read(n->z))
+			if (n->ndeferred && symbolizer_kernel_ready(n->z))
 				run_deferred(n, r);
 			if (++since_trim == TRIM_JOBS) {
 				symbolizer_trim(n->z);
@@ -450,7 +447,7 @@ static void *namer_main(void *arg)
 		}
 		if (atomic_load(&n->done))
 			continue; /* the rest, by module */
-		if (n->ndeferred && symbolizer_kernel_read(n->z)) {
+		if (n->ndeferred && symbolizer_kernel_ready(n->z)) {
 			run_deferred(n, r);
 			continue;
 		}

@@ -395,13 +395,16 @@ size_t symbolizer_forget_idle(struct symbolizer *z, uint64_t now, uint64_t idle_
 	return n;
 }
 
-void symbolizer_read_kernel(struct symbolizer *z, const struct module *m)
+bool symbolizer_read_kernel(struct symbolizer *z, const struct module *m)
 {
-	if (m->kind == MODULE_KERNEL && !z->kernel_reader && !symfile_find(z, m))
+	if (m->kind != MODULE_KERNEL)
+		return false;
+	if (!z->kernel_reader && !symfile_find(z, m))
 		z->kernel_reader = ksyms_read_start();
+	return z->kernel_reader != NULL;
 }
 
-bool symbolizer_kernel_read(struct symbolizer *z)
+bool symbolizer_kernel_ready(struct symbolizer *z)
 {
 	return !z->kernel_reader || ksyms_read_done(z->kernel_reader);
 }

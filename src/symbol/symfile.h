@@ -131,11 +131,12 @@ int symbolizer_add_debug_dir(struct symbolizer *z, const char *dir);
  * Starts reading the kernel's symbols on a thread of their own, if m is
  * the kernel and not read yet: the kernel's symfile, when first used,
  * waits for them instead of reading them itself. For a caller that has
- * other modules to read meanwhile (ksyms.h).
+ * other modules to read meanwhile (ksyms.h). Returns whether a reading
+ * is under way (false: none could be started, or m is not the kernel).
  */
-void symbolizer_read_kernel(struct symbolizer *z, const struct module *m);
-/* Whether the kernel's symbols are read, if a reading was started: then no wait for them. */
-bool symbolizer_kernel_read(struct symbolizer *z);
+bool symbolizer_read_kernel(struct symbolizer *z, const struct module *m);
+/* Whether using the kernel's symbols would not wait: no reading is under way, or it ended. */
+bool symbolizer_kernel_ready(struct symbolizer *z);
 
 /*
  * The symfile of m, read on first use: segments, build-id and symbols
