@@ -2,10 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # DWARF unwinding through a PLT entry keeps every caller: a stack sampled
 # in an entry of sym-plt's PLT must still read main;plt_loop;NAME@plt.
-# The FDE of .plt gives the CFA as a DWARF expression, which libunwind
-# evaluates from the unwind table's bytes at every step, also for an
-# address whose unwind information it has cached; those bytes must stay
-# readable then (sym-plt: lazy .plt; sym-plt-ibt: IBT .plt.sec, -z now).
+# The FDE of .plt gives the CFA as a DWARF expression of the entry's
+# address, evaluated at every step, also for an address whose row is
+# cached (sym-plt: lazy .plt; sym-plt-ibt: IBT .plt.sec, -z now).
 # At most 5% of the samples in PLT entries, or one, may lose their callers
 # (a sample at an entry's very first byte, of a few dozen, now and then).
 # A layout in whose entries this processor puts no sample, perf's neither

@@ -4,8 +4,8 @@
 # loop without call frame information, where unwinding stops at once.
 # Those stacks did not reach the process entry, and the recorder's summary
 # must say so: at most 10% of the user stacks reached the entry, and the
-# rest "ended before the entry" in the nocfi binary. The report's header
-# says the same.
+# rest stopped in the nocfi binary for want of unwind info. The report's
+# header says the same.
 set -eu
 . "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -22,8 +22,8 @@ complete=$1 stacks=$2
 [ "$stacks" -ge 300 ] || fail "only $stacks user stacks"
 [ $((complete * 10)) -le "$stacks" ] ||
 	fail "$complete of $stacks user stacks said to reach the entry (want at most 10%)"
-grep -q "nocfi: [0-9.]*% of the stacks stopped there: ended before the entry" "$tmp/record.err" ||
-	fail "the summary does not say the stacks ended before the entry in nocfi"
+grep -q "nocfi: [0-9.]*% of the stacks stopped there: no unwind info" "$tmp/record.err" ||
+	fail "the summary does not say the stacks stopped in nocfi for want of unwind info"
 rc=0
 "$PERFMINI" report -i "$tmp/nocfi.data" >"$tmp/top.txt" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] || fail "perfmini report exited $rc: $(cat "$tmp/top.txt")"

@@ -60,10 +60,13 @@ void event_attr(struct perf_event_attr *attr, const struct event_opts *o)
 	if (o->callchain)
 		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	if (o->dwarf_stack) {
-		/* The kernel's chain for kernel frames, registers and stack for the rest. */
+		/*
+		 * The kernel's chain for kernel frames (hybrid: and for the user
+		 * frames beyond the copy), registers and stack for the rest.
+		 */
 		attr->sample_type |=
 			PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-		attr->exclude_callchain_user = 1;
+		attr->exclude_callchain_user = !o->hybrid;
 		attr->sample_regs_user = o->dwarf_regs;
 		attr->sample_stack_user = o->dwarf_stack;
 	}

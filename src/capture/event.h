@@ -32,8 +32,9 @@ struct event_opts {
 	uint64_t period; /* events per sample, or 0 */
 	bool no_kernel;
 	bool callchain;
-	uint32_t dwarf_stack; /* DWARF mode: bytes of user stack per sample, else 0 */
-	uint64_t dwarf_regs;  /* DWARF mode: the user registers to sample */
+	uint32_t dwarf_stack; /* DWARF and hybrid modes: bytes of user stack per sample, else 0 */
+	uint64_t dwarf_regs;  /* DWARF and hybrid modes: the user registers to sample */
+	bool hybrid;	      /* with dwarf_stack: the kernel's user callchain too */
 	bool inherit;
 	bool enable_on_exec;   /* starts disabled, enabled by the next exec */
 	bool disabled;	       /* starts disabled, enabled by PERF_EVENT_IOC_ENABLE */

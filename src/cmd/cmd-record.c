@@ -37,18 +37,22 @@ static const char usage[] =
 	"                             branch-misses, ref-cycles\n"
 	"  -F, --freq HZ              samples per second per CPU (default 999)\n"
 	"  -c, --count PERIOD         one sample every PERIOD events instead of -F\n"
-	"  -g                         frame-pointer call chains (the default)\n"
-	"      --call-graph=MODE      fp: frame-pointer call chains (the default);\n"
-	"                             dwarf[,BYTES]: copy BYTES of user stack per sample\n"
-	"                             (default 32768, at most 65528) with the user\n"
-	"                             registers and unwind it while recording, with the\n"
-	"                             binaries' DWARF unwind tables, for code built\n"
-	"                             without frame pointers; none: no call chains\n"
+	"  -g                         call chains, in the default mode (hybrid)\n"
+	"      --call-graph=MODE      hybrid[,BYTES] (the default): copy BYTES of user\n"
+	"                             stack per sample (default 8192) with the user\n"
+	"                             registers and the frame-pointer chain, unwind the\n"
+	"                             copy with the binaries' unwind tables and go on\n"
+	"                             beyond it along the chain where it is verified;\n"
+	"                             fp: frame-pointer call chains only (wrong callers\n"
+	"                             in code built without frame pointers);\n"
+	"                             dwarf[,BYTES]: unwind tables only, over a copy of\n"
+	"                             BYTES (default 32768, at most 65528); none: no\n"
+	"                             call chains\n"
 	"      --no-call-graph        the same as --call-graph=none\n"
 	"      --no-kernel            leave kernel code out\n"
 	"  -m, --mmap-pages PAGES     ring buffer pages per CPU, a power of two\n"
-	"                             (default 128, 1024 with DWARF; more above\n"
-	"                             -F 4000)\n"
+	"                             (default 256 in hybrid mode, 128 with fp, 1024\n"
+	"                             with dwarf; more above -F 4000)\n"
 	"      --debug-dir DIR        also look for debug files under DIR (by build-id\n"
 	"                             and by name); may be repeated\n"
 	"      --no-lines             name frames from the symbol tables only: no\n"
@@ -88,29 +92,39 @@ enum {
 /* How long the stop may spend naming frames, by default: see perfmini-record(1). */
 #define NAME_TIMEOUT_DEFAULT 60.0
 
-/* The default stack copy of DWARF mode; see perfmini-record(1) for the choice. */
-#define DWARF_STACK_DEFAULT 32768
+/* The default stack copies of DWARF and hybrid modes; see perfmini-record(1) for the choice. */
+#define DWARF_STACK_DEFAULT  32768
+#define HYBRID_STACK_DEFAULT 8192
 
-/* "fp", "none", "dwarf" or "dwarf,BYTES" into opts; -EINVAL when malformed. */
+/* The default mode: hybrid, with its default copy. */
+static void default_call_graph(struct event_opts *ev)
+{
+	ev->callchain = true;
+	ev->hybrid = true;
+	ev->dwarf_stack = HYBRID_STACK_DEFAULT;
+}
+
+/* "hybrid[,BYTES]", "fp", "dwarf[,BYTES]" or "none" into opts; -EINVAL when malformed. */
 static int parse_call_graph(const char *s, struct event_opts *ev)
 {
+	size_t len = strcspn(s, ",");
 	uint64_t v;
 
 	ev->dwarf_stack = 0;
-	if (!strcmp(s, "fp")) {
-		ev->callchain = true;
+	ev->hybrid = false;
+	ev->callchain = strcmp(s, "none") != 0;
+	if (!strcmp(s, "fp") || !strcmp(s, "none"))
 		return 0;
-	}
-	if (!strcmp(s, "none")) {
-		ev->callchain = false;
-		return 0;
-	}
-	if (strncmp(s, "dwarf", 5) != 0 || (s[5] && s[5] != ','))
+	if (len == 6 && !strncmp(s, "hybrid", 6)) {
+		ev->hybrid = true;
+		v = HYBRID_STACK_DEFAULT;
+	} else if (len == 5 && !strncmp(s, "dwarf", 5)) {
+		v = DWARF_STACK_DEFAULT;
+	} else {
 		return -EINVAL;
-	v = DWARF_STACK_DEFAULT;
-	if (s[5] == ',' && (parse_u64(s + 6, &v) || v < 8 || v > 65528))
+	}
+	if (s[len] == ',' && (parse_u64(s + len + 1, &v) || v < 8 || v > 65528))
 		return -EINVAL;
-	ev->callchain = true;
 	ev->dwarf_stack = (uint32_t)((v + 7) & ~7ULL);
 	return 0;
 }
@@ -198,15 +212,16 @@ static void parse_ids(const char *s, const char *what, uint32_t **ids, size_t *n
 
 /*
  * The default ring of each CPU: 128 pages (512 KiB), which holds about
- * three seconds of one busy CPU's frame-pointer samples at 999 Hz, or 1024
- * pages in DWARF mode, whose samples are tens of KiB. Above 4,000 Hz it
+ * three seconds of one busy CPU's frame-pointer samples at 999 Hz; 256 in
+ * hybrid mode and 1024 in DWARF mode, whose samples carry 8 and 32 KiB of
+ * stack (about an eighth of a second either way). Above 4,000 Hz it
  * doubles with each doubling of the frequency, up to eight times above
  * 16,000 Hz, so that a ring still holds most of a second of samples and
  * the recorder may fall behind for that long without losing any.
  */
 static unsigned default_ring_pages(const struct event_opts *ev)
 {
-	unsigned pages = ev->dwarf_stack ? 1024 : 128;
+	unsigned pages = !ev->dwarf_stack ? 128 : ev->hybrid ? 256 : 1024;
 
 	for (uint64_t f = 4000; ev->period == 0 && ev->freq > f && f < 32000; f *= 2)
 		pages *= 2;
@@ -224,7 +239,7 @@ int cmd_record(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.ev.ev = event_find("cpu-clock");
 	o.ev.freq = 999;
-	o.ev.callchain = true;
+	default_call_graph(&o.ev);
 	o.output = "perfmini.data";
 	o.mmap_pages = 128;
 	o.name_timeout = NAME_TIMEOUT_DEFAULT;
@@ -263,17 +278,16 @@ int cmd_record(int argc, char **argv)
 			o.ev.period = v;
 			break;
 		case 'g':
-			o.ev.callchain = true;
-			o.ev.dwarf_stack = 0;
+			default_call_graph(&o.ev);
 			break;
 		case OPT_CALLGRAPH:
 			if (parse_call_graph(optarg, &o.ev))
-				bad_usage("bad call graph mode (fp, dwarf[,BYTES] or none)",
+				bad_usage("bad call graph mode (hybrid[,BYTES], fp, dwarf[,BYTES] "
+					  "or none)",
 					  optarg);
 			break;
 		case OPT_NO_CALLGRAPH:
-			o.ev.callchain = false;
-			o.ev.dwarf_stack = 0;
+			parse_call_graph("none", &o.ev);
 			break;
 		case OPT_NO_KERNEL:
 			o.ev.no_kernel = true;

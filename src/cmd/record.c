@@ -163,15 +163,6 @@ static void thread_exited(struct recorder *r, uint32_t pid, uint32_t tid, uint64
 	model_exit(&r->model, pid, tid, time);
 }
 
-/* A process the model forgot: so does the unwinder. */
-static void process_gone(uint32_t pid, void *arg)
-{
-	struct recorder *r = arg;
-
-	if (r->unwinder)
-		unwinder_forget(r->unwinder, pid);
-}
-
 static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_t misc)
 {
 	struct thread *t = model_thread(&r->model, s->pid, s->tid);
@@ -269,20 +260,13 @@ static void apply(const void *bytes, uint32_t len, void *arg)
 			break; /* kernel modules: symbolized through kallsyms */
 		model_mmap(&r->model, rec.mmap2.pid, rec.mmap2.addr, rec.mmap2.len, rec.mmap2.pgoff,
 			   &k, rec.mmap2.prot);
-		if (r->unwinder)
-			unwinder_invalidate(r->unwinder, rec.mmap2.pid);
 		break;
 	}
 	case PERF_RECORD_COMM:
 		model_comm(&r->model, rec.comm.pid, rec.comm.tid, rec.comm.comm, rec.comm.exec);
-		if (r->unwinder && rec.comm.exec)
-			unwinder_invalidate(r->unwinder, rec.comm.pid);
 		break;
 	case PERF_RECORD_FORK:
 		model_fork(&r->model, rec.task.pid, rec.task.ppid, rec.task.tid, rec.task.ptid);
-		/* A new process may have the pid of one just dead, whose unwinding it is not. */
-		if (r->unwinder && rec.task.pid != rec.task.ppid)
-			unwinder_forget(r->unwinder, rec.task.pid);
 		break;
 	case PERF_RECORD_EXIT:
 		if (r->o->off_cpu)
@@ -662,7 +646,7 @@ static void record_loop(struct recorder *r, bool tty)
 		drain_all(r);
 		limit = round_start > FLUSH_SLACK_NS ? round_start - FLUSH_SLACK_NS : 0;
 		order_flush(&r->q, limit, apply, r);
-		model_reap(&r->model, limit > LINGER_NS ? limit - LINGER_NS : 0, process_gone, r);
+		model_reap(&r->model, limit > LINGER_NS ? limit - LINGER_NS : 0, NULL, NULL);
 		/* The frames named meanwhile: their lines go into the profile, the namer forgets them. */
 		if (r->namer)
 			symbolize_take_named(r->prof, r->namer);
@@ -706,6 +690,9 @@ static void write_unwind_meta(struct recorder *r)
 
 	set_meta_u64(r->prof, "unwind-stacks", u->unwound);
 	set_meta_u64(r->prof, "unwind-complete", u->ends[UNWIND_COMPLETE]);
+	set_meta_u64(r->prof, "unwind-by-cfi", u->how[UNWIND_BY_CFI]);
+	set_meta_u64(r->prof, "unwind-spliced", u->how[UNWIND_BY_SPLICE]);
+	set_meta_u64(r->prof, "unwind-fp-only", u->how[UNWIND_BY_FP_ONLY]);
 	const struct hmap_slot *s;
 
 	for (size_t pos = 0; (s = hmap_next(&u->cut, &pos));)
@@ -748,9 +735,10 @@ static void write_meta(struct recorder *r)
 	else if (r->kernel_dropped)
 		profile_set_meta(p, "kernel-excluded", "kernel.perf_event_paranoid=2");
 	profile_set_meta(p, "call-graph",
-			 o->ev.dwarf_stack ? "dwarf"
-			 : o->ev.callchain ? "fp"
-					   : "none");
+			 o->ev.hybrid	     ? "hybrid"
+			 : o->ev.dwarf_stack ? "dwarf"
+			 : o->ev.callchain   ? "fp"
+					     : "none");
 	if (o->ev.dwarf_stack)
 		write_unwind_meta(r);
 	set_meta_u64(p, "start-time", (uint64_t)r->wall_start);

@@ -326,7 +326,8 @@ static void print_unwinding(const struct profile *p, FILE *out, int width)
 	struct sbuf b = {0};
 	int shown = 0;
 
-	if (strcmp(meta(p, "call-graph"), "dwarf") != 0)
+	if (strcmp(meta(p, "call-graph"), "dwarf") != 0 &&
+	    strcmp(meta(p, "call-graph"), "hybrid") != 0)
 		return;
 	parse_u64(meta(p, "unwind-stacks"), &stacks);
 	parse_u64(meta(p, "unwind-complete"), &complete);

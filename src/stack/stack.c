@@ -205,35 +205,81 @@ void stacker_settle_unwind(struct stacker *s, bool (*is_entry)(uint32_t frame, v
 
 	for (size_t pos = 0; (slot = hmap_next(&s->unw.outer, &pos));) {
 		uint32_t f = (uint32_t)slot->key;
+		enum unwind_end end = (enum unwind_end)(slot->key >> 32);
 
-		count_end(&s->unw, s->prof->frames[f].module,
-			  is_entry(f, arg) ? UNWIND_COMPLETE : UNWIND_NOT_ENTRY, slot->val);
+		/* A stack that ends at an entry point is whole, however the unwind stopped there. */
+		if (is_entry(f, arg))
+			end = UNWIND_COMPLETE;
+		else if (end == UNWIND_COMPLETE)
+			end = UNWIND_NOT_ENTRY;
+		count_end(&s->unw, s->prof->frames[f].module, end, slot->val);
 	}
 	hmap_release(&s->unw.outer);
 	hmap_init(&s->unw.outer);
 }
 
-/* DWARF mode: the user part of the stack, from the registers and stack copy. */
-static void unwind_user(struct stacker *s, const struct rec_sample *smp, uint32_t *n)
+/* Notes how an unwind ended at the stack's outermost frame, judged at the stop. */
+static void note_end(struct stacker *s, uint32_t before, uint32_t n, enum unwind_end end)
 {
-	enum unwind_end end;
-	struct module *last;
-	int k = unwind_sample(s->unwinder, smp->pid, smp, s->uips, STACK_MAX_FRAMES, &end, &last);
-	uint32_t before = *n;
-
-	for (int i = 0; i < k; i++)
-		user_frame(s, smp->pid, i ? s->uips[i] - 1 : s->uips[i], n);
 	s->unw.unwound++;
-	/* Complete only if it ends at an entry point: judged by name at the stop. */
-	if (end == UNWIND_COMPLETE && *n > before)
-		hmap_insert(&s->unw.outer, s->frames[*n - 1], NULL)->val++;
+	if (n > before)
+		hmap_insert(&s->unw.outer, (uint64_t)end << 32 | s->frames[n - 1], NULL)->val++;
 	else
-		count_end(&s->unw, last ? last->id : PM_NONE, end, 1);
+		count_end(&s->unw, PM_NONE, UNWIND_BAD_FRAME, 1);
+}
+
+/*
+ * A user frame of a frame-pointer chain, at address ip (a return address
+ * already one byte back); *prev is the last one added. A return address
+ * in no mapping met again at once is left out: the walk went round a frame
+ * pointer that points at itself, and would give it up to the kernel's
+ * limit. One frame says it.
+ */
+static void chain_frame(struct stacker *s, uint32_t pid, uint64_t ip, uint64_t *prev, uint32_t *n)
+{
+	if (ip == *prev && *n && s->prof->frames[s->frames[*n - 1]].module == PM_NONE)
+		return;
+	user_frame(s, pid, ip, n);
+	*prev = ip;
+}
+
+/*
+ * DWARF and hybrid modes: the user part of the stack, unwound from the
+ * registers and stack copy; chain[0..nchain) is the user part of the
+ * kernel's callchain (hybrid mode), taken as it is when there is no copy.
+ */
+static void unwind_user(struct stacker *s, const struct rec_sample *smp, const unsigned char *chain,
+			size_t nchain, uint32_t *n)
+{
+	struct unwind_result res;
+	uint32_t before = *n;
+	uint64_t prev = 0;
+
+	if (!smp->stack_dyn_size && nchain) {
+		for (size_t i = 0; i < nchain; i++) {
+			uint64_t ip = load_u64(chain + i * 8);
+
+			if (ip == 0 || ip >= (uint64_t)PERF_CONTEXT_MAX)
+				break;
+			chain_frame(s, smp->pid, i ? ip - 1 : ip, &prev, n);
+		}
+		s->unw.how[UNWIND_BY_FP_ONLY]++;
+		note_end(s, before, *n, UNWIND_COMPLETE);
+		return;
+	}
+	unwind_sample(s->unwinder, smp->pid, smp, chain, nchain, s->uips, STACK_MAX_FRAMES, &res);
+	for (int i = 0; i < res.n; i++)
+		chain_frame(s, smp->pid, s->uips[i], &prev, n);
+	s->unw.how[res.how]++;
+	note_end(s, before, *n, res.end);
 }
 
 uint32_t stacker_add(struct stacker *s, const struct rec_sample *smp, uint16_t misc)
 {
 	bool cache = !s->unwinder && smp->nr && smp->nr <= CHAIN_MAX;
+	bool unwind = s->unwinder && smp->regs_abi;
+	const unsigned char *uchain = NULL;
+	size_t nuchain = 0;
 	uint64_t hash = 0, gen = 0;
 	struct chain *c = NULL;
 	uint32_t n = 0, stack;
@@ -271,6 +317,12 @@ uint32_t stacker_add(struct stacker *s, const struct rec_sample *smp, uint16_t m
 					break;
 				ctx = ip;
 				first = true;
+				/* To be unwound: the chain's user part is handed over whole. */
+				if (ctx == (uint64_t)PERF_CONTEXT_USER && unwind) {
+					uchain = smp->ips + (i + 1) * 8;
+					nuchain = smp->nr - i - 1;
+					break;
+				}
 				continue;
 			}
 			if (ip == 0)
@@ -278,29 +330,18 @@ uint32_t stacker_add(struct stacker *s, const struct rec_sample *smp, uint16_t m
 			if (!first)
 				ip--;
 			first = false;
-			if (ctx == (uint64_t)PERF_CONTEXT_KERNEL) {
+			if (ctx == (uint64_t)PERF_CONTEXT_KERNEL)
 				kernel_frame(s, &n, ip);
-			} else if (ctx == (uint64_t)PERF_CONTEXT_USER) {
-				/*
-				 * A return address in no mapping met again at once:
-				 * the walk went round a frame pointer that points at
-				 * itself, and would give it up to the kernel's limit.
-				 * One frame says it.
-				 */
-				if (ip == prev && n &&
-				    s->prof->frames[s->frames[n - 1]].module == PM_NONE)
-					continue;
-				user_frame(s, smp->pid, ip, &n);
-				prev = ip;
-			}
+			else if (ctx == (uint64_t)PERF_CONTEXT_USER)
+				chain_frame(s, smp->pid, ip, &prev, &n);
 		}
 	} else if ((misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) {
 		kernel_frame(s, &n, smp->ip);
 	} else if (!s->unwinder) {
 		user_frame(s, smp->pid, smp->ip, &n);
 	}
-	if (s->unwinder && smp->regs_abi)
-		unwind_user(s, smp, &n);
+	if (unwind)
+		unwind_user(s, smp, uchain, nuchain, &n);
 	if (n == 0) {
 		add_frame(s, &n, PM_NONE, 0, smp->ip);
 		s->cacheable = false;

@@ -37,12 +37,13 @@
 /* Called for each frame that was not in the profile before. */
 typedef void (*stack_new_frame_fn)(void *arg, struct module *m, uint32_t frame, uint64_t addr);
 
-/* DWARF mode: how the unwinding of user stacks ended. */
+/* DWARF and hybrid modes: how the unwinding of user stacks went, and how it ended. */
 struct stack_unwind_stats {
 	uint64_t unwound;		 /* user stacks unwound */
+	uint64_t how[UNWIND_HOW_COUNT];	 /* of them, by how their frames were found */
 	uint64_t ends[UNWIND_END_COUNT]; /* of them, by reason (after stack_settle_unwind) */
 	struct hmap cut;		 /* (module id + 1, 0 for none) << 8 | reason -> stacks */
-	struct hmap outer;		 /* outermost frame id -> stacks libunwind ended */
+	struct hmap outer; /* end << 32 | outermost frame id -> stacks, until settled */
 };
 
 struct chain;
@@ -80,9 +81,10 @@ void stacker_release(struct stacker *s);
 uint32_t stacker_add(struct stacker *s, const struct rec_sample *smp, uint16_t misc);
 
 /*
- * DWARF mode, once frames have names: counts the stacks that libunwind
- * ended as complete if their outermost frame is an entry point (is_entry
- * says so of a frame id), else as UNWIND_NOT_ENTRY.
+ * DWARF and hybrid modes, once frames have names: counts the unwound
+ * stacks as complete if their outermost frame is an entry point (is_entry
+ * says so of a frame id), else by why they ended (UNWIND_NOT_ENTRY for
+ * those the tables ended elsewhere).
  */
 void stacker_settle_unwind(struct stacker *s, bool (*is_entry)(uint32_t frame, void *arg),
 			   void *arg);

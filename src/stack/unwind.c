@@ -1,15 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * unwind.c - DWARF unwinding of sampled user stacks; see unwind.h.
+ * unwind.c - unwinding sampled user stacks; see unwind.h.
  */
 #include "config.h"
 
 #include <asm/perf_regs.h>
 #include <errno.h>
 #include <gelf.h>
-#include <libunwind.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,88 +17,43 @@
 #include "stack/unwind.h"
 #include "util/util.h"
 
-/* Not in libunwind's public header, but exported (as perf uses it too). */
-extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
-					      unw_dyn_info_t *di, unw_proc_info_t *pi,
-					      int need_unwind_info, void *arg);
-#define dwarf_search_unwind_table UNW_OBJ(dwarf_search_unwind_table)
-
 /*
- * libunwind blocks every signal around each use of its register-state
- * cache and of its memory pools, so that a signal handler unwinding its
- * own thread cannot deadlock on a lock the interrupted code holds: two
- * rt_sigprocmask system calls per frame, four more per frame it has not
- * cached (Debian's build has no per-thread cache, which would skip them;
- * unw_set_caching_policy turns UNW_CACHE_PER_THREAD into the global one).
- * On a busy machine they were half of the recorder's own samples in
- * DWARF mode. perfmini unwinds copies of other processes' stacks and never
- * from a signal handler, so while a thread is inside unwind_sample the
- * masking is skipped. This definition takes libunwind's calls, the
- * executable's symbols coming first (the one function perfmini exports,
- * run-exports.sh); every other call goes on to pthread_sigmask, which
- * does what sigprocmask does.
+ * The rows last looked up, by image and address: a program's stacks go
+ * through the same few return addresses and hot instructions over and
+ * over, and libdw finds a row by searching .eh_frame_hdr and running the
+ * FDE's instructions each time. Direct-mapped; a miss (no row) is kept
+ * too.
  */
-static __thread bool in_unwind;
+#define ROW_SLOTS 4096
 
-__attribute__((visibility("default"))) int sigprocmask(int how, const sigset_t *set, sigset_t *old)
-{
-	int err;
-
-	if (in_unwind) {
-		/* Only libunwind's own restore, skipped the same way, reads it. */
-		if (old)
-			sigemptyset(old);
-		return 0;
-	}
-	err = pthread_sigmask(how, set, old);
-	if (err) {
-		errno = err;
-		return -1;
-	}
-	return 0;
-}
-
-/* Everything an unwind of one sample needs, handed to the accessors. */
-struct uctx {
-	struct unwinder *u;
-	uint32_t pid;
-	const struct rec_sample *s;
-	uint64_t sp;
-	bool short_stack, no_info;
-	/*
-	 * Modules whose unwind tables this unwind may read, with their load
-	 * bias: the tables lie in read-only segments, which the process model
-	 * (executable mappings only) does not hold. Every frame's module is
-	 * noted before libunwind steps from it, not only when find_proc_info
-	 * runs: with its cache, libunwind skips find_proc_info for an address
-	 * it has seen, yet evaluates a DWARF expression rule (the CFA of a
-	 * .plt entry is one) from the table's bytes at every step.
-	 */
-	struct {
-		struct unwind_image *img;
-		uint64_t bias;
-	} seen[8];
-	unsigned nseen;
+struct row_slot {
+	const struct unwind_image *img; /* NULL: empty */
+	uint64_t vaddr;
+	int err; /* unwind_image_row's answer */
+	struct cfi_row row;
 };
 
 struct unwinder {
 	struct model *model;
-	struct hmap spaces;	      /* pid -> unw_addr_space_t */
 	struct unwind_image **images; /* by module id; NULL until first needed */
 	size_t nimages;
+	struct row_slot *rows;
+	uint64_t row_hits, row_misses;
 };
 
-/* libunwind's register numbers to perf's. */
-static const int8_t perf_reg_of[] = {
-	[UNW_X86_64_RAX] = PERF_REG_X86_AX,  [UNW_X86_64_RDX] = PERF_REG_X86_DX,
-	[UNW_X86_64_RCX] = PERF_REG_X86_CX,  [UNW_X86_64_RBX] = PERF_REG_X86_BX,
-	[UNW_X86_64_RSI] = PERF_REG_X86_SI,  [UNW_X86_64_RDI] = PERF_REG_X86_DI,
-	[UNW_X86_64_RBP] = PERF_REG_X86_BP,  [UNW_X86_64_RSP] = PERF_REG_X86_SP,
-	[UNW_X86_64_R8] = PERF_REG_X86_R8,   [UNW_X86_64_R9] = PERF_REG_X86_R9,
-	[UNW_X86_64_R10] = PERF_REG_X86_R10, [UNW_X86_64_R11] = PERF_REG_X86_R11,
-	[UNW_X86_64_R12] = PERF_REG_X86_R12, [UNW_X86_64_R13] = PERF_REG_X86_R13,
-	[UNW_X86_64_R14] = PERF_REG_X86_R14, [UNW_X86_64_R15] = PERF_REG_X86_R15,
-	[UNW_X86_64_RIP] = PERF_REG_X86_IP,
+/* Everything an unwind of one sample needs, handed to the reader. */
+struct uctx {
+	const unsigned char *stack;
+	uint64_t sp, len; /* the copy holds [sp, sp + len) */
+	uint64_t want;	  /* the furthest byte above sp a read asked for */
+};
+
+/* perf's register numbers, by DWARF's (cfi.h). */
+static const int8_t perf_reg_of[CFI_NREGS] = {
+	PERF_REG_X86_AX,  PERF_REG_X86_DX,  PERF_REG_X86_CX,  PERF_REG_X86_BX,	PERF_REG_X86_SI,
+	PERF_REG_X86_DI,  PERF_REG_X86_BP,  PERF_REG_X86_SP,  PERF_REG_X86_R8,	PERF_REG_X86_R9,
+	PERF_REG_X86_R10, PERF_REG_X86_R11, PERF_REG_X86_R12, PERF_REG_X86_R13, PERF_REG_X86_R14,
+	PERF_REG_X86_R15, PERF_REG_X86_IP,
 };
 
 uint64_t unwind_regs_mask(void)
@@ -133,6 +85,20 @@ const char *unwind_end_text(enum unwind_end e)
 	}
 }
 
+const char *unwind_how_text(enum unwind_how h)
+{
+	switch (h) {
+	case UNWIND_BY_CFI:
+		return "unwound by CFI";
+	case UNWIND_BY_SPLICE:
+		return "spliced onto frame pointers";
+	case UNWIND_BY_FP_ONLY:
+		return "frame pointers only";
+	default:
+		return "?";
+	}
+}
+
 bool unwind_is_entry_name(const char *func)
 {
 	static const char *const entries[] = {
@@ -151,194 +117,82 @@ bool unwind_is_entry_name(const char *func)
 	return false;
 }
 
-/* The value of perf register r in the sample, if it was captured. */
-static int sample_reg(const struct rec_sample *s, int r, uint64_t *v)
+/* The sample's user registers, as many as it carries. */
+static void sample_regs(const struct rec_sample *s, struct cfi_regs *g)
 {
-	uint64_t mask = unwind_regs_mask(), below;
-	uint32_t idx;
+	uint64_t mask = unwind_regs_mask();
 
-	if (!s->regs_abi || !(mask & (1ULL << r)))
-		return -1;
-	below = mask & ((1ULL << r) - 1);
-	idx = (uint32_t)__builtin_popcountll(below);
-	if (idx >= s->nregs)
-		return -1;
-	*v = load_u64(s->regs + idx * 8);
-	return 0;
-}
+	g->known = 0;
+	if (!s->regs_abi)
+		return;
+	for (int r = 0; r < CFI_NREGS; r++) {
+		int p = perf_reg_of[r];
+		uint32_t idx = (uint32_t)__builtin_popcountll(mask & ((1ULL << p) - 1));
 
-/*
- * Images. Nothing of a module's file is mapped: a file its owner cuts
- * short in place would make the next read through a mapping raise SIGBUS
- * on the recorder's thread. The unwind tables (.eh_frame_hdr through
- * .eh_frame, read on every step) are copied in when the image is opened;
- * other bytes (code, which libunwind reads to tell signal frames) come
- * through pread and a few cached pages.
- */
-
-/* The file range [*lo, *hi) that holds .eh_frame_hdr and .eh_frame. */
-static int table_range(Elf *e, uint64_t *lo, uint64_t *hi)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-
-	*lo = UINT64_MAX;
-	*hi = 0;
-	if (elf_getshdrstrndx(e, &shstrndx) != 0)
-		return -ENOENT;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    !(name = elf_strptr(e, shstrndx, sh.sh_name)) ||
-		    (strcmp(name, ".eh_frame_hdr") && strcmp(name, ".eh_frame")))
-			continue;
-		if (sh.sh_offset < *lo)
-			*lo = sh.sh_offset;
-		if (sh.sh_offset + sh.sh_size > *hi)
-			*hi = sh.sh_offset + sh.sh_size;
+		if (idx < s->nregs)
+			cfi_set(g, r, load_u64(s->regs + idx * 8));
 	}
-	return *lo < *hi ? 0 : -ENOENT;
 }
 
-/* Reads [lo, hi) of fd into img's table copy. */
-static int copy_tables(struct unwind_image *img, int fd, uint64_t lo, uint64_t hi)
-{
-	size_t n = (size_t)(hi - lo), done = 0;
-
-	if (hi > img->nbytes || hi - lo > (256u << 20))
-		return -EFBIG;
-	img->tab = xmalloc(n ? n : 1);
-	img->tab_off = lo;
-	while (done < n) {
-		ssize_t r = pread(fd, img->tab + done, n - done, (off_t)(lo + done));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -EIO;
-		done += (size_t)r;
-	}
-	img->ntab = n;
-	return 0;
-}
+/* Images. */
 
 int unwind_image_open(struct unwind_image *img, const struct module *m)
 {
-	uint64_t lo, hi;
 	struct stat st;
-	Elf *e = NULL;
-	size_t phnum;
-	int n, ret = -ENOEXEC;
+	int n;
 
 	memset(img, 0, sizeof(*img));
 	img->fd = -1;
+	elf_version(EV_CURRENT);
 	if (m->kind == MODULE_VDSO) {
-		unsigned char *copy;
-
-		if (module_vdso_copy(&copy, &img->nbytes) < 0)
+		if (module_vdso_copy(&img->copy, &img->nbytes) < 0)
 			return -ENOENT;
-		img->tab = copy; /* the whole image is its own table copy */
-		img->ntab = img->nbytes;
-		e = elf_memory((char *)copy, img->nbytes);
+		img->elf = elf_memory((char *)img->copy, img->nbytes);
 	} else if (m->kind == MODULE_FILE && m->fd >= 0) {
 		if (fstat(m->fd, &st) < 0 || st.st_size <= 0)
 			return -ENOENT;
 		img->fd = m->fd;
 		img->nbytes = (size_t)st.st_size;
-		elf_version(EV_CURRENT);
 		/* Read through pread, not mapped. */
-		e = elf_begin(m->fd, ELF_C_READ, NULL);
+		img->elf = elf_begin(m->fd, ELF_C_READ, NULL);
 	} else {
 		return -ENOENT;
 	}
-	if (!e || (n = elf_read_segments(e, &img->segs)) <= 0)
-		goto fail;
+	if (!img->elf || (n = elf_read_segments(img->elf, &img->segs)) <= 0) {
+		unwind_image_close(img);
+		return -ENOEXEC;
+	}
 	img->nsegs = (size_t)n;
-	if (elf_getphdrnum(e, &phnum) == 0) {
-		for (size_t i = 0; i < phnum; i++) {
-			GElf_Phdr ph;
-
-			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_GNU_EH_FRAME) {
-				img->eh_hdr_vaddr = ph.p_vaddr;
-				img->eh_hdr_size = ph.p_memsz;
-			}
-		}
-	}
-	if (!img->tab && img->eh_hdr_vaddr) {
-		uint64_t off;
-
-		/* Without section headers: from the header to the end of its segment. */
-		if (table_range(e, &lo, &hi) < 0) {
-			if (addr_vaddr_to_file_offset(img->segs, img->nsegs, img->eh_hdr_vaddr,
-						      &off) < 0)
-				goto fail;
-			lo = off;
-			hi = off;
-			for (size_t i = 0; i < img->nsegs; i++)
-				if (off >= img->segs[i].offset &&
-				    off < img->segs[i].offset + img->segs[i].filesz)
-					hi = img->segs[i].offset + img->segs[i].filesz;
-		}
-		if ((ret = copy_tables(img, m->fd, lo, hi)) < 0)
-			goto fail;
-	}
-	elf_end(e);
+	img->eh = dwarf_getcfi_elf(img->elf);
+	/* .debug_frame: Go's binaries have no other, some hand-written code neither. */
+	img->dwarf = dwarf_begin_elf(img->elf, DWARF_C_READ, NULL);
+	if (img->dwarf)
+		img->debug = dwarf_getcfi(img->dwarf);
 	return 0;
-fail:
-	if (e)
-		elf_end(e);
-	unwind_image_close(img);
-	return ret;
 }
 
 void unwind_image_close(struct unwind_image *img)
 {
-	free(img->tab);
+	if (img->eh)
+		dwarf_cfi_end(img->eh);
+	if (img->dwarf)
+		dwarf_end(img->dwarf);
+	if (img->elf)
+		elf_end(img->elf);
+	free(img->copy);
 	free(img->segs);
-	for (size_t i = 0; i < ARRAY_SIZE(img->pages); i++)
-		free(img->pages[i].bytes);
+	cfi_pool_release(&img->pool);
 	memset(img, 0, sizeof(*img));
 	img->fd = -1;
 }
 
-/* Reads 8 bytes at file offset off of an image. */
-static int read_file(struct unwind_image *img, uint64_t off, uint64_t *v)
+int unwind_image_row(struct unwind_image *img, uint64_t vaddr, struct cfi_row *row)
 {
-	enum { PAGE = 4096 };
-	struct unwind_page *pg;
-	uint64_t base;
+	int ret = cfi_row_find(img->eh, vaddr, &img->pool, row);
 
-	if (off > img->nbytes || img->nbytes - off < 8)
-		return -1;
-	if (off >= img->tab_off && off - img->tab_off <= img->ntab &&
-	    img->ntab - (off - img->tab_off) >= 8) {
-		*v = load_u64(img->tab + (off - img->tab_off));
-		return 0;
-	}
-	if (img->fd < 0)
-		return -1;
-	/* A value across two pages: read it directly. */
-	base = off & ~(uint64_t)(PAGE - 1);
-	if (off + 8 > base + PAGE)
-		return pread(img->fd, v, 8, (off_t)off) == 8 ? 0 : -1;
-	pg = &img->pages[(base / PAGE) % ARRAY_SIZE(img->pages)];
-	if (!pg->bytes || pg->base != base) {
-		ssize_t r;
-
-		if (!pg->bytes)
-			pg->bytes = xmalloc(PAGE);
-		pg->base = base;
-		pg->len = 0;
-		r = pread(img->fd, pg->bytes, PAGE, (off_t)base);
-		if (r > 0)
-			pg->len = (size_t)r;
-	}
-	if (off - base + 8 > pg->len)
-		return -1;
-	*v = load_u64(pg->bytes + (off - base));
-	return 0;
+	if (ret == -ENOENT && img->debug)
+		ret = cfi_row_find(img->debug, vaddr, &img->pool, row);
+	return ret;
 }
 
 /* The image of m, opened on first use; NULL when it cannot be read. */
@@ -363,300 +217,235 @@ static struct unwind_image *image_of(struct unwinder *u, const struct module *m)
 	return u->images[m->id]->nbytes ? u->images[m->id] : NULL;
 }
 
-/* Reads 8 bytes at runtime address a of the code or tables of a module. */
-static int read_module(struct uctx *c, uint64_t a, uint64_t *v)
+/* The row of vaddr in img, through the cache; as unwind_image_row. */
+static int row_of(struct unwinder *u, struct unwind_image *img, uint64_t vaddr,
+		  const struct cfi_row **row)
 {
-	const struct mapping *map = model_find(c->u->model, c->pid, a);
-	struct unwind_image *img;
-	uint64_t off;
+	struct row_slot *slot;
 
-	if (map && map->mod && (img = image_of(c->u, map->mod)))
-		return read_file(img, addr_to_file_offset(a, map->start, map->pgoff), v);
-	for (unsigned i = 0; i < c->nseen; i++) {
-		img = c->seen[i].img;
-		if (addr_vaddr_to_file_offset(img->segs, img->nsegs, a - c->seen[i].bias, &off) ==
-		    0)
-			return read_file(img, off, v);
+	if (!u->rows)
+		u->rows = xcalloc(ROW_SLOTS, sizeof(*u->rows));
+	slot = &u->rows[hash_u64(vaddr ^ (uint64_t)(uintptr_t)img) & (ROW_SLOTS - 1)];
+	if (slot->img == img && slot->vaddr == vaddr) {
+		u->row_hits++;
+	} else {
+		u->row_misses++;
+		slot->img = img;
+		slot->vaddr = vaddr;
+		slot->err = unwind_image_row(img, vaddr, &slot->row);
 	}
-	return -1;
+	*row = &slot->row;
+	return slot->err;
 }
-
-static void note_seen(struct uctx *c, struct unwind_image *img, uint64_t bias)
-{
-	for (unsigned i = 0; i < c->nseen; i++)
-		if (c->seen[i].img == img)
-			return;
-	if (c->nseen == ARRAY_SIZE(c->seen))
-		c->nseen = 0; /* the oldest go: they are the outer frames' */
-	c->seen[c->nseen].img = img;
-	c->seen[c->nseen].bias = bias;
-	c->nseen++;
-}
-
-static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write, void *arg)
-{
-	struct uctx *c = arg;
-	const struct rec_sample *s = c->s;
-	uint64_t v;
-
-	(void)as;
-	if (write)
-		return -UNW_EINVAL;
-	if (addr >= c->sp && addr - c->sp + 8 <= s->stack_dyn_size) {
-		*valp = load_u64(s->stack + (addr - c->sp));
-		return 0;
-	}
-	if (read_module(c, addr, &v) == 0) {
-		*valp = v;
-		return 0;
-	}
-	/* Above the copy but close: the stack went on beyond what was copied. */
-	if (addr >= c->sp && addr - c->sp < (8u << 20))
-		c->short_stack = true;
-	return -UNW_EINVAL;
-}
-
-static int access_reg(unw_addr_space_t as, unw_regnum_t regnum, unw_word_t *valp, int write,
-		      void *arg)
-{
-	struct uctx *c = arg;
-	uint64_t v;
-
-	(void)as;
-	if (write || regnum < 0 || (size_t)regnum >= ARRAY_SIZE(perf_reg_of))
-		return -UNW_EBADREG;
-	if (sample_reg(c->s, perf_reg_of[regnum], &v) < 0)
-		return -UNW_EBADREG;
-	*valp = v;
-	return 0;
-}
-
-static int access_fpreg(unw_addr_space_t as, unw_regnum_t num, unw_fpreg_t *val, int write,
-			void *arg)
-{
-	(void)as, (void)num, (void)val, (void)write, (void)arg;
-	return -UNW_EINVAL;
-}
-
-static int resume(unw_addr_space_t as, unw_cursor_t *cu, void *arg)
-{
-	(void)as, (void)cu, (void)arg;
-	return -UNW_EINVAL;
-}
-
-static int get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *dilap, void *arg)
-{
-	(void)as, (void)dilap, (void)arg;
-	return -UNW_ENOINFO;
-}
-
-static void put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
-{
-	/* libunwind frees what dwarf_search_unwind_table allocated itself. */
-	(void)as, (void)pi, (void)arg;
-}
-
-/* A DW_EH_PE-encoded value of .eh_frame_hdr; only the forms it uses. */
-static int read_encoded(const unsigned char *p, const unsigned char *end, uint8_t enc,
-			uint64_t here, uint64_t *v, size_t *len)
-{
-	uint64_t x;
-
-	switch (enc & 0x0f) {
-	case 0x03: /* udata4 */
-	case 0x0b: /* sdata4 */
-		if (end - p < 4)
-			return -1;
-		x = (enc & 0x0f) == 0x0b ? (uint64_t)(int64_t)(int32_t)load_u32(p) : load_u32(p);
-		*len = 4;
-		break;
-	case 0x04: /* udata8 */
-	case 0x0c: /* sdata8 */
-		if (end - p < 8)
-			return -1;
-		x = load_u64(p);
-		*len = 8;
-		break;
-	default:
-		return -1;
-	}
-	if ((enc & 0x70) == 0x10) /* pcrel */
-		x += here;
-	*v = x;
-	return 0;
-}
-
-/*
- * The image of mapping map's module, noted as seen; *bias gets its load
- * bias. NULL when it cannot be read.
- */
-static struct unwind_image *see_mapping(struct uctx *c, const struct mapping *map, uint64_t *bias)
-{
-	struct unwind_image *img = map && map->mod ? image_of(c->u, map->mod) : NULL;
-
-	if (!img || addr_load_bias(img->segs, img->nsegs, map->start, map->end, map->pgoff,
-				   map->prot, bias) < 0)
-		return NULL;
-	note_seen(c, img, *bias);
-	return img;
-}
-
-static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
-			  int need_unwind_info, void *arg)
-{
-	struct uctx *c = arg;
-	const struct mapping *map = model_find(c->u->model, c->pid, ip);
-	struct unwind_image *img;
-	const unsigned char *hdr, *end;
-	uint64_t bias, hdr_off, hdr_rt, eh_frame, count;
-	size_t l1, l2;
-	unw_dyn_info_t di;
-
-	img = see_mapping(c, map, &bias);
-	if (!img || !img->eh_hdr_vaddr ||
-	    addr_vaddr_to_file_offset(img->segs, img->nsegs, img->eh_hdr_vaddr, &hdr_off) < 0 ||
-	    hdr_off < img->tab_off || hdr_off - img->tab_off + 4 > img->ntab) {
-		c->no_info = true;
-		return -UNW_ENOINFO;
-	}
-	hdr = img->tab + (hdr_off - img->tab_off);
-	end = img->tab + img->ntab;
-	hdr_rt = bias + img->eh_hdr_vaddr;
-	/* version 1; the search table must be datarel sdata4 pairs */
-	if (hdr[0] != 1 || hdr[3] != 0x3b ||
-	    read_encoded(hdr + 4, end, hdr[1], hdr_rt + 4, &eh_frame, &l1) < 0 ||
-	    read_encoded(hdr + 4 + l1, end, hdr[2], hdr_rt + 4 + l1, &count, &l2) < 0) {
-		c->no_info = true;
-		return -UNW_ENOINFO;
-	}
-	memset(&di, 0, sizeof(di));
-	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
-	di.start_ip = map->start;
-	di.end_ip = map->end;
-	di.u.rti.segbase = hdr_rt;
-	di.u.rti.table_data = hdr_rt + 4 + l1 + l2;
-	di.u.rti.table_len = count * 8 / sizeof(unw_word_t);
-	return dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info, arg);
-}
-
-static unw_accessors_t accessors = {
-	.find_proc_info = find_proc_info,
-	.put_unwind_info = put_unwind_info,
-	.get_dyn_info_list_addr = get_dyn_info_list_addr,
-	.access_mem = access_mem,
-	.access_reg = access_reg,
-	.access_fpreg = access_fpreg,
-	.resume = resume,
-	.get_proc_name = NULL,
-};
 
 struct unwinder *unwinder_new(struct model *model)
 {
 	struct unwinder *u = xcalloc(1, sizeof(*u));
 
 	u->model = model;
-	hmap_init(&u->spaces);
 	return u;
 }
 
 void unwinder_free(struct unwinder *u)
 {
-	struct hmap_slot *s;
-
 	if (!u)
 		return;
-	for (size_t pos = 0; (s = hmap_next(&u->spaces, &pos));)
-		unw_destroy_addr_space((unw_addr_space_t)(uintptr_t)s->val);
-	hmap_release(&u->spaces);
 	for (size_t i = 0; i < u->nimages; i++) {
 		if (u->images[i])
 			unwind_image_close(u->images[i]);
 		free(u->images[i]);
 	}
 	free(u->images);
+	free(u->rows);
 	free(u);
 }
 
-static unw_addr_space_t space_of(struct unwinder *u, uint32_t pid)
+/* Stepping. */
+
+static int read_stack(void *arg, uint64_t addr, uint64_t *v)
 {
-	bool added;
-	struct hmap_slot *slot = hmap_insert(&u->spaces, pid, &added);
+	struct uctx *c = arg;
 
-	if (added) {
-		unw_addr_space_t as = unw_create_addr_space(&accessors, 0);
+	if (addr >= c->sp && addr - c->sp < (1ULL << 32) && addr - c->sp + 8 > c->want)
+		c->want = addr - c->sp + 8;
+	if (addr < c->sp || c->len < 8 || addr - c->sp > c->len - 8)
+		return -EFAULT;
+	*v = load_u64(c->stack + (addr - c->sp));
+	return 0;
+}
 
-		if (!as)
-			die("libunwind: cannot create an address space");
-		unw_set_caching_policy(as, UNW_CACHE_GLOBAL);
-		slot->val = (uintptr_t)as;
+/*
+ * Where the kernel's frame-pointer walk went through the frame record at
+ * rbp: the index k of the user chain whose next entry, k + 1, the walk
+ * read at rbp + 8; -1 when it did not go there. The walk is followed
+ * through the copy from the sampled rbp, each return address it reads
+ * checked against the chain, so that a chain taken along another path is
+ * never matched.
+ */
+static long chain_index_of(const struct uctx *c, const struct cfi_regs *sampled,
+			   const unsigned char *chain, size_t nchain, uint64_t rbp)
+{
+	uint64_t bp, next, ret;
+
+	if (!cfi_known(sampled, CFI_RBP))
+		return -1;
+	bp = sampled->r[CFI_RBP];
+	for (size_t k = 0; k + 1 < nchain; k++) {
+		if (bp == rbp)
+			return (long)k;
+		if (bp > rbp || read_stack((void *)c, bp, &next) < 0 ||
+		    read_stack((void *)c, bp + 8, &ret) < 0 ||
+		    ret != load_u64(chain + (k + 1) * 8) || next <= bp)
+			return -1;
+		bp = next;
 	}
-	return (unw_addr_space_t)(uintptr_t)slot->val;
+	return -1;
 }
 
-void unwinder_forget(struct unwinder *u, uint32_t pid)
+/* Appends the chain's entries from k on, return addresses all; the new count. */
+static int splice(const unsigned char *chain, size_t nchain, size_t k, uint64_t *ips, int n,
+		  int max, struct unwind_result *res)
 {
-	uint64_t as;
+	for (; k < nchain; k++) {
+		uint64_t a = load_u64(chain + k * 8);
 
-	if (hmap_remove(&u->spaces, pid, &as))
-		unw_destroy_addr_space((unw_addr_space_t)(uintptr_t)as);
-}
-
-void unwinder_invalidate(struct unwinder *u, uint32_t pid)
-{
-	struct hmap_slot *slot = hmap_find(&u->spaces, pid);
-
-	if (slot)
-		unw_flush_cache((unw_addr_space_t)(uintptr_t)slot->val, 0, 0);
-}
-
-int unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s, uint64_t *ips,
-		  int max, enum unwind_end *end, struct module **last)
-{
-	struct uctx c = {.u = u, .pid = pid, .s = s};
-	unw_cursor_t cursor;
-	int n = 0, ret = 0;
-
-	*end = UNWIND_BAD_FRAME;
-	*last = NULL;
-	if (sample_reg(s, PERF_REG_X86_SP, &c.sp) < 0 || !s->stack_size)
-		return 0;
-	in_unwind = true;
-	if (unw_init_remote(&cursor, space_of(u, pid), &c) < 0) {
-		in_unwind = false;
-		return 0;
-	}
-	do {
-		unw_word_t ip;
-		const struct mapping *map;
-		uint64_t bias;
-
-		if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0) {
-			ret = -1;
+		/* The end of the walk, or a garbage "address" it read. */
+		if (a == 0 || a >= (uint64_t)PERF_CONTEXT_MAX)
 			break;
-		}
-		if (ip == 0) {
-			ret = 0; /* the outermost frame says its caller is nowhere */
-			break;
-		}
 		if (n == max) {
-			in_unwind = false;
-			*end = UNWIND_TOO_DEEP;
+			res->end = UNWIND_TOO_DEEP;
 			return n;
 		}
-		ips[n++] = ip;
-		map = model_find(u->model, pid, ip);
-		*last = map ? map->mod : NULL;
-		see_mapping(&c, map, &bias); /* the tables unw_step reads now */
-		ret = unw_step(&cursor);
-	} while (ret > 0);
-	in_unwind = false;
-	if (ret == 0)
-		*end = UNWIND_COMPLETE;
-	else if (c.short_stack)
-		*end = UNWIND_SHORT_STACK;
-	else if (c.no_info)
-		*end = UNWIND_NO_INFO;
-	else
-		*end = UNWIND_BAD_FRAME;
+		ips[n++] = a - 1;
+	}
+	res->end = UNWIND_COMPLETE;
 	return n;
+}
+
+/*
+ * The row for the frame at address a (looked up at a), its image and
+ * ELF address, and its module (NULL for memory no file backs). Code
+ * without call frame information gets the frame-pointer row, noted in
+ * *guessed, where frame pointers are all there is: JIT code, and files
+ * without any unwind tables (Go's stripped binaries). A file whose tables
+ * leave out this address (hand-written assembly) gets no row. Returns 0,
+ * -ENOENT when a is in no mapping, -ENODATA when there is no row.
+ */
+static int frame_row(struct unwinder *u, uint32_t pid, uint64_t a, const struct cfi_row **row,
+		     struct unwind_image **img, uint64_t *vaddr, struct module **mod, bool *guessed)
+{
+	static struct cfi_row fp_row;
+	const struct mapping *map = model_find(u->model, pid, a);
+	uint64_t bias;
+	int ret;
+
+	if (!fp_row.fp)
+		cfi_row_fp(&fp_row);
+	*img = NULL;
+	*mod = map ? map->mod : NULL;
+	*guessed = true;
+	*row = &fp_row;
+	if (!map)
+		return -ENOENT;
+	if (!map->mod || map->mod->kind == MODULE_ANON || !(*img = image_of(u, map->mod)) ||
+	    addr_load_bias((*img)->segs, (*img)->nsegs, map->start, map->end, map->pgoff, map->prot,
+			   &bias) < 0)
+		return 0;
+	*vaddr = a - bias;
+	ret = row_of(u, *img, *vaddr, row);
+	if (ret == 0) {
+		*guessed = false;
+		return 0;
+	}
+	*row = &fp_row;
+	return (*img)->eh || (*img)->debug ? -ENODATA : 0;
+}
+
+void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
+		   const unsigned char *chain, size_t nchain, uint64_t *ips, int max,
+		   struct unwind_result *res)
+{
+	struct uctx c = {.stack = s->stack, .len = s->stack_dyn_size};
+	struct cfi_regs sampled, regs[2];
+	bool exact = true; /* the address is where the frame is, not a return address */
+	int n = 0, cur = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->end = UNWIND_BAD_FRAME;
+	sample_regs(s, &sampled);
+	if (!cfi_known(&sampled, CFI_RSP) || !cfi_known(&sampled, CFI_RA))
+		return;
+	c.sp = sampled.r[CFI_RSP];
+	regs[0] = sampled;
+	for (;;) {
+		struct cfi_regs *in = &regs[cur], *out = &regs[!cur];
+		uint64_t pc = in->r[CFI_RA], look = exact ? pc : pc - 1, vaddr = 0, cfa;
+		const struct cfi_row *row;
+		struct unwind_image *img;
+		struct module *mod;
+		bool guessed;
+		int ret;
+
+		if (n == max) {
+			res->end = UNWIND_TOO_DEEP;
+			break;
+		}
+		ret = frame_row(u, pid, look, &row, &img, &vaddr, &mod, &guessed);
+		/* A return address in no mapping is not code: the stack ends before it. */
+		if (ret == -ENOENT && n > 0) {
+			res->end = UNWIND_BAD_FRAME;
+			break;
+		}
+		ips[n++] = look;
+		res->last = mod;
+		/* But the sampled address may be in code the model does not know yet: guessed. */
+		if (ret == -ENODATA) {
+			res->end = UNWIND_NO_INFO;
+			break;
+		}
+		/* A frame record lies above the stack pointer, or it is none. */
+		if (guessed && (!cfi_known(in, CFI_RBP) || in->r[CFI_RBP] < in->r[CFI_RSP] ||
+				in->r[CFI_RBP] & 7)) {
+			res->end = UNWIND_NO_INFO;
+			break;
+		}
+		if (row->signal)
+			ret = cfi_step_signal(img->eh ? img->eh : img->debug, vaddr, in, out, &cfa,
+					      read_stack, &c);
+		else
+			ret = cfi_step(row, img ? &img->pool : NULL, in, out, &cfa, read_stack, &c);
+		if (ret == 1) {
+			res->end = UNWIND_COMPLETE;
+			break;
+		}
+		if (ret == -EFAULT && row->fp && cfi_known(in, CFI_RBP)) {
+			/* The copy ends at a frame that keeps a frame pointer: the chain goes on. */
+			long k = chain_index_of(&c, &sampled, chain, nchain, in->r[CFI_RBP]);
+
+			if (k >= 0) {
+				n = splice(chain, nchain, (size_t)k + 1, ips, n, max, res);
+				res->how = UNWIND_BY_SPLICE;
+				break;
+			}
+		}
+		if (ret < 0) {
+			res->end = ret == -EFAULT ? UNWIND_SHORT_STACK
+				   : guessed	  ? UNWIND_NO_INFO
+						  : UNWIND_BAD_FRAME;
+			break;
+		}
+		/* A caller's frame lies above its callee's, but across a signal's stack. */
+		if (out->r[CFI_RA] == 0) {
+			res->end = UNWIND_COMPLETE;
+			break;
+		}
+		if (!row->signal && out->r[CFI_RSP] <= in->r[CFI_RSP]) {
+			res->end = guessed ? UNWIND_NO_INFO : UNWIND_BAD_FRAME;
+			break;
+		}
+		exact = row->signal;
+		cur = !cur;
+	}
+	res->n = n;
+	res->copy_needed = c.want;
 }

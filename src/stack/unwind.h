@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * unwind.h - user stacks from a sample's registers and stack copy, with
- * libunwind's remote interface (DWARF call frame information).
+ * unwind.h - user stacks from a sample's registers and stack copy, by the
+ * binaries' call frame information (cfi.h), spliced onto the kernel's
+ * frame-pointer chain where the copy ends.
  *
- * Memory reads are served from the sample's stack copy, and, for code and
- * unwind tables, from the pinned module files behind the process's
- * mappings at the sample's time; nothing is read from the live process.
- * One libunwind address space per process, so that its caches never mix
- * two processes' code; a process whose mappings change has its cache
- * flushed.
+ * A sample's user stack is unwound frame by frame with the rows of
+ * .eh_frame or .debug_frame, code without them (JIT code, hand-written
+ * assembly) by its frame pointer. Memory is read from the sample's stack
+ * copy only: nothing from the live process, nothing from a module's file
+ * but its unwind tables. Where the copy ends before the stack does, the
+ * kernel's frame-pointer chain (when the sample has one) takes over, but
+ * only at a frame that keeps a frame pointer and whose frame record the
+ * kernel's walk went through: from there the chain holds the frame's
+ * true caller, and on outwards what frame pointers say. Elsewhere the
+ * stack ends where the copy does, said so; no frame is guessed.
  */
 #ifndef PERFMINI_UNWIND_H
 #define PERFMINI_UNWIND_H
@@ -20,44 +25,45 @@
 #include "elf/addr.h"
 #include "capture/decode.h"
 #include "model/proc.h"
+#include "stack/cfi.h"
 
 /*
- * What unwinding reads of a module: its load segments, where its
- * .eh_frame_hdr is, a copy of its unwind tables, and its file for the
- * rest (never mapped: see unwind.c). The unwinder opens one per module
- * the first time a stack goes through it.
+ * What unwinding reads of a module: its load segments and its call frame
+ * information, through libelf reading the pinned file with pread (never
+ * mapped: a file cut short under a mapping would raise SIGBUS on the
+ * recorder's thread). The unwinder opens one per module the first time a
+ * stack goes through it.
  */
-struct unwind_page {
-	uint64_t base;
-	unsigned char *bytes;
-	size_t len;
-};
-
 struct unwind_image {
-	int fd;		    /* the module's pinned file (not owned), -1 for the vdso */
-	size_t nbytes;	    /* the file's size when opened */
-	unsigned char *tab; /* bytes [tab_off, tab_off + ntab) of the file */
-	uint64_t tab_off;
-	size_t ntab;
+	int fd;		     /* the module's pinned file (not owned), -1 for the vdso */
+	size_t nbytes;	     /* the file's size when opened */
+	unsigned char *copy; /* the vdso's bytes, else NULL */
+	Elf *elf;
+	Dwarf *dwarf;	       /* for .debug_frame; NULL when the file has none */
+	Dwarf_CFI *eh, *debug; /* .eh_frame's and .debug_frame's, NULL when absent */
 	struct load_seg *segs;
 	size_t nsegs;
-	uint64_t eh_hdr_vaddr; /* PT_GNU_EH_FRAME, 0 when the file has none */
-	uint64_t eh_hdr_size;
-	struct unwind_page pages[16]; /* other bytes read lately, by page */
+	struct cfi_pool pool; /* the expressions of the rows read from it */
 };
 
 /* Opens m's image: 0, or -errno (img is then empty). */
 int unwind_image_open(struct unwind_image *img, const struct module *m);
 void unwind_image_close(struct unwind_image *img);
 
-/* The user registers a DWARF-mode sample asks for (x86-64). */
+/*
+ * The row of ELF address vaddr of img: .eh_frame's, else .debug_frame's.
+ * Returns as cfi_row_find.
+ */
+int unwind_image_row(struct unwind_image *img, uint64_t vaddr, struct cfi_row *row);
+
+/* The user registers a sample must carry to be unwound (x86-64). */
 uint64_t unwind_regs_mask(void);
 
 /* Why an unwind ended. */
 enum unwind_end {
 	UNWIND_COMPLETE,    /* reached the outermost frame (process or thread entry) */
-	UNWIND_SHORT_STACK, /* needed stack beyond the copy */
-	UNWIND_NO_INFO,	    /* a frame in code without unwind tables */
+	UNWIND_SHORT_STACK, /* needed stack beyond the copy, and the chain could not go on */
+	UNWIND_NO_INFO,	    /* a frame in code without unwind tables or a frame pointer */
 	UNWIND_BAD_FRAME,   /* unwind tables or stack contents made no sense */
 	UNWIND_TOO_DEEP,    /* more frames than perfmini keeps */
 	UNWIND_NOT_ENTRY,   /* the tables ended the stack elsewhere than at an entry point */
@@ -66,11 +72,21 @@ enum unwind_end {
 
 const char *unwind_end_text(enum unwind_end e);
 
+/* How an unwound stack was found. */
+enum unwind_how {
+	UNWIND_BY_CFI,	   /* call frame information (and frame pointers where code has none) */
+	UNWIND_BY_SPLICE,  /* that, then the kernel's frame-pointer chain beyond the copy */
+	UNWIND_BY_FP_ONLY, /* the kernel's chain alone: the sample had no stack copy */
+	UNWIND_HOW_COUNT,
+};
+
+const char *unwind_how_text(enum unwind_how h);
+
 /*
  * Whether a function is where a runtime starts a process's or a thread's
  * stack: _start, the C library's start (glibc, musl), clone/clone3 and
  * start_thread, Go's runtime.goexit, runtime.mstart and runtime.rt0_go.
- * A stack that libunwind ended anywhere else stopped short (unwind_sample
+ * A stack that the tables ended anywhere else stopped short (unwind_sample
  * cannot tell: names are known only after symbolization).
  */
 bool unwind_is_entry_name(const char *func);
@@ -79,18 +95,26 @@ struct unwinder;
 
 struct unwinder *unwinder_new(struct model *model);
 void unwinder_free(struct unwinder *u);
-/* Forgets what was cached for pid (its mappings changed). */
-void unwinder_invalidate(struct unwinder *u, uint32_t pid);
-/* Frees what was kept for pid (it exited). */
-void unwinder_forget(struct unwinder *u, uint32_t pid);
+
+/* How one unwind went. */
+struct unwind_result {
+	int n;		      /* addresses written */
+	enum unwind_end end;  /* why it stopped */
+	enum unwind_how how;  /* how the frames were found */
+	struct module *last;  /* the last frame's module, NULL if none */
+	uint64_t copy_needed; /* bytes of stack copy this unwind read or wanted */
+};
 
 /*
- * Unwinds the user stack of sample s of process pid. Writes at most max
- * runtime addresses into ips, the sampled one first, then return
- * addresses; *end says why it stopped and *last the module of the last
- * frame (NULL if none). Returns the number of addresses.
+ * Unwinds the user stack of sample s of process pid. chain[0..nchain) is
+ * the user part of the kernel's callchain (the sampled address, then
+ * return addresses; nchain 0 when the sample has none). Writes at most max
+ * addresses into ips, innermost first, each where its frame is to be
+ * looked up: the sampled address and the interrupted address of a signal
+ * frame as they are, return addresses one byte back (still in the call).
  */
-int unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s, uint64_t *ips,
-		  int max, enum unwind_end *end, struct module **last);
+void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
+		   const unsigned char *chain, size_t nchain, uint64_t *ips, int max,
+		   struct unwind_result *res);
 
 #endif

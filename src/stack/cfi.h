@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cfi.h - call frame information (x86-64): for one code address, the
+ * rules that give the caller's registers from the callee's, as libdw reads
+ * them from .eh_frame or .debug_frame, reduced to a small row that can be
+ * cached; and one unwinding step that applies a row to a register set.
+ *
+ * Registers are numbered as DWARF numbers them on x86-64: 0-15 the
+ * general registers (rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp, r8-r15), 16
+ * the return address (rip). A row keeps the rules of the registers that
+ * survive a call (rbx, rbp, rsp, r12-r15) and of the return address;
+ * the others are unknown in a caller. A signal frame restores every
+ * register from the interrupted context: its row says so, and its step
+ * goes back to libdw for all of them.
+ *
+ * Nothing here reads memory itself: the step is handed a reader. Nothing
+ * allocates but cfi_row_find's expression pool.
+ */
+#ifndef PERFMINI_CFI_H
+#define PERFMINI_CFI_H
+
+#include <elfutils/libdw.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CFI_NREGS 17
+#define CFI_RBX	  3
+#define CFI_RBP	  6
+#define CFI_RSP	  7
+#define CFI_RA	  16
+
+/* A thread's registers at one frame; bit r of known says r[r] is. */
+struct cfi_regs {
+	uint64_t r[CFI_NREGS];
+	uint32_t known;
+};
+
+static inline bool cfi_known(const struct cfi_regs *g, int r)
+{
+	return g->known >> r & 1;
+}
+
+static inline void cfi_set(struct cfi_regs *g, int r, uint64_t v)
+{
+	g->r[r] = v;
+	g->known |= 1u << r;
+}
+
+enum cfi_rule_kind {
+	CFI_UNDEF,    /* not recoverable */
+	CFI_SAME,     /* the callee's value */
+	CFI_AT,	      /* in memory at CFA + off */
+	CFI_VAL,      /* CFA + off */
+	CFI_REG,      /* the callee's register reg (+ off for the CFA) */
+	CFI_EXPR,     /* in memory at the address an expression gives */
+	CFI_VAL_EXPR, /* the value an expression gives */
+};
+
+struct cfi_rule {
+	uint8_t kind;  /* enum cfi_rule_kind */
+	uint8_t reg;   /* CFI_REG */
+	uint16_t nops; /* CFI_EXPR, CFI_VAL_EXPR: expression length */
+	int32_t off;   /* CFI_AT, CFI_VAL, CFI_REG: offset; CFI_*EXPR: index in the pool */
+};
+
+/* The kept registers, in a row's rules[] order. */
+#define CFI_NKEPT 8
+extern const uint8_t cfi_kept[CFI_NKEPT];
+
+struct cfi_row {
+	struct cfi_rule cfa;		  /* CFI_REG or CFI_VAL_EXPR */
+	struct cfi_rule rules[CFI_NKEPT]; /* by cfi_kept */
+	bool signal;			  /* a signal frame: see cfi_step_signal */
+	bool fp;			  /* CFA = rbp + 16, rbp at CFA - 16, ra at CFA - 8 */
+};
+
+/*
+ * Expressions that a row's rules point to, copied out of libdw: owned by
+ * whoever reads the rows (one pool per file), valid until cfi_pool_release.
+ */
+struct cfi_pool {
+	Dwarf_Op *ops;
+	size_t n, cap;
+};
+
+void cfi_pool_release(struct cfi_pool *p);
+
+/*
+ * The row of code address vaddr (an ELF address of the file cfi was read
+ * from). Returns 0, -ENOENT when cfi covers no such address, or -ENOTSUP
+ * for a rule no row can hold (an expression over 64 operations, a pool
+ * past its bound); the row of a signal frame is returned with only
+ * signal set.
+ */
+int cfi_row_find(Dwarf_CFI *cfi, uint64_t vaddr, struct cfi_pool *pool, struct cfi_row *row);
+
+/* The frame-pointer row: what code without call frame information is assumed to keep. */
+void cfi_row_fp(struct cfi_row *row);
+
+/* Reads 8 bytes at addr into *v: 0, or -EFAULT when it cannot. */
+typedef int (*cfi_read_fn)(void *arg, uint64_t addr, uint64_t *v);
+
+/*
+ * One step: from the registers of a frame (in) and its row, the caller's
+ * registers (out, which must not be in) and the frame's CFA. Returns 0;
+ * 1 when the row says there is no caller (the return address is
+ * undefined: the outermost frame); -EFAULT when memory the step needs
+ * could not be read (read's answer); -EINVAL when a register it needs is
+ * unknown or an expression cannot be evaluated.
+ */
+int cfi_step(const struct cfi_row *row, const struct cfi_pool *pool, const struct cfi_regs *in,
+	     struct cfi_regs *out, uint64_t *cfa, cfi_read_fn read, void *arg);
+
+/*
+ * The step of a signal frame at vaddr of cfi: every register comes back,
+ * from the context the kernel saved. Returns as cfi_step, or -ENOENT.
+ */
+int cfi_step_signal(Dwarf_CFI *cfi, uint64_t vaddr, const struct cfi_regs *in, struct cfi_regs *out,
+		    uint64_t *cfa, cfi_read_fn read, void *arg);
+
+#endif
