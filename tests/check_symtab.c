@@ -128,6 +128,36 @@ START_TEST(test_nested)
 }
 END_TEST
 
+/*
+ * Labels (untyped code symbols, as hand-written assembly has) name the
+ * code up to the next symbol, but never inside a function of a declared
+ * size, and lose to a function at their own address.
+ */
+START_TEST(test_labels)
+{
+	struct symtab t;
+
+	symtab_init(&t);
+	symtab_add_label(&t, 0x1000, 0, "asm_loop", 8);
+	symtab_add(&t, 0x1100, 0x80, "func", 1);
+	symtab_add_label(&t, 0x1140, 0, "inner_label", 11); /* inside func: left out */
+	symtab_add_label(&t, 0x1200, 0, "alias_label", 11);
+	symtab_add(&t, 0x1200, 0, "alias_func", 1);
+	symtab_add_label(&t, 0x1300, SYMTAB_SIZE_AT_MOST(0x40), "last", 4);
+	symtab_finish(&t);
+	ck_assert_str_eq(lookup_name(&t, 0x1000), "asm_loop");
+	ck_assert_str_eq(lookup_name(&t, 0x10ff), "asm_loop");
+	ck_assert_str_eq(lookup_name(&t, 0x1140), "func");
+	ck_assert_str_eq(lookup_name(&t, 0x117f), "func");
+	ck_assert_ptr_null(symtab_lookup(&t, 0x1180));
+	ck_assert_str_eq(lookup_name(&t, 0x1200), "alias_func");
+	ck_assert_str_eq(lookup_name(&t, 0x12ff), "alias_func");
+	ck_assert_str_eq(lookup_name(&t, 0x133f), "last");
+	ck_assert_ptr_null(symtab_lookup(&t, 0x1340));
+	symtab_release(&t);
+}
+END_TEST
+
 /* Names are copied in: the caller's buffer may change afterwards. */
 START_TEST(test_names_copied)
 {
@@ -757,6 +787,7 @@ static Suite *symtab_suite(void)
 	tcase_add_test(tc, test_aliases);
 	tcase_add_test(tc, test_sizes_and_gaps);
 	tcase_add_test(tc, test_nested);
+	tcase_add_test(tc, test_labels);
 	tcase_add_test(tc, test_names_copied);
 	tcase_add_test(tc, test_random_lookup);
 	tcase_set_timeout(tc, 60);

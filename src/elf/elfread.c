@@ -113,6 +113,42 @@ uint64_t elf_symbol_size(Elf *e, const GElf_Sym *s, GElf_Word shndx)
 	return SYMTAB_SIZE_AT_MOST(sh.sh_addr + sh.sh_size - s->st_value);
 }
 
+bool elf_symbol_is_label(Elf *e, const GElf_Sym *s, GElf_Word shndx, const char *name)
+{
+	static const char *const markers[] = {"_etext", "etext", "__etext", "_end", "_edata"};
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	if (GELF_ST_TYPE(s->st_info) != STT_NOTYPE || !name[0] || name[0] == '.' || name[0] == '$')
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(markers); i++)
+		if (!strcmp(name, markers[i]))
+			return false;
+	scn = shndx != SHN_UNDEF && shndx < SHN_LORESERVE ? elf_getscn(e, shndx) : NULL;
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) &&
+	       s->st_value >= sh.sh_addr && s->st_value - sh.sh_addr < sh.sh_size;
+}
+
+int elf_add_symbol(Elf *e, const GElf_Sym *s, GElf_Word shndx, uint64_t addr, const char *name,
+		   struct symtab *t)
+{
+	int type = GELF_ST_TYPE(s->st_info);
+
+	if (!name || !*name || shndx == SHN_UNDEF)
+		return 0;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC) {
+		symtab_addn(t, addr, elf_symbol_size(e, s, shndx), name, elf_symbol_name_len(name),
+			    elf_symbol_rank(s, name));
+		return 1;
+	}
+	if (elf_symbol_is_label(e, s, shndx, name)) {
+		symtab_add_label(t, addr, elf_symbol_size(e, s, shndx), name,
+				 elf_symbol_name_len(name));
+		return 1;
+	}
+	return 0;
+}
+
 static int add_table(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct symtab *t)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -124,22 +160,13 @@ static int add_table(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct symtab *t
 	n = sh->sh_size / sh->sh_entsize;
 	for (size_t i = 1; i < n; i++) {
 		GElf_Sym s;
-		const char *name;
-		int type;
 
 		if (!gelf_getsym(data, (int)i, &s))
 			break;
-		type = GELF_ST_TYPE(s.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+		if (s.st_value == 0)
 			continue;
-		if (s.st_shndx == SHN_UNDEF || s.st_value == 0)
-			continue;
-		name = elf_strptr(e, sh->sh_link, s.st_name);
-		if (!name || !*name)
-			continue;
-		symtab_addn(t, s.st_value, elf_symbol_size(e, &s, s.st_shndx), name,
-			    elf_symbol_name_len(name), elf_symbol_rank(&s, name));
-		added++;
+		added += elf_add_symbol(e, &s, s.st_shndx, s.st_value,
+					elf_strptr(e, sh->sh_link, s.st_name), t);
 	}
 	return added;
 }

@@ -11,6 +11,7 @@
 #define PERFMINI_ELFREAD_H
 
 #include <gelf.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,6 +60,21 @@ uint8_t elf_symbol_rank(const GElf_Sym *s, const char *name);
  * (so that _init, sizeless, does not swallow the PLT that follows it).
  */
 uint64_t elf_symbol_size(Elf *e, const GElf_Sym *s, GElf_Word shndx);
+
+/*
+ * Whether symbol s (of name, in section shndx of e) is a label of code: an
+ * untyped symbol in an executable section, as hand-written assembly
+ * defines its functions (zstd's decoding loops, ld.so's _start); not a
+ * linker's marker (_etext) nor a local or mapping label.
+ */
+bool elf_symbol_is_label(Elf *e, const GElf_Sym *s, GElf_Word shndx, const char *name);
+
+/*
+ * Adds symbol s of e to t at ELF address addr if it is a function or a
+ * label of code (symtab_add_label); returns 1 if it was added, else 0.
+ */
+int elf_add_symbol(Elf *e, const GElf_Sym *s, GElf_Word shndx, uint64_t addr, const char *name,
+		   struct symtab *t);
 
 /* The rank of a synthesized NAME@plt symbol: below every real symbol. */
 #define ELF_PLT_RANK 0

@@ -42,7 +42,14 @@ void symtab_addn(struct symtab *t, uint64_t addr, uint64_t size, const char *nam
 	s->size = size;
 	s->name = (uint32_t)t->names_len;
 	s->rank = rank;
+	s->label = false;
 	t->names_len += len;
+}
+
+void symtab_add_label(struct symtab *t, uint64_t addr, uint64_t size, const char *name, size_t len)
+{
+	symtab_addn(t, addr, size, name, len, 0);
+	t->syms[t->n - 1].label = true;
 }
 
 /* Best first among aliases: see symtab.h and elf_symbol_rank. */
@@ -54,6 +61,8 @@ static int cmp_sym(const void *a, const void *b, void *arg)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
+	if (x->label != y->label)
+		return x->label ? 1 : -1;
 	if (x->rank != y->rank)
 		return x->rank > y->rank ? -1 : 1;
 	if (x->size != y->size)
@@ -71,6 +80,25 @@ static bool sorted_by_addr(const struct symtab *t)
 		if (t->syms[i].addr < t->syms[i - 1].addr)
 			return false;
 	return true;
+}
+
+/* Leaves out the labels that a symbol of a declared size holds (its internal labels). */
+static void drop_covered_labels(struct symtab *t)
+{
+	uint64_t end = 0; /* of the symbols of declared sizes so far */
+	size_t j = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct sym *s = &t->syms[i];
+
+		if (s->label && s->addr < end)
+			continue;
+		if (!s->label && s->size && !(s->size & SYMTAB_SIZE_AT_MOST_FLAG) &&
+		    s->addr + s->size > end)
+			end = s->addr + s->size;
+		t->syms[j++] = *s;
+	}
+	t->n = j;
 }
 
 void symtab_finish(struct symtab *t)
@@ -95,6 +123,7 @@ void symtab_finish(struct symtab *t)
 		t->syms[j++] = t->syms[i];
 	}
 	t->n = j;
+	drop_covered_labels(t);
 	for (i = 0; i < t->n; i++) {
 		struct sym *s = &t->syms[i];
 		uint64_t gap = i + 1 < t->n ? t->syms[i + 1].addr - s->addr : 4096;

@@ -4,7 +4,10 @@
  *
  * Invariant: after symtab_finish, entries are sorted by address, one per
  * address, and each has a size (a symbol that declared none ends where
- * the next begins, or at the bound it was given). Among aliases at one
+ * the next begins, or at the bound it was given). A label (a code address
+ * named without a type or size, as hand-written assembly has) is kept
+ * only where no symbol of a declared size holds it, and loses to any
+ * other symbol at its address. Among aliases at one
  * address the best is kept: the highest rank (for ELF symbols,
  * elf_symbol_rank says what ranks higher), then the larger size, then
  * the shorter name, then the smaller name in byte order; so the choice
@@ -23,6 +26,7 @@ struct sym {
 	uint64_t addr, size;
 	uint32_t name; /* offset into names */
 	uint8_t rank;  /* higher wins among aliases */
+	bool label;    /* see symtab_add_label */
 };
 
 struct symtab {
@@ -46,6 +50,8 @@ void symtab_add(struct symtab *t, uint64_t addr, uint64_t size, const char *name
 /* The same, for the first len bytes of name. */
 void symtab_addn(struct symtab *t, uint64_t addr, uint64_t size, const char *name, size_t len,
 		 uint8_t rank);
+/* A label: its size is unknown, or at most SYMTAB_SIZE_AT_MOST's bound. */
+void symtab_add_label(struct symtab *t, uint64_t addr, uint64_t size, const char *name, size_t len);
 /* Sorts, merges aliases and fills in unknown sizes; call once after adding. */
 void symtab_finish(struct symtab *t);
 /* The symbol holding addr, or NULL. */

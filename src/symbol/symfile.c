@@ -648,18 +648,12 @@ static int dwfl_symbols(struct symfile *f)
 		GElf_Word shndx;
 		Elf *symelf;
 		const char *name;
-		int type;
 
 		name = dwfl_module_getsym_info(f->dwmod, i, &sym, &addr, &shndx, &symelf, NULL);
-		if (!name || !*name || shndx == SHN_UNDEF)
-			continue;
-		type = GELF_ST_TYPE(sym.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
-			continue;
-		symtab_addn(&f->syms, addr - bias, elf_symbol_size(symelf, &sym, shndx), name,
-			    elf_symbol_name_len(name), elf_symbol_rank(&sym, name));
-		symtab_elf = symelf;
-		added++;
+		if (elf_add_symbol(symelf, &sym, shndx, addr - bias, name, &f->syms)) {
+			symtab_elf = symelf;
+			added++;
+		}
 	}
 	/* The PLT's code is in the file itself: its ELF addresses, no bias. */
 	plt = elf_read_plt(elf, &f->syms);
