@@ -379,6 +379,46 @@ START_TEST(test_text_shifted)
 }
 END_TEST
 
+/*
+ * Text moved to anonymous memory (huge pages): the anonymous executable
+ * mapping where the text segment belongs stands for the file's offsets,
+ * the load bias taken from a neighbouring read-only mapping of the file.
+ */
+START_TEST(test_moved_text)
+{
+	static const struct load_seg segs[] = {
+		{0x0000, 0x0000, 0x05c0, 0x05c0, R},
+		{0x1000, 0x2000, 0x3400, 0x3400, RX},
+		{0x5000, 0x6000, 0x0100, 0x0200, RW},
+	};
+	const uint64_t base = 0x560000000000ULL;
+	uint64_t off = 0;
+
+	/* The headers' mapping [base, base + 0x1000) from offset 0: the whole text moved. */
+	ck_assert_int_eq(addr_moved_text(segs, 3, base, base + 0x1000, 0, PROT_READ, base + 0x2000,
+					 base + 0x6000, &off),
+			 0);
+	ck_assert_uint_eq(off, 0x1000);
+	/* Its second page only, from the data's mapping after it. */
+	ck_assert_int_eq(addr_moved_text(segs, 3, base + 0x6000, base + 0x7000, 0x5000,
+					 PROT_READ | PROT_WRITE, base + 0x3000, base + 0x4000,
+					 &off),
+			 0);
+	ck_assert_uint_eq(off, 0x2000);
+	/* Past the text's last page, or where the read-only data is: not the text. */
+	ck_assert_int_eq(addr_moved_text(segs, 3, base, base + 0x1000, 0, PROT_READ, base + 0x5000,
+					 base + 0x7000, &off),
+			 -ENOENT);
+	ck_assert_int_eq(addr_moved_text(segs, 3, base, base + 0x1000, 0, PROT_READ, base,
+					 base + 0x1000, &off),
+			 -ENOENT);
+	/* A neighbour that is no segment of the file gives no load bias. */
+	ck_assert_int_eq(addr_moved_text(segs, 3, base, base + 0x1000, 0x9000, PROT_READ,
+					 base + 0x2000, base + 0x3000, &off),
+			 -ENOENT);
+}
+END_TEST
+
 static Suite *addr_suite(void)
 {
 	Suite *s = suite_create("addr");
@@ -395,6 +435,7 @@ static Suite *addr_suite(void)
 	tc = tcase_create("made-up layouts");
 	tcase_add_test(tc, test_two_exec_segments);
 	tcase_add_test(tc, test_text_shifted);
+	tcase_add_test(tc, test_moved_text);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -729,6 +729,66 @@ START_TEST(test_nspid)
 }
 END_TEST
 
+/* A text finder that knows one layout: text at offset 0x1000, 0x3000 long, after the headers. */
+static int fake_text(void *arg, const struct module *mod, const struct maps_line *nb, uint64_t lo,
+		     uint64_t hi, uint64_t *off)
+{
+	uint64_t base = nb->start - nb->pgoff;
+
+	(*(int *)arg)++;
+	(void)mod;
+	if (lo < base + 0x1000 || hi > base + 0x4000)
+		return -ENOENT;
+	*off = lo - base;
+	return 0;
+}
+
+/*
+ * /proc/PID/maps of a program whose text moved to anonymous memory: the
+ * anonymous executable mapping between the file's own is the file's text,
+ * whichever neighbour says so; elsewhere anonymous code stays anonymous.
+ */
+START_TEST(test_model_moved_text)
+{
+	static const char *const maps[] = {
+		/* the file before and after */
+		"555500000000-555500001000 r--p 00000000 08:02 1001 /nonexistent/bin/app\n"
+		"555500001000-555500004000 r-xp 00000000 00:00 0 \n"
+		"555500004000-555500005000 r--p 00004000 08:02 1001 /nonexistent/bin/app\n"
+		"7f0000000000-7f0000001000 r-xp 00000000 00:00 0 \n",
+		/* the file after only; the part moved, the rest still the file's */
+		"555500001000-555500002000 r-xp 00000000 00:00 0 \n"
+		"555500002000-555500004000 r-xp 00002000 08:02 1001 /nonexistent/bin/app\n",
+	};
+	const struct mapping *map;
+
+	for (size_t i = 0; i < ARRAY_SIZE(maps); i++) {
+		struct fixture fx;
+		int calls = 0;
+		FILE *f = fmemopen((void *)maps[i], strlen(maps[i]), "r");
+
+		fx_init(&fx);
+		model_set_text_finder(&fx.m, fake_text, &calls);
+		ck_assert_int_eq(model_seed_file(&fx.m, model_process(&fx.m, 100), f), 0);
+		fclose(f);
+		map = model_find(&fx.m, 100, 0x555500001234ULL);
+		ck_assert_ptr_nonnull(map);
+		ck_assert_ptr_nonnull(map->mod);
+		ck_assert_str_eq(map->mod->path, app.path);
+		ck_assert_int_eq(map->mod->kind, MODULE_FILE);
+		ck_assert_uint_eq(map->start, 0x555500001000ULL);
+		ck_assert_uint_eq(map->pgoff, 0x1000);
+		if (i == 0) {
+			map = model_find(&fx.m, 100, 0x7f0000000010ULL);
+			ck_assert_ptr_nonnull(map);
+			ck_assert_int_eq(map->mod->kind, MODULE_ANON);
+		}
+		ck_assert_int_ge(calls, 1);
+		fx_release(&fx);
+	}
+}
+END_TEST
+
 static Suite *proc_suite(void)
 {
 	Suite *s = suite_create("proc");
@@ -747,6 +807,7 @@ static Suite *proc_suite(void)
 	tcase_add_test(tc, test_model_module_identity);
 	tcase_add_test(tc, test_model_pseudo_files);
 	tcase_add_test(tc, test_model_remap);
+	tcase_add_test(tc, test_model_moved_text);
 	tcase_add_test(tc, test_model_data_over_code);
 	tcase_add_test(tc, test_model_fork);
 	tcase_add_test(tc, test_model_thread_shares_maps);

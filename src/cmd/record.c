@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "elf/addr.h"
+#include "elf/elfread.h"
 #include "capture/attach.h"
 #include "store/datafile.h"
 #include "capture/decode.h"
@@ -910,6 +911,14 @@ static void print_summary(const struct recorder *r, size_t written)
 			(unsigned long long)r->lost, (unsigned long long)r->lost_samples);
 }
 
+/* The model's text finder: code moved to anonymous memory, through the file's segments. */
+static int moved_text(void *arg, const struct module *mod, const struct maps_line *nb, uint64_t lo,
+		      uint64_t hi, uint64_t *off)
+{
+	(void)arg;
+	return elf_moved_text(mod->fd, nb->start, nb->end, nb->pgoff, nb->prot, lo, hi, off);
+}
+
 /* Setting up and tearing down. */
 
 static int recorder_init(struct recorder *r, const struct record_opts *o)
@@ -926,6 +935,7 @@ static int recorder_init(struct recorder *r, const struct record_opts *o)
 			return -1;
 		}
 	model_init(&r->model, &r->mods, true);
+	model_set_text_finder(&r->model, moved_text, NULL);
 	r->prof = profile_new();
 	order_init(&r->q);
 	r->trimmed = xmalloc(RING_MAX_RECORD);

@@ -66,3 +66,27 @@ int addr_load_bias(const struct load_seg *segs, size_t n, uint64_t start, uint64
 	*bias = start - pgoff + best->offset - best->vaddr;
 	return 0;
 }
+
+int addr_moved_text(const struct load_seg *segs, size_t n, uint64_t start, uint64_t end,
+		    uint64_t pgoff, uint32_t prot, uint64_t lo, uint64_t hi, uint64_t *off)
+{
+	const uint64_t page = 4096;
+	uint64_t bias;
+
+	if (hi <= lo || addr_load_bias(segs, n, start, end, pgoff, prot, &bias) < 0)
+		return -ENOENT;
+	for (size_t i = 0; i < n; i++) {
+		const struct load_seg *s = &segs[i];
+		uint64_t at = bias + s->vaddr, first = at & ~(page - 1);
+		uint64_t last = (at + s->filesz + page - 1) & ~(page - 1);
+
+		if (!(s->flags & PF_X) || !s->filesz || lo < first || hi > last)
+			continue;
+		/* lo may lie below the segment's start, on its first page. */
+		if (lo < at && at - lo > s->offset)
+			continue;
+		*off = s->offset + lo - at;
+		return 0;
+	}
+	return -ENOENT;
+}

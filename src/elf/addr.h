@@ -61,4 +61,16 @@ int addr_vaddr_to_file_offset(const struct load_seg *segs, size_t n, uint64_t va
 int addr_load_bias(const struct load_seg *segs, size_t n, uint64_t start, uint64_t end,
 		   uint64_t pgoff, uint32_t prot, uint64_t *bias);
 
+/*
+ * Code moved to anonymous memory: a program that copies its text (to huge
+ * pages) and maps the copy over the original leaves an anonymous
+ * executable mapping [lo, hi) where its executable segment was. Given
+ * another mapping of the same file, [start, end) from pgoff with prot
+ * (which gives the load bias), *off gets the file offset that lo stands
+ * for when [lo, hi) lies within the pages of an executable segment.
+ * Returns 0 or -ENOENT.
+ */
+int addr_moved_text(const struct load_seg *segs, size_t n, uint64_t start, uint64_t end,
+		    uint64_t pgoff, uint32_t prot, uint64_t lo, uint64_t hi, uint64_t *off);
+
 #endif

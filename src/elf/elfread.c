@@ -44,6 +44,23 @@ int elf_read_segments(Elf *e, struct load_seg **segs)
 	return (int)n;
 }
 
+int elf_moved_text(int fd, uint64_t start, uint64_t end, uint64_t pgoff, uint32_t prot, uint64_t lo,
+		   uint64_t hi, uint64_t *off)
+{
+	struct load_seg *segs = NULL;
+	Elf *e;
+	int n, ret = -ENOEXEC;
+
+	elf_version(EV_CURRENT);
+	e = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	if (e && (n = elf_read_segments(e, &segs)) > 0)
+		ret = addr_moved_text(segs, (size_t)n, start, end, pgoff, prot, lo, hi, off);
+	free(segs);
+	if (e)
+		elf_end(e);
+	return ret;
+}
+
 size_t elf_read_build_id(Elf *e, uint8_t id[BUILD_ID_MAX])
 {
 	const void *p;

@@ -23,6 +23,13 @@
 /* The PT_LOAD segments; returns their count (>= 0) or -errno. *segs is malloc'd. */
 int elf_read_segments(Elf *e, struct load_seg **segs);
 
+/*
+ * addr_moved_text for the ELF file open at fd, read with pread: 0, or
+ * -errno (-ENOENT when [lo, hi) is not where its code belongs).
+ */
+int elf_moved_text(int fd, uint64_t start, uint64_t end, uint64_t pgoff, uint32_t prot, uint64_t lo,
+		   uint64_t hi, uint64_t *off);
+
 /* The GNU build-id; returns its length (0 when there is none). */
 size_t elf_read_build_id(Elf *e, uint8_t id[BUILD_ID_MAX]);
 

@@ -273,47 +273,153 @@ void model_reap(struct model *m, uint64_t before, void (*gone)(uint32_t pid, voi
 		m->dead_head = m->ndead = 0;
 }
 
+/* Inserts one executable mapping of module mod. */
+static void insert_map(struct process *p, uint64_t start, uint64_t end, uint64_t pgoff,
+		       uint32_t prot, struct module *mod)
+{
+	struct mapping map = {.start = start, .end = end, .pgoff = pgoff, .prot = prot, .mod = mod};
+
+	maps_insert(p->maps, &map);
+}
+
+/* Whether a file's code lies under [start, end) in p's mappings. */
+static bool covers_file_code(const struct process *p, uint64_t start, uint64_t end)
+{
+	for (uint64_t a = start; a < end;) {
+		const struct mapping *map = maps_find(p->maps, a);
+
+		if (map && map->mod && map->mod->kind == MODULE_FILE)
+			return true;
+		if (!map)
+			return false;
+		a = map->end;
+	}
+	return false;
+}
+
 void model_mmap(struct model *m, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		const struct module_key *k, uint32_t prot)
 {
 	/* A process first met in a mapping is named (and seeded) from /proc. */
 	struct process *p = model_process(m, pid);
-	struct mapping map;
+	struct module *mod;
 
 	if (!(prot & PROT_EXEC)) {
 		/* A data mapping over code removes that code. */
 		maps_remove(p->maps, start, start + len);
 		return;
 	}
-	map.start = start;
-	map.end = start + len;
-	map.pgoff = pgoff;
-	map.prot = prot;
-	map.mod = module_set_get(m->mods, k, m->live ? (pid_t)pid : 0, start, start + len);
-	maps_insert(p->maps, &map);
+	mod = module_set_get(m->mods, k, m->live ? (pid_t)pid : 0, start, start + len);
+	/*
+	 * Anonymous code over a file's: perhaps the file's own text moved to
+	 * huge pages. /proc/PID/maps shows its neighbours, which say.
+	 */
+	if (mod->kind == MODULE_ANON && m->live && m->text_of &&
+	    covers_file_code(p, start, start + len)) {
+		maps_remove(p->maps, start, start + len);
+		if (model_seed(m, p) == 0 && maps_find(p->maps, start))
+			return;
+	}
+	insert_map(p, start, start + len, pgoff, prot, mod);
 }
 
+void model_set_text_finder(struct model *m, model_text_fn fn, void *arg)
+{
+	m->text_of = fn;
+	m->text_arg = arg;
+}
+
+/*
+ * Seeding reads the lines in order. An anonymous executable line waits
+ * for the next one, in case that is the file it came from (the file's
+ * mapping before it is kept too).
+ */
 struct seed_ctx {
 	struct model *m;
 	struct process *p;
+	struct maps_line prev; /* the last line that maps a file, when prev_path */
+	char *prev_path;
+	struct maps_line pend; /* an anonymous executable line, when have_pend */
+	bool have_pend;
 };
+
+static bool is_file_line(const struct maps_line *l)
+{
+	return module_kind_of(l->path, l->ino) == MODULE_FILE;
+}
+
+/* Maps anonymous line l as the file of line nb, if that is where it came from. */
+static bool adopt(struct seed_ctx *c, const struct maps_line *l, const struct maps_line *nb)
+{
+	struct module_key k = {nb->path, nb->maj, nb->min, nb->ino};
+	struct module *mod;
+	uint64_t off;
+
+	mod = module_set_get(c->m->mods, &k, c->m->live ? (pid_t)c->p->pid : 0, nb->start, nb->end);
+	if (mod->kind != MODULE_FILE ||
+	    c->m->text_of(c->m->text_arg, mod, nb, l->start, l->end, &off) < 0)
+		return false;
+	insert_map(c->p, l->start, l->end, off, l->prot, mod);
+	return true;
+}
+
+/* Maps executable line l (whose next line is next, or NULL at the end). */
+static void seed_exec(struct seed_ctx *c, const struct maps_line *l, const struct maps_line *next)
+{
+	struct module_key k = {l->path, l->maj, l->min, l->ino};
+
+	if (!c->p->records_lost && maps_overlaps(c->p->maps, l->start, l->end))
+		return;
+	if (c->m->text_of && module_kind_of(l->path, l->ino) == MODULE_ANON) {
+		if (c->prev_path && c->prev.end == l->start && adopt(c, l, &c->prev))
+			return;
+		if (next && next->start == l->end && is_file_line(next) && adopt(c, l, next))
+			return;
+	}
+	model_mmap(c->m, c->p->pid, l->start, l->end - l->start, l->pgoff, &k, l->prot);
+}
 
 static int seed_line(const struct maps_line *l, void *arg)
 {
 	struct seed_ctx *c = arg;
-	struct module_key k = {l->path, l->maj, l->min, l->ino};
 
-	if (!(l->prot & PROT_EXEC))
-		return 0;
-	if (!c->p->records_lost && maps_overlaps(c->p->maps, l->start, l->end))
-		return 0;
-	model_mmap(c->m, c->p->pid, l->start, l->end - l->start, l->pgoff, &k, l->prot);
+	if (c->have_pend) {
+		c->have_pend = false;
+		seed_exec(c, &c->pend, l);
+		free((char *)c->pend.path);
+	}
+	if ((l->prot & PROT_EXEC) && c->m->text_of &&
+	    module_kind_of(l->path, l->ino) == MODULE_ANON) {
+		c->pend = *l;
+		c->pend.path = xstrdup(l->path);
+		c->have_pend = true;
+	} else if (l->prot & PROT_EXEC) {
+		seed_exec(c, l, NULL);
+	}
+	if (is_file_line(l)) {
+		free(c->prev_path);
+		c->prev = *l;
+		c->prev_path = xstrdup(l->path);
+		c->prev.path = c->prev_path;
+	}
 	return 0;
+}
+
+int model_seed_file(struct model *m, struct process *p, FILE *f)
+{
+	struct seed_ctx c = {.m = m, .p = p};
+	int ret = proc_maps_parse(f, seed_line, &c);
+
+	if (c.have_pend) {
+		seed_exec(&c, &c.pend, NULL);
+		free((char *)c.pend.path);
+	}
+	free(c.prev_path);
+	return ret < 0 ? ret : 0;
 }
 
 int model_seed(struct model *m, struct process *p)
 {
-	struct seed_ctx c = {m, p};
 	char path[64];
 	FILE *f;
 	int ret;
@@ -323,11 +429,11 @@ int model_seed(struct model *m, struct process *p)
 	if (!f)
 		return -errno;
 	p->seeded_ns = now_coarse_ns();
-	ret = proc_maps_parse(f, seed_line, &c);
+	ret = model_seed_file(m, p, f);
 	p->records_lost = false;
 	fclose(f);
 	m->reseeds++;
-	return ret < 0 ? ret : 0;
+	return ret;
 }
 
 const struct mapping *model_find(struct model *m, uint32_t pid, uint64_t addr)

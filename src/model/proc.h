@@ -61,6 +61,17 @@ struct model_dead {
 	bool proc;
 };
 
+struct maps_line;
+
+/*
+ * Where code moved to anonymous memory comes from (model_set_text_finder):
+ * *off gets the file offset of mod that address lo stands for, when
+ * [lo, hi) lies where mod's executable segment belongs given nb, another
+ * mapping of mod. Returns 0 or -errno.
+ */
+typedef int (*model_text_fn)(void *arg, const struct module *mod, const struct maps_line *nb,
+			     uint64_t lo, uint64_t hi, uint64_t *off);
+
 struct model {
 	struct hmap procs;   /* pid -> struct process * */
 	struct hmap threads; /* tid -> struct thread * */
@@ -77,6 +88,8 @@ struct model {
 	/* The dead, oldest first: dead[dead_head, ndead) are still to be reaped. */
 	struct model_dead *dead;
 	size_t dead_head, ndead, dead_cap;
+	model_text_fn text_of; /* NULL: moved code stays anonymous */
+	void *text_arg;
 };
 
 void model_init(struct model *m, struct module_set *mods, bool live);
@@ -133,6 +146,17 @@ void model_perfmap_last_look(struct model *m);
 void model_lost(struct model *m);
 /* Re-reads /proc/PID/maps into the process now; returns 0 or -errno. */
 int model_seed(struct model *m, struct process *p);
+/* The same from f, the text of a maps file (tests); returns 0 or -errno. */
+int model_seed_file(struct model *m, struct process *p, FILE *f);
+
+/*
+ * Lets the model name code moved to anonymous memory as the file it came
+ * from: an anonymous executable mapping next to a mapping of a file, where
+ * fn says that file's executable segment belongs, is a mapping of that
+ * file. Seen when /proc/PID/maps is read (at attach, or when a new
+ * anonymous executable mapping replaces a file's).
+ */
+void model_set_text_finder(struct model *m, model_text_fn fn, void *arg);
 
 /* One line of /proc/PID/maps. */
 struct maps_line {
