@@ -409,6 +409,13 @@ void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 			res->end = UNWIND_NO_INFO;
 			break;
 		}
+		/*
+		 * A signal trampoline is returned to, not called: its frame is
+		 * named at its own address (the row, found a byte back, covers
+		 * the byte before it for this very lookup).
+		 */
+		if (row->signal && !exact)
+			ips[n - 1] = pc;
 		if (row->signal)
 			ret = cfi_step_signal(img->eh ? img->eh : img->debug, vaddr, in, out, &cfa,
 					      read_stack, &c);
