@@ -871,6 +871,13 @@ static void print_unwind_summary(const struct recorder *r)
 			fprintf(stderr, "; %llu %s", (unsigned long long)u->ends[e],
 				unwind_end_text((enum unwind_end)e));
 	fputc('\n', stderr);
+	if (r->o->ev.hybrid)
+		fprintf(stderr,
+			"perfmini: unwinding: %llu by unwind tables alone, %llu spliced onto frame "
+			"pointers, %llu frame pointers only\n",
+			(unsigned long long)u->how[UNWIND_BY_CFI],
+			(unsigned long long)u->how[UNWIND_BY_SPLICE],
+			(unsigned long long)u->how[UNWIND_BY_FP_ONLY]);
 	/* Where they stopped: the three (module, reason) pairs with most stacks. */
 	const struct hmap_slot *s;
 

@@ -299,6 +299,12 @@ static void print_missing(const struct profile *p, FILE *out, int width)
 
 		if (n == 0 && !lines)
 			header_line(out, width, title, "every sampled frame has a name");
+		else if (!lines && !m[0].shows)
+			header_line(
+				out, width, title,
+				"in every module, under 0.1% of the sampled frames have no name");
+		if (!lines)
+			n = report_missing_shown(m, n);
 		for (size_t i = 0; i < n && i < MAX_MISSING; i++) {
 			b.len = 0;
 			report_missing_say(p, &m[i], lines, true, &b);
@@ -316,24 +322,34 @@ static void print_missing(const struct profile *p, FILE *out, int width)
 }
 
 /*
- * DWARF-mode recordings: the share of user stacks unwound to the entry,
- * and where and why the others stopped (the "unwind-cut" meta lines).
+ * Recordings that unwound stacks (hybrid and DWARF modes): the share of
+ * user stacks that reached the entry, how they were found, and where and
+ * why the others stopped (the "unwind-cut" meta lines).
  */
 static void print_unwinding(const struct profile *p, FILE *out, int width)
 {
-	uint64_t stacks = 0, complete = 0;
-	const char *cut = meta(p, "unwind-cut");
+	uint64_t stacks = 0, complete = 0, cfi = 0, spliced = 0, fp = 0;
+	const char *mode = meta(p, "call-graph"), *cut = meta(p, "unwind-cut");
 	struct sbuf b = {0};
 	int shown = 0;
 
-	if (strcmp(meta(p, "call-graph"), "dwarf") != 0 &&
-	    strcmp(meta(p, "call-graph"), "hybrid") != 0)
+	if (strcmp(mode, "dwarf") != 0 && strcmp(mode, "hybrid") != 0)
 		return;
 	parse_u64(meta(p, "unwind-stacks"), &stacks);
 	parse_u64(meta(p, "unwind-complete"), &complete);
-	sbuf_addf(&b, "DWARF unwinding: %llu of %llu user stacks (%.1f%%) reached the entry",
-		  (unsigned long long)complete, (unsigned long long)stacks,
+	sbuf_addf(&b, "%s unwinding: %llu of %llu user stacks (%.1f%%) reached the entry",
+		  strcmp(mode, "dwarf") ? "hybrid" : "DWARF", (unsigned long long)complete,
+		  (unsigned long long)stacks,
 		  stacks ? 100.0 * (double)complete / (double)stacks : 100.0);
+	/* How they were found: recordings before hybrid mode do not say. */
+	if (!parse_u64(meta(p, "unwind-by-cfi"), &cfi) &&
+	    !parse_u64(meta(p, "unwind-spliced"), &spliced) &&
+	    !parse_u64(meta(p, "unwind-fp-only"), &fp) && !strcmp(mode, "hybrid"))
+		sbuf_addf(&b,
+			  "; %llu by unwind tables alone, %llu spliced onto frame pointers, %llu "
+			  "frame pointers only",
+			  (unsigned long long)cfi, (unsigned long long)spliced,
+			  (unsigned long long)fp);
 	header_line(out, width, "Stacks:", b.buf);
 	/* "COUNT\tREASON\tMODULE\n" lines, in no order: show them as they come. */
 	while (*cut && shown < MAX_MISSING) {

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/missing.h"
 #include "store/reasons.h"
@@ -15,6 +16,8 @@ static int cmp_missing(const void *a, const void *b)
 {
 	const struct missing *x = a, *y = b;
 
+	if (x->shows != y->shows)
+		return x->shows ? -1 : 1;
 	if (x->unnamed != y->unnamed)
 		return x->unnamed > y->unnamed ? -1 : 1;
 	return x->module < y->module ? -1 : x->module > y->module;
@@ -27,6 +30,44 @@ static int cmp_unplaced(const void *a, const void *b)
 	if (x->unplaced != y->unplaced)
 		return x->unplaced > y->unplaced ? -1 : 1;
 	return x->module < y->module ? -1 : x->module > y->module;
+}
+
+/* The function of frame f (its outermost level), "" when it has no name. */
+static const char *frame_func(const struct profile *p, const struct pm_frame *f)
+{
+	if (!f->nlines)
+		return "";
+	return strtab_get(&p->str, p->lines[f->line0 + f->nlines - 1].func);
+}
+
+/*
+ * How many frames at the outer end of stack st are startup code that no
+ * user compiles, and that has no source lines whoever builds the program:
+ * crt1's _start, and the main that rustc generates to call
+ * std::rt::lang_start. Their frames without lines are no reason to
+ * rebuild anything.
+ */
+static uint32_t startup_frames(const struct profile *p, const struct pm_stack *st)
+{
+	static const char *const startup[] = {"_start", "_init", "__libc_start_main",
+					      "__libc_start_main_impl", "__libc_start_call_main"};
+	uint32_t n = 0;
+
+	for (uint32_t d = st->depth; d-- > 0; n++) {
+		const struct pm_frame *f = &p->frames[p->stack_frames[st->off + d]];
+		const char *func = frame_func(p, f), *inner;
+		bool known = false;
+
+		for (size_t i = 0; i < ARRAY_SIZE(startup); i++)
+			known = known || !strcmp(func, startup[i]);
+		if (known)
+			continue;
+		inner = d ? frame_func(p, &p->frames[p->stack_frames[st->off + d - 1]]) : "";
+		if (!strcmp(func, "main") && !strncmp(inner, "std::rt::lang_start", 19))
+			continue;
+		break;
+	}
+	return n;
 }
 
 /* Per module (and a last slot for no module), the counts of struct missing. */
@@ -44,6 +85,8 @@ static struct missing *count_missing(const struct profile *p)
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const struct pm_stack *st = &p->stacks[i];
 
+		uint32_t user_depth = weight[i] ? st->depth - startup_frames(p, st) : 0;
+
 		all += weight[i];
 		for (uint32_t d = 0; d < st->depth && weight[i]; d++) {
 			const struct pm_frame *f = &p->frames[p->stack_frames[st->off + d]];
@@ -59,7 +102,7 @@ static struct missing *count_missing(const struct profile *p)
 				continue;
 			}
 			x->named += weight[i];
-			if (!p->lines[f->line0].file)
+			if (!p->lines[f->line0].file && d < user_depth)
 				x->unplaced += weight[i];
 		}
 	}
@@ -88,14 +131,27 @@ size_t report_missing_lines(const struct profile *p, struct missing **out)
 	return n;
 }
 
+size_t report_missing_shown(const struct missing *m, size_t n)
+{
+	size_t k = 0;
+
+	while (k < n && m[k].shows)
+		k++;
+	return k;
+}
+
 size_t report_missing(const struct profile *p, struct missing **out)
 {
 	struct missing *m = count_missing(p);
 	size_t n = 0;
 
-	for (size_t i = 0; i <= p->nmodules; i++)
+	for (size_t i = 0; i <= p->nmodules; i++) {
+		/* The share said of it shows: 0.1% of its frames, or of the samples. */
+		m[i].shows = i < p->nmodules ? m[i].unnamed * 1000 >= m[i].frames
+					     : m[i].samples * 1000 >= m[i].all_samples;
 		if (m[i].unnamed)
 			m[n++] = m[i];
+	}
 	qsort(m, n, sizeof(*m), cmp_missing);
 	*out = m;
 	return n;
@@ -155,6 +211,8 @@ void report_print_missing(const struct profile *p, FILE *f, size_t max)
 		struct missing *m;
 		size_t n = lines ? report_missing_lines(p, &m) : report_missing(p, &m);
 
+		if (!lines)
+			n = report_missing_shown(m, n);
 		for (size_t i = 0; i < n && i < max; i++) {
 			b.len = 0;
 			report_missing_say(p, &m[i], lines, false, &b);

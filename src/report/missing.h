@@ -22,13 +22,17 @@ struct missing {
 	uint64_t named, unplaced; /* frames with a name; of them, without a line */
 	uint64_t samples;	  /* samples with a frame of the module and no name */
 	uint64_t all_samples;	  /* the profile's samples */
+	bool shows;		  /* the unnamed share, said to 0.1%, is not 0.0% */
 };
 
 /*
- * The modules with unnamed sampled frames, most unnamed first; returns the
- * count and a malloc'd array through *out.
+ * The modules with unnamed sampled frames, those whose share shows first,
+ * then most unnamed first; returns the count and a malloc'd array through
+ * *out.
  */
 size_t report_missing(const struct profile *p, struct missing **out);
+/* How many of the n first modules of report_missing's answer m show. */
+size_t report_missing_shown(const struct missing *m, size_t n);
 /*
  * The modules whose named sampled frames lack source lines for a reason
  * recorded (PM_MODULE_LINES), 5% of them or more, most such frames first;
@@ -43,8 +47,8 @@ size_t report_missing_lines(const struct profile *p, struct missing **out);
 void report_missing_say(const struct profile *p, const struct missing *m, bool lines,
 			bool base_name, struct sbuf *b);
 /*
- * That sentence, after "perfmini: ", for each module with unnamed frames
- * (at most max), then for each with frames without lines.
+ * That sentence, after "perfmini: ", for each module whose unnamed share
+ * shows (at most max), then for each with frames without lines.
  */
 void report_print_missing(const struct profile *p, FILE *f, size_t max);
 

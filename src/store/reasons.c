@@ -92,9 +92,8 @@ const char *module_reason_fix(enum module_reason r)
 	case REASON_KERNEL_HIDDEN:
 		return "run as root or set kernel.kptr_restrict=0";
 	case REASON_NO_MAPPING:
-		return "build with -fno-omit-frame-pointer; if records were lost, lower -F or "
-		       "raise "
-		       "-m";
+		return "if records were lost, lower -F or raise -m; if recorded with "
+		       "--call-graph=fp, record in the default mode instead";
 	default:
 		return "";
 	}
