@@ -255,7 +255,7 @@ static void trim_dyn(uint64_t dyn, uint64_t want)
 
 	memcpy(&r.b[len - 8], &dyn, 8);
 	ck_assert_int_eq(record_decode(r.b, len, &dwarf_layout, &rec), 0);
-	n = record_trim_stack(r.b, len, &rec.sample, out);
+	n = record_trim_stack(r.b, len, &rec.sample, UINT64_MAX, out);
 	ck_assert_uint_eq(n, len - (64 - want));
 	ck_assert_int_eq(record_decode(out, n, &dwarf_layout, &trimmed), 0);
 	ck_assert_uint_eq(trimmed.sample.stack_size, want);
@@ -265,8 +265,9 @@ static void trim_dyn(uint64_t dyn, uint64_t want)
 
 /*
  * record_trim_stack: the stack copy cut to its valid bytes (40 of 64) in a
- * record that decodes to the same sample; a copy with nothing to cut, or a
- * record that is not a DWARF sample, is copied whole.
+ * record that decodes to the same sample, or to those asked for; a copy
+ * with nothing to cut, or a record that is not a DWARF sample, is copied
+ * whole.
  */
 START_TEST(test_sample_trim_stack)
 {
@@ -276,7 +277,7 @@ START_TEST(test_sample_trim_stack)
 	size_t len = build_dwarf_sample(&r, stack), n;
 
 	ck_assert_int_eq(record_decode(r.b, len, &dwarf_layout, &rec), 0);
-	n = record_trim_stack(r.b, len, &rec.sample, out);
+	n = record_trim_stack(r.b, len, &rec.sample, UINT64_MAX, out);
 	ck_assert_uint_eq(n, len - 24);
 	ck_assert_uint_eq(load_u16(out + 6), n);
 	ck_assert_int_eq(record_decode(out, n, &dwarf_layout, &trimmed), 0);
@@ -289,11 +290,20 @@ START_TEST(test_sample_trim_stack)
 	ck_assert_mem_eq(trimmed.sample.stack, stack, 40);
 
 	/* Already trimmed: nothing to cut. */
-	ck_assert_uint_eq(record_trim_stack(out, n, &trimmed.sample, r.b), n);
+	ck_assert_uint_eq(record_trim_stack(out, n, &trimmed.sample, UINT64_MAX, r.b), n);
 	ck_assert_mem_eq(r.b, out, n);
 	/* dyn_size 37 keeps 40 bytes (a multiple of 8); 0 keeps 8 (a copy of size 0 has no dyn_size). */
 	trim_dyn(37, 40);
 	trim_dyn(0, 8);
+	/* Only the 20 bytes an unwinding needed: 24 kept, 20 of them valid. */
+	len = build_dwarf_sample(&r, stack);
+	ck_assert_int_eq(record_decode(r.b, len, &dwarf_layout, &rec), 0);
+	n = record_trim_stack(r.b, len, &rec.sample, 20, out);
+	ck_assert_uint_eq(n, len - 40);
+	ck_assert_int_eq(record_decode(out, n, &dwarf_layout, &trimmed), 0);
+	ck_assert_uint_eq(trimmed.sample.stack_size, 24);
+	ck_assert_uint_eq(trimmed.sample.stack_dyn_size, 20);
+	ck_assert_mem_eq(trimmed.sample.stack, stack, 20);
 }
 END_TEST
 

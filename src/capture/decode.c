@@ -307,12 +307,14 @@ uint64_t sample_ip_at(const struct rec_sample *s, uint64_t i)
 	return load_u64(s->ips + i * 8);
 }
 
-size_t record_trim_stack(const void *bytes, size_t len, const struct rec_sample *s, void *out)
+size_t record_trim_stack(const void *bytes, size_t len, const struct rec_sample *s, uint64_t want,
+			 void *out)
 {
 	const unsigned char *b = bytes;
 	unsigned char *o = out;
+	uint64_t dyn = s->stack_dyn_size < want ? s->stack_dyn_size : want;
 	/* At least 8: a copy of size 0 has no dyn_size and unwinds nothing. */
-	uint64_t keep = s->stack_dyn_size ? (s->stack_dyn_size + 7) & ~(uint64_t)7 : 8;
+	uint64_t keep = dyn ? (dyn + 7) & ~(uint64_t)7 : 8;
 	size_t prefix;
 
 	/* [u64 size][size bytes][u64 dyn_size] must end the record. */
@@ -325,7 +327,7 @@ size_t record_trim_stack(const void *bytes, size_t len, const struct rec_sample 
 	memcpy(o, b, prefix - 8);
 	store_u64(o + prefix - 8, keep);
 	memcpy(o + prefix, s->stack, keep);
-	store_u64(o + prefix + keep, s->stack_dyn_size);
+	store_u64(o + prefix + keep, dyn);
 	store_u16(o + offsetof(struct perf_event_header, size), (uint16_t)(prefix + keep + 8));
 	return prefix + keep + 8;
 }

@@ -115,12 +115,14 @@ int record_decode(const void *bytes, size_t len, const struct decode_layout *l, 
  * A sample's user stack copy (PERF_SAMPLE_STACK_USER) holds the size
  * asked for, of which only stack_dyn_size bytes are the thread's stack.
  * Writes into out (room for len bytes) sample record bytes (len bytes,
- * decoded into s) without the bytes past the valid ones (rounded up to 8,
- * at least 8): the same sample, decoded alike, in fewer bytes. Returns
- * the length written; the record is copied whole when there is nothing
- * to leave out or the stack copy is not the record's last field.
+ * decoded into s) without the bytes past the valid ones, nor past the
+ * first want of them (rounded up to 8, at least 8): the same sample with
+ * a shorter copy, in fewer bytes. Returns the length written; the record
+ * is copied whole when there is nothing to leave out or the stack copy
+ * is not the record's last field.
  */
-size_t record_trim_stack(const void *bytes, size_t len, const struct rec_sample *s, void *out);
+size_t record_trim_stack(const void *bytes, size_t len, const struct rec_sample *s, uint64_t want,
+			 void *out);
 
 /* The record's timestamp: sample time or sample_id time; 0 when it has none. */
 uint64_t record_time(const struct record *r);

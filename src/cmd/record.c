@@ -58,7 +58,6 @@ struct recorder {
 	struct attach att;
 	struct launch child; /* with a command */
 	struct order q;
-	unsigned char *trimmed; /* RING_MAX_RECORD bytes: a sample without its unused stack bytes */
 	struct module_set mods;
 	struct model model;
 	struct profile *prof;
@@ -164,7 +163,8 @@ static void thread_exited(struct recorder *r, uint32_t pid, uint32_t tid, uint64
 	model_exit(&r->model, pid, tid, time);
 }
 
-static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_t misc)
+static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_t misc,
+			 const void *ahead)
 {
 	struct thread *t = model_thread(&r->model, s->pid, s->tid);
 	struct pm_sample out;
@@ -175,7 +175,7 @@ static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_
 	out.pid = s->pid;
 	out.tid = s->tid;
 	out.cpu = s->cpu;
-	out.stack = stacker_add(&r->stk, s, misc);
+	out.stack = stacker_add_ahead(&r->stk, s, misc, ahead);
 	out.comm = comm_id(r, t);
 	/* To the file at once: a long recording keeps no samples in memory. */
 	datafile_add_sample(&r->out, &out);
@@ -195,14 +195,15 @@ static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_
 }
 
 /* A context-switch sample (--off-cpu): the stack its thread is switched out at. */
-static void apply_switch_sample(struct recorder *r, const struct rec_sample *s, uint16_t misc)
+static void apply_switch_sample(struct recorder *r, const struct rec_sample *s, uint16_t misc,
+				const void *ahead)
 {
 	struct thread *t = model_thread(&r->model, s->pid, s->tid);
 
 	if (s->tid == 0)
 		return; /* the idle task of a whole-system recording */
-	offcpu_sample(&r->offcpu, s->pid, s->tid, s->cpu, s->time, stacker_add(&r->stk, s, misc),
-		      comm_id(r, t));
+	offcpu_sample(&r->offcpu, s->pid, s->tid, s->cpu, s->time,
+		      stacker_add_ahead(&r->stk, s, misc, ahead), comm_id(r, t));
 }
 
 /* A paired off-CPU span goes into the profile. */
@@ -227,21 +228,28 @@ static void keep_offcpu(const struct offcpu_span *s, void *arg)
 	note_sampled(&r->sampled_pids, s->pid, s->pid);
 }
 
+/*
+ * Each record in its turn. A sample whose stack was unwound when drained
+ * has that unwinding after its own bytes (drain_one): its header's size
+ * says where they end.
+ */
 static void apply(const void *bytes, uint32_t len, void *arg)
 {
 	struct recorder *r = arg;
+	uint32_t size = load_u16((const unsigned char *)bytes + 6);
+	const void *ahead = size < len ? (const unsigned char *)bytes + size : NULL;
 	struct record rec;
 
-	if (record_decode(bytes, len, &r->layout, &rec) < 0) {
+	if (record_decode(bytes, ahead ? size : len, &r->layout, &rec) < 0) {
 		r->bad_records++;
 		return;
 	}
 	switch (rec.type) {
 	case PERF_RECORD_SAMPLE:
 		if (r->att.has_attr2 && attach_is_second(&r->att, rec.sample.id))
-			apply_switch_sample(r, &rec.sample, rec.misc);
+			apply_switch_sample(r, &rec.sample, rec.misc, ahead);
 		else
-			apply_sample(r, &rec.sample, rec.misc);
+			apply_sample(r, &rec.sample, rec.misc, ahead);
 		break;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
@@ -324,10 +332,20 @@ static int drain_one(const struct perf_event_header *hdr, void *arg)
 			       rec.mmap2.addr + rec.mmap2.len);
 	}
 	if (rec.type == PERF_RECORD_SAMPLE && rec.sample.stack_size) {
-		/* Only the valid part of a DWARF-mode stack copy waits in the queue. */
-		size_t len = record_trim_stack(hdr, hdr->size, &rec.sample, r->trimmed);
+		/*
+		 * Unwound now, while the copy is at hand; the sample waits in
+		 * the queue with only the part of its copy that this read (to
+		 * be unwound again should its process's mappings change
+		 * meanwhile), the unwinding after it.
+		 */
+		unsigned char *at = order_push_begin(&r->q, hdr->size + STACK_AHEAD_MAX);
+		uint64_t need;
+		size_t ahead = stacker_unwind_ahead(&r->stk, &rec.sample, at + hdr->size, &need);
+		size_t len = record_trim_stack(hdr, hdr->size, &rec.sample,
+					       ahead ? need : UINT64_MAX, at);
 
-		order_push(&r->q, r->trimmed, (uint32_t)len, record_time(&rec));
+		memmove(at + len, at + hdr->size, ahead);
+		order_push_end(&r->q, (uint32_t)(len + ahead), record_time(&rec));
 		return 0;
 	}
 	order_push(&r->q, hdr, hdr->size, record_time(&rec));
@@ -945,7 +963,6 @@ static int recorder_init(struct recorder *r, const struct record_opts *o)
 	model_set_text_finder(&r->model, moved_text, NULL);
 	r->prof = profile_new();
 	order_init(&r->q);
-	r->trimmed = xmalloc(RING_MAX_RECORD);
 	if (o->ev.dwarf_stack)
 		r->unwinder = unwinder_new(&r->model);
 	r->namer = namer_start(&r->syms);
@@ -969,7 +986,6 @@ static void recorder_free(struct recorder *r)
 	symbolizer_release(&r->syms);
 	attach_release(&r->att);
 	order_release(&r->q);
-	free(r->trimmed);
 	hmap_release(&r->sampled_tids);
 	hmap_release(&r->sampled_pids);
 	offcpu_release(&r->offcpu);

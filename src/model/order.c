@@ -23,18 +23,28 @@ void order_release(struct order *q)
 	order_init(q);
 }
 
-void order_push(struct order *q, const void *rec, uint32_t len, uint64_t time)
+void *order_push_begin(struct order *q, uint32_t max_len)
+{
+	xgrow(&q->buf, &q->cap, q->len + max_len, 1);
+	return q->buf + q->len;
+}
+
+void order_push_end(struct order *q, uint32_t len, uint64_t time)
 {
 	struct order_ent *e;
 
-	xgrow(&q->buf, &q->cap, q->len + len, 1);
-	memcpy(q->buf + q->len, rec, len);
 	xgrow(&q->ents, &q->ents_cap, q->n + 1, sizeof(*q->ents));
 	e = &q->ents[q->n++];
 	e->time = time;
 	e->off = q->len;
 	e->len = len;
 	q->len += len;
+}
+
+void order_push(struct order *q, const void *rec, uint32_t len, uint64_t time)
+{
+	memcpy(order_push_begin(q, len), rec, len);
+	order_push_end(q, len, time);
 }
 
 /* The end of the run in time order that starts at i. */
@@ -82,6 +92,15 @@ static void sort_ents(struct order *q)
 	}
 }
 
+/*
+ * The records kept stay where they are until the delivered ones leave
+ * more room than they take (and at least COMPACT_MIN): a flush that keeps
+ * many records (20 ms of them, with a stack copy each) would otherwise
+ * copy them all again at every round, hundreds of megabytes a second.
+ * Compacting then moves each byte a bounded number of times.
+ */
+#define COMPACT_MIN (1u << 20)
+
 void order_flush(struct order *q, uint64_t limit, order_deliver_fn fn, void *arg)
 {
 	size_t i, kept, keep_len = 0;
@@ -93,12 +112,20 @@ void order_flush(struct order *q, uint64_t limit, order_deliver_fn fn, void *arg
 		fn(q->buf + q->ents[i].off, q->ents[i].len, arg);
 	kept = q->n - i;
 	q->n = 0;
-	q->len = 0;
-	if (!kept)
+	if (!kept) {
+		q->len = 0;
 		return;
-	/* The rest, in order, compacted into the spare buffer, which becomes the buffer. */
+	}
 	for (size_t j = i; j < i + kept; j++)
 		keep_len += q->ents[j].len;
+	if (q->len - keep_len < keep_len || q->len - keep_len < COMPACT_MIN) {
+		/* Not worth a copy yet: the kept entries move down, their bytes stay. */
+		memmove(q->ents, q->ents + i, kept * sizeof(*q->ents));
+		q->n = kept;
+		return;
+	}
+	/* The rest, in order, compacted into the spare buffer, which becomes the buffer. */
+	q->len = 0;
 	xgrow(&q->spare, &q->spare_cap, keep_len, 1);
 	for (size_t j = i; j < i + kept; j++) {
 		struct order_ent e = q->ents[j];

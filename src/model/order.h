@@ -47,6 +47,13 @@ void order_init(struct order *q);
 void order_release(struct order *q);
 /* Queues a copy of the len bytes at rec, stamped time. */
 void order_push(struct order *q, const void *rec, uint32_t len, uint64_t time);
+/*
+ * The same in two steps, for a record written in place: room for max_len
+ * bytes, then the record queued with its first len bytes (len <= max_len),
+ * before any other call on q.
+ */
+void *order_push_begin(struct order *q, uint32_t max_len);
+void order_push_end(struct order *q, uint32_t len, uint64_t time);
 /* Delivers, in time order, every queued record with time <= limit. */
 void order_flush(struct order *q, uint64_t limit, order_deliver_fn fn, void *arg);
 

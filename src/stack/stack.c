@@ -15,17 +15,21 @@
  * The callchains last turned into stacks, by hash. A program samples the
  * same few chains over and over, and a chain met again while its process's
  * mappings are unchanged makes the same stack: its frames need not be
- * looked up and interned once more. Only frame-pointer chains (a DWARF
- * stack depends on the stack copy too) without JIT frames (they depend on
- * the perf map and on the time: see user_frame), of at most CHAIN_MAX
- * entries. Direct-mapped: a newer chain takes its slot.
+ * looked up and interned once more. The chain is the kernel's
+ * (frame-pointer mode), or its kernel part and the user addresses that an
+ * unwinding ahead found (the stack copy no longer matters then); without
+ * JIT frames (they depend on the perf map and on the time: see
+ * user_frame), of at most CHAIN_MAX entries. Direct-mapped: a newer chain
+ * takes its slot.
  */
 #define CHAIN_SLOTS 1024
-#define CHAIN_MAX   48
+#define CHAIN_MAX   64
 
 struct chain {
 	uint64_t hash, gen; /* gen: of the process's mappings, for the stack */
-	uint32_t pid, nr, stack, pad;
+	uint32_t pid, nr, stack;
+	uint32_t outer;	  /* unwound: the outermost user frame, PM_NONE if none */
+	uint8_t end, how; /* unwound: how its unwinding went */
 	unsigned char ips[CHAIN_MAX * 8];
 };
 
@@ -46,9 +50,30 @@ struct frame_slot {
 	uint32_t id;
 };
 
-static uint64_t chain_hash(const struct rec_sample *smp)
+/*
+ * The key of an unwound-ahead sample in the chain cache, into key
+ * (CHAIN_MAX entries): its chain's kernel part, the user marker, then the
+ * unwound addresses. Returns the entries, 0 when they do not fit.
+ */
+static size_t ahead_key(const struct rec_sample *smp, const struct stack_ahead *h,
+			const void *ahead, uint64_t *key)
 {
-	return hash_fast(smp->ips, smp->nr * 8) ^ smp->pid;
+	size_t n = 0;
+
+	for (uint64_t i = 0; i < smp->nr; i++) {
+		uint64_t ip = sample_ip_at(smp, i);
+
+		if (ip == (uint64_t)PERF_CONTEXT_USER)
+			break;
+		if (n == CHAIN_MAX)
+			return 0;
+		key[n++] = ip;
+	}
+	if (n + 1 + h->n > CHAIN_MAX)
+		return 0;
+	key[n++] = (uint64_t)PERF_CONTEXT_USER;
+	memcpy(key + n, (const unsigned char *)ahead + sizeof(*h), (size_t)h->n * 8);
+	return n + h->n;
 }
 
 void stacker_init(struct stacker *s, struct model *model, struct profile *prof,
@@ -218,14 +243,20 @@ void stacker_settle_unwind(struct stacker *s, bool (*is_entry)(uint32_t frame, v
 	hmap_init(&s->unw.outer);
 }
 
-/* Notes how an unwind ended at the stack's outermost frame, judged at the stop. */
-static void note_end(struct stacker *s, uint32_t before, uint32_t n, enum unwind_end end)
+/* Notes how an unwind ended at outer, the stack's outermost frame (PM_NONE: none), judged at the stop. */
+static void note_end_frame(struct stacker *s, uint32_t outer, enum unwind_end end)
 {
 	s->unw.unwound++;
-	if (n > before)
-		hmap_insert(&s->unw.outer, (uint64_t)end << 32 | s->frames[n - 1], NULL)->val++;
+	if (outer != PM_NONE)
+		hmap_insert(&s->unw.outer, (uint64_t)end << 32 | outer, NULL)->val++;
 	else
 		count_end(&s->unw, PM_NONE, UNWIND_BAD_FRAME, 1);
+}
+
+static void note_end(struct stacker *s, uint32_t before, uint32_t n, enum unwind_end end)
+{
+	note_end_frame(s, n > before ? s->frames[n - 1] : PM_NONE, end);
+	s->last_end = end;
 }
 
 /*
@@ -243,15 +274,54 @@ static void chain_frame(struct stacker *s, uint32_t pid, uint64_t ip, uint64_t *
 	*prev = ip;
 }
 
-/*
- * DWARF and hybrid modes: the user part of the stack, unwound from the
- * registers and stack copy; chain[0..nchain) is the user part of the
- * kernel's callchain (hybrid mode), taken as it is when there is no copy.
- */
-static void unwind_user(struct stacker *s, const struct rec_sample *smp, const unsigned char *chain,
-			size_t nchain, uint32_t *n)
+/* The user part of smp's callchain: its length, *chain where it starts (0 when none). */
+static size_t user_chain(const struct rec_sample *smp, const unsigned char **chain)
+{
+	*chain = NULL;
+	for (uint64_t i = 0; i < smp->nr; i++) {
+		if (sample_ip_at(smp, i) == (uint64_t)PERF_CONTEXT_USER) {
+			*chain = smp->ips + (i + 1) * 8;
+			return smp->nr - i - 1;
+		}
+	}
+	return 0;
+}
+
+size_t stacker_unwind_ahead(struct stacker *s, const struct rec_sample *smp, void *out,
+			    uint64_t *need)
 {
 	struct unwind_result res;
+	struct stack_ahead h;
+	const unsigned char *chain;
+	size_t nchain = user_chain(smp, &chain);
+
+	*need = 0;
+	if (!s->unwinder || !smp->regs_abi || !smp->stack_dyn_size)
+		return 0;
+	unwind_sample(s->unwinder, smp->pid, smp, chain, nchain, s->uips, STACK_MAX_FRAMES, &res);
+	*need = res.copy_needed;
+	memset(&h, 0, sizeof(h));
+	h.gen = model_maps_generation(s->model, smp->pid);
+	h.n = (uint32_t)res.n;
+	h.end = (uint8_t)res.end;
+	h.how = (uint8_t)res.how;
+	memcpy(out, &h, sizeof(h));
+	memcpy((unsigned char *)out + sizeof(h), s->uips, (size_t)res.n * 8);
+	return sizeof(h) + (size_t)res.n * 8;
+}
+
+/*
+ * DWARF and hybrid modes: the user part of the stack, unwound from the
+ * registers and stack copy, or as unwound ahead (when the process's
+ * mappings are still those it was unwound under); chain[0..nchain) is
+ * the user part of the kernel's callchain (hybrid mode), taken as it is
+ * when there is no copy.
+ */
+static void unwind_user(struct stacker *s, const struct rec_sample *smp, const unsigned char *chain,
+			size_t nchain, const void *ahead, uint32_t *n)
+{
+	struct unwind_result res;
+	struct stack_ahead h;
 	uint32_t before = *n;
 	uint64_t prev = 0;
 
@@ -264,36 +334,75 @@ static void unwind_user(struct stacker *s, const struct rec_sample *smp, const u
 			chain_frame(s, smp->pid, i ? ip - 1 : ip, &prev, n);
 		}
 		s->unw.how[UNWIND_BY_FP_ONLY]++;
+		s->last_how = UNWIND_BY_FP_ONLY;
 		note_end(s, before, *n, UNWIND_COMPLETE);
 		return;
 	}
-	unwind_sample(s->unwinder, smp->pid, smp, chain, nchain, s->uips, STACK_MAX_FRAMES, &res);
-	for (int i = 0; i < res.n; i++)
-		chain_frame(s, smp->pid, s->uips[i], &prev, n);
+	if (ahead)
+		memcpy(&h, ahead, sizeof(h));
+	if (ahead && h.gen == model_maps_generation(s->model, smp->pid)) {
+		const unsigned char *ips = (const unsigned char *)ahead + sizeof(h);
+
+		for (uint32_t i = 0; i < h.n && i < STACK_MAX_FRAMES; i++)
+			chain_frame(s, smp->pid, load_u64(ips + i * 8), &prev, n);
+		s->unw.ahead++;
+		res.how = (enum unwind_how)h.how;
+		res.end = (enum unwind_end)h.end;
+	} else {
+		unwind_sample(s->unwinder, smp->pid, smp, chain, nchain, s->uips, STACK_MAX_FRAMES,
+			      &res);
+		for (int i = 0; i < res.n; i++)
+			chain_frame(s, smp->pid, s->uips[i], &prev, n);
+	}
 	s->unw.how[res.how]++;
+	s->last_how = res.how;
 	note_end(s, before, *n, res.end);
 }
 
 uint32_t stacker_add(struct stacker *s, const struct rec_sample *smp, uint16_t misc)
 {
-	bool cache = !s->unwinder && smp->nr && smp->nr <= CHAIN_MAX;
+	return stacker_add_ahead(s, smp, misc, NULL);
+}
+
+uint32_t stacker_add_ahead(struct stacker *s, const struct rec_sample *smp, uint16_t misc,
+			   const void *ahead)
+{
 	bool unwind = s->unwinder && smp->regs_abi;
-	const unsigned char *uchain = NULL;
-	size_t nuchain = 0;
+	const unsigned char *uchain = NULL, *key = smp->ips;
+	size_t nuchain = 0, nkey = smp->nr;
 	uint64_t hash = 0, gen = 0;
+	struct stack_ahead h;
 	struct chain *c = NULL;
-	uint32_t n = 0, stack;
+	uint32_t n = 0, stack, before;
+	bool cache;
 
 	gen = model_maps_generation(s->model, smp->pid);
 	s->gen = gen;
+	if (unwind) {
+		nkey = 0;
+		if (ahead && smp->stack_dyn_size) {
+			memcpy(&h, ahead, sizeof(h));
+			if (h.gen == gen)
+				nkey = ahead_key(smp, &h, ahead, s->key);
+			else
+				ahead = NULL; /* stale: unwound again below */
+		}
+		key = (const unsigned char *)s->key;
+	}
+	cache = nkey && nkey <= CHAIN_MAX;
 	if (cache) {
 		if (!s->chains)
 			s->chains = xcalloc(CHAIN_SLOTS, sizeof(*s->chains));
-		hash = chain_hash(smp);
+		hash = hash_fast(key, nkey * 8) ^ smp->pid;
 		c = &s->chains[hash & (CHAIN_SLOTS - 1)];
-		if (c->hash == hash && c->gen == gen && c->pid == smp->pid && c->nr == smp->nr &&
-		    memcmp(c->ips, smp->ips, smp->nr * 8) == 0) {
+		if (c->hash == hash && c->gen == gen && c->pid == smp->pid && c->nr == nkey &&
+		    memcmp(c->ips, key, nkey * 8) == 0) {
 			s->chain_hits++;
+			if (unwind) {
+				s->unw.ahead++;
+				s->unw.how[c->how]++;
+				note_end_frame(s, c->outer, (enum unwind_end)c->end);
+			}
 			return c->stack;
 		}
 		s->chain_misses++;
@@ -340,8 +449,9 @@ uint32_t stacker_add(struct stacker *s, const struct rec_sample *smp, uint16_t m
 	} else if (!s->unwinder) {
 		user_frame(s, smp->pid, smp->ip, &n);
 	}
+	before = n;
 	if (unwind)
-		unwind_user(s, smp, uchain, nuchain, &n);
+		unwind_user(s, smp, uchain, nuchain, ahead, &n);
 	if (n == 0) {
 		add_frame(s, &n, PM_NONE, 0, smp->ip);
 		s->cacheable = false;
@@ -356,9 +466,12 @@ uint32_t stacker_add(struct stacker *s, const struct rec_sample *smp, uint16_t m
 		c->hash = hash;
 		c->gen = gen;
 		c->pid = smp->pid;
-		c->nr = (uint32_t)smp->nr;
+		c->nr = (uint32_t)nkey;
 		c->stack = stack;
-		memcpy(c->ips, smp->ips, smp->nr * 8);
+		c->outer = n > before ? s->frames[n - 1] : PM_NONE;
+		c->end = (uint8_t)s->last_end;
+		c->how = (uint8_t)s->last_how;
+		memcpy(c->ips, key, nkey * 8);
 	}
 	return stack;
 }

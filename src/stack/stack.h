@@ -44,6 +44,7 @@ struct stack_unwind_stats {
 	uint64_t ends[UNWIND_END_COUNT]; /* of them, by reason (after stack_settle_unwind) */
 	struct hmap cut;		 /* (module id + 1, 0 for none) << 8 | reason -> stacks */
 	struct hmap outer; /* end << 32 | outermost frame id -> stacks, until settled */
+	uint64_t ahead;	   /* stacks taken as unwound ahead (stacker_unwind_ahead) */
 };
 
 struct chain;
@@ -66,6 +67,9 @@ struct stacker {
 	uint64_t frame_hits;
 	uint32_t frames[STACK_MAX_FRAMES]; /* the stack being built, leaf first */
 	uint64_t uips[STACK_MAX_FRAMES];
+	uint64_t key[64];	  /* an unwound sample's key in the chain cache */
+	enum unwind_end last_end; /* how the last unwinding went */
+	enum unwind_how last_how;
 };
 
 /*
@@ -79,6 +83,39 @@ void stacker_release(struct stacker *s);
 
 /* The id of sample smp's stack (misc: the record's misc field). */
 uint32_t stacker_add(struct stacker *s, const struct rec_sample *smp, uint16_t misc);
+
+/*
+ * A user stack unwound ahead of its sample's turn: when a sample is
+ * drained from its ring, while its stack copy is at hand there, rather
+ * than when the records before it in time have all been applied. Its
+ * frames hold if the process's mappings are still the same then (its
+ * mappings generation says); else the sample is unwound again, from the
+ * part of the copy this unwind needed. Kept after the sample in the
+ * queue; read with memcpy (its place need not be aligned).
+ */
+struct stack_ahead {
+	uint64_t gen; /* of the process's mappings, when unwound */
+	uint32_t n;   /* addresses after the header (as unwind_sample gives them) */
+	uint8_t end;  /* enum unwind_end */
+	uint8_t how;  /* enum unwind_how */
+	uint16_t pad;
+};
+
+/* The most bytes stacker_unwind_ahead writes. */
+#define STACK_AHEAD_MAX (sizeof(struct stack_ahead) + STACK_MAX_FRAMES * 8)
+
+/*
+ * Unwinds sample smp's user stack now (DWARF and hybrid modes) into out
+ * (STACK_AHEAD_MAX bytes); returns the bytes written, 0 when there is
+ * nothing to unwind. *need gets the bytes of the stack copy it read or
+ * wanted: what the sample must keep to be unwound again.
+ */
+size_t stacker_unwind_ahead(struct stacker *s, const struct rec_sample *smp, void *out,
+			    uint64_t *need);
+
+/* stacker_add for a sample unwound ahead (ahead: its stack_ahead, or NULL). */
+uint32_t stacker_add_ahead(struct stacker *s, const struct rec_sample *smp, uint16_t misc,
+			   const void *ahead);
 
 /*
  * DWARF and hybrid modes, once frames have names: counts the unwound

@@ -136,6 +136,24 @@ static void sample_regs(const struct rec_sample *s, struct cfi_regs *g)
 
 /* Images. */
 
+static bool has_section(Elf *e, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(e, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *n;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    (n = elf_strptr(e, shstrndx, sh.sh_name)) && !strcmp(n, name))
+			return true;
+	}
+	return false;
+}
+
 int unwind_image_open(struct unwind_image *img, const struct module *m)
 {
 	struct stat st;
@@ -164,11 +182,25 @@ int unwind_image_open(struct unwind_image *img, const struct module *m)
 	}
 	img->nsegs = (size_t)n;
 	img->eh = dwarf_getcfi_elf(img->elf);
-	/* .debug_frame: Go's binaries have no other, some hand-written code neither. */
-	img->dwarf = dwarf_begin_elf(img->elf, DWARF_C_READ, NULL);
-	if (img->dwarf)
-		img->debug = dwarf_getcfi(img->dwarf);
+	img->has_debug_frame = has_section(img->elf, ".debug_frame");
 	return 0;
+}
+
+/*
+ * .debug_frame, read the first time .eh_frame has no row (Go's binaries
+ * have no other, some hand-written code neither): libdw reads every debug
+ * section of a file it begins, which a file with .eh_frame for all its
+ * code never needs.
+ */
+static Dwarf_CFI *debug_frame(struct unwind_image *img)
+{
+	if (img->has_debug_frame && !img->dwarf) {
+		img->has_debug_frame = false; /* tried */
+		img->dwarf = dwarf_begin_elf(img->elf, DWARF_C_READ, NULL);
+		if (img->dwarf)
+			img->debug = dwarf_getcfi(img->dwarf);
+	}
+	return img->debug;
 }
 
 void unwind_image_close(struct unwind_image *img)
@@ -190,7 +222,7 @@ int unwind_image_row(struct unwind_image *img, uint64_t vaddr, struct cfi_row *r
 {
 	int ret = cfi_row_find(img->eh, vaddr, &img->pool, row);
 
-	if (ret == -ENOENT && img->debug)
+	if (ret == -ENOENT && debug_frame(img))
 		ret = cfi_row_find(img->debug, vaddr, &img->pool, row);
 	return ret;
 }
@@ -358,7 +390,7 @@ static int frame_row(struct unwinder *u, uint32_t pid, uint64_t a, const struct 
 		return 0;
 	}
 	*row = &fp_row;
-	return (*img)->eh || (*img)->debug ? -ENODATA : 0;
+	return (*img)->eh || (*img)->debug ? -ENODATA : 0; /* debug: tried by row_of */
 }
 
 void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,

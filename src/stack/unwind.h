@@ -39,8 +39,9 @@ struct unwind_image {
 	size_t nbytes;	     /* the file's size when opened */
 	unsigned char *copy; /* the vdso's bytes, else NULL */
 	Elf *elf;
-	Dwarf *dwarf;	       /* for .debug_frame; NULL when the file has none */
+	Dwarf *dwarf;	       /* for .debug_frame, once needed; NULL until then */
 	Dwarf_CFI *eh, *debug; /* .eh_frame's and .debug_frame's, NULL when absent */
+	bool has_debug_frame;  /* a .debug_frame not read yet */
 	struct load_seg *segs;
 	size_t nsegs;
 	struct cfi_pool pool; /* the expressions of the rows read from it */

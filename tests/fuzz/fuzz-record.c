@@ -155,7 +155,9 @@ static void use_record(struct ctx *c, const void *bytes, size_t len)
 				abort();
 			sink += touch(s->stack, (size_t)s->stack_size);
 			/* The record without its unused stack bytes: the same sample. */
-			n = len <= sizeof(trimmed) ? record_trim_stack(bytes, len, s, trimmed) : 0;
+			n = len <= sizeof(trimmed)
+				    ? record_trim_stack(bytes, len, s, UINT64_MAX, trimmed)
+				    : 0;
 			if (n && (n > len || record_decode(trimmed, n, c->l, &t) != 0 ||
 				  t.sample.stack_dyn_size != s->stack_dyn_size ||
 				  t.sample.nr != s->nr || t.sample.time != s->time ||
