@@ -51,7 +51,7 @@ static const char usage[] =
 	"      --no-call-graph        the same as --call-graph=none\n"
 	"      --no-kernel            leave kernel code out\n"
 	"  -m, --mmap-pages PAGES     ring buffer pages per CPU, a power of two\n"
-	"                             (default 256 in hybrid mode, 128 with fp, 1024\n"
+	"                             (default 512 in hybrid mode, 128 with fp, 1024\n"
 	"                             with dwarf; more above -F 4000)\n"
 	"      --debug-dir DIR        also look for debug files under DIR (by build-id\n"
 	"                             and by name); may be repeated\n"
@@ -212,16 +212,16 @@ static void parse_ids(const char *s, const char *what, uint32_t **ids, size_t *n
 
 /*
  * The default ring of each CPU: 128 pages (512 KiB), which holds about
- * three seconds of one busy CPU's frame-pointer samples at 999 Hz; 256 in
+ * three seconds of one busy CPU's frame-pointer samples at 999 Hz; 512 in
  * hybrid mode and 1024 in DWARF mode, whose samples carry 8 and 32 KiB of
- * stack (about an eighth of a second either way). Above 4,000 Hz it
+ * stack (a quarter and an eighth of a second). Above 4,000 Hz it
  * doubles with each doubling of the frequency, up to eight times above
  * 16,000 Hz, so that a ring still holds most of a second of samples and
  * the recorder may fall behind for that long without losing any.
  */
 static unsigned default_ring_pages(const struct event_opts *ev)
 {
-	unsigned pages = !ev->dwarf_stack ? 128 : ev->hybrid ? 256 : 1024;
+	unsigned pages = !ev->dwarf_stack ? 128 : ev->hybrid ? 512 : 1024;
 
 	for (uint64_t f = 4000; ev->period == 0 && ev->freq > f && f < 32000; f *= 2)
 		pages *= 2;
@@ -346,6 +346,7 @@ int cmd_record(int argc, char **argv)
 		o.argv = argv + optind;
 	if (!pages_given)
 		o.mmap_pages = default_ring_pages(&o.ev);
+	o.pages_given = pages_given;
 	targets = (o.npids > 0) + (o.ntids > 0) + o.system_wide + (o.argv != NULL);
 	if (targets == 0) {
 		error("nothing to record: give a command, -p PID, -t TID or -a");

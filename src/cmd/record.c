@@ -76,6 +76,7 @@ struct recorder {
 	uint64_t nsamples, lost, lost_samples, bad_records;
 	long paranoid;	      /* kernel.perf_event_paranoid when the events were opened */
 	bool kernel_dropped;  /* the kernel was excluded because paranoid forbade it */
+	bool ring_reduced;    /* the locked-memory limit made the rings smaller than asked */
 	struct offcpu offcpu; /* --off-cpu: switches paired into spans */
 };
 
@@ -520,13 +521,16 @@ static int open_events(struct recorder *r)
 	pid_t pid;
 	int ret;
 
+	unsigned pages = o->mmap_pages;
+
 	ev.inherit = o->ntids == 0 && !o->system_wide;
 	ev.enable_on_exec = o->argv != NULL;
 	ev.disabled = true;
 	if (ev.dwarf_stack)
 		ev.dwarf_regs = unwind_regs_mask();
-	/* A quarter: still below the whole ring if the first mmap must shrink it. */
-	ev.wakeup_bytes = (uint32_t)(o->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
+again:
+	/* Woken a quarter of the way: time to drain before the ring is full. */
+	ev.wakeup_bytes = (uint32_t)(pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	event_attr(&attr, &ev);
 	if (o->off_cpu) {
 		/* Both events' samples the same, an id telling them apart, a stack always. */
@@ -546,7 +550,7 @@ static int open_events(struct recorder *r)
 	r->paranoid = (long)read_proc_ulong("/proc/sys/kernel/perf_event_paranoid", 2);
 	raise_nofile();
 	for (;;) {
-		attach_init(&r->att, &attr, o->mmap_pages);
+		attach_init(&r->att, &attr, pages);
 		if (o->off_cpu) {
 			attr2.exclude_kernel = attr.exclude_kernel;
 			attach_add_second(&r->att, &attr2);
@@ -564,11 +568,21 @@ static int open_events(struct recorder *r)
 		attach_failed(r, ret, pid);
 		return -1;
 	}
+	/*
+	 * A ring the locked-memory limit made smaller needs events that wake
+	 * the recorder sooner: opened again with the size that fits.
+	 */
+	if (r->att.pages < pages) {
+		pages = r->att.pages;
+		attach_release(&r->att);
+		r->ring_reduced = true;
+		goto again;
+	}
 	if (r->kernel_dropped && !o->quiet)
 		warning("kernel.perf_event_paranoid=2 lets this user sample user code only: kernel "
 			"frames are left out (run as root, or lower the setting to 1, to have "
 			"them)");
-	if (r->att.pages_reduced && !o->quiet)
+	if (r->ring_reduced && o->pages_given && !o->quiet)
 		warning("ring buffer reduced to %u pages by the locked-memory limit", r->att.pages);
 	return 0;
 }

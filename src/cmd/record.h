@@ -31,6 +31,7 @@ struct record_opts {
 	double duration; /* seconds, 0 for no limit */
 	bool quiet;
 	unsigned mmap_pages;	 /* data pages per ring, a power of two */
+	bool pages_given;	 /* by -m, not the default */
 	const char **debug_dirs; /* --debug-dir */
 	size_t ndebug_dirs;
 	bool no_lines;		 /* --no-lines */

@@ -24,7 +24,7 @@
  * FDE's instructions each time. Direct-mapped; a miss (no row) is kept
  * too.
  */
-#define ROW_SLOTS 4096
+#define ROW_SLOTS 2048
 
 struct row_slot {
 	const struct unwind_image *img; /* NULL: empty */
@@ -33,11 +33,30 @@ struct row_slot {
 	struct cfi_row row;
 };
 
+/*
+ * What frame_row found for a runtime address under one generation of its
+ * process's mappings (maps_generation: unique over every process's set),
+ * which holds while they last: no mapping lookup, no load bias, no row
+ * lookup for a frame met again. Direct-mapped.
+ */
+#define ADDR_SLOTS 2048
+
+struct addr_slot {
+	uint64_t addr, gen; /* gen 0: empty (no set has generation 0) */
+	struct unwind_image *img;
+	struct module *mod;
+	uint64_t vaddr;
+	int ret;
+	bool guessed;
+	struct cfi_row row;
+};
+
 struct unwinder {
 	struct model *model;
 	struct unwind_image **images; /* by module id; NULL until first needed */
 	size_t nimages;
 	struct row_slot *rows;
+	struct addr_slot *addrs;
 	uint64_t row_hits, row_misses;
 };
 
@@ -289,6 +308,7 @@ void unwinder_free(struct unwinder *u)
 	}
 	free(u->images);
 	free(u->rows);
+	free(u->addrs);
 	free(u);
 }
 
@@ -363,8 +383,8 @@ static int splice(const unsigned char *chain, size_t nchain, size_t k, uint64_t 
  * leave out this address (hand-written assembly) gets no row. Returns 0,
  * -ENOENT when a is in no mapping, -ENODATA when there is no row.
  */
-static int frame_row(struct unwinder *u, uint32_t pid, uint64_t a, const struct cfi_row **row,
-		     struct unwind_image **img, uint64_t *vaddr, struct module **mod, bool *guessed)
+static int find_row(struct unwinder *u, uint32_t pid, uint64_t a, const struct cfi_row **row,
+		    struct unwind_image **img, uint64_t *vaddr, struct module **mod, bool *guessed)
 {
 	static struct cfi_row fp_row;
 	const struct mapping *map = model_find(u->model, pid, a);
@@ -393,6 +413,43 @@ static int frame_row(struct unwinder *u, uint32_t pid, uint64_t a, const struct 
 	return (*img)->eh || (*img)->debug ? -ENODATA : 0; /* debug: tried by row_of */
 }
 
+/* find_row through the cache of addresses, under generation gen of pid's mappings. */
+static int frame_row(struct unwinder *u, uint32_t pid, uint64_t gen, uint64_t a,
+		     const struct cfi_row **row, struct unwind_image **img, uint64_t *vaddr,
+		     struct module **mod, bool *guessed)
+{
+	struct addr_slot *slot;
+	const struct cfi_row *r;
+
+	if (!gen)
+		return find_row(u, pid, a, row, img, vaddr, mod, guessed);
+	if (!u->addrs)
+		u->addrs = xcalloc(ADDR_SLOTS, sizeof(*u->addrs));
+	slot = &u->addrs[hash_u64(a ^ gen) & (ADDR_SLOTS - 1)];
+	if (slot->gen != gen || slot->addr != a) {
+		slot->ret = find_row(u, pid, a, &r, &slot->img, &slot->vaddr, &slot->mod,
+				     &slot->guessed);
+		slot->row = *r;
+		/* A lookup that read /proc again may have made a new generation. */
+		slot->gen = model_maps_generation(u->model, pid);
+		slot->addr = a;
+		if (slot->gen != gen) {
+			*row = r;
+			*img = slot->img;
+			*vaddr = slot->vaddr;
+			*mod = slot->mod;
+			*guessed = slot->guessed;
+			return slot->ret;
+		}
+	}
+	*row = &slot->row;
+	*img = slot->img;
+	*vaddr = slot->vaddr;
+	*mod = slot->mod;
+	*guessed = slot->guessed;
+	return slot->ret;
+}
+
 void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 		   const unsigned char *chain, size_t nchain, uint64_t *ips, int max,
 		   struct unwind_result *res)
@@ -400,6 +457,7 @@ void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 	struct uctx c = {.stack = s->stack, .len = s->stack_dyn_size};
 	struct cfi_regs sampled, regs[2];
 	bool exact = true; /* the address is where the frame is, not a return address */
+	uint64_t gen;
 	int n = 0, cur = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -409,6 +467,7 @@ void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 		return;
 	c.sp = sampled.r[CFI_RSP];
 	regs[0] = sampled;
+	gen = model_maps_generation(u->model, pid);
 	for (;;) {
 		struct cfi_regs *in = &regs[cur], *out = &regs[!cur];
 		uint64_t pc = in->r[CFI_RA], look = exact ? pc : pc - 1, vaddr = 0, cfa;
@@ -422,7 +481,7 @@ void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 			res->end = UNWIND_TOO_DEEP;
 			break;
 		}
-		ret = frame_row(u, pid, look, &row, &img, &vaddr, &mod, &guessed);
+		ret = frame_row(u, pid, gen, look, &row, &img, &vaddr, &mod, &guessed);
 		/* A return address in no mapping is not code: the stack ends before it. */
 		if (ret == -ENOENT && n > 0) {
 			res->end = UNWIND_BAD_FRAME;
