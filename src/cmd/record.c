@@ -518,10 +518,9 @@ static int open_events(struct recorder *r)
 	const struct record_opts *o = r->o;
 	struct event_opts ev = o->ev;
 	struct perf_event_attr attr, attr2;
+	unsigned pages = o->mmap_pages;
 	pid_t pid;
 	int ret;
-
-	unsigned pages = o->mmap_pages;
 
 	ev.inherit = o->ntids == 0 && !o->system_wide;
 	ev.enable_on_exec = o->argv != NULL;
