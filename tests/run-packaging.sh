@@ -119,6 +119,7 @@ expect "report" rep
 expect "--folded --force" report --fo
 expect "module self total" report --sort ""
 expect "dwarf" record --call-graph = dw
+expect "hybrid" record --call-graph = hy
 expect "cpu-clock" record -e cpu
 expect "app.data" report -i ap
 expect "sleep" record -F 99 -- slee
