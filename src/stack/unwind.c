@@ -378,10 +378,11 @@ static int splice(const unsigned char *chain, size_t nchain, size_t k, uint64_t 
  * The row for the frame at address a (looked up at a), its image and
  * ELF address, and its module (NULL for memory no file backs). Code
  * without call frame information gets the frame-pointer row, noted in
- * *guessed, where frame pointers are all there is: JIT code, and files
- * without any unwind tables (Go's stripped binaries). A file whose tables
- * leave out this address (hand-written assembly) gets no row. Returns 0,
- * -ENOENT when a is in no mapping, -ENODATA when there is no row.
+ * *guessed: JIT code, files without any unwind tables (Go's stripped
+ * binaries), and code a file's tables leave out (V8's builtins embedded
+ * in node, hand-written assembly), where frame pointers are all there is
+ * (unwind_sample checks that the frame pointer points into the stack).
+ * Returns 0, or -ENOENT when a is in no mapping.
  */
 static int find_row(struct unwinder *u, uint32_t pid, uint64_t a, const struct cfi_row **row,
 		    struct unwind_image **img, uint64_t *vaddr, struct module **mod, bool *guessed)
@@ -410,7 +411,7 @@ static int find_row(struct unwinder *u, uint32_t pid, uint64_t a, const struct c
 		return 0;
 	}
 	*row = &fp_row;
-	return (*img)->eh || (*img)->debug ? -ENODATA : 0; /* debug: tried by row_of */
+	return 0;
 }
 
 /* find_row through the cache of addresses, under generation gen of pid's mappings. */
@@ -490,10 +491,6 @@ void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 		ips[n++] = look;
 		res->last = mod;
 		/* But the sampled address may be in code the model does not know yet: guessed. */
-		if (ret == -ENODATA) {
-			res->end = UNWIND_NO_INFO;
-			break;
-		}
 		/* A frame record lies above the stack pointer, or it is none. */
 		if (guessed && (!cfi_known(in, CFI_RBP) || in->r[CFI_RBP] < in->r[CFI_RSP] ||
 				in->r[CFI_RBP] & 7)) {
