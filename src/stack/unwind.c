@@ -483,14 +483,17 @@ void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 			break;
 		}
 		ret = frame_row(u, pid, gen, look, &row, &img, &vaddr, &mod, &guessed);
-		/* A return address in no mapping is not code: the stack ends before it. */
+		/*
+		 * A return address in no mapping is not code: the stack ends
+		 * before it. The sampled address may be in code the model does
+		 * not know yet: its frame pointer is tried.
+		 */
 		if (ret == -ENOENT && n > 0) {
 			res->end = UNWIND_BAD_FRAME;
 			break;
 		}
 		ips[n++] = look;
 		res->last = mod;
-		/* But the sampled address may be in code the model does not know yet: guessed. */
 		/* A frame record lies above the stack pointer, or it is none. */
 		if (guessed && (!cfi_known(in, CFI_RBP) || in->r[CFI_RBP] < in->r[CFI_RSP] ||
 				in->r[CFI_RBP] & 7)) {
@@ -529,11 +532,11 @@ void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 						  : UNWIND_BAD_FRAME;
 			break;
 		}
-		/* A caller's frame lies above its callee's, but across a signal's stack. */
 		if (out->r[CFI_RA] == 0) {
 			res->end = UNWIND_COMPLETE;
 			break;
 		}
+		/* A caller's frame lies above its callee's, but across a signal's stack. */
 		if (!row->signal && out->r[CFI_RSP] <= in->r[CFI_RSP]) {
 			res->end = guessed ? UNWIND_NO_INFO : UNWIND_BAD_FRAME;
 			break;
