@@ -77,6 +77,7 @@ struct recorder {
 	long paranoid;	      /* kernel.perf_event_paranoid when the events were opened */
 	bool kernel_dropped;  /* the kernel was excluded because paranoid forbade it */
 	bool ring_reduced;    /* the locked-memory limit made the rings smaller than asked */
+	struct hmap pending;  /* pid -> address-space changes drained, not applied */
 	struct offcpu offcpu; /* --off-cpu: switches paired into spans */
 };
 
@@ -230,6 +231,32 @@ static void keep_offcpu(const struct offcpu_span *s, void *arg)
 }
 
 /*
+ * Records drained but not applied yet that change a process's address
+ * space (new mappings, exec), by pid: a sample of such a process is not
+ * unwound before its turn, when the model has them.
+ */
+static void pending_change(struct recorder *r, uint32_t pid, int delta)
+{
+	bool added;
+	struct hmap_slot *slot = hmap_insert(&r->pending, pid, &added);
+
+	slot->val += (uint64_t)(int64_t)delta;
+	if (slot->val == 0 || (added && delta < 0))
+		hmap_remove(&r->pending, pid, NULL);
+}
+
+/*
+ * Whether a sample of pid can be unwound as it is drained: its process is
+ * known to the model (a child whose fork is still to be applied would be
+ * made, with none of its parent's mappings) and no change to its address
+ * space waits in the queue.
+ */
+static bool unwind_now(struct recorder *r, uint32_t pid)
+{
+	return !hmap_find(&r->pending, pid) && model_knows(&r->model, pid);
+}
+
+/*
  * Each record in its turn. A sample whose stack was unwound when drained
  * has that unwinding after its own bytes (drain_one): its header's size
  * says where they end.
@@ -268,11 +295,14 @@ static void apply(const void *bytes, uint32_t len, void *arg)
 
 		if (rec.mmap2.pid == UINT32_MAX)
 			break; /* kernel modules: symbolized through kallsyms */
+		pending_change(r, rec.mmap2.pid, -1);
 		model_mmap(&r->model, rec.mmap2.pid, rec.mmap2.addr, rec.mmap2.len, rec.mmap2.pgoff,
 			   &k, rec.mmap2.prot);
 		break;
 	}
 	case PERF_RECORD_COMM:
+		if (rec.comm.exec)
+			pending_change(r, rec.comm.pid, -1);
 		model_comm(&r->model, rec.comm.pid, rec.comm.tid, rec.comm.comm, rec.comm.exec);
 		break;
 	case PERF_RECORD_FORK:
@@ -311,7 +341,7 @@ static int drain_one(const struct perf_event_header *hdr, void *arg)
 		r->bad_records++;
 		return 0;
 	}
-	if (type != PERF_RECORD_MMAP2 &&
+	if (type != PERF_RECORD_MMAP2 && type != PERF_RECORD_COMM &&
 	    !(type == PERF_RECORD_SAMPLE && (r->layout.sample_type & PERF_SAMPLE_STACK_USER))) {
 		order_push(&r->q, hdr, hdr->size, time);
 		return 0;
@@ -320,6 +350,10 @@ static int drain_one(const struct perf_event_header *hdr, void *arg)
 		r->bad_records++;
 		return 0;
 	}
+	if (rec.type == PERF_RECORD_MMAP2 && rec.mmap2.pid != UINT32_MAX)
+		pending_change(r, rec.mmap2.pid, 1);
+	else if (rec.type == PERF_RECORD_COMM && rec.comm.exec)
+		pending_change(r, rec.comm.pid, 1);
 	/*
 	 * Pin the file of a new mapping now, while the mapping (and perhaps
 	 * the process) still exists; applying it waits for its turn.
@@ -340,8 +374,11 @@ static int drain_one(const struct perf_event_header *hdr, void *arg)
 		 * meanwhile), the unwinding after it.
 		 */
 		unsigned char *at = order_push_begin(&r->q, hdr->size + STACK_AHEAD_MAX);
-		uint64_t need;
-		size_t ahead = stacker_unwind_ahead(&r->stk, &rec.sample, at + hdr->size, &need);
+		uint64_t need = UINT64_MAX;
+		size_t ahead = 0;
+
+		if (unwind_now(r, rec.sample.pid))
+			ahead = stacker_unwind_ahead(&r->stk, &rec.sample, at + hdr->size, &need);
 		size_t len = record_trim_stack(hdr, hdr->size, &rec.sample,
 					       ahead ? need : UINT64_MAX, at);
 
@@ -982,6 +1019,7 @@ static int recorder_init(struct recorder *r, const struct record_opts *o)
 	stacker_init(&r->stk, &r->model, r->prof, r->unwinder, on_new_frame, r->namer);
 	hmap_init(&r->sampled_tids);
 	hmap_init(&r->sampled_pids);
+	hmap_init(&r->pending);
 	offcpu_init(&r->offcpu, o->off_cpu_min_ns, keep_offcpu, r);
 	return 0;
 }
@@ -1001,6 +1039,7 @@ static void recorder_free(struct recorder *r)
 	order_release(&r->q);
 	hmap_release(&r->sampled_tids);
 	hmap_release(&r->sampled_pids);
+	hmap_release(&r->pending);
 	offcpu_release(&r->offcpu);
 	stacker_release(&r->stk);
 	unwinder_free(r->unwinder);

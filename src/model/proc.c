@@ -114,6 +114,11 @@ static struct process *add_process(struct model *m, uint32_t pid, struct maps *m
 	return p;
 }
 
+bool model_knows(struct model *m, uint32_t pid)
+{
+	return find_process(m, pid) != NULL;
+}
+
 struct process *model_process(struct model *m, uint32_t pid)
 {
 	struct process *p = find_process(m, pid);

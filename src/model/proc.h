@@ -95,6 +95,8 @@ struct model {
 void model_init(struct model *m, struct module_set *mods, bool live);
 void model_release(struct model *m);
 
+/* Whether the model has process pid (alive or lingering after its exit). */
+bool model_knows(struct model *m, uint32_t pid);
 /* The process pid, created (and seeded from /proc when live) if unknown. */
 struct process *model_process(struct model *m, uint32_t pid);
 /* The thread tid of process pid, created if unknown (comm from the process). */
