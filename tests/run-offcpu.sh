@@ -3,7 +3,9 @@
 # Off-CPU spans (record --off-cpu): the waits target measures itself how
 # long each thread spends blocked in nanosleep, in a pipe read and on a
 # mutex; the off-CPU time 'report --sample-type=off-cpu' gives each of
-# those stacks must match within 10% (+5 ms), and per thread the wall
+# those stacks, with the waiting function (sleep_wait, pipe_wait,
+# mutex_wait) as the C library's caller on it, must match within 10%
+# (+5 ms), and per thread the wall
 # view (CPU periods plus off-CPU time) must add up to the thread's life
 # within 15% (+20 ms), for the waiting threads and the CPU-bound one. The
 # default report stays a CPU profile: no stack of it counts nanoseconds.
@@ -48,12 +50,12 @@ sum() {
 # check_waits FOLDED TRUTH WHAT: each wait the target measured (in TRUTH)
 # is on its function's stack in FOLDED for as long.
 check_waits() {
-	near "$(sum "$1" sleeper 'nanosleep' 'work_cpu')" \
-		"$(truth "$2" wait sleep_wait)" 10 5000000 "${3}sleeper blocked in nanosleep"
-	near "$(sum "$1" reader ';(__libc_)?read[;_ ]' 'work_cpu')" \
-		"$(truth "$2" wait pipe_wait)" 10 5000000 "${3}reader blocked on the pipe"
-	near "$(sum "$1" locker 'lock_wait' 'work_cpu')" \
-		"$(truth "$2" wait mutex_wait)" 10 5000000 "${3}locker blocked on the mutex"
+	near "$(sum "$1" sleeper ';sleep_wait;[^ ]*nanosleep' 'work_cpu')" \
+		"$(truth "$2" wait sleep_wait)" 10 5000000 "${3}sleeper blocked in sleep_wait's nanosleep"
+	near "$(sum "$1" reader ';pipe_wait;(__libc_)?read[;_ ]' 'work_cpu')" \
+		"$(truth "$2" wait pipe_wait)" 10 5000000 "${3}reader blocked on the pipe in pipe_wait"
+	near "$(sum "$1" locker ';mutex_wait;[^ ]*lock_wait' 'work_cpu')" \
+		"$(truth "$2" wait mutex_wait)" 10 5000000 "${3}locker blocked on the mutex in mutex_wait"
 }
 
 check_waits "$tmp/off-cpu.folded" "$tmp/truth" ""
