@@ -24,8 +24,8 @@ libtool pkg-config zlib1g-dev libzstd-dev make gcc"
 # report formats (golang-go for go tool pprof, chromium for the SVG), the
 # C++ front end (g++), clang, Debian's Go and Rust compilers for test
 # targets, glibc's debug symbols (libc6-dbg) for the names of its aliases.
-PM_TEST_DEPS="protobuf-compiler python3 libxml2-utils lld debuginfod xz-utils binutils time
-util-linux mount bash-completion strace g++ clang golang-go rustc libc6-dbg chromium
+PM_TEST_DEPS="protobuf-compiler python3 libxml2-utils lld debuginfod xz-utils binutils time linux-perf
+util-linux mount bash-completion strace g++ clang golang-go rustc libc6-dbg python3-dbg chromium
 python3-jsonschema"
 
 pm_msg() {
