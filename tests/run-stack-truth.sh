@@ -20,7 +20,9 @@ need_perf
 command -v python3 >/dev/null || fail "no python3 (scripts/deps.sh installs it)"
 PY=/usr/bin/python3
 XZ=/usr/bin/xz
-[ -x "$PY" ] && [ -x "$XZ" ] || fail "no Debian python3 or xz (scripts/deps.sh installs them)"
+if [ ! -x "$PY" ] || [ ! -x "$XZ" ]; then
+	fail "no Debian python3 or xz (scripts/deps.sh installs them)"
+fi
 SECS=1.5
 
 # A script whose time goes to the interpreter, sorting, str and dicts.
@@ -87,4 +89,5 @@ compare() {
 # at 3,000 samples; the margins allow for half as many samples.
 compare libcalls 88 85 "$TARGETS/libcalls" "$SECS"
 compare python3 78 74 "$PY" "$tmp/work.py" "$SECS"
+# shellcheck disable=SC2016 # for the inner shell
 compare xz 85 85 /bin/sh -c 'exec "$0" -9 -T1 -c "$1" >/dev/null' "$XZ" "$tmp/text"
