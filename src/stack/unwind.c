@@ -39,14 +39,13 @@ struct row_slot {
  * which holds while they last: no mapping lookup, no load bias, no row
  * lookup for a frame met again. Direct-mapped.
  */
-#define ADDR_SLOTS 2048
+#define ADDR_SLOTS 4096 /* two ways: a slot and its neighbour */
 
 struct addr_slot {
 	uint64_t addr, gen; /* gen 0: empty (no set has generation 0) */
 	struct unwind_image *img;
-	struct module *mod;
 	uint64_t vaddr;
-	int ret;
+	int8_t ret;
 	bool guessed;
 	struct cfi_row row;
 };
@@ -385,7 +384,7 @@ static int splice(const unsigned char *chain, size_t nchain, size_t k, uint64_t 
  * Returns 0, or -ENOENT when a is in no mapping.
  */
 static int find_row(struct unwinder *u, uint32_t pid, uint64_t a, const struct cfi_row **row,
-		    struct unwind_image **img, uint64_t *vaddr, struct module **mod, bool *guessed)
+		    struct unwind_image **img, uint64_t *vaddr, bool *guessed)
 {
 	static struct cfi_row fp_row;
 	const struct mapping *map = model_find(u->model, pid, a);
@@ -395,7 +394,6 @@ static int find_row(struct unwinder *u, uint32_t pid, uint64_t a, const struct c
 	if (!fp_row.fp)
 		cfi_row_fp(&fp_row);
 	*img = NULL;
-	*mod = map ? map->mod : NULL;
 	*guessed = true;
 	*row = &fp_row;
 	if (!map)
@@ -414,22 +412,34 @@ static int find_row(struct unwinder *u, uint32_t pid, uint64_t a, const struct c
 	return 0;
 }
 
-/* find_row through the cache of addresses, under generation gen of pid's mappings. */
+/*
+ * find_row through the cache of addresses, under generation gen of pid's
+ * mappings. Two ways: an address's slot and its neighbour, the one looked
+ * at last kept first, the other replaced on a miss.
+ */
 static int frame_row(struct unwinder *u, uint32_t pid, uint64_t gen, uint64_t a,
 		     const struct cfi_row **row, struct unwind_image **img, uint64_t *vaddr,
-		     struct module **mod, bool *guessed)
+		     bool *guessed)
 {
-	struct addr_slot *slot;
+	struct addr_slot *set, *slot;
 	const struct cfi_row *r;
 
 	if (!gen)
-		return find_row(u, pid, a, row, img, vaddr, mod, guessed);
+		return find_row(u, pid, a, row, img, vaddr, guessed);
 	if (!u->addrs)
 		u->addrs = xcalloc(ADDR_SLOTS, sizeof(*u->addrs));
-	slot = &u->addrs[hash_u64(a ^ gen) & (ADDR_SLOTS - 1)];
+	set = &u->addrs[hash_u64(a ^ gen) & (ADDR_SLOTS - 2)];
+	if (set[1].gen == gen && set[1].addr == a) {
+		struct addr_slot t = set[0];
+
+		set[0] = set[1];
+		set[1] = t;
+	}
+	slot = &set[0];
 	if (slot->gen != gen || slot->addr != a) {
-		slot->ret = find_row(u, pid, a, &r, &slot->img, &slot->vaddr, &slot->mod,
-				     &slot->guessed);
+		set[1] = set[0];
+		slot->ret =
+			(int8_t)find_row(u, pid, a, &r, &slot->img, &slot->vaddr, &slot->guessed);
 		slot->row = *r;
 		/* A lookup that read /proc again may have made a new generation. */
 		slot->gen = model_maps_generation(u->model, pid);
@@ -438,7 +448,6 @@ static int frame_row(struct unwinder *u, uint32_t pid, uint64_t gen, uint64_t a,
 			*row = r;
 			*img = slot->img;
 			*vaddr = slot->vaddr;
-			*mod = slot->mod;
 			*guessed = slot->guessed;
 			return slot->ret;
 		}
@@ -446,7 +455,6 @@ static int frame_row(struct unwinder *u, uint32_t pid, uint64_t gen, uint64_t a,
 	*row = &slot->row;
 	*img = slot->img;
 	*vaddr = slot->vaddr;
-	*mod = slot->mod;
 	*guessed = slot->guessed;
 	return slot->ret;
 }
@@ -474,7 +482,6 @@ void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 		uint64_t pc = in->r[CFI_RA], look = exact ? pc : pc - 1, vaddr = 0, cfa;
 		const struct cfi_row *row;
 		struct unwind_image *img;
-		struct module *mod;
 		bool guessed;
 		int ret;
 
@@ -482,7 +489,7 @@ void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 			res->end = UNWIND_TOO_DEEP;
 			break;
 		}
-		ret = frame_row(u, pid, gen, look, &row, &img, &vaddr, &mod, &guessed);
+		ret = frame_row(u, pid, gen, look, &row, &img, &vaddr, &guessed);
 		/*
 		 * A return address in no mapping is not code: the stack ends
 		 * before it. The sampled address may be in code the model does
@@ -493,7 +500,6 @@ void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 			break;
 		}
 		ips[n++] = look;
-		res->last = mod;
 		/* A frame record lies above the stack pointer, or it is none. */
 		if (guessed && (!cfi_known(in, CFI_RBP) || in->r[CFI_RBP] < in->r[CFI_RSP] ||
 				in->r[CFI_RBP] & 7)) {

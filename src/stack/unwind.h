@@ -102,7 +102,6 @@ struct unwind_result {
 	int n;		      /* addresses written */
 	enum unwind_end end;  /* why it stopped */
 	enum unwind_how how;  /* how the frames were found */
-	struct module *last;  /* the last frame's module, NULL if none */
 	uint64_t copy_needed; /* bytes of stack copy this unwind read or wanted */
 };
 
