@@ -51,8 +51,8 @@ static const char usage[] =
 	"      --no-call-graph        the same as --call-graph=none\n"
 	"      --no-kernel            leave kernel code out\n"
 	"  -m, --mmap-pages PAGES     ring buffer pages per CPU, a power of two\n"
-	"                             (default 512 in hybrid mode, 128 with fp, 1024\n"
-	"                             with dwarf; more above -F 4000)\n"
+	"                             (default 128 with fp, 1024 in the hybrid and dwarf\n"
+	"                             modes; more above -F 4000)\n"
 	"      --debug-dir DIR        also look for debug files under DIR (by build-id\n"
 	"                             and by name); may be repeated\n"
 	"      --no-lines             name frames from the symbol tables only: no\n"
@@ -212,16 +212,18 @@ static void parse_ids(const char *s, const char *what, uint32_t **ids, size_t *n
 
 /*
  * The default ring of each CPU: 128 pages (512 KiB), which holds about
- * three seconds of one busy CPU's frame-pointer samples at 999 Hz; 512 in
- * hybrid mode and 1024 in DWARF mode, whose samples carry 8 and 32 KiB of
- * stack (a quarter and an eighth of a second). Above 4,000 Hz it
+ * three seconds of one busy CPU's frame-pointer samples at 999 Hz; 1024 in
+ * the hybrid and DWARF modes, whose samples carry 8 and 32 KiB of stack
+ * (half and an eighth of a second): a ring woken at a quarter of its
+ * size wakes the recorder every 120 hybrid samples, which on a virtual
+ * machine's CPUs costs more than the draining. Above 4,000 Hz it
  * doubles with each doubling of the frequency, up to eight times above
  * 16,000 Hz, so that a ring still holds most of a second of samples and
  * the recorder may fall behind for that long without losing any.
  */
 static unsigned default_ring_pages(const struct event_opts *ev)
 {
-	unsigned pages = !ev->dwarf_stack ? 128 : ev->hybrid ? 512 : 1024;
+	unsigned pages = ev->dwarf_stack ? 1024 : 128;
 
 	for (uint64_t f = 4000; ev->period == 0 && ev->freq > f && f < 32000; f *= 2)
 		pages *= 2;

@@ -377,10 +377,9 @@ static int eval(const Dwarf_Op *ops, size_t n, const struct eval_env *env, uint6
 }
 
 /* Register reg of the caller under rule r; 0 with *known false when it is not recoverable. */
-static int apply_rule(const struct cfi_rule *r, const struct cfi_pool *pool,
-		      const struct eval_env *env, int reg, uint64_t *v, bool *known)
+static inline int apply_rule(const struct cfi_rule *r, const struct cfi_pool *pool,
+			     const struct eval_env *env, int reg, uint64_t *v, bool *known)
 {
-	static const struct cfi_rule same = {.kind = CFI_SAME};
 	uint64_t a;
 	int ret;
 
@@ -401,8 +400,13 @@ static int apply_rule(const struct cfi_rule *r, const struct cfi_pool *pool,
 		 * epilogue restored the register (gcc says when it pops, not
 		 * what). Nothing below the stack pointer is copied anyway.
 		 */
-		if (reg != CFI_RA && cfi_known(env->regs, CFI_RSP) && a < env->regs->r[CFI_RSP])
-			return apply_rule(&same, pool, env, reg, v, known);
+		if (reg != CFI_RA && cfi_known(env->regs, CFI_RSP) && a < env->regs->r[CFI_RSP]) {
+			if (cfi_known(env->regs, reg)) {
+				*v = env->regs->r[reg];
+				*known = true;
+			}
+			return 0;
+		}
 		if ((ret = env->read(env->arg, a, v)) < 0)
 			return ret;
 		break;

@@ -414,8 +414,8 @@ static int find_row(struct unwinder *u, uint32_t pid, uint64_t a, const struct c
 
 /*
  * find_row through the cache of addresses, under generation gen of pid's
- * mappings. Two ways: an address's slot and its neighbour, the one looked
- * at last kept first, the other replaced on a miss.
+ * mappings. Two ways: an address's slot and its neighbour; a miss moves
+ * the first to the second and takes the first.
  */
 static int frame_row(struct unwinder *u, uint32_t pid, uint64_t gen, uint64_t a,
 		     const struct cfi_row **row, struct unwind_image **img, uint64_t *vaddr,
@@ -429,15 +429,9 @@ static int frame_row(struct unwinder *u, uint32_t pid, uint64_t gen, uint64_t a,
 	if (!u->addrs)
 		u->addrs = xcalloc(ADDR_SLOTS, sizeof(*u->addrs));
 	set = &u->addrs[hash_u64(a ^ gen) & (ADDR_SLOTS - 2)];
-	if (set[1].gen == gen && set[1].addr == a) {
-		struct addr_slot t = set[0];
-
-		set[0] = set[1];
-		set[1] = t;
-	}
-	slot = &set[0];
+	slot = set[1].gen == gen && set[1].addr == a ? &set[1] : &set[0];
 	if (slot->gen != gen || slot->addr != a) {
-		set[1] = set[0];
+		set[1] = set[0]; /* the newest first, the one before it kept */
 		slot->ret =
 			(int8_t)find_row(u, pid, a, &r, &slot->img, &slot->vaddr, &slot->guessed);
 		slot->row = *r;
