@@ -296,7 +296,7 @@ size_t stacker_unwind_ahead(struct stacker *s, const struct rec_sample *smp, voi
 	size_t nchain = user_chain(smp, &chain);
 
 	*need = 0;
-	if (!s->unwinder || !smp->regs_abi || !smp->stack_dyn_size)
+	if (!s->unwinder || smp->regs_abi != PERF_SAMPLE_REGS_ABI_64 || !smp->stack_dyn_size)
 		return 0;
 	unwind_sample(s->unwinder, smp->pid, smp, chain, nchain, s->uips, STACK_MAX_FRAMES, &res);
 	*need = res.copy_needed;
@@ -367,7 +367,8 @@ uint32_t stacker_add(struct stacker *s, const struct rec_sample *smp, uint16_t m
 uint32_t stacker_add_ahead(struct stacker *s, const struct rec_sample *smp, uint16_t misc,
 			   const void *ahead)
 {
-	bool unwind = s->unwinder && smp->regs_abi;
+	/* A 32-bit process's registers and tables are not x86-64's: its chain as it is. */
+	bool unwind = s->unwinder && smp->regs_abi == PERF_SAMPLE_REGS_ABI_64;
 	const unsigned char *uchain = NULL, *key = smp->ips;
 	size_t nuchain = 0, nkey = smp->nr;
 	uint64_t hash = 0, gen = 0;

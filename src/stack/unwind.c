@@ -141,8 +141,8 @@ static void sample_regs(const struct rec_sample *s, struct cfi_regs *g)
 	uint64_t mask = unwind_regs_mask();
 
 	g->known = 0;
-	if (!s->regs_abi)
-		return;
+	if (s->regs_abi != PERF_SAMPLE_REGS_ABI_64)
+		return; /* none, or a 32-bit process's */
 	for (int r = 0; r < CFI_NREGS; r++) {
 		int p = perf_reg_of[r];
 		uint32_t idx = (uint32_t)__builtin_popcountll(mask & ((1ULL << p) - 1));
