@@ -201,6 +201,162 @@ static int reg_value(const struct cfi_regs *g, uint64_t r, uint64_t *v)
 	return 0;
 }
 
+/* The value of binary operation at on a (deeper) and b; false for another operation. */
+static bool binary_op(uint8_t at, uint64_t a, uint64_t b, uint64_t *out)
+{
+	switch (at) {
+	case DW_OP_plus:
+		*out = a + b;
+		return true;
+	case DW_OP_minus:
+		*out = a - b;
+		return true;
+	case DW_OP_mul:
+		*out = a * b;
+		return true;
+	case DW_OP_and:
+		*out = a & b;
+		return true;
+	case DW_OP_or:
+		*out = a | b;
+		return true;
+	case DW_OP_xor:
+		*out = a ^ b;
+		return true;
+	case DW_OP_shl:
+		*out = b < 64 ? a << b : 0;
+		return true;
+	case DW_OP_shr:
+		*out = b < 64 ? a >> b : 0;
+		return true;
+	case DW_OP_shra:
+		*out = (uint64_t)((int64_t)a >> (b < 63 ? b : 63));
+		return true;
+	/* Comparisons are signed, as DWARF says. */
+	case DW_OP_eq:
+		*out = a == b;
+		return true;
+	case DW_OP_ne:
+		*out = a != b;
+		return true;
+	case DW_OP_lt:
+		*out = (int64_t)a < (int64_t)b;
+		return true;
+	case DW_OP_le:
+		*out = (int64_t)a <= (int64_t)b;
+		return true;
+	case DW_OP_gt:
+		*out = (int64_t)a > (int64_t)b;
+		return true;
+	case DW_OP_ge:
+		*out = (int64_t)a >= (int64_t)b;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* An expression's stack: at most 16 values. */
+struct estack {
+	uint64_t v[16];
+	size_t n;
+};
+
+static int push(struct estack *st, uint64_t v)
+{
+	if (st->n == ARRAY_SIZE(st->v))
+		return -EINVAL;
+	st->v[st->n++] = v;
+	return 0;
+}
+
+/* The value an operation pushes that reads nothing off the stack; -ENOENT for others. */
+static int leaf_op(const Dwarf_Op *op, const struct eval_env *env, uint64_t *v)
+{
+	uint8_t at = op->atom;
+	int ret;
+
+	if (at >= DW_OP_lit0 && at <= DW_OP_lit31) {
+		*v = (uint64_t)(at - DW_OP_lit0);
+		return 0;
+	}
+	if (at >= DW_OP_breg0 && at <= DW_OP_breg31) {
+		if ((ret = reg_value(env->regs, at - DW_OP_breg0, v)) < 0)
+			return ret;
+		*v += op->number;
+		return 0;
+	}
+	switch (at) {
+	case DW_OP_const1u:
+	case DW_OP_const1s:
+	case DW_OP_const2u:
+	case DW_OP_const2s:
+	case DW_OP_const4u:
+	case DW_OP_const4s:
+	case DW_OP_const8u:
+	case DW_OP_const8s:
+	case DW_OP_constu:
+	case DW_OP_consts:
+		*v = op->number;
+		return 0;
+	case DW_OP_bregx:
+		if ((ret = reg_value(env->regs, op->number, v)) < 0)
+			return ret;
+		*v += op->number2;
+		return 0;
+	case DW_OP_call_frame_cfa:
+		if (!env->have_cfa)
+			return -EINVAL;
+		*v = env->cfa;
+		return 0;
+	default:
+		return -ENOENT;
+	}
+}
+
+/* An operation on the values on the stack. */
+static int stack_op(const Dwarf_Op *op, const struct eval_env *env, struct estack *st)
+{
+	uint64_t *top = st->n ? &st->v[st->n - 1] : NULL, v;
+
+	switch (op->atom) {
+	case DW_OP_dup:
+		return top ? push(st, *top) : -EINVAL;
+	case DW_OP_drop:
+		if (!top)
+			return -EINVAL;
+		st->n--;
+		return 0;
+	case DW_OP_over:
+		return st->n >= 2 ? push(st, st->v[st->n - 2]) : -EINVAL;
+	case DW_OP_swap:
+		if (st->n < 2)
+			return -EINVAL;
+		v = *top;
+		*top = st->v[st->n - 2];
+		st->v[st->n - 2] = v;
+		return 0;
+	case DW_OP_deref:
+		return top ? env->read(env->arg, *top, top) : -EINVAL;
+	case DW_OP_plus_uconst:
+		if (!top)
+			return -EINVAL;
+		*top += op->number;
+		return 0;
+	case DW_OP_neg:
+	case DW_OP_not:
+		if (!top)
+			return -EINVAL;
+		*top = op->atom == DW_OP_neg ? -*top : ~*top;
+		return 0;
+	default:
+		if (st->n < 2 || !binary_op(op->atom, st->v[st->n - 2], *top, &v))
+			return -EINVAL;
+		st->v[--st->n - 1] = v;
+		return 0;
+	}
+}
+
 /*
  * A DWARF expression's value, for the operations that call frame
  * information uses (registers, constants, arithmetic, comparisons,
@@ -208,171 +364,22 @@ static int reg_value(const struct cfi_regs *g, uint64_t r, uint64_t *v)
  */
 static int eval(const Dwarf_Op *ops, size_t n, const struct eval_env *env, uint64_t *out)
 {
-	uint64_t st[16], a, b;
-	size_t sp = 0;
+	struct estack st = {.n = 0};
+	uint64_t v;
 	int ret;
 
-#define NEED(k)                         \
-	do {                            \
-		if (sp < (k))           \
-			return -EINVAL; \
-	} while (0)
-#define PUSH(v)                           \
-	do {                              \
-		uint64_t v_ = (v);        \
-		if (sp == ARRAY_SIZE(st)) \
-			return -EINVAL;   \
-		st[sp++] = v_;            \
-	} while (0)
 	for (size_t i = 0; i < n; i++) {
-		const Dwarf_Op *op = &ops[i];
-		uint8_t at = op->atom;
-
-		if (at >= DW_OP_lit0 && at <= DW_OP_lit31) {
-			PUSH((uint64_t)(at - DW_OP_lit0));
-			continue;
-		}
-		if (at >= DW_OP_breg0 && at <= DW_OP_breg31) {
-			if ((ret = reg_value(env->regs, at - DW_OP_breg0, &a)) < 0)
-				return ret;
-			PUSH(a + op->number);
-			continue;
-		}
-		switch (at) {
-		case DW_OP_const1u:
-		case DW_OP_const1s:
-		case DW_OP_const2u:
-		case DW_OP_const2s:
-		case DW_OP_const4u:
-		case DW_OP_const4s:
-		case DW_OP_const8u:
-		case DW_OP_const8s:
-		case DW_OP_constu:
-		case DW_OP_consts:
-			PUSH(op->number);
-			break;
-		case DW_OP_bregx:
-			if ((ret = reg_value(env->regs, op->number, &a)) < 0)
-				return ret;
-			PUSH(a + op->number2);
-			break;
-		case DW_OP_call_frame_cfa:
-			if (!env->have_cfa)
-				return -EINVAL;
-			PUSH(env->cfa);
-			break;
-		case DW_OP_dup:
-			NEED(1);
-			PUSH(st[sp - 1]);
-			break;
-		case DW_OP_drop:
-			NEED(1);
-			sp--;
-			break;
-		case DW_OP_over:
-			NEED(2);
-			PUSH(st[sp - 2]);
-			break;
-		case DW_OP_swap:
-			NEED(2);
-			a = st[sp - 1];
-			st[sp - 1] = st[sp - 2];
-			st[sp - 2] = a;
-			break;
-		case DW_OP_deref:
-			NEED(1);
-			if ((ret = env->read(env->arg, st[sp - 1], &st[sp - 1])) < 0)
-				return ret;
-			break;
-		case DW_OP_plus_uconst:
-			NEED(1);
-			st[sp - 1] += op->number;
-			break;
-		case DW_OP_neg:
-			NEED(1);
-			st[sp - 1] = -st[sp - 1];
-			break;
-		case DW_OP_not:
-			NEED(1);
-			st[sp - 1] = ~st[sp - 1];
-			break;
-		case DW_OP_plus:
-		case DW_OP_minus:
-		case DW_OP_mul:
-		case DW_OP_and:
-		case DW_OP_or:
-		case DW_OP_xor:
-		case DW_OP_shl:
-		case DW_OP_shr:
-		case DW_OP_shra:
-		case DW_OP_eq:
-		case DW_OP_ne:
-		case DW_OP_lt:
-		case DW_OP_le:
-		case DW_OP_gt:
-		case DW_OP_ge:
-			NEED(2);
-			b = st[--sp];
-			a = st[sp - 1];
-			switch (at) {
-			case DW_OP_plus:
-				a += b;
-				break;
-			case DW_OP_minus:
-				a -= b;
-				break;
-			case DW_OP_mul:
-				a *= b;
-				break;
-			case DW_OP_and:
-				a &= b;
-				break;
-			case DW_OP_or:
-				a |= b;
-				break;
-			case DW_OP_xor:
-				a ^= b;
-				break;
-			case DW_OP_shl:
-				a = b < 64 ? a << b : 0;
-				break;
-			case DW_OP_shr:
-				a = b < 64 ? a >> b : 0;
-				break;
-			case DW_OP_shra:
-				a = (uint64_t)((int64_t)a >> (b < 63 ? b : 63));
-				break;
-			/* Comparisons are signed, as DWARF says. */
-			case DW_OP_eq:
-				a = a == b;
-				break;
-			case DW_OP_ne:
-				a = a != b;
-				break;
-			case DW_OP_lt:
-				a = (int64_t)a < (int64_t)b;
-				break;
-			case DW_OP_le:
-				a = (int64_t)a <= (int64_t)b;
-				break;
-			case DW_OP_gt:
-				a = (int64_t)a > (int64_t)b;
-				break;
-			default:
-				a = (int64_t)a >= (int64_t)b;
-				break;
-			}
-			st[sp - 1] = a;
-			break;
-		default:
-			return -EINVAL;
-		}
+		ret = leaf_op(&ops[i], env, &v);
+		if (ret == 0)
+			ret = push(&st, v);
+		else if (ret == -ENOENT)
+			ret = stack_op(&ops[i], env, &st);
+		if (ret < 0)
+			return ret;
 	}
-#undef NEED
-#undef PUSH
-	if (sp == 0)
+	if (st.n == 0)
 		return -EINVAL;
-	*out = st[sp - 1];
+	*out = st.v[st.n - 1];
 	return 0;
 }
 
