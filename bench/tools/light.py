@@ -5,7 +5,8 @@ The recorder's own footprint, perfmini beside perf in the same run:
   11. peak memory against the recording's length (-p and -a), with the
       curve of the recorder's resident memory over time;
   12. peak memory of record on the bench workloads, default and --no-lines;
-  13. lost records under `record -a` with every CPU busy, up to 20 kHz;
+  13. lost records under `record -a` with every CPU busy, up to 20 kHz,
+      perfmini's default (hybrid) beside frame pointers and DWARF;
   14. the recorder's own share of the samples of a busy `record -a`, and
       its stop time (SIGINT to exit);
   15. in DWARF mode, the samples a target still gets when the CPUs are
@@ -277,7 +278,9 @@ def fig_length(b):
               "bench/workloads/churn.c: two CPU-bound threads and one that creates and joins "
               "short-lived threads, about a thousand a second) and with `-a` (the whole machine: "
               "that process, the other recorders and whatever else runs). perfmini stops by "
-              "`-d`, perf when `sleep` ends; both at 999 Hz with frame-pointer call chains. "
+              "`-d`, perf when `sleep` ends; both at 999 Hz, perfmini in its default call-graph "
+              "mode (hybrid: an 8 KiB stack copy per sample, unwound while recording), perf with "
+              "frame-pointer call chains (`-g`). "
               "*Peak* is VmHWM at the recorder's exit, its stop phase included; the aim is "
               "peak(%d s) ≤ 1.1 × peak(%d s) for perfmini; perf's is shown beside it.%s\n" % (
                   short, long_, long_, short,
@@ -383,7 +386,8 @@ def fig_memory(b):
                                label="memory cpu", variants=(("perfmini --no-lines", "--no-lines"),))))
     md = ["The recorder's own peak memory (VmHWM at its exit, bench/tools/pstat.c `-m`; median "
           "over the runs) on the bench workloads, recorded alternately by `perfmini record -F "
-          "999` (the default: names, source lines and inline chains read while recording), "
+          "999` (the default: hybrid call stacks, an 8 KiB stack copy per sample unwound while "
+          "recording; names, source lines and inline chains read while recording), "
           "`perfmini record -F 999 --no-lines` (names from the symbol tables only) and `perf "
           "record -e cpu-clock -F 999 -g`. The aims: the default recording's peak at most perf "
           "record's (ratio ≤ 1), `--no-lines` at most half of perf record's (ratio ≤ 0.5). "
@@ -427,13 +431,33 @@ def fig_memory(b):
 
 
 def busy_configs(b):
-    cfgs = [("frame pointers, 999 Hz", "-F 999", "-e cpu-clock -F 999 -g"),
-            ("frame pointers, 20,000 Hz", "-F 20000", "-e cpu-clock -F 20000 -g")]
-    if not b.quick:
-        cfgs.insert(1, ("frame pointers, 4,000 Hz", "-F 4000", "-e cpu-clock -F 4000 -g"))
+    """(name, perfmini's options, perf's) of figures 13 and 14. perf has no
+    hybrid mode: perfmini's default is held to perf's frame pointers."""
+    fp = b.pm_fp()
+    cfgs = []
+    for hz in (999, 4000):
+        rate = "{:,} Hz".format(hz)
+        perf_fp = "-e cpu-clock -F %d -g" % hz
+        if b.pm_has_hybrid():
+            cfgs.append(("hybrid (default), %s" % rate, "-F %d" % hz, perf_fp))
+        cfgs.append(("frame pointers, %s" % rate, "%s-F %d" % (fp, hz), perf_fp))
+    cfgs.append(("frame pointers, 20,000 Hz", "%s-F 20000" % fp, "-e cpu-clock -F 20000 -g"))
     if b.pm_has_dwarf():
         cfgs.append(("DWARF, 999 Hz", "-F 999 --call-graph=dwarf", "-e cpu-clock -F 999 --call-graph dwarf"))
     return cfgs
+
+
+def busy_modes_text(b):
+    """What each configuration of figures 13 and 14 compares."""
+    return ("The configurations name their call-graph mode: **hybrid (default)** is `perfmini "
+            "record -a -F HZ` with no `--call-graph` (each sample carries the kernel's "
+            "frame-pointer chain, the user registers and an 8 KiB copy of the user stack, unwound "
+            "while recording) against `perf record -a -e cpu-clock -F HZ -g`: perf has no such "
+            "mode, and its frame pointers are what the default is held to; **frame pointers** is "
+            "`perfmini record -a %s-F HZ` against the same perf command; **DWARF** is perfmini "
+            "`--call-graph=dwarf` (32 KiB copies, unwound while recording) against perf "
+            "`--call-graph dwarf` (8 KiB copies, kept raw). Each row is its own pair of "
+            "recordings, so perf's `-g` is recorded for the hybrid and the fp rows alike." % b.pm_fp())
 
 
 def busy_runs(b):
@@ -542,8 +566,9 @@ def fig_lost(b):
           "short-lived threads, about a thousand a second) on the %s CPUs, plus whatever else runs "
           "here. Each recording lasts %d s (SIGINT), %d run%s per configuration, perfmini and perf "
           "alternately; both tools at their default ring size per CPU (perf: 128 pages, 512 KiB; "
-          "perfmini: 128 pages up to 4,000 Hz, 1024 at 20,000 Hz and in DWARF mode, as "
-          "perfmini-record(1) says under -m). Lost: perfmini's summary (`N lost`: lost "
+          "perfmini: 128 pages with frame pointers, 1024 in the hybrid and DWARF modes, "
+          "doubling with each doubling of the rate above 4,000 Hz: 1024 with frame pointers at "
+          "20,000 Hz, as perfmini-record(1) says under -m). %s Lost: perfmini's summary (`N lost`: lost "
           "records and lost samples, also the report header's `Lost:` line, shown for the last "
           "run); perf: read from perf.data, the `lost` fields of PERF_RECORD_LOST or of "
           "PERF_RECORD_LOST_SAMPLES, whichever sum is larger (perf 6 adds at its end a "
@@ -551,7 +576,7 @@ def fig_lost(b):
           "against `perf report --stats` on the last run (its per-event `LOST_SAMPLES events`, "
           "the `Total Lost Samples` of `perf report`). The aim: none lost wherever perf loses none. Peak memory: VmHWM of the "
           "recorder at its exit (median).\n" % (
-              os.cpu_count(), B["secs"], B["runs"], "" if B["runs"] == 1 else "s"),
+              os.cpu_count(), B["secs"], B["runs"], "" if B["runs"] == 1 else "s", busy_modes_text(b)),
           "| configuration | samples perfmini / perf | lost perfmini / perf | perfmini `Lost:` | perf lost, `perf report --stats` | aim | peak memory perfmini / perf | ratio |",
           "|---|---|---|---|---|---|---|---|"]
     for name, _, _ in cfgs:
@@ -594,6 +619,8 @@ def B_cmds(b):
 # set these ratios ({configuration: (perfmini stop / perf stop, where)}).
 # Full runs only: --quick records for 6 s instead of 15, which shortens
 # perf's stop (its build-id pass reads the whole file) more than perfmini's.
+# The frame-pointer baselines were measured when fp was perfmini's default
+# (plain -F); the hybrid rows have none yet.
 STOP_BASELINE = {
     "frame pointers, 999 Hz": (0.0250, "15538a1"),  # 59.4 ms / 2.38 s
     "frame pointers, 4,000 Hz": (0.0680, "15538a1"),  # 117 ms / 1.72 s
@@ -609,7 +636,10 @@ def fig_share(b):
     log("14. the recorder's own share of a busy record -a, and its stop time")
     B = busy_runs(b)
     res, cfgs = B["res"], B["cfgs"]
-    md = ["The recordings of figure 13. *Own share*: the samples of the recorder's own process in "
+    md = ["The recordings of figure 13, the same configurations (each row names its call-graph "
+          "mode: hybrid (default) and frame pointers against perf `-g`, DWARF against perf "
+          "`--call-graph dwarf`). In hybrid and DWARF mode perfmini's own samples include its "
+          "unwinding of every sample's stack copy. *Own share*: the samples of the recorder's own process in "
           "its own recording, over all samples: for perfmini, `perfmini report --folded --per-pid` "
           "(root frame `perfmini-PID`, PID the recorder's); for perf, `perf script -F pid,time` "
           "(samples whose pid is perf record's). The comm of both recorders' threads is their "
@@ -626,6 +656,7 @@ def fig_share(b):
           "| configuration | own share perfmini / perf | aim ≤ 1%% | own share after the first %g s | CPU share perfmini / perf | stop perfmini / perf | stop ratio | data file perfmini / perf |" % SKIP,
           "|---|---|---|---|---|---|---|---|"]
     tops = []
+    own_share = {}
     for name, _, _ in cfgs:
         pm, pf = res[(name, "perfmini")], res[(name, "perf")]
         shares = {"pm": [], "pf": [], "pm_late": [], "pf_late": []}
@@ -654,6 +685,7 @@ def fig_share(b):
             name, pct(s_pm), pct(s_pf), "n/a" if s_pm is None else b.aim(s_pm <= 1.0),
             pct(l_pm), pct(l_pf), pct(c_pm), pct(c_pf), ftime(t_pm), ftime(t_pf), fratio(ratio) if ratio else "n/a",
             fsize(pm[-1]["size"]), fsize(pf[-1]["size"])))
+        own_share[name] = (s_pm, l_pm, c_pm)
         b.headline.append(("14. own share of samples, busy `record -a`, %s" % name, pct(s_pm), pct(s_pf),
                            "—", "perfmini ≤ 1%", "n/a" if s_pm is None else b.aim(s_pm <= 1.0)))
         base = STOP_BASELINE.get(name)
@@ -674,6 +706,15 @@ def fig_share(b):
         start = next((i for i, l in enumerate(body) if l.lstrip().startswith("Self%")), None)
         if start is not None:
             tops.append((name, body[start:start + 9]))
+    pairs = []
+    for rate in ("999 Hz", "4,000 Hz"):
+        h, f = own_share.get("hybrid (default), " + rate), own_share.get("frame pointers, " + rate)
+        if h and f:
+            pairs.append("%s: hybrid %s / %s / %s, fp %s / %s / %s" % ((rate,) + tuple(pct(x) for x in h + f)))
+    if pairs:
+        md.append("")
+        md.append("perfmini's default against its frame pointers, own share / after the first %g s "
+                  "/ CPU share: %s." % (SKIP, "; ".join(pairs)))
     md.append("")
     md.append("The stop-time aim is relative: the stop may take at most twice as long as at the "
               "commit where it was first measured, read as the ratio to perf's stop measured in "

@@ -223,6 +223,84 @@ def perf_data_stats(path):
         return samples, max(lost, lost_samples)
 
 
+# Bits of perf_event_attr.sample_type, as they come in a PERF_RECORD_SAMPLE
+# up to the user stack (perf_event_open(2), "PERF_RECORD_SAMPLE").
+PERF_SAMPLE = {"IP": 1 << 0, "TID": 1 << 1, "TIME": 1 << 2, "ADDR": 1 << 3, "READ": 1 << 4,
+               "CALLCHAIN": 1 << 5, "ID": 1 << 6, "CPU": 1 << 7, "PERIOD": 1 << 8,
+               "STREAM_ID": 1 << 9, "RAW": 1 << 10, "BRANCH_STACK": 1 << 11, "REGS_USER": 1 << 12,
+               "STACK_USER": 1 << 13, "IDENTIFIER": 1 << 16}
+
+
+def perf_sample_layout(path):
+    """What the PERF_RECORD_SAMPLE records of a perf.data file carry, on
+    average: {'n', 'size' (whole record, header included), 'chain' (call
+    chain entries, PERF_CONTEXT markers included), 'regs' (user registers
+    per sample), 'stack' (bytes of user stack copied), 'dyn' (of which
+    valid, dyn_size)}, or None. The layout comes from the file's one
+    perf_event_attr (its attrs section: the header's u64 at 24 and 32;
+    sample_type at byte 24 of the attr, sample_regs_user at 80); a file
+    with several attrs of different sample types gives 'size' only."""
+    try:
+        f = open(path, "rb")
+    except OSError:
+        return None
+    with f:
+        hdr = f.read(64)
+        if len(hdr) < 56 or hdr[:8] != b"PERFILE2":
+            return None
+        attr_size, attrs_off, attrs_size, data_off, data_size = struct.unpack_from("<QQQQQ", hdr, 16)
+        f.seek(attrs_off)
+        raw = f.read(attrs_size)
+        types = set()
+        regs_mask = 0
+        for off in range(0, len(raw) - attr_size + 1, attr_size):
+            types.add(struct.unpack_from("<Q", raw, off + 24)[0])
+            regs_mask = struct.unpack_from("<Q", raw, off + 80)[0]
+        st = types.pop() if len(types) == 1 else None
+        nregs = bin(regs_mask).count("1")
+        f.seek(data_off)
+        data = f.read(data_size)
+    S = PERF_SAMPLE
+    n = size = chain = regs = stack = dyn = 0
+    pos = 0
+    while pos + 8 <= len(data):
+        rtype, _, rsize = struct.unpack_from("<IHH", data, pos)
+        if rsize < 8 or pos + rsize > len(data):
+            break
+        if rtype == 9:
+            n += 1
+            size += rsize
+            if st is not None and not st & (S["READ"] | S["BRANCH_STACK"]):
+                p = pos + 8
+                for bit in ("IDENTIFIER", "IP", "TID", "TIME", "ADDR", "ID", "STREAM_ID", "CPU", "PERIOD"):
+                    if st & S[bit]:
+                        p += 8
+                if st & S["CALLCHAIN"]:
+                    nr = struct.unpack_from("<Q", data, p)[0]
+                    chain += nr
+                    p += 8 + 8 * nr
+                if st & S["RAW"]:
+                    p += 4 + struct.unpack_from("<I", data, p)[0]
+                if st & S["REGS_USER"]:
+                    abi = struct.unpack_from("<Q", data, p)[0]
+                    p += 8
+                    if abi:
+                        regs += nregs
+                        p += 8 * nregs
+                if st & S["STACK_USER"]:
+                    ss = struct.unpack_from("<Q", data, p)[0]
+                    stack += ss
+                    if ss:
+                        dyn += struct.unpack_from("<Q", data, p + 8 + ss)[0]
+        pos += rsize
+    if not n:
+        return None
+    res = {"n": n, "size": size / n}
+    if st is not None and not st & (S["READ"] | S["BRANCH_STACK"]):
+        res.update(chain=chain / n, regs=regs / n, stack=stack / n, dyn=dyn / n)
+    return res
+
+
 def pstat_line(path):
     """The last line of a pstat output file, as a dict of floats."""
     try:
@@ -317,6 +395,18 @@ def tree_memory(cmd, interval=0.01):
 
 # ----------------------------------------------------------------------------
 # The benchmark
+
+
+# The call-graph modes of figures 2, 3 and 5: (mode, its name, perfmini's
+# configuration, perf's). perf has no hybrid mode: perfmini's default is
+# held to perf's frame pointers, what a perf user gets cheaply with -g.
+SLOW_MODES = (("fp", "frame pointers", "perfmini fp", "perf fp"),
+              ("hybrid", "hybrid (default)", "perfmini hybrid", "perf fp"),
+              ("dwarf", "DWARF", "perfmini dwarf", "perf dwarf"))
+
+
+# perfmini's modes in figure 17 (bench/stack-truth --modes).
+STACK_TRUTH_MODES = "default fp dwarf,65528"
 
 
 class Bench:
@@ -534,6 +624,18 @@ class Bench:
             self._dwarf = "--call-graph" in helptext and "dwarf" in helptext
         return self._dwarf
 
+    def pm_has_hybrid(self):
+        """Whether this perfmini's default call-graph mode is hybrid (and it
+        takes --call-graph=fp); before it, the default was frame pointers."""
+        if not hasattr(self, "_hybrid"):
+            self._hybrid = "hybrid" in out("%s record --help" % q(self.pm))
+        return self._hybrid
+
+    def pm_fp(self):
+        """perfmini's option for frame-pointer call chains, with a space
+        after it ('' where they are the default)."""
+        return "--call-graph=fp " if self.pm_has_hybrid() else ""
+
     def fig_slowdown(self):
         log("2./3. slowdown and lost samples of a CPU-bound target")
         target_s = 0.6 if self.quick else 1.2
@@ -541,11 +643,14 @@ class Bench:
         n = self.calibrate_cpu(target_s)
         target = "%s -n %d" % (q(self.cpu), n)
         dwarf = self.pm_has_dwarf()
-        stack = 8192  # perf's default stack copy; perfmini's default is larger
+        hybrid = self.pm_has_hybrid()
+        stack = 8192  # perf's default stack copy and hybrid's; perfmini's dwarf default is larger
         configs = [("alone", None, None)]
         for hz in (999, 10000):
-            configs += [("perfmini fp %d" % hz, "perfmini", "-F %d" % hz),
-                        ("perf fp %d" % hz, "perf", "-e cpu-clock -F %d -g" % hz)]
+            configs.append(("perfmini fp %d" % hz, "perfmini", "%s-F %d" % (self.pm_fp(), hz)))
+            if hybrid:
+                configs.append(("perfmini hybrid %d" % hz, "perfmini", "-F %d" % hz))
+            configs.append(("perf fp %d" % hz, "perf", "-e cpu-clock -F %d -g" % hz))
             if dwarf:
                 configs.append(("perfmini dwarf %d" % hz, "perfmini",
                                 "-F %d --call-graph=dwarf,%d" % (hz, stack)))
@@ -620,8 +725,19 @@ class Bench:
               "(no worse than perf); 'within noise' means above 1 by less than twice the "
               "combined standard error of the means. The commands ran alternately, %d rounds.\n"
               % (n, ftime(alone.mean), rounds)]
+        md.append("Three call-graph modes at each rate. **Frame pointers**: `perfmini record "
+                  "%s-F HZ` against `perf record -e cpu-clock -F HZ -g`. **Hybrid (default)**: "
+                  "`perfmini record -F HZ`, no `--call-graph`: each sample carries the kernel's "
+                  "frame-pointer chain, the user registers and a copy of %d bytes of the user stack, "
+                  "which perfmini unwinds while recording. perf has no such mode; the default is "
+                  "held to perf's frame pointers, the cheap mode a perf user gets with `-g`: the "
+                  "aim is a slowdown no worse than perf fp's, or within noise of it; the table "
+                  "after the first shows it against perfmini's own fp mode too.%s\n" % (
+                      self.pm_fp(), stack, "" if hybrid else
+                      " **This perfmini has no hybrid mode**: its default is frame pointers, and "
+                      "the hybrid rows are empty."))
         if dwarf:
-            md.append("DWARF mode: both tools copy %d bytes of user stack per sample "
+            md.append("**DWARF**: both tools copy %d bytes of user stack per sample "
                       "(`perfmini record --call-graph=dwarf,%d`, `perf record --call-graph "
                       "dwarf,%d`: perf's default size; perfmini's default is larger). perfmini "
                       "unwinds while recording; perf stores the raw stacks and unwinds in perf "
@@ -633,15 +749,19 @@ class Bench:
                "target CPU | perf slowdown | perfmini/perf | aim ≤ 1 | slowdown by wall time: "
                "perfmini / perf | command CPU: alone / perfmini / perf |",
                "|---|---|---|---|---|---|---|---|---|---|"]
+        vs_fp = {}  # hz: (hybrid/fp slowdown, 2 × combined standard error)
         for hz in (999, 10000):
-            for mode in ("fp", "dwarf"):
-                pmn = "perfmini %s %d" % (mode, hz)
-                pfn = "perf %s %d" % (mode, hz)
+            if hybrid:
+                fp, hy = cpu_of("perfmini fp %d" % hz), cpu_of("perfmini hybrid %d" % hz)
+                vs_fp[hz] = (hy.mean / fp.mean, 2 * (fp.rse ** 2 + hy.rse ** 2) ** 0.5)
+            for mode, mname, pmk, pfk in SLOW_MODES:
+                pmn = "%s %d" % (pmk, hz)
+                pfn = "%s %d" % (pfk, hz)
                 pf = cpu_of(pfn)
                 sd_pf = pf.mean / alone.mean
                 wsd_pf = wall_of(pfn).mean / alone_w.mean
                 rate = "{:,} Hz".format(hz)
-                mname = "frame pointers" if mode == "fp" else "DWARF"
+                label = "%s%s, %s" % (mname, " vs perf fp" if mode == "hybrid" else "", rate)
                 if pmn in own:
                     pm = cpu_of(pmn)
                     sd_pm = pm.mean / alone.mean
@@ -649,18 +769,36 @@ class Bench:
                     ratio = sd_pm / sd_pf
                     err = 2 * (pm.rse ** 2 + pf.rse ** 2) ** 0.5
                     verdict = self.aim(ratio <= 1.0, ratio <= 1.0 + err)
-                    md.append("| %s, %s | %s | %s | %.3f | %s | %.3f | %.3f | %s | %.3f / %.3f | %s / %s / %s |" % (
-                        mname, rate, fstat(alone), fstat(pm), sd_pm, fstat(pf), sd_pf, ratio, verdict,
+                    md.append("| %s | %s | %s | %.3f | %s | %.3f | %.3f | %s | %.3f / %.3f | %s / %s / %s |" % (
+                        label, fstat(alone), fstat(pm), sd_pm, fstat(pf), sd_pf, ratio, verdict,
                         wsd_pm, wsd_pf, ftime(cmd_cpu("alone")), ftime(cmd_cpu(pmn)), ftime(cmd_cpu(pfn))))
-                    self.headline.append(("2. slowdown, %s, %s" % (mname, rate), "%.3f" % sd_pm,
-                                          "%.3f" % sd_pf, "%.3f (perfmini/perf)" % ratio, "≤ 1",
-                                          verdict))
+                    rtext = "%.3f (perfmini/perf)" % ratio
+                    if mode == "hybrid":
+                        rtext = "%.3f (perfmini/perf fp); %.3f ± %.3f vs perfmini fp" % (
+                            ratio, vs_fp[hz][0], vs_fp[hz][1])
+                    self.headline.append(("2. slowdown, %s" % label, "%.3f" % sd_pm, "%.3f" % sd_pf,
+                                          rtext, "≤ 1", verdict))
                 else:
-                    md.append("| %s, %s | %s | not implemented yet | — | %s | %.3f | — | — | — / %.3f | %s / — / %s |" % (
-                        mname, rate, fstat(alone), fstat(pf), sd_pf, wsd_pf, ftime(cmd_cpu("alone")),
+                    missing = "not in this perfmini" if mode == "hybrid" else "not implemented yet"
+                    md.append("| %s | %s | %s | — | %s | %.3f | — | — | — / %.3f | %s / — / %s |" % (
+                        label, fstat(alone), missing, fstat(pf), sd_pf, wsd_pf, ftime(cmd_cpu("alone")),
                         ftime(cmd_cpu(pfn))))
-                    self.headline.append(("2. slowdown, %s, %s" % (mname, rate), "not implemented yet",
-                                          "%.3f" % sd_pf, "—", "≤ 1", "not implemented yet"))
+                    self.headline.append(("2. slowdown, %s" % label, missing, "%.3f" % sd_pf, "—",
+                                          "≤ 1", missing))
+        if hybrid:
+            md += ["", "**The default against perfmini's frame pointers**, from the same runs: "
+                   "hybrid slowdown / fp slowdown (target CPU time, means), and the noise band "
+                   "(twice the combined standard error of the two means). What the target pays "
+                   "beyond fp is the kernel's copy of %d bytes of stack and registers at every "
+                   "sample; the recorder's own unwinding is in the command CPU.\n" % stack,
+                   "| rate | perfmini fp: slowdown | hybrid (default): slowdown | hybrid / fp | "
+                   "noise band | command CPU fp / hybrid |", "|---|---|---|---|---|---|"]
+            for hz in (999, 10000):
+                fpn, hyn = "perfmini fp %d" % hz, "perfmini hybrid %d" % hz
+                ratio, err = vs_fp[hz]
+                md.append("| {:,} Hz | {:.3f} | {:.3f} | **{:.3f}** | ± {:.3f}{} | {} / {} |".format(
+                    hz, cpu_of(fpn).mean / alone.mean, cpu_of(hyn).mean / alone.mean, ratio, err,
+                    "" if abs(ratio - 1) <= err else " (outside)", ftime(cmd_cpu(fpn)), ftime(cmd_cpu(hyn))))
         for name, st in r.items():
             if st.failed:
                 self.notes.append("figure 2: `%s` exited non-zero in some runs (exit codes %s)" % (
@@ -673,31 +811,40 @@ class Bench:
               "PERF_RECORD_SAMPLE records, and the sum of the `lost` fields of PERF_RECORD_LOST "
               "or of PERF_RECORD_LOST_SAMPLES, whichever is larger (they count the same losses: "
               "perf 6 adds at its end a LOST_SAMPLES record per event with the kernel's count; "
-              "`Total Lost Samples` of `perf report`). Both use a 128-page (512 KiB) ring per CPU. The aim: none "
-              "lost where perf loses none.\n" % rounds,
+              "`Total Lost Samples` of `perf report`). Each tool at its default ring size per "
+              "CPU: perf 128 pages (512 KiB) in every mode; perfmini 128 with fp, 1024 in the "
+              "hybrid and dwarf modes, more above 4,000 Hz (perfmini-record(1), `-m`). Hybrid "
+              "(default) is held to perf's frame pointers, as in figure 2. The aim: none lost "
+              "where perf loses none.\n" % rounds,
               "| mode, rate | perfmini samples | perfmini lost | perf samples | perf lost | aim |",
               "|---|---|---|---|---|---|"]
         for hz in (999, 10000):
-            for mode in ("fp", "dwarf"):
-                pmn, pfn = "perfmini %s %d" % (mode, hz), "perf %s %d" % (mode, hz)
+            for mode, mname, pmk, pfk in SLOW_MODES:
+                pmn, pfn = "%s %d" % (pmk, hz), "%s %d" % (pfk, hz)
                 ps = sum(x for x in samples[pfn] if x)
                 pl = sum(x for x in lost[pfn] if x)
                 rate = "{:,} Hz".format(hz)
-                mname = "frame pointers" if mode == "fp" else "DWARF"
+                label = "%s%s, %s" % (mname, " vs perf fp" if mode == "hybrid" else "", rate)
                 if pmn in samples:
                     ms = sum(x for x in samples[pmn] if x)
                     ml = sum(x for x in lost[pmn] if x)
                     verdict = self.aim(ml == 0 or pl > 0)
                     if ml and pl:
                         verdict = "perf loses too"
-                    md.append("| %s, %s | %d | %d | %d | %d | %s |" % (mname, rate, ms, ml, ps, pl, verdict))
-                    self.headline.append(("3. lost samples, %s, %s" % (mname, rate),
+                    md.append("| %s | %d | %d | %d | %d | %s |" % (label, ms, ml, ps, pl, verdict))
+                    self.headline.append(("3. lost samples, %s" % label,
                                           "%d of %d" % (ml, ms + ml), "%d of %d" % (pl, ps + pl),
                                           "—", "0 where perf has 0", verdict))
                 else:
-                    md.append("| %s, %s | not implemented yet | — | %d | %d | — |" % (mname, rate, ps, pl))
+                    md.append("| %s | %s | — | %d | %d | — |" % (
+                        label, "not in this perfmini" if mode == "hybrid" else "not implemented yet",
+                        ps, pl))
         self.section("3. Lost samples", "\n".join(md))
         self.fig2_sizes = size
+        # The samples of the last round's files, and what perf's samples carry.
+        self.fig2_samples = {name: (s[-1] if s else None) for name, s in samples.items()}
+        self.fig2_layout = {name: perf_sample_layout(files[name][2])
+                            for name, tool, _ in configs if tool == "perf" and name.endswith(" 999")}
 
     # -- 4, 5, 6. stop-to-folded, sizes, memory --------------------------------
 
@@ -765,6 +912,44 @@ class Bench:
         return {"rec": res, "rep": rep, "lines": lines, "capped": capped, "cap": cap,
                 "stacks": (pm_stacks, pf_stacks, nl_stacks), "mem": mem, "target": target}
 
+    def sample_bytes(self):
+        """Figure 5's table of what the kernel copies into the ring at each
+        sample, per mode: perf's measured in figure 2's perf.data files (999
+        Hz, last round), perfmini's computed from what its samples carry
+        (it drops the stack copies once unwound, so no file holds them)."""
+        lay = getattr(self, "fig2_layout", {})
+        fp, dw = lay.get("perf fp 999"), lay.get("perf dwarf 999")
+        if not fp or not dw or "chain" not in fp or "stack" not in dw:
+            return ["", "What the kernel copies per sample is read from figure 2's perf.data files: "
+                    "figure 2 did not run in this invocation, or they could not be read."]
+        fixed = 8 + 5 * 8  # header; ip, tid, time, cpu, period
+        pm_fp = fixed + 8 + 8 * fp["chain"]
+        regs = 8 + 17 * 8  # abi; the 16 general registers and ip
+        pm_hy = pm_fp + regs + 8 + dw["stack"] + 8
+        pm_dw = fixed + 8 + 8 * dw["chain"] + regs + 8 + dw["stack"] + 8
+        return ["", "**What the kernel copies per sample** into the ring (the copy figure 2's "
+                "slowdown pays at every sample), cpu.c at 999 Hz. perf: measured, the mean size "
+                "of the PERF_RECORD_SAMPLE records (header included) in figure 2's last perf.data "
+                "of each mode, %s samples with `-g`, %s with `--call-graph dwarf,8192`. perfmini: "
+                "no file holds its samples (it drops the stack copies once unwound), so they are "
+                "computed from what each carries: 8 bytes of header and 40 of ip, tid, time, cpu "
+                "and period; the call chain, 8 + 8 an entry (perf `-g`'s mean length; in dwarf "
+                "mode kernel frames only, as perf's); in hybrid and dwarf mode the user "
+                "registers, 8 + 17 × 8 (abi, the 16 general registers and ip), and the stack copy, "
+                "8 + the bytes copied + 8 (size and dyn_size; the bytes copied as perf's, which "
+                "asks for the same 8,192: the kernel copies less only where the stack is "
+                "shallower).\n" % (fint(fp["n"]), fint(dw["n"])),
+                "| mode | perf, measured | perfmini, computed | hybrid or dwarf / fp |",
+                "|---|---|---|---|",
+                "| frame pointers | %.0f B (call chain %.1f entries) | %.0f B | — |" % (
+                    fp["size"], fp["chain"], pm_fp),
+                "| hybrid, 8 KiB (perfmini's default) | — (perf has no such mode) | %.0f B | %.0f× |" % (
+                    pm_hy, pm_hy / pm_fp),
+                "| DWARF, `dwarf,8192` | %.0f B (%.0f user registers, %.0f B of stack copied of "
+                "which %.0f B in use, call chain %.1f entries) | %.0f B | %.0f× (perf: %.0f×) |" % (
+                    dw["size"], dw["regs"], dw["stack"], dw["dyn"], dw["chain"], pm_dw, pm_dw / pm_fp,
+                    dw["size"] / fp["size"])]
+
     def xz_text(self, xz_mb, fig):
         """The generated text that xz compresses (made once per run)."""
         text = os.path.join(self.tmp, "text-%dM.txt" % xz_mb)
@@ -796,9 +981,11 @@ class Bench:
             results.append((name, desc, self.stop_to_folded(name, name, target, rec_runs)))
         self.workload_results = results
 
-        md = ["Both tools record the same workload at 999 Hz with frame-pointer call chains "
-              "(`perfmini record -F 999`, `perfmini record -F 999 --no-lines`, `perf record -e "
-              "cpu-clock -F 999 -g`), %d times each, in turn.\n" % rec_runs,
+        md = ["Both tools record the same workload at 999 Hz (`perfmini record -F 999`, "
+              "`perfmini record -F 999 --no-lines`, `perf record -e cpu-clock -F 999 -g`), %d "
+              "times each, in turn: perfmini in its default call-graph mode, hybrid (each sample "
+              "also carries an 8 KiB copy of the user stack, unwound while recording), perf with "
+              "frame-pointer call chains.\n" % rec_runs,
               "**Two perfmini recordings.** By default perfmini reads DWARF while recording: "
               "every frame gets its source line and inline chain, and the folded output names "
               "inlined functions as frames of their own. `perf script` gives symbol names only. "
@@ -908,37 +1095,77 @@ class Bench:
         py = self.py
         md.append("")
         md.append("The Python is `%s` (%s), whose libpython is built with `-g -O3` and without "
-                  "frame pointers: the call chains through the interpreter are short and partly "
-                  "garbage for both tools alike, and DWARF lines come from libpython's own debug "
-                  "info. liblzma (xz) has no debug file installed here, so its frames get symbol "
+                  "frame pointers: perf's frame-pointer call chains through the interpreter are "
+                  "short and partly garbage, while perfmini's default (hybrid) unwinds them with "
+                  "libpython's unwind tables, so its stacks are deeper and more of them distinct "
+                  "(figure 9 measures how many reach the entry in DWARF mode); DWARF lines come "
+                  "from libpython's own debug info. liblzma (xz) has no debug file installed here, so its frames get symbol "
                   "names from .dynsym only and no lines, for both tools." % (
                       self.short(py), out("%s -c 'import sys; print(sys.version.split()[0])'" % q(py))))
         self.section("4. Stop-to-folded on real workloads", "\n".join(md))
 
-        md = ["The data files of the last recording of each workload in figure 4, and of the "
-              "last round of figure 2. Ratio = perfmini / perf (below 1: perfmini's is smaller). "
-              "perfmini's file is self-contained (symbols, lines and inline chains included); "
-              "perf.data needs the binaries (or perf's build-id cache) to be read. In DWARF "
-              "mode perfmini stores the stacks it unwound while recording, perf the raw "
-              "register and stack copies (8 KiB a sample) that perf script unwinds later.\n",
-              "| recording | perfmini.data | perf.data | perfmini/perf |", "|---|---|---|---|"]
+        md = ["The data files of the last recording of each workload in figure 4 (perfmini in "
+              "its default call-graph mode, hybrid; perf `-g`), and of the last round of figure "
+              "2 (cpu.c, in each mode; hybrid beside perf's frame pointers, as there). Ratio = "
+              "perfmini / perf (below 1: perfmini's is smaller); *per sample* = the file's size "
+              "over the samples it holds. perfmini's file is self-contained (symbols, lines and "
+              "inline chains included); perf.data needs the binaries (or perf's build-id cache) "
+              "to be read. In hybrid and DWARF mode perfmini stores the stacks it unwound while "
+              "recording and drops the stack copies; perf in DWARF mode stores the raw register "
+              "and stack copies (8 KiB a sample) that perf script unwinds later.\n",
+              "| recording | perfmini.data | perf.data | perfmini/perf | per sample perfmini / perf |",
+              "|---|---|---|---|---|"]
+
+        def per_sample(size, n):
+            return "%.0f B" % (size / n) if size and n else "n/a"
+
         for name, desc, r in results:
-            a = r["rec"]["perfmini"]["size"][-1]
-            b = r["rec"]["perf"]["size"][-1]
-            md.append("| %s, 999 Hz | %s | %s | %s |" % (desc, fsize(a), fsize(b),
-                                                         "%.2f" % (a / b) if a and b else "n/a"))
+            pm, pf = r["rec"]["perfmini"], r["rec"]["perf"]
+            a, b = pm["size"][-1], pf["size"][-1]
+            md.append("| %s, 999 Hz, perfmini default (hybrid) / perf `-g` | %s | %s | %s | %s / %s |" % (
+                desc, fsize(a), fsize(b), "%.2f" % (a / b) if a and b else "n/a",
+                per_sample(a, pm["samples"][-1]), per_sample(b, pf["samples"][-1])))
             if a and b:
-                self.headline.append(("5. data file size, %s" % name, fsize(a), fsize(b),
-                                      "%.2f (perfmini/perf)" % (a / b), "—", "—"))
+                self.headline.append(("5. data file size, default (hybrid) / perf fp, %s" % name, fsize(a),
+                                      fsize(b), "%.2f (perfmini/perf)" % (a / b), "—", "—"))
+        sizes = self.fig2_sizes
+        counts = getattr(self, "fig2_samples", {})
         for hz in (999, 10000):
-            for mode, mname in (("fp", "frame pointers"), ("dwarf", "DWARF")):
-                a = self.fig2_sizes.get("perfmini %s %d" % (mode, hz))
-                b = self.fig2_sizes.get("perf %s %d" % (mode, hz))
-                if mode == "dwarf" and not self.pm_has_dwarf():
-                    md.append("| cpu.c, DWARF, {:,} Hz | not implemented yet | {} | — |".format(hz, fsize(b)))
+            for mode, mname, pmk, pfk in SLOW_MODES:
+                pmn, pfn = "%s %d" % (pmk, hz), "%s %d" % (pfk, hz)
+                a, b = sizes.get(pmn), sizes.get(pfn)
+                what = {"fp": "frame pointers (`--call-graph=fp` / `-g`)",
+                        "hybrid": "hybrid (default) / perf fp (`-g`)",
+                        "dwarf": "DWARF (`dwarf,8192` both)"}[mode]
+                if (mode == "dwarf" and not self.pm_has_dwarf()) or (mode == "hybrid" and not self.pm_has_hybrid()):
+                    md.append("| cpu.c, {}, {:,} Hz | not in this perfmini | {} | — | — |".format(
+                        what, hz, fsize(b)))
                     continue
-                md.append("| cpu.c, {}, {:,} Hz | {} | {} | {} |".format(
-                    mname, hz, fsize(a), fsize(b), "%.2f" % (a / b) if a and b else "n/a"))
+                md.append("| cpu.c, {}, {:,} Hz | {} | {} | {} | {} / {} |".format(
+                    what, hz, fsize(a), fsize(b), "%.2f" % (a / b) if a and b else "n/a",
+                    per_sample(a, counts.get(pmn)), per_sample(b, counts.get(pfn))))
+        if sizes and self.pm_has_hybrid():
+            md += ["", "**Hybrid against perfmini's frame pointers** (the same cpu.c recordings of "
+                   "figure 2's last round): the aim is a data file at most 1.2 × fp's, since the "
+                   "stack copies are unwound and dropped while recording. The sizes per sample "
+                   "tell the two causes of a larger file apart: larger samples, or more of them "
+                   "(the target is the same work, but its CPU time, and so its cpu-clock "
+                   "samples, grows with its slowdown in figure 2).\n",
+                   "| cpu.c, rate | perfmini fp | perfmini hybrid (default) | hybrid / fp | "
+                   "per sample fp / hybrid | aim ≤ 1.2 |", "|---|---|---|---|---|---|"]
+            for hz in (999, 10000):
+                fpn, hyn = "perfmini fp %d" % hz, "perfmini hybrid %d" % hz
+                a, h = sizes.get(fpn), sizes.get(hyn)
+                ratio = h / a if a and h else None
+                verdict = "n/a" if ratio is None else self.aim(ratio <= 1.2)
+                md.append("| {:,} Hz | {} | {} | {} | {} / {} | {} |".format(
+                    hz, fsize(a), fsize(h), "%.2f" % ratio if ratio else "n/a",
+                    per_sample(a, counts.get(fpn)), per_sample(h, counts.get(hyn)), verdict))
+                self.headline.append(("5. data file size, hybrid (default) / perfmini fp, cpu.c, {:,} Hz".format(hz),
+                                      "hybrid %s / fp %s" % (fsize(h), fsize(a)),
+                                      "%s (perf fp)" % fsize(sizes.get("perf fp %d" % hz)),
+                                      "%.2f (hybrid/fp)" % ratio if ratio else "n/a", "≤ 1.2", verdict))
+        md += self.sample_bytes()
         self.section("5. Data file size", "\n".join(md))
 
         md = ["Peak resident memory. **record**: the recorder's own peak (VmHWM) and CPU time "
@@ -1049,8 +1276,8 @@ class Bench:
             rows.append((n, dur, hz, rec, rep))
         md = ["**Samples.** `cpu -c CPUSECONDS -j 2` (two threads, each running until it has "
               "used CPUSECONDS of CPU time, so that a cpu-clock recording at F Hz takes about "
-              "2 × F × CPUSECONDS samples however busy the machine) recorded by both tools at "
-              "10 kHz, or at 25 kHz where 10 kHz would need over 20 CPU seconds a thread. "
+              "2 × F × CPUSECONDS samples however busy the machine) recorded by both tools "
+              "(perfmini in its default call-graph mode, hybrid; perf `-g`) at 10 kHz, or at 25 kHz where 10 kHz would need over 20 CPU seconds a thread. "
               "Post-stop phase, recorder CPU time and file size: median over the runs; report: `perfmini report` vs `perf script | fold`, "
               "mean over alternate runs. As in figure 4, perfmini's stop-to-folded is its "
               "post-stop phase plus `perfmini report`, perf's is `perf script | fold`; perf "
@@ -1086,7 +1313,7 @@ class Bench:
         md = []
         md.append("\n**Distinct addresses.** A generated program (bench/workloads/gen-funcs.py) "
                   "calls N distinct functions round-robin, two threads of %.1f CPU seconds each, "
-                  "at 10 kHz (about %s samples): the number of distinct frames to symbolize "
+                  "recorded at 10 kHz as above (about %s samples): the number of distinct frames to symbolize "
                   "grows with N while the number of samples stays the same. 'Distinct "
                   "addresses' counts the distinct sampled addresses (leaves and callers, user "
                   "and kernel) in `perf script -F ip,dso`.\n" % (secs, fint(2 * secs * hz)))
@@ -1250,6 +1477,138 @@ class Bench:
                               "%s (perfmini/perf)" % (fratio(size_pm / size_pf) if size_pm and size_pf else "n/a"),
                               "≤ 1/20", self.aim(bool(size_pm and size_pf and size_pm * 20 <= size_pf))))
 
+    # -- 17. stack truth ----------------------------------------------------------
+
+    def stack_truth(self, tag, extra):
+        """Runs bench/stack-truth in every mode of STACK_TRUTH_MODES with
+        the `extra` arguments, its stderr to logs/stack-truth-TAG.log.
+        Returns (seconds per recording, header cells, rows of cells) of the
+        markdown table it prints, or None when it failed."""
+        argv = [os.path.join(self.a.bench, "stack-truth"), "--modes", STACK_TRUTH_MODES]
+        argv += (["--seconds", "1"] if self.quick else []) + extra
+        env = dict(os.environ, PERFMINI=self.pm, PERF=self.perf, TMPDIR=self.tmp)
+        env.pop("PYTHON", None)  # its own default: Debian's Python, without frame pointers
+        logf = os.path.join(self.logs, "stack-truth-%s.log" % tag)
+        log("  bench/stack-truth %s (its progress: %s)" % (" ".join(argv[1:]), logf))
+        with open(logf, "w") as err:
+            p = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=err, text=True)
+        self.note_cmd("17", "PERFMINI=$PERFMINI " + " ".join(q(x) for x in argv))
+        if p.returncode != 0:
+            tail = open(logf).read().strip().splitlines()[-3:]
+            self.notes.append("figure 17: `bench/stack-truth %s` failed (exit %d): %s" % (
+                " ".join(argv[1:]), p.returncode, self.short(" / ".join(tail))))
+            return None
+        m = re.search(r"([\d.]+) CPU s per recording", p.stdout)
+        lines = [l for l in p.stdout.splitlines() if l.startswith("| ")]
+        if not m or len(lines) < 2:
+            self.notes.append("figure 17: no table in the output of `bench/stack-truth %s`" % " ".join(argv[1:]))
+            return None
+        cells = [[c.strip() for c in l.strip().strip("|").split("|")] for l in lines]
+        return m.group(1), cells[0], cells[1:]
+
+    def stack_truth_table(self, res, ref, md):
+        """Appends to md the table of one bench/stack-truth run, with the
+        aim judged per program, and adds its summary rows."""
+        secs, head, rows = res
+        col = {h: i for i, h in enumerate(head)}
+        pvp, dflt, dw = col.get("perf vs perf"), col.get("perfmini default"), col.get("perfmini dwarf,65528")
+        fp = col.get("perfmini fp")
+
+        def scores(cell):
+            m = re.match(r"([\d.]+) / ([\d.]+)", cell)
+            return (float(m.group(1)), float(m.group(2))) if m else None
+
+        md.append("| %s | aim: default ≥ lower of perf vs perf and dwarf,65528 − 4 |" % " | ".join(head))
+        md.append("|---" * (len(head) + 1) + "|")
+        for r in rows:
+            a, d, w = (scores(r[i]) if i is not None and i < len(r) else None for i in (pvp, dflt, dw))
+            if not (a and d and w):
+                verdict, detail = "n/a", "n/a"
+            else:
+                miss = []
+                for k, measure in enumerate(("inner3", "whole")):
+                    lower = min(a[k], w[k])
+                    if d[k] < lower - 4:
+                        miss.append("%s %.1f < %.1f − 4" % (measure, d[k], lower))
+                verdict = self.aim(not miss)
+                detail = verdict + (": " + "; ".join(miss) if miss else "")
+            if ref == "DWARF" and r[0] in ("go", "node"):
+                detail += " (perf's stacks cut short: see the table against perf fp)"
+            md.append("| %s | %s |" % (" | ".join(r), detail))
+            self.headline.append(("17. stack truth, default vs perf %s, %s (inner3 / whole)" % (ref, r[0]),
+                                  r[dflt] if d else "n/a", "%s (perf vs perf)" % r[pvp],
+                                  "dwarf,65528 %s; fp %s" % (r[dw], r[fp] if fp is not None else "n/a"),
+                                  "≥ lower of perf vs perf and dwarf,65528 − 4", verdict))
+
+    def fig_stack_truth(self):
+        log("17. stack truth: perfmini's call stacks against perf's")
+        title = "17. Stack truth: perfmini's call stacks against perf's"
+        if os.geteuid() != 0:
+            self.section(title, "bench/stack-truth runs as root only (perf script reads node's "
+                         "/tmp/perf-PID.map files): not run.")
+            return
+        main = self.stack_truth("dwarf", [])
+        fpref = self.stack_truth("fp", ["--only", "go,node", "--perf-call-graph", "fp"])
+        secs = (main or fpref or ("?",))[0]
+        md = ["How right perfmini's call stacks are on real programs, perf's as the reference "
+              "(bench/stack-truth, %s CPU second%s a recording%s). Seven programs "
+              "(bench/workloads/stk-*: C, C++, Go, Rust, node with `--perf-basic-prof`, Debian's "
+              "Python 3.11, built without frame pointers, and `xz -9`), each recorded at 999 Hz "
+              "(cpu-clock), one recording after another: twice by `perf record --call-graph "
+              "dwarf,65528`, and once by perfmini in each mode: its default (hybrid, 8 KiB stack "
+              "copies), `--call-graph=fp` and `--call-graph=dwarf,65528`. tests/stack-compare.py "
+              "compares each with perf's first recording as distributions of the samples' user "
+              "stacks (kernel frames dropped, names normalized): *inner3* is the overlap of the "
+              "distributions of the innermost three user frames, *whole* that of whole user "
+              "stacks (up to `__libc_start_call_main`), in percent: 100 when every key has the "
+              "same share of the samples in both, 0 when they have no key in common. Each cell: "
+              "inner3 / whole (samples compared; '!': under half those expected). *perf vs perf* "
+              "is perf's second recording against its first: the noise floor, since two "
+              "recordings of one program differ by several points by chance alone.\n" % (
+                  secs, "" if secs == "1" else "s", " (--quick: the full run takes 3)" if self.quick else ""),
+              "The aim, per program and measure: perfmini's default within 4 points of the lower "
+              "of perf vs perf and perfmini's own `dwarf,65528` (the same unwinding over a copy "
+              "eight times as large; where that one too differs from perf, the difference is not "
+              "the default's). The last column judges inner3 and whole; a miss names the "
+              "measure.\n"]
+        if main:
+            self.stack_truth_table(main, "DWARF", md)
+        else:
+            md.append("bench/stack-truth failed: see the notes above and logs/stack-truth-dwarf.log "
+                      "in the temporary directory (`bench/run --keep`).")
+        md.append("")
+        md.append("The reference has two known limits. perf's DWARF unwinder (libunwind, "
+                  "`.eh_frame` only) stops at the first JIT frame, so its node stacks end in V8's "
+                  "generated code; and it cannot unwind Go binaries, which have `.debug_frame` "
+                  "only, so its Go stacks end at the sampled function. There perfmini's longer "
+                  "stacks score low against perf's in every mode, its dwarf mode included, and "
+                  "the aim follows that. For go and node the second table takes perf's "
+                  "frame-pointer stacks as the reference instead (`bench/stack-truth --only "
+                  "go,node --perf-call-graph fp`, the same perfmini modes, new recordings): Go "
+                  "and V8's generated code keep frame pointers, so perf's walk gets through them; "
+                  "it loses, though, the caller of a function that keeps no frame pointer "
+                  "(frameless leaves, assembly stubs), which perfmini's default and dwarf modes "
+                  "unwind by the binaries' tables. Where only those frames differ, a perfmini cell "
+                  "below perf vs perf is perf's error rather than perfmini's; the table alone "
+                  "cannot say which frames differ: `bench/stack-truth --keep` keeps each "
+                  "comparison's verbose output (the keys whose shares differ most). In those "
+                  "outputs: stk-go's `hashBytes` is a frameless leaf called only from `hashRound` "
+                  "(bench/workloads/stk-go.go), and perf's walk, like perfmini's fp mode, gives "
+                  "`main.hashBytes <- main.main` where the default and dwarf modes give "
+                  "`main.hashBytes <- main.hashRound <- main.main`, on one of the program's two "
+                  "hot paths; in node, perf's stacks lose the caller of libc's `memset` (libc keeps "
+                  "no frame pointers). Not every difference is of that kind: perfmini names Go's "
+                  "inlined calls as frames of their own (`reflect.typedmemmove` inlined into "
+                  "`internal/reflectlite.typedmemmove`), perf does not, which shifts the innermost "
+                  "three frames in every mode; and node's thread stacks end at `clone3` in "
+                  "perfmini's, at `start_thread` in perf's.\n")
+        if fpref:
+            self.stack_truth_table(fpref, "fp", md)
+        else:
+            md.append("The run against perf's frame pointers failed: see the notes above and "
+                      "logs/stack-truth-fp.log in the temporary directory (`bench/run --keep`).")
+        self.section(title, "\n".join(md))
+
     # -- RESULTS.md -------------------------------------------------------------
 
     def machine(self):
@@ -1370,9 +1729,10 @@ class Bench:
         L.append("## How to run\n")
         L.append("As root on Debian 12 (bench/run installs what is missing: hyperfine, time, "
                  "linux-perf, xz-utils, binutils, elfutils, libc6-dbg and perfmini's build "
-                 "dependencies), from the source directory:\n")
-        L.append("```sh\nbench/run                # the full run, about 45-60 minutes on 2 CPUs\n"
-                 "bench/run --quick        # under 10 minutes, fewer runs and smaller inputs\n"
+                 "dependencies; bench/stack-truth, for figure 17, g++, golang-go, nodejs and "
+                 "rustc), from the source directory:\n")
+        L.append("```sh\nbench/run                # the full run, about 65-80 minutes on 2 CPUs\n"
+                 "bench/run --quick        # about 20 minutes, fewer runs and smaller inputs\n"
                  "bench/run --only 11,13   # these figures only; the others are kept\n```\n")
         L.append("It builds perfmini out of tree in bench/_build (`BUILD_DIR=DIR` to change it, "
                  "or `PERFMINI=/path/to/perfmini` to use a built binary), builds the workloads "
@@ -1385,7 +1745,11 @@ class Bench:
 
 
 # The figures bench/run measures (the others in RESULTS.md are written by hand).
-GENERATED = {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15}
+GENERATED = {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, 17}
+
+
+# Figures written by another figure's step: --only takes them for it.
+ALIASES = {"3": "2", "5": "4", "6": "4"}
 
 
 def loadavg():
@@ -1455,17 +1819,18 @@ def main():
     ap.add_argument("--pm-version", default="")
     ap.add_argument("--pm-origin", default="")
     ap.add_argument("--load-start", default="")
-    ap.add_argument("--only", default="", help="comma-separated figures to run (1,2,4,7,8,9,11,12,13,14,15)")
+    ap.add_argument("--only", default="", help="comma-separated figures to run (1,2,4,7,8,9,11,12,13,14,15,17)")
     a = ap.parse_args()
     b = Bench(a)
     import light  # figures 11-15; it imports this file's helpers
-    only = set(a.only.split(",")) if a.only else None
+    # 3 comes with 2, 5 and 6 with 4.
+    only = {ALIASES.get(f.strip(), f.strip()) for f in a.only.split(",")} if a.only else None
     # 12 after 4, whose recordings it reuses; 13 and 14 (which share their
     # recordings) last, as their 20 kHz may make the kernel lower
     # perf_event_max_sample_rate.
     steps = [("1", b.fig_fixed), ("2", b.fig_slowdown), ("4", b.fig_workloads),
              ("12", lambda: light.fig_memory(b)), ("7", b.fig_scaling), ("8", b.fig_symbolize),
-             ("9", b.fig_dwarf_python), ("11", lambda: light.fig_length(b)),
+             ("9", b.fig_dwarf_python), ("17", b.fig_stack_truth), ("11", lambda: light.fig_length(b)),
              ("15", lambda: light.fig_contention(b)), ("13", lambda: light.fig_lost(b)),
              ("14", lambda: light.fig_share(b))]
     known = {k for k, _ in steps}
