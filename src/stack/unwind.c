@@ -135,21 +135,30 @@ bool unwind_is_entry_name(const char *func)
 	return false;
 }
 
-/* The sample's user registers, as many as it carries. */
+/*
+ * The sample's user registers, as many as it carries. They come in the
+ * order of perf's numbers, only those unwind_regs_mask asks for: each
+ * DWARF register's place there is counted once.
+ */
 static void sample_regs(const struct rec_sample *s, struct cfi_regs *g)
 {
-	uint64_t mask = unwind_regs_mask();
+	static int8_t place[CFI_NREGS];
+	static bool counted;
 
+	if (!counted) {
+		uint64_t mask = unwind_regs_mask();
+
+		for (int r = 0; r < CFI_NREGS; r++)
+			place[r] =
+				(int8_t)__builtin_popcountll(mask & ((1ULL << perf_reg_of[r]) - 1));
+		counted = true;
+	}
 	g->known = 0;
 	if (s->regs_abi != PERF_SAMPLE_REGS_ABI_64)
 		return; /* none, or a 32-bit process's */
-	for (int r = 0; r < CFI_NREGS; r++) {
-		int p = perf_reg_of[r];
-		uint32_t idx = (uint32_t)__builtin_popcountll(mask & ((1ULL << p) - 1));
-
-		if (idx < s->nregs)
-			cfi_set(g, r, load_u64(s->regs + idx * 8));
-	}
+	for (int r = 0; r < CFI_NREGS; r++)
+		if ((uint32_t)place[r] < s->nregs)
+			cfi_set(g, r, load_u64(s->regs + place[r] * 8));
 }
 
 /* Images. */
