@@ -438,7 +438,9 @@ static int frame_row(struct unwinder *u, uint32_t pid, uint64_t gen, uint64_t a,
 	if (!u->addrs)
 		u->addrs = xcalloc(ADDR_SLOTS, sizeof(*u->addrs));
 	set = &u->addrs[hash_u64(a ^ gen) & (ADDR_SLOTS - 2)];
-	slot = set[1].gen == gen && set[1].addr == a ? &set[1] : &set[0];
+	slot = set[0].addr == a && set[0].gen == gen ? &set[0] : &set[1];
+	if (slot == &set[1] && (slot->addr != a || slot->gen != gen))
+		slot = &set[0];
 	if (slot->gen != gen || slot->addr != a) {
 		set[1] = set[0]; /* the newest first, the one before it kept */
 		slot->ret =
