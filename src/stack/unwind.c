@@ -39,7 +39,7 @@ struct row_slot {
  * which holds while they last: no mapping lookup, no load bias, no row
  * lookup for a frame met again. Direct-mapped.
  */
-#define ADDR_SLOTS 4096 /* two ways: a slot and its neighbour */
+#define ADDR_SLOTS 1024 /* two ways: a slot and its neighbour */
 
 struct addr_slot {
 	uint64_t addr, gen; /* gen 0: empty (no set has generation 0) */
