@@ -5,12 +5,15 @@
  * pinned as a module, loaded (symfile_get: segments, build-id, symbols
  * through libdwfl, separate debug files), opened for unwinding, and
  * asked for the names, source lines and inline chains (symbolize_addr,
- * srcline.c over libdw) of a few addresses. Kept bounded: at most 16
- * addresses an input.
+ * srcline.c over libdw) of a few addresses, and for the call frame
+ * information rows of a few, each row then stepped over registers and
+ * memory that the input's last bytes give (cfi.c's rules and expression
+ * evaluation). Kept bounded: at most 16 addresses an input.
  *
  * Contract checked: nothing crashes, leaks or reads out of bounds; a
  * result has at most SRCLINE_MAX_DEPTH levels, each NUL-terminated; the
- * module's symbol table is finished (fuzz-util.c checks).
+ * module's symbol table is finished (fuzz-util.c checks); a step that
+ * succeeds gives the caller a return address and stack pointer.
  */
 #include "config.h"
 
@@ -67,6 +70,49 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	}
 	atexit(cleanup);
 	return 0;
+}
+
+/* Memory for the steps: the input's bytes, from address 0x1000. */
+struct fmem {
+	const uint8_t *data;
+	size_t size;
+};
+
+static int fmem_read(void *arg, uint64_t addr, uint64_t *v)
+{
+	const struct fmem *m = arg;
+
+	if (addr < 0x1000 || addr - 0x1000 > m->size || m->size - (addr - 0x1000) < 8)
+		return -EFAULT;
+	*v = load_u64(m->data + (addr - 0x1000));
+	return 0;
+}
+
+/* The row of vaddr, stepped once from registers the input's bytes make up. */
+static void step(struct unwind_image *img, uint64_t vaddr, const uint8_t *data, size_t size)
+{
+	struct fmem mem = {data, size};
+	struct cfi_regs in = {0}, out;
+	struct cfi_row row;
+	uint64_t cfa;
+	int ret;
+
+	if (unwind_image_row(img, vaddr, &row) < 0)
+		return;
+	for (int r = 0; r < CFI_NREGS; r++)
+		cfi_set(&in, r,
+			0x1000 + (size > 8 ? load_u64(data + (r * 8) % (size - 7)) % size : 0));
+	if (row.signal) {
+		ret = cfi_step_signal(img->eh ? img->eh : img->debug, vaddr, &in, &out, &cfa,
+				      fmem_read, &mem);
+		if (ret == 0 && (!cfi_known(&out, CFI_RA) || !cfi_known(&out, CFI_RSP)))
+			abort();
+		return;
+	}
+	ret = cfi_step(&row, &img->pool, &in, &out, &cfa, fmem_read, &mem);
+	if (ret == 0 && (!cfi_known(&out, CFI_RA) || !cfi_known(&out, CFI_RSP)))
+		abort();
+	sink += (uint64_t)ret;
 }
 
 static void lookup(struct symbolizer *s, struct module *m, uint64_t addr, bool is_vaddr)
@@ -136,6 +182,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (unwind_image_open(&img, m) == 0) {
 		if (img.nbytes != size)
 			abort();
+		for (size_t i = 0; i < img.nsegs && i < 4; i++) {
+			step(&img, img.segs[i].vaddr, data, size);
+			step(&img, img.segs[i].vaddr + img.segs[i].memsz / 2, data, size);
+		}
+		for (size_t i = 0; i < f->syms.n && i < 8; i += 1 + f->syms.n / 8)
+			step(&img, f->syms.syms[i].addr, data, size);
 		unwind_image_close(&img);
 	}
 	symbolizer_release(&z);

@@ -19,6 +19,7 @@
 #include "fuzz-util.h"
 #include "model/module.h"
 #include "elf/symtab.h"
+#include "symbol/symfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
