@@ -379,8 +379,13 @@ static int drain_one(const struct perf_event_header *hdr, void *arg)
 
 		if (unwind_now(r, rec.sample.pid))
 			ahead = stacker_unwind_ahead(&r->stk, &rec.sample, at + hdr->size, &need);
+		/*
+		 * At least the copy's first 512 bytes: an unwinding that read
+		 * nothing must not leave the sample looking as if it had no
+		 * copy (its chain alone, should it be unwound again).
+		 */
 		size_t len = record_trim_stack(hdr, hdr->size, &rec.sample,
-					       ahead ? need : UINT64_MAX, at);
+					       ahead ? (need > 512 ? need : 512) : UINT64_MAX, at);
 
 		memmove(at + len, at + hdr->size, ahead);
 		order_push_end(&r->q, (uint32_t)(len + ahead), record_time(&rec));
