@@ -24,6 +24,7 @@
  */
 #define CHAIN_SLOTS 1024
 #define CHAIN_MAX   64
+_Static_assert(CHAIN_MAX * 8 <= sizeof(((struct stacker *)0)->key), "stacker.key holds a chain");
 
 struct chain {
 	uint64_t hash, gen; /* gen: of the process's mappings, for the stack */
@@ -345,7 +346,6 @@ static void unwind_user(struct stacker *s, const struct rec_sample *smp, const u
 
 		for (uint32_t i = 0; i < h.n && i < STACK_MAX_FRAMES; i++)
 			chain_frame(s, smp->pid, load_u64(ips + i * 8), &prev, n);
-		s->unw.ahead++;
 		res.how = (enum unwind_how)h.how;
 		res.end = (enum unwind_end)h.end;
 	} else {
@@ -400,7 +400,6 @@ uint32_t stacker_add_ahead(struct stacker *s, const struct rec_sample *smp, uint
 		    memcmp(c->ips, key, nkey * 8) == 0) {
 			s->chain_hits++;
 			if (unwind) {
-				s->unw.ahead++;
 				s->unw.how[c->how]++;
 				note_end_frame(s, c->outer, (enum unwind_end)c->end);
 			}

@@ -44,7 +44,6 @@ struct stack_unwind_stats {
 	uint64_t ends[UNWIND_END_COUNT]; /* of them, by reason (after stack_settle_unwind) */
 	struct hmap cut;		 /* (module id + 1, 0 for none) << 8 | reason -> stacks */
 	struct hmap outer; /* end << 32 | outermost frame id -> stacks, until settled */
-	uint64_t ahead;	   /* stacks taken as unwound ahead (stacker_unwind_ahead) */
 };
 
 struct chain;
@@ -67,7 +66,7 @@ struct stacker {
 	uint64_t frame_hits;
 	uint32_t frames[STACK_MAX_FRAMES]; /* the stack being built, leaf first */
 	uint64_t uips[STACK_MAX_FRAMES];
-	uint64_t key[64];	  /* an unwound sample's key in the chain cache */
+	uint64_t key[64];	  /* an unwound sample's key in the chain cache (CHAIN_MAX) */
 	enum unwind_end last_end; /* how the last unwinding went */
 	enum unwind_how last_how;
 };

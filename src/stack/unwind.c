@@ -56,7 +56,6 @@ struct unwinder {
 	size_t nimages;
 	struct row_slot *rows;
 	struct addr_slot *addrs;
-	uint64_t row_hits, row_misses;
 };
 
 /* Everything an unwind of one sample needs, handed to the reader. */
@@ -285,10 +284,7 @@ static int row_of(struct unwinder *u, struct unwind_image *img, uint64_t vaddr,
 	if (!u->rows)
 		u->rows = xcalloc(ROW_SLOTS, sizeof(*u->rows));
 	slot = &u->rows[hash_u64(vaddr ^ (uint64_t)(uintptr_t)img) & (ROW_SLOTS - 1)];
-	if (slot->img == img && slot->vaddr == vaddr) {
-		u->row_hits++;
-	} else {
-		u->row_misses++;
+	if (slot->img != img || slot->vaddr != vaddr) {
 		slot->img = img;
 		slot->vaddr = vaddr;
 		slot->err = unwind_image_row(img, vaddr, &slot->row);
