@@ -86,20 +86,24 @@ async function timeOrder(page, order, out) {
 		return m ? {time: m[1], name: m[2].trim()} : null;
 	};
 	const xOf = (b) => chart.x + chart.w * (b.start + b.ns / 2) / order.total;
-	// The rows: the first tooltip going down from the chart's top, then
-	// the next change of tooltip below it.
+	// The rows, measured from boundary to boundary: going down from the
+	// chart's top a pixel at a time, where the tooltip first appears and
+	// where it shows another box twice after that. Where it first shows need
+	// not be a row's edge (speedscope's hit test and drawing round
+	// differently), so the height is taken between the two changes.
 	const x0 = xOf(order.probes[order.probes.length - 1]);
-	let top = -1, height = -1, first = null;
-	for (let y = chart.y; y < chart.y + 120 && height < 0; y += 2) {
+	const edges = [];
+	let prev = null;
+	for (let y = chart.y; y < chart.y + 200 && edges.length < 3; y += edges.length ? 1 : 2) {
 		const t = await tip(x0, y);
-		if (t && top < 0) {
-			top = y;
-			first = t;
-		} else if (top >= 0 && (!t || t.name !== first.name || t.time !== first.time)) {
-			height = y - top;
+		if (t && !(prev && t.name === prev.name && t.time === prev.time)) {
+			edges.push(y);
+			prev = t;
 		}
 	}
-	if (!check(top >= 0 && height > 4, 'no rows of boxes in the Time Order view'))
+	const height = edges.length === 3 ? edges[2] - edges[1] : edges.length === 2 ? edges[1] - edges[0] : -1;
+	const top = edges.length === 3 ? edges[1] - height : edges[0];
+	if (!check(height > 4, 'no rows of boxes in the Time Order view'))
 		return;
 	for (const b of order.probes) {
 		const t = await tip(xOf(b), top + height * b.depth + height / 2);
