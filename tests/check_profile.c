@@ -21,6 +21,9 @@
 #include "unit-helpers.h"
 #include "util/util.h"
 
+/* The message of the last failed datafile_* call on a file. */
+static char file_err[512];
+
 START_TEST(test_strtab)
 {
 	struct strtab t;
@@ -808,7 +811,7 @@ START_TEST(test_write_read)
 	struct stat st;
 	mode_t old = umask(0);
 
-	ck_assert_int_eq(datafile_write(p, path, &written), 0);
+	ck_assert_int_eq(datafile_write(p, path, &written, file_err, sizeof(file_err)), 0);
 	umask(old);
 	buf = datafile_encode(p, &len);
 	ck_assert_uint_eq(written, len);
@@ -819,7 +822,7 @@ START_TEST(test_write_read)
 	list_dir(dir, names, sizeof(names));
 	ck_assert_str_eq(names, "perfmini.data"); /* no temporary file left */
 
-	q = datafile_read(path, false);
+	q = datafile_read(path, false, file_err, sizeof(file_err));
 	ck_assert_ptr_nonnull(q);
 	assert_same_profile(p, q);
 	profile_free(q);
@@ -846,7 +849,7 @@ static void stream_profile(struct profile *p, const char *path, size_t keep)
 	struct pm_thread *threads = p->threads;
 	size_t n = p->nsamples, nt = p->nthreads;
 
-	ck_assert_int_eq(datafile_create(&out, path), 0);
+	ck_assert_int_eq(datafile_create(&out, path, file_err, sizeof(file_err)), 0);
 	for (size_t i = 0; i < n - keep; i++)
 		datafile_add_sample(&out, &all[i]);
 	for (size_t i = 0; i < nt - 1; i++)
@@ -855,7 +858,7 @@ static void stream_profile(struct profile *p, const char *path, size_t keep)
 	p->nsamples = keep;
 	p->threads = threads + nt - 1;
 	p->nthreads = 1;
-	ck_assert_int_eq(datafile_commit(&out, p, NULL), 0);
+	ck_assert_int_eq(datafile_commit(&out, p, NULL, file_err, sizeof(file_err)), 0);
 	p->samples = all;
 	p->nsamples = n;
 	p->threads = threads;
@@ -934,12 +937,12 @@ START_TEST(test_write_replaces)
 	fputs("old contents", f);
 	fclose(f);
 	ck_assert_int_eq(chmod(path, 0644), 0);
-	ck_assert_int_eq(datafile_write(p, path, NULL), 0);
+	ck_assert_int_eq(datafile_write(p, path, NULL, file_err, sizeof(file_err)), 0);
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0600);
 	list_dir(dir, names, sizeof(names));
 	ck_assert_str_eq(names, "out.data");
-	q = datafile_read(path, false);
+	q = datafile_read(path, false, file_err, sizeof(file_err));
 	ck_assert_ptr_nonnull(q);
 	assert_same_profile(p, q);
 	profile_free(q);
@@ -961,8 +964,12 @@ START_TEST(test_write_read_errors)
 	FILE *f;
 
 	/* A directory that does not exist: an error, nothing created. */
-	ck_assert_int_lt(datafile_write(p, path, NULL), 0);
-	ck_assert_ptr_null(datafile_read(path, false));
+	ck_assert_int_lt(datafile_write(p, path, NULL, file_err, sizeof(file_err)), 0);
+	ck_assert_msg(strstr(file_err, "cannot create") && strstr(file_err, path), "message: %s",
+		      file_err);
+	ck_assert_ptr_null(datafile_read(path, false, file_err, sizeof(file_err)));
+	ck_assert_msg(strstr(file_err, "cannot open") && strstr(file_err, path), "message: %s",
+		      file_err);
 	list_dir(dir, names, sizeof(names));
 	ck_assert_str_eq(names, "");
 
@@ -972,7 +979,9 @@ START_TEST(test_write_read_errors)
 	ck_assert_ptr_nonnull(f);
 	ck_assert_uint_eq(fwrite(buf, 1, len - 20, f), len - 20);
 	fclose(f);
-	ck_assert_ptr_null(datafile_read(cut, false));
+	ck_assert_ptr_null(datafile_read(cut, false, file_err, sizeof(file_err)));
+	ck_assert_msg(strstr(file_err, cut) && strstr(file_err, "truncated"), "message: %s",
+		      file_err);
 	free(buf);
 
 	unlink(cut);

@@ -60,6 +60,7 @@ static void named(struct profile *p, uint32_t f, const char *name)
 int main(int argc, char **argv)
 {
 	struct profile *p;
+	char err[512];
 	uint32_t comm, mod;
 	int ret;
 
@@ -139,7 +140,9 @@ int main(int argc, char **argv)
 		add_sample(p, profile_intern_stack(p, frames, (uint32_t)nframes), comm);
 		free(frames);
 	}
-	ret = datafile_write(p, argv[2], NULL) < 0 ? 1 : 0;
+	ret = datafile_write(p, argv[2], NULL, err, sizeof(err)) < 0 ? 1 : 0;
+	if (ret)
+		fprintf(stderr, "%s: %s\n", argv[0], err);
 	profile_free(p);
 	return ret;
 }

@@ -15,6 +15,7 @@
 int main(int argc, char **argv)
 {
 	struct profile *p;
+	char err[512];
 	int ret;
 
 	if (argc == 3 && strcmp(argv[1], "--wide") == 0) {
@@ -25,7 +26,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: report-gen [--wide] OUTPUT\n");
 		return 2;
 	}
-	ret = datafile_write(p, argv[argc - 1], NULL);
+	ret = datafile_write(p, argv[argc - 1], NULL, err, sizeof(err));
+	if (ret < 0)
+		fprintf(stderr, "%s: %s\n", argv[0], err);
 	profile_free(p);
 	return ret < 0 ? 1 : 0;
 }

@@ -277,6 +277,7 @@ int cmd_report(int argc, char **argv)
 	bool top_opts = false, per_pid = false, per_tid = false;
 	struct profile *p, *base = NULL;
 	const char *lines_meta;
+	char err[512];
 	int c, idx, ret = 2;
 	uint64_t v;
 
@@ -439,12 +440,14 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!output)
 		output = f->default_output;
-	p = datafile_read(o.input, force);
+	p = datafile_read(o.input, force, err, sizeof(err));
 	if (!p) {
+		error("%s", err);
 		ret = 1;
 		goto out;
 	}
-	if (o.base_input && !(base = datafile_read(o.base_input, force))) {
+	if (o.base_input && !(base = datafile_read(o.base_input, force, err, sizeof(err)))) {
+		error("%s", err);
 		ret = 1;
 		if (FREE_AT_EXIT)
 			profile_free(p);

@@ -892,6 +892,9 @@ static void name_frames(struct recorder *r)
 /* The stop: nothing sampled before it is dropped; names, then the file. */
 static int record_stop(struct recorder *r, size_t *written)
 {
+	char err[512];
+	int ret;
+
 	attach_disable(&r->att);
 	r->end_ns = now_ns();
 	drain_all(r);
@@ -903,7 +906,10 @@ static int record_stop(struct recorder *r, size_t *written)
 		stacker_settle_unwind(&r->stk, entry_frame, r);
 	add_threads(r);
 	write_meta(r);
-	return datafile_commit(&r->out, r->prof, written);
+	ret = datafile_commit(&r->out, r->prof, written, err, sizeof(err));
+	if (ret < 0)
+		error("%s", err);
+	return ret;
 }
 
 /* What the user is told at the end. */
@@ -1105,6 +1111,7 @@ int record_run(const struct record_opts *o)
 {
 	struct recorder *r = xcalloc(1, sizeof(*r));
 	struct datafile_out out;
+	char err[512];
 	bool tty;
 	size_t written = 0;
 	int ret;
@@ -1113,7 +1120,8 @@ int record_run(const struct record_opts *o)
 	 * The output exists before anything else is opened, the events above
 	 * all: its descriptor is reserved, and a bad output is said at once.
 	 */
-	if (datafile_create(&out, o->output) < 0) {
+	if (datafile_create(&out, o->output, err, sizeof(err)) < 0) {
+		error("%s", err);
 		free(r);
 		return 1;
 	}

@@ -93,8 +93,12 @@ struct datafile_out {
 	int err;	 /* the first write error, reported by datafile_commit */
 };
 
-/* Returns 0 or -errno (message printed). */
-int datafile_create(struct datafile_out *out, const char *path);
+/*
+ * Every call below that takes err returns 0 or -errno (NULL for
+ * datafile_read) with a one-line message, naming the file, in err.
+ * Nothing in store/ prints.
+ */
+int datafile_create(struct datafile_out *out, const char *path, char *err, size_t errlen);
 /* Adds a sample; a write error is kept for datafile_commit to report. */
 void datafile_add_sample(struct datafile_out *out, const struct pm_sample *s);
 /*
@@ -105,18 +109,17 @@ void datafile_add_sample(struct datafile_out *out, const struct pm_sample *s);
 void datafile_add_thread(struct datafile_out *out, const struct pm_thread *t);
 /*
  * Writes p (its samples after those added) and renames it into place;
- * releases out. Returns 0 or -errno (printed).
+ * releases out. *written, when not NULL, gets the file's size.
  */
-int datafile_commit(struct datafile_out *out, const struct profile *p, size_t *written);
+int datafile_commit(struct datafile_out *out, const struct profile *p, size_t *written, char *err,
+		    size_t errlen);
 /* Removes the temporary file and releases out. */
 void datafile_abandon(struct datafile_out *out);
 
 /* datafile_create and datafile_commit at once. */
-int datafile_write(const struct profile *p, const char *path, size_t *written);
-/*
- * Reads path; NULL after printing a one-line error. A file owned by
- * another user (not root) is refused unless force.
- */
-struct profile *datafile_read(const char *path, bool force);
+int datafile_write(const struct profile *p, const char *path, size_t *written, char *err,
+		   size_t errlen);
+/* Reads path. A file owned by another user (not root) is refused unless force. */
+struct profile *datafile_read(const char *path, bool force, char *err, size_t errlen);
 
 #endif

@@ -110,6 +110,33 @@ static inline void store_u64(void *p, uint64_t v)
 	memcpy(p, &v, sizeof(v));
 }
 
+/*
+ * Little-endian whatever the host: the byte order of files perfmini
+ * writes (the data file's integers).
+ */
+static inline void put_le32(void *p, uint32_t v)
+{
+	unsigned char *b = p;
+
+	for (int i = 0; i < 4; i++)
+		b[i] = (unsigned char)(v >> (8 * i));
+}
+static inline void put_le64(void *p, uint64_t v)
+{
+	put_le32(p, (uint32_t)v);
+	put_le32((unsigned char *)p + 4, (uint32_t)(v >> 32));
+}
+static inline uint32_t get_le32(const void *p)
+{
+	const unsigned char *b = p;
+
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+static inline uint64_t get_le64(const void *p)
+{
+	return (uint64_t)get_le32(p) | (uint64_t)get_le32((const unsigned char *)p + 4) << 32;
+}
+
 /* A 64-bit mix (splitmix64 finalizer), for hash tables. */
 static inline uint64_t hash_u64(uint64_t x)
 {

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * writer.c - a data file written as a recording goes: samples streamed
+ * to the output (or to a spill file where it cannot seek back), threads
+ * spilled as they end, the rest encoded a chunk at a time at the end,
+ * and the whole renamed into place only when complete. See datafile.h.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "store/codec.h"
+#include "util/util.h"
+
+/* A sink's writer: the bytes at their offset in the file *arg. */
+static int write_at(void *arg, const void *buf, size_t len, uint64_t at)
+{
+	int fd = *(int *)arg;
+
+	while (len) {
+		ssize_t n = pwrite(fd, buf, len, (off_t)at);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		buf = (const char *)buf + n;
+		len -= (size_t)n;
+		at += (uint64_t)n;
+	}
+	return 0;
+}
+
+#define SAMPLE_BUF	 (64 * 1024)
+#define DF_SAMPLE_RECORD 40 /* df_rec_size(df_section_of(DF_SAMPLES)) */
+
+int datafile_create(struct datafile_out *out, const char *path, char *err, size_t errlen)
+{
+	struct df_out o = {0};
+	const char *why;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->sfd = -1;
+	out->tfd = -1;
+	ret = outfile_open(&out->file, path, 0600, &why);
+	if (ret < 0) {
+		snprintf(err, errlen, "cannot create '%s': %s", path, why ? why : strerror(-ret));
+		return ret;
+	}
+	out->crc = crc32(0L, Z_NULL, 0);
+	out->buf = xmalloc(SAMPLE_BUF);
+	/*
+	 * A file the samples can go into right away: the header and the
+	 * samples section's header first, their size and checksum filled in
+	 * at the end. Elsewhere (a pipe, a device) they wait in a spill file.
+	 */
+	if (!outfile_is_stream(&out->file)) {
+		df_put_header(&o);
+		df_section_begin(&o, DF_SAMPLES);
+		ret = write_all(out->file.fd, o.buf, o.len);
+		free(o.buf);
+		out->sfd = out->file.fd;
+	} else {
+		out->sfd = unnamed_file("perfmini-spill");
+		ret = out->sfd < 0 ? out->sfd : 0;
+		out->spill = true;
+	}
+	if (ret < 0) {
+		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(-ret));
+		datafile_abandon(out);
+	}
+	return ret;
+}
+
+static void flush_samples(struct datafile_out *out)
+{
+	if (out->blen && out->err == 0)
+		out->err = write_all(out->sfd, out->buf, out->blen);
+	out->crc = crc32_z(out->crc, out->buf, out->blen);
+	out->bytes += out->blen;
+	out->blen = 0;
+}
+
+/*
+ * A sample record as the samples section's descriptor lays it out,
+ * written directly: this runs for every sample taken. check_profile
+ * compares it with the descriptor's encoding byte for byte.
+ */
+void datafile_add_sample(struct datafile_out *out, const struct pm_sample *smp)
+{
+	unsigned char *rec;
+
+	if (out->blen + DF_SAMPLE_RECORD > SAMPLE_BUF)
+		flush_samples(out);
+	rec = out->buf + out->blen;
+	put_le64(rec, smp->time);
+	put_le64(rec + 8, smp->period);
+	put_le32(rec + 16, smp->pid);
+	put_le32(rec + 20, smp->tid);
+	put_le32(rec + 24, smp->cpu);
+	put_le32(rec + 28, smp->stack);
+	put_le32(rec + 32, smp->comm);
+	put_le32(rec + 36, 0);
+	out->blen += DF_SAMPLE_RECORD;
+	out->nsamples++;
+}
+
+#define THREAD_BUF 4096
+
+static void flush_threads(struct datafile_out *out)
+{
+	if (out->tlen == 0)
+		return;
+	if (out->tfd == -1)
+		out->tfd = unnamed_file("perfmini-spill");
+	if (out->err == 0)
+		out->err = out->tfd < 0 ? out->tfd : write_all(out->tfd, out->tbuf, out->tlen);
+	out->tbytes += out->tlen;
+	out->tlen = 0;
+}
+
+void datafile_add_thread(struct datafile_out *out, const struct pm_thread *t)
+{
+	const struct profile one = {.threads = (struct pm_thread *)(uintptr_t)t, .nthreads = 1};
+	const struct df_section *sec = df_section_of(DF_THREADS);
+	struct df_out o;
+
+	if (!out->tbuf)
+		out->tbuf = xmalloc(THREAD_BUF);
+	if (out->tlen + df_rec_size(sec) > THREAD_BUF)
+		flush_threads(out);
+	o = (struct df_out){.buf = out->tbuf + out->tlen, .cap = THREAD_BUF - out->tlen};
+	df_put_record(&o, &one, sec, 0);
+	out->tlen += o.len;
+}
+
+/* The threads added, first in the threads section. */
+static void put_added_threads(struct df_sink *k, uint32_t type, void *arg)
+{
+	struct datafile_out *out = arg;
+	unsigned char *buf;
+	uint64_t left = out->tbytes;
+
+	if (type != DF_THREADS)
+		return;
+	if (left && out->err == 0 && lseek(out->tfd, 0, SEEK_SET) < 0)
+		out->err = -errno;
+	buf = xmalloc(THREAD_BUF);
+	while (left && out->err == 0) {
+		ssize_t n = read(out->tfd, buf, left < THREAD_BUF ? (size_t)left : THREAD_BUF);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			out->err = n < 0 ? -errno : -EIO;
+			break;
+		}
+		df_sink_put(k, buf, (size_t)n);
+		left -= (uint64_t)n;
+	}
+	free(buf);
+	df_sink_put(k, out->tbuf, out->tlen);
+}
+
+/* Everything out holds, but the output file itself. */
+static void release_spills(struct datafile_out *out)
+{
+	if (out->spill && out->sfd >= 0)
+		close(out->sfd);
+	out->sfd = -1;
+	if (out->tfd >= 0)
+		close(out->tfd);
+	out->tfd = -1;
+	free(out->buf);
+	out->buf = NULL;
+	free(out->tbuf);
+	out->tbuf = NULL;
+}
+
+void datafile_abandon(struct datafile_out *out)
+{
+	release_spills(out);
+	outfile_abandon(&out->file);
+}
+
+/* Copies the spilled samples' len bytes to fd. */
+static int copy_spill(int from, int to, uint64_t len)
+{
+	unsigned char *buf;
+	int ret = 0;
+
+	if (lseek(from, 0, SEEK_SET) < 0)
+		return -errno;
+	buf = xmalloc(SAMPLE_BUF);
+	while (len && ret == 0) {
+		ssize_t n = read(from, buf, len < SAMPLE_BUF ? (size_t)len : SAMPLE_BUF);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = n < 0 ? -errno : -EIO;
+			break;
+		}
+		ret = write_all(to, buf, (size_t)n);
+		len -= (uint64_t)n;
+	}
+	free(buf);
+	return ret;
+}
+
+int datafile_commit(struct datafile_out *out, const struct profile *p, size_t *written, char *err,
+		    size_t errlen)
+{
+	struct df_out head = {.sum = crc32(0L, Z_NULL, 0)};
+	struct df_sink rest;
+	char *path = xstrdup(out->file.path);
+	uint64_t rest_len;
+	int ret;
+
+	/* Samples the profile holds itself go after the streamed ones. */
+	for (size_t i = 0; i < p->nsamples; i++)
+		datafile_add_sample(out, &p->samples[i]);
+	flush_samples(out);
+	ret = out->err;
+	/*
+	 * The header and the samples section's, now that its size and
+	 * checksum are known; then the checksum of the file so far, from
+	 * which the rest goes on.
+	 */
+	df_put_header(&head);
+	df_section_begin(&head, DF_SAMPLES);
+	put_le32(head.buf + DF_HEADER_SIZE + 4, (uint32_t)out->crc);
+	put_le64(head.buf + DF_HEADER_SIZE + 8, out->bytes);
+	df_sum_section(&head.sum, &head.summed, head.buf, DF_HEADER_SIZE, (uint32_t)out->crc,
+		       (size_t)out->bytes);
+	if (ret == 0 && !out->spill &&
+	    pwrite(out->file.fd, head.buf, head.len, 0) != (ssize_t)head.len)
+		ret = errno ? -errno : -EIO;
+	/*
+	 * The samples are a multiple of 8 bytes: no padding; the rest
+	 * follows, written a chunk at a time where the samples went (the
+	 * output, or the spill file then copied out whole).
+	 */
+	df_sink_init(&rest, write_at, &out->sfd, out->spill ? out->bytes : head.len + out->bytes,
+		     head.sum);
+	if (ret == 0) {
+		df_put_rest(&rest, p, put_added_threads, out);
+		ret = rest.err ? rest.err : out->err;
+	}
+	rest_len = rest.pos - (out->spill ? out->bytes : head.len + out->bytes);
+	if (ret == 0 && out->spill) {
+		ret = write_all(out->file.fd, head.buf, head.len);
+		if (ret == 0)
+			ret = copy_spill(out->sfd, out->file.fd, out->bytes + rest_len);
+	}
+	if (ret == 0) {
+		release_spills(out);
+		ret = outfile_commit(&out->file);
+	} else {
+		datafile_abandon(out);
+	}
+	if (ret < 0)
+		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(-ret));
+	else if (written)
+		*written = head.len + (size_t)(out->bytes + rest_len);
+	free(head.buf);
+	free(rest.buf);
+	free(path);
+	return ret;
+}
+
+int datafile_write(const struct profile *p, const char *path, size_t *written, char *err,
+		   size_t errlen)
+{
+	struct datafile_out out;
+	int ret = datafile_create(&out, path, err, errlen);
+
+	return ret < 0 ? ret : datafile_commit(&out, p, written, err, errlen);
+}
