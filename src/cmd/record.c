@@ -20,9 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,11 +30,11 @@
 #include "store/datafile.h"
 #include "capture/decode.h"
 #include "capture/launch.h"
-#include "report/missing.h"
 #include "symbol/namer.h"
 #include "model/order.h"
 #include "model/proc.h"
 #include "cmd/record.h"
+#include "cmd/recorder.h"
 #include "stack/stack.h"
 #include "symbol/symbolize.h"
 #include "model/offcpu.h"
@@ -51,35 +49,6 @@
  * at most the length of a preemption).
  */
 #define LINGER_NS 1000000000ULL
-
-struct recorder {
-	const struct record_opts *o;
-	struct decode_layout layout;
-	struct attach att;
-	struct launch child; /* with a command */
-	struct order q;
-	struct module_set mods;
-	struct model model;
-	struct profile *prof;
-	struct unwinder *unwinder; /* DWARF mode */
-	struct stacker stk;
-	struct symbolizer syms; /* the naming thread's until the stop */
-	struct namer *namer;	/* NULL: frames are named at the stop */
-	size_t unnamed_cut;	/* frames left unnamed because naming was cut short */
-	const char *cut_why;	/* and why, or NULL */
-	struct datafile_out out;
-	struct hmap sampled_tids; /* tid -> pid, of the living threads sampled */
-	struct hmap sampled_pids; /* pid, every process sampled */
-	size_t nthreads;	  /* threads sampled (or waited, --off-cpu), living or not */
-	uint64_t start_ns, end_ns;
-	time_t wall_start;
-	uint64_t nsamples, lost, lost_samples, bad_records;
-	long paranoid;	      /* kernel.perf_event_paranoid when the events were opened */
-	bool kernel_dropped;  /* the kernel was excluded because paranoid forbade it */
-	bool ring_reduced;    /* the locked-memory limit made the rings smaller than asked */
-	struct hmap pending;  /* pid -> address-space changes drained, not applied */
-	struct offcpu offcpu; /* --off-cpu: switches paired into spans */
-};
 
 /* The first SIGINT, SIGTERM or SIGHUP stops the recording; a second cuts its naming short. */
 static volatile sig_atomic_t stop_requested, stop_again;
@@ -412,222 +381,6 @@ static void on_new_frame(void *arg, struct module *m, uint32_t frame, uint64_t a
 		namer_frame(n, m, frame, addr);
 }
 
-/* Opening the events. */
-
-static void raise_nofile(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
-static unsigned long read_proc_ulong(const char *path, unsigned long dflt)
-{
-	FILE *f = fopen(path, "re");
-	unsigned long v = dflt;
-
-	if (f) {
-		if (fscanf(f, "%lu", &v) != 1)
-			v = dflt;
-		fclose(f);
-	}
-	return v;
-}
-
-/* Says, in one line, why opening the events for pid failed with -err, and what to do. */
-static void attach_failed(const struct recorder *r, int err, pid_t pid)
-{
-	const struct event_opts *ev = &r->o->ev;
-	struct rlimit rl;
-
-	err = -err;
-	switch (r->att.failed) {
-	case ATTACH_CPUS:
-		if (err == EINVAL)
-			error("bad CPU list '%s'", r->o->cpulist);
-		else if (err == ENODEV)
-			error("CPU %d in '%s' is not online", r->att.failed_cpu, r->o->cpulist);
-		else
-			error("cannot read the online CPU list /sys/devices/system/cpu/online");
-		return;
-	case ATTACH_MMAP:
-		error("cannot map the ring buffer: %s; raise kernel.perf_event_mlock_kb or "
-		      "'ulimit -l'",
-		      strerror(err));
-		return;
-	case ATTACH_REDIRECT:
-		error("cannot redirect an event into the CPU %d ring: %s", r->att.failed_cpu,
-		      strerror(err));
-		return;
-	case ATTACH_OPEN:
-	case ATTACH_OK:
-		break;
-	}
-	switch (err) {
-	case ESRCH:
-		error("no such process: %d", (int)pid);
-		break;
-	case EACCES:
-	case EPERM:
-		if (r->o->system_wide)
-			error("no permission to record every process (-a): it needs root, "
-			      "CAP_PERFMON or kernel.perf_event_paranoid <= 0 (it is %ld)",
-			      r->paranoid);
-		else if (r->paranoid >= 3)
-			error("no permission to open perf events: kernel.perf_event_paranoid=%ld "
-			      "forbids them to users; run as root, grant CAP_PERFMON, or lower "
-			      "/proc/sys/kernel/perf_event_paranoid to 2 (user code only, as "
-			      "with --no-kernel) or 1",
-			      r->paranoid);
-		else if (pid > 0)
-			error("no permission to profile process %d "
-			      "(kernel.perf_event_paranoid=%ld): "
-			      "it belongs to another user; run as root or grant CAP_PERFMON",
-			      (int)pid, r->paranoid);
-		else
-			error("no permission to open perf events (kernel.perf_event_paranoid=%ld): "
-			      "run as root, grant CAP_PERFMON, or lower "
-			      "/proc/sys/kernel/perf_event_paranoid",
-			      r->paranoid);
-		break;
-	case EMFILE:
-	case ENFILE:
-		getrlimit(RLIMIT_NOFILE, &rl);
-		error("too many open files (limit %llu): raise it with 'ulimit -n', or record "
-		      "fewer CPUs (-C) or threads",
-		      (unsigned long long)rl.rlim_cur);
-		break;
-	case ENOENT:
-	case EOPNOTSUPP:
-	case ENODEV:
-		error("event '%s' is not supported on this machine%s", ev->ev->name,
-		      ev->ev->type == PERF_TYPE_HARDWARE ? " (no hardware PMU): use -e cpu-clock"
-							 : "");
-		break;
-	case EINVAL:
-		if (!ev->period &&
-		    ev->freq >
-			    read_proc_ulong("/proc/sys/kernel/perf_event_max_sample_rate", ~0UL)) {
-			error("frequency %llu is above kernel.perf_event_max_sample_rate (%lu)",
-			      (unsigned long long)ev->freq,
-			      read_proc_ulong("/proc/sys/kernel/perf_event_max_sample_rate", 0));
-			break;
-		}
-		/* fall through */
-	default:
-		error("cannot open event '%s': %s", ev->ev->name, strerror(err));
-		break;
-	}
-}
-
-/* Opens the event for every target; -errno, with *pid the target that failed. */
-static int open_targets(struct recorder *r, pid_t *pid)
-{
-	const struct record_opts *o = r->o;
-	int ret;
-
-	*pid = -1;
-	if ((ret = attach_cpus(&r->att, o->cpulist)) < 0)
-		return ret;
-	if (o->system_wide && (ret = attach_thread(&r->att, -1)) < 0)
-		return ret;
-	if (o->argv && (ret = attach_thread(&r->att, *pid = r->child.pid)) < 0)
-		return ret;
-	for (size_t i = 0; i < o->npids; i++)
-		if ((ret = attach_process(&r->att, *pid = (pid_t)o->pids[i])) < 0)
-			return ret;
-	for (size_t i = 0; i < o->ntids; i++) {
-		*pid = (pid_t)o->tids[i];
-		if (!process_alive(o->tids[i]))
-			return -ESRCH;
-		if ((ret = attach_thread(&r->att, *pid)) < 0)
-			return ret;
-	}
-	return 0;
-}
-
-/*
- * The events of every target, with their rings, opened disabled (a command's
- * are enabled by its exec, the others by record_run all at once); -1 once
- * the failure is said. Where kernel.perf_event_paranoid lets a user sample
- * only user code, the kernel is left out, as perf does, and the user told.
- */
-static int open_events(struct recorder *r)
-{
-	const struct record_opts *o = r->o;
-	struct event_opts ev = o->ev;
-	struct perf_event_attr attr, attr2;
-	unsigned pages = o->mmap_pages;
-	pid_t pid;
-	int ret;
-
-	ev.inherit = o->ntids == 0 && !o->system_wide;
-	ev.enable_on_exec = o->argv != NULL;
-	ev.disabled = true;
-	if (ev.dwarf_stack)
-		ev.dwarf_regs = unwind_regs_mask();
-again:
-	/* Woken a quarter of the way: time to drain before the ring is full. */
-	ev.wakeup_bytes = (uint32_t)(pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
-	event_attr(&attr, &ev);
-	if (o->off_cpu) {
-		/* Both events' samples the same, an id telling them apart, a stack always. */
-		attr.sample_type |= PERF_SAMPLE_ID | PERF_SAMPLE_CALLCHAIN;
-		attr2 = attr;
-		attr2.type = PERF_TYPE_SOFTWARE;
-		attr2.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
-		attr2.freq = 0;
-		attr2.sample_period = 1;
-		attr2.context_switch = 1;
-		/* The main event reports the mappings, names and tasks once. */
-		attr2.mmap = attr2.mmap2 = attr2.comm = attr2.comm_exec = attr2.task = 0;
-	}
-	r->layout.sample_type = attr.sample_type;
-	r->layout.regs_user_mask = attr.sample_regs_user;
-	r->layout.sample_id_all = true;
-	r->paranoid = (long)read_proc_ulong("/proc/sys/kernel/perf_event_paranoid", 2);
-	raise_nofile();
-	for (;;) {
-		attach_init(&r->att, &attr, pages);
-		if (o->off_cpu) {
-			attr2.exclude_kernel = attr.exclude_kernel;
-			attach_add_second(&r->att, &attr2);
-		}
-		ret = open_targets(r, &pid);
-		if (ret == 0)
-			break;
-		if ((ret == -EACCES || ret == -EPERM) && r->att.failed == ATTACH_OPEN &&
-		    !attr.exclude_kernel && r->paranoid == 2) {
-			attach_release(&r->att);
-			attr.exclude_kernel = 1;
-			r->kernel_dropped = true;
-			continue;
-		}
-		attach_failed(r, ret, pid);
-		return -1;
-	}
-	/*
-	 * A ring the locked-memory limit made smaller needs events that wake
-	 * the recorder sooner: opened again with the size that fits.
-	 */
-	if (r->att.pages < pages) {
-		pages = r->att.pages;
-		attach_release(&r->att);
-		r->ring_reduced = true;
-		goto again;
-	}
-	if (r->kernel_dropped && !o->quiet)
-		warning("kernel.perf_event_paranoid=2 lets this user sample user code only: kernel "
-			"frames are left out (run as root, or lower the setting to 1, to have "
-			"them)");
-	if (r->ring_reduced && o->pages_given && !o->quiet)
-		warning("ring buffer reduced to %u pages by the locked-memory limit", r->att.pages);
-	return 0;
-}
-
 /* The loop. */
 
 static bool targets_alive(struct recorder *r)
@@ -643,46 +396,6 @@ static bool targets_alive(struct recorder *r)
 		if (process_alive(r->o->tids[i]))
 			return true;
 	return false;
-}
-
-/* Whether fd of process pid ("self" for ours) is the terminal whose device is tty. */
-static bool writes_to(const char *pid, int fd, dev_t tty)
-{
-	char path[64];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%s/fd/%d", pid, fd);
-	return stat(path, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == tty;
-}
-
-/*
- * The live status line goes to standard error when it is a terminal that
- * no target writes to: a command inherits that terminal (its output would
- * end up glued to the line), and so may an attached process.
- */
-static bool status_line_wanted(const struct recorder *r)
-{
-	struct stat st;
-	char pid[16];
-
-	if (r->o->quiet || !isatty(STDERR_FILENO) || fstat(STDERR_FILENO, &st) < 0 || r->o->argv)
-		return false;
-	for (size_t i = 0; i < r->o->npids + r->o->ntids; i++) {
-		uint32_t id = i < r->o->npids ? r->o->pids[i] : r->o->tids[i - r->o->npids];
-
-		snprintf(pid, sizeof(pid), "%u", id);
-		if (writes_to(pid, STDOUT_FILENO, st.st_rdev) ||
-		    writes_to(pid, STDERR_FILENO, st.st_rdev))
-			return false;
-	}
-	return true;
-}
-
-static void status_line(const struct recorder *r, uint64_t now)
-{
-	fprintf(stderr, "\r\033[Kperfmini: recording %.1f s, %llu samples",
-		(double)(now - r->start_ns) / 1e9, (unsigned long long)r->nsamples);
-	fflush(stderr);
 }
 
 /* Drains and applies until a signal, -d, or the targets' end. */
@@ -728,104 +441,11 @@ static void record_loop(struct recorder *r, bool tty)
 			break;
 		now = now_ns();
 		if (tty && now - last_status > 250000000ULL) {
-			status_line(r, now);
+			recorder_status_line(r, now);
 			last_status = now;
 		}
 	}
 	free(pfds);
-}
-
-/* Metadata. */
-
-static void set_meta_u64(struct profile *p, const char *key, uint64_t v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
-	profile_set_meta(p, key, buf);
-}
-
-static const char *cut_module_path(const struct recorder *r, uint64_t key)
-{
-	uint32_t mod = stack_cut_module(key);
-
-	return mod == PM_NONE ? "[unknown]" : r->mods.mods[mod]->path;
-}
-
-/*
- * DWARF mode: how many stacks reached the entry, and, for the others, in
- * which module and why they stopped: "unwind-cut" holds one line per
- * (module, reason) as "COUNT\tREASON\tMODULE".
- */
-static void write_unwind_meta(struct recorder *r)
-{
-	const struct stack_unwind_stats *u = &r->stk.unw;
-	struct sbuf b = {0};
-
-	set_meta_u64(r->prof, "unwind-stacks", u->unwound);
-	set_meta_u64(r->prof, "unwind-complete", u->ends[UNWIND_COMPLETE]);
-	set_meta_u64(r->prof, "unwind-by-cfi", u->how[UNWIND_BY_CFI]);
-	set_meta_u64(r->prof, "unwind-spliced", u->how[UNWIND_BY_SPLICE]);
-	set_meta_u64(r->prof, "unwind-fp-only", u->how[UNWIND_BY_FP_ONLY]);
-	const struct hmap_slot *s;
-
-	for (size_t pos = 0; (s = hmap_next(&u->cut, &pos));)
-		sbuf_addf(&b, "%llu\t%s\t%s\n", (unsigned long long)s->val,
-			  unwind_end_text(stack_cut_reason(s->key)), cut_module_path(r, s->key));
-	profile_set_meta(r->prof, "unwind-cut", b.buf ? b.buf : "");
-	sbuf_release(&b);
-}
-
-static void write_meta(struct recorder *r)
-{
-	const struct record_opts *o = r->o;
-	struct profile *p = r->prof;
-	struct sbuf cmd = {0};
-	struct utsname u;
-
-	for (int i = 0; i < o->argc_shown; i++) {
-		if (i)
-			sbuf_adds(&cmd, " ");
-		sbuf_adds(&cmd, o->argv_shown[i]);
-	}
-	profile_set_meta(p, "command", cmd.buf ? cmd.buf : "");
-	sbuf_release(&cmd);
-	profile_set_meta(p, "perfmini-version", PACKAGE_VERSION);
-	profile_set_meta(p, "event", o->ev.ev->name);
-	if (o->ev.period)
-		set_meta_u64(p, "period", o->ev.period);
-	else
-		set_meta_u64(p, "frequency", o->ev.freq);
-	profile_set_meta(p, "lines", o->no_lines ? "no" : "yes");
-	if (r->cut_why) {
-		char buf[160];
-
-		snprintf(buf, sizeof(buf), "cut short by %s: %zu frames left without names",
-			 r->cut_why, r->unnamed_cut);
-		profile_set_meta(p, "naming", buf);
-	}
-	if (o->ev.no_kernel)
-		profile_set_meta(p, "kernel-excluded", "--no-kernel");
-	else if (r->kernel_dropped)
-		profile_set_meta(p, "kernel-excluded", "kernel.perf_event_paranoid=2");
-	profile_set_meta(p, "call-graph",
-			 o->ev.hybrid	     ? "hybrid"
-			 : o->ev.dwarf_stack ? "dwarf"
-			 : o->ev.callchain   ? "fp"
-					     : "none");
-	if (o->ev.dwarf_stack)
-		write_unwind_meta(r);
-	set_meta_u64(p, "start-time", (uint64_t)r->wall_start);
-	set_meta_u64(p, "duration-ns", r->end_ns - r->start_ns);
-	set_meta_u64(p, "samples", r->nsamples);
-	set_meta_u64(p, "lost-records", r->lost);
-	set_meta_u64(p, "lost-samples", r->lost_samples);
-	set_meta_u64(p, "bad-records", r->bad_records);
-	if (uname(&u) == 0) {
-		profile_set_meta(p, "hostname", u.nodename);
-		profile_set_meta(p, "kernel", u.release);
-		profile_set_meta(p, "arch", u.machine);
-	}
 }
 
 /* The threads sampled and still alive at the stop (the others went at their exit). */
@@ -905,96 +525,11 @@ static int record_stop(struct recorder *r, size_t *written)
 	if (r->unwinder)
 		stacker_settle_unwind(&r->stk, entry_frame, r);
 	add_threads(r);
-	write_meta(r);
+	recorder_write_meta(r);
 	ret = datafile_commit(&r->out, r->prof, written, err, sizeof(err));
 	if (ret < 0)
 		error("%s", err);
 	return ret;
-}
-
-/* What the user is told at the end. */
-
-static void human_size(size_t n, char *buf, size_t len)
-{
-	if (n < 10 * 1024)
-		snprintf(buf, len, "%zu bytes", n);
-	else if (n < 10 * 1024 * 1024)
-		snprintf(buf, len, "%zu KiB", n / 1024);
-	else
-		snprintf(buf, len, "%zu MiB", n / (1024 * 1024));
-}
-
-/* Most stacks first. */
-static int cmp_cut(const void *a, const void *b)
-{
-	const struct hmap_slot *x = a, *y = b;
-
-	if (x->val != y->val)
-		return x->val > y->val ? -1 : 1;
-	return x->key < y->key ? -1 : x->key > y->key;
-}
-
-/* Summary lines: the share of stacks that reached the entry, and the worst cuts. */
-static void print_unwind_summary(const struct recorder *r)
-{
-	const struct stack_unwind_stats *u = &r->stk.unw;
-	struct hmap_slot *cuts = xcalloc(u->cut.count + 1, sizeof(*cuts));
-	struct sbuf shown = {0}; /* paths come from other processes: shown printable */
-	size_t n = 0;
-
-	fprintf(stderr, "perfmini: unwinding: %llu of %llu user stacks (%.1f%%) reached the entry",
-		(unsigned long long)u->ends[UNWIND_COMPLETE], (unsigned long long)u->unwound,
-		u->unwound ? 100.0 * (double)u->ends[UNWIND_COMPLETE] / (double)u->unwound : 100.0);
-	for (int e = 1; e < UNWIND_END_COUNT; e++)
-		if (u->ends[e])
-			fprintf(stderr, "; %llu %s", (unsigned long long)u->ends[e],
-				unwind_end_text((enum unwind_end)e));
-	fputc('\n', stderr);
-	if (r->o->ev.hybrid)
-		fprintf(stderr,
-			"perfmini: unwinding: %llu by unwind tables alone, %llu spliced onto frame "
-			"pointers, %llu frame pointers only\n",
-			(unsigned long long)u->how[UNWIND_BY_CFI],
-			(unsigned long long)u->how[UNWIND_BY_SPLICE],
-			(unsigned long long)u->how[UNWIND_BY_FP_ONLY]);
-	/* Where they stopped: the three (module, reason) pairs with most stacks. */
-	const struct hmap_slot *s;
-
-	for (size_t pos = 0; (s = hmap_next(&u->cut, &pos));)
-		cuts[n++] = *s;
-	qsort(cuts, n, sizeof(*cuts), cmp_cut);
-	for (size_t i = 0; i < n && i < 3; i++)
-		fprintf(stderr, "perfmini: %s: %.1f%% of the stacks stopped there: %s\n",
-			printable(&shown, cut_module_path(r, cuts[i].key)),
-			100.0 * (double)cuts[i].val / (double)u->unwound,
-			unwind_end_text(stack_cut_reason(cuts[i].key)));
-	free(cuts);
-	sbuf_release(&shown);
-}
-
-static void print_summary(const struct recorder *r, size_t written)
-{
-	char size[32];
-
-	human_size(written, size, sizeof(size));
-	fprintf(stderr,
-		"perfmini: %llu samples, %llu lost, %zu process%s, %zu thread%s in %.2f s; "
-		"wrote %s (%s)\n",
-		(unsigned long long)r->nsamples, (unsigned long long)(r->lost + r->lost_samples),
-		r->sampled_pids.count, r->sampled_pids.count == 1 ? "" : "es", r->nthreads,
-		r->nthreads == 1 ? "" : "s", (double)(r->end_ns - r->start_ns) / 1e9, r->o->output,
-		size);
-	report_print_missing(r->prof, stderr, 5);
-	if (r->cut_why)
-		warning("naming was cut short by %s: %zu frames left without names, shown as "
-			"[module+0xOFFSET]",
-			r->cut_why, r->unnamed_cut);
-	if (r->unwinder)
-		print_unwind_summary(r);
-	if (r->lost || r->lost_samples)
-		warning("%llu records and %llu samples were lost: try a larger ring (-m) or a "
-			"lower frequency (-F)",
-			(unsigned long long)r->lost, (unsigned long long)r->lost_samples);
 }
 
 /* The model's text finder: code moved to anonymous memory, through the file's segments. */
@@ -1073,7 +608,7 @@ static int record_start(struct recorder *r, const struct record_opts *o)
 		error("cannot start '%s': %s", o->argv[0], strerror(-ret));
 		return -1;
 	}
-	if (open_events(r) < 0) {
+	if (recorder_open_events(r) < 0) {
 		if (o->argv)
 			launch_abort(&r->child);
 		return -1;
@@ -1136,13 +671,13 @@ int record_run(const struct record_opts *o)
 		recorder_free(r);
 		return 1;
 	}
-	tty = status_line_wanted(r);
+	tty = recorder_status_wanted(r);
 	record_loop(r, tty);
 	if (tty)
 		fprintf(stderr, "\r\033[K");
 	ret = record_stop(r, &written) < 0 ? 1 : 0;
 	if (!o->quiet && ret == 0)
-		print_summary(r, written);
+		recorder_print_summary(r, written);
 	/*
 	 * A command still running (after -d or a signal) is asked to stop, once
 	 * the file is safe.

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * record-meta.c - what a recording says of itself: the meta entries of
+ * its data file (command, event, call graph, unwinding, losses), the
+ * status line while it runs and the summary the user reads at the end.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "cmd/recorder.h"
+#include "report/missing.h"
+
+static void set_meta_u64(struct profile *p, const char *key, uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	profile_set_meta(p, key, buf);
+}
+
+static const char *cut_module_path(const struct recorder *r, uint64_t key)
+{
+	uint32_t mod = stack_cut_module(key);
+
+	return mod == PM_NONE ? "[unknown]" : r->mods.mods[mod]->path;
+}
+
+/*
+ * DWARF mode: how many stacks reached the entry, and, for the others, in
+ * which module and why they stopped: "unwind-cut" holds one line per
+ * (module, reason) as "COUNT\tREASON\tMODULE".
+ */
+static void write_unwind_meta(struct recorder *r)
+{
+	const struct stack_unwind_stats *u = &r->stk.unw;
+	struct sbuf b = {0};
+
+	set_meta_u64(r->prof, "unwind-stacks", u->unwound);
+	set_meta_u64(r->prof, "unwind-complete", u->ends[UNWIND_COMPLETE]);
+	set_meta_u64(r->prof, "unwind-by-cfi", u->how[UNWIND_BY_CFI]);
+	set_meta_u64(r->prof, "unwind-spliced", u->how[UNWIND_BY_SPLICE]);
+	set_meta_u64(r->prof, "unwind-fp-only", u->how[UNWIND_BY_FP_ONLY]);
+	const struct hmap_slot *s;
+
+	for (size_t pos = 0; (s = hmap_next(&u->cut, &pos));)
+		sbuf_addf(&b, "%llu\t%s\t%s\n", (unsigned long long)s->val,
+			  unwind_end_text(stack_cut_reason(s->key)), cut_module_path(r, s->key));
+	profile_set_meta(r->prof, "unwind-cut", b.buf ? b.buf : "");
+	sbuf_release(&b);
+}
+
+void recorder_write_meta(struct recorder *r)
+{
+	const struct record_opts *o = r->o;
+	struct profile *p = r->prof;
+	struct sbuf cmd = {0};
+	struct utsname u;
+
+	for (int i = 0; i < o->argc_shown; i++) {
+		if (i)
+			sbuf_adds(&cmd, " ");
+		sbuf_adds(&cmd, o->argv_shown[i]);
+	}
+	profile_set_meta(p, "command", cmd.buf ? cmd.buf : "");
+	sbuf_release(&cmd);
+	profile_set_meta(p, "perfmini-version", PACKAGE_VERSION);
+	profile_set_meta(p, "event", o->ev.ev->name);
+	if (o->ev.period)
+		set_meta_u64(p, "period", o->ev.period);
+	else
+		set_meta_u64(p, "frequency", o->ev.freq);
+	profile_set_meta(p, "lines", o->no_lines ? "no" : "yes");
+	if (r->cut_why) {
+		char buf[160];
+
+		snprintf(buf, sizeof(buf), "cut short by %s: %zu frames left without names",
+			 r->cut_why, r->unnamed_cut);
+		profile_set_meta(p, "naming", buf);
+	}
+	if (o->ev.no_kernel)
+		profile_set_meta(p, "kernel-excluded", "--no-kernel");
+	else if (r->kernel_dropped)
+		profile_set_meta(p, "kernel-excluded", "kernel.perf_event_paranoid=2");
+	profile_set_meta(p, "call-graph",
+			 o->ev.hybrid	     ? "hybrid"
+			 : o->ev.dwarf_stack ? "dwarf"
+			 : o->ev.callchain   ? "fp"
+					     : "none");
+	if (o->ev.dwarf_stack)
+		write_unwind_meta(r);
+	set_meta_u64(p, "start-time", (uint64_t)r->wall_start);
+	set_meta_u64(p, "duration-ns", r->end_ns - r->start_ns);
+	set_meta_u64(p, "samples", r->nsamples);
+	set_meta_u64(p, "lost-records", r->lost);
+	set_meta_u64(p, "lost-samples", r->lost_samples);
+	set_meta_u64(p, "bad-records", r->bad_records);
+	if (uname(&u) == 0) {
+		profile_set_meta(p, "hostname", u.nodename);
+		profile_set_meta(p, "kernel", u.release);
+		profile_set_meta(p, "arch", u.machine);
+	}
+}
+
+/* The live status line. */
+
+/* Whether fd of process pid ("self" for ours) is the terminal whose device is tty. */
+static bool writes_to(const char *pid, int fd, dev_t tty)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%s/fd/%d", pid, fd);
+	return stat(path, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == tty;
+}
+
+bool recorder_status_wanted(const struct recorder *r)
+{
+	struct stat st;
+	char pid[16];
+
+	if (r->o->quiet || !isatty(STDERR_FILENO) || fstat(STDERR_FILENO, &st) < 0 || r->o->argv)
+		return false;
+	for (size_t i = 0; i < r->o->npids + r->o->ntids; i++) {
+		uint32_t id = i < r->o->npids ? r->o->pids[i] : r->o->tids[i - r->o->npids];
+
+		snprintf(pid, sizeof(pid), "%u", id);
+		if (writes_to(pid, STDOUT_FILENO, st.st_rdev) ||
+		    writes_to(pid, STDERR_FILENO, st.st_rdev))
+			return false;
+	}
+	return true;
+}
+
+void recorder_status_line(const struct recorder *r, uint64_t now)
+{
+	fprintf(stderr, "\r\033[Kperfmini: recording %.1f s, %llu samples",
+		(double)(now - r->start_ns) / 1e9, (unsigned long long)r->nsamples);
+	fflush(stderr);
+}
+
+/* What the user is told at the end. */
+
+static void human_size(size_t n, char *buf, size_t len)
+{
+	if (n < 10 * 1024)
+		snprintf(buf, len, "%zu bytes", n);
+	else if (n < 10 * 1024 * 1024)
+		snprintf(buf, len, "%zu KiB", n / 1024);
+	else
+		snprintf(buf, len, "%zu MiB", n / (1024 * 1024));
+}
+
+/* Most stacks first. */
+static int cmp_cut(const void *a, const void *b)
+{
+	const struct hmap_slot *x = a, *y = b;
+
+	if (x->val != y->val)
+		return x->val > y->val ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Summary lines: the share of stacks that reached the entry, and the worst cuts. */
+static void print_unwind_summary(const struct recorder *r)
+{
+	const struct stack_unwind_stats *u = &r->stk.unw;
+	struct hmap_slot *cuts = xcalloc(u->cut.count + 1, sizeof(*cuts));
+	struct sbuf shown = {0}; /* paths come from other processes: shown printable */
+	size_t n = 0;
+
+	fprintf(stderr, "perfmini: unwinding: %llu of %llu user stacks (%.1f%%) reached the entry",
+		(unsigned long long)u->ends[UNWIND_COMPLETE], (unsigned long long)u->unwound,
+		u->unwound ? 100.0 * (double)u->ends[UNWIND_COMPLETE] / (double)u->unwound : 100.0);
+	for (int e = 1; e < UNWIND_END_COUNT; e++)
+		if (u->ends[e])
+			fprintf(stderr, "; %llu %s", (unsigned long long)u->ends[e],
+				unwind_end_text((enum unwind_end)e));
+	fputc('\n', stderr);
+	if (r->o->ev.hybrid)
+		fprintf(stderr,
+			"perfmini: unwinding: %llu by unwind tables alone, %llu spliced onto frame "
+			"pointers, %llu frame pointers only\n",
+			(unsigned long long)u->how[UNWIND_BY_CFI],
+			(unsigned long long)u->how[UNWIND_BY_SPLICE],
+			(unsigned long long)u->how[UNWIND_BY_FP_ONLY]);
+	/* Where they stopped: the three (module, reason) pairs with most stacks. */
+	const struct hmap_slot *s;
+
+	for (size_t pos = 0; (s = hmap_next(&u->cut, &pos));)
+		cuts[n++] = *s;
+	qsort(cuts, n, sizeof(*cuts), cmp_cut);
+	for (size_t i = 0; i < n && i < 3; i++)
+		fprintf(stderr, "perfmini: %s: %.1f%% of the stacks stopped there: %s\n",
+			printable(&shown, cut_module_path(r, cuts[i].key)),
+			100.0 * (double)cuts[i].val / (double)u->unwound,
+			unwind_end_text(stack_cut_reason(cuts[i].key)));
+	free(cuts);
+	sbuf_release(&shown);
+}
+
+void recorder_print_summary(const struct recorder *r, size_t written)
+{
+	char size[32];
+
+	human_size(written, size, sizeof(size));
+	fprintf(stderr,
+		"perfmini: %llu samples, %llu lost, %zu process%s, %zu thread%s in %.2f s; "
+		"wrote %s (%s)\n",
+		(unsigned long long)r->nsamples, (unsigned long long)(r->lost + r->lost_samples),
+		r->sampled_pids.count, r->sampled_pids.count == 1 ? "" : "es", r->nthreads,
+		r->nthreads == 1 ? "" : "s", (double)(r->end_ns - r->start_ns) / 1e9, r->o->output,
+		size);
+	report_print_missing(r->prof, stderr, 5);
+	if (r->cut_why)
+		warning("naming was cut short by %s: %zu frames left without names, shown as "
+			"[module+0xOFFSET]",
+			r->cut_why, r->unnamed_cut);
+	if (r->unwinder)
+		print_unwind_summary(r);
+	if (r->lost || r->lost_samples)
+		warning("%llu records and %llu samples were lost: try a larger ring (-m) or a "
+			"lower frequency (-F)",
+			(unsigned long long)r->lost, (unsigned long long)r->lost_samples);
+}

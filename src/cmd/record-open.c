@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * record-open.c - a recording's events opened on every target, retried
+ * without the kernel or with smaller rings where the system says so,
+ * and, when they cannot be, one line that says why and what to do.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "cmd/recorder.h"
+
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static unsigned long read_proc_ulong(const char *path, unsigned long dflt)
+{
+	FILE *f = fopen(path, "re");
+	unsigned long v = dflt;
+
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = dflt;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Says why the events could not be opened for lack of permission, and what to do. */
+static void permission_failed(const struct recorder *r, pid_t pid)
+{
+	if (r->o->system_wide)
+		error("no permission to record every process (-a): it needs root, "
+		      "CAP_PERFMON or kernel.perf_event_paranoid <= 0 (it is %ld)",
+		      r->paranoid);
+	else if (r->paranoid >= 3)
+		error("no permission to open perf events: kernel.perf_event_paranoid=%ld "
+		      "forbids them to users; run as root, grant CAP_PERFMON, or lower "
+		      "/proc/sys/kernel/perf_event_paranoid to 2 (user code only, as "
+		      "with --no-kernel) or 1",
+		      r->paranoid);
+	else if (pid > 0)
+		error("no permission to profile process %d "
+		      "(kernel.perf_event_paranoid=%ld): "
+		      "it belongs to another user; run as root or grant CAP_PERFMON",
+		      (int)pid, r->paranoid);
+	else
+		error("no permission to open perf events (kernel.perf_event_paranoid=%ld): "
+		      "run as root, grant CAP_PERFMON, or lower "
+		      "/proc/sys/kernel/perf_event_paranoid",
+		      r->paranoid);
+}
+
+/* Says, in one line, why opening the events for pid failed with -err, and what to do. */
+static void attach_failed(const struct recorder *r, int err, pid_t pid)
+{
+	const struct event_opts *ev = &r->o->ev;
+	struct rlimit rl;
+
+	err = -err;
+	switch (r->att.failed) {
+	case ATTACH_CPUS:
+		if (err == EINVAL)
+			error("bad CPU list '%s'", r->o->cpulist);
+		else if (err == ENODEV)
+			error("CPU %d in '%s' is not online", r->att.failed_cpu, r->o->cpulist);
+		else
+			error("cannot read the online CPU list /sys/devices/system/cpu/online");
+		return;
+	case ATTACH_MMAP:
+		error("cannot map the ring buffer: %s; raise kernel.perf_event_mlock_kb or "
+		      "'ulimit -l'",
+		      strerror(err));
+		return;
+	case ATTACH_REDIRECT:
+		error("cannot redirect an event into the CPU %d ring: %s", r->att.failed_cpu,
+		      strerror(err));
+		return;
+	case ATTACH_OPEN:
+	case ATTACH_OK:
+		break;
+	}
+	switch (err) {
+	case ESRCH:
+		error("no such process: %d", (int)pid);
+		break;
+	case EACCES:
+	case EPERM:
+		permission_failed(r, pid);
+		break;
+	case EMFILE:
+	case ENFILE:
+		getrlimit(RLIMIT_NOFILE, &rl);
+		error("too many open files (limit %llu): raise it with 'ulimit -n', or record "
+		      "fewer CPUs (-C) or threads",
+		      (unsigned long long)rl.rlim_cur);
+		break;
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+		error("event '%s' is not supported on this machine%s", ev->ev->name,
+		      ev->ev->type == PERF_TYPE_HARDWARE ? " (no hardware PMU): use -e cpu-clock"
+							 : "");
+		break;
+	case EINVAL:
+		if (!ev->period &&
+		    ev->freq >
+			    read_proc_ulong("/proc/sys/kernel/perf_event_max_sample_rate", ~0UL)) {
+			error("frequency %llu is above kernel.perf_event_max_sample_rate (%lu)",
+			      (unsigned long long)ev->freq,
+			      read_proc_ulong("/proc/sys/kernel/perf_event_max_sample_rate", 0));
+			break;
+		}
+		/* fall through */
+	default:
+		error("cannot open event '%s': %s", ev->ev->name, strerror(err));
+		break;
+	}
+}
+
+/* Opens the event for every target; -errno, with *pid the target that failed. */
+static int open_targets(struct recorder *r, pid_t *pid)
+{
+	const struct record_opts *o = r->o;
+	int ret;
+
+	*pid = -1;
+	if ((ret = attach_cpus(&r->att, o->cpulist)) < 0)
+		return ret;
+	if (o->system_wide && (ret = attach_thread(&r->att, -1)) < 0)
+		return ret;
+	if (o->argv && (ret = attach_thread(&r->att, *pid = r->child.pid)) < 0)
+		return ret;
+	for (size_t i = 0; i < o->npids; i++)
+		if ((ret = attach_process(&r->att, *pid = (pid_t)o->pids[i])) < 0)
+			return ret;
+	for (size_t i = 0; i < o->ntids; i++) {
+		*pid = (pid_t)o->tids[i];
+		if (!process_alive(o->tids[i]))
+			return -ESRCH;
+		if ((ret = attach_thread(&r->att, *pid)) < 0)
+			return ret;
+	}
+	return 0;
+}
+
+int recorder_open_events(struct recorder *r)
+{
+	const struct record_opts *o = r->o;
+	struct event_opts ev = o->ev;
+	struct perf_event_attr attr, attr2;
+	unsigned pages = o->mmap_pages;
+	pid_t pid;
+	int ret;
+
+	ev.inherit = o->ntids == 0 && !o->system_wide;
+	ev.enable_on_exec = o->argv != NULL;
+	ev.disabled = true;
+	if (ev.dwarf_stack)
+		ev.dwarf_regs = unwind_regs_mask();
+again:
+	/* Woken a quarter of the way: time to drain before the ring is full. */
+	ev.wakeup_bytes = (uint32_t)(pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	event_attr(&attr, &ev);
+	if (o->off_cpu) {
+		/* Both events' samples the same, an id telling them apart, a stack always. */
+		attr.sample_type |= PERF_SAMPLE_ID | PERF_SAMPLE_CALLCHAIN;
+		attr2 = attr;
+		attr2.type = PERF_TYPE_SOFTWARE;
+		attr2.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+		attr2.freq = 0;
+		attr2.sample_period = 1;
+		attr2.context_switch = 1;
+		/* The main event reports the mappings, names and tasks once. */
+		attr2.mmap = attr2.mmap2 = attr2.comm = attr2.comm_exec = attr2.task = 0;
+	}
+	r->layout.sample_type = attr.sample_type;
+	r->layout.regs_user_mask = attr.sample_regs_user;
+	r->layout.sample_id_all = true;
+	r->paranoid = (long)read_proc_ulong("/proc/sys/kernel/perf_event_paranoid", 2);
+	raise_nofile();
+	for (;;) {
+		attach_init(&r->att, &attr, pages);
+		if (o->off_cpu) {
+			attr2.exclude_kernel = attr.exclude_kernel;
+			attach_add_second(&r->att, &attr2);
+		}
+		ret = open_targets(r, &pid);
+		if (ret == 0)
+			break;
+		if ((ret == -EACCES || ret == -EPERM) && r->att.failed == ATTACH_OPEN &&
+		    !attr.exclude_kernel && r->paranoid == 2) {
+			attach_release(&r->att);
+			attr.exclude_kernel = 1;
+			r->kernel_dropped = true;
+			continue;
+		}
+		attach_failed(r, ret, pid);
+		return -1;
+	}
+	/*
+	 * A ring the locked-memory limit made smaller needs events that wake
+	 * the recorder sooner: opened again with the size that fits.
+	 */
+	if (r->att.pages < pages) {
+		pages = r->att.pages;
+		attach_release(&r->att);
+		r->ring_reduced = true;
+		goto again;
+	}
+	if (r->kernel_dropped && !o->quiet)
+		warning("kernel.perf_event_paranoid=2 lets this user sample user code only: kernel "
+			"frames are left out (run as root, or lower the setting to 1, to have "
+			"them)");
+	if (r->ring_reduced && o->pages_given && !o->quiet)
+		warning("ring buffer reduced to %u pages by the locked-memory limit", r->att.pages);
+	return 0;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * recorder.h - a recording session's state, shared by the files of
+ * cmd/ that make it up and by nothing else: record.c (the loop, the
+ * records applied, the stop), record-open.c (the events opened, and
+ * why not) and record-meta.c (what the data file and the user are told
+ * of the recording). Only the recording thread touches it.
+ */
+#ifndef PERFMINI_RECORDER_H
+#define PERFMINI_RECORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "capture/attach.h"
+#include "capture/decode.h"
+#include "capture/launch.h"
+#include "cmd/record.h"
+#include "model/offcpu.h"
+#include "model/order.h"
+#include "model/proc.h"
+#include "stack/stack.h"
+#include "stack/unwind.h"
+#include "store/datafile.h"
+#include "symbol/namer.h"
+#include "symbol/symbolize.h"
+#include "util/util.h"
+
+struct recorder {
+	const struct record_opts *o;
+	struct decode_layout layout;
+	struct attach att;
+	struct launch child; /* with a command */
+	struct order q;
+	struct module_set mods;
+	struct model model;
+	struct profile *prof;
+	struct unwinder *unwinder; /* DWARF mode */
+	struct stacker stk;
+	struct symbolizer syms; /* the naming thread's until the stop */
+	struct namer *namer;	/* NULL: frames are named at the stop */
+	size_t unnamed_cut;	/* frames left unnamed because naming was cut short */
+	const char *cut_why;	/* and why, or NULL */
+	struct datafile_out out;
+	struct hmap sampled_tids; /* tid -> pid, of the living threads sampled */
+	struct hmap sampled_pids; /* pid, every process sampled */
+	size_t nthreads;	  /* threads sampled (or waited, --off-cpu), living or not */
+	uint64_t start_ns, end_ns;
+	time_t wall_start;
+	uint64_t nsamples, lost, lost_samples, bad_records;
+	long paranoid;	      /* kernel.perf_event_paranoid when the events were opened */
+	bool kernel_dropped;  /* the kernel was excluded because paranoid forbade it */
+	bool ring_reduced;    /* the locked-memory limit made the rings smaller than asked */
+	struct hmap pending;  /* pid -> address-space changes drained, not applied */
+	struct offcpu offcpu; /* --off-cpu: switches paired into spans */
+};
+
+/*
+ * Opens the events of every target, with their rings, disabled (a
+ * command's are enabled by its exec, the others by record_run all at
+ * once); -1 once the failure is said to the user. Where
+ * kernel.perf_event_paranoid lets a user sample only user code, the
+ * kernel is left out, as perf does, and the user told.
+ */
+int recorder_open_events(struct recorder *r);
+
+/* The recording's meta entries, into its profile, at the stop. */
+void recorder_write_meta(struct recorder *r);
+/*
+ * The live status line goes to standard error when it is a terminal that
+ * no target writes to: a command inherits that terminal (its output would
+ * end up glued to the line), and so may an attached process.
+ */
+bool recorder_status_wanted(const struct recorder *r);
+void recorder_status_line(const struct recorder *r, uint64_t now);
+/* The summary on stderr: samples, file, what has no name, unwinding, losses. */
+void recorder_print_summary(const struct recorder *r, size_t written);
+
+#endif
