@@ -386,6 +386,44 @@ static const char *process_name(const struct firefox *x, uint32_t pid, uint32_t 
 	return strtab_get(&p->str, fallback);
 }
 
+/* A thread's stack, frame, function and resource tables, from its columns. */
+static void write_tables(struct tables *tb, struct sbuf *out)
+{
+	sbuf_adds(out, "\"stackTable\":{");
+	col_put(out, "frame", &tb->st_frame);
+	col_put(out, "prefix", &tb->st_prefix);
+	sbuf_addf(out, "\"length\":%zu},\n", tb->nstacks);
+
+	sbuf_adds(out, "\"frameTable\":{");
+	col_put(out, "address", &tb->f_address);
+	col_put(out, "inlineDepth", &tb->f_inline);
+	col_put(out, "category", &tb->f_category);
+	col_put(out, "subcategory", &tb->f_subcategory);
+	col_put(out, "func", &tb->f_func);
+	col_put(out, "nativeSymbol", &tb->f_native);
+	col_put(out, "innerWindowID", &tb->f_window);
+	col_put(out, "line", &tb->f_line);
+	col_put(out, "column", &tb->f_column);
+	sbuf_addf(out, "\"length\":%zu},\n", tb->nframes);
+
+	sbuf_adds(out, "\"funcTable\":{");
+	col_put(out, "name", &tb->fn_name);
+	col_put(out, "isJS", &tb->fn_is_js);
+	col_put(out, "relevantForJS", &tb->fn_relevant);
+	col_put(out, "resource", &tb->fn_resource);
+	col_put(out, "fileName", &tb->fn_file);
+	col_put(out, "lineNumber", &tb->fn_line);
+	col_put(out, "columnNumber", &tb->fn_column);
+	sbuf_addf(out, "\"length\":%zu},\n", tb->nfuncs);
+
+	sbuf_adds(out, "\"resourceTable\":{");
+	col_put(out, "lib", &tb->r_lib);
+	col_put(out, "name", &tb->r_name);
+	col_put(out, "host", &tb->r_host);
+	col_put(out, "type", &tb->r_type);
+	sbuf_addf(out, "\"length\":%zu},\n", tb->nresources);
+}
+
 static void write_thread(struct firefox *x, const struct tl_thread *th, struct sbuf *out)
 {
 	const struct profile *p = x->p;
@@ -430,39 +468,7 @@ static void write_thread(struct firefox *x, const struct tl_thread *th, struct s
 	sbuf_adds(out, "\"markers\":{\"data\":[],\"name\":[],\"startTime\":[],\"endTime\":[],"
 		       "\"phase\":[],\"category\":[],\"length\":0},\n");
 
-	sbuf_adds(out, "\"stackTable\":{");
-	col_put(out, "frame", &tb->st_frame);
-	col_put(out, "prefix", &tb->st_prefix);
-	sbuf_addf(out, "\"length\":%zu},\n", tb->nstacks);
-
-	sbuf_adds(out, "\"frameTable\":{");
-	col_put(out, "address", &tb->f_address);
-	col_put(out, "inlineDepth", &tb->f_inline);
-	col_put(out, "category", &tb->f_category);
-	col_put(out, "subcategory", &tb->f_subcategory);
-	col_put(out, "func", &tb->f_func);
-	col_put(out, "nativeSymbol", &tb->f_native);
-	col_put(out, "innerWindowID", &tb->f_window);
-	col_put(out, "line", &tb->f_line);
-	col_put(out, "column", &tb->f_column);
-	sbuf_addf(out, "\"length\":%zu},\n", tb->nframes);
-
-	sbuf_adds(out, "\"funcTable\":{");
-	col_put(out, "name", &tb->fn_name);
-	col_put(out, "isJS", &tb->fn_is_js);
-	col_put(out, "relevantForJS", &tb->fn_relevant);
-	col_put(out, "resource", &tb->fn_resource);
-	col_put(out, "fileName", &tb->fn_file);
-	col_put(out, "lineNumber", &tb->fn_line);
-	col_put(out, "columnNumber", &tb->fn_column);
-	sbuf_addf(out, "\"length\":%zu},\n", tb->nfuncs);
-
-	sbuf_adds(out, "\"resourceTable\":{");
-	col_put(out, "lib", &tb->r_lib);
-	col_put(out, "name", &tb->r_name);
-	col_put(out, "host", &tb->r_host);
-	col_put(out, "type", &tb->r_type);
-	sbuf_addf(out, "\"length\":%zu},\n", tb->nresources);
+	write_tables(tb, out);
 
 	sbuf_adds(out, "\"nativeSymbols\":{\"libIndex\":[],\"address\":[],\"name\":[],"
 		       "\"functionSize\":[],\"length\":0},\n");
