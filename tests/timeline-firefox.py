@@ -38,19 +38,25 @@ def main():
         return r.stdout
 
     def load():
-        # The daemon has half a second to start: a loaded machine may need
-        # more. The slow one keeps its session (it is stopped at the end
-        # with the others): the retry starts a session of its own, after a
-        # pause that grows with each attempt (the earlier daemons' start-up
-        # is what loads the machine).
-        for attempt in range(5):
+        # The daemon that "load" starts must answer within half a second,
+        # which a loaded machine does not always give it. It is started
+        # here instead, as profiler-cli itself would (the profile as its
+        # argument, detached), and its session asked for its status until
+        # it answers: the profile loaded.
+        daemon = subprocess.Popen(["node", cli, "--daemon", path, "--session", session[0]],
+                                  env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + 120
+        while True:
             try:
-                return pq("load", path, "--json")
-            except RuntimeError as e:
-                if "did not become ready" not in str(e) or attempt == 4:
+                return pq("status", "--json")
+            except RuntimeError:
+                if daemon.poll() is not None:
+                    raise RuntimeError("the profiler-cli daemon exited %d while loading %s"
+                                       % (daemon.returncode, path))
+                if time.monotonic() > deadline:
                     raise
-                time.sleep(2 * (attempt + 1))
-                session[0] = "perfmini%d" % (attempt + 1)
+                time.sleep(0.25)
 
     try:
         out = load()
