@@ -485,109 +485,133 @@ next:
 	b->bad = false;
 }
 
+/* The line-number state machine's registers (DWARF 5, 6.2.2). */
+struct lnregs {
+	uint64_t addr, op_index, file, col;
+	/* Wraps as it will: what is not a line in 1..UINT32_MAX is stored as 0. */
+	uint64_t line;
+};
+
+static void lnregs_reset(struct lnregs *r)
+{
+	*r = (struct lnregs){.file = 1, .line = 1};
+}
+
+/* Advances the address by adv operations (VLIW op_index included). */
+static inline void advance(struct lnregs *r, const struct header *h, uint64_t adv)
+{
+	r->addr += h->min_inst * ((r->op_index + adv) / h->max_ops);
+	r->op_index = (r->op_index + adv) % h->max_ops;
+}
+
+/* An extended opcode (after its 0 byte): 0, or -EINVAL. */
+static int extended_op(struct cur *c, struct names *nm, struct builder *b, struct lnregs *r)
+{
+	uint64_t len = uleb(c);
+	const uint8_t *next;
+
+	if (c->bad || len == 0 || len > (uint64_t)(c->end - c->p))
+		return -EINVAL;
+	next = c->p + len;
+	switch (*c->p++) {
+	case DW_LNE_end_sequence:
+		end_sequence(b, r->addr);
+		lnregs_reset(r);
+		break;
+	case DW_LNE_set_address:
+		if (len - 1 != 4 && len - 1 != 8)
+			return -EINVAL;
+		r->addr = fixed(c, (size_t)(len - 1));
+		r->op_index = 0;
+		break;
+	case DW_LNE_define_file: {
+		const char *name = cstr(c);
+		uint64_t dir = uleb(c);
+
+		if (c->bad || c->p > next || add_file(nm, name, dir) < 0)
+			return -EINVAL;
+		break;
+	}
+	default:
+		break; /* set_discriminator and vendor opcodes */
+	}
+	if (c->bad || c->p > next)
+		return -EINVAL;
+	c->p = next;
+	return 0;
+}
+
+/* A standard opcode op (1 to opcode_base - 1): 0, or -EINVAL. */
+static int standard_op(struct cur *c, const struct header *h, struct builder *b, struct lnregs *r,
+		       unsigned int op)
+{
+	switch (op) {
+	case DW_LNS_copy:
+		add_row(b, r->addr, r->line, r->file, r->col);
+		break;
+	case DW_LNS_advance_pc:
+		advance(r, h, uleb(c));
+		break;
+	case DW_LNS_advance_line:
+		r->line += (uint64_t)sleb(c);
+		break;
+	case DW_LNS_set_file:
+		r->file = uleb(c);
+		break;
+	case DW_LNS_set_column:
+		r->col = uleb(c);
+		break;
+	case DW_LNS_negate_stmt:
+	case DW_LNS_set_basic_block:
+	case DW_LNS_set_prologue_end:
+	case DW_LNS_set_epilogue_begin:
+		break;
+	case DW_LNS_const_add_pc:
+		if (h->line_range == 0)
+			return -EINVAL;
+		advance(r, h, (255 - h->opcode_base) / h->line_range);
+		break;
+	case DW_LNS_fixed_advance_pc:
+		r->addr += fixed(c, 2);
+		r->op_index = 0;
+		break;
+	case DW_LNS_set_isa:
+		uleb(c);
+		break;
+	default:
+		/* Unknown standard opcode: its arguments are ULEB128s. */
+		for (unsigned int i = 0; i < h->std_lengths[op - 1]; i++)
+			uleb(c);
+		break;
+	}
+	return 0;
+}
+
 static int run_program(struct cur *c, const struct header *h, struct names *nm, struct builder *b)
 {
-	uint64_t addr = 0, op_index = 0, file = 1, col = 0;
-	/* Wraps as it will: what is not a line in 1..UINT32_MAX is stored as 0. */
-	uint64_t line = 1;
+	struct lnregs r;
 
-#define ADVANCE(adv)                                                  \
-	do {                                                          \
-		uint64_t a_ = (adv);                                  \
-		addr += h->min_inst * ((op_index + a_) / h->max_ops); \
-		op_index = (op_index + a_) % h->max_ops;              \
-	} while (0)
-
+	lnregs_reset(&r);
 	while (c->p < c->end && !c->bad) {
 		unsigned int op = *c->p++;
+		int ret = 0;
 
 		if (op >= h->opcode_base) {
 			unsigned int adj = op - h->opcode_base;
 
 			if (h->line_range == 0)
 				return -EINVAL;
-			line += (uint64_t)(int64_t)(h->line_base + (int)(adj % h->line_range));
-			ADVANCE(adj / h->line_range);
-			add_row(b, addr, line, file, col);
+			r.line += (uint64_t)(int64_t)(h->line_base + (int)(adj % h->line_range));
+			advance(&r, h, adj / h->line_range);
+			add_row(b, r.addr, r.line, r.file, r.col);
 		} else if (op == 0) {
-			uint64_t len = uleb(c);
-			const uint8_t *next;
-			unsigned int sub;
-
-			if (c->bad || len == 0 || len > (uint64_t)(c->end - c->p))
-				return -EINVAL;
-			next = c->p + len;
-			sub = *c->p++;
-			switch (sub) {
-			case DW_LNE_end_sequence:
-				end_sequence(b, addr);
-				addr = op_index = col = 0;
-				file = 1;
-				line = 1;
-				break;
-			case DW_LNE_set_address:
-				if (len - 1 != 4 && len - 1 != 8)
-					return -EINVAL;
-				addr = fixed(c, (size_t)(len - 1));
-				op_index = 0;
-				break;
-			case DW_LNE_define_file: {
-				const char *name = cstr(c);
-				uint64_t dir = uleb(c);
-
-				if (c->bad || c->p > next || add_file(nm, name, dir) < 0)
-					return -EINVAL;
-				break;
-			}
-			default:
-				break; /* set_discriminator and vendor opcodes */
-			}
-			if (c->bad || c->p > next)
-				return -EINVAL;
-			c->p = next;
+			ret = extended_op(c, nm, b, &r);
 		} else {
-			switch (op) {
-			case DW_LNS_copy:
-				add_row(b, addr, line, file, col);
-				break;
-			case DW_LNS_advance_pc:
-				ADVANCE(uleb(c));
-				break;
-			case DW_LNS_advance_line:
-				line += (uint64_t)sleb(c);
-				break;
-			case DW_LNS_set_file:
-				file = uleb(c);
-				break;
-			case DW_LNS_set_column:
-				col = uleb(c);
-				break;
-			case DW_LNS_negate_stmt:
-			case DW_LNS_set_basic_block:
-			case DW_LNS_set_prologue_end:
-			case DW_LNS_set_epilogue_begin:
-				break;
-			case DW_LNS_const_add_pc:
-				if (h->line_range == 0)
-					return -EINVAL;
-				ADVANCE((255 - h->opcode_base) / h->line_range);
-				break;
-			case DW_LNS_fixed_advance_pc:
-				addr += fixed(c, 2);
-				op_index = 0;
-				break;
-			case DW_LNS_set_isa:
-				uleb(c);
-				break;
-			default:
-				/* Unknown standard opcode: its arguments are ULEB128s. */
-				for (unsigned int i = 0; i < h->std_lengths[op - 1]; i++)
-					uleb(c);
-				break;
-			}
+			ret = standard_op(c, h, b, &r, op);
 		}
+		if (ret)
+			return ret;
 	}
-#undef ADVANCE
 	/* Rows after the last end_sequence close no range: dropped. */
 	return c->bad ? -EINVAL : 0;
 }
