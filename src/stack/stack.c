@@ -312,6 +312,50 @@ size_t stacker_unwind_ahead(struct stacker *s, const struct rec_sample *smp, voi
 }
 
 /*
+ * The kernel's chain into frames: its kernel part, and its user part
+ * unless the sample is to be unwound, in which case that part is left
+ * whole in *uchain (*nuchain entries) for unwind_user.
+ */
+static void walk_chain(struct stacker *s, const struct rec_sample *smp, bool unwind,
+		       const unsigned char **uchain, size_t *nuchain, uint32_t *n)
+{
+	uint64_t ctx = 0, prev = 0;
+	bool first = true;
+
+	for (uint64_t i = 0; i < smp->nr; i++) {
+		uint64_t ip = sample_ip_at(smp, i);
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			/*
+			 * The user part comes last: a "marker" after it is a
+			 * garbage return address that a frame-pointer walk
+			 * read from the stack, and so is all that follows.
+			 */
+			if (ctx == (uint64_t)PERF_CONTEXT_USER)
+				break;
+			ctx = ip;
+			first = true;
+			/* To be unwound: the chain's user part is handed over whole. */
+			if (ctx == (uint64_t)PERF_CONTEXT_USER && unwind) {
+				*uchain = smp->ips + (i + 1) * 8;
+				*nuchain = smp->nr - i - 1;
+				break;
+			}
+			continue;
+		}
+		if (ip == 0)
+			continue; /* the end of a broken chain, not code */
+		if (!first)
+			ip--;
+		first = false;
+		if (ctx == (uint64_t)PERF_CONTEXT_KERNEL)
+			kernel_frame(s, n, ip);
+		else if (ctx == (uint64_t)PERF_CONTEXT_USER)
+			chain_frame(s, smp->pid, ip, &prev, n);
+	}
+}
+
+/*
  * DWARF and hybrid modes: the user part of the stack, unwound from the
  * registers and stack copy, or as unwound ahead (when the process's
  * mappings are still those it was unwound under); chain[0..nchain) is
@@ -410,40 +454,7 @@ uint32_t stacker_add_ahead(struct stacker *s, const struct rec_sample *smp, uint
 	s->cacheable = true;
 	s->used_maps = false;
 	if (smp->nr) {
-		uint64_t ctx = 0, prev = 0;
-		bool first = true;
-
-		for (uint64_t i = 0; i < smp->nr; i++) {
-			uint64_t ip = sample_ip_at(smp, i);
-
-			if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-				/*
-				 * The user part comes last: a "marker" after it is a
-				 * garbage return address that a frame-pointer walk
-				 * read from the stack, and so is all that follows.
-				 */
-				if (ctx == (uint64_t)PERF_CONTEXT_USER)
-					break;
-				ctx = ip;
-				first = true;
-				/* To be unwound: the chain's user part is handed over whole. */
-				if (ctx == (uint64_t)PERF_CONTEXT_USER && unwind) {
-					uchain = smp->ips + (i + 1) * 8;
-					nuchain = smp->nr - i - 1;
-					break;
-				}
-				continue;
-			}
-			if (ip == 0)
-				continue; /* the end of a broken chain, not code */
-			if (!first)
-				ip--;
-			first = false;
-			if (ctx == (uint64_t)PERF_CONTEXT_KERNEL)
-				kernel_frame(s, &n, ip);
-			else if (ctx == (uint64_t)PERF_CONTEXT_USER)
-				chain_frame(s, smp->pid, ip, &prev, &n);
-		}
+		walk_chain(s, smp, unwind, &uchain, &nuchain, &n);
 	} else if ((misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) {
 		kernel_frame(s, &n, smp->ip);
 	} else if (!s->unwinder) {
