@@ -460,6 +460,32 @@ static int frame_row(struct unwinder *u, uint32_t pid, uint64_t gen, uint64_t a,
 	return slot->ret;
 }
 
+/*
+ * Whether the walk ends after a step from in to out that returned ret
+ * (cfi_step's), and how (res->end); a splice onto the kernel's chain has
+ * been tried before. signal: the step was out of a signal frame.
+ */
+static bool step_ends(int ret, bool guessed, bool signal, const struct cfi_regs *in,
+		      const struct cfi_regs *out, struct unwind_result *res)
+{
+	if (ret == 1 || (ret == 0 && out->r[CFI_RA] == 0)) {
+		res->end = UNWIND_COMPLETE;
+		return true;
+	}
+	if (ret < 0) {
+		res->end = ret == -EFAULT ? UNWIND_SHORT_STACK
+			   : guessed	  ? UNWIND_NO_INFO
+					  : UNWIND_BAD_FRAME;
+		return true;
+	}
+	/* A caller's frame lies above its callee's, but across a signal's stack. */
+	if (!signal && out->r[CFI_RSP] <= in->r[CFI_RSP]) {
+		res->end = guessed ? UNWIND_NO_INFO : UNWIND_BAD_FRAME;
+		return true;
+	}
+	return false;
+}
+
 void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 		   const unsigned char *chain, size_t nchain, uint64_t *ips, int max,
 		   struct unwind_result *res)
@@ -519,10 +545,6 @@ void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 					      read_stack, &c);
 		else
 			ret = cfi_step(row, img ? &img->pool : NULL, in, out, &cfa, read_stack, &c);
-		if (ret == 1) {
-			res->end = UNWIND_COMPLETE;
-			break;
-		}
 		if (ret == -EFAULT && row->fp && cfi_known(in, CFI_RBP)) {
 			/* The copy ends at a frame that keeps a frame pointer: the chain goes on. */
 			long k = chain_index_of(&c, &sampled, chain, nchain, in->r[CFI_RBP]);
@@ -533,21 +555,8 @@ void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 				break;
 			}
 		}
-		if (ret < 0) {
-			res->end = ret == -EFAULT ? UNWIND_SHORT_STACK
-				   : guessed	  ? UNWIND_NO_INFO
-						  : UNWIND_BAD_FRAME;
+		if (step_ends(ret, guessed, row->signal, in, out, res))
 			break;
-		}
-		if (out->r[CFI_RA] == 0) {
-			res->end = UNWIND_COMPLETE;
-			break;
-		}
-		/* A caller's frame lies above its callee's, but across a signal's stack. */
-		if (!row->signal && out->r[CFI_RSP] <= in->r[CFI_RSP]) {
-			res->end = guessed ? UNWIND_NO_INFO : UNWIND_BAD_FRAME;
-			break;
-		}
 		exact = row->signal;
 		cur = !cur;
 	}
