@@ -814,14 +814,37 @@ void srcline_trim(struct symfile *f, bool shed)
 	}
 }
 
+/*
+ * The file, line and column of pc in unit u: from its own table t, or
+ * from libdw's where the unit's program could not be read by dwline;
+ * NULL when neither has pc.
+ */
+static const char *pc_line(struct symfile *f, struct unit *u, const struct dwline_table *t,
+			   uint64_t pc, int *line, int *col)
+{
+	const struct dwline_row *row;
+	Dwarf_Line *dl;
+	uint64_t lo;
+
+	if (t && (row = dwline_find(t, pc, &lo))) {
+		*line = (int)(row->line <= INT32_MAX ? row->line : 0);
+		*col = row->col;
+		return unit_path(f, u, dwline_file(t, row->file));
+	}
+	if (u->no_table && (dl = line_at(&u->cu, pc))) {
+		dwarf_lineno(dl, line);
+		dwarf_linecol(dl, col);
+		return unit_path(f, u, dwarf_linesrc(dl, NULL, NULL));
+	}
+	return NULL;
+}
+
 int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int max)
 {
 	struct srcline_units *x;
 	struct unit *u;
 	struct dwline_table *t;
-	const struct dwline_row *row;
-	Dwarf_Line *dl;
-	uint64_t pc, lo;
+	uint64_t pc;
 	int n = 0;
 	int line = 0, col = 0;
 	const char *file = NULL;
@@ -838,15 +861,7 @@ int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int m
 	if (!u->table_read || u->rows_shed)
 		f->fresh = true; /* the table is read now */
 	t = unit_table(x, u);
-	if (t && (row = dwline_find(t, pc, &lo))) {
-		file = unit_path(f, u, dwline_file(t, row->file));
-		line = (int)(row->line <= INT32_MAX ? row->line : 0);
-		col = row->col;
-	} else if (u->no_table && (dl = line_at(&u->cu, pc))) {
-		file = unit_path(f, u, dwarf_linesrc(dl, NULL, NULL));
-		dwarf_lineno(dl, &line);
-		dwarf_linecol(dl, &col);
-	}
+	file = pc_line(f, u, t, pc, &line, &col);
 	u->used = true;
 	if (!u->index) {
 		f->fresh = true;
@@ -895,14 +910,9 @@ int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int m
 	}
 	if (n == 0 && file) {
 		/* Lines but no function DIE: keep the line, the symbol names it. */
-		out[0].func = NULL;
-		out[0].file = file;
-		out[0].line = line > 0 ? (uint32_t)line : 0;
-		out[0].col = col > 0 ? (uint32_t)col : 0;
-		out[0].inlined = false;
-		out[0].decl_line = 0;
-		out[0].entry = 0;
-		out[0].symbol_suffix = false;
+		out[0] = (struct srcline){.file = file,
+					  .line = line > 0 ? (uint32_t)line : 0,
+					  .col = col > 0 ? (uint32_t)col : 0};
 		n = 1;
 	}
 	return n;
