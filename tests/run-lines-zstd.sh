@@ -86,9 +86,13 @@ done
 cp "$TARGETS/inline-zstd" "$tmp/inline-zbad"
 off=$(section_offset "$tmp/inline-zbad" .debug_info)
 size=$(od -An -tu8 -j $((off + 8)) -N 8 "$tmp/inline-zbad" | tr -d ' ')
-printf "$(printf '%016x' $((size + 4096)) |
-	sed 's/\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)/\\x\8\\x\7\\x\6\\x\5\\x\4\\x\3\\x\2\\x\1/')" |
-	dd of="$tmp/inline-zbad" bs=1 seek=$((off + 8)) conv=notrunc 2>/dev/null
+# The new size's 8 bytes, least significant first, written through octal
+# escapes: dash's printf has no \x.
+le_n=$((size + 4096))
+for _ in 1 2 3 4 5 6 7 8; do
+	printf '%b' "\\0$(printf '%03o' $((le_n & 255)))"
+	le_n=$((le_n >> 8))
+done | dd of="$tmp/inline-zbad" bs=1 seek=$((off + 8)) conv=notrunc 2>/dev/null
 rc=0
 run_timeout 60 "$PERFMINI" record -o "$tmp/zbad.data" -- "$tmp/inline-zbad" 1 \
 	>"$tmp/zbad.out" 2>"$tmp/zbad.err" || rc=$?
