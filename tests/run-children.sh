@@ -8,6 +8,7 @@ set -eu
 . "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
 need_perf
+# shellcheck disable=SC2016 # for the inner shell
 run_record 60 "$tmp/children.data" -- /bin/sh -c \
 	'"$1/spin-pie" 1 & "$1/spin-nopie" 1; wait' sh "$TARGETS"
 run_report "$tmp/children.data" "$tmp/children.folded"

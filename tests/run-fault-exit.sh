@@ -29,8 +29,9 @@ attach_case() {
 	# A target that only runs 0.8 s may end, and its recorder with it,
 	# before the recorder is seen attached: its file is checked below.
 	if ! wait_attached "$rec_pid" 30; then
-		[ "$ac_how" = exit ] && ! alive "$rec_pid" ||
+		if [ "$ac_how" != exit ] || alive "$rec_pid"; then
 			fail "$ac_name: perfmini did not attach within 30 s: $(cat "$tmp/record.err")"
+		fi
 	fi
 	if [ "$ac_how" = kill ]; then
 		wait_cpu "$ac_target" 5 30 || fail "$ac_name: spin-pie got no 0.5 s of CPU in 30 s"

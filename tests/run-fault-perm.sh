@@ -108,8 +108,9 @@ else
 	rc=0
 	run_timeout 30 as_user "$ptmp/perfmini" record -q -o "$ptmp/out/q.data" -- "$ptmp/spin-pie" 0.1 \
 		>"$tmp/q.out" 2>"$tmp/q.err" 3>&- || rc=$?
-	[ "$rc" -eq 0 ] && [ ! -s "$tmp/q.err" ] ||
+	if [ "$rc" -ne 0 ] || [ -s "$tmp/q.err" ]; then
 		fail "record -q at paranoid $level: exit $rc, stderr: $(cat "$tmp/q.err")"
+	fi
 	rm -f "$ptmp/out/q.data"
 fi
 if [ "$(id -u)" -eq 0 ]; then

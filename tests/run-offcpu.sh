@@ -68,8 +68,9 @@ done
 	fail "spinner has off-CPU time in a wait it never makes"
 # The default view counts samples: far fewer than the nanoseconds slept.
 cpu=$(sum "$tmp/cpu.folded" sleeper '' '')
-[ "$cpu" -gt 0 ] && [ "$cpu" -lt 100000 ] ||
+if [ "$cpu" -le 0 ] || [ "$cpu" -ge 100000 ]; then
 	fail "the default report of sleeper counts $cpu, not samples"
+fi
 # pprof names the view's sample type; every format takes the option.
 run_timeout 60 "$PERFMINI" report -i "$tmp/w.data" --pprof --sample-type=off-cpu \
 	-o "$tmp/w.pb.gz" 2>/dev/null || fail "report --pprof --sample-type=off-cpu failed"
@@ -85,8 +86,9 @@ grep -q '^Weight: .* ms off CPU' "$tmp/oc.top" || fail "top: no Weight line in m
 grep -q 'Self ms  *Total ms' "$tmp/oc.top" || fail "top: the columns are not in ms"
 run_timeout 60 "$PERFMINI" report -i "$tmp/w.data" --sample-type=off-cpu --svg -o "$tmp/oc.svg" \
 	2>/dev/null || fail "report --svg --sample-type=off-cpu failed"
-grep -q 'data-unit="ns"' "$tmp/oc.svg" && grep -q 'ms off CPU' "$tmp/oc.svg" ||
+if ! grep -q 'data-unit="ns"' "$tmp/oc.svg" || ! grep -q 'ms off CPU' "$tmp/oc.svg"; then
 	fail "svg: the off-CPU graph does not say its unit"
+fi
 say "off-CPU top and SVG in milliseconds"
 
 # Blocked or preempted, on one CPU. Not run through run_record: the

@@ -19,9 +19,10 @@ set -eu
 srcdir=$(cd "$srcdir" && pwd)
 
 # Licence.
-grep -q "GNU GENERAL PUBLIC LICENSE" "$srcdir/COPYING" &&
-	grep -q "Version 2, June 1991" "$srcdir/COPYING" ||
+if ! grep -q "GNU GENERAL PUBLIC LICENSE" "$srcdir/COPYING" ||
+	! grep -q "Version 2, June 1991" "$srcdir/COPYING"; then
 	fail "COPYING is not the GPL version 2"
+fi
 unlicensed=$(find "$srcdir/src" "$srcdir/tests" "$srcdir/scripts" "$srcdir/man" "$srcdir/bench" \
 	-type f \( -name '*.[ch]' -o -name '*.cc' -o -name '*.sh' -o -name '*.py' -o \
 	-name '*.am' -o -name '*.[15]' -o -name '*.js' \) ! -path '*/_build*' -print |

@@ -42,8 +42,9 @@ check() {
 	total=$(sed -n 's/.*Total samples = \([0-9]*\).*/\1/p' "$tmp/top")
 	hot=$(awk -v h="$ck_hot" '$6 == h { print $1 }' "$tmp/top")
 	say "$ck_t: -top: $ck_hot flat $hot of $total"
-	[ -n "$hot" ] && [ "$((hot * 10))" -ge "$((total * 8))" ] ||
+	if [ -z "$hot" ] || [ "$((hot * 10))" -lt "$((total * 8))" ]; then
 		fail "$ck_t: $ck_hot has ${hot:-no} of $total samples in -top"
+	fi
 
 	pp -traces >"$tmp/traces"
 	awk -v h="$ck_hot" '$2 == h { getline; if ($1 == "main") found = 1 } END { exit !found }' \
@@ -56,6 +57,7 @@ check() {
 	pp -disasm="$ck_hot" >"$tmp/disasm"
 	grep -q "ROUTINE =* $ck_hot\$" "$tmp/disasm" ||
 		fail "$ck_t: -disasm does not find $ck_hot: $(head -c 300 "$tmp/disasm")"
+	# shellcheck disable=SC2046 # split into its fields on purpose
 	set -- $(nm -S "$ck_bin" | awk -v h="$ck_hot" '$4 == h { print $1, $2 }')
 	[ $# -eq 2 ] || fail "$ck_t: nm does not know $ck_hot in $ck_bin"
 	# Samples on instructions inside [address, address + size) of the symbol.

@@ -126,12 +126,14 @@ check_pprof_svg() {
 		fail "pprof $*: not a Profile by the schema: $(head -c 300 "$tmp/cs.protoc")"
 	[ "$(grep -c '^sample {' "$tmp/cs.typed")" = "$(grep -c '^2 {' "$tmp/cs.decoded")" ] ||
 		fail "pprof $*: the typed and the raw decoding disagree"
+	# shellcheck disable=SC2086 # no option, or one
 	python3 "$srcdir/tests/report-pprof.py" "$tmp/cs.decoded" "$tmp/cs.folded" \
 		$cs_roots $cs_extra 2>&3 || fail "pprof $*: see above"
 	report "$tmp/cs.svg" --svg -o - "$@"
 	if command -v xmllint >/dev/null 2>&1; then
 		xmllint --noout "$tmp/cs.svg" 2>&3 || fail "svg $*: xmllint refuses it"
 	fi
+	# shellcheck disable=SC2086 # no option, or one
 	python3 "$srcdir/tests/report-svg.py" "$tmp/cs.svg" "$tmp/cs.folded" $cs_extra 2>&3 ||
 		fail "svg $*: see above"
 }
@@ -154,6 +156,7 @@ check_script() {
 	report "$tmp/sc.folded" --folded "$@"
 	report "$tmp/sc.txt" --script "$@"
 	report "$tmp/sc.json" --json "$@"
+	# shellcheck disable=SC2086 # no option, or one
 	python3 "$srcdir/tests/report-script.py" "$tmp/sc.txt" "$tmp/sc.json" "$tmp/sc.folded" \
 		$cs_extra "$@" 2>&3 || fail "--script/--json $*: see above"
 }

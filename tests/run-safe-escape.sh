@@ -19,7 +19,7 @@ strip -o "$tmp/dir/$name" "$TARGETS/spin-pie" || fail "strip failed"
 
 # clean WHAT FILE: FILE holds no ESC, BEL or C1 control (in UTF-8 or raw).
 clean() {
-	if od -An -v -tx1 "$2" | tr -s ' \n' '\n\n' | grep -Eqx '1b|07|9b'; then
+	if od -An -v -tx1 "$2" | tr -s ' ' '\n' | grep -Eqx '1b|07|9b'; then
 		od -c "$2" | head -n 20 >&3
 		fail "$1: a control code reached the output (above)"
 	fi

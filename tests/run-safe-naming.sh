@@ -36,7 +36,8 @@ while time.time() < end:
 ' >"$tmp/port" &
 track $!
 wait_line "$tmp/port" '^[0-9]+$' 10 || fail "the silent server did not start"
-export DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$tmp/port")"
+DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$tmp/port")"
+export DEBUGINFOD_URLS
 export DEBUGINFOD_CACHE_PATH="$tmp/cache"
 export DEBUGINFOD_TIMEOUT=90
 

@@ -156,5 +156,6 @@ run_timeout 60 "$PERFMINI" report -i "$tmp/rec.data" --svg -o "$dir/report.svg" 
 	>/dev/null 2>"$tmp/svg.err" || rc=$?
 [ "$rc" -eq 0 ] || fail "report --svg -o over a link: exit $rc: $(cat "$tmp/svg.err")"
 [ "$(victim_state)" = "$before" ] || fail "report --svg -o: the file outside was changed"
-[ -f "$dir/report.svg" ] && [ ! -L "$dir/report.svg" ] ||
+if [ ! -f "$dir/report.svg" ] || [ -L "$dir/report.svg" ]; then
 	fail "report --svg -o: the output is not a regular file"
+fi

@@ -24,7 +24,7 @@ fi
 need_perf
 # The target runs from its directory, which stays reachable as the
 # current one when a build under /tmp is hidden by the private /tmp.
-# shellcheck disable=SC2016 # for the inner shell
+# shellcheck disable=SC2016,SC2086 # for the inner shell; $ns is a command and its options
 record_cmd pidns -- $ns /bin/sh -c \
 	'cd "$1" && mount -t tmpfs -o size=16m perfmini-test /tmp && exec ./sym-jit 1' \
 	sh "$TARGETS"

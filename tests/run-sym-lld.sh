@@ -12,6 +12,7 @@ need_lld_target sym-lld
 exe=$TARGETS/sym-lld
 LC_ALL=C readelf -hW "$exe" | grep -Eq 'Type:[[:space:]]+DYN' || fail "sym-lld is not a PIE"
 load_segments "$exe" >"$tmp/segs"
+# shellcheck disable=SC2046 # split into its fields on purpose
 set -- $(awk '$4 ~ /E/' "$tmp/segs")
 [ $# -ge 2 ] || fail "sym-lld has no executable PT_LOAD: $(cat "$tmp/segs")"
 [ $(($1)) -ne $(($2)) ] ||

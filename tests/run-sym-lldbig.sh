@@ -12,6 +12,7 @@ set -eu
 need_lld_target sym-lldbig
 exe=$TARGETS/sym-lldbig
 load_segments "$exe" >"$tmp/segs"
+# shellcheck disable=SC2046 # split into its fields on purpose
 set -- $(awk '$4 ~ /E/' "$tmp/segs")
 [ $# -ge 5 ] || fail "sym-lldbig has no executable PT_LOAD: $(cat "$tmp/segs")"
 say "executable PT_LOAD at p_offset $1, p_vaddr $2, p_align $5"
@@ -23,7 +24,7 @@ say "executable PT_LOAD at p_offset $1, p_vaddr $2, p_align $5"
 # the read-only data: a segment before the code, of 2 MiB or more
 code_vaddr=$2
 big=
-while read -r o v sz fl al; do
+while read -r _ v sz fl _; do
 	if [ "$fl" = R ] && [ $((v)) -lt $((code_vaddr)) ] && [ $((sz)) -ge $((0x200000)) ]; then
 		big=$sz
 	fi

@@ -22,6 +22,7 @@ fi
 mkdir "$tmp/ns"
 
 need_perf
+# shellcheck disable=SC2016,SC2086 # for the inner shell; $ns is a command and its options
 record_bg "$tmp/mntns.data" -- $ns /bin/sh -c \
 	'mount -t tmpfs -o size=16m perfmini-test "$1" && cp "$2" "$1/sym-mntns" && exec "$1/sym-mntns" -w 1' \
 	sh "$tmp/ns" "$TARGETS/sym-mntns"

@@ -20,6 +20,7 @@ need_perf
 for t in sym-plt sym-plt-ibt; do
 	record_plt "$t" "$t" '(^|;)[^;]+@plt$' --call-graph=dwarf
 	in_plt=$plt_in
+	# shellcheck disable=SC2046 # split into its fields on purpose
 	set -- $(sym_shares "$tmp/$t.folded" "$t" ';main;plt_loop;[^;]+@plt$')
 	kept=$1
 	say "$t: $in_plt samples in a PLT entry, $kept of them with main;plt_loop as callers"

@@ -81,12 +81,15 @@ for t in sym-plt sym-plt-ibt sym-plt-stripped; do
 	if [ "$plt_in" -lt 5 ]; then
 		# The IBT layout holds samples on every processor seen so far;
 		# the others only where perf finds some there too.
-		[ "$t" != sym-plt-ibt ] && ! plt_measurable "$t" &&
-			say "$t: this processor charges PLT time to the callee, for perf too" ||
+		if [ "$t" != sym-plt-ibt ] && ! plt_measurable "$t"; then
+			say "$t: this processor charges PLT time to the callee, for perf too"
+		else
 			fail "$t: only $plt_in samples end in a named PLT entry (need >= 5)"
+		fi
 	fi
 	# _init itself runs once at the start (a sample may land there); PLT
 	# time charged to it would be a share of the run.
+	# shellcheck disable=SC2046 # split into its fields on purpose
 	set -- $(sym_shares "$tmp/$t.folded" "$comm" '(^|;)_init$')
 	[ $(($1 * 200)) -le "$2" ] ||
 		fail "$t: $1 of $2 samples have a user stack ending in _init (PLT time charged to it)"

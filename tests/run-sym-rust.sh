@@ -21,6 +21,7 @@ for t in sym-rust-legacy sym-rust-v0; do
 		fail "tests/targets/$t was not built: it needs rustc, which configure did not" \
 			"find (install the Debian package rustc, then configure again)"
 done
+# shellcheck disable=SC2016 # the \$ are grep's literal dollars
 nm "$TARGETS/sym-rust-legacy" | grep -Eq ' _ZN8sym_rust6module13Type\$LT\$T\$GT\$3hot17h[0-9a-f]{16}E$' ||
 	fail "sym-rust-legacy has no legacy-mangled symbol for Type<T>::hot"
 nm "$TARGETS/sym-rust-v0" | grep -Eq ' _RNvMNtCs[0-9A-Za-z]+_8sym_rust6module' ||
@@ -51,6 +52,7 @@ check_user_re "$tmp/v0.folded" \
 # Nowhere a hash, an escape or a mangled name: std's frames are legacy
 # even in the v0 program.
 for f in legacy v0; do
+	# shellcheck disable=SC2016 # a regular expression: \$ and $ are its own
 	check_none "$tmp/$f.folded" '::h[0-9a-f]{16}($|;)|\$(LT|GT|u7b|C)\$|(^|;)_(R|ZN)[0-9A-Za-z]' \
 		"" "with a hash, an escape or a mangled Rust name ($f)"
 done

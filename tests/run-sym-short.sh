@@ -12,6 +12,7 @@ set -eu
 need_target sym-short
 
 need_perf
+# shellcheck disable=SC2016 # for the inner shell
 record_cmd short -- /bin/sh -c \
 	'i=0; while [ $i -lt 20 ]; do "$1" 0.05 || exit 1; i=$((i + 1)); done' sh "$TARGETS/sym-short"
 check_user "$tmp/short.folded" "main;short_hot" sym-short 400 85

@@ -29,6 +29,7 @@ twice() {
 	record_cmd "$tw_name.1" "$@"
 	record_cmd "$tw_name.2" "$@"
 	check_user_re "$tmp/$tw_name.2.folded" "$tw_re" "$tw_comm" 150 90 "end in an unnamed frame"
+	# shellcheck disable=SC2046 # split into its fields on purpose
 	set -- $(matched "$tmp/$tw_name.1.folded" "$tmp/$tw_name.2.folded")
 	say "$tw_name: $1 of $2 samples of the second run have a stack of the first"
 	if [ $((100 * $1)) -lt $((90 * $2)) ]; then

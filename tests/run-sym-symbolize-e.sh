@@ -21,7 +21,9 @@ need_target sym-buildid.dbg
 # the lines for SYMBOL of NMFILE's table, printed as NAME, and its two
 # addresses to $tmp/addrs.
 expect() {
+	# shellcheck disable=SC2086 # no option, or one
 	ex_addr=$((0x$(nm_addr "$2" "$3" ${5-})))
+	# shellcheck disable=SC2086 # no option, or one
 	ex_size=$(nm_size "$2" "$3" ${5-})
 	[ "$ex_size" -ge 2 ] || fail "$3 in $2 is $ex_size bytes long"
 	ex_in=$((ex_size / 2))
@@ -37,6 +39,7 @@ check_symbolize() {
 	cs_file=$1
 	shift
 	cs_rc=0
+	# shellcheck disable=SC2046 # one argument per address
 	"$PERFMINI" symbolize -e "$cs_file" "$@" $(cat "$tmp/addrs") >"$tmp/got.all" 2>"$tmp/got.err" ||
 		cs_rc=$?
 	cat "$tmp/got.err" >&3

@@ -33,6 +33,7 @@ expect() {
 
 check_symbolize() {
 	cs_rc=0
+	# shellcheck disable=SC2046 # one argument per address
 	"$PERFMINI" symbolize -p "$1" $(cat "$tmp/addrs") >"$tmp/got.all" 2>"$tmp/got.err" || cs_rc=$?
 	cat "$tmp/got.err" >&3
 	[ "$cs_rc" -eq 0 ] || fail "perfmini symbolize -p $1 exited $cs_rc"

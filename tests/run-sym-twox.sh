@@ -20,7 +20,7 @@ main=$((0x$(nm_addr "$exe" main)))
 # which executable segment holds each function
 seg_of() {
 	i=0
-	while read -r o v sz fl al; do
+	while read -r _ v sz fl _; do
 		case $fl in *E*) i=$((i + 1)) ;; *) continue ;; esac
 		if [ "$1" -ge $((v)) ] && [ "$1" -lt $((v + sz)) ]; then
 			echo "$i"
@@ -31,8 +31,9 @@ seg_of() {
 }
 far_seg=$(seg_of "$far")
 main_seg=$(seg_of "$main")
-[ "$far_seg" -ne 0 ] && [ "$main_seg" -ne 0 ] && [ "$far_seg" -ne "$main_seg" ] ||
+if [ "$far_seg" -eq 0 ] || [ "$main_seg" -eq 0 ] || [ "$far_seg" -eq "$main_seg" ]; then
 	fail "far_hot (executable segment $far_seg) and main ($main_seg) are not in two executable segments"
+fi
 say "main in executable segment $main_seg, far_hot in $far_seg of $nx"
 
 need_perf

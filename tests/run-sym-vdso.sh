@@ -29,6 +29,7 @@ nm -D -S --defined-only "$tmp/vdso.so" | awk '
 	NF == 4 && $3 ~ /^[TtWw]$/ { n = $4; sub(/@.*/, "", n); print hex($1), hex($1) + hex($2), n }' \
 	>"$tmp/vdso.syms"
 [ -s "$tmp/vdso.syms" ] || fail "nm finds no function symbol in the vdso image"
+# shellcheck disable=SC2046 # split into its fields on purpose
 set -- $(awk -v comm=sym-vdso '
 	FILENAME == ARGV[1] { lo[NR] = $1; hi[NR] = $2; name[NR] = $3; nsym = NR; next }
 	function hex(s,   i, v) {

@@ -19,6 +19,7 @@ wait_line "$tmp/target.out" '^threads: ready' 30 ||
 record_bg "$tmp/threads.data" -p "$tpid"
 wait_attached "$rec_pid" 30 ||
 	fail "perfmini record -p $tpid did not attach within 30 s: $(cat "$tmp/record.err")"
+# shellcheck disable=SC2012 # thread ids: digits only
 ntasks=$(ls "/proc/$tpid/task" | wc -l)
 [ "$ntasks" -eq 1 ] || fail "threads has $ntasks threads before the attach: the test proves nothing"
 kill -USR1 "$tpid"

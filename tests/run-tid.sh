@@ -53,6 +53,7 @@ attach_tid() {
 attach_tid "$tmp/main.data" '^threads: ready' "$TARGETS/threads" 0.3 0.5
 run_report "$tmp/main.data" "$tmp/main.folded"
 check_share "$tmp/main.folded" main_hot threads 200
+# shellcheck disable=SC2046 # split into its fields on purpose
 set -- $(leaf_share "$tmp/main.folded" thread_hot "")
 say "-t on the main thread of 'threads': $1 of $2 samples in thread_hot (want 0)"
 [ "$1" -eq 0 ] || fail "-t recorded $1 samples of threads created after the attach"

@@ -41,6 +41,7 @@ SPEEDSCOPE=$PM_NODE_DIR/node_modules/speedscope/dist/release
 # mix runs in three phases (mix_a, mix_b, mix_a again, 1 s of CPU in all):
 # the heaviest CPU thread, the one the speedscope file opens on, whose
 # Time Order view must show the phases in their order.
+# shellcheck disable=SC2016 # for the inner shell
 run_record 120 "$tmp/t.data" --off-cpu -- /bin/sh -c \
 	'"$1/spin-pie" 0.3 & "$1/mix" 100 0.5 0 0.2 100 0.3 & "$1/waits" 20 >/dev/null; wait' sh "$TARGETS"
 
@@ -67,6 +68,7 @@ for type in cpu off-cpu wall; do
 	# The hottest function of each thread, for the cpu type.
 	: >"$tmp/top.txt"
 	if [ "$type" = cpu ]; then
+		# shellcheck disable=SC2013 # thread ids, one word each
 		for tid in $(awk '{ print $3 }' "$tmp/script.txt" | sort -u); do
 			report "$tmp/top1.txt" --top --tid "$tid" -n 2
 			awk -v tid="$tid" '

@@ -45,6 +45,7 @@ check_user_re "$tmp/leaf.folded" '(^|;)main;sort_part;[^;]*qsort[^;]*(;[^;]*)*;c
 
 # Frame pointers alone lose them: the test tells the modes apart.
 record_cmd libcalls-fp --call-graph=fp -- "$TARGETS/libcalls" 1
+# shellcheck disable=SC2046 # split into its fields on purpose
 set -- $(sym_shares "$tmp/libcalls-fp.folded" libcalls "$copy")
 say "with --call-graph=fp: $1 of $2 samples read main;copy_part;memcpy"
 [ "$2" -ge 200 ] || fail "only $2 samples with --call-graph=fp"

@@ -16,6 +16,7 @@ run_timeout 60 "$PERFMINI" record -o "$tmp/nocfi.data" --call-graph=dwarf -- \
 	"$TARGETS/nocfi" 1 >"$tmp/record.out" 2>"$tmp/record.err" || rc=$?
 cat "$tmp/record.err" >&3
 [ "$rc" -eq 0 ] || fail "perfmini record --call-graph=dwarf exited $rc"
+# shellcheck disable=SC2046 # split into its fields on purpose
 set -- $(sed -n 's/.*unwinding: \([0-9]*\) of \([0-9]*\) user stacks.*/\1 \2/p' "$tmp/record.err")
 [ $# -eq 2 ] || fail "no unwinding summary in the record output"
 complete=$1 stacks=$2

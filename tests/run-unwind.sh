@@ -24,8 +24,10 @@ run_report "$tmp/deep.data" "$tmp/deep.folded"
 # Every sample of the three chains, each whole from main.
 exe=$(leaf_share "$tmp/deep.folded" "main;deep_a;deep_b;deep_c;deep_leaf" deep)
 lib=$(leaf_share "$tmp/deep.folded" "main;lib_deep_a;lib_deep_b;lib_deep_leaf" deep)
+# shellcheck disable=SC2086 # split into its fields on purpose
 set -- $exe
 exe_n=$1 total=$2
+# shellcheck disable=SC2086 # split into its fields on purpose
 set -- $lib
 lib_n=$1
 cmp_n=$(awk '$0 ~ /^deep;.*;main;[^;]*qsort[^;]*;.*;deep_cmp;deep_leaf [0-9]+$/ { n += $NF } END { print n + 0 }' \
