@@ -42,110 +42,7 @@
 #include <stdlib.h>
 #include <zlib.h>
 
-#include "report/aggregate.h"
-#include "util/hmap.h"
-#include "report/protobuf.h"
-#include "report/report.h"
-#include "util/util.h"
-
-/* profile.proto field numbers. */
-enum {
-	PROFILE_SAMPLE_TYPE = 1,
-	PROFILE_SAMPLE = 2,
-	PROFILE_MAPPING = 3,
-	PROFILE_LOCATION = 4,
-	PROFILE_FUNCTION = 5,
-	PROFILE_STRING_TABLE = 6,
-	PROFILE_TIME_NANOS = 9,
-	PROFILE_DURATION_NANOS = 10,
-	PROFILE_PERIOD_TYPE = 11,
-	PROFILE_PERIOD = 12,
-	PROFILE_COMMENT = 13,
-	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
-
-	VALUE_TYPE_TYPE = 1,
-	VALUE_TYPE_UNIT = 2,
-
-	SAMPLE_LOCATION_ID = 1,
-	SAMPLE_VALUE = 2,
-	SAMPLE_LABEL = 3,
-
-	LABEL_KEY = 1,
-	LABEL_STR = 2,
-	LABEL_NUM = 3,
-
-	MAPPING_ID = 1,
-	MAPPING_MEMORY_START = 2,
-	MAPPING_MEMORY_LIMIT = 3,
-	MAPPING_FILE_OFFSET = 4,
-	MAPPING_FILENAME = 5,
-	MAPPING_BUILD_ID = 6,
-	MAPPING_HAS_FUNCTIONS = 7,
-	MAPPING_HAS_FILENAMES = 8,
-	MAPPING_HAS_LINE_NUMBERS = 9,
-	MAPPING_HAS_INLINE_FRAMES = 10,
-
-	LOCATION_ID = 1,
-	LOCATION_MAPPING_ID = 2,
-	LOCATION_ADDRESS = 3,
-	LOCATION_LINE = 4,
-
-	LINE_FUNCTION_ID = 1,
-	LINE_LINE = 2,
-
-	FUNCTION_ID = 1,
-	FUNCTION_NAME = 2,
-	FUNCTION_SYSTEM_NAME = 3,
-	FUNCTION_FILENAME = 4,
-	FUNCTION_START_LINE = 5,
-};
-
-#define PAGE_SIZE 4096
-
-struct mapping {
-	uint32_t module;
-	uint32_t seg;	 /* index in the profile's segments, PM_NONE: addressed by offset */
-	uint64_t lo, hi; /* the addresses of its locations, hi inclusive */
-	bool absolute;	 /* kernel or perf map: addresses are not file offsets */
-	bool filenames, line_numbers;
-};
-
-/* A function name's file: the one with the most samples so far. */
-struct name_file {
-	uint64_t best_count;
-	uint32_t best_file;  /* string table index */
-	uint32_t start_line; /* the first non-zero one seen */
-};
-
-struct pprof {
-	const struct profile *p;
-	const struct report_opts *o;
-	struct strtab str;    /* interning */
-	struct hmap str_ids;  /* offset in str -> string table index */
-	uint32_t *str_order;  /* string table index -> offset in str */
-	size_t nstr, str_cap; /* entries in the string table */
-	struct hmap func_ids; /* name string index -> function id */
-	struct pb functions;  /* the encoded Function messages */
-	size_t nfuncs;
-	uint32_t *loc_of; /* frame -> location id, 0 none yet */
-	uint32_t *root_loc;
-	struct pb locations;
-	size_t nlocs;
-	struct hmap mapping_ids; /* module << 32 | seg + 1 (0: none) -> mapping id */
-	struct mapping *mappings;
-	size_t nmappings, mappings_cap;
-	uint32_t *segs_of;   /* module -> index into seg_index of its first segment */
-	uint32_t *seg_index; /* segment indexes grouped by module */
-	uint32_t main_module;
-	struct hmap file_votes; /* name << 32 | file string indexes -> samples */
-	struct hmap names;	/* name string index -> index into name_files */
-	struct name_file *name_files;
-	size_t nname_files, name_files_cap;
-	bool no_mappings; /* the base of a --diff: locations without a mapping */
-	struct pb scratch, line, sb;
-	struct sbuf name;
-	struct sbuf valid; /* str_id's scratch */
-};
+#include "report/pprof.h"
 
 /*
  * The string table index of s, added if new; "" is index 0. Protocol
@@ -153,7 +50,7 @@ struct pprof {
  * one that is not, such as a thread name the kernel cut inside a
  * character): s is stored as sbuf_add_printable makes it.
  */
-static uint64_t str_id(struct pprof *x, const char *s)
+uint64_t pprof_str_id(struct pprof *x, const char *s)
 {
 	uint32_t off;
 
@@ -193,7 +90,7 @@ static struct name_file *name_file(struct pprof *x, uint64_t name_id)
 static void vote(struct pprof *x, const char *name, const char *file, uint32_t start_line,
 		 uint64_t count)
 {
-	uint64_t name_id = str_id(x, name), file_id = str_id(x, file);
+	uint64_t name_id = pprof_str_id(x, name), file_id = pprof_str_id(x, file);
 	struct hmap_slot *slot = hmap_insert(&x->file_votes, name_id << 32 | file_id, NULL);
 	struct name_file *nf = name_file(x, name_id);
 	const char *best = strtab_get(&x->str, x->str_order[nf->best_file]);
@@ -212,7 +109,7 @@ static void vote(struct pprof *x, const char *name, const char *file, uint32_t s
 
 static uint64_t function_id(struct pprof *x, const char *name)
 {
-	uint64_t name_id = str_id(x, name);
+	uint64_t name_id = pprof_str_id(x, name);
 	const struct name_file *nf = name_file(x, name_id);
 	struct hmap_slot *slot;
 	struct pb f = {0};
@@ -233,58 +130,6 @@ static uint64_t function_id(struct pprof *x, const char *name)
 	pb_message(&x->functions, PROFILE_FUNCTION, &f);
 	pb_release(&f);
 	return slot->val;
-}
-
-/* The mapping of module's segment seg (PM_NONE: by offset), holding addr; added if new. */
-static uint64_t mapping_id(struct pprof *x, uint32_t module, uint32_t seg, uint64_t addr)
-{
-	const struct pm_module *m = &x->p->modules[module];
-	struct hmap_slot *slot;
-	struct mapping *mp;
-	bool added;
-
-	slot = hmap_insert(&x->mapping_ids, (uint64_t)module << 32 | (uint32_t)(seg + 1), &added);
-	if (added) {
-		xgrow(&x->mappings, &x->mappings_cap, x->nmappings + 1, sizeof(*x->mappings));
-		mp = &x->mappings[x->nmappings];
-		mp->module = module;
-		mp->seg = seg;
-		mp->lo = mp->hi = addr;
-		mp->absolute = m->flags & (PM_MODULE_KERNEL | PM_MODULE_PERFMAP);
-		mp->filenames = mp->line_numbers = true;
-		slot->val = ++x->nmappings;
-	}
-	mp = &x->mappings[slot->val - 1];
-	if (addr < mp->lo)
-		mp->lo = addr;
-	if (addr > mp->hi)
-		mp->hi = addr;
-	return slot->val;
-}
-
-/*
- * Where frame f goes: its address and the segment holding it (PM_NONE
- * when the module has no segments, or none holds the offset). An
- * executable segment wins over others that hold the offset.
- */
-static uint64_t frame_address(const struct pprof *x, const struct pm_frame *fr, uint32_t *seg)
-{
-	const struct profile *p = x->p;
-
-	*seg = PM_NONE;
-	if (p->modules[fr->module].flags & (PM_MODULE_KERNEL | PM_MODULE_PERFMAP))
-		return fr->addr;
-	for (uint32_t i = x->segs_of[fr->module]; i < x->segs_of[fr->module + 1]; i++) {
-		const struct pm_segment *g = &p->segments[x->seg_index[i]];
-
-		if (fr->addr < g->offset || fr->addr - g->offset >= g->filesz)
-			continue;
-		if (*seg == PM_NONE || ((g->flags & PF_X) && !(p->segments[*seg].flags & PF_X)))
-			*seg = x->seg_index[i];
-	}
-	if (*seg == PM_NONE)
-		return fr->addr;
-	return fr->addr - p->segments[*seg].offset + p->segments[*seg].vaddr;
 }
 
 static void add_line(struct pprof *x, uint64_t func, uint32_t line)
@@ -315,8 +160,8 @@ static uint64_t location_id(struct pprof *x, uint32_t f)
 		uint32_t seg;
 		uint64_t mid;
 
-		addr = frame_address(x, fr, &seg);
-		mid = mapping_id(x, fr->module, seg, addr);
+		addr = pprof_frame_address(x, fr, &seg);
+		mid = pprof_mapping_id(x, fr->module, seg, addr);
 		pb_uint(&x->scratch, LOCATION_MAPPING_ID, mid);
 		mp = &x->mappings[mid - 1];
 	}
@@ -363,9 +208,9 @@ static uint64_t root_location(struct pprof *x, const struct aggregate *a, uint32
 static void add_label(struct pprof *x, const char *key, const char *str, uint64_t num)
 {
 	x->line.len = 0;
-	pb_uint(&x->line, LABEL_KEY, str_id(x, key));
+	pb_uint(&x->line, LABEL_KEY, pprof_str_id(x, key));
 	if (str)
-		pb_uint(&x->line, LABEL_STR, str_id(x, str));
+		pb_uint(&x->line, LABEL_STR, pprof_str_id(x, str));
 	else
 		pb_uint(&x->line, LABEL_NUM, num);
 	pb_message(&x->sb, SAMPLE_LABEL, &x->line);
@@ -376,8 +221,8 @@ static void add_value_type(struct pprof *x, struct pb *out, uint32_t field, cons
 {
 	struct pb v = {0};
 
-	pb_uint(&v, VALUE_TYPE_TYPE, str_id(x, type));
-	pb_uint(&v, VALUE_TYPE_UNIT, str_id(x, unit));
+	pb_uint(&v, VALUE_TYPE_TYPE, pprof_str_id(x, type));
+	pb_uint(&v, VALUE_TYPE_UNIT, pprof_str_id(x, unit));
 	pb_message(out, field, &v);
 	pb_release(&v);
 }
@@ -420,177 +265,9 @@ static void encode_header(struct pprof *x, const struct aggregate *a, struct pb 
 	if (command) {
 		x->name.len = 0;
 		sbuf_addf(&x->name, "perfmini %s", command);
-		pb_uint(out, PROFILE_COMMENT, str_id(x, x->name.buf));
+		pb_uint(out, PROFILE_COMMENT, pprof_str_id(x, x->name.buf));
 	}
-	pb_uint(out, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(x, type));
-}
-
-static void encode_mapping(struct pprof *x, const struct mapping *mp, uint64_t id, struct pb *out)
-{
-	const struct profile *p = x->p;
-	const struct pm_module *m = &p->modules[mp->module];
-	const uint64_t page = PAGE_SIZE - 1;
-	uint64_t start = 0, limit = (mp->hi + PAGE_SIZE) & ~page, offset = 0;
-
-	if (mp->seg != PM_NONE) {
-		/* The segment as the kernel maps it at load bias 0. */
-		const struct pm_segment *g = &p->segments[mp->seg];
-
-		start = g->vaddr & ~page;
-		limit = (g->vaddr + g->memsz + page) & ~page;
-		offset = g->offset & ~page;
-	} else if (mp->absolute) {
-		start = mp->lo & ~page;
-	}
-	if (limit <= mp->hi) /* wrapped at the top of the address space */
-		limit = UINT64_MAX;
-	x->scratch.len = 0;
-	pb_uint(&x->scratch, MAPPING_ID, id);
-	if (start)
-		pb_uint(&x->scratch, MAPPING_MEMORY_START, start);
-	pb_uint(&x->scratch, MAPPING_MEMORY_LIMIT, limit);
-	pb_uint(&x->scratch, MAPPING_FILE_OFFSET, offset);
-	pb_uint(&x->scratch, MAPPING_FILENAME, str_id(x, strtab_get(&p->str, m->path)));
-	if (*strtab_get(&p->str, m->build_id))
-		pb_uint(&x->scratch, MAPPING_BUILD_ID, str_id(x, strtab_get(&p->str, m->build_id)));
-	pb_uint(&x->scratch, MAPPING_HAS_FUNCTIONS, 1);
-	pb_uint(&x->scratch, MAPPING_HAS_FILENAMES, mp->filenames);
-	pb_uint(&x->scratch, MAPPING_HAS_LINE_NUMBERS, mp->line_numbers);
-	pb_uint(&x->scratch, MAPPING_HAS_INLINE_FRAMES, mp->line_numbers);
-	pb_message(out, PROFILE_MAPPING, &x->scratch);
-}
-
-/* The mappings, the main program's first (its executable ones leading). */
-static void encode_mappings(struct pprof *x, struct pb *out)
-{
-	const struct profile *p = x->p;
-	uint32_t mm = x->main_module;
-
-	if (mm != PM_NONE) {
-		bool has = false;
-
-		for (size_t i = 0; i < x->nmappings; i++)
-			has |= x->mappings[i].module == mm;
-		if (!has) {
-			/* Not sampled itself: a mapping all the same, so pprof names it. */
-			uint32_t seg = PM_NONE;
-
-			for (uint32_t i = x->segs_of[mm]; i < x->segs_of[mm + 1]; i++)
-				if (seg == PM_NONE || (p->segments[x->seg_index[i]].flags & PF_X &&
-						       !(p->segments[seg].flags & PF_X)))
-					seg = x->seg_index[i];
-			mapping_id(x, mm, seg, seg == PM_NONE ? 0 : p->segments[seg].vaddr);
-		}
-	}
-	for (int pass = 0; pass < 3; pass++) {
-		for (size_t i = 0; i < x->nmappings; i++) {
-			const struct mapping *mp = &x->mappings[i];
-			bool exec = mp->seg != PM_NONE && (p->segments[mp->seg].flags & PF_X);
-			int want = mp->module != mm ? 2 : exec || mp->seg == PM_NONE ? 0 : 1;
-
-			if (want == pass)
-				encode_mapping(x, mp, i + 1, out);
-		}
-	}
-}
-
-/* A file a program can be: not the kernel, the vdso, a perf map, anonymous memory. */
-static bool is_file_module(const struct profile *p, uint32_t i)
-{
-	const struct pm_module *m = &p->modules[i];
-
-	return !(m->flags &
-		 (PM_MODULE_KERNEL | PM_MODULE_VDSO | PM_MODULE_ANON | PM_MODULE_PERFMAP)) &&
-	       strtab_get(&p->str, m->path)[0] == '/';
-}
-
-/*
- * The main program, which pprof expects in mapping[0] (it names the
- * profile after it): the command recorded (the word after "--" in the
- * record command line), else the file whose name the most samples' thread
- * names are (the kernel names a thread after its program, cut to 15
- * bytes), else the file that is no shared library (no ".so" in its name)
- * with the most samples, else the file with the most samples. PM_NONE
- * when there is no file.
- */
-static uint32_t find_main_module(const struct profile *p, const struct aggregate *a)
-{
-	const char *cmd = profile_get_meta(p, "command");
-	uint64_t *by_comm = xcalloc(p->nmodules + 1, sizeof(*by_comm));
-	uint64_t *by_samples = xcalloc(p->nmodules + 1, sizeof(*by_samples));
-	uint32_t *stamp = xcalloc(p->nmodules + 1, sizeof(*stamp));
-	uint32_t best = PM_NONE;
-	char *prog = NULL;
-
-	if (cmd) {
-		const char *dd = strstr(cmd, " -- ");
-
-		if (dd) {
-			dd += 4;
-			prog = xstrndup(dd, strcspn(dd, " "));
-		}
-	}
-	for (size_t i = 0; i < a->nstacks; i++) {
-		const struct agg_stack *g = &a->stacks[i];
-		const char *comm = strtab_get(&p->str, g->comm);
-
-		for (uint32_t d = 0; d < g->depth; d++) {
-			uint32_t m = p->frames[a->frames[g->off + d]].module;
-
-			if (m == PM_NONE || stamp[m] == i + 1)
-				continue;
-			stamp[m] = (uint32_t)i + 1;
-			by_samples[m] += g->count;
-			if (*comm &&
-			    strncmp(report_base_name(strtab_get(&p->str, p->modules[m].path)), comm,
-				    15) == 0)
-				by_comm[m] += g->count;
-		}
-	}
-	for (int rule = 0; rule < 4 && best == PM_NONE; rule++) {
-		uint64_t best_score = 0;
-
-		for (uint32_t m = 0; m < p->nmodules; m++) {
-			const char *base =
-				report_base_name(strtab_get(&p->str, p->modules[m].path));
-			uint64_t score;
-
-			if (!is_file_module(p, m))
-				continue;
-			if (rule == 0)
-				score = prog && strcmp(base, report_base_name(prog)) == 0;
-			else if (rule == 1)
-				score = by_comm[m];
-			else if (rule == 2)
-				score = strstr(base, ".so") ? 0 : by_samples[m];
-			else
-				score = by_samples[m] + 1;
-			if (score > best_score) {
-				best_score = score;
-				best = m;
-			}
-		}
-	}
-	free(prog);
-	free(by_comm);
-	free(by_samples);
-	free(stamp);
-	return best;
-}
-
-/* Groups the segments by module: segs_of[m] .. segs_of[m + 1] in seg_index. */
-static void index_segments(struct pprof *x)
-{
-	const struct profile *p = x->p;
-
-	x->segs_of = xcalloc(p->nmodules + 2, sizeof(*x->segs_of));
-	x->seg_index = xcalloc(p->nsegments + 1, sizeof(*x->seg_index));
-	for (size_t i = 0; i < p->nsegments; i++)
-		x->segs_of[p->segments[i].module + 2]++;
-	for (size_t m = 0; m < p->nmodules; m++)
-		x->segs_of[m + 2] += x->segs_of[m + 1];
-	for (size_t i = 0; i < p->nsegments; i++)
-		x->seg_index[x->segs_of[p->segments[i].module + 1]++] = (uint32_t)i;
+	pb_uint(out, PROFILE_DEFAULT_SAMPLE_TYPE, pprof_str_id(x, type));
 }
 
 /* Each function name's file: the votes of every level of every sample. */
@@ -708,7 +385,7 @@ static void encode(struct pprof *x, const struct aggregate *a, const struct aggr
 	}
 	free(other.loc_of);
 	free(other.root_loc);
-	encode_mappings(x, out);
+	pprof_encode_mappings(x, out);
 	append(out, &x->locations);
 	append(out, &x->functions);
 	for (size_t i = 0; i < x->nstr; i++)
@@ -766,8 +443,8 @@ int fmt_pprof(const struct profile *p, const struct report_opts *o, FILE *out)
 	hmap_init(&x.mapping_ids);
 	hmap_init(&x.file_votes);
 	hmap_init(&x.names);
-	index_segments(&x);
-	x.main_module = find_main_module(p, a);
+	pprof_index_segments(&x);
+	x.main_module = pprof_find_main_module(p, a);
 	encode(&x, a, base, &msg);
 	ret = gzip_write(msg.buf, msg.len, out);
 	pb_release(&msg);
