@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fmt-top-header.c - the header of the default report: what was
+ * recorded (command, event, duration, samples, losses), how its stacks
+ * were unwound, and what could not be named, with what to do about it.
+ * Its sentences wrap at spaces to the width given.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/aggregate.h"
+#include "report/missing.h"
+#include "report/report.h"
+#include "report/top.h"
+#include "util/util.h"
+
+#define HEADER_INDENT 10
+#define MAX_MISSING   3
+
+/* "Label:   value", the value wrapped at spaces to width, continuation indented. */
+static void header_line(FILE *out, int width, const char *label, const char *value)
+{
+	size_t room = width > HEADER_INDENT + 10 ? (size_t)width - HEADER_INDENT : 10;
+	const char *s = value;
+
+	fprintf(out, "%-*s", HEADER_INDENT, label);
+	for (;;) {
+		size_t len = strlen(s), cut = len;
+
+		if (report_text_width(s) > room) {
+			/* The last space within room columns, else the first one after. */
+			size_t cols = 0, i, last = 0;
+
+			for (i = 0; s[i] && cols <= room; i++) {
+				if (((unsigned char)s[i] & 0xc0) != 0x80)
+					cols++;
+				if (s[i] == ' ' && cols <= room + 1)
+					last = i;
+			}
+			if (!last) {
+				const char *sp = strchr(s, ' ');
+
+				last = sp ? (size_t)(sp - s) : len;
+			}
+			cut = last;
+		}
+		fwrite(s, 1, cut, out);
+		fputc('\n', out);
+		s += cut;
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			return;
+		fprintf(out, "%*s", HEADER_INDENT, "");
+	}
+}
+
+static const char *meta(const struct profile *p, const char *key)
+{
+	const char *v = profile_get_meta(p, key);
+
+	return v ? v : "";
+}
+
+static void print_missing(const struct profile *p, FILE *out, int width)
+{
+	struct sbuf b = {0};
+
+	for (int lines = 0; lines < 2; lines++) {
+		struct missing *m;
+		size_t n = lines ? report_missing_lines(p, &m) : report_missing(p, &m);
+		const char *title = lines ? "Lines:" : "Symbols:";
+
+		if (n == 0 && !lines)
+			header_line(out, width, title, "every sampled frame has a name");
+		else if (!lines && !m[0].shows)
+			header_line(
+				out, width, title,
+				"in every module, under 0.1% of the sampled frames have no name");
+		if (!lines)
+			n = report_missing_shown(m, n);
+		for (size_t i = 0; i < n && i < MAX_MISSING; i++) {
+			b.len = 0;
+			report_missing_say(p, &m[i], lines, true, &b);
+			header_line(out, width, i ? "" : title, b.buf);
+		}
+		if (n > MAX_MISSING) {
+			b.len = 0;
+			sbuf_addf(&b, "and %zu more modules with frames without %s",
+				  n - MAX_MISSING, lines ? "source lines" : "names");
+			header_line(out, width, "", b.buf);
+		}
+		free(m);
+	}
+	sbuf_release(&b);
+}
+
+/*
+ * Recordings that unwound stacks (hybrid and DWARF modes): the share of
+ * user stacks that reached the entry, how they were found, and where and
+ * why the others stopped (the "unwind-cut" meta lines).
+ */
+static void print_unwinding(const struct profile *p, FILE *out, int width)
+{
+	uint64_t stacks = 0, complete = 0, cfi = 0, spliced = 0, fp = 0;
+	const char *mode = meta(p, "call-graph"), *cut = meta(p, "unwind-cut");
+	struct sbuf b = {0};
+	int shown = 0;
+
+	if (strcmp(mode, "dwarf") != 0 && strcmp(mode, "hybrid") != 0)
+		return;
+	parse_u64(meta(p, "unwind-stacks"), &stacks);
+	parse_u64(meta(p, "unwind-complete"), &complete);
+	sbuf_addf(&b, "%s unwinding: %llu of %llu user stacks (%.1f%%) reached the entry",
+		  strcmp(mode, "dwarf") ? "hybrid" : "DWARF", (unsigned long long)complete,
+		  (unsigned long long)stacks,
+		  stacks ? 100.0 * (double)complete / (double)stacks : 100.0);
+	/* How they were found: recordings before hybrid mode do not say. */
+	if (!parse_u64(meta(p, "unwind-by-cfi"), &cfi) &&
+	    !parse_u64(meta(p, "unwind-spliced"), &spliced) &&
+	    !parse_u64(meta(p, "unwind-fp-only"), &fp) && !strcmp(mode, "hybrid"))
+		sbuf_addf(&b,
+			  "; %llu by unwind tables alone, %llu spliced onto frame pointers, %llu "
+			  "frame pointers only",
+			  (unsigned long long)cfi, (unsigned long long)spliced,
+			  (unsigned long long)fp);
+	header_line(out, width, "Stacks:", b.buf);
+	/* "COUNT\tREASON\tMODULE\n" lines, in no order: show them as they come. */
+	while (*cut && shown < MAX_MISSING) {
+		const char *nl = strchr(cut, '\n'), *t1 = strchr(cut, '\t'), *t2;
+		size_t len = nl ? (size_t)(nl - cut) : strlen(cut);
+
+		t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+		if (t1 && t2 && t2 < cut + len) {
+			b.len = 0;
+			sbuf_addn(&b, cut, (size_t)(t1 - cut));
+			sbuf_adds(&b, " cut short in ");
+			{
+				struct sbuf mod = {0};
+
+				sbuf_addn(&mod, t2 + 1, (size_t)(cut + len - t2 - 1));
+				sbuf_add_sanitized(&b, report_base_name(mod.buf));
+				sbuf_release(&mod);
+			}
+			sbuf_adds(&b, ": ");
+			sbuf_addn(&b, t1 + 1, (size_t)(t2 - t1 - 1));
+			header_line(out, width, "", b.buf);
+			shown++;
+		}
+		cut += len + (nl ? 1 : 0);
+	}
+	sbuf_release(&b);
+}
+
+void top_print_header(const struct profile *p, const struct report_opts *o,
+		      const struct aggregate *a, FILE *out, int width)
+{
+	const char *freq = profile_get_meta(p, "frequency");
+	const char *period = profile_get_meta(p, "period");
+	const char *dur = profile_get_meta(p, "duration-ns");
+	uint64_t v, lost_s = 0, lost_r = 0;
+	struct sbuf b = {0};
+
+	sbuf_add_sanitized(&b, meta(p, "command"));
+	header_line(out, width, "Command:", b.buf);
+	b.len = 0;
+	sbuf_add_sanitized(&b, *meta(p, "event") ? meta(p, "event") : "unknown");
+	if (freq)
+		sbuf_addf(&b, ", %s samples per second (-F)", freq);
+	else if (period)
+		sbuf_addf(&b, ", one sample every %s events (-c)", period);
+	if (*meta(p, "kernel-excluded")) {
+		/* The kernel was not sampled at all, and why. */
+		sbuf_adds(&b, "; user code only (");
+		sbuf_add_sanitized(&b, meta(p, "kernel-excluded"));
+		sbuf_adds(&b, ")");
+	}
+	header_line(out, width, "Event:", b.buf);
+	b.len = 0;
+	if (dur && parse_u64(dur, &v) == 0)
+		sbuf_addf(&b, "%.2f s", (double)v / 1e9);
+	else
+		sbuf_adds(&b, "unknown");
+	header_line(out, width, "Duration:", b.buf);
+	b.len = 0;
+	sbuf_addf(&b, "%zu", p->nsamples);
+	if (aggregate_filtered(o)) {
+		sbuf_addf(&b, ", %llu shown (", (unsigned long long)a->samples);
+		aggregate_describe(o, &b);
+		sbuf_adds(&b, ")");
+	}
+	header_line(out, width, "Samples:", b.buf);
+	if (o->sample_type != REPORT_CPU) {
+		b.len = 0;
+		sbuf_addf(&b, "%.1f ms %s (--sample-type); Self and Total in ms",
+			  (double)a->samples / 1e6,
+			  o->sample_type == REPORT_OFF_CPU
+				  ? "off CPU"
+				  : "of wall time: CPU periods and off-CPU time");
+		header_line(out, width, "Weight:", b.buf);
+		b.len = 0;
+		sbuf_addf(&b, "%.1f ms blocked, %.1f ms preempted (switched out while runnable)",
+			  (double)a->blocked_ns / 1e6, (double)a->preempted_ns / 1e6);
+		header_line(out, width, "Off-CPU:", b.buf);
+	}
+	b.len = 0;
+	parse_u64(meta(p, "lost-samples"), &lost_s);
+	parse_u64(meta(p, "lost-records"), &lost_r);
+	if (lost_s || lost_r)
+		sbuf_addf(&b, "%llu record%s (ring buffers full), %llu sample%s",
+			  (unsigned long long)lost_r, lost_r == 1 ? "" : "s",
+			  (unsigned long long)lost_s, lost_s == 1 ? "" : "s");
+	else
+		sbuf_adds(&b, "none");
+	header_line(out, width, "Lost:", b.buf);
+	print_unwinding(p, out, width);
+	print_missing(p, out, width);
+	sbuf_release(&b);
+}
+
+void top_print_compared(const struct report_opts *o, const struct aggregate *base, FILE *out,
+			int width)
+{
+	const struct profile *b = o->base;
+	const char *dur = profile_get_meta(b, "duration-ns");
+	struct sbuf s = {0};
+	uint64_t v;
+
+	sbuf_add_sanitized(&s, o->base_input ? o->base_input : "the base");
+	sbuf_addf(&s, ", %llu samples", (unsigned long long)base->samples);
+	if (dur && parse_u64(dur, &v) == 0)
+		sbuf_addf(&s, " in %.2f s", (double)v / 1e9);
+	if (*meta(b, "command")) {
+		sbuf_adds(&s, ": ");
+		sbuf_add_sanitized(&s, meta(b, "command"));
+	}
+	header_line(out, width, "Base:", s.buf);
+	header_line(out, width, "Compared:",
+		    "each function's share of its own recording's total, so that recordings "
+		    "of different lengths compare; Change is New minus Base, in points; "
+		    "functions matched by name and module, not by address");
+	sbuf_release(&s);
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * top.h - between fmt-top.c (the table) and fmt-top-header.c (the
+ * header above it); nothing else includes it.
+ */
+#ifndef PERFMINI_REPORT_TOP_H
+#define PERFMINI_REPORT_TOP_H
+
+#include <stdio.h>
+
+#include "report/aggregate.h"
+#include "report/report.h"
+
+/* The header of --top: a "Label:   value" line each, wrapped to width. */
+void top_print_header(const struct profile *p, const struct report_opts *o,
+		      const struct aggregate *a, FILE *out, int width);
+
+/* --diff: what the reported recording is compared with, and how. */
+void top_print_compared(const struct report_opts *o, const struct aggregate *base, FILE *out,
+			int width);
+
+#endif
