@@ -89,32 +89,43 @@ struct svg {
 };
 
 /*
- * Writes s as XML character data: &, <, >, quotes escaped; bytes that are
- * not valid UTF-8, and control characters, as '?'.
+ * Writes s as XML character data (&, <, >, quotes as entities) or, with
+ * json, as the contents of a JSON string inside a CDATA section ('"' and
+ * '\\' escaped, '<', '>' and '&' as \\u escapes, so no "]]>"); in both,
+ * bytes that are not valid UTF-8, control characters and XML's
+ * non-characters as '?'.
  */
-static void xml_text(FILE *out, const char *s)
+static void put_text(FILE *out, const char *s, bool json)
 {
+	static const char special[] = "&<>\"'";
+	static const char *const xml[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"};
+	static const char *const js[] = {"\\u0026", "\\u003c", "\\u003e", "\\\"", "'"};
+
 	while (*s) {
 		uint32_t cp;
 		size_t n = utf8_char(s, &cp);
+		const char *e = n && cp && cp < 0x80 ? strchr(special, (int)cp) : NULL;
 
-		/* XML's non-characters as well. */
 		if (n == 0 || utf8_is_control(cp) || cp == 0xfffe || cp == 0xffff)
 			fputc('?', out);
-		else if (cp == '&')
-			fputs("&amp;", out);
-		else if (cp == '<')
-			fputs("&lt;", out);
-		else if (cp == '>')
-			fputs("&gt;", out);
-		else if (cp == '"')
-			fputs("&quot;", out);
-		else if (cp == '\'')
-			fputs("&apos;", out);
+		else if (e)
+			fputs((json ? js : xml)[e - special], out);
+		else if (json && cp == '\\')
+			fputs("\\\\", out);
 		else
 			fwrite(s, 1, n, out);
 		s += n ? n : 1;
 	}
+}
+
+static void xml_text(FILE *out, const char *s)
+{
+	put_text(out, s, false);
+}
+
+static void json_text(FILE *out, const char *s)
+{
+	put_text(out, s, true);
 }
 
 struct node_key {
@@ -487,51 +498,6 @@ static void header(struct svg *g, const struct aggregate *a, int height, FILE *o
 		"style=\"text-anchor: end\">Search (Ctrl-F)</text>\n"
 		"<text id=\"matched\" x=\"%d\" y=\"68\" style=\"text-anchor: end\"></text>\n",
 		x + 20, WIDTH - PAD, WIDTH - PAD - 140);
-}
-
-/*
- * Writes s as the contents of a JSON string inside a CDATA section: '"'
- * and '\\' escaped, '<', '>' and '&' as \\u escapes (so no "]]>"), and
- * what xml_text would print as '?' (control characters, bytes that are
- * not UTF-8, XML's non-characters) as '?'.
- */
-static void json_text(FILE *out, const char *s)
-{
-	char *x = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&x, &len);
-
-	if (!mem)
-		die("out of memory for the flame graph");
-	/* xml_text's validation, then its entities undone into JSON escapes. */
-	xml_text(mem, s);
-	if (fclose(mem) != 0)
-		die("out of memory for the flame graph");
-	for (size_t i = 0; i < len; i++) {
-		static const struct {
-			const char *ent, *json;
-		} ents[] = {{"&amp;", "\\u0026"},
-			    {"&lt;", "\\u003c"},
-			    {"&gt;", "\\u003e"},
-			    {"&quot;", "\\\""},
-			    {"&apos;", "'"}};
-		size_t k;
-
-		if (x[i] == '\\') {
-			fputs("\\\\", out);
-			continue;
-		}
-		if (x[i] != '&') {
-			fputc(x[i], out);
-			continue;
-		}
-		for (k = 0; k < ARRAY_SIZE(ents); k++)
-			if (strncmp(x + i, ents[k].ent, strlen(ents[k].ent)) == 0)
-				break;
-		fputs(ents[k].json, out);
-		i += strlen(ents[k].ent) - 1;
-	}
-	free(x);
 }
 
 /* The JSON names index of node n's (name, kind), written to names if new. */
