@@ -18,7 +18,7 @@
 
 #include "symbol/srcline.h"
 #include "symbol/symbolize.h"
-#include "symbol/symfile.h"
+#include "symbol/symfile-int.h" /* white-box: the symfile's caches */
 #include "unit-helpers.h"
 #include "util/util.h"
 

@@ -188,8 +188,9 @@ int cmd_symbolize(int argc, char **argv)
 		{
 			const struct symfile *f = symfile_get(&t.syms, t.exe);
 
-			if (f->reason && f->reason != REASON_STRIPPED && !f->syms.n)
-				warning("%s: %s", exe, module_reason_text(f->reason));
+			if (symfile_reason(f) && symfile_reason(f) != REASON_STRIPPED &&
+			    !symfile_nsyms(f))
+				warning("%s: %s", exe, module_reason_text(symfile_reason(f)));
 		}
 	} else {
 		char path[64];

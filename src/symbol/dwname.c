@@ -15,6 +15,7 @@
 #include <dwarf.h>
 #include <stdlib.h>
 
+#include "symbol/symfile-int.h"
 #include "symbol/demangle.h"
 #include "symbol/dwname.h"
 #include "util/hmap.h"

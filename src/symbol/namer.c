@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "symbol/symfile-int.h"
 #include "symbol/namer.h"
 #include "util/util.h"
 

@@ -9,6 +9,7 @@
 #include <gelf.h>
 #include <stdlib.h>
 
+#include "symbol/symfile-int.h"
 #include "elf/dwline.h"
 #include "symbol/demangle.h"
 #include "symbol/dwname.h"

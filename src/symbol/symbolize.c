@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 
+#include "symbol/symfile-int.h"
 #include "util/busguard.h"
 #include "symbol/demangle.h"
 #include "symbol/namer.h"

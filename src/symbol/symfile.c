@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "symbol/symfile-int.h"
 #include "elf/elfz.h"
 #include "symbol/srcline.h"
 #include "symbol/symfile.h"
@@ -806,4 +807,14 @@ void symfile_changed(struct symbolizer *z, struct module *m)
 		z->files[m->id]->changed = true;
 		z->files[m->id]->reason = REASON_CHANGED;
 	}
+}
+
+enum module_reason symfile_reason(const struct symfile *f)
+{
+	return f->reason;
+}
+
+size_t symfile_nsyms(const struct symfile *f)
+{
+	return f->syms.n;
 }

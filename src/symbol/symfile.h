@@ -32,78 +32,11 @@
 #include "store/reasons.h"
 #include "elf/symtab.h"
 
-struct srcline_units;
-
-struct symfile {
-	struct module *mod; /* what it is and its pinned file */
-	enum module_reason reason;
-	struct load_seg *segs;
-	size_t nsegs;
-	uint8_t build_id[BUILD_ID_MAX];
-	size_t build_id_len;
-	uint64_t entry; /* ELF entry point (e_entry), 0 when none */
-	struct symtab syms;
-	struct ksyms ksyms;   /* the kernel's, instead of syms */
-	int symsrc;	      /* enum elf_symsrc, of the file itself */
-	char *debugfile;      /* separate debug file found, or NULL */
-	unsigned char *image; /* MODULE_VDSO: a copy of the image */
-	size_t nimage;
-
-	/* DWARF, through libdwfl: NULL without a file. */
-	Dwfl *dwfl;
-	Dwfl_Module *dwmod;
-	uint64_t dwbias; /* dwfl address = ELF address + dwbias */
-	const Dwfl_Callbacks *dwfl_cb;
-	bool no_lines; /* names from symbol tables only: DWARF is never read */
-	/* What expanding compressed debug sections met (symfile_expand_fd). */
-	enum module_lines zreason;
-	/*
-	 * A separate debug file with compressed sections: its expanded copy
-	 * and its name, for the module's second Dwfl (symfile_dwfl_reload).
-	 */
-	int zfd;
-	char *zname;
-	bool zreloaded;
-	bool debug_no_fd; /* the search for a debug file ran out of descriptors */
-	/*
-	 * Its file shrank while libelf or libdw read it (SIGBUS, busguard.h):
-	 * nothing more is read of it, and it has no names from then on.
-	 */
-	bool changed;
-
-	/*
-	 * Where libelf mapped the module's files (private, from a file), and
-	 * the kernel's names (ksyms.h), so that symbolizer_trim can give their
-	 * pages back; forgotten whenever the Dwfl that mapped them ends.
-	 * touched: read since the last trim.
-	 */
-	struct {
-		uintptr_t start, end;
-	} rmaps[3];
-	int nrmaps;
-	bool touched;
-	/*
-	 * Something new was read since the last give-back: its symbols, the
-	 * index of its DWARF's units, a unit's scopes or line table (whole
-	 * regions of its files read at once).
-	 */
-	bool fresh;
-
-	/* srcline.c's and dwname.c's caches. */
-	struct hmap demangled;	     /* linkage name in libdw's data -> malloc'd display name */
-	struct hmap paths;	     /* (directory, file) in libdw's data -> struct joined_path */
-	struct srcline_units *lines; /* units by address, their scopes */
-	enum module_lines lines_reason;
-	struct dwname *dwname; /* DIE parents for names built from DWARF, NULL until needed */
-
-	uint64_t used_ns; /* when symfile_get last gave it (now_coarse_ns) */
-	/*
-	 * symbolizer_forget_idle freed what it read to name frames: only the
-	 * module's reason, build-id, segments and entry are left (what the
-	 * profile's module table takes); symfile_get reads it again.
-	 */
-	bool unloaded;
-};
+/*
+ * What naming read of one module: private to symbol/ (symfile-int.h);
+ * the rest use the calls below.
+ */
+struct symfile;
 
 struct symbolizer {
 	struct module_set *mods; /* the model's: what the ids stand for */
@@ -188,6 +121,11 @@ size_t symbolizer_forget_idle(struct symbolizer *z, uint64_t now, uint64_t idle_
  * module reads takes its place). Returns whether anything was let go.
  */
 bool symbolizer_forget(struct symbolizer *z, const struct module *m);
+
+/* Why f's module has no names, or few; REASON_NONE when it has them. */
+enum module_reason symfile_reason(const struct symfile *f);
+/* The number of function symbols f's symbol tables gave. */
+size_t symfile_nsyms(const struct symfile *f);
 
 /* m's symfile if it was read already, else NULL (nothing is read). */
 struct symfile *symfile_find(struct symbolizer *z, const struct module *m);

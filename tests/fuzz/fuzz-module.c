@@ -30,6 +30,7 @@
 #include "fuzz-util.h"
 #include "model/module.h"
 #include "symbol/symbolize.h"
+#include "symbol/symfile-int.h" /* white-box: what the module gave */
 #include "stack/unwind.h"
 #include "util/util.h"
 
