@@ -12,7 +12,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "cmd/recorder.h"
+#include "cmd/recorder-int.h"
 #include "report/missing.h"
 
 static void set_meta_u64(struct profile *p, const char *key, uint64_t v)

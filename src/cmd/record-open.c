@@ -12,7 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "cmd/recorder.h"
+#include "cmd/recorder-int.h"
 
 static void raise_nofile(void)
 {

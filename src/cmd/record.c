@@ -34,7 +34,7 @@
 #include "model/order.h"
 #include "model/proc.h"
 #include "cmd/record.h"
-#include "cmd/recorder.h"
+#include "cmd/recorder-int.h"
 #include "stack/stack.h"
 #include "symbol/symbolize.h"
 #include "model/offcpu.h"

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * recorder.h - a recording session's state, shared by the files of
+ * recorder-int.h - a recording session's state, shared by the files of
  * cmd/ that make it up and by nothing else: record.c (the loop, the
  * records applied, the stop), record-open.c (the events opened, and
  * why not) and record-meta.c (what the data file and the user are told
  * of the recording). Only the recording thread touches it.
  */
-#ifndef PERFMINI_RECORDER_H
-#define PERFMINI_RECORDER_H
+#ifndef PERFMINI_RECORDER_INT_H
+#define PERFMINI_RECORDER_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>

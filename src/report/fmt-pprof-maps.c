@@ -10,7 +10,7 @@
 #include <elf.h>
 #include <stdlib.h>
 
-#include "report/pprof.h"
+#include "report/pprof-int.h"
 
 /* The mapping of module's segment seg (PM_NONE: by offset), holding addr; added if new. */
 uint64_t pprof_mapping_id(struct pprof *x, uint32_t module, uint32_t seg, uint64_t addr)

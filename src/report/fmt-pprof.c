@@ -42,7 +42,7 @@
 #include <stdlib.h>
 #include <zlib.h>
 
-#include "report/pprof.h"
+#include "report/pprof-int.h"
 
 /*
  * The string table index of s, added if new; "" is index 0. Protocol

@@ -14,7 +14,7 @@
 #include "report/aggregate.h"
 #include "report/missing.h"
 #include "report/report.h"
-#include "report/top.h"
+#include "report/top-int.h"
 #include "util/util.h"
 
 #define HEADER_INDENT 10

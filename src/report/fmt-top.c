@@ -27,7 +27,7 @@
 #include "util/hmap.h"
 #include "report/missing.h"
 #include "report/report.h"
-#include "report/top.h"
+#include "report/top-int.h"
 #include "util/util.h"
 
 #define DEFAULT_COLUMNS	 100

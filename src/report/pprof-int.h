@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * pprof.h - the pprof writer's state and field numbers, private to
+ * pprof-int.h - the pprof writer's state and field numbers, private to
  * fmt-pprof.c (functions, locations, samples, the whole message) and
  * fmt-pprof-maps.c (mappings, and the addresses they give frames).
  */
-#ifndef PERFMINI_REPORT_PPROF_H
-#define PERFMINI_REPORT_PPROF_H
+#ifndef PERFMINI_REPORT_PPROF_INT_H
+#define PERFMINI_REPORT_PPROF_INT_H
 
 #include <stdbool.h>
 #include <stdint.h>

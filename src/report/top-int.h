@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * top.h - between fmt-top.c (the table) and fmt-top-header.c (the
+ * top-int.h - between fmt-top.c (the table) and fmt-top-header.c (the
  * header above it); nothing else includes it.
  */
-#ifndef PERFMINI_REPORT_TOP_H
-#define PERFMINI_REPORT_TOP_H
+#ifndef PERFMINI_REPORT_TOP_INT_H
+#define PERFMINI_REPORT_TOP_INT_H
 
 #include <stdio.h>
 

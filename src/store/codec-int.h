@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * codec.h - the data file's layout, private to store/: the section
+ * codec-int.h - the data file's layout, private to store/: the section
  * table, the encoder of sections into bytes, and the sink that writes
  * them a chunk at a time. No function here does I/O itself; a sink
  * hands its bytes to the writer it is given. The decoder and validator
  * are datafile_decode (parse.c); the file's writer and reader, with
  * their system calls, are writer.c and reader.c.
  */
-#ifndef PERFMINI_STORE_CODEC_H
-#define PERFMINI_STORE_CODEC_H
+#ifndef PERFMINI_STORE_CODEC_INT_H
+#define PERFMINI_STORE_CODEC_INT_H
 
 #include <stddef.h>
 #include <stdint.h>

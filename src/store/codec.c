@@ -2,7 +2,7 @@
 /*
  * codec.c - the data file's section table, and sections encoded into
  * bytes: whole files in memory (datafile_encode) or a chunk at a time
- * through a sink; see codec.h. No I/O here.
+ * through a sink; see codec-int.h. No I/O here.
  */
 #include "config.h"
 
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "store/codec.h"
+#include "store/codec-int.h"
 #include "util/util.h"
 
 /* Each field of a record, and where its array lives in a profile. */

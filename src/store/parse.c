@@ -2,7 +2,7 @@
 /*
  * parse.c - a data file's bytes decoded into a profile and validated:
  * every length checked before it is read, every reference in range. No
- * I/O here; see datafile.h for the layout and codec.h for the table.
+ * I/O here; see datafile.h for the layout and codec-int.h for the table.
  */
 #include "config.h"
 
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "store/codec.h"
+#include "store/codec-int.h"
 #include "util/util.h"
 
 struct in {

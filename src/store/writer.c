@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "store/codec.h"
+#include "store/codec-int.h"
 #include "util/util.h"
 
 /* A sink's writer: the bytes at their offset in the file *arg. */
