@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,47 @@ START_TEST(test_give_back)
 }
 END_TEST
 
+/*
+ * Id lists, as -p/-t of record and --pid/--tid of report read them: each
+ * id once, bounds as the caller says, nothing added from a bad list and
+ * the item at fault named.
+ */
+START_TEST(test_id_list)
+{
+	static const char *const bad[][2] = {
+		{"", ""},     {"1,,2", "1,,2"}, {",1", ",1"}, {"1,", "1,"},   {"x", "x"},
+		{"1,0", "0"}, {"2,3,-4", "-4"}, {"99", "99"}, {"1, 2", " 2"}, {"0x", "0x"},
+	};
+	uint32_t *ids = NULL;
+	size_t n = 0;
+	char why[16];
+
+	ck_assert_int_eq(parse_id_list("7,0x10,7,3", 1, 98, &ids, &n, why, sizeof(why)), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(ids[0], 7);
+	ck_assert_uint_eq(ids[1], 16);
+	ck_assert_uint_eq(ids[2], 3);
+	/* Appended, and what is there already is not added twice. */
+	ck_assert_int_eq(parse_id_list("3,98,1", 1, 98, &ids, &n, why, sizeof(why)), 0);
+	ck_assert_uint_eq(n, 5);
+	ck_assert_uint_eq(ids[3], 98);
+	ck_assert_uint_eq(ids[4], 1);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		ck_assert_msg(parse_id_list(bad[i][0], 1, 98, &ids, &n, why, sizeof(why)) ==
+				      -EINVAL,
+			      "'%s' was taken", bad[i][0]);
+		ck_assert_uint_eq(n, 5);
+		ck_assert_msg(strcmp(why, bad[i][1]) == 0, "'%s': '%s' named", bad[i][0], why);
+	}
+	/* Zero where the caller allows it, and the whole 32-bit range. */
+	ck_assert_int_eq(parse_id_list("0,4294967295", 0, UINT32_MAX, &ids, &n, why, sizeof(why)),
+			 0);
+	ck_assert_uint_eq(n, 7);
+	ck_assert_uint_eq(ids[6], 4294967295u);
+	free(ids);
+}
+END_TEST
+
 static Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -212,6 +254,9 @@ static Suite *util_suite(void)
 	tcase_add_test(tc, test_utf8_char);
 	tcase_add_test(tc, test_folded);
 	tcase_add_test(tc, test_append);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("parsing");
+	tcase_add_test(tc, test_id_list);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pages");
 	tcase_add_test(tc, test_give_back);

@@ -185,29 +185,15 @@ static void __attribute__((noreturn)) bad_usage(const char *msg, const char *arg
 }
 
 /*
- * Appends the comma-separated ids of s to *ids, each once: a process named
- * twice is recorded once, not sampled twice.
+ * The processes or threads of -p and -t: ids 1 to INT32_MAX (pid_t's),
+ * each once, so that a process named twice is not sampled twice.
  */
 static void parse_ids(const char *s, const char *what, uint32_t **ids, size_t *n)
 {
-	char *copy = xstrdup(s), *save = NULL, *tok;
+	char bad[64];
 
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		uint64_t v;
-		bool seen = false;
-
-		if (parse_u64(tok, &v) || v == 0 || v > INT32_MAX)
-			bad_usage(what, tok);
-		for (size_t i = 0; i < *n && !seen; i++)
-			seen = (*ids)[i] == (uint32_t)v;
-		if (seen)
-			continue;
-		*ids = xrealloc(*ids, (*n + 1) * sizeof(**ids));
-		(*ids)[(*n)++] = (uint32_t)v;
-	}
-	if (!*n)
-		bad_usage(what, s);
-	free(copy);
+	if (parse_id_list(s, 1, INT32_MAX, ids, n, bad, sizeof(bad)) < 0)
+		bad_usage(what, bad);
 }
 
 /*

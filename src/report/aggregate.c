@@ -462,31 +462,10 @@ static char **split_list(const char *s, size_t *n)
 
 int aggregate_parse_ids(const char *s, uint32_t **ids, size_t *n)
 {
-	size_t nitems;
-	char **items = split_list(s, &nitems);
-	uint32_t *vals;
-	int ret = 0;
+	char bad[64];
 
-	if (!items)
-		return -EINVAL;
-	vals = xcalloc(nitems, sizeof(*vals));
-	for (size_t i = 0; i < nitems; i++) {
-		uint64_t v;
-
-		if (parse_u64(items[i], &v) < 0 || v > UINT32_MAX)
-			ret = -EINVAL;
-		vals[i] = (uint32_t)v;
-	}
-	if (ret == 0) {
-		*ids = xrealloc(*ids, (*n + nitems) * sizeof(**ids));
-		memcpy(*ids + *n, vals, nitems * sizeof(*vals));
-		*n += nitems;
-	}
-	for (size_t i = 0; i < nitems; i++)
-		free(items[i]);
-	free(items);
-	free(vals);
-	return ret;
+	/* 0 is the idle task's; a file stores ids as 32-bit numbers. */
+	return parse_id_list(s, 0, UINT32_MAX, ids, n, bad, sizeof(bad));
 }
 
 int aggregate_parse_comms(const char *s, struct report_opts *o)

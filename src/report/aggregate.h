@@ -77,7 +77,7 @@ void aggregate_describe(const struct report_opts *o, struct sbuf *b);
 /*
  * Option parsing, for cmd-report.c and the tests; each returns 0 or
  * -EINVAL, leaving o as it was.
- *   ids:  "1,2,3" (decimal), appended to *ids
+ *   ids:  "1,2,3" (parse_id_list's, 0 to UINT32_MAX), appended to *ids, each once
  *   comm: "a,b", appended to o->comms (names with ',' cannot be given)
  *   time: "START,END" in seconds from the start of the recording, either
  *         side may be empty: "1.5," "2,3" ",0.25"
