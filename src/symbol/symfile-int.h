@@ -82,4 +82,13 @@ struct symfile {
 	bool unloaded;
 };
 
+/*
+ * libdwfl's find_debuginfo callback for every symbolizer's modules
+ * (debugfile.c): the separate debug file of mod, checked against its
+ * build-id; its descriptor, or -1.
+ */
+int symfile_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
+			   const char *file_name, const char *debuglink_file,
+			   GElf_Word debuglink_crc, char **debuginfo_file_name);
+
 #endif

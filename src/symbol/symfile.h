@@ -27,6 +27,7 @@
 #include "symbol/dwname.h"
 #include "elf/elfread.h"
 #include "elf/ksyms.h"
+#include "elf/perfmap.h"
 #include "util/hmap.h"
 #include "model/module.h"
 #include "store/reasons.h"
@@ -164,19 +165,5 @@ Dwarf *symfile_dwarf(struct symfile *f, Dwarf_Addr *bias);
  * Dwfl's data die: call it before anything keeps one. Returns 0 or -errno.
  */
 int symfile_dwfl_reload(struct symfile *f);
-
-/*
- * How much of a perf map is read: a runtime's map is a few megabytes; a
- * file that grows without end (or was made to) is not read into memory
- * whole.
- */
-#define PERFMAP_MAX_BYTES (256u << 20)
-
-/*
- * Reads a perf map ("START SIZE NAME" lines, hex) into t, its first
- * max_bytes at most (the lines that end within them), and finishes t.
- * Returns the number of symbols read.
- */
-int perfmap_parse(FILE *f, struct symtab *t, size_t max_bytes);
 
 #endif

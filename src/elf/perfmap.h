@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * perfmap.h - the perf map a JIT runtime writes for its code
+ * (/tmp/perf-PID.map: "START SIZE NAME" lines, hex), read into a symbol
+ * table; beside ksyms.h, the kernel's.
+ */
+#ifndef PERFMINI_PERFMAP_H
+#define PERFMINI_PERFMAP_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "elf/symtab.h"
+
+/*
+ * How much of a perf map is read: a runtime's map is a few megabytes; a
+ * file that grows without end (or was made to) is not read into memory
+ * whole.
+ */
+#define PERFMAP_MAX_BYTES (256u << 20)
+
+/*
+ * Reads a perf map ("START SIZE NAME" lines, hex) into t, its first
+ * max_bytes at most (the lines that end within them), and finishes t.
+ * Returns the number of symbols read.
+ */
+int perfmap_parse(FILE *f, struct symtab *t, size_t max_bytes);
+
+#endif
