@@ -11,107 +11,8 @@
 #include <string.h>
 
 #include "elf/dwline.h"
+#include "util/cursor.h"
 #include "util/util.h"
-
-/* A cursor over bytes that may not be trusted: a read past end sets bad. */
-struct cur {
-	const uint8_t *p, *end;
-	bool bad;
-};
-
-static bool avail(struct cur *c, size_t n)
-{
-	if (c->bad || c->p > c->end || (size_t)(c->end - c->p) < n) {
-		c->bad = true;
-		c->p = c->end;
-		return false;
-	}
-	return true;
-}
-
-static uint64_t fixed(struct cur *c, size_t n)
-{
-	uint64_t v = 0;
-
-	if (!avail(c, n))
-		return 0;
-	switch (n) {
-	case 1:
-		v = c->p[0];
-		break;
-	case 2:
-		v = load_u16(c->p);
-		break;
-	case 4:
-		v = load_u32(c->p);
-		break;
-	case 8:
-		v = load_u64(c->p);
-		break;
-	}
-	c->p += n;
-	return v;
-}
-
-/* A LEB128 number; bits beyond 64 are dropped, as libdw and LLVM do. */
-static uint64_t leb(struct cur *c, bool is_signed)
-{
-	uint64_t v = 0;
-	unsigned int shift = 0;
-	uint8_t b;
-
-	do {
-		if (!avail(c, 1))
-			return 0;
-		b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (is_signed && shift < 64 && (b & 0x40))
-		v |= ~(uint64_t)0 << shift;
-	return v;
-}
-
-static uint64_t uleb(struct cur *c)
-{
-	return leb(c, false);
-}
-
-static int64_t sleb(struct cur *c)
-{
-	return (int64_t)leb(c, true);
-}
-
-static void skip(struct cur *c, uint64_t n)
-{
-	if (avail(c, n))
-		c->p += n;
-}
-
-/* A NUL-terminated string at the cursor. */
-static const char *cstr(struct cur *c)
-{
-	const uint8_t *nul;
-	const char *s;
-
-	if (c->bad || !(nul = memchr(c->p, 0, (size_t)(c->end - c->p)))) {
-		c->bad = true;
-		c->p = c->end;
-		return NULL;
-	}
-	s = (const char *)c->p;
-	c->p = nul + 1;
-	return s;
-}
-
-/* A NUL-terminated string at off of a string section, or NULL. */
-static const char *section_str(const uint8_t *sec, size_t size, uint64_t off)
-{
-	if (!sec || off >= size || !memchr(sec + off, 0, size - off))
-		return NULL;
-	return (const char *)(sec + off);
-}
 
 /* The table's header, as far as the reader needs it. */
 struct header {
@@ -190,65 +91,65 @@ static int read_form(struct cur *c, const struct dwline_input *in, const struct 
 	*v = 0;
 	switch (form) {
 	case DW_FORM_string:
-		*s = cstr(c);
+		*s = cur_cstr(c);
 		return 0;
 	case DW_FORM_line_strp:
-		*s = section_str(in->line_str, in->line_str_size, fixed(c, h->offset_size));
+		*s = cur_section_str(in->line_str, in->line_str_size, cur_fixed(c, h->offset_size));
 		return *s || c->bad ? 0 : -EINVAL;
 	case DW_FORM_strp:
-		*s = section_str(in->str, in->str_size, fixed(c, h->offset_size));
+		*s = cur_section_str(in->str, in->str_size, cur_fixed(c, h->offset_size));
 		return *s || c->bad ? 0 : -EINVAL;
 	case DW_FORM_strp_sup:
 	case DW_FORM_GNU_strp_alt:
-		fixed(c, h->offset_size);
+		cur_fixed(c, h->offset_size);
 		return -ENOTSUP;
 	case DW_FORM_strx:
 	case DW_FORM_GNU_str_index:
-		uleb(c);
+		cur_uleb(c);
 		return -ENOTSUP;
 	case DW_FORM_strx1:
 	case DW_FORM_strx2:
 	case DW_FORM_strx4:
-		fixed(c, form == DW_FORM_strx1 ? 1 : form == DW_FORM_strx2 ? 2 : 4);
+		cur_fixed(c, form == DW_FORM_strx1 ? 1 : form == DW_FORM_strx2 ? 2 : 4);
 		return -ENOTSUP;
 	case DW_FORM_strx3:
-		skip(c, 3);
+		cur_skip(c, 3);
 		return -ENOTSUP;
 	case DW_FORM_udata:
-		*v = uleb(c);
+		*v = cur_uleb(c);
 		return 0;
 	case DW_FORM_sdata:
-		*v = (uint64_t)sleb(c);
+		*v = (uint64_t)cur_sleb(c);
 		return 0;
 	case DW_FORM_data1:
 	case DW_FORM_flag:
-		*v = fixed(c, 1);
+		*v = cur_fixed(c, 1);
 		return 0;
 	case DW_FORM_data2:
-		*v = fixed(c, 2);
+		*v = cur_fixed(c, 2);
 		return 0;
 	case DW_FORM_data4:
-		*v = fixed(c, 4);
+		*v = cur_fixed(c, 4);
 		return 0;
 	case DW_FORM_data8:
-		*v = fixed(c, 8);
+		*v = cur_fixed(c, 8);
 		return 0;
 	case DW_FORM_data16:
-		skip(c, 16);
+		cur_skip(c, 16);
 		return 0;
 	case DW_FORM_flag_present:
 		return 0;
 	case DW_FORM_block:
-		skip(c, uleb(c));
+		cur_skip(c, cur_uleb(c));
 		return 0;
 	case DW_FORM_block1:
-		skip(c, fixed(c, 1));
+		cur_skip(c, cur_fixed(c, 1));
 		return 0;
 	case DW_FORM_block2:
-		skip(c, fixed(c, 2));
+		cur_skip(c, cur_fixed(c, 2));
 		return 0;
 	case DW_FORM_block4:
-		skip(c, fixed(c, 4));
+		cur_skip(c, cur_fixed(c, 4));
 		return 0;
 	default:
 		return -EINVAL;
@@ -263,15 +164,15 @@ static int read_entries(struct cur *c, const struct dwline_input *in, const stru
 			struct names *nm, bool files)
 {
 	uint64_t kinds[255], forms[255];
-	unsigned int nformats = (unsigned int)fixed(c, 1);
+	unsigned int nformats = (unsigned int)cur_fixed(c, 1);
 	uint64_t n;
 	int err = 0;
 
 	for (unsigned int i = 0; i < nformats; i++) {
-		kinds[i] = uleb(c);
-		forms[i] = uleb(c);
+		kinds[i] = cur_uleb(c);
+		forms[i] = cur_uleb(c);
 	}
-	n = uleb(c);
+	n = cur_uleb(c);
 	if (c->bad)
 		return -EINVAL;
 	/* Every entry takes a byte at least: a count beyond that is a lie. */
@@ -316,16 +217,16 @@ static int read_old_entries(struct cur *c, struct names *nm, const char *comp_di
 	const char *s;
 
 	add_dir(nm, comp_dir);
-	while ((s = cstr(c)) && *s)
+	while ((s = cur_cstr(c)) && *s)
 		add_dir(nm, s);
 	/* File 0 does not exist before DWARF 5: unnamed. */
 	xgrow(&nm->files, &nm->files_cap, 1, sizeof(*nm->files));
 	nm->files[nm->nfiles++] = NO_NAME;
-	while ((s = cstr(c)) && *s) {
-		uint64_t dir = uleb(c);
+	while ((s = cur_cstr(c)) && *s) {
+		uint64_t dir = cur_uleb(c);
 
-		uleb(c); /* modification time */
-		uleb(c); /* length */
+		cur_uleb(c); /* modification time */
+		cur_uleb(c); /* length */
 		if (c->bad)
 			return -EINVAL;
 		if (add_file(nm, s, dir) < 0)
@@ -337,12 +238,12 @@ static int read_old_entries(struct cur *c, struct names *nm, const char *comp_di
 static int read_header(struct cur *c, unsigned int addr_size, struct header *h,
 		       const uint8_t **program)
 {
-	uint64_t len = fixed(c, 4);
+	uint64_t len = cur_fixed(c, 4);
 	uint64_t hlen;
 
 	h->offset_size = 4;
 	if (len == 0xffffffff) {
-		len = fixed(c, 8);
+		len = cur_fixed(c, 8);
 		h->offset_size = 8;
 	} else if (len >= 0xfffffff0) {
 		return -EINVAL;
@@ -350,31 +251,31 @@ static int read_header(struct cur *c, unsigned int addr_size, struct header *h,
 	if (c->bad || len > (uint64_t)(c->end - c->p))
 		return -EINVAL;
 	c->end = c->p + len;
-	h->version = (unsigned int)fixed(c, 2);
+	h->version = (unsigned int)cur_fixed(c, 2);
 	if (h->version < 2 || h->version > 5)
 		return -EINVAL;
 	h->addr_size = addr_size;
 	if (h->version >= 5) {
-		h->addr_size = (unsigned int)fixed(c, 1);
-		if (fixed(c, 1) != 0) /* segment selectors */
+		h->addr_size = (unsigned int)cur_fixed(c, 1);
+		if (cur_fixed(c, 1) != 0) /* segment selectors */
 			return -EINVAL;
 	}
 	if (h->addr_size != 4 && h->addr_size != 8)
 		return -EINVAL;
-	hlen = fixed(c, h->offset_size);
+	hlen = cur_fixed(c, h->offset_size);
 	if (c->bad || hlen > (uint64_t)(c->end - c->p))
 		return -EINVAL;
 	*program = c->p + hlen;
-	h->min_inst = (unsigned int)fixed(c, 1);
-	h->max_ops = h->version >= 4 ? (unsigned int)fixed(c, 1) : 1;
-	fixed(c, 1); /* default_is_stmt */
-	h->line_base = (int8_t)fixed(c, 1);
-	h->line_range = (unsigned int)fixed(c, 1);
-	h->opcode_base = (unsigned int)fixed(c, 1);
+	h->min_inst = (unsigned int)cur_fixed(c, 1);
+	h->max_ops = h->version >= 4 ? (unsigned int)cur_fixed(c, 1) : 1;
+	cur_fixed(c, 1); /* default_is_stmt */
+	h->line_base = (int8_t)cur_fixed(c, 1);
+	h->line_range = (unsigned int)cur_fixed(c, 1);
+	h->opcode_base = (unsigned int)cur_fixed(c, 1);
 	if (c->bad || h->max_ops == 0 || h->opcode_base == 0)
 		return -EINVAL;
 	h->std_lengths = c->p;
-	skip(c, h->opcode_base - 1);
+	cur_skip(c, h->opcode_base - 1);
 	/* The fields above lie inside the header. */
 	return c->bad || c->p > *program ? -EINVAL : 0;
 }
@@ -507,7 +408,7 @@ static inline void advance(struct lnregs *r, const struct header *h, uint64_t ad
 /* An extended opcode (after its 0 byte): 0, or -EINVAL. */
 static int extended_op(struct cur *c, struct names *nm, struct builder *b, struct lnregs *r)
 {
-	uint64_t len = uleb(c);
+	uint64_t len = cur_uleb(c);
 	const uint8_t *next;
 
 	if (c->bad || len == 0 || len > (uint64_t)(c->end - c->p))
@@ -521,12 +422,12 @@ static int extended_op(struct cur *c, struct names *nm, struct builder *b, struc
 	case DW_LNE_set_address:
 		if (len - 1 != 4 && len - 1 != 8)
 			return -EINVAL;
-		r->addr = fixed(c, (size_t)(len - 1));
+		r->addr = cur_fixed(c, (size_t)(len - 1));
 		r->op_index = 0;
 		break;
 	case DW_LNE_define_file: {
-		const char *name = cstr(c);
-		uint64_t dir = uleb(c);
+		const char *name = cur_cstr(c);
+		uint64_t dir = cur_uleb(c);
 
 		if (c->bad || c->p > next || add_file(nm, name, dir) < 0)
 			return -EINVAL;
@@ -550,16 +451,16 @@ static int standard_op(struct cur *c, const struct header *h, struct builder *b,
 		add_row(b, r->addr, r->line, r->file, r->col);
 		break;
 	case DW_LNS_advance_pc:
-		advance(r, h, uleb(c));
+		advance(r, h, cur_uleb(c));
 		break;
 	case DW_LNS_advance_line:
-		r->line += (uint64_t)sleb(c);
+		r->line += (uint64_t)cur_sleb(c);
 		break;
 	case DW_LNS_set_file:
-		r->file = uleb(c);
+		r->file = cur_uleb(c);
 		break;
 	case DW_LNS_set_column:
-		r->col = uleb(c);
+		r->col = cur_uleb(c);
 		break;
 	case DW_LNS_negate_stmt:
 	case DW_LNS_set_basic_block:
@@ -572,16 +473,16 @@ static int standard_op(struct cur *c, const struct header *h, struct builder *b,
 		advance(r, h, (255 - h->opcode_base) / h->line_range);
 		break;
 	case DW_LNS_fixed_advance_pc:
-		r->addr += fixed(c, 2);
+		r->addr += cur_fixed(c, 2);
 		r->op_index = 0;
 		break;
 	case DW_LNS_set_isa:
-		uleb(c);
+		cur_uleb(c);
 		break;
 	default:
 		/* Unknown standard opcode: its arguments are ULEB128s. */
 		for (unsigned int i = 0; i < h->std_lengths[op - 1]; i++)
-			uleb(c);
+			cur_uleb(c);
 		break;
 	}
 	return 0;
