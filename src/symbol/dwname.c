@@ -17,12 +17,10 @@
 
 #include "symbol/symfile-int.h"
 #include "symbol/demangle.h"
+#include "symbol/dwname-int.h"
 #include "symbol/dwname.h"
 #include "util/hmap.h"
 #include "util/util.h"
-
-/* Deep enough for any real name; ends the recursion of a cyclic DWARF. */
-#define DWNAME_MAX_DEPTH 24
 
 /* The parent of every DIE of a unit, ascending by offset (the order of a walk). */
 struct die_parent {
@@ -124,14 +122,14 @@ static bool die_parent(struct dwname *d, Dwarf_Die *die, Dwarf_Die *out)
 	return dwarf_offdie(dwarf_cu_getdwarf(die->cu), u->dies[lo].parent, out) != NULL;
 }
 
-static bool ref_attr(Dwarf_Die *die, unsigned int name, Dwarf_Die *out)
+bool dwn_ref_attr(Dwarf_Die *die, unsigned int name, Dwarf_Die *out)
 {
 	Dwarf_Attribute attr;
 
 	return dwarf_attr(die, name, &attr) && dwarf_formref_die(&attr, out);
 }
 
-static bool flag_attr(Dwarf_Die *die, unsigned int name)
+bool dwn_flag_attr(Dwarf_Die *die, unsigned int name)
 {
 	Dwarf_Attribute attr;
 	bool v = false;
@@ -150,8 +148,8 @@ static void declaration(Dwarf_Die *die, Dwarf_Die *out)
 
 	*out = *die;
 	for (int i = 0; i < 8; i++) {
-		if (!ref_attr(out, DW_AT_abstract_origin, &next) &&
-		    !ref_attr(out, DW_AT_specification, &next))
+		if (!dwn_ref_attr(out, DW_AT_abstract_origin, &next) &&
+		    !dwn_ref_attr(out, DW_AT_specification, &next))
 			return;
 		*out = next;
 	}
@@ -194,7 +192,7 @@ static const char *base_type_name(const char *name)
  * arguments of a class's name with its own spelling of the builtin types
  * ("W<long unsigned int>").
  */
-static void add_name(struct sbuf *b, const char *name)
+void dwn_add_name(struct sbuf *b, const char *name)
 {
 	const char *p = name;
 
@@ -221,12 +219,8 @@ static void add_name(struct sbuf *b, const char *name)
 }
 
 static bool add_function(struct dwname *d, struct sbuf *b, Dwarf_Die *die, int depth);
-static bool add_type(struct dwname *d, struct sbuf *b, Dwarf_Die *type, int depth);
 static bool add_scopes(struct dwname *d, struct sbuf *b, Dwarf_Die *die, int depth);
 static bool add_parameters(struct dwname *d, struct sbuf *b, Dwarf_Die *fn, int depth);
-static void add_template_name(struct dwname *d, struct sbuf *b, Dwarf_Die *die, const char *name,
-			      int depth);
-static const char *template_args(const char *name);
 
 /* A lambda's closure type: a class without a name, with an operator(). */
 static bool is_closure(Dwarf_Die *type)
@@ -368,7 +362,7 @@ static bool add_class(struct dwname *d, struct sbuf *b, Dwarf_Die *type, int dep
 	if (!add_scopes(d, b, type, depth + 1))
 		return false;
 	if (name) {
-		add_template_name(d, b, type, name, depth + 1);
+		dwn_add_template_name(d, b, type, name, depth + 1);
 		return true;
 	}
 	return is_closure(type) && add_closure(d, b, type, depth + 1);
@@ -390,13 +384,14 @@ static bool add_parameters(struct dwname *d, struct sbuf *b, Dwarf_Die *fn, int 
 				first = false;
 				continue;
 			}
-			if (tag != DW_TAG_formal_parameter || flag_attr(&child, DW_AT_artificial))
+			if (tag != DW_TAG_formal_parameter ||
+			    dwn_flag_attr(&child, DW_AT_artificial))
 				continue;
 			if (!first)
 				sbuf_adds(b, ", ");
 			first = false;
-			if (!ref_attr(&child, DW_AT_type, &type) ||
-			    !add_type(d, b, &type, depth + 1))
+			if (!dwn_ref_attr(&child, DW_AT_type, &type) ||
+			    !dwn_add_type(d, b, &type, depth + 1))
 				return false;
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
@@ -409,15 +404,15 @@ static bool add_inner(struct dwname *d, struct sbuf *b, Dwarf_Die *t, int depth)
 {
 	Dwarf_Die inner;
 
-	if (!ref_attr(t, DW_AT_type, &inner)) {
+	if (!dwn_ref_attr(t, DW_AT_type, &inner)) {
 		sbuf_adds(b, "void");
 		return true;
 	}
-	return add_type(d, b, &inner, depth + 1);
+	return dwn_add_type(d, b, &inner, depth + 1);
 }
 
 /* A type in the demangler's spelling: "unsigned long", "char const*", "void (*)(int)". */
-static bool add_type(struct dwname *d, struct sbuf *b, Dwarf_Die *t, int depth)
+bool dwn_add_type(struct dwname *d, struct sbuf *b, Dwarf_Die *t, int depth)
 {
 	Dwarf_Die inner;
 	const char *name;
@@ -450,7 +445,7 @@ static bool add_type(struct dwname *d, struct sbuf *b, Dwarf_Die *t, int depth)
 		sbuf_adds(b, " volatile");
 		return true;
 	case DW_TAG_pointer_type:
-		if (ref_attr(t, DW_AT_type, &inner) &&
+		if (dwn_ref_attr(t, DW_AT_type, &inner) &&
 		    dwarf_tag(&inner) == DW_TAG_subroutine_type) {
 			/* A pointer to a function: "RET (*)(PARAMETERS)". */
 			if (!add_inner(d, b, &inner, depth))
@@ -473,7 +468,7 @@ static bool add_type(struct dwname *d, struct sbuf *b, Dwarf_Die *t, int depth)
 	case DW_TAG_union_type:
 	case DW_TAG_enumeration_type:
 		/* A declaration in a type unit: the type itself is there. */
-		if (ref_attr(t, DW_AT_signature, &inner))
+		if (dwn_ref_attr(t, DW_AT_signature, &inner))
 			return add_class(d, b, &inner, depth + 1);
 		return add_class(d, b, t, depth + 1);
 	default:
@@ -518,7 +513,7 @@ static bool add_scopes(struct dwname *d, struct sbuf *b, Dwarf_Die *die, int dep
 		case DW_TAG_class_type:
 		case DW_TAG_union_type:
 			if (name)
-				add_template_name(d, b, s, name, depth + 1);
+				dwn_add_template_name(d, b, s, name, depth + 1);
 			else if (!is_closure(s) || !add_closure(d, b, s, depth + 1))
 				return false;
 			break;
@@ -539,189 +534,29 @@ static void add_qualifiers(Dwarf_Die *decl, struct sbuf *b)
 {
 	Dwarf_Die this, t;
 
-	if (!ref_attr(decl, DW_AT_object_pointer, &this))
+	if (!dwn_ref_attr(decl, DW_AT_object_pointer, &this))
 		return;
-	if (!ref_attr(&this, DW_AT_type, &t))
+	if (!dwn_ref_attr(&this, DW_AT_type, &t))
 		return;
 	while (dwarf_tag(&t) == DW_TAG_const_type || dwarf_tag(&t) == DW_TAG_volatile_type ||
 	       dwarf_tag(&t) == DW_TAG_typedef)
-		if (!ref_attr(&t, DW_AT_type, &t))
+		if (!dwn_ref_attr(&t, DW_AT_type, &t))
 			return;
-	if (dwarf_tag(&t) != DW_TAG_pointer_type || !ref_attr(&t, DW_AT_type, &t))
+	if (dwarf_tag(&t) != DW_TAG_pointer_type || !dwn_ref_attr(&t, DW_AT_type, &t))
 		return;
 	if (dwarf_tag(&t) == DW_TAG_const_type) {
 		sbuf_adds(b, " const");
-		if (ref_attr(&t, DW_AT_type, &t) && dwarf_tag(&t) == DW_TAG_volatile_type)
+		if (dwn_ref_attr(&t, DW_AT_type, &t) && dwarf_tag(&t) == DW_TAG_volatile_type)
 			sbuf_adds(b, " volatile");
 	} else if (dwarf_tag(&t) == DW_TAG_volatile_type) {
 		sbuf_adds(b, " volatile");
-		if (ref_attr(&t, DW_AT_type, &t) && dwarf_tag(&t) == DW_TAG_const_type)
+		if (dwn_ref_attr(&t, DW_AT_type, &t) && dwarf_tag(&t) == DW_TAG_const_type)
 			sbuf_adds(b, " const");
 	}
-	if (flag_attr(decl, DW_AT_reference))
+	if (dwn_flag_attr(decl, DW_AT_reference))
 		sbuf_adds(b, " &");
-	else if (flag_attr(decl, DW_AT_rvalue_reference))
+	else if (dwn_flag_attr(decl, DW_AT_rvalue_reference))
 		sbuf_adds(b, " &&");
-}
-
-/* The length of the operator token at p ("<<=", "=", "->*"), longest first; 0 if none. */
-static size_t operator_len(const char *p)
-{
-	static const char *const ops[] = {
-		"<<=", ">>=", "<=>", "->*", "<<", ">>", "<=", ">=", "==", "!=", "->", "&&", "||",
-		"++",  "--",  "+=",  "-=",  "*=", "/=", "%=", "^=", "&=", "|=", "<",  ">",  "=",
-		"!",   "+",   "-",   "*",   "/",  "%",	"^",  "&",  "|",  "~",	",",
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(ops); i++)
-		if (!strncmp(p, ops[i], strlen(ops[i])))
-			return strlen(ops[i]);
-	return 0;
-}
-
-/*
- * Where the template argument list of a DW_AT_name begins, or NULL: the
- * first '<', but after an operator's own ("operator<<", "operator()<T>");
- * a conversion operator's type is not its template argument list.
- */
-static const char *template_args(const char *name)
-{
-	const char *p = name;
-
-	if (!strncmp(name, "operator", 8) && !isalnum((unsigned char)name[8]) && name[8] != '_') {
-		p = name + 8;
-		while (*p == ' ')
-			p++;
-		if (!strncmp(p, "()", 2) || !strncmp(p, "[]", 2))
-			p += 2;
-		else if (isalpha((unsigned char)*p) || *p == '_')
-			return NULL; /* operator new, operator int ... */
-		else
-			p += operator_len(p);
-		while (*p == ' ')
-			p++;
-	}
-	return strchr(p, '<');
-}
-
-/* A non-type template argument as the demangler prints it: 3, 3u, 3ul, true. */
-static bool add_value_arg(struct sbuf *b, Dwarf_Die *param)
-{
-	static const char *const suffix[][2] = {
-		{"int", ""},
-		{"unsigned int", "u"},
-		{"long int", "l"},
-		{"long unsigned int", "ul"},
-		{"long long int", "ll"},
-		{"long long unsigned int", "ull"},
-	};
-	Dwarf_Attribute attr;
-	Dwarf_Die type;
-	Dwarf_Sword sv;
-	Dwarf_Word uv;
-	const char *tn;
-
-	if (!ref_attr(param, DW_AT_type, &type))
-		return false;
-	while (dwarf_tag(&type) == DW_TAG_typedef || dwarf_tag(&type) == DW_TAG_const_type)
-		if (!ref_attr(&type, DW_AT_type, &type))
-			return false;
-	if (dwarf_tag(&type) != DW_TAG_base_type || !(tn = dwarf_diename(&type)) ||
-	    !dwarf_attr(param, DW_AT_const_value, &attr))
-		return false;
-	if (!strcmp(tn, "bool")) {
-		if (dwarf_formudata(&attr, &uv) != 0)
-			return false;
-		sbuf_adds(b, uv ? "true" : "false");
-		return true;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(suffix); i++) {
-		if (strcmp(tn, suffix[i][0]))
-			continue;
-		if (strstr(tn, "unsigned")) {
-			if (dwarf_formudata(&attr, &uv) != 0)
-				return false;
-			sbuf_addf(b, "%llu%s", (unsigned long long)uv, suffix[i][1]);
-		} else {
-			if (dwarf_formsdata(&attr, &sv) != 0)
-				return false;
-			sbuf_addf(b, "%lld%s", (long long)sv, suffix[i][1]);
-		}
-		return true;
-	}
-	return false;
-}
-
-/* The template arguments among the children of die, each after ", " but the first. */
-static bool add_template_args(struct dwname *d, struct sbuf *b, Dwarf_Die *die, bool *first,
-			      int depth)
-{
-	Dwarf_Die child, type;
-
-	if (depth > DWNAME_MAX_DEPTH)
-		return false;
-	if (dwarf_child(die, &child) != 0)
-		return true;
-	do {
-		switch (dwarf_tag(&child)) {
-		case DW_TAG_template_type_parameter:
-			if (!*first)
-				sbuf_adds(b, ", ");
-			*first = false;
-			if (!ref_attr(&child, DW_AT_type, &type) ||
-			    !add_type(d, b, &type, depth + 1))
-				return false;
-			break;
-		case DW_TAG_template_value_parameter:
-			if (!*first)
-				sbuf_adds(b, ", ");
-			*first = false;
-			if (!add_value_arg(b, &child))
-				return false;
-			break;
-		case DW_TAG_GNU_template_parameter_pack:
-			if (!add_template_args(d, b, &child, first, depth + 1))
-				return false;
-			break;
-		case DW_TAG_GNU_template_template_param:
-			return false;
-		default:
-			break;
-		}
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return true;
-}
-
-/*
- * A template's name (a class's or a function's) with its arguments in
- * the demangler's form, from the DIE's template parameters: GCC's
- * DW_AT_name spells them its own way ("apply<main(int, char**)::<lambda
- * (uint64_t)> >"). Else, when an argument cannot be printed, DW_AT_name
- * with the builtin types respelled.
- */
-static void add_template_name(struct dwname *d, struct sbuf *b, Dwarf_Die *die, const char *name,
-			      int depth)
-{
-	const char *args = template_args(name);
-	size_t mark = b->len;
-	bool first = true;
-
-	if (!args) {
-		add_name(b, name);
-		return;
-	}
-	sbuf_addn(b, name, (size_t)(args - name));
-	sbuf_addn(b, "<", 1);
-	if (add_template_args(d, b, die, &first, depth + 1) && !first) {
-		if (b->buf[b->len - 1] == '>')
-			sbuf_addn(b, " ", 1);
-		sbuf_addn(b, ">", 1);
-		return;
-	}
-	b->len = mark;
-	if (b->buf)
-		b->buf[mark] = '\0';
-	add_name(b, name);
 }
 
 /* Whether the function named name, declared by decl, is a constructor or destructor. */
@@ -763,7 +598,7 @@ static bool add_function(struct dwname *d, struct sbuf *b, Dwarf_Die *die, int d
 	if (!(name = dwarf_diename(die)))
 		return false;
 	declaration(die, &decl);
-	if (flag_attr(die, DW_AT_external) && dwarf_tag(&decl) == DW_TAG_subprogram) {
+	if (dwn_flag_attr(die, DW_AT_external) && dwarf_tag(&decl) == DW_TAG_subprogram) {
 		Dwarf_Die parent;
 
 		/* Not mangled: main, or extern "C" (which a class member never is). */
@@ -776,14 +611,14 @@ static bool add_function(struct dwname *d, struct sbuf *b, Dwarf_Die *die, int d
 	 * A function template's demangled name leads with its return type,
 	 * but for a constructor or destructor, which has none.
 	 */
-	if (template_args(name) && !is_structor(d, &decl, name)) {
+	if (dwn_template_args(name) && !is_structor(d, &decl, name)) {
 		if (!add_inner(d, b, &decl, depth + 1))
 			return false;
 		sbuf_addn(b, " ", 1);
 	}
 	if (!add_scopes(d, b, &decl, depth + 1))
 		return false;
-	add_template_name(d, b, &decl, name, depth + 1);
+	dwn_add_template_name(d, b, &decl, name, depth + 1);
 	if (!add_parameters(d, b, &decl, depth + 1))
 		return false;
 	add_qualifiers(&decl, b);
