@@ -243,6 +243,27 @@ START_TEST(test_id_list)
 }
 END_TEST
 
+static uint64_t u64_at(const void *arr, size_t i)
+{
+	return ((const uint64_t *)arr)[i];
+}
+
+/* The count of keys at or below the one sought, equal keys included. */
+START_TEST(test_bsearch_last_le)
+{
+	static const uint64_t keys[] = {10, 20, 20, 30, UINT64_MAX};
+
+	ck_assert_uint_eq(bsearch_last_le(keys, 0, 50, u64_at), 0);
+	ck_assert_uint_eq(bsearch_last_le(keys, 5, 9, u64_at), 0);
+	ck_assert_uint_eq(bsearch_last_le(keys, 5, 10, u64_at), 1);
+	ck_assert_uint_eq(bsearch_last_le(keys, 5, 19, u64_at), 1);
+	ck_assert_uint_eq(bsearch_last_le(keys, 5, 20, u64_at), 3);
+	ck_assert_uint_eq(bsearch_last_le(keys, 5, 29, u64_at), 3);
+	ck_assert_uint_eq(bsearch_last_le(keys, 4, UINT64_MAX, u64_at), 4);
+	ck_assert_uint_eq(bsearch_last_le(keys, 5, UINT64_MAX, u64_at), 5);
+}
+END_TEST
+
 static Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -257,6 +278,7 @@ static Suite *util_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("parsing");
 	tcase_add_test(tc, test_id_list);
+	tcase_add_test(tc, test_bsearch_last_le);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pages");
 	tcase_add_test(tc, test_give_back);

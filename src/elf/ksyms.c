@@ -281,23 +281,21 @@ const char *ksyms_name(struct ksyms *k, size_t i)
 	return i < k->n ? name_of(k, k->syms[i].name) : NULL;
 }
 
+static uint64_t ksym_lo(const void *syms, size_t i)
+{
+	return ((const struct ksym *)syms)[i].lo;
+}
+
 bool ksyms_lookup(struct ksyms *k, uint64_t addr, uint64_t *start, const char **name)
 {
-	size_t lo = 0, hi = k->n;
+	size_t lo;
 	uint32_t a = (uint32_t)addr;
 	uint64_t end;
 
 	if ((addr & KSYMS_HIGH) != KSYMS_HIGH || !k->n)
 		return false;
-	/* The last symbol starting at or below addr. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->syms[mid].lo <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* Just after the last symbol starting at or below addr. */
+	lo = bsearch_last_le(k->syms, k->n, a, ksym_lo);
 	if (lo == 0)
 		return false;
 	end = lo < k->n ? k->syms[lo].lo : (uint64_t)k->syms[lo - 1].lo + LAST_SIZE;

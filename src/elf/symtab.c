@@ -139,19 +139,16 @@ void symtab_finish(struct symtab *t)
 	}
 }
 
+static uint64_t sym_addr(const void *syms, size_t i)
+{
+	return ((const struct sym *)syms)[i].addr;
+}
+
 const struct sym *symtab_lookup(const struct symtab *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->n;
+	/* Just after the last symbol starting at or below addr. */
+	size_t lo = bsearch_last_le(t->syms, t->n, addr, sym_addr);
 
-	/* The last symbol starting at or below addr. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/*
 	 * A short symbol nested inside a longer one may come last; look back
 	 * a few entries for one that still holds addr.

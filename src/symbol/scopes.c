@@ -189,19 +189,19 @@ bool scope_holds(const struct unit_scopes *u, const struct scope *sc, uint64_t p
 	return false;
 }
 
+/* The start of the range sorted[i] stands for (arr: the index). */
+static uint64_t sorted_lo(const void *arr, size_t i)
+{
+	const struct unit_scopes *u = arr;
+
+	return u->ranges[u->sorted[i]].lo;
+}
+
 int32_t unit_scopes_innermost(const struct unit_scopes *u, uint64_t pc)
 {
-	size_t lo = 0, hi = u->nranges;
+	size_t lo = bsearch_last_le(u, u->nranges, pc, sorted_lo);
 	int32_t s;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (u->ranges[u->sorted[mid]].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0)
 		return -1;
 	for (s = (int32_t)u->ranges[u->sorted[lo - 1]].scope; s >= 0; s = u->scopes[s].parent)

@@ -455,19 +455,16 @@ static struct srcline_units *file_units(struct symfile *f)
 	return x;
 }
 
+static uint64_t unit_range_lo(const void *ranges, size_t i)
+{
+	return ((const struct unit_range *)ranges)[i].lo;
+}
+
 /* The unit whose ranges hold pc (the one starting last), or NULL. */
 static struct unit *unit_at(struct srcline_units *x, uint64_t pc)
 {
-	size_t lo = 0, hi = x->nranges;
+	size_t lo = bsearch_last_le(x->ranges, x->nranges, pc, unit_range_lo);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (x->ranges[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (size_t i = lo; i > 0 && x->maxhi[i - 1] > pc; i--)
 		if (pc < x->ranges[i - 1].hi)
 			return &x->units[x->ranges[i - 1].unit];

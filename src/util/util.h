@@ -137,6 +137,28 @@ static inline uint64_t get_le64(const void *p)
 	return (uint64_t)get_le32(p) | (uint64_t)get_le32((const unsigned char *)p + 4) << 32;
 }
 
+/*
+ * In an array of n elements sorted by key, the number of leading ones
+ * whose key is at most key: the index just after the last such element,
+ * 0 when there is none. key_at(arr, i) is element i's key. Inline, so
+ * that a constant key_at is inlined into the search too.
+ */
+static inline size_t bsearch_last_le(const void *arr, size_t n, uint64_t key,
+				     uint64_t (*key_at)(const void *arr, size_t i))
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (key_at(arr, mid) <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* A 64-bit mix (splitmix64 finalizer), for hash tables. */
 static inline uint64_t hash_u64(uint64_t x)
 {
