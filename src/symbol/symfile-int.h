@@ -7,6 +7,7 @@
 #ifndef PERFMINI_SYMFILE_INT_H
 #define PERFMINI_SYMFILE_INT_H
 
+#include "symbol/dwname.h"
 #include "symbol/symfile.h"
 
 struct srcline_units;
@@ -90,5 +91,17 @@ struct symfile {
 int symfile_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
 			   const char *file_name, const char *debuglink_file,
 			   GElf_Word debuglink_crc, char **debuginfo_file_name);
+
+/*
+ * Where libelf mapped n bytes at raw (a module file's image, or the
+ * kernel's names), remembered so that symbolizer_trim can give their
+ * pages back (evict.c); symfile_remember_map the same for e's image.
+ */
+void symfile_remember_region(struct symfile *f, const void *raw, size_t n);
+void symfile_remember_map(struct symfile *f, Elf *e);
+/* Ends f's Dwfl, and with it the mappings remembered. */
+void symfile_end_dwfl(struct symfile *f);
+/* Frees f and all it holds. */
+void symfile_free(struct symfile *f);
 
 #endif

@@ -16,7 +16,6 @@
 
 #include "symbol/symfile-int.h"
 #include "elf/elfz.h"
-#include "symbol/srcline.h"
 #include "symbol/symfile.h"
 #include "util/pages.h"
 #include "util/util.h"
@@ -31,166 +30,6 @@ void symbolizer_init(struct symbolizer *z, struct module_set *mods, bool no_line
 	z->dwfl_cb.debuginfo_path = &z->debuginfo_path;
 	z->pagemap = -1;
 	z->lines_budget = SYMBOLIZER_LINES_BUDGET;
-}
-
-/* Giving pages back. */
-
-/*
- * Remembers the n bytes at raw, if they are mapped privately from a file
- * (libelf may also read a file into memory, which must never be given
- * back): checked against /proc/self/maps.
- */
-static void remember_region(struct symfile *f, const void *raw, size_t n)
-{
-	uintptr_t p = (uintptr_t)raw, lo, hi, page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	char line[512];
-	FILE *maps;
-
-	if (!raw || !n || f->nrmaps == (int)ARRAY_SIZE(f->rmaps))
-		return;
-	for (int i = 0; i < f->nrmaps; i++)
-		if (p >= f->rmaps[i].start && p < f->rmaps[i].end)
-			return;
-	if (!(maps = fopen("/proc/self/maps", "re")))
-		return;
-	while (fgets(line, sizeof(line), maps)) {
-		unsigned long start, end, inode;
-		char perms[5];
-
-		if (sscanf(line, "%lx-%lx %4s %*s %*s %lu", &start, &end, perms, &inode) != 4 ||
-		    p < start || p >= end)
-			continue;
-		/* Whole pages inside both the mapping and the image only. */
-		lo = (p + page - 1) & ~(page - 1);
-		hi = (p + n) & ~(page - 1);
-		if (hi > end)
-			hi = end;
-		if ((!strcmp(perms, "r--p") || !strcmp(perms, "rw-p")) && inode && hi > lo) {
-			f->rmaps[f->nrmaps].start = lo;
-			f->rmaps[f->nrmaps].end = hi;
-			f->nrmaps++;
-		}
-		break;
-	}
-	fclose(maps);
-}
-
-/* The same for the image of e. */
-static void remember_map(struct symfile *f, Elf *e)
-{
-	size_t n = 0;
-	char *raw = e ? elf_rawfile(e, &n) : NULL;
-
-	remember_region(f, raw, n);
-}
-
-void symbolizer_trim(struct symbolizer *z)
-{
-	size_t held = 0;
-
-	for (size_t i = 0; i < z->nfiles; i++)
-		if (z->files[i])
-			held += srcline_held(z->files[i]);
-	for (size_t i = 0; i < z->nfiles; i++)
-		if (z->files[i])
-			srcline_trim(z->files[i], held > z->lines_budget);
-	symbolizer_give_back(z);
-}
-
-void symbolizer_give_back(struct symbolizer *z)
-{
-	if (z->pagemap == -1 && (z->pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)) < 0)
-		z->pagemap = -2;
-	for (size_t i = 0; i < z->nfiles; i++) {
-		struct symfile *f = z->files[i];
-
-		if (!f)
-			continue;
-		f->fresh = false;
-		if (z->pagemap < 0 || !f->touched || f->changed)
-			continue;
-		for (int k = 0; k < f->nrmaps; k++)
-			pages_give_back(z->pagemap, f->rmaps[k].start, f->rmaps[k].end);
-		f->touched = false;
-	}
-}
-
-/* Ends f's Dwfl, and with it the mappings remembered. */
-static void end_dwfl(struct symfile *f)
-{
-	dwfl_end(f->dwfl);
-	f->dwfl = NULL;
-	f->dwmod = NULL;
-	f->nrmaps = 0;
-}
-
-/* Frees what f read to name frames, keeping what the profile's module table takes. */
-static void symfile_unload(struct symfile *f)
-{
-	struct hmap_slot *s;
-
-	free(f->image);
-	f->image = NULL;
-	if (f->zfd >= 0)
-		close(f->zfd);
-	f->zfd = -1;
-	free(f->zname);
-	f->zname = NULL;
-	for (size_t pos = 0; (s = hmap_next(&f->demangled, &pos));)
-		free((void *)(uintptr_t)s->val);
-	hmap_release(&f->demangled);
-	for (size_t pos = 0; (s = hmap_next(&f->paths, &pos));)
-		free((void *)(uintptr_t)s->val);
-	hmap_release(&f->paths);
-	srcline_release(f);
-	dwname_free(f->dwname);
-	f->dwname = NULL;
-	if (f->dwfl)
-		end_dwfl(f);
-	symtab_release(&f->syms);
-	ksyms_release(&f->ksyms);
-}
-
-static void symfile_free(struct symfile *f)
-{
-	/*
-	 * What libelf and libdw were doing when the file changed under them
-	 * was cut off midway: none of it is touched again, not even to free.
-	 */
-	if (!f || f->changed)
-		return;
-	symfile_unload(f);
-	free(f->segs);
-	free(f->debugfile);
-	free(f);
-}
-
-/* Lets go of what f read, if it is of a module of a file; returns whether it did. */
-static bool forget(struct symfile *f)
-{
-	if (!f || f->unloaded || f->changed || f->mod->kind != MODULE_FILE)
-		return false;
-	symfile_unload(f);
-	f->unloaded = true;
-	return true;
-}
-
-bool symbolizer_forget(struct symbolizer *z, const struct module *m)
-{
-	return forget(symfile_find(z, m));
-}
-
-size_t symbolizer_forget_idle(struct symbolizer *z, uint64_t now, uint64_t idle_ns)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < z->nfiles; i++)
-		if (z->files[i] && now - z->files[i]->used_ns >= idle_ns && forget(z->files[i]))
-			n++;
-	/* What was freed goes back to the system, the naming thread's heap included. */
-	if (n)
-		malloc_trim(0);
-	return n;
 }
 
 bool symbolizer_read_kernel(struct symbolizer *z, const struct module *m)
@@ -242,7 +81,7 @@ static int load_kernel(struct symbolizer *z, struct symfile *f)
 		return -EPERM;
 	}
 	/* The names' pages looked up are given back like a module file's. */
-	remember_region(f, f->ksyms.map, f->ksyms.names_len);
+	symfile_remember_region(f, f->ksyms.map, f->ksyms.names_len);
 	return 0;
 }
 
@@ -358,7 +197,7 @@ static int dwfl_report(struct symfile *f)
 	f->dwbias = bias;
 	return 0;
 fail_dwfl:
-	end_dwfl(f);
+	symfile_end_dwfl(f);
 	return -ENOEXEC;
 }
 
@@ -367,7 +206,7 @@ int symfile_dwfl_reload(struct symfile *f)
 	if (f->zfd < 0 || f->zreloaded || !f->dwfl)
 		return 0;
 	f->zreloaded = true;
-	end_dwfl(f);
+	symfile_end_dwfl(f);
 	return dwfl_report(f);
 }
 
@@ -416,10 +255,10 @@ static int dwfl_symbols(struct symfile *f)
 	reloaded = f->zreloaded;
 	symfile_dwfl_reload(f); /* the symbols came from a compressed debug file */
 	if (f->dwmod)
-		remember_map(f, dwfl_module_getelf(f->dwmod, &bias));
+		symfile_remember_map(f, dwfl_module_getelf(f->dwmod, &bias));
 	/* Reloaded, the Dwfl that read the symbols is gone, and its mappings. */
 	if (f->zreloaded == reloaded)
-		remember_map(f, symtab_elf);
+		symfile_remember_map(f, symtab_elf);
 	return added;
 }
 
@@ -435,8 +274,8 @@ Dwarf *symfile_dwarf(struct symfile *f, Dwarf_Addr *bias)
 	if (dw && f->dwmod) {
 		GElf_Addr b;
 
-		remember_map(f, dwarf_getelf(dw));
-		remember_map(f, dwfl_module_getelf(f->dwmod, &b));
+		symfile_remember_map(f, dwarf_getelf(dw));
+		symfile_remember_map(f, dwfl_module_getelf(f->dwmod, &b));
 	}
 	return dw;
 }

@@ -24,7 +24,6 @@
 #include <elfutils/libdwfl.h>
 
 #include "elf/addr.h"
-#include "symbol/dwname.h"
 #include "elf/elfread.h"
 #include "elf/ksyms.h"
 #include "elf/perfmap.h"
