@@ -369,18 +369,6 @@ static void drain_all(struct recorder *r)
 	r->bad_records += attach_drain(&r->att, drain_one, r);
 }
 
-/*
- * A new frame: its naming starts now, on the naming thread. JIT frames
- * wait for the stop: the perf map keeps growing while the program runs.
- */
-static void on_new_frame(void *arg, struct module *m, uint32_t frame, uint64_t addr)
-{
-	struct namer *n = arg;
-
-	if (n && (m->kind == MODULE_FILE || m->kind == MODULE_VDSO || m->kind == MODULE_KERNEL))
-		namer_frame(n, m, frame, addr);
-}
-
 /* The loop. */
 
 static bool targets_alive(struct recorder *r)
@@ -435,8 +423,7 @@ static void record_loop(struct recorder *r, bool tty)
 		order_flush(&r->q, limit, apply, r);
 		model_reap(&r->model, limit > LINGER_NS ? limit - LINGER_NS : 0, NULL, NULL);
 		/* The frames named meanwhile: their lines go into the profile, the namer forgets them. */
-		if (r->namer)
-			symbolize_take_named(r->prof, r->namer);
+		recorder_take_named(r);
 		if (!targets_alive(r))
 			break;
 		now = now_ns();
@@ -457,58 +444,6 @@ static void add_threads(struct recorder *r)
 		add_thread(r, (uint32_t)s->val, (uint32_t)s->key);
 }
 
-/*
- * Whether named frame f is where a stack starts: an entry-point function
- * (unwind_is_entry_name), or, in a binary without symbols, the code at its
- * ELF entry point (_start is a few dozen bytes).
- */
-static bool entry_frame(uint32_t f, void *arg)
-{
-	struct recorder *r = arg;
-	const struct pm_frame *fr = &r->prof->frames[f];
-
-	if (fr->nlines) {
-		const struct pm_line *outer = &r->prof->lines[fr->line0 + fr->nlines - 1];
-
-		if (unwind_is_entry_name(strtab_get(&r->prof->str, outer->func)))
-			return true;
-	}
-	/* Naming cut short leaves the symbolizer to the thread. */
-	return fr->module != PM_NONE && !r->cut_why &&
-	       symbolize_at_entry(&r->syms, r->mods.mods[fr->module], fr->addr);
-}
-
-/*
- * Names every frame: the naming thread finishes what it has, and the JIT
- * frames (left to the stop, their perf maps now complete), within
- * --name-timeout or until a second signal.
- */
-static void name_frames(struct recorder *r)
-{
-	int ret = 0;
-
-	model_perfmap_last_look(&r->model);
-	if (r->namer) {
-		uint64_t deadline = 0;
-
-		for (size_t i = 0; i < r->prof->nframes; i++) {
-			const struct pm_frame *f = &r->prof->frames[i];
-
-			if (f->module != PM_NONE && r->mods.mods[f->module]->kind == MODULE_PERFMAP)
-				namer_frame(r->namer, r->mods.mods[f->module], (uint32_t)i,
-					    f->addr);
-		}
-		if (r->o->name_timeout > 0)
-			deadline = now_ns() + (uint64_t)(r->o->name_timeout * 1e9);
-		ret = namer_finish(r->namer, deadline, &stop_again);
-		if (ret == -ETIMEDOUT)
-			r->cut_why = "--name-timeout";
-		else if (ret == -EINTR)
-			r->cut_why = "a second signal";
-	}
-	r->unnamed_cut = symbolize_profile(r->prof, &r->syms, r->namer, r->cut_why != NULL);
-}
-
 /* The stop: nothing sampled before it is dropped; names, then the file. */
 static int record_stop(struct recorder *r, size_t *written)
 {
@@ -521,9 +456,9 @@ static int record_stop(struct recorder *r, size_t *written)
 	order_flush(&r->q, UINT64_MAX, apply, r);
 	/* Threads still off the CPU at the stop: their spans end there. */
 	offcpu_finish(&r->offcpu, r->end_ns);
-	name_frames(r);
+	recorder_name_frames(r, &stop_again);
 	if (r->unwinder)
-		stacker_settle_unwind(&r->stk, entry_frame, r);
+		stacker_settle_unwind(&r->stk, recorder_entry_frame, r);
 	add_threads(r);
 	recorder_write_meta(r);
 	ret = datafile_commit(&r->out, r->prof, written, err, sizeof(err));
@@ -562,7 +497,7 @@ static int recorder_init(struct recorder *r, const struct record_opts *o)
 	if (o->ev.dwarf_stack)
 		r->unwinder = unwinder_new(&r->model);
 	r->namer = namer_start(&r->syms);
-	stacker_init(&r->stk, &r->model, r->prof, r->unwinder, on_new_frame, r->namer);
+	stacker_init(&r->stk, &r->model, r->prof, r->unwinder, recorder_on_new_frame, r->namer);
 	hmap_init(&r->sampled_tids);
 	hmap_init(&r->sampled_pids);
 	hmap_init(&r->pending);

@@ -3,12 +3,14 @@
  * recorder-int.h - a recording session's state, shared by the files of
  * cmd/ that make it up and by nothing else: record.c (the loop, the
  * records applied, the stop), record-open.c (the events opened, and
- * why not) and record-meta.c (what the data file and the user are told
- * of the recording). Only the recording thread touches it.
+ * why not), record-name.c (the frames named) and record-meta.c (what
+ * the data file and the user are told of the recording). Only the
+ * recording thread touches it.
  */
 #ifndef PERFMINI_RECORDER_INT_H
 #define PERFMINI_RECORDER_INT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -65,6 +67,19 @@ struct recorder {
  * kernel is left out, as perf does, and the user told.
  */
 int recorder_open_events(struct recorder *r);
+
+/* The naming thread's hook for each new frame (record-name.c); arg is the namer or NULL. */
+void recorder_on_new_frame(void *arg, struct module *m, uint32_t frame, uint64_t addr);
+/* The frames the naming thread resolved since the last call: their lines into the profile. */
+void recorder_take_named(struct recorder *r);
+/*
+ * At the stop, names every frame: the naming thread finishes what it
+ * has, and the JIT frames (their perf maps now complete), within
+ * --name-timeout or until *interrupt (a second signal).
+ */
+void recorder_name_frames(struct recorder *r, const volatile sig_atomic_t *interrupt);
+/* Whether named frame f (arg: the recorder) is where a stack starts. */
+bool recorder_entry_frame(uint32_t f, void *arg);
 
 /* The recording's meta entries, into its profile, at the stop. */
 void recorder_write_meta(struct recorder *r);

@@ -9,7 +9,6 @@
 #include "symbol/symfile-int.h"
 #include "util/busguard.h"
 #include "symbol/demangle.h"
-#include "symbol/namer.h"
 #include "symbol/symbolize.h"
 #include "util/util.h"
 
@@ -128,8 +127,7 @@ void symres_release(struct symres *r)
 	r->symname = NULL;
 }
 
-/* Gives frame its levels in p, when they name it (a place without a function is no name). */
-static void add_levels(struct profile *p, uint32_t frame, const struct symres *r)
+void symbolize_add_levels(struct profile *p, uint32_t frame, const struct symres *r)
 {
 	if (!r->n || !r->lv[r->n - 1].func || p->frames[frame].nlines)
 		return;
@@ -146,31 +144,20 @@ static void add_levels(struct profile *p, uint32_t frame, const struct symres *r
 	}
 }
 
-static void take_named(uint32_t frame, const struct symres *r, void *arg)
-{
-	add_levels(arg, frame, r);
-}
-
-void symbolize_take_named(struct profile *p, struct namer *n)
-{
-	namer_drain(n, take_named, p);
-}
-
-size_t symbolize_profile(struct profile *p, struct symbolizer *z, struct namer *n, bool cut_short)
+size_t symbolize_profile(struct profile *p, struct symbolizer *z,
+			 bool (*resolved)(uint32_t frame, void *arg), void *arg, bool cut_short)
 {
 	struct module_set *mods = z->mods;
 	struct symres *r = xmalloc(sizeof(*r));
 	size_t unresolved = 0, named = 0;
 
-	if (n)
-		symbolize_take_named(p, n);
 	for (size_t i = 0; i < p->nframes; i++) {
 		struct pm_frame *f = &p->frames[i];
 		struct symfile *sf;
 
 		if (f->module == PM_NONE || f->module >= mods->n || f->nlines)
 			continue;
-		if (n && namer_resolved(n, (uint32_t)i))
+		if (resolved && resolved((uint32_t)i, arg))
 			continue; /* resolved, without a name */
 		if (cut_short) {
 			unresolved++;
@@ -181,7 +168,7 @@ size_t symbolize_profile(struct profile *p, struct symbolizer *z, struct namer *
 			symbolizer_trim(z);
 		else if ((sf = symfile_find(z, mods->mods[f->module])) && sf->fresh)
 			symbolizer_give_back(z);
-		add_levels(p, (uint32_t)i, r);
+		symbolize_add_levels(p, (uint32_t)i, r);
 		symres_release(r);
 	}
 	free(r);

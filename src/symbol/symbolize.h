@@ -46,21 +46,19 @@ void symres_release(struct symres *r);
  */
 bool symbolize_at_entry(struct symbolizer *z, struct module *m, uint64_t off);
 
-struct namer;
+/* Gives frame its levels r in p, when they name it (a place without a function is no name). */
+void symbolize_add_levels(struct profile *p, uint32_t frame, const struct symres *r);
 
 /*
- * Gives the frames of p their lines: from what the naming thread n
- * resolved, else resolved now through z unless n was cut short (then
- * they stay unnamed). Then adds one module entry per module of z's set,
- * in set order, so that module ids and profile module indexes agree.
- * Returns how many frames stayed unresolved because naming was cut short.
+ * Gives the frames of p that have no lines yet theirs, resolved now
+ * through z, but for those resolved (when not NULL) says were resolved
+ * already without a name (by the naming thread), and all of them when
+ * cut_short (naming was cut short: they stay unnamed). Then adds one
+ * module entry per module of z's set, in set order, so that module ids
+ * and profile module indexes agree. Returns how many frames stayed
+ * unresolved because naming was cut short.
  */
-size_t symbolize_profile(struct profile *p, struct symbolizer *z, struct namer *n, bool cut_short);
-
-/*
- * Gives the frames of p that the naming thread n has resolved since the
- * last call their lines, as symbolize_profile does (recorder thread).
- */
-void symbolize_take_named(struct profile *p, struct namer *n);
+size_t symbolize_profile(struct profile *p, struct symbolizer *z,
+			 bool (*resolved)(uint32_t frame, void *arg), void *arg, bool cut_short);
 
 #endif
