@@ -178,10 +178,7 @@ static const struct option options[] = {
 
 static void __attribute__((noreturn)) bad_usage(const char *msg, const char *arg)
 {
-	error("%s '%s'", msg, arg);
-	/* The next line names where the accepted values are listed. */
-	fprintf(stderr, "Try 'perfmini record --help'.\n");
-	exit(2);
+	exit(cmd_usage_error("record", "%s '%s'", msg, arg));
 }
 
 /*
@@ -326,8 +323,7 @@ int cmd_record(int argc, char **argv)
 			fputs(usage, stdout);
 			return 0;
 		default:
-			fprintf(stderr, "Try 'perfmini record --help'.\n");
-			return 2;
+			return cmd_usage_error("record", NULL);
 		}
 	}
 	if (optind < argc)
@@ -337,14 +333,11 @@ int cmd_record(int argc, char **argv)
 	o.pages_given = pages_given;
 	targets = (o.npids > 0) + (o.ntids > 0) + o.system_wide + (o.argv != NULL);
 	if (targets == 0) {
-		error("nothing to record: give a command, -p PID, -t TID or -a");
-		fprintf(stderr, "Try 'perfmini record --help'.\n");
-		return 2;
+		return cmd_usage_error("record",
+				       "nothing to record: give a command, -p PID, -t TID or -a");
 	}
 	if (targets > 1) {
-		error("give only one of a command, -p, -t and -a");
-		fprintf(stderr, "Try 'perfmini record --help'.\n");
-		return 2;
+		return cmd_usage_error("record", "give only one of a command, -p, -t and -a");
 	}
 	ret = record_run(&o);
 	free(o.pids);

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -254,19 +253,8 @@ static int write_output(const struct report_format *f, const struct profile *p,
 	return 0;
 }
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	error("%s", msg);
-	fprintf(stderr, "Try 'perfmini report --help'.\n");
-	return 2;
-}
+/* A usage error of report's (cmd_usage_error). */
+#define usage_error(...) cmd_usage_error("report", __VA_ARGS__)
 
 int cmd_report(int argc, char **argv)
 {
@@ -407,7 +395,7 @@ int cmd_report(int argc, char **argv)
 			ret = 0;
 			goto out;
 		default:
-			fprintf(stderr, "Try 'perfmini report --help'.\n");
+			ret = cmd_usage_error("report", NULL);
 			goto out;
 		}
 	}

@@ -150,8 +150,7 @@ int cmd_symbolize(int argc, char **argv)
 			break;
 		case 'p':
 			if (parse_u64(optarg, &pid) || pid == 0 || pid > INT32_MAX) {
-				error("bad process id '%s'", optarg);
-				return 2;
+				return cmd_usage_error("symbolize", "bad process id '%s'", optarg);
 			}
 			break;
 		case OPT_DEBUG_DIR:
@@ -162,14 +161,11 @@ int cmd_symbolize(int argc, char **argv)
 			fputs(usage, stdout);
 			return 0;
 		default:
-			fprintf(stderr, "Try 'perfmini symbolize --help'.\n");
-			return 2;
+			return cmd_usage_error("symbolize", NULL);
 		}
 	}
 	if (!exe == !pid) {
-		error("give one of -e FILE and -p PID");
-		fprintf(stderr, "Try 'perfmini symbolize --help'.\n");
-		return 2;
+		return cmd_usage_error("symbolize", "give one of -e FILE and -p PID");
 	}
 	if (exe) {
 		struct stat st;

@@ -9,4 +9,12 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 
+/*
+ * A command line that command cmd cannot take: "perfmini: MESSAGE" (none
+ * when fmt is NULL: getopt has said what was wrong), then the line that
+ * names where its options are listed. Returns 2, the exit status of
+ * every usage error.
+ */
+int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif
