@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# shellcheck shell=bash
+# shellcheck shell=sh
 # deps.sh - sourced by scripts/demo and scripts/check: installs the Debian
 # packages perfmini needs to build and test, only those that are missing.
+#
+# POSIX sh, without 'local': tests source it under /bin/sh (dash), the
+# scripts under bash. The functions' variables are globals named pm_*.
 #
 # pm_install_deps [EXTRA_PACKAGE...]
 #	Installs the missing ones of PM_BUILD_DEPS and EXTRA_PACKAGE with
@@ -25,6 +28,7 @@ libtool pkg-config zlib1g-dev libzstd-dev make gcc"
 # C++ front end (g++), clang, Debian's Go and Rust compilers for test
 # targets, glibc's debug symbols (libc6-dbg) for the names of its aliases,
 # perf and Python's debug symbols for the stack-truth test.
+# shellcheck disable=SC2034 # read by scripts/check, which sources this
 PM_TEST_DEPS="protobuf-compiler python3 libxml2-utils lld debuginfod xz-utils binutils time linux-perf
 util-linux mount bash-completion strace g++ clang golang-go rustc libc6-dbg python3-dbg chromium
 python3-jsonschema"
@@ -35,35 +39,32 @@ pm_msg() {
 
 # Prints the packages of "$@" that are not installed, one per line.
 pm_missing_packages() {
-	local p
-	for p in "$@"; do
-		dpkg -s "$p" 2>/dev/null | grep -qx 'Status: install ok installed' ||
-			printf '%s\n' "$p"
+	for pm_p in "$@"; do
+		dpkg -s "$pm_p" 2>/dev/null | grep -qx 'Status: install ok installed' ||
+			printf '%s\n' "$pm_p"
 	done
 }
 
 pm_install_deps() {
-	local missing
-
 	if ! command -v dpkg >/dev/null 2>&1; then
-		# shellcheck disable=SC2086
+		# shellcheck disable=SC2086 # the package list, one word each
 		pm_msg "no dpkg: not a Debian system; install by hand:" $PM_BUILD_DEPS "$@"
 		return 0
 	fi
 	# shellcheck disable=SC2086 # word splitting of the package list is intended
-	missing=$(pm_missing_packages $PM_BUILD_DEPS "$@")
-	[ -z "$missing" ] && return 0
-	missing=$(printf '%s' "$missing" | tr '\n' ' ')
+	pm_missing=$(pm_missing_packages $PM_BUILD_DEPS "$@")
+	[ -z "$pm_missing" ] && return 0
+	pm_missing=$(printf '%s' "$pm_missing" | tr '\n' ' ')
 	if [ "$(id -u)" -ne 0 ]; then
-		pm_msg "missing packages: $missing"
-		pm_msg "install them as root: apt-get install $missing"
+		pm_msg "missing packages: $pm_missing"
+		pm_msg "install them as root: apt-get install $pm_missing"
 		return 1
 	fi
-	pm_msg "installing: $missing"
+	pm_msg "installing: $pm_missing"
 	export DEBIAN_FRONTEND=noninteractive
-	# shellcheck disable=SC2086
-	if ! apt-get update -qq || ! apt-get install -y -qq $missing; then
-		pm_msg "cannot install: $missing"
+	# shellcheck disable=SC2086 # the package list, one word each
+	if ! apt-get update -qq || ! apt-get install -y -qq $pm_missing; then
+		pm_msg "cannot install: $pm_missing"
 		return 1
 	fi
 }
@@ -88,7 +89,7 @@ pm_install_node_deps() {
 	fi
 	pm_msg "installing into $PM_NODE_DIR: $PM_NODE_PACKAGES"
 	mkdir -p "$PM_NODE_DIR" || return 1
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086 # the package list, one word each
 	if ! npm install --prefix "$PM_NODE_DIR" --no-audit --no-fund --no-save --loglevel=error \
 		$PM_NODE_PACKAGES >&2; then
 		pm_msg "cannot install the npm packages: $PM_NODE_PACKAGES"

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=sh
 # lib.sh - what the tests/run-*.sh scripts share; sourced, never run.
 #
 # Under 'make check' a test runs with the top build directory as its
@@ -25,6 +26,7 @@ top_builddir=$(cd "${top_builddir:-.}" && pwd)
 PERFMINI=$top_builddir/perfmini
 # The Python checkers run from the source tree: no __pycache__ left in it.
 export PYTHONDONTWRITEBYTECODE=1
+# shellcheck disable=SC2034 # for the tests that source this file
 TARGETS=$top_builddir/tests/targets
 ncpus=$(getconf _NPROCESSORS_ONLN)
 
@@ -156,6 +158,7 @@ cpu_ticks() {
 		return 0
 	}
 	# after "pid (comm) ": state is field 3, utime 14 and stime 15
+	# shellcheck disable=SC2086 # split into fields; none holds a glob character
 	set -- ${ct_line##*) }
 	echo $((${12} + ${13}))
 }
@@ -343,20 +346,22 @@ leaf_share() {
 # MIN_PERCENT (default 90) of them end in PATH. Says what it found.
 check_share() {
 	cs_pct=${5:-90}
-	set -- "$1" "$2" "$3" "$4" "$cs_pct" $(leaf_share "$1" "$2" "$3")
-	# $6 matched, $7 total
-	cs_share=$(awk -v m="$6" -v t="$7" 'BEGIN { printf "%.1f", t ? 100 * m / t : 0 }')
+	cs_n=$(leaf_share "$1" "$2" "$3")
+	[ -n "$cs_n" ] || fail "no sample count from $1"
+	cs_matched=${cs_n% *}
+	cs_total=${cs_n#* }
+	cs_share=$(awk -v m="$cs_matched" -v t="$cs_total" 'BEGIN { printf "%.1f", t ? 100 * m / t : 0 }')
 	cs_who=
 	if [ -n "$3" ]; then
 		cs_who="of comm '$3' "
 	fi
-	say "stack ends in '$2' in $6 of $7 samples ${cs_who}($cs_share%; need >= $5% of >= $4)"
-	if [ "$7" -lt "$4" ] || awk -v m="$6" -v t="$7" -v p="$5" \
+	say "stack ends in '$2' in $cs_matched of $cs_total samples ${cs_who}($cs_share%; need >= $cs_pct% of >= $4)"
+	if [ "$cs_total" -lt "$4" ] || awk -v m="$cs_matched" -v t="$cs_total" -v p="$cs_pct" \
 		'BEGIN { exit !(100 * m < p * t) }'; then
 		say "the heaviest stacks were:"
 		top_stacks "$1" 10 >&3
-		[ "$7" -ge "$4" ] || fail "only $7 samples ${cs_who}(need >= $4)"
-		fail "only $cs_share% of the samples ${cs_who}end in '$2' (need >= $5%)"
+		[ "$cs_total" -ge "$4" ] || fail "only $cs_total samples ${cs_who}(need >= $4)"
+		fail "only $cs_share% of the samples ${cs_who}end in '$2' (need >= $cs_pct%)"
 	fi
 }
 

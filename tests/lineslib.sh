@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=sh
 # lineslib.sh - what the source-line tests of other toolchains
 # (tests/run-lines-*.sh) share on top of lib.sh and symlib.sh; sourced
 # after them, never run.
 #
 # Each target has a hot function whose time is in inlined callees; MARK
 # comments in its source name the lines the tests expect.
+
+: "${tmp:?lineslib.sh is sourced after lib.sh}"
 
 # lines_mark SRC NAME: the number of the line of SRC holding "MARK NAME".
 lines_mark() {

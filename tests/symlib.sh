@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=sh
 # symlib.sh - what the symbolization tests (tests/run-sym-*.sh) share on
 # top of lib.sh; sourced after it, never run.
 #
@@ -7,6 +8,8 @@
 # left when the kernel frames at the leaf end ("..._[k]", an interrupt or
 # a preemption caught by the sample) are dropped, so that a loaded machine
 # does not move the shares.
+
+: "${tmp:?symlib.sh is sourced after lib.sh}"
 
 # No debug file may come from a server the environment happens to name:
 # only run-sym-debuginfod.sh sets these, for a server of its own.
@@ -73,19 +76,22 @@ check_user() {
 # check_user, for user stacks (whole stacks with "full") matching ERE;
 # WHAT says what that means.
 check_user_re() {
-	set -- "$1" "$2" "$3" "$4" "$5" "$6" "${7-}" $(sym_shares "$1" "$3" "$2" "${7-}")
-	# $8 matched, $9 total
-	cu_share=$(awk -v m="$8" -v t="$9" 'BEGIN { printf "%.1f", t ? 100 * m / t : 0 }')
+	cu_full=${7-}
+	cu_n=$(sym_shares "$1" "$3" "$2" "$cu_full")
+	[ -n "$cu_n" ] || fail "no sample count from $1"
+	cu_matched=${cu_n% *}
+	cu_total=${cu_n#* }
+	cu_share=$(awk -v m="$cu_matched" -v t="$cu_total" 'BEGIN { printf "%.1f", t ? 100 * m / t : 0 }')
 	cu_who=
 	[ -z "$3" ] || cu_who="of comm '$3' "
 	cu_what="user stacks"
-	[ "$7" != full ] || cu_what=stacks
-	say "$cu_what $6 in $8 of $9 samples ${cu_who}($cu_share%; need >= $5% of >= $4)"
-	if [ "$9" -lt "$4" ] || awk -v m="$8" -v t="$9" -v p="$5" \
+	[ "$cu_full" != full ] || cu_what=stacks
+	say "$cu_what $6 in $cu_matched of $cu_total samples ${cu_who}($cu_share%; need >= $5% of >= $4)"
+	if [ "$cu_total" -lt "$4" ] || awk -v m="$cu_matched" -v t="$cu_total" -v p="$5" \
 		'BEGIN { exit !(100 * m < p * t) }'; then
 		say "the heaviest stacks were:"
 		top_stacks "$1" 10 >&3
-		[ "$9" -ge "$4" ] || fail "only $9 samples ${cu_who}(need >= $4)"
+		[ "$cu_total" -ge "$4" ] || fail "only $cu_total samples ${cu_who}(need >= $4)"
 		fail "only $cu_share% of the samples ${cu_who}have $cu_what that $6 (need >= $5%)"
 	fi
 }
@@ -94,13 +100,16 @@ check_user_re() {
 # all) has a user stack matching ERE; WHAT says what that means, as in
 # "a user stack WHAT" ("with new_hot").
 check_none() {
-	set -- "$1" "$2" "$3" "$4" $(sym_shares "$1" "$3" "$2")
-	if [ "$5" -ne 0 ]; then
+	cn_n=$(sym_shares "$1" "$3" "$2")
+	[ -n "$cn_n" ] || fail "no sample count from $1"
+	cn_matched=${cn_n% *}
+	cn_total=${cn_n#* }
+	if [ "$cn_matched" -ne 0 ]; then
 		say "the heaviest stacks were:"
 		top_stacks "$1" 10 >&3
-		fail "$5 of $6 samples have a user stack $4"
+		fail "$cn_matched of $cn_total samples have a user stack $4"
 	fi
-	say "no sample of $6 has a user stack $4"
+	say "no sample of $cn_total has a user stack $4"
 }
 
 # only_under FOLDED FRAME OUT: writes to OUT the lines of FOLDED whose
@@ -158,6 +167,7 @@ finish_target() {
 # waits until it holds its events, then sends SIGUSR1 to the target.
 attach_and_start() {
 	record_bg "$1" -p "$tpid"
+	# shellcheck disable=SC2154 # rec_pid is set by record_bg, in lib.sh
 	wait_attached "$rec_pid" 30 ||
 		fail "perfmini record -p $tpid did not attach within 30 s: $(cat "$tmp/record.err")"
 	kill -USR1 "$tpid"
@@ -234,8 +244,9 @@ EOF
 		}
 	}' "/proc/$1/maps")
 	[ -n "$ra_line" ] || fail "no mapping of $2 in process $1 holds the file offset $ra_off"
-	set -- $ra_line
-	printf '0x%x\n' $((0x$1 + ra_off - 0x$2))
+	ra_start=${ra_line% *}
+	ra_pgoff=${ra_line#* }
+	printf '0x%x\n' $((0x$ra_start + ra_off - 0x$ra_pgoff))
 }
 
 # remove_at_exit PATH...: removes PATH... when the test exits, after
@@ -244,7 +255,13 @@ EOF
 sym_leftovers=
 remove_at_exit() {
 	sym_leftovers="$sym_leftovers $*"
-	trap 'cleanup; for sym_f in $sym_leftovers; do rm -f "$sym_f"; done' EXIT
+	trap sym_cleanup EXIT
+}
+sym_cleanup() {
+	cleanup
+	for sym_f in $sym_leftovers; do
+		rm -f "$sym_f"
+	done
 }
 
 # record_plt TARGET COMM ERE [OPTION]: records 'TARGET 1' (with the
