@@ -19,6 +19,7 @@
 #include <zstd.h>
 
 #include "elf/elfz.h"
+#include "util/util.h"
 
 struct view {
 	const uint8_t *p;
@@ -263,24 +264,6 @@ int elfz_expand(const void *in, size_t n, void *out, uint64_t out_size)
 /* Writing to a descriptor: through a small buffer, never the whole image. */
 #define CHUNK (256u << 10)
 
-static int write_at(int fd, const void *buf, size_t len, uint64_t off)
-{
-	const uint8_t *p = buf;
-
-	while (len) {
-		ssize_t w = pwrite(fd, p, len, (off_t)off);
-
-		if (w < 0)
-			return -errno;
-		if (w == 0)
-			return -EIO;
-		p += w;
-		len -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
-}
-
 /*
  * Drops the pages of in[off, off + len) from the process (whole pages
  * inside the range only): the input, a file mapping, is read once, front
@@ -319,7 +302,7 @@ static int expand_one_fd(const struct view *v, const struct zsec *z, int fd, uin
 			if (ZSTD_isError(left) || got + dst.pos > z->size ||
 			    (!dst.pos && src.pos == from))
 				ret = -EBADMSG;
-			else if (dst.pos && !(ret = write_at(fd, buf, dst.pos, at + got)))
+			else if (dst.pos && !(ret = pwrite_all(fd, buf, dst.pos, at + got)))
 				got += dst.pos;
 		}
 		ZSTD_freeDCtx(d);
@@ -346,7 +329,7 @@ static int expand_one_fd(const struct view *v, const struct zsec *z, int fd, uin
 			    (zr == Z_OK && s.avail_out == CHUNK && !s.avail_in))
 				ret = -EBADMSG;
 			else if (s.avail_out != CHUNK &&
-				 !(ret = write_at(fd, buf, CHUNK - s.avail_out, at + got)))
+				 !(ret = pwrite_all(fd, buf, CHUNK - s.avail_out, at + got)))
 				got += CHUNK - s.avail_out;
 		}
 		inflateEnd(&s);
@@ -378,7 +361,7 @@ int elfz_expand_fd(const void *in, size_t n, int fd, uint64_t out_size, bool dro
 	for (uint64_t off = 0; off < n && !ret; off += CHUNK) {
 		size_t len = n - off < CHUNK ? n - off : CHUNK;
 
-		ret = write_at(fd, v.p + off, len, off);
+		ret = pwrite_all(fd, v.p + off, len, off);
 		if (drop)
 			done_with(&v, off, len);
 	}
@@ -401,7 +384,7 @@ int elfz_expand_fd(const void *in, size_t n, int fd, uint64_t out_size, bool dro
 		/* Its header, rewritten as elfz_expand does. */
 		memcpy(hdr, v.p + z.hdr, v.is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr));
 		expanded_header(&v, hdr, &z, at);
-		ret = write_at(fd, hdr, v.is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr), z.hdr);
+		ret = pwrite_all(fd, hdr, v.is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr), z.hdr);
 		done++;
 	}
 	free(buf);

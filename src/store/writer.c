@@ -20,24 +20,10 @@
 /* A sink's writer: the bytes at their offset in the file *arg. */
 static int write_at(void *arg, const void *buf, size_t len, uint64_t at)
 {
-	int fd = *(int *)arg;
-
-	while (len) {
-		ssize_t n = pwrite(fd, buf, len, (off_t)at);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		buf = (const char *)buf + n;
-		len -= (size_t)n;
-		at += (uint64_t)n;
-	}
-	return 0;
+	return pwrite_all(*(int *)arg, buf, len, at);
 }
 
-#define SAMPLE_BUF	 (64 * 1024)
-#define DF_SAMPLE_RECORD 40 /* df_rec_size(df_section_of(DF_SAMPLES)) */
+#define SAMPLE_BUF (64 * 1024)
 
 int datafile_create(struct datafile_out *out, const char *path, char *err, size_t errlen)
 {

@@ -196,6 +196,24 @@ int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -ENOSPC;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
 int parse_u64(const char *s, uint64_t *out)
 {
 	char *end;

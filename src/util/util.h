@@ -209,5 +209,7 @@ bool process_alive(uint32_t pid);
 int unnamed_file(const char *name);
 /* Writes all of buf to fd, again after a short write or EINTR; 0 or -errno (-ENOSPC for nothing written). */
 int write_all(int fd, const void *buf, size_t len);
+/* The same at file offset off (pwrite), leaving the file position alone. */
+int pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
 
 #endif
