@@ -27,10 +27,10 @@ def main():
     truth = json.load(open(truth_path))
     env = dict(os.environ, PROFILER_CLI_SESSION_DIR=sessions, PROFILER_CLI_NO_SYMBOLICATE="1")
 
-    session = ["perfmini"]
+    session = "perfmini"
 
     def pq(*args):
-        r = subprocess.run(["node", cli, *args, "--session", session[0]], env=env,
+        r = subprocess.run(["node", cli, *args, "--session", session], env=env,
                            capture_output=True, text=True, timeout=120)
         if r.returncode != 0:
             raise RuntimeError("profiler-cli %s exited %d: %s%s" % (" ".join(args), r.returncode,
@@ -43,7 +43,7 @@ def main():
         # here instead, as profiler-cli itself would (the profile as its
         # argument, detached), and its session asked for its status until
         # it answers: the profile loaded.
-        daemon = subprocess.Popen(["node", cli, "--daemon", path, "--session", session[0]],
+        daemon = subprocess.Popen(["node", cli, "--daemon", path, "--session", session],
                                   env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL, start_new_session=True)
         deadline = time.monotonic() + 120
