@@ -92,7 +92,7 @@ complete_words() {
 cd "$FILES"
 case $1 in
 words) shift; complete_words "$PERFMINI" "$@" ;;
-options) _perfmini_options "$PERFMINI" "$2" | awk '{ print $1 }' | sort -u ;;
+options) _perfmini_options "$PERFMINI" "$2" | awk '$1 != "--" { print $1 }' | sort -u ;;
 esac
 EOS
 # comp WORD...: the candidates for the last word into $tmp/comp.out. compopt
@@ -121,7 +121,7 @@ expect "--folded --force" report --fo
 expect "module self total" report --sort ""
 expect "dwarf" record --call-graph = dw
 expect "hybrid" record --call-graph = hy
-expect "cpu-clock" record -e cpu
+expect "cpu-clock cpu-cycles" record -e cpu
 expect "app.data" report -i ap
 expect "sleep" record -F 99 -- slee
 comp record -p "$$"

@@ -5,89 +5,15 @@
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "cmd/record.h"
 #include "util/util.h"
-
-static const char usage[] =
-	"usage: perfmini record [options] -- COMMAND [ARG...]\n"
-	"       perfmini record [options] -p PID[,PID...] | -t TID[,TID...] | -a\n"
-	"\n"
-	"Samples call stacks of a command, of running processes or threads, or of the\n"
-	"whole system, and writes them to a data file for 'perfmini report'.\n"
-	"\n"
-	"Targets:\n"
-	"  -p, --pid PID[,PID...]     every thread of these processes, and their later\n"
-	"                             threads and children\n"
-	"  -t, --tid TID[,TID...]     these threads only\n"
-	"  -a, --all-cpus             every process on the system\n"
-	"  -C, --cpu CPULIST          only these CPUs, such as 0-3,6\n"
-	"  COMMAND [ARG...]           run the command and follow its descendants\n"
-	"\n"
-	"Sampling:\n"
-	"  -e, --event EVENT          cpu-clock (default), task-clock, page-faults,\n"
-	"                             context-switches, or a hardware event where the\n"
-	"                             machine has a PMU: cycles, instructions,\n"
-	"                             cache-references, cache-misses, branches,\n"
-	"                             branch-misses, ref-cycles\n"
-	"  -F, --freq HZ              samples per second per CPU (default 999)\n"
-	"  -c, --count PERIOD         one sample every PERIOD events instead of -F\n"
-	"  -g                         call chains, in the default mode (hybrid)\n"
-	"      --call-graph=MODE      hybrid[,BYTES] (the default): copy BYTES of user\n"
-	"                             stack per sample (default 8192) with the user\n"
-	"                             registers and the frame-pointer chain, unwind the\n"
-	"                             copy with the binaries' unwind tables and go on\n"
-	"                             beyond it along the chain where it is verified;\n"
-	"                             fp: frame-pointer call chains only (wrong callers\n"
-	"                             in code built without frame pointers);\n"
-	"                             dwarf[,BYTES]: unwind tables only, over a copy of\n"
-	"                             BYTES (default 32768, at most 65528); none: no\n"
-	"                             call chains\n"
-	"      --no-call-graph        the same as --call-graph=none\n"
-	"      --no-kernel            leave kernel code out\n"
-	"  -m, --mmap-pages PAGES     ring buffer pages per CPU, a power of two\n"
-	"                             (default 128 with fp, 1024 in the hybrid and dwarf\n"
-	"                             modes; more above -F 4000)\n"
-	"      --debug-dir DIR        also look for debug files under DIR (by build-id\n"
-	"                             and by name); may be repeated\n"
-	"      --no-lines             name frames from the symbol tables only: no\n"
-	"                             source lines and no inlined functions (reads no\n"
-	"                             DWARF debug info: less memory and a quicker stop)\n"
-	"      --name-timeout SECS    how long the stop may name frames (default 60, 0:\n"
-	"                             no limit); a second Control-C also cuts it short:\n"
-	"                             what is not named then is written unnamed\n"
-	"      --off-cpu              also record each time a target thread is switched\n"
-	"                             out: its stack and how long it stays off the CPU\n"
-	"                             (a context-switch event and switch records beside\n"
-	"                             the samples; costs time at every switch)\n"
-	"      --off-cpu-min=DURATION leave out off-CPU spans shorter than DURATION\n"
-	"                             (such as 500us, 2ms; a bare number is in\n"
-	"                             microseconds; default 0: keep all)\n"
-	"\n"
-	"Output and control:\n"
-	"  -o, --output FILE          the data file (default perfmini.data)\n"
-	"  -d, --duration SECONDS     stop after this long\n"
-	"  -q, --quiet                no status line and no summary\n"
-	"  -h, --help                 this help\n"
-	"\n"
-	"Recording stops when the command or every target has exited, after -d, or on\n"
-	"SIGINT or SIGTERM; what was sampled until then is written. See perfmini-record(1).\n";
-
-enum {
-	OPT_NO_KERNEL = 256,
-	OPT_NO_CALLGRAPH,
-	OPT_DEBUG_DIR,
-	OPT_CALLGRAPH,
-	OPT_NO_LINES,
-	OPT_NAME_TIMEOUT,
-	OPT_OFF_CPU,
-	OPT_OFF_CPU_MIN
-};
 
 /* How long the stop may spend naming frames, by default: see perfmini-record(1). */
 #define NAME_TIMEOUT_DEFAULT 60.0
@@ -129,69 +55,142 @@ static int parse_call_graph(const char *s, struct event_opts *ev)
 	return 0;
 }
 
-/* "250us", "2ms", "1s", "800ns"; a bare number is in microseconds. 0 or -EINVAL. */
-static int parse_duration_ns(const char *s, uint64_t *ns)
+/* --call-graph=MODE, -g (the default mode) and --no-call-graph. */
+static int opt_call_graph(void *opts, const struct cmd_opt *row, const char *arg)
 {
-	static const struct {
-		const char *unit;
-		double scale;
-	} units[] = {{"", 1e3}, {"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
-	char *end;
-	double v;
+	struct event_opts *ev = &((struct record_opts *)opts)->ev;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !(v >= 0))
-		return -EINVAL;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].unit) == 0 && v * units[i].scale < 1e18) {
-			*ns = (uint64_t)(v * units[i].scale);
-			return 0;
-		}
+	if (row->key == 'g') {
+		default_call_graph(ev);
+		return 0;
 	}
-	return -EINVAL;
+	return parse_call_graph(arg ? arg : "none", ev);
 }
 
-static const struct option options[] = {
-	{"pid", required_argument, NULL, 'p'},
-	{"tid", required_argument, NULL, 't'},
-	{"all-cpus", no_argument, NULL, 'a'},
-	{"cpu", required_argument, NULL, 'C'},
-	{"event", required_argument, NULL, 'e'},
-	{"freq", required_argument, NULL, 'F'},
-	{"count", required_argument, NULL, 'c'},
-	{"call-graph", required_argument, NULL, OPT_CALLGRAPH},
-	{"no-call-graph", no_argument, NULL, OPT_NO_CALLGRAPH},
-	{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
-	{"mmap-pages", required_argument, NULL, 'm'},
-	{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
-	{"no-lines", no_argument, NULL, OPT_NO_LINES},
-	{"name-timeout", required_argument, NULL, OPT_NAME_TIMEOUT},
-	{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
-	{"off-cpu-min", required_argument, NULL, OPT_OFF_CPU_MIN},
-	{"output", required_argument, NULL, 'o'},
-	{"duration", required_argument, NULL, 'd'},
-	{"quiet", no_argument, NULL, 'q'},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+/* -e: an event of event_list()'s. */
+static int opt_event(void *opts, const struct cmd_opt *row, const char *arg)
+{
+	(void)row;
+	return (((struct record_opts *)opts)->ev.ev = event_find(arg)) ? 0 : -1;
+}
+
+/* The name of event i, for the completion. */
+static const char *event_at(size_t i)
+{
+	size_t n;
+	const struct event_desc *list = event_list(&n);
+
+	return i < n ? list[i].name : NULL;
+}
+
+/* -F: a frequency, which replaces an earlier -c. */
+static int opt_freq(void *opts, const struct cmd_opt *row, const char *arg)
+{
+	struct record_opts *o = opts;
+	uint64_t v;
+
+	(void)row;
+	if (parse_u64(arg, &v) < 0 || v == 0 || v > 1000000)
+		return -1;
+	o->ev.freq = v;
+	o->ev.period = 0;
+	return 0;
+}
+
+#define R struct record_opts
+
+static const struct cmd_opt options[] = {
+	{OPT_SECTION, .help = "Targets:"},
+	{OPT_IDS, "pid", 'p', "PID[,PID...]", OPT_LIST(R, pids, npids), .min = 1, .max = INT32_MAX,
+	 .what = "a list of process ids", .complete = COMPLETE_PIDS,
+	 .help = "every thread of these processes, and their later threads and children"},
+	{OPT_IDS, "tid", 't', "TID[,TID...]", OPT_LIST(R, tids, ntids), .min = 1, .max = INT32_MAX,
+	 .what = "a list of thread ids", .complete = COMPLETE_PIDS, .help = "these threads only"},
+	{OPT_FLAG, "all-cpus", 'a', OPT_AT(R, system_wide), .help = "every process on the system"},
+	{OPT_STRING, "cpu", 'C', "CPULIST", OPT_AT(R, cpulist), .what = "a list of CPUs",
+	 .help = "only these CPUs, such as 0-3,6"},
+	{OPT_OPERAND, .arg = "COMMAND [ARG...]",
+	 .help = "run the command and follow its descendants"},
+
+	{OPT_SECTION, .help = "Sampling:"},
+	{OPT_CALL, "event", 'e', "EVENT", .call = opt_event, .what = "a known event",
+	 .complete = COMPLETE_WORDS, .word_at = event_at,
+	 .help = "cpu-clock (default), task-clock, page-faults, context-switches, or a hardware "
+		 "event where the machine has a PMU: cycles, instructions, cache-references, "
+		 "cache-misses, branches, branch-misses, ref-cycles"},
+	{OPT_CALL, "freq", 'F', "HZ", .call = opt_freq, .what = "a frequency from 1 to 1000000",
+	 .help = "samples per second per CPU (default 999)"},
+	{OPT_NUMBER, "count", 'c', "PERIOD", OPT_SIZE(R, ev.period), .min = 1, .max = 1e19,
+	 .what = "a positive number of events",
+	 .help = "one sample every PERIOD events instead of -F"},
+	{OPT_CALL, NULL, 'g', .call = opt_call_graph,
+	 .help = "call chains, in the default mode (hybrid)"},
+	{OPT_CALL, "call-graph", 0, "MODE", .flags = OPTF_EQ, .call = opt_call_graph,
+	 .what = "hybrid[,BYTES], fp, dwarf[,BYTES] or none", .complete = COMPLETE_WORDS,
+	 .words =
+		 (const struct opt_word[]){
+			 {"hybrid", 0}, {"fp", 0}, {"dwarf", 0}, {"none", 0}, {NULL, 0}},
+	 .help = "hybrid[,BYTES] (the default): copy BYTES of user stack per sample (default "
+		 "8192) with the user registers and the frame-pointer chain, unwind the copy with "
+		 "the binaries' unwind tables and go on beyond it along the chain where it is "
+		 "verified; fp: frame-pointer call chains only (wrong callers in code built "
+		 "without frame pointers); dwarf[,BYTES]: unwind tables only, over a copy of BYTES "
+		 "(default 32768, at most 65528); none: no call chains"},
+	{OPT_CALL, "no-call-graph", 0, .call = opt_call_graph,
+	 .help = "the same as --call-graph=none"},
+	{OPT_FLAG, "no-kernel", 0, OPT_AT(R, ev.no_kernel), .help = "leave kernel code out"},
+	{OPT_NUMBER, "mmap-pages", 'm', "PAGES", OPT_SIZE(R, mmap_pages), OPT_GIVEN(R, pages_given),
+	 .flags = OPTF_POW2, .min = 1, .max = 1 << 20, .what = "a power of two up to 1048576",
+	 .help = "ring buffer pages per CPU, a power of two (default 128 with fp, 1024 in the "
+		 "hybrid and dwarf modes; more above -F 4000)"},
+	{OPT_STRINGS, "debug-dir", 0, "DIR", OPT_LIST(R, debug_dirs, ndebug_dirs),
+	 .complete = COMPLETE_DIR,
+	 .help = "also look for debug files under DIR (by build-id and by name); may be "
+		 "repeated"},
+	{OPT_FLAG, "no-lines", 0, OPT_AT(R, no_lines),
+	 .help = "name frames from the symbol tables only: no source lines and no inlined "
+		 "functions (reads no DWARF debug info: less memory and a quicker stop)"},
+	{OPT_SECONDS, "name-timeout", 0, "SECS", OPT_AT(R, name_timeout), .min = 0, .max = 1e7,
+	 .what = "a number of seconds",
+	 .help = "how long the stop may name frames (default 60, 0: no limit); a second "
+		 "Control-C also cuts it short: what is not named then is written unnamed"},
+	{OPT_FLAG, "off-cpu", 0, OPT_AT(R, off_cpu),
+	 .help = "also record each time a target thread is switched out: its stack and how "
+		 "long it stays off the CPU (a context-switch event and switch records beside "
+		 "the samples; costs time at every switch)"},
+	{OPT_DURATION, "off-cpu-min", 0, "DURATION", OPT_AT(R, off_cpu_min_ns),
+	 OPT_GIVEN(R, off_cpu), .flags = OPTF_EQ, .min = 0, .max = 1e18,
+	 .what = "a duration such as 500us or 2ms",
+	 .help = "leave out off-CPU spans shorter than DURATION (such as 500us, 2ms; a bare "
+		 "number is in microseconds; default 0: keep all); implies --off-cpu"},
+
+	{OPT_SECTION, .help = "Output and control:"},
+	{OPT_STRING, "output", 'o', "FILE", OPT_AT(R, output), .what = "a file name",
+	 .complete = COMPLETE_FILE, .help = "the data file (default perfmini.data)"},
+	{OPT_SECONDS, "duration", 'd', "SECONDS", OPT_AT(R, duration), .flags = OPTF_MIN_OPEN,
+	 .min = 0, .max = 1e7, .what = "a positive number of seconds",
+	 .help = "stop after this long"},
+	{OPT_FLAG, "quiet", 'q', OPT_AT(R, quiet), .help = "no status line and no summary"},
+	{OPT_HELP, "help", 'h', .help = "this help"},
+	{OPT_END},
 };
 
-static void __attribute__((noreturn)) bad_usage(const char *msg, const char *arg)
-{
-	exit(cmd_usage_error("record", "%s '%s'", msg, arg));
-}
+#undef R
 
-/*
- * The processes or threads of -p and -t: ids 1 to INT32_MAX (pid_t's),
- * each once, so that a process named twice is not sampled twice.
- */
-static void parse_ids(const char *s, const char *what, uint32_t **ids, size_t *n)
-{
-	char bad[64];
-
-	if (parse_id_list(s, 1, INT32_MAX, ids, n, bad, sizeof(bad)) < 0)
-		bad_usage(what, bad);
-}
+const struct cmd_spec record_spec = {
+	.name = "record",
+	.usage = "usage: perfmini record [options] -- COMMAND [ARG...]\n"
+		 "       perfmini record [options] -p PID[,PID...] | -t TID[,TID...] | -a\n"
+		 "\n"
+		 "Samples call stacks of a command, of running processes or threads, or of the\n"
+		 "whole system, and writes them to a data file for 'perfmini report'.\n",
+	.epilogue = "Recording stops when the command or every target has exited, after -d, or "
+		    "on\nSIGINT or SIGTERM; what was sampled until then is written. See "
+		    "perfmini-record(1).\n",
+	.opts = options,
+	.operands_end_options = true,
+	.operands = COMPLETE_COMMAND,
+};
 
 /*
  * The default ring of each CPU: 128 pages (512 KiB), which holds about
@@ -216,130 +215,32 @@ static unsigned default_ring_pages(const struct event_opts *ev)
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
-	int c, targets, ret;
-	bool pages_given = false;
-	uint64_t v;
-	char *end;
+	int first, targets, ret;
 
 	memset(&o, 0, sizeof(o));
 	o.ev.ev = event_find("cpu-clock");
 	o.ev.freq = 999;
 	default_call_graph(&o.ev);
 	o.output = "perfmini.data";
-	o.mmap_pages = 128;
 	o.name_timeout = NAME_TIMEOUT_DEFAULT;
 	o.argc_shown = argc;
 	o.argv_shown = argv;
-
-	/* '+': the first non-option starts the command. */
-	while ((c = getopt_long(argc, argv, "+p:t:aC:e:F:c:gm:o:d:qh", options, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			parse_ids(optarg, "bad process id", &o.pids, &o.npids);
-			break;
-		case 't':
-			parse_ids(optarg, "bad thread id", &o.tids, &o.ntids);
-			break;
-		case 'a':
-			o.system_wide = true;
-			break;
-		case 'C':
-			o.cpulist = optarg;
-			break;
-		case 'e':
-			o.ev.ev = event_find(optarg);
-			if (!o.ev.ev)
-				bad_usage("unknown event", optarg);
-			break;
-		case 'F':
-			if (parse_u64(optarg, &v) || v == 0 || v > 1000000)
-				bad_usage("bad frequency", optarg);
-			o.ev.freq = v;
-			o.ev.period = 0;
-			break;
-		case 'c':
-			if (parse_u64(optarg, &v) || v == 0)
-				bad_usage("bad period", optarg);
-			o.ev.period = v;
-			break;
-		case 'g':
-			default_call_graph(&o.ev);
-			break;
-		case OPT_CALLGRAPH:
-			if (parse_call_graph(optarg, &o.ev))
-				bad_usage("bad call graph mode (hybrid[,BYTES], fp, dwarf[,BYTES] "
-					  "or none)",
-					  optarg);
-			break;
-		case OPT_NO_CALLGRAPH:
-			parse_call_graph("none", &o.ev);
-			break;
-		case OPT_NO_KERNEL:
-			o.ev.no_kernel = true;
-			break;
-		case 'm':
-			if (parse_u64(optarg, &v) || v == 0 || v > (1u << 20) || (v & (v - 1)))
-				bad_usage("bad page count (a power of two)", optarg);
-			o.mmap_pages = (unsigned)v;
-			pages_given = true;
-			break;
-		case OPT_DEBUG_DIR:
-			o.debug_dirs = xrealloc(o.debug_dirs, (o.ndebug_dirs + 1) * sizeof(char *));
-			o.debug_dirs[o.ndebug_dirs++] = optarg;
-			break;
-		case OPT_NO_LINES:
-			o.no_lines = true;
-			break;
-		case OPT_NAME_TIMEOUT:
-			errno = 0;
-			o.name_timeout = strtod(optarg, &end);
-			if (errno || *end || end == optarg || !(o.name_timeout >= 0) ||
-			    o.name_timeout > 1e7)
-				bad_usage("bad naming time limit", optarg);
-			break;
-		case OPT_OFF_CPU:
-			o.off_cpu = true;
-			break;
-		case OPT_OFF_CPU_MIN:
-			if (parse_duration_ns(optarg, &o.off_cpu_min_ns) < 0)
-				bad_usage("bad off-CPU threshold", optarg);
-			o.off_cpu = true;
-			break;
-		case 'o':
-			if (!*optarg)
-				bad_usage("bad output file", optarg);
-			o.output = optarg;
-			break;
-		case 'd':
-			errno = 0;
-			o.duration = strtod(optarg, &end);
-			if (errno || *end || end == optarg || !(o.duration > 0) || o.duration > 1e7)
-				bad_usage("bad duration", optarg);
-			break;
-		case 'q':
-			o.quiet = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		default:
-			return cmd_usage_error("record", NULL);
-		}
-	}
-	if (optind < argc)
-		o.argv = argv + optind;
-	if (!pages_given)
+	ret = cmd_parse(&record_spec, argc, argv, &o, &first);
+	if (ret >= 0)
+		goto out;
+	if (first < argc)
+		o.argv = argv + first;
+	if (!o.pages_given)
 		o.mmap_pages = default_ring_pages(&o.ev);
-	o.pages_given = pages_given;
 	targets = (o.npids > 0) + (o.ntids > 0) + o.system_wide + (o.argv != NULL);
-	if (targets == 0) {
-		return cmd_usage_error("record",
-				       "nothing to record: give a command, -p PID, -t TID or -a");
-	}
-	if (targets > 1) {
-		return cmd_usage_error("record", "give only one of a command, -p, -t and -a");
-	}
-	ret = record_run(&o);
+	if (targets == 0)
+		ret = cmd_usage_error("record",
+				      "nothing to record: give a command, -p PID, -t TID or -a");
+	else if (targets > 1)
+		ret = cmd_usage_error("record", "give only one of a command, -p, -t and -a");
+	else
+		ret = record_run(&o);
+out:
 	free(o.pids);
 	free(o.tids);
 	free(o.debug_dirs);

@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -17,6 +16,7 @@
 
 #include "report/aggregate.h"
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "store/datafile.h"
 #include "util/outfile.h"
 #include "report/report.h"
@@ -24,8 +24,8 @@
 
 /*
  * The formats, each chosen by its option "--NAME". A new format is a
- * function of report.h's shape and a line here (and its lines in the
- * usage text below and in perfmini-report(1)).
+ * function of report.h's shape, a line here, its FORMAT row in the
+ * options below and its lines in perfmini-report(1).
  */
 static const struct report_format {
 	const char *name; /* its option, without "--" */
@@ -42,143 +42,6 @@ static const struct report_format {
 	{"json", fmt_json, NULL, false, false},
 	{"speedscope", fmt_speedscope, "perfmini.speedscope.json", false, false},
 	{"firefox", fmt_firefox, "perfmini.firefox.json", false, false},
-};
-
-static const char usage[] =
-	"usage: perfmini report [-i FILE] [FORMAT] [-o FILE] [FILTERS] [NAMING]\n"
-	"\n"
-	"Reads a data file written by 'perfmini record' and reports it.\n"
-	"\n"
-	"  -i, --input FILE     the data file (default perfmini.data)\n"
-	"  -o, --output FILE    where the report goes; '-' is standard output\n"
-	"      --force          read a data file that belongs to another user\n"
-	"      --diff BASE      compare with the recording BASE (the -i file is the\n"
-	"                       new one): --top gives each function's self and total\n"
-	"                       share in both and the change, largest first; --folded\n"
-	"                       two counts per stack, BASE NEW (flamegraph.pl reads\n"
-	"                       them); --svg colours frames by change (red grew, blue\n"
-	"                       shrank); --pprof the diff that pprof's -diff_base\n"
-	"                       makes. Frames are matched by name and module; BASE's\n"
-	"                       counts are normalized to the -i file's total\n"
-	"\n"
-	"Formats:\n"
-	"      --top            (the default) a header on the recording, then the\n"
-	"                       functions by self share: self %, total %, self and\n"
-	"                       total samples, module; on a terminal, cut to its\n"
-	"                       width (C++ names keep their own name); elsewhere\n"
-	"                       never cut\n"
-	"  -n, --rows N         --top: N rows (default 25 on a terminal, all\n"
-	"                       otherwise; 0 for all)\n"
-	"      --sort KEY       --top: order by 'self' (default) or 'total'; or\n"
-	"                       'module': a row per module (as perf's --sort dso)\n"
-	"      --folded         folded stacks, comm;outermost;...;leaf COUNT, for\n"
-	"                       flamegraph.pl and speedscope\n"
-	"      --pprof          gzipped profile.proto for pprof (default output\n"
-	"                       perfmini.pb.gz)\n"
-	"      --svg            an interactive flame graph (default output\n"
-	"                       perfmini.svg): hover, click to zoom, Ctrl-F to search\n"
-	"      --script         one line per sample, as perf script: TIME PID TID CPU\n"
-	"                       PERIOD COMM<tab>outermost;...;leaf (folded names)\n"
-	"      --json           one JSON object per line and sample: time, pid, tid,\n"
-	"                       cpu, period, comm and frames (innermost first)\n"
-	"      --speedscope     speedscope's JSON (default output\n"
-	"                       perfmini.speedscope.json): a profile per thread, its\n"
-	"                       samples in time order, weighed in nanoseconds\n"
-	"      --firefox        the Firefox Profiler's processed format (default\n"
-	"                       output perfmini.firefox.json): a track per thread,\n"
-	"                       grouped by process; Call Tree, Flame Graph, Stack Chart\n"
-	"\n"
-	"Filters (every format):\n"
-	"      --pid LIST       only these processes (comma-separated)\n"
-	"      --tid LIST       only these threads\n"
-	"      --comm NAMES     only threads with these names when sampled\n"
-	"      --time START,END only samples from START to before END, in seconds\n"
-	"                       from the start of the recording; either may be\n"
-	"                       left out: --time 1.5, or --time ,2\n"
-	"      --no-kernel      leave kernel frames out\n"
-	"      --kernel-only    only the kernel frames; drop samples without any\n"
-	"      --per-pid        root frame 'comm-PID' instead of the thread name\n"
-	"      --per-tid        root frame 'comm-TID'\n"
-	"      --sample-type=TYPE cpu: the samples (the default); off-cpu: the time\n"
-	"                       threads spent switched out (record --off-cpu), in\n"
-	"                       nanoseconds; wall: both, the samples' periods (ns\n"
-	"                       with cpu-clock) plus the off-CPU time\n"
-	"      --off-cpu-state=STATE with off-cpu or wall, only the spans of\n"
-	"                       threads that were blocked (went to sleep) or\n"
-	"                       preempted (switched out while runnable); any:\n"
-	"                       both (the default)\n"
-	"\n"
-	"Naming:\n"
-	"      --lines          name frames FUNCTION:FILE:LINE (--top: a Location\n"
-	"                       column); the sampled line for the leaf, the call\n"
-	"                       site for callers\n"
-	"      --full-paths     with --lines, whole source paths, not base names\n"
-	"      --no-inline      only the real function of each frame, without the\n"
-	"                       functions inlined into it (marked _[i])\n"
-	"  -h, --help           this help\n"
-	"\n"
-	"Examples:\n"
-	"  perfmini report                          the hottest functions\n"
-	"  perfmini report --folded | flamegraph.pl > profile.svg\n"
-	"  perfmini report --folded > app.folded    then open it in speedscope\n"
-	"  perfmini report --svg -o app.svg         then open it in a browser\n"
-	"  perfmini report --pprof && go tool pprof -http=: perfmini.pb.gz\n"
-	"  perfmini report --speedscope && speedscope perfmini.speedscope.json\n"
-	"  perfmini report --firefox                then load it in the Firefox Profiler\n"
-	"  perfmini report --pid 42 --time 1.5,3 --no-kernel\n"
-	"  perfmini report -i new.data --diff old.data   what changed\n"
-	"See perfmini-report(1) and, for the file, perfmini-data(5).\n";
-
-enum {
-	OPT_FORMAT = 256,
-	OPT_NO_KERNEL,
-	OPT_KERNEL_ONLY,
-	OPT_LINES,
-	OPT_FULL_PATHS,
-	OPT_NO_INLINE,
-	OPT_SORT,
-	OPT_PID,
-	OPT_TID,
-	OPT_COMM,
-	OPT_TIME,
-	OPT_PER_PID,
-	OPT_PER_TID,
-	OPT_FORCE,
-	OPT_SAMPLE_TYPE,
-	OPT_OFFCPU_STATE,
-	OPT_DIFF,
-};
-
-static const struct option options[] = {
-	{"input", required_argument, NULL, 'i'},
-	{"output", required_argument, NULL, 'o'},
-	{"top", no_argument, NULL, OPT_FORMAT},
-	{"folded", no_argument, NULL, OPT_FORMAT},
-	{"pprof", no_argument, NULL, OPT_FORMAT},
-	{"svg", no_argument, NULL, OPT_FORMAT},
-	{"script", no_argument, NULL, OPT_FORMAT},
-	{"json", no_argument, NULL, OPT_FORMAT},
-	{"speedscope", no_argument, NULL, OPT_FORMAT},
-	{"firefox", no_argument, NULL, OPT_FORMAT},
-	{"rows", required_argument, NULL, 'n'},
-	{"sort", required_argument, NULL, OPT_SORT},
-	{"pid", required_argument, NULL, OPT_PID},
-	{"tid", required_argument, NULL, OPT_TID},
-	{"comm", required_argument, NULL, OPT_COMM},
-	{"time", required_argument, NULL, OPT_TIME},
-	{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
-	{"kernel-only", no_argument, NULL, OPT_KERNEL_ONLY},
-	{"per-pid", no_argument, NULL, OPT_PER_PID},
-	{"per-tid", no_argument, NULL, OPT_PER_TID},
-	{"force", no_argument, NULL, OPT_FORCE},
-	{"sample-type", required_argument, NULL, OPT_SAMPLE_TYPE},
-	{"off-cpu-state", required_argument, NULL, OPT_OFFCPU_STATE},
-	{"diff", required_argument, NULL, OPT_DIFF},
-	{"lines", no_argument, NULL, OPT_LINES},
-	{"full-paths", no_argument, NULL, OPT_FULL_PATHS},
-	{"no-inline", no_argument, NULL, OPT_NO_INLINE},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
 };
 
 static const struct report_format *format_find(const char *name)
@@ -253,206 +116,239 @@ static int write_output(const struct report_format *f, const struct profile *p,
 	return 0;
 }
 
+/* report's options: the report's own, and what the command decides with them. */
+struct report_cmd {
+	struct report_opts o;
+	const struct report_format *f; /* NULL: the first, --top */
+	const char *output;	       /* NULL: the format's default */
+	bool force, top_opts, per_pid, per_tid;
+};
+
+/* --top, --folded, ...: one format, named by its row. */
+static int opt_format(void *opts, const struct cmd_opt *row, const char *arg)
+{
+	struct report_cmd *c = opts;
+	const struct report_format *f = format_find(row->name);
+
+	(void)arg;
+	if (c->f && c->f != f)
+		return -1;
+	c->f = f;
+	return 0;
+}
+
+static int opt_comm(void *opts, const struct cmd_opt *row, const char *arg)
+{
+	(void)row;
+	return aggregate_parse_comms(arg, &((struct report_cmd *)opts)->o);
+}
+
+static int opt_time(void *opts, const struct cmd_opt *row, const char *arg)
+{
+	(void)row;
+	return aggregate_parse_time(arg, &((struct report_cmd *)opts)->o);
+}
+
+#define R struct report_cmd
+#define FORMAT(name, text)                                                                    \
+	{                                                                                     \
+		OPT_CALL, name, .call = opt_format, .what = "choose one format", .help = text \
+	}
+
+static const struct cmd_opt options[] = {
+	{OPT_STRING, "input", 'i', "FILE", OPT_AT(R, o.input), .what = "a file name",
+	 .complete = COMPLETE_FILE, .help = "the data file (default perfmini.data)"},
+	{OPT_STRING, "output", 'o', "FILE", OPT_AT(R, output), .what = "a file name",
+	 .complete = COMPLETE_FILE, .help = "where the report goes; '-' is standard output"},
+	{OPT_FLAG, "force", 0, OPT_AT(R, force),
+	 .help = "read a data file that belongs to another user"},
+	{OPT_STRING, "diff", 0, "BASE", OPT_AT(R, o.base_input), .what = "a file name",
+	 .complete = COMPLETE_FILE,
+	 .help = "compare with the recording BASE (the -i file is the new one): --top gives each "
+		 "function's self and total share in both and the change, largest first; --folded "
+		 "two counts per stack, BASE NEW (flamegraph.pl reads them); --svg colours frames "
+		 "by change (red grew, blue shrank); --pprof the diff that pprof's -diff_base "
+		 "makes. Frames are matched by name and module; BASE's counts are normalized to "
+		 "the -i file's total"},
+
+	{OPT_SECTION, .help = "Formats:"},
+	FORMAT("top", "(the default) a header on the recording, then the functions by self "
+		      "share: self %, total %, self and total samples, module; on a terminal, cut "
+		      "to its width (C++ names keep their own name); elsewhere never cut"),
+	{OPT_NUMBER, "rows", 'n', "N", OPT_SIZE(R, o.rows), OPT_GIVEN(R, top_opts), .min = 0,
+	 .max = 1e9, .what = "a number of rows",
+	 .help = "--top: N rows (default 25 on a terminal, all otherwise; 0 for all)"},
+	{OPT_KEYWORD, "sort", 0, "KEY", OPT_AT(R, o.sort), OPT_GIVEN(R, top_opts),
+	 .complete = COMPLETE_WORDS,
+	 .words = (const struct opt_word[]){{"self", REPORT_SORT_SELF},
+					    {"total", REPORT_SORT_TOTAL},
+					    {"module", REPORT_SORT_MODULE},
+					    {NULL, 0}},
+	 .help = "--top: order by 'self' (default) or 'total'; or 'module': a row per module (as "
+		 "perf's --sort dso)"},
+	FORMAT("folded", "folded stacks, comm;outermost;...;leaf COUNT, for flamegraph.pl and "
+			 "speedscope"),
+	FORMAT("pprof", "gzipped profile.proto for pprof (default output perfmini.pb.gz)"),
+	FORMAT("svg", "an interactive flame graph (default output perfmini.svg): hover, click "
+		      "to zoom, Ctrl-F to search"),
+	FORMAT("script", "one line per sample, as perf script: TIME PID TID CPU PERIOD "
+			 "COMM<tab>outermost;...;leaf (folded names)"),
+	FORMAT("json", "one JSON object per line and sample: time, pid, tid, cpu, period, comm "
+		       "and frames (innermost first)"),
+	FORMAT("speedscope", "speedscope's JSON (default output perfmini.speedscope.json): a "
+			     "profile per thread, its samples in time order, weighed in "
+			     "nanoseconds"),
+	FORMAT("firefox", "the Firefox Profiler's processed format (default output "
+			  "perfmini.firefox.json): a track per thread, grouped by process; Call "
+			  "Tree, Flame Graph, Stack Chart"),
+
+	{OPT_SECTION, .help = "Filters (every format):"},
+	{OPT_IDS, "pid", 0, "LIST", OPT_LIST(R, o.pids, o.npids), .min = 0, .max = UINT32_MAX,
+	 .what = "a list of process ids", .complete = COMPLETE_PIDS,
+	 .help = "only these processes (comma-separated)"},
+	{OPT_IDS, "tid", 0, "LIST", OPT_LIST(R, o.tids, o.ntids), .min = 0, .max = UINT32_MAX,
+	 .what = "a list of thread ids", .complete = COMPLETE_PIDS, .help = "only these threads"},
+	{OPT_CALL, "comm", 0, "NAMES", .call = opt_comm, .what = "a list of names",
+	 .help = "only threads with these names when sampled"},
+	{OPT_CALL, "time", 0, "START,END", .call = opt_time,
+	 .what = "START,END in seconds, START <= END (e.g. 1.5,3 or 1.5,)",
+	 .help = "only samples from START to before END, in seconds from the start of the "
+		 "recording; either may be left out: --time 1.5, or --time ,2"},
+	{OPT_FLAG, "no-kernel", 0, OPT_AT(R, o.no_kernel), .help = "leave kernel frames out"},
+	{OPT_FLAG, "kernel-only", 0, OPT_AT(R, o.kernel_only),
+	 .help = "only the kernel frames; drop samples without any"},
+	{OPT_FLAG, "per-pid", 0, OPT_AT(R, per_pid),
+	 .help = "root frame 'comm-PID' instead of the thread name"},
+	{OPT_FLAG, "per-tid", 0, OPT_AT(R, per_tid), .help = "root frame 'comm-TID'"},
+	{OPT_KEYWORD, "sample-type", 0, "TYPE", OPT_AT(R, o.sample_type), .flags = OPTF_EQ,
+	 .complete = COMPLETE_WORDS,
+	 .words = (const struct opt_word[]){{"cpu", REPORT_CPU},
+					    {"off-cpu", REPORT_OFF_CPU},
+					    {"wall", REPORT_WALL},
+					    {NULL, 0}},
+	 .help = "cpu: the samples (the default); off-cpu: the time threads spent switched out "
+		 "(record --off-cpu), in nanoseconds; wall: both, the samples' periods (ns with "
+		 "cpu-clock) plus the off-CPU time"},
+	{OPT_KEYWORD, "off-cpu-state", 0, "STATE", OPT_AT(R, o.offcpu_state), .flags = OPTF_EQ,
+	 .complete = COMPLETE_WORDS,
+	 .words = (const struct opt_word[]){{"any", REPORT_STATE_ANY},
+					    {"blocked", REPORT_STATE_BLOCKED},
+					    {"preempted", REPORT_STATE_PREEMPTED},
+					    {NULL, 0}},
+	 .help = "with off-cpu or wall, only the spans of threads that were blocked (went to "
+		 "sleep) or preempted (switched out while runnable); any: both (the default)"},
+
+	{OPT_SECTION, .help = "Naming:"},
+	{OPT_FLAG, "lines", 0, OPT_AT(R, o.names.lines),
+	 .help = "name frames FUNCTION:FILE:LINE (--top: a Location column); the sampled line "
+		 "for the leaf, the call site for callers"},
+	{OPT_FLAG, "full-paths", 0, OPT_AT(R, o.names.full_paths),
+	 .help = "with --lines, whole source paths, not base names"},
+	{OPT_FLAG, "no-inline", 0, OPT_AT(R, o.names.no_inline),
+	 .help = "only the real function of each frame, without the functions inlined into it "
+		 "(marked _[i])"},
+	{OPT_HELP, "help", 'h', .help = "this help"},
+	{OPT_END},
+};
+
+#undef FORMAT
+#undef R
+
+const struct cmd_spec report_spec = {
+	.name = "report",
+	.usage = "usage: perfmini report [-i FILE] [FORMAT] [-o FILE] [FILTERS] [NAMING]\n"
+		 "\n"
+		 "Reads a data file written by 'perfmini record' and reports it.\n"
+		 "\n",
+	.epilogue =
+		"Examples:\n"
+		"  perfmini report                          the hottest functions\n"
+		"  perfmini report --folded | flamegraph.pl > profile.svg\n"
+		"  perfmini report --folded > app.folded    then open it in speedscope\n"
+		"  perfmini report --svg -o app.svg         then open it in a browser\n"
+		"  perfmini report --pprof && go tool pprof -http=: perfmini.pb.gz\n"
+		"  perfmini report --speedscope && speedscope perfmini.speedscope.json\n"
+		"  perfmini report --firefox                then load it in the Firefox Profiler\n"
+		"  perfmini report --pid 42 --time 1.5,3 --no-kernel\n"
+		"  perfmini report -i new.data --diff old.data   what changed\n"
+		"See perfmini-report(1) and, for the file, perfmini-data(5).\n",
+	.opts = options,
+};
+
 /* A usage error of report's (cmd_usage_error). */
 #define usage_error(...) cmd_usage_error("report", __VA_ARGS__)
 
-int cmd_report(int argc, char **argv)
+/* What the options together say against each other; 0 or the usage error's status. */
+static int check_options(struct report_cmd *c)
 {
-	bool force = false;
-	struct report_opts o = {.input = "perfmini.data", .rows = -1};
-	const struct report_format *f = NULL;
-	const char *output = NULL;
-	bool top_opts = false, per_pid = false, per_tid = false;
+	struct report_opts *o = &c->o;
+
+	if (o->no_kernel && o->kernel_only)
+		return usage_error("%s and --kernel-only exclude each other", "--no-kernel");
+	if (c->per_pid && c->per_tid)
+		return usage_error("%s and --per-tid exclude each other", "--per-pid");
+	o->root = c->per_pid ? REPORT_ROOT_PID : c->per_tid ? REPORT_ROOT_TID : REPORT_ROOT_COMM;
+	if (o->offcpu_state != REPORT_STATE_ANY && o->sample_type == REPORT_CPU)
+		return usage_error("--off-cpu-state applies to --sample-type=off-cpu or wall");
+	if (!c->f)
+		c->f = &formats[0];
+	if (c->top_opts && c->f->fn != fmt_top)
+		return usage_error("-n and --sort apply to --top, not --%s", c->f->name);
+	if (o->base_input && !c->f->diff)
+		return usage_error("--diff applies to --top, --folded, --svg and --pprof, not --%s",
+				   c->f->name);
+	if (!c->output)
+		c->output = c->f->default_output;
+	return 0;
+}
+
+/* Reads the data files and writes the report: the exit status. */
+static int report(struct report_cmd *c)
+{
+	struct report_opts *o = &c->o;
 	struct profile *p, *base = NULL;
 	const char *lines_meta;
 	char err[512];
-	int c, idx, ret = 2;
-	uint64_t v;
+	int ret;
 
-	while ((c = getopt_long(argc, argv, "i:o:n:h", options, &idx)) != -1) {
-		switch (c) {
-		case 'i':
-			o.input = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case OPT_FORMAT:
-			if (f && f != format_find(options[idx].name)) {
-				ret = usage_error("--%s: choose one format", options[idx].name);
-				goto out;
-			}
-			f = format_find(options[idx].name);
-			break;
-		case 'n':
-			if (parse_u64(optarg, &v) < 0 || v > 1000000000) {
-				ret = usage_error("-n: '%s' is not a number of rows", optarg);
-				goto out;
-			}
-			o.rows = (int)v;
-			top_opts = true;
-			break;
-		case OPT_SORT:
-			if (strcmp(optarg, "self") == 0) {
-				o.sort = REPORT_SORT_SELF;
-			} else if (strcmp(optarg, "total") == 0) {
-				o.sort = REPORT_SORT_TOTAL;
-			} else if (strcmp(optarg, "module") == 0) {
-				o.sort = REPORT_SORT_MODULE;
-			} else {
-				ret = usage_error("--sort: '%s' is not self, total or module",
-						  optarg);
-				goto out;
-			}
-			top_opts = true;
-			break;
-		case OPT_PID:
-			if (aggregate_parse_ids(optarg, &o.pids, &o.npids) < 0) {
-				ret = usage_error("--pid: '%s' is not a list of process ids",
-						  optarg);
-				goto out;
-			}
-			break;
-		case OPT_TID:
-			if (aggregate_parse_ids(optarg, &o.tids, &o.ntids) < 0) {
-				ret = usage_error("--tid: '%s' is not a list of thread ids",
-						  optarg);
-				goto out;
-			}
-			break;
-		case OPT_COMM:
-			if (aggregate_parse_comms(optarg, &o) < 0) {
-				ret = usage_error("--comm: '%s' is not a list of names", optarg);
-				goto out;
-			}
-			break;
-		case OPT_TIME:
-			if (aggregate_parse_time(optarg, &o) < 0) {
-				ret = usage_error("--time: '%s' is not START,END in seconds, START "
-						  "<= END (e.g. 1.5,3 or 1.5,)",
-						  optarg);
-				goto out;
-			}
-			break;
-		case OPT_NO_KERNEL:
-			o.no_kernel = true;
-			break;
-		case OPT_KERNEL_ONLY:
-			o.kernel_only = true;
-			break;
-		case OPT_PER_PID:
-			per_pid = true;
-			o.root = REPORT_ROOT_PID;
-			break;
-		case OPT_PER_TID:
-			per_tid = true;
-			o.root = REPORT_ROOT_TID;
-			break;
-		case OPT_LINES:
-			o.names.lines = true;
-			break;
-		case OPT_FORCE:
-			force = true;
-			break;
-		case OPT_SAMPLE_TYPE:
-			if (strcmp(optarg, "cpu") == 0) {
-				o.sample_type = REPORT_CPU;
-			} else if (strcmp(optarg, "off-cpu") == 0) {
-				o.sample_type = REPORT_OFF_CPU;
-			} else if (strcmp(optarg, "wall") == 0) {
-				o.sample_type = REPORT_WALL;
-			} else {
-				ret = usage_error("--sample-type: '%s' is not cpu, off-cpu or wall",
-						  optarg);
-				goto out;
-			}
-			break;
-		case OPT_OFFCPU_STATE:
-			if (strcmp(optarg, "any") == 0) {
-				o.offcpu_state = REPORT_STATE_ANY;
-			} else if (strcmp(optarg, "blocked") == 0) {
-				o.offcpu_state = REPORT_STATE_BLOCKED;
-			} else if (strcmp(optarg, "preempted") == 0) {
-				o.offcpu_state = REPORT_STATE_PREEMPTED;
-			} else {
-				ret = usage_error(
-					"--off-cpu-state: '%s' is not any, blocked or preempted",
-					optarg);
-				goto out;
-			}
-			break;
-		case OPT_DIFF:
-			o.base_input = optarg;
-			break;
-		case OPT_FULL_PATHS:
-			o.names.full_paths = true;
-			break;
-		case OPT_NO_INLINE:
-			o.names.no_inline = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			ret = 0;
-			goto out;
-		default:
-			ret = cmd_usage_error("report", NULL);
-			goto out;
-		}
-	}
-	if (optind < argc) {
-		ret = usage_error("unexpected argument '%s'", argv[optind]);
-		goto out;
-	}
-	if (o.no_kernel && o.kernel_only) {
-		ret = usage_error("%s and --kernel-only exclude each other", "--no-kernel");
-		goto out;
-	}
-	if (per_pid && per_tid) {
-		ret = usage_error("%s and --per-tid exclude each other", "--per-pid");
-		goto out;
-	}
-	if (o.offcpu_state != REPORT_STATE_ANY && o.sample_type == REPORT_CPU) {
-		ret = usage_error("--off-cpu-state applies to --sample-type=off-cpu or wall");
-		goto out;
-	}
-	if (!f)
-		f = &formats[0];
-	if (top_opts && f->fn != fmt_top) {
-		ret = usage_error("-n and --sort apply to --top, not --%s", f->name);
-		goto out;
-	}
-	if (o.base_input && !f->diff) {
-		ret = usage_error("--diff applies to --top, --folded, --svg and --pprof, not --%s",
-				  f->name);
-		goto out;
-	}
-	if (!output)
-		output = f->default_output;
-	p = datafile_read(o.input, force, err, sizeof(err));
+	p = datafile_read(o->input, c->force, err, sizeof(err));
 	if (!p) {
 		error("%s", err);
-		ret = 1;
-		goto out;
+		return 1;
 	}
-	if (o.base_input && !(base = datafile_read(o.base_input, force, err, sizeof(err)))) {
+	if (o->base_input && !(base = datafile_read(o->base_input, c->force, err, sizeof(err)))) {
 		error("%s", err);
-		ret = 1;
 		if (FREE_AT_EXIT)
 			profile_free(p);
-		goto out;
+		return 1;
 	}
-	o.base = base;
+	o->base = base;
 	lines_meta = profile_get_meta(p, "lines");
-	if (o.names.lines && lines_meta && strcmp(lines_meta, "no") == 0)
-		warning("%s was recorded with --no-lines: it has no source lines to show", o.input);
-	ret = write_output(f, p, &o, output ? output : "-");
-	ret = ret < 0 ? 1 : 0;
+	if (o->names.lines && lines_meta && strcmp(lines_meta, "no") == 0)
+		warning("%s was recorded with --no-lines: it has no source lines to show",
+			o->input);
+	ret = write_output(c->f, p, o, c->output ? c->output : "-") < 0 ? 1 : 0;
 	if (FREE_AT_EXIT) {
 		profile_free(p);
 		if (base)
 			profile_free(base);
 	}
+	return ret;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_cmd c = {.o = {.input = "perfmini.data", .rows = -1}};
+	int first, ret;
+
+	ret = cmd_parse(&report_spec, argc, argv, &c, &first);
+	if (ret >= 0)
+		goto out;
+	if (first < argc)
+		ret = usage_error("unexpected argument '%s'", argv[first]);
+	else if ((ret = check_options(&c)) == 0)
+		ret = report(&c);
 out:
-	aggregate_opts_release(&o);
+	aggregate_opts_release(&c.o);
 	return ret;
 }

@@ -6,44 +6,17 @@
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "model/proc.h"
 #include "symbol/symbolize.h"
 #include "util/util.h"
-
-static const char usage[] =
-	"usage: perfmini symbolize -e FILE [options] [ADDR...]\n"
-	"       perfmini symbolize -p PID [options] [ADDR...]\n"
-	"\n"
-	"Prints the function holding each address, one line per address:\n"
-	"ADDR FUNCTION+0xOFFSET MODULE (\"?\?\" when there is no name). Addresses are\n"
-	"hexadecimal, with or without 0x; without ADDR arguments they are read from\n"
-	"standard input, one per line.\n"
-	"\n"
-	"  -e, --exe FILE        ADDRs are ELF addresses (as in the file's symbol\n"
-	"                        table) of FILE\n"
-	"  -p, --pid PID         ADDRs are runtime addresses in the live process PID\n"
-	"      --debug-dir DIR   also look for debug files under DIR (by build-id and\n"
-	"                        by name); may be repeated\n"
-	"  -h, --help            this help\n"
-	"\n"
-	"See perfmini(1).\n";
-
-enum { OPT_DEBUG_DIR = 256 };
-
-static const struct option options[] = {
-	{"exe", required_argument, NULL, 'e'},
-	{"pid", required_argument, NULL, 'p'},
-	{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
-};
 
 struct target {
 	struct module_set mods;
@@ -133,97 +106,134 @@ static void print_one(struct target *t, uint64_t addr)
 	symres_release(&r);
 }
 
+/* symbolize's options. */
+struct symbolize_opts {
+	const char *exe; /* -e */
+	uint32_t pid;	 /* -p */
+	const char **debug_dirs;
+	size_t ndebug_dirs;
+};
+
+#define S struct symbolize_opts
+
+static const struct cmd_opt options[] = {
+	{OPT_STRING, "exe", 'e', "FILE", OPT_AT(S, exe), .what = "a file name",
+	 .complete = COMPLETE_FILE,
+	 .help = "ADDRs are ELF addresses (as in the file's symbol table) of FILE"},
+	{OPT_NUMBER, "pid", 'p', "PID", OPT_SIZE(S, pid), .min = 1, .max = INT32_MAX,
+	 .what = "a process id", .complete = COMPLETE_PIDS,
+	 .help = "ADDRs are runtime addresses in the live process PID"},
+	{OPT_STRINGS, "debug-dir", 0, "DIR", OPT_LIST(S, debug_dirs, ndebug_dirs),
+	 .complete = COMPLETE_DIR,
+	 .help = "also look for debug files under DIR (by build-id and by name); may be "
+		 "repeated"},
+	{OPT_HELP, "help", 'h', .help = "this help"},
+	{OPT_END},
+};
+
+#undef S
+
+const struct cmd_spec symbolize_spec = {
+	.name = "symbolize",
+	.usage = "usage: perfmini symbolize -e FILE [options] [ADDR...]\n"
+		 "       perfmini symbolize -p PID [options] [ADDR...]\n"
+		 "\n"
+		 "Prints the function holding each address, one line per address:\n"
+		 "ADDR FUNCTION+0xOFFSET MODULE (\"?\?\" when there is no name). Addresses are\n"
+		 "hexadecimal, with or without 0x; without ADDR arguments they are read from\n"
+		 "standard input, one per line.\n"
+		 "\n",
+	.epilogue = "See perfmini(1).\n",
+	.opts = options,
+};
+
+/* The target of -e FILE: its module, warned about when it cannot be named. */
+static void open_exe(struct target *t, const char *exe)
+{
+	const struct symfile *f;
+	struct stat st;
+	char *full = realpath(exe, NULL);
+	struct module_key k = {.path = full};
+
+	if (!full || stat(full, &st) < 0)
+		die("cannot open '%s': %s", exe, strerror(errno));
+	k.maj = major(st.st_dev);
+	k.min = minor(st.st_dev);
+	k.ino = st.st_ino;
+	t->exe = module_set_get(&t->mods, &k, 0, 0, 0);
+	free(full);
+	if (t->exe->fd < 0)
+		die("cannot open '%s'", exe);
+	f = symfile_get(&t->syms, t->exe);
+	if (symfile_reason(f) && symfile_reason(f) != REASON_STRIPPED && !symfile_nsyms(f))
+		warning("%s: %s", exe, module_reason_text(symfile_reason(f)));
+}
+
+/* The target of -p PID: the process's mappings as they are now. */
+static void open_pid(struct target *t, uint32_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%u", pid);
+	if (stat(path, &st) < 0)
+		die("no such process: %u", pid);
+	t->pid = pid;
+	model_init(&t->model, &t->mods, true);
+	model_process(&t->model, t->pid);
+}
+
+/* One address of the command line or of a line of input: 0, or 1 when it is bad. */
+static int symbolize_one(struct target *t, char *text)
+{
+	uint64_t addr;
+
+	if (parse_addr(text, &addr)) {
+		text[strcspn(text, "\n")] = '\0';
+		error("bad address '%s'", text);
+		return 1;
+	}
+	print_one(t, addr);
+	return 0;
+}
+
 int cmd_symbolize(int argc, char **argv)
 {
+	struct symbolize_opts o = {0};
 	struct target t;
-	const char *exe = NULL;
-	uint64_t pid = 0, addr;
-	int c, ret = 0;
+	int first, ret;
 
+	ret = cmd_parse(&symbolize_spec, argc, argv, &o, &first);
+	if (ret < 0 && !o.exe == !o.pid)
+		ret = cmd_usage_error("symbolize", "give one of -e FILE and -p PID");
+	if (ret >= 0) {
+		free(o.debug_dirs);
+		return ret;
+	}
+	ret = 0;
 	memset(&t, 0, sizeof(t));
 	module_set_init(&t.mods);
 	symbolizer_init(&t.syms, &t.mods, false);
-	while ((c = getopt_long(argc, argv, "e:p:h", options, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			exe = optarg;
-			break;
-		case 'p':
-			if (parse_u64(optarg, &pid) || pid == 0 || pid > INT32_MAX) {
-				return cmd_usage_error("symbolize", "bad process id '%s'", optarg);
-			}
-			break;
-		case OPT_DEBUG_DIR:
-			if (symbolizer_add_debug_dir(&t.syms, optarg) < 0)
-				die("bad --debug-dir '%s': %s", optarg, strerror(errno));
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		default:
-			return cmd_usage_error("symbolize", NULL);
-		}
-	}
-	if (!exe == !pid) {
-		return cmd_usage_error("symbolize", "give one of -e FILE and -p PID");
-	}
-	if (exe) {
-		struct stat st;
-		char *full = realpath(exe, NULL);
-		struct module_key k = {.path = full};
-
-		if (!full || stat(full, &st) < 0)
-			die("cannot open '%s': %s", exe, strerror(errno));
-		k.maj = major(st.st_dev);
-		k.min = minor(st.st_dev);
-		k.ino = st.st_ino;
-		t.exe = module_set_get(&t.mods, &k, 0, 0, 0);
-		free(full);
-		if (t.exe->fd < 0)
-			die("cannot open '%s'", exe);
-		{
-			const struct symfile *f = symfile_get(&t.syms, t.exe);
-
-			if (symfile_reason(f) && symfile_reason(f) != REASON_STRIPPED &&
-			    !symfile_nsyms(f))
-				warning("%s: %s", exe, module_reason_text(symfile_reason(f)));
-		}
-	} else {
-		char path[64];
-		struct stat st;
-
-		snprintf(path, sizeof(path), "/proc/%llu", (unsigned long long)pid);
-		if (stat(path, &st) < 0)
-			die("no such process: %llu", (unsigned long long)pid);
-		t.pid = (uint32_t)pid;
-		model_init(&t.model, &t.mods, true);
-		model_process(&t.model, t.pid);
-	}
-	if (optind < argc) {
-		for (int i = optind; i < argc; i++) {
-			if (parse_addr(argv[i], &addr)) {
-				error("bad address '%s'", argv[i]);
-				ret = 1;
-				continue;
-			}
-			print_one(&t, addr);
-		}
+	for (size_t i = 0; i < o.ndebug_dirs; i++)
+		if (symbolizer_add_debug_dir(&t.syms, o.debug_dirs[i]) < 0)
+			die("bad --debug-dir '%s': %s", o.debug_dirs[i], strerror(errno));
+	free(o.debug_dirs);
+	if (o.exe)
+		open_exe(&t, o.exe);
+	else
+		open_pid(&t, o.pid);
+	if (first < argc) {
+		for (int i = first; i < argc; i++)
+			ret |= symbolize_one(&t, argv[i]);
 	} else {
 		char *line = NULL;
 		size_t cap = 0;
 
-		while (getline(&line, &cap, stdin) > 0) {
-			if (parse_addr(line, &addr)) {
-				line[strcspn(line, "\n")] = '\0';
-				error("bad address '%s'", line);
-				ret = 1;
-				continue;
-			}
-			print_one(&t, addr);
-		}
+		while (getline(&line, &cap, stdin) > 0)
+			ret |= symbolize_one(&t, line);
 		free(line);
 	}
-	if (pid)
+	if (o.pid)
 		model_release(&t.model);
 	symbolizer_release(&t.syms);
 	module_set_release(&t.mods);

@@ -5,9 +5,14 @@
 #ifndef PERFMINI_CMD_H
 #define PERFMINI_CMD_H
 
+struct cmd_spec;
+
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
+
+/* Their options (opts.h), for main's completion listing. */
+extern const struct cmd_spec record_spec, report_spec, symbolize_spec;
 
 /*
  * A command line that command cmd cannot take: "perfmini: MESSAGE" (none

@@ -8,16 +8,20 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "util/util.h"
 
 static const struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
+	const struct cmd_spec *spec;
 	const char *help;
 } commands[] = {
-	{"record", cmd_record, "sample call stacks into a data file"},
-	{"report", cmd_report, "print a data file: top table, folded stacks, pprof, SVG"},
-	{"symbolize", cmd_symbolize, "print the functions at addresses of a file or process"},
+	{"record", cmd_record, &record_spec, "sample call stacks into a data file"},
+	{"report", cmd_report, &report_spec,
+	 "print a data file: top table, folded stacks, pprof, SVG"},
+	{"symbolize", cmd_symbolize, &symbolize_spec,
+	 "print the functions at addresses of a file or process"},
 };
 
 static void print_usage(FILE *f)
@@ -27,6 +31,21 @@ static void print_usage(FILE *f)
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\nRun 'perfmini COMMAND --help' for a command's options; see perfmini(1).\n");
+}
+
+/*
+ * "perfmini --complete [COMMAND]", for the bash completion: the commands,
+ * one per line, or COMMAND's options as cmd_complete lists them.
+ */
+static int complete(int argc, char **argv)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
+		if (argc < 3)
+			printf("%s\n", commands[i].name);
+		else if (!strcmp(argv[2], commands[i].name))
+			cmd_complete(commands[i].spec, stdout);
+	}
+	return fflush(stdout) ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -43,6 +62,8 @@ int main(int argc, char **argv)
 		printf("perfmini %s\n", PACKAGE_VERSION);
 		return 0;
 	}
+	if (!strcmp(argv[1], "--complete"))
+		return complete(argc, argv);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
