@@ -23,6 +23,7 @@
 #include "model/proc.h"
 #include "symbol/symfile.h"
 #include "elf/ksyms.h"
+#include "elf/perfmap.h"
 #include "elf/symtab.h"
 #include "unit-helpers.h"
 #include "util/util.h"
@@ -269,6 +270,44 @@ START_TEST(test_perfmap)
 	ck_assert_ptr_nonnull(symtab_lookup(&t, 0x1000));
 	ck_assert_ptr_null(symtab_lookup(&t, 0x2000));
 	symtab_release(&t);
+}
+END_TEST
+
+/*
+ * A line longer than PERFMAP_MAX_LINE is skipped whole (its bytes read,
+ * never held) and the lines after it are read; one just short of it is
+ * kept; a last line without a newline counts.
+ */
+START_TEST(test_perfmap_long_lines)
+{
+	size_t big = PERFMAP_MAX_LINE * 3, fit = PERFMAP_MAX_LINE - 8;
+	char *text = xmalloc(big + fit + 64), *p = text;
+	struct symtab t;
+	FILE *f;
+
+	memset(p, 'x', big); /* no newline in it: one line of 3 * PERFMAP_MAX_LINE */
+	p += big;
+	p += sprintf(p, "\n1000 10 after\n");
+	p += sprintf(p, "2000 10 ");
+	memset(p, 'n', fit - 8);
+	p += fit - 8;
+	p += sprintf(p, "\n3000 10 last");
+	symtab_init(&t);
+	f = unit_text_stream(text);
+	ck_assert_int_eq(perfmap_parse(f, &t, 1 << 30), 3);
+	fclose(f);
+	ck_assert_str_eq(symtab_name(&t, symtab_lookup(&t, 0x1008)), "after");
+	ck_assert_uint_eq(strlen(symtab_name(&t, symtab_lookup(&t, 0x2000))), fit - 8);
+	ck_assert_str_eq(symtab_name(&t, symtab_lookup(&t, 0x3000)), "last");
+	symtab_release(&t);
+
+	/* The limit counts the skipped bytes too: it ends inside the long line. */
+	symtab_init(&t);
+	f = unit_text_stream(text);
+	ck_assert_int_eq(perfmap_parse(f, &t, PERFMAP_MAX_LINE * 2), 0);
+	fclose(f);
+	symtab_release(&t);
+	free(text);
 }
 END_TEST
 
@@ -799,6 +838,7 @@ static Suite *symtab_suite(void)
 	tcase_add_test(tc, test_kallsyms_blocks_no_file);
 	tcase_add_test(tc, test_kallsyms_restricted);
 	tcase_add_test(tc, test_perfmap);
+	tcase_add_test(tc, test_perfmap_long_lines);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("aliases");

@@ -16,6 +16,9 @@
  *              chown=UID  the map belongs to user UID (made as root)
  *              fifo       /tmp/perf-PID.map is a named pipe nobody writes
  *              dir        /tmp/perf-PID.map is a directory
+ *              longline   the good line follows a first "line" of
+ *                         LONG_LINE_BYTES without a newline (a hole of the
+ *                         file: it takes no disk space)
  */
 #include <fcntl.h>
 #include <string.h>
@@ -54,6 +57,9 @@ static const uint32_t jit_code[] = {
 #error "fault-jit: no machine code for this architecture"
 #endif
 
+/* longline: more than a reader should ever hold, less than a perf map's read limit. */
+#define LONG_LINE_BYTES (160L << 20)
+
 static char map_path[64], real_path[80];
 static const char *mode;
 
@@ -90,8 +96,8 @@ int main(int argc, char **argv)
 	mode = argc > 2 ? argv[2] : "";
 	if (argc != 3 ||
 	    (strcmp(mode, "good") && strcmp(mode, "symlink") && strncmp(mode, "chown=", 6) &&
-	     strcmp(mode, "fifo") && strcmp(mode, "dir"))) {
-		fprintf(stderr, "usage: fault-jit SECONDS good|symlink|chown=UID|fifo|dir\n");
+	     strcmp(mode, "fifo") && strcmp(mode, "dir") && strcmp(mode, "longline"))) {
+		fprintf(stderr, "usage: fault-jit SECONDS good|symlink|chown=UID|fifo|dir|longline\n");
 		return 2;
 	}
 	code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1,
@@ -119,6 +125,10 @@ int main(int argc, char **argv)
 			write_path = real_path;
 		}
 		f = fopen(write_path, "w");
+		if (f && !strcmp(mode, "longline") &&
+		    (ftruncate(fileno(f), LONG_LINE_BYTES) != 0 || fseek(f, 0, SEEK_END) != 0 ||
+		     fputc('\n', f) == EOF))
+			die_errno(write_path);
 		if (!f ||
 		    fprintf(f, "%lx %lx fault_jit_hot\n", (unsigned long)(uintptr_t)code,
 			    (unsigned long)sizeof(jit_code)) < 0 ||

@@ -16,6 +16,10 @@
 #     with -p (no SIGCHLD comes to interrupt a blocked open): perfmini must
 #     not block on it: it must end on its own within 10 s of the target's
 #     exit, with a complete file in which no sample is named.
+#  7. longline: the map's first "line" is 160 MiB without a newline, the
+#     good line after it: 'perfmini symbolize -p' names the code from the
+#     good line, and its peak memory stays under 64 MiB (a reader that
+#     holds a whole line grows past 160 MiB).
 set -eu
 . "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -89,3 +93,27 @@ fi
 record_wait 1 "$tmp/fifo.data"
 run_report "$tmp/fifo.data" "$tmp/fifo.folded"
 unnamed "$tmp/fifo.folded" "a map that is a named pipe"
+
+"$FAULT_JIT" 5 longline >"$tmp/long.out" 2>"$tmp/long.err" &
+tpid=$!
+track "$tpid"
+wait_line "$tmp/long.out" '^fault-jit: longline' 30 ||
+	fail "fault-jit did not start: $(cat "$tmp/long.err")"
+addr=$(tail -n 1 "/tmp/perf-$tpid.map" | cut -d' ' -f1)
+# The peak resident size of symbolize (KiB), as its parent sees it.
+hwm=$(python3 -c '
+import resource, subprocess, sys
+with open(sys.argv[1], "w") as out, open(sys.argv[2], "w") as err:
+    rc = subprocess.run(sys.argv[3:], stdout=out, stderr=err).returncode
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if rc == 0 else "rc=%d" % rc)
+' "$tmp/sym.out" "$tmp/sym.err" "$PERFMINI" symbolize -p "$tpid" "$addr")
+grep -q ' fault_jit_hot+0x0 ' "$tmp/sym.out" ||
+	fail "symbolize -p did not name $addr past the long line: $(cat "$tmp/sym.out" "$tmp/sym.err")"
+kill "$tpid" 2>/dev/null || :
+wait "$tpid" 2>/dev/null || :
+case $hwm in
+'' | *[!0-9]*) fail "symbolize -p failed ($hwm): $(cat "$tmp/sym.err")" ;;
+esac
+[ "$hwm" -lt 65536 ] || fail "symbolize -p grew to $hwm KiB reading a map with a 160 MiB line"
+say "a 160 MiB line before the good one: named, peak memory $hwm KiB"
+exit 0

@@ -5,26 +5,59 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 
 #include "elf/perfmap.h"
+#include "util/util.h"
+
+/*
+ * The next line of f into buf (without its newline, NUL-terminated), at
+ * most size - 1 bytes of it. *used counts every byte read, and none is
+ * read past limit. Returns the line's length; -1 when the line was longer
+ * than buf (the rest of it is read and dropped, so that a line without
+ * end costs time but no memory) or ran past limit; -2 at the end of f or
+ * of limit.
+ */
+static long next_line(FILE *f, char *buf, size_t size, size_t *used, size_t limit)
+{
+	size_t n = 0;
+	bool over = false;
+	int c = EOF;
+
+	while (*used < limit && (c = getc_unlocked(f)) != EOF) {
+		(*used)++;
+		if (c == '\n')
+			break;
+		if (n + 1 < size)
+			buf[n++] = (char)c;
+		else
+			over = true;
+	}
+	buf[n] = '\0';
+	if (c == '\n')
+		return over ? -1 : (long)n;
+	/* The end of f (a last line without newline counts) or of limit. */
+	if (n == 0 && !over)
+		return -2;
+	return over || *used >= limit ? -1 : (long)n;
+}
 
 int perfmap_parse(FILE *f, struct symtab *t, size_t max_bytes)
 {
-	char *line = NULL;
-	size_t cap = 0, read = 0;
-	ssize_t len;
+	char *line = xmalloc(PERFMAP_MAX_LINE + 1);
+	size_t used = 0;
+	long len;
 	int n = 0;
 
-	while ((len = getline(&line, &cap, f)) > 0) {
+	while ((len = next_line(f, line, PERFMAP_MAX_LINE + 1, &used, max_bytes)) != -2) {
 		unsigned long long start, size;
 		char *p = line, *end;
 
-		read += (size_t)len;
-		if (read > max_bytes)
-			break;
+		if (len < 0)
+			continue;
 		errno = 0;
 		start = strtoull(p, &end, 16);
 		if (errno || end == p || *end != ' ')
@@ -34,7 +67,6 @@ int perfmap_parse(FILE *f, struct symtab *t, size_t max_bytes)
 		if (errno || end == p || *end != ' ' || size == 0)
 			continue;
 		p = end + 1;
-		p[strcspn(p, "\n")] = '\0';
 		if (!*p)
 			continue;
 		symtab_add(t, start, size, p, 1);

@@ -20,9 +20,18 @@
 #define PERFMAP_MAX_BYTES (256u << 20)
 
 /*
+ * The longest line kept: JIT names with signatures and URLs run to a few
+ * kilobytes. A longer line is skipped, read a byte at a time and never
+ * held, so that a map without newlines does not make the reader grow.
+ */
+#define PERFMAP_MAX_LINE (64u << 10)
+
+/*
  * Reads a perf map ("START SIZE NAME" lines, hex) into t, its first
- * max_bytes at most (the lines that end within them), and finishes t.
- * Returns the number of symbols read.
+ * max_bytes at most (the lines that end within them; a last line without
+ * a newline counts when it ends the file), and finishes t. Lines longer
+ * than PERFMAP_MAX_LINE are skipped. Memory stays within that of the
+ * symbols read whatever the file holds. Returns the number of symbols.
  */
 int perfmap_parse(FILE *f, struct symtab *t, size_t max_bytes);
 
