@@ -164,8 +164,8 @@ START_TEST(test_kinds)
 	struct t_opts o;
 	int first;
 
-	ck_assert_int_eq(parse(&o, &first, "-f", "--str", "x.data", "--strs", "a", "--strs=b",
-			       "-n", "70000", "--small", "255", "--pages", "1024", "--secs", "0",
+	ck_assert_int_eq(parse(&o, &first, "-f", "--str", "x.data", "--strs", "a", "--strs=b", "-n",
+			       "70000", "--small", "255", "--pages", "1024", "--secs", "0",
 			       "--positive", "0.5", "--dur=2ms", "--word=beta", "-i", "3,1,3",
 			       "--ids", "1,7", "-c", "yes", "-g", "cmd", "--flag", NULL),
 			 -1);

@@ -97,7 +97,8 @@ int main(int argc, char **argv)
 	if (argc != 3 ||
 	    (strcmp(mode, "good") && strcmp(mode, "symlink") && strncmp(mode, "chown=", 6) &&
 	     strcmp(mode, "fifo") && strcmp(mode, "dir") && strcmp(mode, "longline"))) {
-		fprintf(stderr, "usage: fault-jit SECONDS good|symlink|chown=UID|fifo|dir|longline\n");
+		fprintf(stderr,
+			"usage: fault-jit SECONDS good|symlink|chown=UID|fifo|dir|longline\n");
 		return 2;
 	}
 	code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1,

@@ -16,7 +16,7 @@
 #include "util/util.h"
 
 /* The width --help fits in, and the widest option column it gives. */
-#define HELP_WIDTH 80
+#define HELP_WIDTH	80
 #define HELP_MAX_COLUMN 28
 
 static bool is_option(const struct cmd_opt *r)
@@ -164,8 +164,8 @@ static int apply(const struct cmd_opt *r, void *opts, const char *arg)
 	case OPT_IDS: {
 		char bad[64];
 
-		if (parse_id_list(arg, (uint32_t)r->min, (uint32_t)r->max, p,
-				  field(opts, r->off2), bad, sizeof(bad)) < 0)
+		if (parse_id_list(arg, (uint32_t)r->min, (uint32_t)r->max, p, field(opts, r->off2),
+				  bad, sizeof(bad)) < 0)
 			return -1;
 		break;
 	}
@@ -227,7 +227,9 @@ static const struct cmd_opt *row_of(const struct cmd_opt *rows, int c)
  */
 static int bad_option(const struct cmd_spec *spec, int c, const char *arg)
 {
-	const char *why = c == ':' ? "needs a value" : optopt >= 256 ? "takes no value" : "is unknown";
+	const char *why = c == ':'	  ? "needs a value"
+			  : optopt >= 256 ? "takes no value"
+					  : "is unknown";
 
 	if (optopt > 0 && optopt < 256)
 		return cmd_usage_error(spec->name, "option '-%c' %s", optopt, why);

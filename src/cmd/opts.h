@@ -39,11 +39,11 @@ enum opt_kind {
 
 /* How the shell completes an option's value. */
 enum opt_complete {
-	COMPLETE_ANY,	/* nothing to offer */
-	COMPLETE_FILE,	/* file names */
-	COMPLETE_DIR,	/* directory names */
-	COMPLETE_PIDS,	/* process ids, as a comma-separated list */
-	COMPLETE_WORDS, /* the keywords of words, or what word_at gives */
+	COMPLETE_ANY,	  /* nothing to offer */
+	COMPLETE_FILE,	  /* file names */
+	COMPLETE_DIR,	  /* directory names */
+	COMPLETE_PIDS,	  /* process ids, as a comma-separated list */
+	COMPLETE_WORDS,	  /* the keywords of words, or what word_at gives */
 	COMPLETE_COMMAND, /* operands: a command line to run (after "--") */
 };
 
@@ -88,12 +88,12 @@ struct cmd_opt {
 };
 
 struct cmd_spec {
-	const char *name;	     /* "record" */
-	const char *usage;	     /* --help before the options: usage lines, what it does */
-	const char *epilogue;	     /* --help after the options */
-	const struct cmd_opt *opts;  /* ended by an OPT_END row */
-	bool operands_end_options;   /* the first operand ends the options (a command to run) */
-	enum opt_complete operands;  /* how the shell completes operands */
+	const char *name;	    /* "record" */
+	const char *usage;	    /* --help before the options: usage lines, what it does */
+	const char *epilogue;	    /* --help after the options */
+	const struct cmd_opt *opts; /* ended by an OPT_END row */
+	bool operands_end_options;  /* the first operand ends the options (a command to run) */
+	enum opt_complete operands; /* how the shell completes operands */
 };
 
 /*
@@ -119,9 +119,9 @@ void cmd_help(const struct cmd_spec *spec, FILE *out);
 void cmd_complete(const struct cmd_spec *spec, FILE *out);
 
 /* Row constructors: T is the command's options struct. */
-#define OPT_AT(T, f) .off = offsetof(T, f)
-#define OPT_SIZE(T, f) .off = offsetof(T, f), .size = sizeof(((T *)0)->f)
+#define OPT_AT(T, f)	  .off = offsetof(T, f)
+#define OPT_SIZE(T, f)	  .off = offsetof(T, f), .size = sizeof(((T *)0)->f)
 #define OPT_LIST(T, f, n) .off = offsetof(T, f), .off2 = offsetof(T, n)
-#define OPT_GIVEN(T, f) .given = offsetof(T, f), .has_given = true
+#define OPT_GIVEN(T, f)	  .given = offsetof(T, f), .has_given = true
 
 #endif
