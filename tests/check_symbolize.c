@@ -328,9 +328,10 @@ START_TEST(test_add_levels)
 	const struct pm_frame *fr;
 
 	r.n = 2;
-	r.lv[0] = (struct srcline){.func = "inner", .file = "/src/a.h", .line = 7, .inlined = true,
-				   .decl_line = 5};
-	r.lv[1] = (struct srcline){.func = "outer", .file = "/src/a.c", .line = 20, .decl_line = 18};
+	r.lv[0] = (struct srcline){
+		.func = "inner", .file = "/src/a.h", .line = 7, .inlined = true, .decl_line = 5};
+	r.lv[1] =
+		(struct srcline){.func = "outer", .file = "/src/a.c", .line = 20, .decl_line = 18};
 	r.symoff = 0x24;
 	symbolize_add_levels(p, f, &r);
 	fr = &p->frames[f];
@@ -398,8 +399,7 @@ START_TEST(test_profile)
 
 	ck_assert_uint_eq(symbolize_profile(p, &fx.z, is_resolved, &fd, false), 0);
 	ck_assert_uint_ge(p->frames[fa].nlines, 1);
-	ck_assert_str_eq(line_func(p, p->frames[fa].line0 + p->frames[fa].nlines - 1),
-			 "sym_outer");
+	ck_assert_str_eq(line_func(p, p->frames[fa].line0 + p->frames[fa].nlines - 1), "sym_outer");
 	ck_assert_uint_eq(p->lines[p->frames[fa].line0 + p->frames[fa].nlines - 1].symoff, 1);
 	ck_assert_uint_eq(p->frames[fb].nlines, 1);
 	ck_assert_str_eq(line_func(p, p->frames[fb].line0), "kept");
