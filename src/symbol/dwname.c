@@ -201,10 +201,10 @@ void dwn_add_name(struct sbuf *b, const char *name)
 
 		for (size_t i = 0; i < ARRAY_SIZE(base_types); i++) {
 			size_t l = strlen(base_types[i][0]);
-			char next = p[l];
 
+			/* p[l] is read only once p is known to hold l bytes. */
 			if (l > best && !strncmp(p, base_types[i][0], l) &&
-			    (p == name || strchr("<, (*&", p[-1])) && strchr(">, )*&", next)) {
+			    (p == name || strchr("<, (*&", p[-1])) && strchr(">, )*&", p[l])) {
 				best = l;
 				k = i;
 			}
