@@ -2,13 +2,13 @@
 /*
  * namer.c - the naming thread; see namer.h.
  *
- * The recorder hands jobs over through a queue of its own that takes no
- * lock: one producer (the recorder), one consumer (the thread), chunks
- * linked as they fill: a lock the recorder had to take could be held by
- * the thread when it was preempted, with the recorder stuck behind it.
- * The thread sleeps on an eventfd, written only when
- * it said it sleeps (both sides check the other's word after writing
- * their own, so no wakeup is lost).
+ * The recorder hands jobs over through a queue that takes no lock
+ * (util/spsc.h): one producer (the recorder), one consumer (the thread):
+ * a lock the recorder had to take could be held by the thread when it was
+ * preempted, with the recorder stuck behind it. The thread sleeps on an
+ * eventfd, written only when it said it sleeps (both sides check the
+ * other's word after writing their own, a fence between, so no wakeup is
+ * lost).
  */
 #include "config.h"
 
@@ -26,8 +26,10 @@
 
 #include "symbol/symfile-int.h"
 #include "symbol/namer.h"
+#include "util/spsc.h"
 #include "util/util.h"
 
+/* The queue's jobs are allocated this many at a time. */
 #define CHUNK_JOBS 1024
 /*
  * While recording on a busy machine, the thread's CPU time is rationed to
@@ -60,12 +62,6 @@ struct job {
 	uint64_t addr;
 };
 
-struct chunk {
-	struct job jobs[CHUNK_JOBS];
-	_Atomic size_t filled;	    /* jobs published, written by the producer */
-	struct chunk *_Atomic next; /* set by the producer when this one is full */
-};
-
 /*
  * A frame's levels as the thread resolved them, until namer_drain hands
  * them on: one block, the levels' strings copied after them, so that
@@ -84,20 +80,9 @@ struct namer {
 	pthread_t thread;
 	int wake; /* eventfd the thread sleeps on */
 
-	/*
-	 * The queue: the producer's end and the consumer's. The producer
-	 * frees the chunks the consumer is done with (those before head), so
-	 * that the thread never frees memory of the recorder's: preempted
-	 * while holding the lock of the recorder's malloc arena, it would
-	 * hold the recorder up.
-	 */
-	struct chunk *tail;
-	struct chunk *oldest;	    /* the first chunk not freed (producer) */
-	struct chunk *_Atomic head; /* the chunk jobs are taken from (consumer) */
-	size_t pos;		    /* next job to take in head */
+	struct spsc *jobs; /* struct job, from the recorder to the thread */
 	_Atomic bool sleeping, done, cancel;
 	bool joined; /* by namer_finish: the thread is gone */
-	_Atomic uint64_t queued, taken;
 	/* The ration (thread's side): see ration(). */
 	int64_t tokens_ns;	   /* CPU time the thread may still use */
 	uint64_t last_ns;	   /* when tokens_ns was last brought up to date */
@@ -128,28 +113,6 @@ static void wake(struct namer *n)
 
 	if (write(n->wake, &one, sizeof(one)) < 0) {
 		/* the counter is saturated: a wakeup is pending anyway */
-	}
-}
-
-/* The next job, if one was published (consumer side). */
-static bool take(struct namer *n, struct job *j)
-{
-	for (;;) {
-		struct chunk *head = atomic_load_explicit(&n->head, memory_order_relaxed);
-		size_t filled = atomic_load_explicit(&head->filled, memory_order_acquire);
-		struct chunk *next;
-
-		if (n->pos < filled) {
-			*j = head->jobs[n->pos++];
-			atomic_fetch_add(&n->taken, 1);
-			return true;
-		}
-		next = atomic_load_explicit(&head->next, memory_order_acquire);
-		if (n->pos < CHUNK_JOBS || !next)
-			return false;
-		/* Done with head: the producer frees it. */
-		atomic_store_explicit(&n->head, next, memory_order_release);
-		n->pos = 0;
 	}
 }
 
@@ -391,7 +354,7 @@ static void finish_by_module(struct namer *n, struct symres *r)
 	size_t njobs = 0, cap = 0;
 	bool read_now = false; /* the module of the jobs at hand was read for them */
 
-	while (take(n, &j)) {
+	while (spsc_pop(n->jobs, &j)) {
 		xgrow(&jobs, &cap, njobs + 1, sizeof(*jobs));
 		jobs[njobs++] = j;
 	}
@@ -430,7 +393,7 @@ static void *namer_main(void *arg)
 			finish_by_module(n, r);
 			break;
 		}
-		if (take(n, &j)) {
+		if (spsc_pop(n->jobs, &j)) {
 			run_job(n, &j, r);
 			if (n->ndeferred && symbolizer_kernel_ready(n->z))
 				run_deferred(n, r);
@@ -457,7 +420,8 @@ static void *namer_main(void *arg)
 		 * is seen. While the kernel's symbols are read, for a while only.
 		 */
 		atomic_store(&n->sleeping, true);
-		if (!take(n, &j)) {
+		atomic_thread_fence(memory_order_seq_cst);
+		if (!spsc_pop(n->jobs, &j)) {
 			struct pollfd p = {.fd = n->wake, .events = POLLIN};
 
 			if (!atomic_load(&n->done) && !atomic_load(&n->cancel) &&
@@ -487,8 +451,7 @@ struct namer *namer_start(struct symbolizer *z)
 	/* The first look at the machine has this one to compare with. */
 	n->idle_ns = machine_idle_ns(n->stat_fd);
 	n->idle_at = n->last_ns;
-	n->oldest = n->tail = xcalloc(1, sizeof(*n->tail));
-	atomic_store(&n->head, n->oldest);
+	n->jobs = spsc_new(sizeof(struct job), CHUNK_JOBS);
 	n->wake = eventfd(0, EFD_CLOEXEC);
 	n->ready_tail = &n->ready;
 	pthread_mutex_init(&n->lock, NULL);
@@ -498,7 +461,7 @@ struct namer *namer_start(struct symbolizer *z)
 		if (n->stat_fd >= 0)
 			close(n->stat_fd);
 		pthread_mutex_destroy(&n->lock);
-		free(n->oldest);
+		spsc_free(n->jobs);
 		free(n);
 		return NULL;
 	}
@@ -507,26 +470,8 @@ struct namer *namer_start(struct symbolizer *z)
 
 void namer_frame(struct namer *n, struct module *m, uint32_t frame, uint64_t addr)
 {
-	size_t filled = atomic_load_explicit(&n->tail->filled, memory_order_relaxed);
-
-	if (filled == CHUNK_JOBS) {
-		struct chunk *c = xcalloc(1, sizeof(*c)),
-			     *head = atomic_load_explicit(&n->head, memory_order_acquire);
-
-		while (n->oldest != head) {
-			struct chunk *next = atomic_load(&n->oldest->next);
-
-			free(n->oldest);
-			n->oldest = next;
-		}
-
-		atomic_store_explicit(&n->tail->next, c, memory_order_release);
-		n->tail = c;
-		filled = 0;
-	}
-	n->tail->jobs[filled] = (struct job){m, frame, addr};
-	atomic_store_explicit(&n->tail->filled, filled + 1, memory_order_release);
-	atomic_fetch_add(&n->queued, 1);
+	spsc_push(n->jobs, &(struct job){m, frame, addr});
+	atomic_thread_fence(memory_order_seq_cst);
 	if (atomic_load(&n->sleeping))
 		wake(n);
 }
@@ -573,7 +518,7 @@ int namer_finish(struct namer *n, uint64_t deadline_ns, const volatile sig_atomi
 
 void namer_counts(struct namer *n, uint64_t *queued, uint64_t *done)
 {
-	*queued = atomic_load(&n->queued);
+	*queued = spsc_pushed(n->jobs);
 	pthread_mutex_lock(&n->lock);
 	*done = n->named;
 	pthread_mutex_unlock(&n->lock);
@@ -623,12 +568,7 @@ void namer_free(struct namer *n)
 	/* A recording that failed before its stop: the thread is ended first. */
 	if (!n->joined)
 		namer_finish(n, 0, NULL);
-	while (n->oldest) {
-		struct chunk *next = atomic_load(&n->oldest->next);
-
-		free(n->oldest);
-		n->oldest = next;
-	}
+	spsc_free(n->jobs);
 	while (n->ready) {
 		struct result *next = n->ready->next;
 
