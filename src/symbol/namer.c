@@ -2,22 +2,20 @@
 /*
  * namer.c - the naming thread; see namer.h.
  *
- * The recorder hands jobs over through a queue of its own that takes no
- * lock: one producer (the recorder), one consumer (the thread), chunks
- * linked as they fill: a lock the recorder had to take could be held by
- * the thread when it was preempted, with the recorder stuck behind it.
- * The thread sleeps on an eventfd, written only when
- * it said it sleeps (both sides check the other's word after writing
- * their own, so no wakeup is lost).
+ * The recorder hands jobs over through a queue that takes no lock
+ * (util/spsc.h): one producer (the recorder), one consumer (the thread):
+ * a lock the recorder had to take could be held by the thread when it was
+ * preempted, with the recorder stuck behind it. The thread sleeps on an
+ * eventfd, written only when it said it sleeps (both sides check the
+ * other's word after writing their own, a fence between, so no wakeup is
+ * lost).
  */
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -26,8 +24,11 @@
 
 #include "symbol/symfile-int.h"
 #include "symbol/namer.h"
+#include "util/ration.h"
+#include "util/spsc.h"
 #include "util/util.h"
 
+/* The queue's jobs are allocated this many at a time. */
 #define CHUNK_JOBS 1024
 /*
  * While recording on a busy machine, the thread's CPU time is rationed to
@@ -36,13 +37,15 @@
  * /proc/stat (at most one every 100 ms, when a module is to be read and
  * the thread's time not yet charged adds up to 1 ms; once a second while
  * it waits, to run freely again as soon as the machine is free). See
- * namer.h.
+ * namer.h and util/ration.h.
  */
-#define SHARE_PERMILLE 5
-#define BURST_NS       20000000LL
-#define LOOK_NS	       100000000ULL
-#define CHARGE_NS      1000000ULL
-#define WAIT_LOOK_NS   1000000000ULL
+static const struct ration_params namer_ration = {
+	.share_permille = 5,
+	.burst_ns = 20000000LL,
+	.look_ns = 100000000ULL,
+	.charge_ns = 1000000ULL,
+	.wait_look_ns = 1000000000ULL,
+};
 /* The pages of the files read are given back every this many frames (symbolizer_trim). */
 #define TRIM_JOBS 64
 /*
@@ -58,12 +61,6 @@ struct job {
 	struct module *m;
 	uint32_t frame;
 	uint64_t addr;
-};
-
-struct chunk {
-	struct job jobs[CHUNK_JOBS];
-	_Atomic size_t filled;	    /* jobs published, written by the producer */
-	struct chunk *_Atomic next; /* set by the producer when this one is full */
 };
 
 /*
@@ -84,28 +81,11 @@ struct namer {
 	pthread_t thread;
 	int wake; /* eventfd the thread sleeps on */
 
-	/*
-	 * The queue: the producer's end and the consumer's. The producer
-	 * frees the chunks the consumer is done with (those before head), so
-	 * that the thread never frees memory of the recorder's: preempted
-	 * while holding the lock of the recorder's malloc arena, it would
-	 * hold the recorder up.
-	 */
-	struct chunk *tail;
-	struct chunk *oldest;	    /* the first chunk not freed (producer) */
-	struct chunk *_Atomic head; /* the chunk jobs are taken from (consumer) */
-	size_t pos;		    /* next job to take in head */
+	struct spsc *jobs; /* struct job, from the recorder to the thread */
 	_Atomic bool sleeping, done, cancel;
-	bool joined; /* by namer_finish: the thread is gone */
-	_Atomic uint64_t queued, taken;
-	/* The ration (thread's side): see ration(). */
-	int64_t tokens_ns;	   /* CPU time the thread may still use */
-	uint64_t last_ns;	   /* when tokens_ns was last brought up to date */
-	uint64_t last_cpu;	   /* the thread's CPU time charged up to */
-	int stat_fd;		   /* /proc/stat, or -1 */
-	uint64_t idle_ns, idle_at; /* the machine's idle time, and when it was read */
-	bool machine_free;	   /* half a CPU or more was idle over LOOK_NS */
-	uint64_t forget_at;	   /* when idle modules were last looked for (now_coarse_ns) */
+	bool joined;	       /* by namer_finish: the thread is gone */
+	struct ration *ration; /* the thread's CPU time while recording: see ration() */
+	uint64_t forget_at;    /* when idle modules were last looked for (now_coarse_ns) */
 	/* Jobs of the kernel set aside while its symbols are read (defer_kernel). */
 	struct job *deferred;
 	size_t ndeferred, deferred_cap;
@@ -128,28 +108,6 @@ static void wake(struct namer *n)
 
 	if (write(n->wake, &one, sizeof(one)) < 0) {
 		/* the counter is saturated: a wakeup is pending anyway */
-	}
-}
-
-/* The next job, if one was published (consumer side). */
-static bool take(struct namer *n, struct job *j)
-{
-	for (;;) {
-		struct chunk *head = atomic_load_explicit(&n->head, memory_order_relaxed);
-		size_t filled = atomic_load_explicit(&head->filled, memory_order_acquire);
-		struct chunk *next;
-
-		if (n->pos < filled) {
-			*j = head->jobs[n->pos++];
-			atomic_fetch_add(&n->taken, 1);
-			return true;
-		}
-		next = atomic_load_explicit(&head->next, memory_order_acquire);
-		if (n->pos < CHUNK_JOBS || !next)
-			return false;
-		/* Done with head: the producer frees it. */
-		atomic_store_explicit(&n->head, next, memory_order_release);
-		n->pos = 0;
 	}
 }
 
@@ -208,79 +166,28 @@ static void store(struct namer *n, uint32_t frame, const struct symres *r)
 	pthread_mutex_unlock(&n->lock);
 }
 
-/* The idle time of all CPUs so far (idle and iowait), from /proc/stat; 0 when unknown. */
-static uint64_t machine_idle_ns(int fd)
-{
-	char buf[256];
-	unsigned long long idle, iowait;
-	ssize_t len = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
-	long tick = sysconf(_SC_CLK_TCK);
-
-	if (len <= 0 || tick <= 0)
-		return 0;
-	buf[len] = '\0';
-	if (sscanf(buf, "cpu %*u %*u %*u %llu %llu", &idle, &iowait) != 2)
-		return 0;
-	return (uint64_t)(idle + iowait) * (1000000000ULL / (uint64_t)tick);
-}
-
-/* Whether the machine had CPU time to spare since the last look (at most one every LOOK_NS). */
-static bool machine_free(struct namer *n, uint64_t now)
-{
-	if (now - n->idle_at >= LOOK_NS) {
-		uint64_t idle = machine_idle_ns(n->stat_fd);
-
-		n->machine_free = idle && n->idle_at && idle >= n->idle_ns &&
-				  (idle - n->idle_ns) * 2 >= now - n->idle_at;
-		n->idle_ns = idle;
-		n->idle_at = now;
-	}
-	return n->machine_free;
-}
-
 /*
  * While recording, before a job (the thread holds nothing then): on a
  * busy machine, waits until the thread's CPU time is back within its
- * ration, a bucket of at most BURST_NS filled at SHARE_PERMILLE of the
- * time that passes; on a machine with CPU time to spare it runs freely.
- * A wakeup of the stop ends the wait.
+ * ration (namer_ration); on a machine with CPU time to spare it runs
+ * freely. A wakeup of the stop ends the wait.
  */
 static void ration(struct namer *n)
 {
 	bool gave_back = false;
 
 	while (!atomic_load(&n->done) && !atomic_load(&n->cancel)) {
-		uint64_t now = now_ns(), cpu = thread_cpu_ns(), v;
-		int64_t gain = (int64_t)((now - n->last_ns) * SHARE_PERMILLE / 1000);
+		uint64_t wait_ns = ration_wait_ns(n->ration), ms, v;
 		struct pollfd p = {.fd = n->wake, .events = POLLIN};
-		int64_t ms;
 
-		n->tokens_ns += gain;
-		/*
-		 * The time used is charged once it adds up to CHARGE_NS, and
-		 * only then is /proc/stat looked at (a read costs the kernel
-		 * tens of microseconds): a thread waiting for its ration uses
-		 * next to nothing, and looks seldom.
-		 */
-		if (cpu - n->last_cpu >= CHARGE_NS) {
-			if (!machine_free(n, now))
-				n->tokens_ns -= (int64_t)(cpu - n->last_cpu);
-			n->last_cpu = cpu;
-		} else if (n->tokens_ns < 0 && now - n->idle_at >= WAIT_LOOK_NS &&
-			   machine_free(n, now)) {
-			n->tokens_ns = 0; /* CPU time to spare again: the debt is forgiven */
-		}
-		if (n->tokens_ns > BURST_NS)
-			n->tokens_ns = BURST_NS;
-		n->last_ns = now;
-		if (n->tokens_ns >= 0)
+		if (!wait_ns)
 			return;
 		/* About to wait: what the last reads touched of the files is given back first. */
 		if (!gave_back) {
 			symbolizer_give_back(n->z);
 			gave_back = true;
 		}
-		ms = -n->tokens_ns / SHARE_PERMILLE / 1000 + 1;
+		ms = wait_ns / 1000000 + 1;
 		if (poll(&p, 1, ms > 100 ? 100 : (int)ms) > 0 && read(n->wake, &v, sizeof(v)) < 0) {
 			/* a wakeup read by nobody else: the loop sees done or a job */
 		}
@@ -330,7 +237,8 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 	 * At the stop each module is let go whole once named, its mappings
 	 * with it (finish_by_module).
 	 */
-	if ((f = symfile_find(n->z, j->m)) && f->fresh && !atomic_load(&n->done) && n->machine_free)
+	if ((f = symfile_find(n->z, j->m)) && f->fresh && !atomic_load(&n->done) &&
+	    ration_machine_free(n->ration))
 		symbolizer_give_back(n->z);
 }
 
@@ -340,8 +248,7 @@ static void run_deferred(struct namer *n, struct symres *r)
 	if (!n->ndeferred)
 		return;
 	symfile_get(n->z, n->deferred[0].m);
-	if (!n->machine_free)
-		n->tokens_ns -= (int64_t)n->z->kernel_read_cpu_ns;
+	ration_charge(n->ration, n->z->kernel_read_cpu_ns);
 	for (size_t i = 0; i < n->ndeferred; i++)
 		run_job(n, &n->deferred[i], r);
 	n->ndeferred = 0;
@@ -391,7 +298,7 @@ static void finish_by_module(struct namer *n, struct symres *r)
 	size_t njobs = 0, cap = 0;
 	bool read_now = false; /* the module of the jobs at hand was read for them */
 
-	while (take(n, &j)) {
+	while (spsc_pop(n->jobs, &j)) {
 		xgrow(&jobs, &cap, njobs + 1, sizeof(*jobs));
 		jobs[njobs++] = j;
 	}
@@ -430,7 +337,7 @@ static void *namer_main(void *arg)
 			finish_by_module(n, r);
 			break;
 		}
-		if (take(n, &j)) {
+		if (spsc_pop(n->jobs, &j)) {
 			run_job(n, &j, r);
 			if (n->ndeferred && symbolizer_kernel_ready(n->z))
 				run_deferred(n, r);
@@ -457,7 +364,8 @@ static void *namer_main(void *arg)
 		 * is seen. While the kernel's symbols are read, for a while only.
 		 */
 		atomic_store(&n->sleeping, true);
-		if (!take(n, &j)) {
+		atomic_thread_fence(memory_order_seq_cst);
+		if (!spsc_pop(n->jobs, &j)) {
 			struct pollfd p = {.fd = n->wake, .events = POLLIN};
 
 			if (!atomic_load(&n->done) && !atomic_load(&n->cancel) &&
@@ -481,24 +389,17 @@ struct namer *namer_start(struct symbolizer *z)
 	struct namer *n = xcalloc(1, sizeof(*n));
 
 	n->z = z;
-	n->last_ns = now_ns();
-	n->tokens_ns = BURST_NS;
-	n->stat_fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
-	/* The first look at the machine has this one to compare with. */
-	n->idle_ns = machine_idle_ns(n->stat_fd);
-	n->idle_at = n->last_ns;
-	n->oldest = n->tail = xcalloc(1, sizeof(*n->tail));
-	atomic_store(&n->head, n->oldest);
+	n->ration = ration_new(&namer_ration, NULL);
+	n->jobs = spsc_new(sizeof(struct job), CHUNK_JOBS);
 	n->wake = eventfd(0, EFD_CLOEXEC);
 	n->ready_tail = &n->ready;
 	pthread_mutex_init(&n->lock, NULL);
 	if (n->wake < 0 || pthread_create(&n->thread, NULL, namer_main, n) != 0) {
 		if (n->wake >= 0)
 			close(n->wake);
-		if (n->stat_fd >= 0)
-			close(n->stat_fd);
+		ration_free(n->ration);
 		pthread_mutex_destroy(&n->lock);
-		free(n->oldest);
+		spsc_free(n->jobs);
 		free(n);
 		return NULL;
 	}
@@ -507,26 +408,8 @@ struct namer *namer_start(struct symbolizer *z)
 
 void namer_frame(struct namer *n, struct module *m, uint32_t frame, uint64_t addr)
 {
-	size_t filled = atomic_load_explicit(&n->tail->filled, memory_order_relaxed);
-
-	if (filled == CHUNK_JOBS) {
-		struct chunk *c = xcalloc(1, sizeof(*c)),
-			     *head = atomic_load_explicit(&n->head, memory_order_acquire);
-
-		while (n->oldest != head) {
-			struct chunk *next = atomic_load(&n->oldest->next);
-
-			free(n->oldest);
-			n->oldest = next;
-		}
-
-		atomic_store_explicit(&n->tail->next, c, memory_order_release);
-		n->tail = c;
-		filled = 0;
-	}
-	n->tail->jobs[filled] = (struct job){m, frame, addr};
-	atomic_store_explicit(&n->tail->filled, filled + 1, memory_order_release);
-	atomic_fetch_add(&n->queued, 1);
+	spsc_push(n->jobs, &(struct job){m, frame, addr});
+	atomic_thread_fence(memory_order_seq_cst);
 	if (atomic_load(&n->sleeping))
 		wake(n);
 }
@@ -573,7 +456,7 @@ int namer_finish(struct namer *n, uint64_t deadline_ns, const volatile sig_atomi
 
 void namer_counts(struct namer *n, uint64_t *queued, uint64_t *done)
 {
-	*queued = atomic_load(&n->queued);
+	*queued = spsc_pushed(n->jobs);
 	pthread_mutex_lock(&n->lock);
 	*done = n->named;
 	pthread_mutex_unlock(&n->lock);
@@ -623,12 +506,7 @@ void namer_free(struct namer *n)
 	/* A recording that failed before its stop: the thread is ended first. */
 	if (!n->joined)
 		namer_finish(n, 0, NULL);
-	while (n->oldest) {
-		struct chunk *next = atomic_load(&n->oldest->next);
-
-		free(n->oldest);
-		n->oldest = next;
-	}
+	spsc_free(n->jobs);
 	while (n->ready) {
 		struct result *next = n->ready->next;
 
@@ -637,8 +515,7 @@ void namer_free(struct namer *n)
 	}
 	free(n->resolved);
 	close(n->wake);
-	if (n->stat_fd >= 0)
-		close(n->stat_fd);
+	ration_free(n->ration);
 	pthread_mutex_destroy(&n->lock);
 	free(n);
 }

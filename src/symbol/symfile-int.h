@@ -7,6 +7,9 @@
 #ifndef PERFMINI_SYMFILE_INT_H
 #define PERFMINI_SYMFILE_INT_H
 
+#include <errno.h>
+#include <stdbool.h>
+
 #include "symbol/dwname.h"
 #include "symbol/symfile.h"
 
@@ -82,6 +85,30 @@ struct symfile {
 	 */
 	bool unloaded;
 };
+
+/*
+ * The loaders, one per source of symbols (load-*.c), called by
+ * symfile_get on a symfile whose module and shared fields are set: each
+ * reads what f's module is into f, and sets f->reason when it names less
+ * than it could (then it returns -errno, or 0 when it has names but
+ * falls short, an ELF file stripped of its .symtab say).
+ *   symfile_load_elf: a file module (MODULE_FILE), through libdwfl.
+ *   symfile_load_kernel: the kernel's kallsyms, waiting for z's reading
+ *	if symbolizer_read_kernel started one.
+ *   symfile_load_vdso: the vdso, from perfmini's own copy.
+ *   symfile_load_perfmap: a JIT's perf map, through the module's pinned
+ *	descriptor.
+ */
+int symfile_load_elf(struct symfile *f);
+int symfile_load_kernel(struct symbolizer *z, struct symfile *f);
+int symfile_load_vdso(struct symfile *f);
+int symfile_load_perfmap(struct symfile *f);
+
+/* Whether err (an errno) means that perfmini has no descriptor left. */
+static inline bool symfile_out_of_descriptors(int err)
+{
+	return err == EMFILE || err == ENFILE;
+}
 
 /*
  * libdwfl's find_debuginfo callback for every symbolizer's modules
