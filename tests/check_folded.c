@@ -12,7 +12,8 @@
 #include "store/profile.h"
 #include "report/report.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 static void add_line(struct profile *p, uint32_t f, const char *func, uint32_t flags)
 {

@@ -11,7 +11,8 @@
 
 #include "util/hmap.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/array.h"
+#include "util/hash.h"
 
 START_TEST(test_basic)
 {

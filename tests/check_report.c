@@ -20,7 +20,9 @@
 #include "report/report.h"
 #include "report/svg-script.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
+#include "util/sbuf.h"
 
 #define PERIOD 1001001ULL
 

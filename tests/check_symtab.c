@@ -25,7 +25,8 @@
 #include "elf/ksyms.h"
 #include "elf/symtab.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
 
 static const char *lookup_name(const struct symtab *t, uint64_t addr)
 {

@@ -14,8 +14,12 @@
 #include <unistd.h>
 
 #include "unit-helpers.h"
+#include "util/alloc.h"
+#include "util/array.h"
 #include "util/pages.h"
-#include "util/util.h"
+#include "util/parse.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 static char *shown(const char *s, bool folded)
 {

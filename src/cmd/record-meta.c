@@ -14,6 +14,10 @@
 
 #include "cmd/recorder-int.h"
 #include "report/missing.h"
+#include "util/alloc.h"
+#include "util/msg.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 static void set_meta_u64(struct profile *p, const char *key, uint64_t v)
 {

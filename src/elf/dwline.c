@@ -11,8 +11,9 @@
 #include <string.h>
 
 #include "elf/dwline.h"
+#include "util/alloc.h"
 #include "util/cursor.h"
-#include "util/util.h"
+#include "util/sbuf.h"
 
 /* The table's header, as far as the reader needs it. */
 struct header {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "model/offcpu.h"
-#include "util/util.h"
+#include "util/alloc.h"
 
 /* An open span: what is known so far of a thread's last switch-out. */
 struct offcpu_open {

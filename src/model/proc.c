@@ -7,10 +7,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "model/proc.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/clock.h"
 
 void model_init(struct model *m, struct module_set *mods, bool live)
 {

@@ -7,10 +7,15 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/aggregate.h"
+#include "util/alloc.h"
+#include "util/hash.h"
 #include "util/hmap.h"
-#include "util/util.h"
+#include "util/parse.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 /* canon_of values besides canon + 1. */
 #define CANON_UNSEEN  0

@@ -23,11 +23,16 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/report.h"
 #include "report/timeline.h"
+#include "util/alloc.h"
+#include "util/array.h"
+#include "util/hash.h"
 #include "util/hmap.h"
-#include "util/util.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 #define FIREFOX_VERSION 55
 #define GECKO_VERSION	31 /* the Gecko format's version beside it */

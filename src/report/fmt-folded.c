@@ -14,11 +14,15 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/aggregate.h"
 #include "util/hmap.h"
 #include "report/report.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/hash.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 struct folded_line {
 	char *text;

@@ -40,9 +40,13 @@
 #include <elf.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <zlib.h>
 
 #include "report/pprof-int.h"
+#include "util/alloc.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 /*
  * The string table index of s, added if new; "" is index 0. Protocol

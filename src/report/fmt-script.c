@@ -23,7 +23,9 @@
 
 #include "report/aggregate.h"
 #include "report/report.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 struct script {
 	const struct profile *p;

@@ -19,11 +19,15 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/report.h"
 #include "report/timeline.h"
+#include "util/alloc.h"
+#include "util/hash.h"
 #include "util/hmap.h"
-#include "util/util.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 struct speedscope {
 	const struct profile *p;

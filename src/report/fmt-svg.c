@@ -30,12 +30,18 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/aggregate.h"
 #include "util/hmap.h"
 #include "report/report.h"
 #include "report/svg-script.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/hash.h"
+#include "util/msg.h"
+#include "util/parse.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 #define WIDTH	     1200
 #define PAD	     10

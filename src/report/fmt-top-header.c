@@ -15,7 +15,9 @@
 #include "report/missing.h"
 #include "report/report.h"
 #include "report/top-int.h"
-#include "util/util.h"
+#include "util/parse.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 #define HEADER_INDENT 10
 #define MAX_MISSING   3

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -28,7 +29,10 @@
 #include "report/missing.h"
 #include "report/report.h"
 #include "report/top-int.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/parse.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 #define DEFAULT_COLUMNS	 100
 #define MIN_COLUMNS	 60

@@ -10,7 +10,10 @@
 #include "report/missing.h"
 #include "store/reasons.h"
 #include "report/report.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 static int cmp_missing(const void *a, const void *b)
 {

@@ -8,9 +8,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/report.h"
-#include "util/util.h"
+#include "util/array.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 const char *report_base_name(const char *path)
 {

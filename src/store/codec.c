@@ -12,7 +12,9 @@
 #include <zlib.h>
 
 #include "store/codec-int.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
+#include "util/bytes.h"
 
 /* Each field of a record, and where its array lives in a profile. */
 #define FIELD(kind, type, member)            \

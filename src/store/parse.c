@@ -14,7 +14,9 @@
 #include <zlib.h>
 
 #include "store/codec-int.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
+#include "util/bytes.h"
 
 struct in {
 	uint32_t version; /* the header's */

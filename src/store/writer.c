@@ -15,7 +15,9 @@
 #include <zlib.h>
 
 #include "store/codec-int.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/bytes.h"
+#include "util/io.h"
 
 /* A sink's writer: the bytes at their offset in the file *arg. */
 static int write_at(void *arg, const void *buf, size_t len, uint64_t at)

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "symbol/dwname-int.h"
+#include "util/array.h"
+#include "util/sbuf.h"
 
 /* The length of the operator token at p ("<<=", "=", "->*"), longest first; 0 if none. */
 static size_t operator_len(const char *p)

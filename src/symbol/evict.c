@@ -11,13 +11,14 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "symbol/srcline.h"
 #include "symbol/symfile-int.h"
+#include "util/array.h"
 #include "util/pages.h"
-#include "util/util.h"
 
 /* Giving pages back. */
 

@@ -26,7 +26,8 @@
 
 #include "symbol/symfile-int.h"
 #include "symbol/namer.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/clock.h"
 
 #define CHUNK_JOBS 1024
 /*

@@ -8,6 +8,7 @@
 #include <elfutils/libdw.h>
 #include <gelf.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "symbol/symfile-int.h"
 #include "elf/dwline.h"
@@ -15,7 +16,9 @@
 #include "symbol/dwname.h"
 #include "symbol/scopes.h"
 #include "symbol/srcline.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
+#include "util/hash.h"
 
 /*
  * The name of a function DIE without a linkage name: for C++, the full

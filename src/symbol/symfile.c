@@ -10,6 +10,7 @@
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,7 +19,8 @@
 #include "elf/elfz.h"
 #include "symbol/symfile.h"
 #include "util/pages.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/clock.h"
 
 void symbolizer_init(struct symbolizer *z, struct module_set *mods, bool no_lines)
 {
