@@ -559,7 +559,7 @@ int dwline_read(const struct dwline_input *in, uint64_t offset, const char *comp
 	struct cur c;
 	struct header h;
 	const uint8_t *program;
-	struct names nm = {0};
+	struct names nm = {.buf = SBUF_INIT};
 	struct builder b = {.t = t, .sorted = true};
 	int err;
 

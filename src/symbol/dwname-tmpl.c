@@ -168,8 +168,6 @@ void dwn_add_template_name(struct dwname *d, struct sbuf *b, Dwarf_Die *die, con
 		sbuf_addn(b, ">", 1);
 		return;
 	}
-	b->len = mark;
-	if (b->buf)
-		b->buf[mark] = '\0';
+	sbuf_truncate(b, mark);
 	dwn_add_name(b, name);
 }

@@ -350,10 +350,8 @@ static bool add_closure(struct dwname *d, struct sbuf *b, Dwarf_Die *type, int d
 	ok = add_parameters(d, b, &call, depth + 1);
 	if (ok)
 		sbuf_addf(b, "#%u}", closures_before(&fn, &pos, 0) + 1);
-	if (!ok) {
-		b->len = mark;
-		b->buf[mark] = '\0';
-	}
+	if (!ok)
+		sbuf_truncate(b, mark);
 	return ok;
 }
 
@@ -630,7 +628,7 @@ static bool add_function(struct dwname *d, struct sbuf *b, Dwarf_Die *die, int d
 
 char *dwname_function(struct dwname *d, Dwarf_Die *die)
 {
-	struct sbuf b = {0};
+	struct sbuf b = SBUF_INIT;
 	Dwarf_Attribute attr;
 
 	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||

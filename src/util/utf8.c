@@ -105,7 +105,7 @@ void sbuf_add_json(struct sbuf *b, const char *s)
 
 const char *printable(struct sbuf *b, const char *s)
 {
-	b->len = 0;
+	sbuf_reset(b);
 	sbuf_add_printable(b, s);
 	return b->buf;
 }
