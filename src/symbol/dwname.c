@@ -55,7 +55,7 @@ void dwname_free(struct dwname *d)
 	struct hmap_slot *s;
 
 	for (size_t pos = 0; (s = hmap_next(&d->units, &pos));) {
-		struct unit_parents *u = (struct unit_parents *)(uintptr_t)s->val;
+		struct unit_parents *u = hmap_ptr(s);
 
 		free(u->dies);
 		free(u);
@@ -91,13 +91,13 @@ static struct unit_parents *unit_parents(struct dwname *d, Dwarf_Die *die)
 
 	if (!die->cu || !dwarf_diecu(die, &cu, NULL, NULL))
 		return NULL;
-	slot = hmap_insert(&d->units, (uint64_t)(uintptr_t)die->cu, &added);
+	slot = hmap_insert(&d->units, hmap_key_ptr(die->cu), &added);
 	if (!added)
-		return (struct unit_parents *)(uintptr_t)slot->val;
+		return hmap_ptr(slot);
 	u = xcalloc(1, sizeof(*u));
 	u->cu_off = dwarf_dieoffset(&cu);
 	index_children(u, &cu, u->cu_off, 0);
-	slot->val = (uintptr_t)u;
+	hmap_set_ptr(slot, u);
 	return u;
 }
 
