@@ -34,7 +34,7 @@
 
 #include "elf/addr.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/array.h"
 
 #define R  PF_R
 #define RX (PF_R | PF_X)

@@ -13,7 +13,8 @@
 
 #include "capture/decode.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/array.h"
+#include "util/bytes.h"
 
 /* A record under construction, written the way the kernel lays it out. */
 struct rb {

@@ -11,7 +11,7 @@
 
 #include "symbol/demangle.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/array.h"
 
 static void check_demangle(const char *mangled, const char *want)
 {

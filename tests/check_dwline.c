@@ -17,7 +17,6 @@
 
 #include "elf/dwline.h"
 #include "unit-helpers.h"
-#include "util/util.h"
 
 /* A byte buffer the tests assemble tables in. */
 struct buf {

@@ -21,7 +21,7 @@
 
 #include "elf/elfz.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/alloc.h"
 
 struct img {
 	uint8_t *p;

@@ -11,7 +11,7 @@
 
 #include "capture/event.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/array.h"
 
 #define MAXCPU 8
 

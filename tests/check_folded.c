@@ -12,7 +12,8 @@
 #include "store/profile.h"
 #include "report/report.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 static void add_line(struct profile *p, uint32_t f, const char *func, uint32_t flags)
 {
@@ -270,7 +271,7 @@ START_TEST(test_frame_names)
 	uint32_t f2 = profile_intern_frame(p, plain, 0, 0xabc);
 	uint32_t f3 = profile_intern_frame(p, kern, PM_FRAME_KERNEL, 0xffffffff81000000ULL);
 	uint32_t f4 = profile_intern_frame(p, plain, 0, 0xdef);
-	struct sbuf b = {0};
+	struct sbuf b = SBUF_INIT;
 
 	add_line(p, f3, "inl_k", PM_LINE_INLINED);
 	add_line(p, f3, "outer_k", 0);
@@ -278,13 +279,13 @@ START_TEST(test_frame_names)
 
 	report_frame_names(p, f1, &no_opts, ";", &b);
 	ck_assert_str_eq(b.buf, "[lib:x?z.so+0x10]");
-	b.len = 0;
+	sbuf_reset(&b);
 	report_frame_names(p, f2, &no_opts, ";", &b);
 	ck_assert_str_eq(b.buf, "[libbare.so+0xabc]");
-	b.len = 0;
+	sbuf_reset(&b);
 	report_frame_names(p, f3, &no_opts, " <- ", &b);
 	ck_assert_str_eq(b.buf, "outer_k_[k] <- inl_k_[i]_[k]");
-	b.len = 0;
+	sbuf_reset(&b);
 	report_frame_names(p, f4, &no_opts, " <- ", &b); /* one level: no separator */
 	ck_assert_str_eq(b.buf, "only");
 	sbuf_release(&b);
@@ -294,7 +295,7 @@ END_TEST
 
 START_TEST(test_sanitize)
 {
-	struct sbuf b = {0};
+	struct sbuf b = SBUF_INIT;
 
 	sbuf_adds(&b, "keep;");
 	sbuf_add_sanitized(&b, "a;b\nc\td\x7f"
@@ -304,7 +305,7 @@ START_TEST(test_sanitize)
 	sbuf_addf(&b, "+%d", 42);
 	ck_assert_str_eq(b.buf, "keep;a:b?c?d?e?+42");
 	/* UTF-8 (C++ and Rust names) passes through. */
-	b.len = 0;
+	sbuf_reset(&b);
 	sbuf_add_sanitized(&b, "caf\xc3\xa9::\xe2\x88\x9a");
 	ck_assert_str_eq(b.buf, "caf\xc3\xa9::\xe2\x88\x9a");
 	sbuf_release(&b);

@@ -11,7 +11,8 @@
 
 #include "util/hmap.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/array.h"
+#include "util/hash.h"
 
 START_TEST(test_basic)
 {
@@ -161,6 +162,45 @@ END_TEST
  * counts; call-chain-like inputs (return addresses differing in a few
  * low bits) spread evenly over the 1024 slots of a direct-mapped cache.
  */
+/* Pointers as values and as keys: what is stored comes back the same, NULL for absent. */
+START_TEST(test_ptr)
+{
+	static int objs[3];
+	struct hmap h;
+	struct hmap_slot *s;
+	bool added;
+	size_t n = 0;
+
+	hmap_init(&h);
+	ck_assert_ptr_null(hmap_get_ptr(&h, 7));
+	hmap_put_ptr(&h, 7, &objs[0]);
+	hmap_put_ptr(&h, 0, &objs[1]);
+	ck_assert_ptr_eq(hmap_get_ptr(&h, 7), &objs[0]);
+	ck_assert_ptr_eq(hmap_get_ptr(&h, 0), &objs[1]);
+	ck_assert_ptr_null(hmap_get_ptr(&h, 8));
+	/* put replaces what was there. */
+	hmap_put_ptr(&h, 7, &objs[2]);
+	ck_assert_ptr_eq(hmap_get_ptr(&h, 7), &objs[2]);
+	ck_assert_uint_eq(h.count, 2);
+	/* A stored NULL reads back as NULL, present all the same. */
+	hmap_put_ptr(&h, 9, NULL);
+	ck_assert_ptr_nonnull(hmap_find(&h, 9));
+	ck_assert_ptr_null(hmap_get_ptr(&h, 9));
+	/* Slots and values give the same pointers. */
+	s = hmap_insert(&h, hmap_key_ptr(&objs[1]), &added);
+	ck_assert(added);
+	hmap_set_ptr(s, &objs[1]);
+	ck_assert_ptr_eq(hmap_ptr(hmap_find(&h, hmap_key_ptr(&objs[1]))), &objs[1]);
+	ck_assert_ptr_eq(hmap_val_ptr(hmap_find(&h, 7)->val), &objs[2]);
+	ck_assert_uint_ne(hmap_key_ptr(&objs[0]), hmap_key_ptr(&objs[1]));
+	ck_assert_uint_eq(hmap_key_ptr(NULL), 0);
+	for (size_t pos = 0; (s = hmap_next(&h, &pos));)
+		n += hmap_ptr(s) != NULL;
+	ck_assert_uint_eq(n, 3);
+	hmap_release(&h);
+}
+END_TEST
+
 START_TEST(test_hash_fast)
 {
 	unsigned char buf[80 + 8], *moved = buf + 3;
@@ -209,6 +249,7 @@ static Suite *hmap_suite(void)
 	tcase_add_test(tc, test_random_model);
 	tcase_add_test(tc, test_key_zero);
 	tcase_add_test(tc, test_intern);
+	tcase_add_test(tc, test_ptr);
 	tcase_add_test(tc, test_hash_fast);
 	suite_add_tcase(s, tc);
 	return s;

@@ -14,7 +14,7 @@
 
 #include "model/maps.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/array.h"
 
 /* Modules are only compared by pointer here. */
 static struct module *const mod_a = (struct module *)0x1000a;

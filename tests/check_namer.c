@@ -22,7 +22,8 @@
 #include "symbol/namer.h"
 #include "symbol/symfile.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
 
 __attribute__((noinline)) int namer_target_a(int x);
 __attribute__((noinline)) int namer_target_b(int x);

@@ -11,7 +11,6 @@
 
 #include "model/order.h"
 #include "unit-helpers.h"
-#include "util/util.h"
 
 /* A record of the tests: its time and a serial number, and a payload size. */
 struct rec {

@@ -17,8 +17,9 @@
 #include <unistd.h>
 
 #include "unit-helpers.h"
+#include "util/alloc.h"
+#include "util/io.h"
 #include "util/outfile.h"
-#include "util/util.h"
 
 static char *tmpdir(void)
 {

@@ -18,7 +18,7 @@
 #include "elf/elfread.h"
 #include "elf/symtab.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/array.h"
 
 /* Addresses of the hand-built files. */
 #define GOT	 0x3000 /* .got: GLOB_DAT slots */

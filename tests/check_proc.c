@@ -15,7 +15,7 @@
 
 #include "model/proc.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/array.h"
 
 /* Parsing. */
 

@@ -19,7 +19,8 @@
 #include "store/datafile.h"
 #include "store/profile.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
 
 /* The message of the last failed datafile_* call on a file. */
 static char file_err[512];

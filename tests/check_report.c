@@ -20,7 +20,9 @@
 #include "report/report.h"
 #include "report/svg-script.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
+#include "util/sbuf.h"
 
 #define PERIOD 1001001ULL
 
@@ -309,7 +311,7 @@ START_TEST(test_aggregate_offcpu_state)
 	struct pm_offcpu x = {.time = 1000, .duration = 7000, .pid = 100, .tid = 102};
 	uint64_t want[] = {7000 + 3000, 7000, 3000};
 	struct aggregate *a;
-	struct sbuf b = {0};
+	struct sbuf b = SBUF_INIT;
 
 	x.stack = p->samples[0].stack;
 	x.comm = strtab_add(&p->str, "waiter");
@@ -529,18 +531,18 @@ START_TEST(test_cut_name)
 		 "e(int)",
 		 10, "...::f\xc3\xa9..."},
 	};
-	struct sbuf b = {0};
+	struct sbuf b = SBUF_INIT;
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		b.len = 0;
+		sbuf_reset(&b);
 		report_cut_name(cases[i].name, cases[i].width, &b);
 		ck_assert_str_eq(b.buf, cases[i].want);
 		ck_assert_uint_le(report_text_width(b.buf), cases[i].width);
 	}
-	b.len = 0;
+	sbuf_reset(&b);
 	report_cut_start("/usr/include/c++/12/bits/vector.tcc:439", 18, &b);
 	ck_assert_str_eq(b.buf, ".../vector.tcc:439");
-	b.len = 0;
+	sbuf_reset(&b);
 	report_cut_end("[kernel.kallsyms]", 8, &b);
 	ck_assert_str_eq(b.buf, "[kern...");
 	sbuf_release(&b);

@@ -13,7 +13,7 @@
 
 #include "capture/ring.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/array.h"
 
 #define PAGE	  4096
 #define DATA_SIZE 256

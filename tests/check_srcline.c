@@ -20,7 +20,8 @@
 #include "symbol/symbolize.h"
 #include "symbol/symfile-int.h" /* white-box: the symfile's caches */
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/clock.h"
 
 enum { NADDR = 400 };
 

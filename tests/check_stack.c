@@ -14,7 +14,6 @@
 
 #include "stack/stack.h"
 #include "unit-helpers.h"
-#include "util/util.h"
 
 #define RX (PROT_READ | PROT_EXEC)
 #define K  ((uint64_t)PERF_CONTEXT_KERNEL)

@@ -26,7 +26,8 @@
 #include "elf/perfmap.h"
 #include "elf/symtab.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
 
 static const char *lookup_name(const struct symtab *t, uint64_t addr)
 {

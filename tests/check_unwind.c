@@ -21,7 +21,7 @@
 #include "stack/cfi.h"
 #include "stack/unwind.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/array.h"
 
 /* Memory for the steps: 64 words from BASE. */
 #define BASE 0x7ffc00001000ULL

@@ -14,12 +14,16 @@
 #include <unistd.h>
 
 #include "unit-helpers.h"
+#include "util/alloc.h"
+#include "util/array.h"
 #include "util/pages.h"
-#include "util/util.h"
+#include "util/parse.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 static char *shown(const char *s, bool folded)
 {
-	struct sbuf b = {0};
+	struct sbuf b = SBUF_INIT;
 	char *out;
 
 	if (folded)
@@ -131,13 +135,158 @@ END_TEST
 /* Appending to what is there; printable() starts afresh. */
 START_TEST(test_append)
 {
-	struct sbuf b = {0};
+	struct sbuf b = SBUF_INIT;
 
 	sbuf_adds(&b, "pre:");
 	sbuf_add_printable(&b, "\033x");
 	ck_assert_str_eq(b.buf, "pre:?x");
 	ck_assert_str_eq(printable(&b, "y\a"), "y?");
 	ck_assert_uint_eq(b.len, 2);
+	sbuf_release(&b);
+}
+END_TEST
+
+/* Initialized, an sbuf is the shared "": a string, with nothing allocated. */
+START_TEST(test_sbuf_init)
+{
+	struct sbuf a = SBUF_INIT, b;
+
+	memset(&b, 0xff, sizeof(b));
+	sbuf_init(&b);
+	ck_assert_ptr_nonnull(a.buf);
+	ck_assert_str_eq(a.buf, "");
+	ck_assert_uint_eq(a.len, 0);
+	ck_assert_uint_eq(a.cap, 0);
+	ck_assert_ptr_eq(a.buf, sbuf_empty);
+	ck_assert_ptr_eq(b.buf, sbuf_empty);
+	ck_assert_uint_eq(b.len, 0);
+	ck_assert_uint_eq(b.cap, 0);
+	/* Adding nothing allocates nothing; releasing it frees nothing. */
+	sbuf_addn(&a, "x", 0);
+	sbuf_adds(&a, "");
+	sbuf_addf(&a, "%s", "");
+	ck_assert_ptr_eq(a.buf, sbuf_empty);
+	sbuf_release(&a);
+	ck_assert_ptr_eq(a.buf, sbuf_empty);
+	ck_assert_str_eq(sbuf_empty, "");
+}
+END_TEST
+
+/* Reset empties the string and keeps its memory; release gives it back. */
+START_TEST(test_sbuf_reset_release)
+{
+	struct sbuf b = SBUF_INIT;
+	const char *was;
+	size_t cap;
+
+	sbuf_reset(&b);
+	ck_assert_ptr_eq(b.buf, sbuf_empty);
+	sbuf_addf(&b, "%s-%d", "abc", 42);
+	ck_assert_str_eq(b.buf, "abc-42");
+	ck_assert_uint_eq(b.len, 6);
+	was = b.buf;
+	cap = b.cap;
+	ck_assert_uint_gt(cap, 6);
+	sbuf_reset(&b);
+	ck_assert_str_eq(b.buf, "");
+	ck_assert_uint_eq(b.len, 0);
+	ck_assert_ptr_eq(b.buf, was);
+	ck_assert_uint_eq(b.cap, cap);
+	sbuf_adds(&b, "de");
+	ck_assert_str_eq(b.buf, "de");
+	sbuf_truncate(&b, 5);
+	ck_assert_str_eq(b.buf, "de");
+	sbuf_truncate(&b, 1);
+	ck_assert_str_eq(b.buf, "d");
+	ck_assert_uint_eq(b.len, 1);
+	sbuf_release(&b);
+	ck_assert_ptr_eq(b.buf, sbuf_empty);
+	ck_assert_uint_eq(b.len, 0);
+	ck_assert_uint_eq(b.cap, 0);
+	/* Released, it is as good as new. */
+	sbuf_adds(&b, "again");
+	ck_assert_str_eq(b.buf, "again");
+	sbuf_release(&b);
+}
+END_TEST
+
+/* Detach hands over a string of the heap, even an empty one, and leaves "". */
+START_TEST(test_sbuf_detach)
+{
+	struct sbuf b = SBUF_INIT;
+	size_t len = 99;
+	char *s;
+
+	s = sbuf_detach(&b, &len);
+	ck_assert_ptr_ne(s, sbuf_empty);
+	ck_assert_str_eq(s, "");
+	ck_assert_uint_eq(len, 0);
+	free(s);
+	sbuf_adds(&b, "hello");
+	s = sbuf_detach(&b, &len);
+	ck_assert_str_eq(s, "hello");
+	ck_assert_uint_eq(len, 5);
+	ck_assert_ptr_eq(b.buf, sbuf_empty);
+	ck_assert_uint_eq(b.len, 0);
+	ck_assert_uint_eq(b.cap, 0);
+	/* b no longer owns s: adding to b leaves s alone. */
+	sbuf_adds(&b, "world");
+	ck_assert_str_eq(s, "hello");
+	free(s);
+	s = sbuf_detach(&b, NULL);
+	ck_assert_str_eq(s, "world");
+	free(s);
+	sbuf_release(&b);
+}
+END_TEST
+
+/* A zeroed sbuf (static, calloc'd) is taken by every call, and a string after any. */
+START_TEST(test_sbuf_zeroed)
+{
+	struct sbuf z;
+	char *s;
+
+	memset(&z, 0, sizeof(z));
+	sbuf_addn(&z, "", 0);
+	ck_assert_ptr_nonnull(z.buf);
+	ck_assert_str_eq(z.buf, "");
+	memset(&z, 0, sizeof(z));
+	sbuf_reset(&z);
+	ck_assert_ptr_eq(z.buf, sbuf_empty);
+	memset(&z, 0, sizeof(z));
+	ck_assert_str_eq(printable(&z, ""), "");
+	memset(&z, 0, sizeof(z));
+	sbuf_release(&z);
+	ck_assert_ptr_eq(z.buf, sbuf_empty);
+	memset(&z, 0, sizeof(z));
+	s = sbuf_detach(&z, NULL);
+	ck_assert_str_eq(s, "");
+	free(s);
+	memset(&z, 0, sizeof(z));
+	sbuf_addf(&z, "%u", 7u);
+	ck_assert_str_eq(z.buf, "7");
+	sbuf_release(&z);
+}
+END_TEST
+
+/* printable() and JSON on initialized, reset and reused buffers. */
+START_TEST(test_sbuf_shown)
+{
+	struct sbuf b = SBUF_INIT;
+
+	ck_assert_str_eq(printable(&b, ""), "");
+	ck_assert_str_eq(printable(&b, "a\033b"), "a?b");
+	ck_assert_str_eq(printable(&b, ""), "");
+	ck_assert_uint_eq(b.len, 0);
+	sbuf_reset(&b);
+	sbuf_add_json(&b, "");
+	ck_assert_str_eq(b.buf, "\"\"");
+	sbuf_reset(&b);
+	sbuf_add_json(&b, "q\"\\\x01\x9b\xff\xc3\xa9");
+	ck_assert_str_eq(b.buf, "\"q\\\"\\\\\\u0001\\ufffd\\ufffd\xc3\xa9\"");
+	sbuf_release(&b);
+	sbuf_add_json(&b, "x");
+	ck_assert_str_eq(b.buf, "\"x\"");
 	sbuf_release(&b);
 }
 END_TEST
@@ -275,6 +424,13 @@ static Suite *util_suite(void)
 	tcase_add_test(tc, test_utf8_char);
 	tcase_add_test(tc, test_folded);
 	tcase_add_test(tc, test_append);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("sbuf");
+	tcase_add_test(tc, test_sbuf_init);
+	tcase_add_test(tc, test_sbuf_reset_release);
+	tcase_add_test(tc, test_sbuf_detach);
+	tcase_add_test(tc, test_sbuf_zeroed);
+	tcase_add_test(tc, test_sbuf_shown);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("parsing");
 	tcase_add_test(tc, test_id_list);

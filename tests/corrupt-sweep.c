@@ -41,7 +41,8 @@
 #include <unistd.h>
 
 #include "store/datafile.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
 
 #define HEADER_SIZE  24
 #define SECTION_HEAD 16

@@ -30,7 +30,7 @@
 
 #include "store/datafile.h"
 #include "store/profile.h"
-#include "util/util.h"
+#include "util/alloc.h"
 
 static void add_sample(struct profile *p, uint32_t stack, uint32_t comm)
 {

@@ -9,14 +9,17 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "capture/attach.h"
 #include "capture/event.h"
+#include "util/alloc.h"
 #include "util/hmap.h"
-#include "util/util.h"
+#include "util/parse.h"
+#include "util/process.h"
 
 void attach_init(struct attach *a, const struct perf_event_attr *attr, unsigned pages)
 {

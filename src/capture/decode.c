@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "capture/decode.h"
-#include "util/util.h"
+#include "util/bytes.h"
 
 /* A read cursor over [p, end); every take checks the bound. */
 struct cursor {

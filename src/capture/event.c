@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "capture/event.h"
-#include "util/util.h"
+#include "util/array.h"
 
 static const struct event_desc events[] = {
 	{"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},

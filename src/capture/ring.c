@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "capture/ring.h"
-#include "util/util.h"
+#include "util/alloc.h"
 
 int ring_init(struct ring *r, void *base, size_t page_size, size_t data_size)
 {

@@ -14,6 +14,10 @@
 
 #include "cmd/recorder-int.h"
 #include "report/missing.h"
+#include "util/alloc.h"
+#include "util/msg.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 static void set_meta_u64(struct profile *p, const char *key, uint64_t v)
 {
@@ -38,7 +42,7 @@ static const char *cut_module_path(const struct recorder *r, uint64_t key)
 static void write_unwind_meta(struct recorder *r)
 {
 	const struct stack_unwind_stats *u = &r->stk.unw;
-	struct sbuf b = {0};
+	struct sbuf b = SBUF_INIT;
 
 	set_meta_u64(r->prof, "unwind-stacks", u->unwound);
 	set_meta_u64(r->prof, "unwind-complete", u->ends[UNWIND_COMPLETE]);
@@ -50,7 +54,7 @@ static void write_unwind_meta(struct recorder *r)
 	for (size_t pos = 0; (s = hmap_next(&u->cut, &pos));)
 		sbuf_addf(&b, "%llu\t%s\t%s\n", (unsigned long long)s->val,
 			  unwind_end_text(stack_cut_reason(s->key)), cut_module_path(r, s->key));
-	profile_set_meta(r->prof, "unwind-cut", b.buf ? b.buf : "");
+	profile_set_meta(r->prof, "unwind-cut", b.buf);
 	sbuf_release(&b);
 }
 
@@ -58,7 +62,7 @@ void recorder_write_meta(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
 	struct profile *p = r->prof;
-	struct sbuf cmd = {0};
+	struct sbuf cmd = SBUF_INIT;
 	struct utsname u;
 
 	for (int i = 0; i < o->argc_shown; i++) {
@@ -66,7 +70,7 @@ void recorder_write_meta(struct recorder *r)
 			sbuf_adds(&cmd, " ");
 		sbuf_adds(&cmd, o->argv_shown[i]);
 	}
-	profile_set_meta(p, "command", cmd.buf ? cmd.buf : "");
+	profile_set_meta(p, "command", cmd.buf);
 	sbuf_release(&cmd);
 	profile_set_meta(p, "perfmini-version", PACKAGE_VERSION);
 	profile_set_meta(p, "event", o->ev.ev->name);
@@ -170,7 +174,7 @@ static void print_unwind_summary(const struct recorder *r)
 {
 	const struct stack_unwind_stats *u = &r->stk.unw;
 	struct hmap_slot *cuts = xcalloc(u->cut.count + 1, sizeof(*cuts));
-	struct sbuf shown = {0}; /* paths come from other processes: shown printable */
+	struct sbuf shown = SBUF_INIT; /* paths come from other processes: shown printable */
 	size_t n = 0;
 
 	fprintf(stderr, "perfmini: unwinding: %llu of %llu user stacks (%.1f%%) reached the entry",

@@ -10,6 +10,7 @@
 #include <errno.h>
 
 #include "cmd/recorder-int.h"
+#include "util/clock.h"
 
 /*
  * A new frame: its naming starts now, on the naming thread. JIT frames

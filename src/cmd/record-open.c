@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "cmd/recorder-int.h"
+#include "util/msg.h"
+#include "util/process.h"
 
 static void raise_nofile(void)
 {

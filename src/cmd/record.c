@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -39,7 +40,11 @@
 #include "symbol/symbolize.h"
 #include "model/offcpu.h"
 #include "stack/unwind.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/bytes.h"
+#include "util/clock.h"
+#include "util/msg.h"
+#include "util/process.h"
 
 /* Records newer than this before the start of a round may still be in flight. */
 #define FLUSH_SLACK_NS 20000000ULL

@@ -28,7 +28,6 @@
 #include "store/datafile.h"
 #include "symbol/namer.h"
 #include "symbol/symbolize.h"
-#include "util/util.h"
 
 struct recorder {
 	const struct record_opts *o;

@@ -11,8 +11,9 @@
 #include <string.h>
 
 #include "elf/dwline.h"
+#include "util/alloc.h"
 #include "util/cursor.h"
-#include "util/util.h"
+#include "util/sbuf.h"
 
 /* The table's header, as far as the reader needs it. */
 struct header {
@@ -558,7 +559,7 @@ int dwline_read(const struct dwline_input *in, uint64_t offset, const char *comp
 	struct cur c;
 	struct header h;
 	const uint8_t *program;
-	struct names nm = {0};
+	struct names nm = {.buf = SBUF_INIT};
 	struct builder b = {.t = t, .sorted = true};
 	int err;
 

@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "elf/elfread.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
+#include "util/bytes.h"
 
 int elf_read_segments(Elf *e, struct load_seg **segs)
 {

@@ -19,7 +19,7 @@
 #include <zstd.h>
 
 #include "elf/elfz.h"
-#include "util/util.h"
+#include "util/io.h"
 
 struct view {
 	const uint8_t *p;

@@ -13,7 +13,10 @@
 #include <unistd.h>
 
 #include "elf/ksyms.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
+#include "util/clock.h"
+#include "util/io.h"
 
 /* While reading: a symbol's name number carries its rank (global) here. */
 #define GLOBAL_BIT 0x80000000U

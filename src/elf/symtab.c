@@ -6,9 +6,11 @@
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "elf/symtab.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
 
 void symtab_init(struct symtab *t)
 {

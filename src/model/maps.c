@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "model/maps.h"
-#include "util/util.h"
+#include "util/alloc.h"
 
 struct node {
 	struct mapping map;

@@ -15,9 +15,11 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include <string.h>
 
 #include "model/module.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/hash.h"
 
 void module_set_init(struct module_set *s)
 {

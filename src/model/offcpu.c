@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "model/offcpu.h"
-#include "util/util.h"
+#include "util/alloc.h"
 
 /* An open span: what is known so far of a thread's last switch-out. */
 struct offcpu_open {
@@ -29,9 +29,10 @@ void offcpu_init(struct offcpu *o, uint64_t min_ns, offcpu_emit_fn emit, void *a
 
 void offcpu_release(struct offcpu *o)
 {
-	for (size_t i = 0; i < o->open.cap; i++)
-		if (o->open.slots[i].key)
-			free((void *)(uintptr_t)o->open.slots[i].val);
+	struct hmap_slot *s;
+
+	for (size_t pos = 0; (s = hmap_next(&o->open, &pos));)
+		free(hmap_ptr(s));
 	hmap_release(&o->open);
 	hmap_release(&o->exited);
 }
@@ -48,8 +49,8 @@ static struct offcpu_open *open_of(struct offcpu *o, uint32_t tid, bool is_stack
 	struct offcpu_open *op;
 
 	if (added)
-		slot->val = (uint64_t)(uintptr_t)xcalloc(1, sizeof(*op));
-	op = (struct offcpu_open *)(uintptr_t)slot->val;
+		hmap_set_ptr(slot, xcalloc(1, sizeof(*op)));
+	op = hmap_ptr(slot);
 	if (!added && (is_stack ? op->have_stack : op->have_out))
 		memset(op, 0, sizeof(*op));
 	if ((!op->have_stack && !op->have_out) || time < op->s.out)
@@ -132,8 +133,8 @@ void offcpu_switch_in(struct offcpu *o, uint32_t tid, uint64_t time)
 	hmap_remove(&o->exited, tid, NULL); /* a new thread of a reused tid */
 	if (!hmap_remove(&o->open, tid, &val))
 		return;
-	close_span(o, (struct offcpu_open *)(uintptr_t)val, time);
-	free((void *)(uintptr_t)val);
+	close_span(o, hmap_val_ptr(val), time);
+	free(hmap_val_ptr(val));
 }
 
 void offcpu_exit(struct offcpu *o, uint32_t tid)
@@ -142,7 +143,7 @@ void offcpu_exit(struct offcpu *o, uint32_t tid)
 	bool added;
 
 	if (hmap_remove(&o->open, tid, &val))
-		free((void *)(uintptr_t)val);
+		free(hmap_val_ptr(val));
 	hmap_insert(&o->exited, tid, &added)->val = 0;
 }
 
@@ -151,8 +152,8 @@ void offcpu_finish(struct offcpu *o, uint64_t time)
 	struct hmap_slot *slot;
 
 	for (size_t pos = 0; (slot = hmap_next(&o->open, &pos));) {
-		close_span(o, (struct offcpu_open *)(uintptr_t)slot->val, time);
-		free((void *)(uintptr_t)slot->val);
+		close_span(o, hmap_ptr(slot), time);
+		free(hmap_ptr(slot));
 		slot->val = 0;
 	}
 	hmap_release(&o->open);

@@ -5,9 +5,10 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "model/order.h"
-#include "util/util.h"
+#include "util/alloc.h"
 
 void order_init(struct order *q)
 {

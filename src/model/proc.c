@@ -7,10 +7,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "model/proc.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/clock.h"
 
 void model_init(struct model *m, struct module_set *mods, bool live)
 {
@@ -35,7 +37,7 @@ static bool unlink_dead(struct model *m, const struct model_dead *d)
 		m->last_proc = NULL;
 	if (d->obj == (void *)m->last_thread)
 		m->last_thread = NULL;
-	if (!s || s->val != (uintptr_t)d->obj)
+	if (!s || hmap_ptr(s) != d->obj)
 		return false;
 	hmap_remove(h, d->id, NULL);
 	return true;
@@ -58,13 +60,13 @@ void model_release(struct model *m)
 	}
 	free(m->dead);
 	for (size_t pos = 0; (s = hmap_next(&m->procs, &pos));) {
-		struct process *p = (void *)(uintptr_t)s->val;
+		struct process *p = hmap_ptr(s);
 
 		maps_free(p->maps);
 		free(p);
 	}
 	for (size_t pos = 0; (s = hmap_next(&m->threads, &pos));)
-		free((void *)(uintptr_t)s->val);
+		free(hmap_ptr(s));
 	hmap_release(&m->procs);
 	hmap_release(&m->threads);
 }
@@ -86,7 +88,7 @@ static struct process *find_process(struct model *m, uint32_t pid)
 	s = hmap_find(&m->procs, pid);
 	if (!s)
 		return NULL;
-	m->last_proc = (void *)(uintptr_t)s->val;
+	m->last_proc = hmap_ptr(s);
 	return m->last_proc;
 }
 
@@ -110,7 +112,7 @@ static struct process *add_process(struct model *m, uint32_t pid, struct maps *m
 	p->pid = pid;
 	p->maps = maps ? maps : maps_new();
 	snprintf(p->comm, sizeof(p->comm), pid ? "pid-%u" : "swapper", pid);
-	hmap_insert(&m->procs, pid, NULL)->val = (uintptr_t)p;
+	hmap_put_ptr(&m->procs, pid, p);
 	return p;
 }
 
@@ -152,7 +154,7 @@ static struct thread *get_thread(struct model *m, uint32_t pid, uint32_t tid, bo
 
 	if ((t && t->tid == tid) || (s = hmap_find(&m->threads, tid))) {
 		if (s)
-			t = m->last_thread = (void *)(uintptr_t)s->val;
+			t = m->last_thread = hmap_ptr(s);
 		if (!t->exited && t->pid == pid)
 			return t;
 		if (!t->exited) {
@@ -176,7 +178,7 @@ static struct thread *get_thread(struct model *m, uint32_t pid, uint32_t tid, bo
 		snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
 		read_comm(m, path, t->comm);
 	}
-	hmap_insert(&m->threads, tid, NULL)->val = (uintptr_t)t;
+	hmap_put_ptr(&m->threads, tid, t);
 	return t;
 }
 
@@ -247,7 +249,7 @@ void model_exit(struct model *m, uint32_t pid, uint32_t tid, uint64_t time)
 	struct hmap_slot *s = hmap_find(&m->threads, tid);
 
 	if (s) {
-		struct thread *t = (void *)(uintptr_t)s->val;
+		struct thread *t = hmap_ptr(s);
 
 		if (!t->exited) {
 			t->exited = true;
@@ -256,7 +258,7 @@ void model_exit(struct model *m, uint32_t pid, uint32_t tid, uint64_t time)
 	}
 	/* The last thread out is the leader: the address space goes with it. */
 	if (tid == pid && (s = hmap_find(&m->procs, pid))) {
-		struct process *p = (void *)(uintptr_t)s->val;
+		struct process *p = hmap_ptr(s);
 
 		if (!p->exited) {
 			p->exited = true;
@@ -504,7 +506,7 @@ void model_perfmap_last_look(struct model *m)
 	struct hmap_slot *s;
 
 	for (size_t pos = 0; (s = hmap_next(&m->procs, &pos));) {
-		struct process *p = (void *)(uintptr_t)s->val;
+		struct process *p = hmap_ptr(s);
 
 		if (p->perfmap)
 			module_perfmap_open(p->perfmap);
@@ -516,7 +518,7 @@ void model_lost(struct model *m)
 	struct hmap_slot *s;
 
 	for (size_t pos = 0; (s = hmap_next(&m->procs, &pos));) {
-		struct process *p = (void *)(uintptr_t)s->val;
+		struct process *p = hmap_ptr(s);
 
 		p->seeded_ns = 0;
 		p->records_lost = true;

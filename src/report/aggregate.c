@@ -7,10 +7,15 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/aggregate.h"
+#include "util/alloc.h"
+#include "util/hash.h"
 #include "util/hmap.h"
-#include "util/util.h"
+#include "util/parse.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 /* canon_of values besides canon + 1. */
 #define CANON_UNSEEN  0
@@ -265,7 +270,7 @@ static uint32_t root_of(struct builder *b, const struct pm_sample *s)
 	cached = hmap_insert(&b->root_cache, by, &added);
 	if (!added)
 		return (uint32_t)cached->val;
-	b->name.len = 0;
+	sbuf_reset(&b->name);
 	if (b->o->root == REPORT_ROOT_COMM) {
 		sbuf_adds(&b->name, strtab_get(&p->str, s->comm));
 	} else {
@@ -275,7 +280,7 @@ static uint32_t root_of(struct builder *b, const struct pm_sample *s)
 		sbuf_addf(&b->name, "%s-%u", strtab_get(&p->str, n ? (uint32_t)n->val : s->comm),
 			  id);
 	}
-	off = strtab_addn(&b->roots, b->name.buf ? b->name.buf : "", b->name.len);
+	off = strtab_addn(&b->roots, b->name.buf, b->name.len);
 	slot = hmap_insert(&b->root_index, off, &added);
 	if (added) {
 		xgrow(&a->roots, &b->roots_cap, a->nroots + 1, sizeof(*a->roots));
@@ -380,7 +385,7 @@ struct aggregate *aggregate_new(const struct profile *p, const struct report_opt
 				unsigned flags)
 {
 	struct aggregate *a = xcalloc(1, sizeof(*a));
-	struct builder b = {.p = p, .o = o, .flags = flags, .a = a};
+	struct builder b = {.p = p, .o = o, .flags = flags, .a = a, .name = SBUF_INIT};
 
 	b.canon_of = xcalloc(p->nstacks, sizeof(*b.canon_of));
 	hmap_init(&b.canon_index);

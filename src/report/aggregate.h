@@ -18,6 +18,7 @@
 
 #include "store/profile.h"
 #include "report/report.h"
+#include "util/sbuf.h"
 
 /* Samples with identical stacks and root grouped. */
 struct agg_stack {

@@ -23,11 +23,16 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/report.h"
 #include "report/timeline.h"
+#include "util/alloc.h"
+#include "util/array.h"
+#include "util/hash.h"
 #include "util/hmap.h"
-#include "util/util.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 #define FIREFOX_VERSION 55
 #define GECKO_VERSION	31 /* the Gecko format's version beside it */
@@ -74,7 +79,7 @@ static void col_put(struct sbuf *out, const char *name, struct column *c)
 	else
 		sbuf_adds(out, "[");
 	sbuf_adds(out, "],");
-	c->b.len = 0;
+	sbuf_reset(&c->b);
 }
 
 /* One thread's tables, emptied between threads. */
@@ -226,9 +231,9 @@ static uint32_t func_of(struct firefox *x, uint32_t f, uint32_t level, const str
 	struct hmap_slot *slot;
 	bool added;
 
-	x->b.len = 0;
+	sbuf_reset(&x->b);
 	report_level_name(p, f, level, &x->o->names, &x->b);
-	k.key[0] = string_of(tb, x->b.buf ? x->b.buf : "");
+	k.key[0] = string_of(tb, x->b.buf);
 	if (l && *strtab_get(&p->str, l->file))
 		k.key[1] = string_of(tb, strtab_get(&p->str, l->file));
 	slot = hmap_intern(&tb->func_index, hash_bytes(k.key, sizeof(k.key)), same_func, &k,
@@ -318,6 +323,7 @@ static uint32_t thread_stack(struct firefox *x, uint32_t sid)
 	return prefix;
 }
 
+/* Empties tb for the next thread; a zeroed tb (x's, at first) is initialized by it. */
 static void tables_reset(struct tables *tb)
 {
 	struct column *cols[] = {
@@ -333,12 +339,12 @@ static void tables_reset(struct tables *tb)
 			       &tb->func_index, &tb->resource_index};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cols); i++)
-		cols[i]->b.len = 0;
+		sbuf_reset(&cols[i]->b);
 	for (size_t i = 0; i < ARRAY_SIZE(maps); i++) {
 		hmap_release(maps[i]);
 		hmap_init(maps[i]);
 	}
-	tb->text.len = 0;
+	sbuf_reset(&tb->text);
 	tb->nstrings = tb->nstacks = tb->nframes = tb->nfuncs = tb->nresources = 0;
 }
 
@@ -479,8 +485,8 @@ static void write_thread(struct firefox *x, const struct tl_thread *th, struct s
 
 int fmt_firefox(const struct profile *p, const struct report_opts *o, FILE *out)
 {
-	struct firefox x = {.p = p, .o = o};
-	struct sbuf threads = {0}, meta = {0};
+	struct firefox x = {.p = p, .o = o, .libs = SBUF_INIT, .b = SBUF_INIT};
+	struct sbuf threads = SBUF_INIT, meta = SBUF_INIT;
 	uint64_t freq = profile_get_meta_u64(p, "frequency"),
 		 period = profile_get_meta_u64(p, "period");
 	uint64_t duration = profile_get_meta_u64(p, "duration-ns");

@@ -14,11 +14,15 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/aggregate.h"
 #include "util/hmap.h"
 #include "report/report.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/hash.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 struct folded_line {
 	char *text;
@@ -59,7 +63,7 @@ static void add_stacks(struct folded *fo, const struct profile *p, const struct 
 	size_t nlines = fo->nlines, cap = fo->cap;
 	struct sbuf b = fo->b;
 	/* Each frame's text, made once: stacks share most of their frames. */
-	struct sbuf names = {0};
+	struct sbuf names = SBUF_INIT;
 	uint32_t(*span)[2] = xcalloc(p->nframes ? p->nframes : 1, sizeof(*span)); /* at + 1, len */
 
 	for (size_t i = 0; i < a->nstacks; i++) {
@@ -68,7 +72,7 @@ static void add_stacks(struct folded *fo, const struct profile *p, const struct 
 		struct hmap_slot *m;
 		bool added;
 
-		b.len = 0;
+		sbuf_reset(&b);
 		sbuf_add_sanitized(&b, a->roots[g->root]);
 		for (uint32_t d = g->depth; d-- > 0;) {
 			uint32_t f = a->frames[g->off + d];
@@ -106,7 +110,7 @@ int fmt_folded(const struct profile *p, const struct report_opts *o, FILE *out)
 {
 	struct aggregate *a = aggregate_new(p, o, 0);
 	struct aggregate *base = o->base ? aggregate_new(o->base, o, 0) : NULL;
-	struct folded fo = {0};
+	struct folded fo = {.b = SBUF_INIT};
 
 	hmap_init(&fo.merged);
 	add_stacks(&fo, p, o, a, false);

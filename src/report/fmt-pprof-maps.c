@@ -9,8 +9,10 @@
 
 #include <elf.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/pprof-int.h"
+#include "util/alloc.h"
 
 /* The mapping of module's segment seg (PM_NONE: by offset), holding addr; added if new. */
 uint64_t pprof_mapping_id(struct pprof *x, uint32_t module, uint32_t seg, uint64_t addr)

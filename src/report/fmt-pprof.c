@@ -40,9 +40,13 @@
 #include <elf.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <zlib.h>
 
 #include "report/pprof-int.h"
+#include "util/alloc.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 /*
  * The string table index of s, added if new; "" is index 0. Protocol
@@ -54,7 +58,7 @@ uint64_t pprof_str_id(struct pprof *x, const char *s)
 {
 	uint32_t off;
 
-	x->valid.len = 0;
+	sbuf_reset(&x->valid);
 	sbuf_add_printable(&x->valid, s);
 	off = strtab_add(&x->str, x->valid.buf);
 	struct hmap_slot *slot;
@@ -167,7 +171,7 @@ static uint64_t location_id(struct pprof *x, uint32_t f)
 	}
 	pb_uint(&x->scratch, LOCATION_ADDRESS, addr);
 	if (fr->nlines == 0) {
-		x->name.len = 0;
+		sbuf_reset(&x->name);
 		report_unresolved_name(p, f, &x->name);
 		add_line(x, function_id(x, x->name.buf), 0);
 		if (mp)
@@ -263,7 +267,7 @@ static void encode_header(struct pprof *x, const struct aggregate *a, struct pb 
 	if (profile_get_meta_u64(p, "duration-ns"))
 		pb_uint(out, PROFILE_DURATION_NANOS, profile_get_meta_u64(p, "duration-ns"));
 	if (command) {
-		x->name.len = 0;
+		sbuf_reset(&x->name);
 		sbuf_addf(&x->name, "perfmini %s", command);
 		pb_uint(out, PROFILE_COMMENT, pprof_str_id(x, x->name.buf));
 	}
@@ -429,7 +433,7 @@ int fmt_pprof(const struct profile *p, const struct report_opts *o, FILE *out)
 {
 	struct aggregate *a = aggregate_new(p, o, AGG_BY_THREAD);
 	struct aggregate *base = o->base ? aggregate_new(o->base, o, AGG_BY_THREAD) : NULL;
-	struct pprof x = {.p = p, .o = o};
+	struct pprof x = {.p = p, .o = o, .name = SBUF_INIT, .valid = SBUF_INIT};
 	struct pb msg = {0};
 	int ret;
 

@@ -23,7 +23,9 @@
 
 #include "report/aggregate.h"
 #include "report/report.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 struct script {
 	const struct profile *p;
@@ -51,7 +53,7 @@ static void json_level(struct script *s, uint32_t f, uint32_t level, struct sbuf
 	const struct pm_line *l = report_level_line(p, f, level, &s->o->names);
 	struct name_opts plain = {.no_inline = s->o->names.no_inline};
 
-	s->b.len = 0;
+	sbuf_reset(&s->b);
 	if (l && *strtab_get(&p->str, l->func))
 		sbuf_adds(&s->b, strtab_get(&p->str, l->func));
 	else if (l)
@@ -59,12 +61,12 @@ static void json_level(struct script *s, uint32_t f, uint32_t level, struct sbuf
 	else
 		report_unresolved_name(p, f, &s->b);
 	sbuf_adds(b, "{\"name\":");
-	sbuf_add_json(b, s->b.buf ? s->b.buf : "");
+	sbuf_add_json(b, s->b.buf);
 	/* The name as the folded format prints it, annotations and all. */
-	s->b.len = 0;
+	sbuf_reset(&s->b);
 	report_level_name(p, f, level, &plain, &s->b);
 	sbuf_adds(b, ",\"folded\":");
-	sbuf_add_json(b, s->b.buf ? s->b.buf : "");
+	sbuf_add_json(b, s->b.buf);
 	sbuf_adds(b, ",\"module\":");
 	if (fr->module == PM_NONE)
 		sbuf_adds(b, "null");
@@ -115,7 +117,7 @@ static void stack_text(struct script *s, uint32_t sid, int n, const char **text,
 		s->span[sid][0] = at + 1;
 		s->span[sid][1] = s->names.len - at;
 	}
-	*text = s->names.buf ? s->names.buf + s->span[sid][0] - 1 : "";
+	*text = s->names.buf + s->span[sid][0] - 1;
 	*len = s->span[sid][1];
 }
 
@@ -146,8 +148,8 @@ static uint32_t *time_order(const struct profile *p)
 
 static int run(const struct profile *p, const struct report_opts *o, FILE *out, bool json)
 {
-	struct script s = {.p = p, .o = o, .json = json};
-	struct sbuf comm = {0};
+	struct script s = {.p = p, .o = o, .json = json, .names = SBUF_INIT, .b = SBUF_INIT};
+	struct sbuf comm = SBUF_INIT;
 	uint32_t *order = time_order(p);
 
 	s.span = xcalloc(p->nstacks ? p->nstacks : 1, sizeof(*s.span));
@@ -163,7 +165,7 @@ static int run(const struct profile *p, const struct report_opts *o, FILE *out, 
 		if (n < 0)
 			continue;
 		stack_text(&s, x->stack, n, &text, &len);
-		comm.len = 0;
+		sbuf_reset(&comm);
 		if (json) {
 			sbuf_add_json(&comm, strtab_get(&p->str, x->comm));
 			fprintf(out,
@@ -178,7 +180,7 @@ static int run(const struct profile *p, const struct report_opts *o, FILE *out, 
 			sbuf_add_sanitized(&comm, strtab_get(&p->str, x->comm));
 			fprintf(out, "%" PRIu64 ".%09" PRIu64 " %u %u %u %" PRIu64 " %s\t",
 				x->time / 1000000000, x->time % 1000000000, x->pid, x->tid, x->cpu,
-				x->period, comm.buf ? comm.buf : "");
+				x->period, comm.buf);
 			fwrite(text, 1, len, out);
 			fputc('\n', out);
 		}

@@ -19,11 +19,15 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/report.h"
 #include "report/timeline.h"
+#include "util/alloc.h"
+#include "util/hash.h"
 #include "util/hmap.h"
-#include "util/util.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 struct speedscope {
 	const struct profile *p;
@@ -69,13 +73,13 @@ static uint32_t shared_frame(struct speedscope *s, uint32_t f, uint32_t level)
 	cached = hmap_insert(&s->level_index, (uint64_t)f << 32 | level, &added);
 	if (!added)
 		return (uint32_t)cached->val;
-	s->b.len = 0;
+	sbuf_reset(&s->b);
 	sbuf_adds(&s->b, "{\"name\":");
 	{
-		struct sbuf name = {0};
+		struct sbuf name = SBUF_INIT;
 
 		report_level_name(p, f, level, &s->o->names, &name);
-		sbuf_add_json(&s->b, name.buf ? name.buf : "");
+		sbuf_add_json(&s->b, name.buf);
 		sbuf_release(&name);
 	}
 	if (l && *strtab_get(&p->str, l->file)) {
@@ -134,9 +138,10 @@ static void stack_text(struct speedscope *s, struct timeline *t, uint32_t sid, c
 
 int fmt_speedscope(const struct profile *p, const struct report_opts *o, FILE *out)
 {
-	struct speedscope s = {.p = p, .o = o};
+	struct speedscope s = {
+		.p = p, .o = o, .frames = SBUF_INIT, .stacks = SBUF_INIT, .b = SBUF_INIT};
 	struct timeline *t = timeline_new(p, o);
-	struct sbuf profiles = {0}, name = {0};
+	struct sbuf profiles = SBUF_INIT, name = SBUF_INIT;
 	const char *command = profile_get_meta(p, "command");
 	size_t active = 0;
 
@@ -148,7 +153,7 @@ int fmt_speedscope(const struct profile *p, const struct report_opts *o, FILE *o
 
 		if (th->weight > t->threads[active].weight)
 			active = i;
-		name.len = 0;
+		sbuf_reset(&name);
 		sbuf_addf(&name, "%s (%u/%u)", strtab_get(&p->str, th->comm), th->pid, th->tid);
 		sbuf_adds(&profiles, i ? ",\n{" : "{");
 		sbuf_adds(&profiles, "\"type\":\"sampled\",\"name\":");
@@ -175,7 +180,7 @@ int fmt_speedscope(const struct profile *p, const struct report_opts *o, FILE *o
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
 	      "\"exporter\":\"perfmini " PACKAGE_VERSION "\",\"name\":",
 	      out);
-	name.len = 0;
+	sbuf_reset(&name);
 	sbuf_add_json(&name, command && *command ? command : o->input);
 	fputs(name.buf, out);
 	fprintf(out, ",\"activeProfileIndex\":%zu,\n\"shared\":{\"frames\":[", active);

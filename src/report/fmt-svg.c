@@ -30,12 +30,18 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/aggregate.h"
 #include "util/hmap.h"
 #include "report/report.h"
 #include "report/svg-script.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/hash.h"
+#include "util/msg.h"
+#include "util/parse.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 #define WIDTH	     1200
 #define PAD	     10
@@ -201,7 +207,7 @@ static void build(struct svg *g, const struct profile *p, const struct aggregate
 		const struct agg_stack *s = &a->stacks[i];
 		uint32_t n;
 
-		g->b.len = 0;
+		sbuf_reset(&g->b);
 		sbuf_add_sanitized(&g->b, a->roots[s->root]);
 		n = child_of(g, 0, strtab_addn(&g->str, g->b.buf, g->b.len), KIND_ROOT);
 		*(base ? &g->nodes[0].base : &g->nodes[0].count) += s->count;
@@ -211,7 +217,7 @@ static void build(struct svg *g, const struct profile *p, const struct aggregate
 			uint32_t levels = report_frame_levels(p, f, &g->o->names);
 
 			for (uint32_t k = 0; k < levels; k++) {
-				g->b.len = 0;
+				sbuf_reset(&g->b);
 				report_level_name(p, f, k, &g->o->names, &g->b);
 				n = child_of(g, n, strtab_addn(&g->str, g->b.buf, g->b.len),
 					     level_kind(p, f, k, &g->o->names));
@@ -464,7 +470,7 @@ static void header(struct svg *g, const struct aggregate *a, int height, FILE *o
 		xml_text(out, command);
 	}
 	fputs("</text>\n", out);
-	g->b.len = 0;
+	sbuf_reset(&g->b);
 	subtitle(g, a, &g->b);
 	fprintf(out, "<text class=\"sub\" x=\"%d\" y=\"44\">", WIDTH / 2);
 	xml_text(out, g->b.buf);
@@ -614,7 +620,7 @@ int fmt_svg(const struct profile *p, const struct report_opts *o, FILE *out)
 {
 	struct aggregate *a = aggregate_new(p, o, 0);
 	struct aggregate *base = o->base ? aggregate_new(o->base, o, 0) : NULL;
-	struct svg g = {.p = p, .o = o};
+	struct svg g = {.p = p, .o = o, .b = SBUF_INIT};
 	int height;
 
 	strtab_init(&g.str);

@@ -15,7 +15,9 @@
 #include "report/missing.h"
 #include "report/report.h"
 #include "report/top-int.h"
-#include "util/util.h"
+#include "util/parse.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 #define HEADER_INDENT 10
 #define MAX_MISSING   3
@@ -67,7 +69,7 @@ static const char *meta(const struct profile *p, const char *key)
 
 static void print_missing(const struct profile *p, FILE *out, int width)
 {
-	struct sbuf b = {0};
+	struct sbuf b = SBUF_INIT;
 
 	for (int lines = 0; lines < 2; lines++) {
 		struct missing *m;
@@ -83,12 +85,12 @@ static void print_missing(const struct profile *p, FILE *out, int width)
 		if (!lines)
 			n = report_missing_shown(m, n);
 		for (size_t i = 0; i < n && i < MAX_MISSING; i++) {
-			b.len = 0;
+			sbuf_reset(&b);
 			report_missing_say(p, &m[i], lines, true, &b);
 			header_line(out, width, i ? "" : title, b.buf);
 		}
 		if (n > MAX_MISSING) {
-			b.len = 0;
+			sbuf_reset(&b);
 			sbuf_addf(&b, "and %zu more modules with frames without %s",
 				  n - MAX_MISSING, lines ? "source lines" : "names");
 			header_line(out, width, "", b.buf);
@@ -107,7 +109,7 @@ static void print_unwinding(const struct profile *p, FILE *out, int width)
 {
 	uint64_t stacks = 0, complete = 0, cfi = 0, spliced = 0, fp = 0;
 	const char *mode = meta(p, "call-graph"), *cut = meta(p, "unwind-cut");
-	struct sbuf b = {0};
+	struct sbuf b = SBUF_INIT;
 	int shown = 0;
 
 	if (strcmp(mode, "dwarf") != 0 && strcmp(mode, "hybrid") != 0)
@@ -135,11 +137,11 @@ static void print_unwinding(const struct profile *p, FILE *out, int width)
 
 		t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
 		if (t1 && t2 && t2 < cut + len) {
-			b.len = 0;
+			sbuf_reset(&b);
 			sbuf_addn(&b, cut, (size_t)(t1 - cut));
 			sbuf_adds(&b, " cut short in ");
 			{
-				struct sbuf mod = {0};
+				struct sbuf mod = SBUF_INIT;
 
 				sbuf_addn(&mod, t2 + 1, (size_t)(cut + len - t2 - 1));
 				sbuf_add_sanitized(&b, report_base_name(mod.buf));
@@ -162,11 +164,11 @@ void top_print_header(const struct profile *p, const struct report_opts *o,
 	const char *period = profile_get_meta(p, "period");
 	const char *dur = profile_get_meta(p, "duration-ns");
 	uint64_t v, lost_s = 0, lost_r = 0;
-	struct sbuf b = {0};
+	struct sbuf b = SBUF_INIT;
 
 	sbuf_add_sanitized(&b, meta(p, "command"));
 	header_line(out, width, "Command:", b.buf);
-	b.len = 0;
+	sbuf_reset(&b);
 	sbuf_add_sanitized(&b, *meta(p, "event") ? meta(p, "event") : "unknown");
 	if (freq)
 		sbuf_addf(&b, ", %s samples per second (-F)", freq);
@@ -179,13 +181,13 @@ void top_print_header(const struct profile *p, const struct report_opts *o,
 		sbuf_adds(&b, ")");
 	}
 	header_line(out, width, "Event:", b.buf);
-	b.len = 0;
+	sbuf_reset(&b);
 	if (dur && parse_u64(dur, &v) == 0)
 		sbuf_addf(&b, "%.2f s", (double)v / 1e9);
 	else
 		sbuf_adds(&b, "unknown");
 	header_line(out, width, "Duration:", b.buf);
-	b.len = 0;
+	sbuf_reset(&b);
 	sbuf_addf(&b, "%zu", p->nsamples);
 	if (aggregate_filtered(o)) {
 		sbuf_addf(&b, ", %llu shown (", (unsigned long long)a->samples);
@@ -194,19 +196,19 @@ void top_print_header(const struct profile *p, const struct report_opts *o,
 	}
 	header_line(out, width, "Samples:", b.buf);
 	if (o->sample_type != REPORT_CPU) {
-		b.len = 0;
+		sbuf_reset(&b);
 		sbuf_addf(&b, "%.1f ms %s (--sample-type); Self and Total in ms",
 			  (double)a->samples / 1e6,
 			  o->sample_type == REPORT_OFF_CPU
 				  ? "off CPU"
 				  : "of wall time: CPU periods and off-CPU time");
 		header_line(out, width, "Weight:", b.buf);
-		b.len = 0;
+		sbuf_reset(&b);
 		sbuf_addf(&b, "%.1f ms blocked, %.1f ms preempted (switched out while runnable)",
 			  (double)a->blocked_ns / 1e6, (double)a->preempted_ns / 1e6);
 		header_line(out, width, "Off-CPU:", b.buf);
 	}
-	b.len = 0;
+	sbuf_reset(&b);
 	parse_u64(meta(p, "lost-samples"), &lost_s);
 	parse_u64(meta(p, "lost-records"), &lost_r);
 	if (lost_s || lost_r)
@@ -226,7 +228,7 @@ void top_print_compared(const struct report_opts *o, const struct aggregate *bas
 {
 	const struct profile *b = o->base;
 	const char *dur = profile_get_meta(b, "duration-ns");
-	struct sbuf s = {0};
+	struct sbuf s = SBUF_INIT;
 	uint64_t v;
 
 	sbuf_add_sanitized(&s, o->base_input ? o->base_input : "the base");

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -28,7 +29,10 @@
 #include "report/missing.h"
 #include "report/report.h"
 #include "report/top-int.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/parse.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 #define DEFAULT_COLUMNS	 100
 #define MIN_COLUMNS	 60
@@ -96,11 +100,11 @@ static uint32_t level_fn(struct top *t, uint32_t f, uint32_t level)
 	bool added;
 
 	names.lines = false;
-	t->b.len = 0;
+	sbuf_reset(&t->b);
 	if (!t->by_module)
 		report_level_name(p, f, level, &names, &t->b);
-	name = strtab_addn(&t->str, t->b.buf ? t->b.buf : "", t->b.len);
-	t->b.len = 0;
+	name = strtab_addn(&t->str, t->b.buf, t->b.len);
+	sbuf_reset(&t->b);
 	/* A path another user chose: printable, as every name shown. */
 	sbuf_add_printable(&t->b, fr->module == PM_NONE
 					  ? "[unknown]"
@@ -111,12 +115,12 @@ static uint32_t level_fn(struct top *t, uint32_t f, uint32_t level)
 	if (t->o->names.lines && !t->by_module && l && l->file) {
 		const char *file = strtab_get(&p->str, l->file);
 
-		t->b.len = 0;
+		sbuf_reset(&t->b);
 		sbuf_add_sanitized(&t->b, t->o->names.full_paths ? file : report_base_name(file));
 		sbuf_addf(&t->b, ":%u", l->line);
 		loc = strtab_addn(&t->str, t->b.buf, t->b.len);
 	}
-	t->b.len = 0;
+	sbuf_reset(&t->b);
 	sbuf_addf(&t->b, "%u,%u,%u", name, module, loc);
 	key = strtab_addn(&t->str, t->b.buf, t->b.len);
 	slot = hmap_insert(&t->fn_index, key, &added);
@@ -260,7 +264,7 @@ static void put_cell(struct top *t, FILE *out, const char *s, size_t width, bool
 {
 	size_t w;
 
-	t->b.len = 0;
+	sbuf_reset(&t->b);
 	if (!cutting)
 		sbuf_adds(&t->b, s);
 	else if (cut == CUT_NAME)
@@ -269,8 +273,8 @@ static void put_cell(struct top *t, FILE *out, const char *s, size_t width, bool
 		report_cut_start(s, width, &t->b);
 	else
 		report_cut_end(s, width, &t->b);
-	fputs(t->b.buf ? t->b.buf : "", out);
-	w = report_text_width(t->b.buf ? t->b.buf : "");
+	fputs(t->b.buf, out);
+	w = report_text_width(t->b.buf);
 	if (pad && w < width)
 		fprintf(out, "%*s", (int)(width - w), "");
 }
@@ -486,7 +490,7 @@ static void print_diff_table(struct top *t, FILE *out, int width)
 int fmt_top(const struct profile *p, const struct report_opts *o, FILE *out)
 {
 	struct aggregate *a = aggregate_new(p, o, 0);
-	struct top t = {.p = p, .o = o, .by_module = o->sort == REPORT_SORT_MODULE};
+	struct top t = {.p = p, .o = o, .by_module = o->sort == REPORT_SORT_MODULE, .b = SBUF_INIT};
 	/* The table's width, 0 for no cutting; the header wraps in any case. */
 	int width = o->columns > 0 ? o->columns : terminal_columns(out);
 

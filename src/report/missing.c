@@ -10,7 +10,10 @@
 #include "report/missing.h"
 #include "store/reasons.h"
 #include "report/report.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 static int cmp_missing(const void *a, const void *b)
 {
@@ -205,7 +208,7 @@ void report_missing_say(const struct profile *p, const struct missing *m, bool l
 
 void report_print_missing(const struct profile *p, FILE *f, size_t max)
 {
-	struct sbuf b = {0};
+	struct sbuf b = SBUF_INIT;
 
 	for (int lines = 0; lines < 2; lines++) {
 		struct missing *m;
@@ -214,7 +217,7 @@ void report_print_missing(const struct profile *p, FILE *f, size_t max)
 		if (!lines)
 			n = report_missing_shown(m, n);
 		for (size_t i = 0; i < n && i < max; i++) {
-			b.len = 0;
+			sbuf_reset(&b);
 			report_missing_say(p, &m[i], lines, false, &b);
 			fprintf(f, "perfmini: %s\n", b.buf);
 		}

@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "store/profile.h"
-#include "util/util.h"
+#include "util/sbuf.h"
 
 /* Per module, how many sampled frames have no name, and no source line. */
 struct missing {

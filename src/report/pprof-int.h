@@ -14,7 +14,7 @@
 #include "report/protobuf.h"
 #include "report/report.h"
 #include "util/hmap.h"
-#include "util/util.h"
+#include "util/sbuf.h"
 
 /* profile.proto field numbers. */
 enum {

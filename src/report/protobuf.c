@@ -6,9 +6,10 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/protobuf.h"
-#include "util/util.h"
+#include "util/alloc.h"
 
 enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
 

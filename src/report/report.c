@@ -8,9 +8,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/report.h"
-#include "util/util.h"
+#include "util/array.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 const char *report_base_name(const char *path)
 {
@@ -76,10 +79,10 @@ void report_unresolved_name(const struct profile *p, uint32_t f, struct sbuf *b)
 	}
 	sbuf_adds(b, "[");
 	{
-		struct sbuf m = {0};
+		struct sbuf m = SBUF_INIT;
 
 		sbuf_addn(&m, mod, len);
-		sbuf_add_sanitized(b, m.buf ? m.buf : "");
+		sbuf_add_sanitized(b, m.buf);
 		sbuf_release(&m);
 	}
 	sbuf_addf(b, "+0x%llx]", (unsigned long long)fr->addr);
@@ -299,7 +302,7 @@ static const unsigned char cut_steps[][3] = {
 void report_cut_name(const char *name, size_t width, struct sbuf *b)
 {
 	struct name_parts np;
-	struct sbuf c = {0};
+	struct sbuf c = SBUF_INIT;
 	const char *annot;
 	size_t close;
 
@@ -315,7 +318,7 @@ void report_cut_name(const char *name, size_t width, struct sbuf *b)
 	for (size_t i = 0; i < ARRAY_SIZE(cut_steps); i++) {
 		const unsigned char *st = cut_steps[i];
 
-		c.len = 0;
+		sbuf_reset(&c);
 		if (st[0] == COLLAPSE)
 			add_collapsed(&c, name, np.own);
 		else if (np.own)
@@ -332,7 +335,7 @@ void report_cut_name(const char *name, size_t width, struct sbuf *b)
 			sbuf_adds(&c, "(...)");
 			sbuf_addn(&c, name + close, np.annot - close);
 		}
-		if (report_text_width(c.buf ? c.buf : "") + report_text_width(annot) <= width) {
+		if (report_text_width(c.buf) + report_text_width(annot) <= width) {
 			sbuf_addn(b, c.buf, c.len);
 			sbuf_adds(b, annot);
 			sbuf_release(&c);
@@ -340,6 +343,6 @@ void report_cut_name(const char *name, size_t width, struct sbuf *b)
 		}
 	}
 	/* The shortest form cut at the end, the annotations kept. */
-	cut_end(c.buf ? c.buf : "", c.len, width, annot, b);
+	cut_end(c.buf, c.len, width, annot, b);
 	sbuf_release(&c);
 }

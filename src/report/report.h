@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 #include "store/profile.h"
-#include "util/util.h"
+#include "util/sbuf.h"
 
 /* How frames are named. */
 struct name_opts {

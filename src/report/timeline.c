@@ -6,11 +6,12 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/aggregate.h"
 #include "report/timeline.h"
+#include "util/alloc.h"
 #include "util/hmap.h"
-#include "util/util.h"
 
 struct builder {
 	const struct profile *p;

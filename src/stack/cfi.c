@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "stack/cfi.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
 
 const uint8_t cfi_kept[CFI_NKEPT] = {CFI_RBX, CFI_RBP, CFI_RSP, 12, 13, 14, 15, CFI_RA};
 

@@ -9,7 +9,9 @@
 
 #include "elf/addr.h"
 #include "stack/stack.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/bytes.h"
+#include "util/hash.h"
 
 /*
  * The callchains last turned into stacks, by hash. A program samples the

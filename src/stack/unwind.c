@@ -15,7 +15,10 @@
 #include "elf/addr.h"
 #include "elf/elfread.h"
 #include "stack/unwind.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
+#include "util/bytes.h"
+#include "util/hash.h"
 
 /*
  * The rows last looked up, by image and address: a program's stacks go

@@ -16,10 +16,28 @@
 
 #include "store/datafile.h"
 
-#define DF_HEADER_SIZE	24
-#define DF_SECTION_HEAD 16
-/* Bytes of a sample record in the file (checked against the table by check_profile). */
-#define DF_SAMPLE_RECORD 40
+/*
+ * Sizes in the file, as perfmini-data(5) documents them: codec.c checks
+ * the section table against them when it is compiled, so that a changed
+ * field list or struct fails the build instead of the file format.
+ */
+#define DF_HEADER_SIZE	24 /* magic, version, flags, reserved */
+#define DF_SECTION_HEAD 16 /* type, checksum, payload size */
+#define DF_END_PAYLOAD	8  /* the whole file's checksum, reserved */
+/* The records of each array section. */
+#define DF_META_RECORD	      8
+#define DF_MODULE_RECORD      16
+#define DF_FRAME_RECORD	      24
+#define DF_LINE_RECORD	      24
+#define DF_STACK_RECORD	      8
+#define DF_STACK_FRAME_RECORD 4
+#define DF_SAMPLE_RECORD      40 /* also written by hand: datafile_add_sample */
+#define DF_THREAD_RECORD      16
+#define DF_SEGMENT_RECORD     40
+#define DF_OFFCPU_RECORD      40
+#define DF_START_LINE_RECORD  4
+/* The largest record of any section. */
+#define DF_RECORD_MAX 40
 
 /*
  * The array sections, one descriptor each: where the records live in a

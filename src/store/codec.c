@@ -12,87 +12,148 @@
 #include <zlib.h>
 
 #include "store/codec-int.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
+#include "util/bytes.h"
 
-/* Each field of a record, and where its array lives in a profile. */
-#define FIELD(kind, type, member)            \
-	{                                    \
-		kind, offsetof(type, member) \
-	}
+/*
+ * Each section's fields in file order, as F(kind, struct, member): the
+ * table and the checks of its sizes below are both made from these
+ * lists. A DF_F_ZERO field has no member (its name is ignored).
+ */
+/* clang-format off */
+#define META_FIELDS(F)         \
+	F(STR, pm_meta, key)   \
+	F(STR, pm_meta, value)
+#define MODULE_FIELDS(F)            \
+	F(STR, pm_module, path)     \
+	F(STR, pm_module, build_id) \
+	F(U32, pm_module, flags)    \
+	F(STR, pm_module, reason)
+#define FRAME_FIELDS(F)          \
+	F(U32, pm_frame, module) \
+	F(U32, pm_frame, flags)  \
+	F(U64, pm_frame, addr)   \
+	F(U32, pm_frame, line0)  \
+	F(U32, pm_frame, nlines)
+#define LINE_FIELDS(F)          \
+	F(STR, pm_line, func)   \
+	F(STR, pm_line, file)   \
+	F(U32, pm_line, line)   \
+	F(U32, pm_line, flags)  \
+	F(U64, pm_line, symoff)
+#define STACK_FIELDS(F)         \
+	F(U32, pm_stack, off)   \
+	F(U32, pm_stack, depth)
+#define SAMPLE_FIELDS(F)             \
+	F(U64, pm_sample, time)      \
+	F(U64, pm_sample, period)    \
+	F(U32, pm_sample, pid)       \
+	F(U32, pm_sample, tid)       \
+	F(U32, pm_sample, cpu)       \
+	F(U32, pm_sample, stack)     \
+	F(STR, pm_sample, comm)      \
+	F(ZERO, pm_sample, reserved)
+#define THREAD_FIELDS(F)             \
+	F(U32, pm_thread, pid)       \
+	F(U32, pm_thread, tid)       \
+	F(STR, pm_thread, comm)      \
+	F(ZERO, pm_thread, reserved)
+#define SEGMENT_FIELDS(F)          \
+	F(U32, pm_segment, module) \
+	F(U32, pm_segment, flags)  \
+	F(U64, pm_segment, offset) \
+	F(U64, pm_segment, vaddr)  \
+	F(U64, pm_segment, filesz) \
+	F(U64, pm_segment, memsz)
+#define OFFCPU_FIELDS(F)            \
+	F(U64, pm_offcpu, time)     \
+	F(U64, pm_offcpu, duration) \
+	F(U32, pm_offcpu, pid)      \
+	F(U32, pm_offcpu, tid)      \
+	F(U32, pm_offcpu, cpu)      \
+	F(U32, pm_offcpu, stack)    \
+	F(STR, pm_offcpu, comm)     \
+	F(U32, pm_offcpu, flags)
+/* clang-format on */
+
+/* A field's table entry: its kind, and where it lives in the record's struct. */
+#define FIELD(kind, type, member)    {DF_F_##kind, FIELD_MEM_##kind(type, member)},
+#define FIELD_MEM_U32(type, member)  offsetof(struct type, member)
+#define FIELD_MEM_U64(type, member)  offsetof(struct type, member)
+#define FIELD_MEM_STR(type, member)  offsetof(struct type, member)
+#define FIELD_MEM_ZERO(type, member) 0
+/* Where a section's array lives in a profile. */
 #define ARRAY(member)                                                          \
 	offsetof(struct profile, member), offsetof(struct profile, n##member), \
 		offsetof(struct profile, member##_cap)
+#define SECTION(type, name, rec, member, FIELDS)               \
+	{                                                      \
+		type, name, sizeof(struct rec), ARRAY(member), \
+		{                                              \
+			FIELDS(FIELD)                          \
+		}                                              \
+	}
 
 /* In the order a file has them: the strings come first, END last. */
 const struct df_section df_sections[] = {
-	{DF_META,
-	 "meta entry",
-	 sizeof(struct pm_meta),
-	 ARRAY(meta),
-	 {FIELD(DF_F_STR, struct pm_meta, key), FIELD(DF_F_STR, struct pm_meta, value)}},
-	{DF_MODULES,
-	 "module",
-	 sizeof(struct pm_module),
-	 ARRAY(modules),
-	 {FIELD(DF_F_STR, struct pm_module, path), FIELD(DF_F_STR, struct pm_module, build_id),
-	  FIELD(DF_F_U32, struct pm_module, flags), FIELD(DF_F_STR, struct pm_module, reason)}},
-	{DF_FRAMES,
-	 "frame",
-	 sizeof(struct pm_frame),
-	 ARRAY(frames),
-	 {FIELD(DF_F_U32, struct pm_frame, module), FIELD(DF_F_U32, struct pm_frame, flags),
-	  FIELD(DF_F_U64, struct pm_frame, addr), FIELD(DF_F_U32, struct pm_frame, line0),
-	  FIELD(DF_F_U32, struct pm_frame, nlines)}},
-	{DF_LINES,
-	 "line",
-	 sizeof(struct pm_line),
-	 ARRAY(lines),
-	 {FIELD(DF_F_STR, struct pm_line, func), FIELD(DF_F_STR, struct pm_line, file),
-	  FIELD(DF_F_U32, struct pm_line, line), FIELD(DF_F_U32, struct pm_line, flags),
-	  FIELD(DF_F_U64, struct pm_line, symoff)}},
-	{DF_STACKS,
-	 "stack",
-	 sizeof(struct pm_stack),
-	 ARRAY(stacks),
-	 {FIELD(DF_F_U32, struct pm_stack, off), FIELD(DF_F_U32, struct pm_stack, depth)}},
+	SECTION(DF_META, "meta entry", pm_meta, meta, META_FIELDS),
+	SECTION(DF_MODULES, "module", pm_module, modules, MODULE_FIELDS),
+	SECTION(DF_FRAMES, "frame", pm_frame, frames, FRAME_FIELDS),
+	SECTION(DF_LINES, "line", pm_line, lines, LINE_FIELDS),
+	SECTION(DF_STACKS, "stack", pm_stack, stacks, STACK_FIELDS),
 	{DF_STACK_FRAMES, "stack frame", sizeof(uint32_t), ARRAY(stack_frames), {{DF_F_U32, 0}}},
-	{DF_SAMPLES,
-	 "sample",
-	 sizeof(struct pm_sample),
-	 ARRAY(samples),
-	 {FIELD(DF_F_U64, struct pm_sample, time),
-	  FIELD(DF_F_U64, struct pm_sample, period),
-	  FIELD(DF_F_U32, struct pm_sample, pid),
-	  FIELD(DF_F_U32, struct pm_sample, tid),
-	  FIELD(DF_F_U32, struct pm_sample, cpu),
-	  FIELD(DF_F_U32, struct pm_sample, stack),
-	  FIELD(DF_F_STR, struct pm_sample, comm),
-	  {DF_F_ZERO, 0}}},
-	{DF_THREADS,
-	 "thread",
-	 sizeof(struct pm_thread),
-	 ARRAY(threads),
-	 {FIELD(DF_F_U32, struct pm_thread, pid),
-	  FIELD(DF_F_U32, struct pm_thread, tid),
-	  FIELD(DF_F_STR, struct pm_thread, comm),
-	  {DF_F_ZERO, 0}}},
-	{DF_SEGMENTS,
-	 "segment",
-	 sizeof(struct pm_segment),
-	 ARRAY(segments),
-	 {FIELD(DF_F_U32, struct pm_segment, module), FIELD(DF_F_U32, struct pm_segment, flags),
-	  FIELD(DF_F_U64, struct pm_segment, offset), FIELD(DF_F_U64, struct pm_segment, vaddr),
-	  FIELD(DF_F_U64, struct pm_segment, filesz), FIELD(DF_F_U64, struct pm_segment, memsz)}},
-	{DF_OFFCPU,
-	 "off-CPU interval",
-	 sizeof(struct pm_offcpu),
-	 ARRAY(offcpu),
-	 {FIELD(DF_F_U64, struct pm_offcpu, time), FIELD(DF_F_U64, struct pm_offcpu, duration),
-	  FIELD(DF_F_U32, struct pm_offcpu, pid), FIELD(DF_F_U32, struct pm_offcpu, tid),
-	  FIELD(DF_F_U32, struct pm_offcpu, cpu), FIELD(DF_F_U32, struct pm_offcpu, stack),
-	  FIELD(DF_F_STR, struct pm_offcpu, comm), FIELD(DF_F_U32, struct pm_offcpu, flags)}},
+	SECTION(DF_SAMPLES, "sample", pm_sample, samples, SAMPLE_FIELDS),
+	SECTION(DF_THREADS, "thread", pm_thread, threads, THREAD_FIELDS),
+	SECTION(DF_SEGMENTS, "segment", pm_segment, segments, SEGMENT_FIELDS),
+	SECTION(DF_OFFCPU, "off-CPU interval", pm_offcpu, offcpu, OFFCPU_FIELDS),
 };
 const size_t df_nsections = ARRAY_SIZE(df_sections);
+
+/*
+ * What the table makes, checked against perfmini-data(5) when compiled:
+ * each section's record size, the END that closes the field list (the
+ * fields array keeps one entry for it), and each member as wide as its
+ * field in the file (the encoder and decoder copy that many bytes).
+ */
+#define FILE_SIZE(kind, type, member) +FILE_SIZE_##kind
+#define FILE_SIZE_U32		      4
+#define FILE_SIZE_U64		      8
+#define FILE_SIZE_STR		      4
+#define FILE_SIZE_ZERO		      4
+#define ONE(kind, type, member)	      +1
+#define FITS(kind, type, member)      &&FITS_##kind(type, member)
+#define FITS_U32(type, member)	      (sizeof(((struct type *)0)->member) == 4)
+#define FITS_U64(type, member)	      (sizeof(((struct type *)0)->member) == 8)
+#define FITS_STR(type, member)	      (sizeof(((struct type *)0)->member) == 4)
+#define FITS_ZERO(type, member)	      1
+#define CHECK_SECTION(FIELDS, size)                                                            \
+	_Static_assert(0 FIELDS(FILE_SIZE) == (size), #FIELDS ": the documented record size"); \
+	_Static_assert((size) <= DF_RECORD_MAX, #FIELDS ": at most DF_RECORD_MAX bytes");      \
+	_Static_assert(0 FIELDS(ONE) < ARRAY_SIZE(((struct df_section *)0)->fields),           \
+		       #FIELDS ": room for END");                                              \
+	_Static_assert(1 FIELDS(FITS), #FIELDS ": members as wide as their fields")
+
+CHECK_SECTION(META_FIELDS, DF_META_RECORD);
+CHECK_SECTION(MODULE_FIELDS, DF_MODULE_RECORD);
+CHECK_SECTION(FRAME_FIELDS, DF_FRAME_RECORD);
+CHECK_SECTION(LINE_FIELDS, DF_LINE_RECORD);
+CHECK_SECTION(STACK_FIELDS, DF_STACK_RECORD);
+CHECK_SECTION(SAMPLE_FIELDS, DF_SAMPLE_RECORD);
+CHECK_SECTION(THREAD_FIELDS, DF_THREAD_RECORD);
+CHECK_SECTION(SEGMENT_FIELDS, DF_SEGMENT_RECORD);
+CHECK_SECTION(OFFCPU_FIELDS, DF_OFFCPU_RECORD);
+_Static_assert(sizeof(*((struct profile *)0)->stack_frames) == DF_STACK_FRAME_RECORD,
+	       "a stack frame entry is a u32");
+_Static_assert(sizeof(((struct pm_line *)0)->start_line) == DF_START_LINE_RECORD,
+	       "a start line is a u32");
+_Static_assert(sizeof(DATAFILE_MAGIC) - 1 + 4 + 4 + 8 == DF_HEADER_SIZE,
+	       "the header: magic, version, flags, reserved");
+_Static_assert(4 + 4 + 8 == DF_SECTION_HEAD, "a section header: type, checksum, size");
+_Static_assert(DF_HEADER_SIZE % 8 == 0 && DF_SECTION_HEAD % 8 == 0,
+	       "sections start 8-byte aligned");
+_Static_assert(DF_HEADER_SIZE + DF_SECTION_HEAD + DF_END_PAYLOAD == 48,
+	       "the smallest file: the header and END");
 
 size_t df_rec_size(const struct df_section *sec)
 {
@@ -265,7 +326,7 @@ void df_sink_end(struct df_sink *k)
 void df_sink_record(struct df_sink *k, const struct profile *p, const struct df_section *sec,
 		    size_t i)
 {
-	unsigned char rec[64];
+	unsigned char rec[DF_RECORD_MAX];
 	struct df_out o = {.buf = rec, .cap = sizeof(rec)}; /* no record outgrows it */
 
 	df_put_record(&o, p, sec, i);
@@ -308,7 +369,7 @@ void df_put_rest(struct df_sink *k, const struct profile *p,
 	df_sink_end(k);
 	/* Version 2: END holds the checksum of everything before it. */
 	{
-		unsigned char e[8] = {0};
+		unsigned char e[DF_END_PAYLOAD] = {0};
 		uLong sum = k->sum;
 
 		df_sink_begin(k, DF_END);

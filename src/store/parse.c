@@ -14,7 +14,9 @@
 #include <zlib.h>
 
 #include "store/codec-int.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
+#include "util/bytes.h"
 
 struct in {
 	uint32_t version; /* the header's */
@@ -302,7 +304,7 @@ static int read_end(struct in *in, const unsigned char *buf, size_t len, size_t 
 {
 	if (in->version < 2)
 		return 0;
-	if (size != 8 || get_le32(buf + at + DF_SECTION_HEAD) != (uint32_t)sum)
+	if (size != DF_END_PAYLOAD || get_le32(buf + at + DF_SECTION_HEAD) != (uint32_t)sum)
 		return fail(in, "corrupt file: the checksum at offset %zu does not match", at);
 	if (len - at - DF_SECTION_HEAD != size)
 		return fail(in, "bad file: %zu bytes after the end at offset %zu",

@@ -5,9 +5,12 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "store/profile.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/hash.h"
+#include "util/parse.h"
 
 void strtab_init(struct strtab *t)
 {

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "store/datafile.h"
-#include "util/util.h"
+#include "util/alloc.h"
 
 struct profile *datafile_read(const char *path, bool force, char *err, size_t errlen)
 {

@@ -15,7 +15,9 @@
 #include <zlib.h>
 
 #include "store/codec-int.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/bytes.h"
+#include "util/io.h"
 
 /* A sink's writer: the bytes at their offset in the file *arg. */
 static int write_at(void *arg, const void *buf, size_t len, uint64_t at)
@@ -93,6 +95,7 @@ void datafile_add_sample(struct datafile_out *out, const struct pm_sample *smp)
 	put_le32(rec + 28, smp->stack);
 	put_le32(rec + 32, smp->comm);
 	put_le32(rec + 36, 0);
+	_Static_assert(36 + 4 == DF_SAMPLE_RECORD, "every byte of the record written");
 	out->blen += DF_SAMPLE_RECORD;
 	out->nsamples++;
 }

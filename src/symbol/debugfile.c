@@ -21,7 +21,8 @@
 
 #include "elf/elfz.h"
 #include "symbol/symfile-int.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/io.h"
 
 /* libdwfl's own default: next to the file, in .debug/, under /usr/lib/debug. */
 #define DEFAULT_DEBUGINFO_PATH "-:.debug:/usr/lib/debug"

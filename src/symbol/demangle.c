@@ -17,7 +17,8 @@
 #undef ARRAY_SIZE
 
 #include "symbol/demangle.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
 
 /*
  * Parameters and qualifiers on, as addr2line -C prints C++ functions;

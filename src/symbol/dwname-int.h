@@ -13,7 +13,7 @@
 #include <elfutils/libdw.h>
 
 #include "symbol/dwname.h"
-#include "util/util.h"
+#include "util/sbuf.h"
 
 /* Deep enough for any real name; ends the recursion of a cyclic DWARF. */
 #define DWNAME_MAX_DEPTH 24

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "symbol/dwname-int.h"
+#include "util/array.h"
+#include "util/sbuf.h"
 
 /* The length of the operator token at p ("<<=", "=", "->*"), longest first; 0 if none. */
 static size_t operator_len(const char *p)
@@ -166,8 +168,6 @@ void dwn_add_template_name(struct dwname *d, struct sbuf *b, Dwarf_Die *die, con
 		sbuf_addn(b, ">", 1);
 		return;
 	}
-	b->len = mark;
-	if (b->buf)
-		b->buf[mark] = '\0';
+	sbuf_truncate(b, mark);
 	dwn_add_name(b, name);
 }

@@ -14,13 +14,16 @@
 #include <ctype.h>
 #include <dwarf.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "symbol/symfile-int.h"
 #include "symbol/demangle.h"
 #include "symbol/dwname-int.h"
 #include "symbol/dwname.h"
 #include "util/hmap.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
+#include "util/sbuf.h"
 
 /* The parent of every DIE of a unit, ascending by offset (the order of a walk). */
 struct die_parent {
@@ -52,7 +55,7 @@ void dwname_free(struct dwname *d)
 	struct hmap_slot *s;
 
 	for (size_t pos = 0; (s = hmap_next(&d->units, &pos));) {
-		struct unit_parents *u = (struct unit_parents *)(uintptr_t)s->val;
+		struct unit_parents *u = hmap_ptr(s);
 
 		free(u->dies);
 		free(u);
@@ -88,13 +91,13 @@ static struct unit_parents *unit_parents(struct dwname *d, Dwarf_Die *die)
 
 	if (!die->cu || !dwarf_diecu(die, &cu, NULL, NULL))
 		return NULL;
-	slot = hmap_insert(&d->units, (uint64_t)(uintptr_t)die->cu, &added);
+	slot = hmap_insert(&d->units, hmap_key_ptr(die->cu), &added);
 	if (!added)
-		return (struct unit_parents *)(uintptr_t)slot->val;
+		return hmap_ptr(slot);
 	u = xcalloc(1, sizeof(*u));
 	u->cu_off = dwarf_dieoffset(&cu);
 	index_children(u, &cu, u->cu_off, 0);
-	slot->val = (uintptr_t)u;
+	hmap_set_ptr(slot, u);
 	return u;
 }
 
@@ -347,10 +350,8 @@ static bool add_closure(struct dwname *d, struct sbuf *b, Dwarf_Die *type, int d
 	ok = add_parameters(d, b, &call, depth + 1);
 	if (ok)
 		sbuf_addf(b, "#%u}", closures_before(&fn, &pos, 0) + 1);
-	if (!ok) {
-		b->len = mark;
-		b->buf[mark] = '\0';
-	}
+	if (!ok)
+		sbuf_truncate(b, mark);
 	return ok;
 }
 
@@ -627,7 +628,7 @@ static bool add_function(struct dwname *d, struct sbuf *b, Dwarf_Die *die, int d
 
 char *dwname_function(struct dwname *d, Dwarf_Die *die)
 {
-	struct sbuf b = {0};
+	struct sbuf b = SBUF_INIT;
 	Dwarf_Attribute attr;
 
 	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||

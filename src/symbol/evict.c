@@ -11,13 +11,14 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "symbol/srcline.h"
 #include "symbol/symfile-int.h"
+#include "util/array.h"
 #include "util/pages.h"
-#include "util/util.h"
 
 /* Giving pages back. */
 
@@ -123,10 +124,10 @@ static void symfile_unload(struct symfile *f)
 	free(f->zname);
 	f->zname = NULL;
 	for (size_t pos = 0; (s = hmap_next(&f->demangled, &pos));)
-		free((void *)(uintptr_t)s->val);
+		free(hmap_ptr(s));
 	hmap_release(&f->demangled);
 	for (size_t pos = 0; (s = hmap_next(&f->paths, &pos));)
-		free((void *)(uintptr_t)s->val);
+		free(hmap_ptr(s));
 	hmap_release(&f->paths);
 	srcline_release(f);
 	dwname_free(f->dwname);

@@ -24,9 +24,10 @@
 
 #include "symbol/symfile-int.h"
 #include "symbol/namer.h"
+#include "util/alloc.h"
+#include "util/clock.h"
 #include "util/ration.h"
 #include "util/spsc.h"
-#include "util/util.h"
 
 /* The queue's jobs are allocated this many at a time. */
 #define CHUNK_JOBS 1024

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 
 #include "symbol/scopes.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
 
 /*
  * How deep DIEs may nest below a unit before its scopes are given up:

@@ -8,6 +8,7 @@
 #include <elfutils/libdw.h>
 #include <gelf.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "symbol/symfile-int.h"
 #include "elf/dwline.h"
@@ -15,7 +16,9 @@
 #include "symbol/dwname.h"
 #include "symbol/scopes.h"
 #include "symbol/srcline.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
+#include "util/hash.h"
 
 /*
  * The name of a function DIE without a linkage name: for C++, the full
@@ -34,16 +37,16 @@ static const char *built_name(struct symfile *f, Dwarf_Die *die)
 
 	if (dwarf_attr(die, DW_AT_abstract_origin, &attr))
 		dwarf_formref_die(&attr, &origin);
-	slot = hmap_insert(&f->demangled, (uint64_t)(uintptr_t)origin.addr, &added);
+	slot = hmap_insert(&f->demangled, hmap_key_ptr(origin.addr), &added);
 	if (added) {
 		if (!f->dwname)
 			f->dwname = dwname_new();
 		d = dwname_function(f->dwname, die);
 		if (!d && (dn = dwarf_diename(die)))
 			d = xstrdup(dn);
-		slot->val = (uintptr_t)d;
+		hmap_set_ptr(slot, d);
 	}
-	return (const char *)(uintptr_t)slot->val;
+	return hmap_ptr(slot);
 }
 
 /*
@@ -64,12 +67,12 @@ static const char *die_name(struct symfile *f, Dwarf_Die *die)
 	if (!name)
 		return built_name(f, die);
 	/* Demangled once per name: keyed by the string's address in libdw's data. */
-	slot = hmap_insert(&f->demangled, (uint64_t)(uintptr_t)name, &added);
+	slot = hmap_insert(&f->demangled, hmap_key_ptr(name), &added);
 	if (added) {
 		d = demangle(name);
-		slot->val = (uintptr_t)(d ? d : xstrdup(name));
+		hmap_set_ptr(slot, d ? d : xstrdup(name));
 	}
-	return (const char *)(uintptr_t)slot->val;
+	return hmap_ptr(slot);
 }
 
 struct joined_path {
@@ -85,7 +88,7 @@ struct joined_path {
 /* hmap_intern's comparison: the joined path of (dir, file) in arg. */
 static bool same_path(uint64_t val, const void *arg)
 {
-	const struct joined_path *j = (const struct joined_path *)(uintptr_t)val;
+	const struct joined_path *j = hmap_val_ptr(val);
 	const char *const *df = arg;
 
 	return j->dir == df[0] && j->file == df[1];
@@ -104,8 +107,10 @@ static const char *full_path(struct symfile *f, const char *dir, const char *fil
 		return file;
 	key = hash_u64((uintptr_t)dir) ^ hash_u64((uintptr_t)file + 0x9e3779b97f4a7c15ULL);
 	slot = hmap_intern(&f->paths, key, same_path, df, &added);
-	if (!added)
-		return ((struct joined_path *)(uintptr_t)slot->val)->path;
+	if (!added) {
+		j = hmap_ptr(slot);
+		return j->path;
+	}
 	dl = strlen(dir);
 	fl = strlen(file);
 	j = xmalloc(sizeof(*j) + dl + fl + 2);
@@ -114,7 +119,7 @@ static const char *full_path(struct symfile *f, const char *dir, const char *fil
 	memcpy(j->path, dir, dl);
 	j->path[dl] = '/';
 	memcpy(j->path + dl + 1, file, fl + 1);
-	slot->val = (uintptr_t)j;
+	hmap_set_ptr(slot, j);
 	return j->path;
 }
 
@@ -166,10 +171,10 @@ static const char *function_name(struct symfile *f, const struct unit_scopes *u,
 		return die_name(f, die);
 	/* Keyed by the name's address in the finished table, as die_name's keys. */
 	raw = symtab_name(&f->syms, s);
-	slot = hmap_insert(&f->demangled, (uint64_t)(uintptr_t)raw, &added);
+	slot = hmap_insert(&f->demangled, hmap_key_ptr(raw), &added);
 	if (added)
-		slot->val = (uintptr_t)demangle_function(raw);
-	return (const char *)(uintptr_t)slot->val;
+		hmap_set_ptr(slot, demangle_function(raw));
+	return hmap_ptr(slot);
 }
 
 /*

@@ -5,12 +5,13 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "symbol/symfile-int.h"
 #include "util/busguard.h"
 #include "symbol/demangle.h"
 #include "symbol/symbolize.h"
-#include "util/util.h"
+#include "util/alloc.h"
 
 /* Kernel and perf-map frames carry absolute addresses, file frames offsets. */
 static bool absolute(const struct module *m)

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "util/util.h"
+#include "util/bytes.h"
 
 /* The bytes from p to end; bad once a read went past end. */
 struct cur {

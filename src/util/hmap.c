@@ -6,8 +6,9 @@
 
 #include <stdlib.h>
 
+#include "util/alloc.h"
+#include "util/hash.h"
 #include "util/hmap.h"
-#include "util/util.h"
 
 void hmap_init(struct hmap *h)
 {

@@ -49,6 +49,51 @@ bool hmap_remove(struct hmap *h, uint64_t key, uint64_t *val);
 struct hmap_slot *hmap_next(const struct hmap *h, size_t *pos);
 
 /*
+ * Values that are pointers (the map owns nothing: the caller frees what
+ * its values point at), and keys that are addresses. Values are u64, and
+ * a pointer fits in one on every target.
+ */
+_Static_assert(sizeof(void *) <= sizeof(uint64_t), "a pointer fits in a value");
+
+/* The pointer a value holds (one that hmap_set_ptr or hmap_put_ptr stored). */
+static inline void *hmap_val_ptr(uint64_t val)
+{
+	return (void *)(uintptr_t)val;
+}
+
+/* The pointer stored in slot s. */
+static inline void *hmap_ptr(const struct hmap_slot *s)
+{
+	return hmap_val_ptr(s->val);
+}
+
+/* Stores pointer p as slot s's value. */
+static inline void hmap_set_ptr(struct hmap_slot *s, void *p)
+{
+	s->val = (uint64_t)(uintptr_t)p;
+}
+
+/* The pointer stored under key, NULL when key is absent. */
+static inline void *hmap_get_ptr(const struct hmap *h, uint64_t key)
+{
+	const struct hmap_slot *s = hmap_find(h, key);
+
+	return s ? hmap_ptr(s) : NULL;
+}
+
+/* Stores pointer p under key, added or replacing what was there. */
+static inline void hmap_put_ptr(struct hmap *h, uint64_t key, void *p)
+{
+	hmap_set_ptr(hmap_insert(h, key, NULL), p);
+}
+
+/* The key of an object's address, for maps keyed by the objects themselves. */
+static inline uint64_t hmap_key_ptr(const void *p)
+{
+	return (uint64_t)(uintptr_t)p;
+}
+
+/*
  * Interning by content: the entry whose value stands for content equal
  * to what same(val, arg) compares with, under hash, its hash. Keys are
  * hash, then rehashes of it, until the entry is found or an unused key is

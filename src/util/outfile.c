@@ -14,8 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/alloc.h"
+#include "util/array.h"
 #include "util/outfile.h"
-#include "util/util.h"
+#include "util/parse.h"
 
 /*
  * The temporary files not yet committed, for the exit and signal

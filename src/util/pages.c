@@ -9,8 +9,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "util/array.h"
 #include "util/pages.h"
-#include "util/util.h"
 
 /* pagemap entry bits: the page is resident; it is a file's page (not a private copy). */
 #define PM_PRESENT (1ULL << 63)

@@ -19,7 +19,7 @@
 #include "report/aggregate.h"
 #include "store/datafile.h"
 #include "report/report.h"
-#include "util/util.h"
+#include "util/hash.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

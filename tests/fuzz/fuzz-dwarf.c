@@ -29,7 +29,8 @@
 #include "fuzz-util.h"
 #include "model/module.h"
 #include "symbol/symbolize.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/bytes.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -32,7 +32,7 @@
 #include "symbol/symbolize.h"
 #include "symbol/symfile-int.h" /* white-box: what the module gave */
 #include "stack/unwind.h"
-#include "util/util.h"
+#include "util/bytes.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

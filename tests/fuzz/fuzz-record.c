@@ -29,7 +29,7 @@
 #include "model/maps.h"
 #include "capture/ring.h"
 #include "stack/unwind.h"
-#include "util/util.h"
+#include "util/bytes.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -29,7 +29,7 @@
 
 #include "capture/event.h"
 #include "stack/unwind.h"
-#include "util/util.h"
+#include "util/alloc.h"
 
 static const char *outdir;
 static int nwritten;

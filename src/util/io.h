@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * io.h - writing to file descriptors, whole or not at all as far as the
+ * caller can tell, and unnamed files for data that waits. Every call
+ * returns 0 (or a descriptor) or -errno.
+ */
+#ifndef PERFMINI_IO_H
+#define PERFMINI_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Writes all of buf to fd, again after a short write or EINTR; 0 or -errno (-ENOSPC for nothing written). */
+int write_all(int fd, const void *buf, size_t len);
+/* The same at file offset off (pwrite), leaving the file position alone. */
+int pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
+/*
+ * An unnamed file for data that waits: on disk under $TMPDIR, /var/tmp or
+ * /tmp (its pages are page cache, not the caller's memory), else in
+ * memory (a memfd called name). Gone when the last descriptor closes.
+ * Returns the descriptor (close-on-exec), or -errno.
+ */
+int unnamed_file(const char *name);
+
+#endif
