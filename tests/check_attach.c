@@ -24,7 +24,6 @@
 #include "capture/attach.h"
 #include "capture/event.h"
 #include "unit-helpers.h"
-#include "util/util.h"
 
 /* A software event that never fires, on user space only. */
 static struct perf_event_attr dummy_attr(void)

@@ -23,7 +23,10 @@
 #include "symbol/dwname-int.h" /* white-box: dwn_template_args, dwn_add_name */
 #include "symbol/dwname.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
+#include "util/msg.h"
+#include "util/sbuf.h"
 
 #ifndef DWNAME_FIXTURE
 #error "DWNAME_FIXTURE: the path of tests/targets/dwname-names"
@@ -270,10 +273,10 @@ START_TEST(test_add_name)
 		{"Y<long intx>", "Y<long intx>"},
 		{"plain", "plain"},
 	};
-	struct sbuf b = {0};
+	struct sbuf b = SBUF_INIT;
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		b.len = 0;
+		sbuf_reset(&b);
 		dwn_add_name(&b, cases[i].name);
 		ck_assert_str_eq(b.buf, cases[i].want);
 	}

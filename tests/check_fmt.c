@@ -20,7 +20,9 @@
 #include "report-synth.h"
 #include "store/profile.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
+#include "util/sbuf.h"
 
 /* A format's whole output (free it). */
 static char *run_format(int (*fn)(const struct profile *, const struct report_opts *, FILE *),
@@ -174,16 +176,15 @@ static int hex4(const char *p)
 /* A string at jp->p (its opening quote), decoded; NULL on error. */
 static char *jparse_string(struct jparser *jp)
 {
-	struct sbuf b = {0};
+	struct sbuf b = SBUF_INIT;
 
 	jp->p++;
-	sbuf_adds(&b, "");
 	for (;;) {
 		unsigned char c = (unsigned char)*jp->p;
 
 		if (c == '"') {
 			jp->p++;
-			return b.buf;
+			return sbuf_detach(&b, NULL);
 		}
 		if (c < 0x20) {
 			jp->err = c ? "control character in a string" : "unterminated string";
@@ -785,7 +786,7 @@ START_TEST(test_speedscope)
 	char *text = run_format(fmt_speedscope, p, &o);
 	struct json *j = json_parse_n(text, strlen(text));
 	const struct json *frames, *profiles, *a, *b;
-	struct sbuf st = {0};
+	struct sbuf st = SBUF_INIT;
 
 	ck_assert_str_eq(jstr(jget(j, "$schema")),
 			 "https://www.speedscope.app/file-format-schema.json");
@@ -925,7 +926,7 @@ START_TEST(test_firefox)
 	struct json *j = json_parse_n(text, strlen(text));
 	const struct json *meta = jget(j, "meta"), *threads = jget(j, "threads"), *a, *b, *lib;
 	const struct json *frames, *funcs, *strings;
-	struct sbuf st = {0};
+	struct sbuf st = SBUF_INIT;
 
 	ck_assert_uint_eq(juint(jget(meta, "preprocessedProfileVersion")), 55);
 	ck_assert_double_eq_tol(jnum(jget(meta, "interval")), 1.0, 1e-9);

@@ -18,7 +18,7 @@
 
 #include "cmd/opts.h"
 #include "unit-helpers.h"
-#include "util/util.h"
+#include "util/array.h"
 
 struct t_opts {
 	bool flag, given;

@@ -13,7 +13,7 @@
 
 #include "unit-helpers.h"
 #include "util/ration.h"
-#include "util/util.h"
+#include "util/clock.h"
 
 #define MS 1000000ULL
 #define S  1000000000ULL

@@ -23,7 +23,6 @@
 
 #include "symbol/symbolize.h"
 #include "unit-helpers.h"
-#include "util/util.h"
 
 __attribute__((noinline)) int sym_outer(int x);
 __attribute__((noinline)) int sym_plain(int x);

@@ -13,7 +13,7 @@
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "cmd/record.h"
-#include "util/util.h"
+#include "util/parse.h"
 
 /* How long the stop may spend naming frames, by default: see perfmini-record(1). */
 #define NAME_TIMEOUT_DEFAULT 60.0

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,7 +21,9 @@
 #include "store/datafile.h"
 #include "util/outfile.h"
 #include "report/report.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
+#include "util/msg.h"
 
 /*
  * The formats, each chosen by its option "--NAME". A new format is a

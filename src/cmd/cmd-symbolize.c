@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -16,7 +17,10 @@
 #include "cmd/opts.h"
 #include "model/proc.h"
 #include "symbol/symbolize.h"
-#include "util/util.h"
+#include "util/array.h"
+#include "util/msg.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 struct target {
 	struct module_set mods;
@@ -47,7 +51,7 @@ static int parse_addr(const char *s, uint64_t *v)
  * Names and paths come from binaries and processes that may be anyone's:
  * what is printed is made printable first (no terminal control codes).
  */
-static struct sbuf shown[3];
+static struct sbuf shown[3] = {SBUF_INIT, SBUF_INIT, SBUF_INIT};
 
 /* "FILE:LINE" or "??:0", as addr2line writes an unknown place. */
 static void print_place(const struct srcline *l)

@@ -9,7 +9,8 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
-#include "util/util.h"
+#include "util/array.h"
+#include "util/msg.h"
 
 static const struct command {
 	const char *name;

@@ -13,7 +13,10 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/array.h"
+#include "util/parse.h"
+#include "util/sbuf.h"
 
 /* The width --help fits in, and the widest option column it gives. */
 #define HELP_WIDTH	80
@@ -93,7 +96,7 @@ static void add_word_list(struct sbuf *b, const struct opt_word *w)
  */
 static int bad_value(const struct cmd_spec *spec, const struct cmd_opt *r, const char *arg)
 {
-	struct sbuf what = {0};
+	struct sbuf what = SBUF_INIT;
 	int ret;
 
 	if (r->kind == OPT_KEYWORD)
@@ -238,7 +241,7 @@ static int bad_option(const struct cmd_spec *spec, int c, const char *arg)
 
 int cmd_parse(const struct cmd_spec *spec, int argc, char **argv, void *opts, int *first)
 {
-	struct sbuf shorts = {0};
+	struct sbuf shorts = SBUF_INIT;
 	struct option *lo = long_options(spec->opts, &shorts, spec->operands_end_options);
 	const struct cmd_opt *r;
 	int c, ret = -1;
@@ -263,7 +266,7 @@ int cmd_parse(const struct cmd_spec *spec, int argc, char **argv, void *opts, in
 /* "  -o, --output FILE" or "      --call-graph=MODE": the left column of row r. */
 static void left_column(const struct cmd_opt *r, struct sbuf *b)
 {
-	b->len = 0;
+	sbuf_reset(b);
 	if (r->kind == OPT_OPERAND) {
 		sbuf_addf(b, "  %s", r->arg);
 		return;
@@ -308,7 +311,7 @@ static void wrap(FILE *out, const char *text, size_t col, size_t at)
 void cmd_help(const struct cmd_spec *spec, FILE *out)
 {
 	const struct cmd_opt *r;
-	struct sbuf left = {0};
+	struct sbuf left = SBUF_INIT;
 	size_t col = 0;
 
 	for (r = spec->opts; r->kind != OPT_END; r++) {

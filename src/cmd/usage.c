@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "cmd/cmd.h"
-#include "util/util.h"
+#include "util/msg.h"
 
 int cmd_usage_error(const char *cmd, const char *fmt, ...)
 {

@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #include "elf/perfmap.h"
-#include "util/util.h"
+#include "util/alloc.h"
 
 /*
  * The next line of f into buf (without its newline, NUL-terminated), at

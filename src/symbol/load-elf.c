@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "symbol/symfile-int.h"
-#include "util/util.h"
+#include "util/alloc.h"
 
 static bool has_section(Elf *e, const char *name)
 {

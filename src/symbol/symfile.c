@@ -14,7 +14,8 @@
 
 #include "symbol/symfile-int.h"
 #include "symbol/symfile.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/clock.h"
 
 void symbolizer_init(struct symbolizer *z, struct module_set *mods, bool no_lines)
 {

@@ -15,7 +15,8 @@
 #include <unistd.h>
 
 #include "util/ration.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/clock.h"
 
 /* The deepest debt and the highest balance before the cap, far from overflow. */
 #define TOKENS_MIN (INT64_MIN / 2)

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "util/spsc.h"
-#include "util/util.h"
+#include "util/alloc.h"
 
 struct spsc_chunk {
 	_Atomic size_t filled;		 /* elements published, written by the producer */
