@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * check_dwname.c - full C++ names built from DWARF (symbol/dwname.c and
- * dwname-tmpl.c), on tests/targets/dwname-names, built unoptimized by
- * make check: every function DWARF gives no linkage name is named as the
- * demangler names its symbol (the symbol at the function's entry), each
- * of the shapes the fixture holds is among them, the inlined member too;
- * a function with a linkage name is left to the demangler. And, white-box
- * (dwname-int.h), where a name's template arguments begin and GCC's
- * spelling of the builtin types respelled.
+ * check_dwname.c - full C++ names built from DWARF (symbol/dwname.c,
+ * template arguments included), on tests/targets/dwname-names, built
+ * unoptimized by make check: every function DWARF gives no linkage name is
+ * named as the demangler names its symbol (the symbol at the function's
+ * entry), each of the shapes the fixture holds is among them, the inlined
+ * member too; a function with a linkage name is left to the demangler.
+ * And, white-box (dwname-int.h), where a name's template arguments begin
+ * and GCC's spelling of the builtin types respelled.
  */
 #include "config.h"
 

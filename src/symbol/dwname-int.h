@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * dwname-int.h - between dwname.c (names of functions, scopes and types
- * built from DWARF) and dwname-tmpl.c (template arguments), which call
- * each other: a type's name may hold template arguments, and those hold
- * types. Private to symbol/.
+ * dwname-int.h - dwname.c's steps that its white-box test calls, and
+ * the printers of names, types and template arguments it declares before
+ * their mutual recursion. Private to symbol/.
  */
 #ifndef PERFMINI_DWNAME_INT_H
 #define PERFMINI_DWNAME_INT_H
@@ -29,7 +28,7 @@ bool dwn_add_type(struct dwname *d, struct sbuf *b, Dwarf_Die *t, int depth);
 
 /* Where the template argument list of a DW_AT_name begins, or NULL. */
 const char *dwn_template_args(const char *name);
-/* A template's name with its arguments in the demangler's form (dwname-tmpl.c). */
+/* A template's name with its arguments in the demangler's form. */
 void dwn_add_template_name(struct dwname *d, struct sbuf *b, Dwarf_Die *die, const char *name,
 			   int depth);
 

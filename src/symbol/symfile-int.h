@@ -122,7 +122,7 @@ int symfile_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modnam
 /*
  * Where libelf mapped n bytes at raw (a module file's image, or the
  * kernel's names), remembered so that symbolizer_trim can give their
- * pages back (evict.c); symfile_remember_map the same for e's image.
+ * pages back (held.c); symfile_remember_map the same for e's image.
  */
 void symfile_remember_region(struct symfile *f, const void *raw, size_t n);
 void symfile_remember_map(struct symfile *f, Elf *e);

@@ -119,11 +119,6 @@ struct symfile *symfile_get(struct symbolizer *z, struct module *m)
 	return z->files[m->id];
 }
 
-struct symfile *symfile_find(struct symbolizer *z, const struct module *m)
-{
-	return m->id < z->nfiles ? z->files[m->id] : NULL;
-}
-
 void symfile_changed(struct symbolizer *z, struct module *m)
 {
 	/* symfile_get stores a symfile before reading anything into it. */

@@ -128,7 +128,10 @@ enum module_reason symfile_reason(const struct symfile *f);
 size_t symfile_nsyms(const struct symfile *f);
 
 /* m's symfile if it was read already, else NULL (nothing is read). */
-struct symfile *symfile_find(struct symbolizer *z, const struct module *m);
+static inline struct symfile *symfile_find(struct symbolizer *z, const struct module *m)
+{
+	return m->id < z->nfiles ? z->files[m->id] : NULL;
+}
 
 /*
  * Marks m's symfile changed (see above): called after SIGBUS cut a read
