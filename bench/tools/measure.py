@@ -1721,6 +1721,14 @@ class Bench:
                     self.max_rate_start, out("cat /proc/sys/kernel/perf_event_max_sample_rate"))),
                 ("load average at start / end", "%s / %s" % (self.a.load_start, out("cut -d' ' -f1-3 /proc/loadavg")))]
 
+    def run_label(self):
+        """The commit and run of this invocation, for the summary's last
+        column: "`COMMIT`, `bench/run --only 4` DATE"."""
+        a = self.a
+        return "`%s`%s, `bench/run%s%s` %s" % (
+            a.commit, " (uncommitted changes)" if a.dirty else "", " --quick" if self.quick else "",
+            " --only " + a.only if a.only else "", a.date)
+
     def provenance(self, load):
         a = self.a
         return "*Measured by `bench/run%s%s` on %s, perfmini commit `%s`%s; load average %s at the start of this figure, %s at its end.*" % (
@@ -1773,14 +1781,24 @@ class Bench:
             L.append("| %s | %s |" % (k, v))
         L.append("")
         L.append("## Summary\n")
-        L.append("| figure | perfmini | perf | ratio | aim | aim holds? |")
-        L.append("|---|---|---|---|---|---|")
+        L.append("The last column names the perfmini commit and the bench/run invocation that "
+                 "measured each row (for a row kept from an earlier run, as its figure's section "
+                 "says).\n")
+        L.append("| figure | perfmini | perf | ratio | aim | aim holds? | measured at |")
+        L.append("|---|---|---|---|---|---|---|")
         rows = {}
+        here = self.run_label()
         for row in self.headline:
-            rows.setdefault(figure_number(str(row[0])), []).append("| %s |" % " | ".join(str(x) for x in row))
+            rows.setdefault(figure_number(str(row[0])), []).append(
+                "| %s |" % " | ".join([str(x) for x in row] + [here]))
         for n, rs in old["rows"].items():
-            if n in kept:
-                rows.setdefault(n, []).extend(rs)
+            if n not in kept:
+                continue
+            origin = section_origin(kept[n][1])
+            for cells in rs:
+                if len(cells) < 7:  # a row written before the column was
+                    cells = cells + [origin]
+                rows.setdefault(n, []).append("| %s |" % " | ".join(cells))
         for n in sorted(rows):
             L += rows[n]
         L.append("")
@@ -1862,10 +1880,37 @@ def figure_number(text):
     return int(m.group(1)) if m else None
 
 
+# The line under a generated section's title naming the run that measured
+# it, as provenance() writes it or as write() rewrites it for a section
+# kept from a file whose sections had none.
+PROVENANCE = re.compile(r"^\*(?:Measured by|Kept from an earlier run:) (`bench/run[^`]*`) on (.+?), "
+                        r"perfmini commit `([^`]+)`( with uncommitted changes)?[;.]")
+
+
+def section_origin(body):
+    """The summary's last column for a row of a kept section: its commit
+    and run from the section's first line, "by hand" for a section written
+    by hand, "unknown" when the section does not say."""
+    m = PROVENANCE.match(body)
+    if m:
+        return "`%s`%s, %s %s" % (m.group(3), " (uncommitted changes)" if m.group(4) else "",
+                                  m.group(1), m.group(2))
+    if body.startswith("Written by hand") or "(not by bench/run)" in body.split("\n", 1)[0]:
+        return "by hand"
+    return "unknown"
+
+
+def table_cells(line):
+    """The cells of a Markdown table row, an escaped \\| kept in its cell."""
+    return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip()[1:-1])]
+
+
 def read_results(path):
     """The parts of an existing RESULTS.md that a run may keep: numbered
-    sections {N: (title, body)}, summary rows {N: [row]}, command blocks
-    {N: text}, notes that name their figure, and which run wrote it."""
+    sections {N: (title, body)}, summary rows {N: [[cell]]} (six cells in
+    a file written before the summary named each row's run, seven after),
+    command blocks {N: text}, notes that name their figure, and which run
+    wrote it."""
     res = {"sections": {}, "rows": {}, "commands": {}, "notes": [], "origin": None}
     try:
         text = open(path).read()
@@ -1884,7 +1929,7 @@ def read_results(path):
         elif title == "Summary":
             for line in body.splitlines():
                 if line.startswith("| ") and figure_number(line[2:]) is not None:
-                    res["rows"].setdefault(figure_number(line[2:]), []).append(line)
+                    res["rows"].setdefault(figure_number(line[2:]), []).append(table_cells(line))
                 elif line.startswith("- figure "):
                     res["notes"].append(line[2:])
         elif title == "Commands":
