@@ -137,6 +137,27 @@ def fratio(x):
     return "%.2f×" % x
 
 
+def total_cpu(rec, rep):
+    """(record, report, their sum) of CPU times: the medians of the
+    recorder's (pstat -m, a negative or None where it could not be read)
+    and of the report step's; None where a list is empty."""
+    a = median([x for x in rec if x is not None and x >= 0])
+    b = median(rep)
+    return a, b, a + b if a is not None and b is not None else None
+
+
+def fcpu(c):
+    """'record + report = total' of a total_cpu()."""
+    if c[2] is None:
+        return "n/a"
+    return "%s + %s = %s" % (ftime(c[0]), ftime(c[1]), ftime(c[2]))
+
+
+def fcpu_ratio(pf, pm):
+    """perf's total CPU over perfmini's, of two total_cpu()."""
+    return fratio(pf[2] / pm[2]) if pf[2] and pm[2] else "n/a"
+
+
 def fint(x):
     return "n/a" if x is None else "{:,}".format(int(round(x)))
 
@@ -868,19 +889,35 @@ class Bench:
         pf_lines = ("timeout %d %s script -F comm,tid,ip,sym,dso,srcline --inline -i %s 2>/dev/null "
                     "| awk -f %s >/dev/null" % (cap, q(self.perf), q(pfd), q(self.fold)))
         log("  %s: one probe of perf script with srcline and --inline (cap %d s)" % (label, cap))
+        probe_out = os.path.join(self.tmp, "probe.pstat")
+        if os.path.exists(probe_out):
+            os.unlink(probe_out)
         t = time.monotonic()
-        sh(pf_lines, check=False)
+        sh(self.tree_cmd(probe_out, pf_lines), check=False)
         probe = time.monotonic() - t
+        d = pstat_line(probe_out) or {}
+        probe = d.get("wall", probe)  # the pipeline's own exit, not its helpers' reaping
         capped = probe >= cap - 1
-        if capped or probe > 60:
+        slow = capped or probe > 60
+        if slow:
             lines = self.hyperfine(fig, [("perfmini report --lines", pm_lines)], rounds,
                                    label=label + " report --lines")
             lines["perf script srcline"] = Stats([probe])
-            self.note_cmd(fig, "# timed once (too slow to repeat), by the harness's clock:\n" + pf_lines)
+            self.note_cmd(fig, "# timed once (too slow to repeat), by the harness's clock, under "
+                          "'pstat -t' (its CPU time, below):\n" + self.tree_cmd(probe_out, pf_lines))
         else:
             lines = self.hyperfine(fig, [("perfmini report --lines", pm_lines),
                                          ("perf script srcline", pf_lines)],
                                    3 if self.quick else 4, label=label + " report --lines")
+        # CPU time of each report pipeline's whole process tree.
+        cpu_cmds = [("perfmini report", pm_rep), ("perfmini report, --no-lines recording", nl_rep),
+                    ("perf script | fold", pf_rep), ("perfmini report --lines", pm_lines)]
+        if not slow:
+            cpu_cmds.append(("perf script srcline", pf_lines))
+        cpu_runs = 2 if self.quick else 3
+        rep_cpu = self.tree_cpu(fig, cpu_cmds, cpu_runs, label=label)
+        if slow:
+            rep_cpu["perf script srcline"] = [d["tree_cpu"]] if d.get("tree_cpu", -1) >= 0 else []
         # Folded outputs, for the counts shown.
         pm_stacks = out("%s report --folded -i %s | wc -l" % (q(self.pm), q(pmd)))
         nl_stacks = out("%s report --folded -i %s | wc -l" % (q(self.pm), q(nld)))
@@ -910,7 +947,35 @@ class Bench:
                       "# helpers) polled every 10 ms from /proc/PID/status (VmHWM, VmRSS)" % (
                           q(self.pm), q(pmd), q(self.perf), q(pfd), q(self.fold)))
         return {"rec": res, "rep": rep, "lines": lines, "capped": capped, "cap": cap,
-                "stacks": (pm_stacks, pf_stacks, nl_stacks), "mem": mem, "target": target}
+                "stacks": (pm_stacks, pf_stacks, nl_stacks), "mem": mem, "target": target,
+                "rep_cpu": rep_cpu, "cpu_runs": cpu_runs, "slow": slow}
+
+    def tree_cmd(self, outfile, cmd):
+        """The shell command `cmd` run under 'pstat -t', its line appended
+        to outfile."""
+        return "%s -t -o %s -- /bin/sh -c %s" % (q(self.pstat), q(outfile), q(cmd))
+
+    def tree_cpu(self, fig, cmds, runs, label=""):
+        """CPU time (user + system) of each command's whole process tree:
+        the commands [(name, shell command)] run `runs` times each, the
+        order rotated every round, each under 'pstat -t' (a child
+        subreaper: the helpers a command leaves running at its exit are
+        reaped and counted too). Returns {name: [seconds]}."""
+        res = {n: [] for n, _ in cmds}
+        f = os.path.join(self.tmp, "tree.pstat")
+        for r in range(runs):
+            k = r % len(cmds)
+            for n, c in cmds[k:] + cmds[:k]:
+                log("  %s CPU time of %s, run %d/%d" % (label or fig, n, r + 1, runs))
+                if os.path.exists(f):
+                    os.unlink(f)
+                sh(self.tree_cmd(f, c), check=False)
+                d = pstat_line(f)
+                if d and d.get("tree_cpu", -1) >= 0:
+                    res[n].append(d["tree_cpu"])
+        self.note_cmd(fig, "# CPU time of each command's whole process tree, %d runs each, "
+                      "alternately:\n%s" % (runs, "\n".join(self.tree_cmd(f, c) for _, c in cmds)))
+        return res
 
     def sample_bytes(self):
         """Figure 5's table of what the kernel copies into the ring at each
@@ -1009,12 +1074,33 @@ class Bench:
               "Ratio = perf / perfmini (how many times faster perfmini is); the aim is ≥ 10× "
               "(plain) and ≥ 50× (source lines and inline frames). Ratios use the script-only "
               "perf figure.\n",
+              "**Total CPU.** The post-stop phase leaves out what perfmini does while the target "
+              "runs: it names frames (by default with DWARF lines and inline chains) as they "
+              "come, on its own threads, and that CPU time is spent all the same. The CPU columns "
+              "count each tool's whole pipeline, user + system time, the target's own not "
+              "included. *perfmini* = `perfmini record`'s CPU time (its process, every thread, "
+              "from its start to its exit: utime + stime of the recorder read from /proc by "
+              "`pstat -m` at its exit, median over the %d recordings, in clock ticks of 10 ms) "
+              "+ `perfmini report`'s (`report --lines` in the second table). *perf* = `perf "
+              "record`'s CPU time, taken the same way, + that of `perf script | awk -f "
+              "bench/fold-perf.awk` (the srcline command in the second table): both processes of "
+              "the pipe, the shell that runs it and every helper perf script starts "
+              "(`addr2line`). The report commands' CPU is read by `pstat -t` "
+              "(bench/tools/pstat.c), which makes itself a child subreaper and reaps every "
+              "descendant left once the command has ended: perf script leaves one `addr2line` "
+              "running when it exits, which wait4() (and so hyperfine's user and system times) "
+              "never counts. Each report command ran %d times more for this, in turn, on the "
+              "recording of the last run; the median is taken. CPU ratio = perf / perfmini. No "
+              "aim was set for it.\n" % (rec_runs, results[0][2]["cpu_runs"]),
               "| workload | samples (perfmini / perf) | perfmini post-stop | perfmini report | "
               "perfmini stop-to-folded | perf script \\| fold | perf post-stop + script \\| fold | "
-              "perf/perfmini | aim ≥ 10× |",
-              "|---|---|---|---|---|---|---|---|---|"]
+              "perf/perfmini | aim ≥ 10× | perfmini CPU: record + report | perf CPU: record + "
+              "script \\| fold | CPU perf/perfmini |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
         md_lines = ["| workload | perfmini post-stop + `report --lines` | perf script srcline "
-                    "--inline \\| fold | perf/perfmini | aim ≥ 50× |", "|---|---|---|---|---|"]
+                    "--inline \\| fold | perf/perfmini | aim ≥ 50× | perfmini CPU: record + "
+                    "`report --lines` | perf CPU: record + script srcline \\| fold | CPU "
+                    "perf/perfmini |", "|---|---|---|---|---|---|---|---|"]
         for name, desc, r in results:
             pf = r["rec"]["perf"]
             post_pf = median(pf["post"])
@@ -1030,13 +1116,20 @@ class Bench:
                 rep_pm = r["rep"][rep_name]
                 s2f_pm = (post_pm or 0) + rep_pm.mean
                 ratio = s2f_pf / s2f_pm
-                md.append("| %s, %s | %s / %s | %s | %s | **%s** | **%s** | %s | **%s** | %s |" % (
-                    desc, what, fint(median(pm["samples"])), fint(median(pf["samples"])), ftime(post_pm),
-                    fstat(rep_pm), ftime(s2f_pm), fstat(rep_pf), ftime(s2f_pf + (post_pf or 0)),
-                    fratio(ratio), self.aim(ratio >= 10)))
+                c_pm = total_cpu(pm["cpu"], r["rep_cpu"][rep_name])
+                c_pf = total_cpu(pf["cpu"], r["rep_cpu"]["perf script | fold"])
+                md.append("| %s, %s | %s / %s | %s | %s | **%s** | **%s** | %s | **%s** | %s | %s | %s | "
+                          "**%s** |" % (
+                              desc, what, fint(median(pm["samples"])), fint(median(pf["samples"])),
+                              ftime(post_pm), fstat(rep_pm), ftime(s2f_pm), fstat(rep_pf),
+                              ftime(s2f_pf + (post_pf or 0)), fratio(ratio), self.aim(ratio >= 10),
+                              fcpu(c_pm), fcpu(c_pf), fcpu_ratio(c_pf, c_pm)))
                 self.headline.append(("4. stop-to-folded, %s, %s" % (hl, name), ftime(s2f_pm),
                                       ftime(s2f_pf), "%s faster (perf/perfmini)" % fratio(ratio),
                                       "≥ 10×", self.aim(ratio >= 10)))
+                self.headline.append(("4. total CPU, record + report, %s, %s" % (hl, name),
+                                      ftime(c_pm[2]), ftime(c_pf[2]),
+                                      "%s (perf/perfmini)" % fcpu_ratio(c_pf, c_pm), "—", "—"))
             pm = r["rec"]["perfmini"]
             post_pm = median(pm["post"])
             ln_pm = r["lines"]["perfmini report --lines"]
@@ -1050,13 +1143,20 @@ class Bench:
                 pf_txt = fstat(ln_pf)
                 ratio_l = ln_pf.mean / s2l_pm
                 rtxt = fratio(ratio_l)
-            md_lines.append("| %s | %s + %s = **%s** | **%s** | **%s** | %s |" % (
+            c_pm = total_cpu(pm["cpu"], r["rep_cpu"]["perfmini report --lines"])
+            c_pf = total_cpu(pf["cpu"], r["rep_cpu"]["perf script srcline"])
+            if r["capped"]:
+                c_pf = (c_pf[0], None, None)  # cut short: its CPU time is a floor, not a figure
+            md_lines.append("| %s | %s + %s = **%s** | **%s** | **%s** | %s | %s | %s | **%s** |" % (
                 desc, ftime(post_pm), fstat(ln_pm), ftime(s2l_pm), pf_txt, rtxt,
-                self.aim(ratio_l >= 50)))
+                self.aim(ratio_l >= 50), fcpu(c_pm), fcpu(c_pf), fcpu_ratio(c_pf, c_pm)))
             self.headline.append(("4. stop-to-folded with lines + inlines, %s" % name,
                                   ftime(s2l_pm), pf_txt.replace(" (hit the cap)", ""),
                                   "%s faster (perf/perfmini)" % rtxt, "≥ 50×",
                                   self.aim(ratio_l >= 50)))
+            self.headline.append(("4. total CPU with lines + inlines, record + report --lines / "
+                                  "script srcline, %s" % name, ftime(c_pm[2]), ftime(c_pf[2]),
+                                  "%s (perf/perfmini)" % fcpu_ratio(c_pf, c_pm), "—", "—"))
             if ln_pf.failed and not r["capped"]:
                 self.notes.append("figure 4 (%s): perf script with srcline exited non-zero" % name)
         md.append("")
@@ -1065,14 +1165,6 @@ class Bench:
                       "%s %.0f%%" % (name, 100 * (median(r["rec"]["perfmini"]["post"]) or 0) / (
                           (median(r["rec"]["perfmini"]["post"]) or 0) + r["rep"]["perfmini report"].mean))
                       for name, _, r in results) + ".")
-        md.append("")
-        md.append("CPU time (user + system) of the report step, mean: " + "; ".join(
-            "%s: perfmini report %s (`--no-lines` recording %s), perf script | fold %s" % (
-                name, ftime((r["rep"]["perfmini report"].user or 0) + (r["rep"]["perfmini report"].system or 0)),
-                ftime((r["rep"]["perfmini report, --no-lines recording"].user or 0) +
-                      (r["rep"]["perfmini report, --no-lines recording"].system or 0)),
-                ftime((r["rep"]["perf script | fold"].user or 0) + (r["rep"]["perf script | fold"].system or 0)))
-            for name, _, r in results) + ".")
         md.append("")
         md.append("Distinct stacks in the folded output of the last recording: " + "; ".join(
             "%s: perfmini %s (`--no-lines` %s), perf %s" % (name, r["stacks"][0], r["stacks"][2], r["stacks"][1])
@@ -1084,7 +1176,7 @@ class Bench:
                   "chains at record time, so its cost is the same post-stop phase plus `perfmini "
                   "report --lines`. perf: `perf script -F comm,tid,ip,sym,dso,srcline --inline | "
                   "fold`, capped at 600 s (`timeout`); when perf's first run took over a minute it "
-                  "was not repeated.\n")
+                  "was not repeated, and its CPU time is that run's (none when it hit the cap).\n")
         md += md_lines
         md.append("")
         md.append("perf here is Debian's 6.1 build without libbfd: it resolves source lines by "
@@ -1629,6 +1721,14 @@ class Bench:
                     self.max_rate_start, out("cat /proc/sys/kernel/perf_event_max_sample_rate"))),
                 ("load average at start / end", "%s / %s" % (self.a.load_start, out("cut -d' ' -f1-3 /proc/loadavg")))]
 
+    def run_label(self):
+        """The commit and run of this invocation, for the summary's last
+        column: "`COMMIT`, `bench/run --only 4` DATE"."""
+        a = self.a
+        return "`%s`%s, `bench/run%s%s` %s" % (
+            a.commit, " (uncommitted changes)" if a.dirty else "", " --quick" if self.quick else "",
+            " --only " + a.only if a.only else "", a.date)
+
     def provenance(self, load):
         a = self.a
         return "*Measured by `bench/run%s%s` on %s, perfmini commit `%s`%s; load average %s at the start of this figure, %s at its end.*" % (
@@ -1681,14 +1781,24 @@ class Bench:
             L.append("| %s | %s |" % (k, v))
         L.append("")
         L.append("## Summary\n")
-        L.append("| figure | perfmini | perf | ratio | aim | aim holds? |")
-        L.append("|---|---|---|---|---|---|")
+        L.append("The last column names the perfmini commit and the bench/run invocation that "
+                 "measured each row (for a row kept from an earlier run, as its figure's section "
+                 "says).\n")
+        L.append("| figure | perfmini | perf | ratio | aim | aim holds? | measured at |")
+        L.append("|---|---|---|---|---|---|---|")
         rows = {}
+        here = self.run_label()
         for row in self.headline:
-            rows.setdefault(figure_number(str(row[0])), []).append("| %s |" % " | ".join(str(x) for x in row))
+            rows.setdefault(figure_number(str(row[0])), []).append(
+                "| %s |" % " | ".join([str(x) for x in row] + [here]))
         for n, rs in old["rows"].items():
-            if n in kept:
-                rows.setdefault(n, []).extend(rs)
+            if n not in kept:
+                continue
+            origin = section_origin(kept[n][1])
+            for cells in rs:
+                if len(cells) < 7:  # a row written before the column was
+                    cells = cells + [origin]
+                rows.setdefault(n, []).append("| %s |" % " | ".join(cells))
         for n in sorted(rows):
             L += rows[n]
         L.append("")
@@ -1770,10 +1880,37 @@ def figure_number(text):
     return int(m.group(1)) if m else None
 
 
+# The line under a generated section's title naming the run that measured
+# it, as provenance() writes it or as write() rewrites it for a section
+# kept from a file whose sections had none.
+PROVENANCE = re.compile(r"^\*(?:Measured by|Kept from an earlier run:) (`bench/run[^`]*`) on (.+?), "
+                        r"perfmini commit `([^`]+)`( with uncommitted changes)?[;.]")
+
+
+def section_origin(body):
+    """The summary's last column for a row of a kept section: its commit
+    and run from the section's first line, "by hand" for a section written
+    by hand, "unknown" when the section does not say."""
+    m = PROVENANCE.match(body)
+    if m:
+        return "`%s`%s, %s %s" % (m.group(3), " (uncommitted changes)" if m.group(4) else "",
+                                  m.group(1), m.group(2))
+    if body.startswith("Written by hand") or "(not by bench/run)" in body.split("\n", 1)[0]:
+        return "by hand"
+    return "unknown"
+
+
+def table_cells(line):
+    """The cells of a Markdown table row, an escaped \\| kept in its cell."""
+    return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip()[1:-1])]
+
+
 def read_results(path):
     """The parts of an existing RESULTS.md that a run may keep: numbered
-    sections {N: (title, body)}, summary rows {N: [row]}, command blocks
-    {N: text}, notes that name their figure, and which run wrote it."""
+    sections {N: (title, body)}, summary rows {N: [[cell]]} (six cells in
+    a file written before the summary named each row's run, seven after),
+    command blocks {N: text}, notes that name their figure, and which run
+    wrote it."""
     res = {"sections": {}, "rows": {}, "commands": {}, "notes": [], "origin": None}
     try:
         text = open(path).read()
@@ -1792,7 +1929,7 @@ def read_results(path):
         elif title == "Summary":
             for line in body.splitlines():
                 if line.startswith("| ") and figure_number(line[2:]) is not None:
-                    res["rows"].setdefault(figure_number(line[2:]), []).append(line)
+                    res["rows"].setdefault(figure_number(line[2:]), []).append(table_cells(line))
                 elif line.startswith("- figure "):
                     res["notes"].append(line[2:])
         elif title == "Commands":
