@@ -20,6 +20,7 @@
 #include "model/module.h"
 #include "util/alloc.h"
 #include "util/hash.h"
+#include "util/io.h"
 
 void module_set_init(struct module_set *s)
 {
@@ -119,34 +120,6 @@ static bool same_mapped_file(int fd, const struct stat *st, const struct module_
 	if (!k->ino || st->st_ino == k->ino)
 		return true;
 	return fstatfs(fd, &sf) == 0 && sf.f_type == OVERLAYFS_SUPER_MAGIC;
-}
-
-/*
- * Opens a regular file for reading without side effects: first as O_PATH
- * (no open of a device, no wait on a FIFO), with the links along path
- * resolved by the kernel as resolve says (RESOLVE_IN_ROOT keeps them inside
- * a target's root) and none at the end; then, if it is a regular file,
- * reopened for reading. *st gets its status. Returns the descriptor or -1.
- */
-static int open_regular(int dirfd, const char *path, uint64_t resolve, struct stat *st)
-{
-	struct open_how how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC, .resolve = resolve};
-	char proc[64];
-	int pfd, fd;
-
-	pfd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-	if (pfd < 0 && errno == ENOSYS && !(resolve & RESOLVE_IN_ROOT))
-		pfd = openat(dirfd, path, O_PATH | O_NOFOLLOW | O_CLOEXEC); /* before Linux 5.6 */
-	if (pfd < 0)
-		return -1;
-	if (fstat(pfd, st) < 0 || !S_ISREG(st->st_mode)) {
-		close(pfd);
-		return -1;
-	}
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
-	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	close(pfd);
-	return fd;
 }
 
 /* The root directory of pid, for open_regular; -1 if the process is gone. */

@@ -18,6 +18,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <linux/openat2.h>
+#include <zlib.h>
 
 #include "elf/elfz.h"
 #include "symbol/symfile-int.h"
@@ -84,23 +86,75 @@ static bool debuginfod_wanted(void)
 }
 
 /*
- * The candidate debug file at path, open: an ELF file other than the
- * module's own (main) whose build-id is want (any file, when the module
- * has none); -1 otherwise, -2 when out of descriptors (errno says which).
+ * Whether a .gnu_debuglink name may be looked for: a file name alone. One
+ * with a '/' or that is "." or ".." would reach outside the standard
+ * places (into /root, say, for a root recorder).
+ */
+static bool debuglink_name_ok(const char *name)
+{
+	return name && *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
+}
+
+/*
+ * Whether the owner of the module's file (*main) could read the file of
+ * status *st, by its mode: a module's owner picks its debug file (a
+ * program anyone may write names its .gnu_debuglink), so a file root
+ * alone may read is never taken for a user's program. Directories on the
+ * way and ACLs are not looked at.
+ */
+static bool owner_may_read(const struct stat *main, const struct stat *st)
+{
+	if (main->st_uid == 0 || (st->st_mode & S_IROTH))
+		return true;
+	if (st->st_uid == main->st_uid)
+		return st->st_mode & S_IRUSR;
+	return st->st_gid == main->st_gid && (st->st_mode & S_IRGRP);
+}
+
+/* The CRC-32 of the whole file fd (what .gnu_debuglink holds); false when unreadable. */
+static bool file_crc(int fd, size_t size, uint32_t *crc)
+{
+	void *p;
+
+	if (size == 0) {
+		*crc = (uint32_t)crc32(0, Z_NULL, 0);
+		return true;
+	}
+	p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return false;
+	*crc = 0;
+	for (size_t off = 0; off < size;) {
+		uInt n = size - off > (1u << 30) ? 1u << 30 : (uInt)(size - off);
+
+		*crc = (uint32_t)crc32(*crc, (const Bytef *)p + off, n);
+		off += n;
+	}
+	munmap(p, size);
+	return true;
+}
+
+/*
+ * The candidate debug file at path, open: a regular file (opened without
+ * blocking on a FIFO or opening a device; no link at its end), not the
+ * module's own (main), that main's owner could read, whose build-id is
+ * want or, when the module has none, whose CRC-32 is crc (the link's);
+ * -1 otherwise, -2 when out of descriptors (errno says which).
  */
 static int try_debug_file(const char *path, const char *main, const unsigned char *want,
-			  int want_len)
+			  int want_len, uint32_t crc)
 {
 	struct stat a, b;
 	uint8_t id[BUILD_ID_MAX];
+	uint32_t got;
 	size_t n = 0;
 	Elf *e;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(AT_FDCWD, path, RESOLVE_NO_MAGICLINKS, &a);
 
 	if (fd < 0)
 		return errno == EMFILE || errno == ENFILE ? -2 : -1;
-	if (fstat(fd, &a) < 0 || !S_ISREG(a.st_mode) ||
-	    (stat(main, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino))
+	if (stat(main, &b) < 0 || (a.st_dev == b.st_dev && a.st_ino == b.st_ino) ||
+	    !owner_may_read(&b, &a))
 		goto no;
 	if (want_len > 0) {
 		if (!(e = elf_begin(fd, ELF_C_READ_MMAP, NULL)))
@@ -109,6 +163,8 @@ static int try_debug_file(const char *path, const char *main, const unsigned cha
 		elf_end(e);
 		if (n != (size_t)want_len || memcmp(id, want, n) != 0)
 			goto no;
+	} else if (!file_crc(fd, (size_t)a.st_size, &got) || got != crc) {
+		goto no;
 	}
 	return fd;
 no:
@@ -121,11 +177,12 @@ no:
  * function), then by the .gnu_debuglink name L beside the file (DIR/L),
  * for each entry E of the debuginfo path: DIR/L for an empty one, DIR/E/L
  * for a relative one (.debug), E/DIR/L for an absolute one
- * (/usr/lib/debug, --debug-dir); a found file must carry the module's
- * build-id, if it has one. Returns as dwfl_standard_find_debuginfo.
+ * (/usr/lib/debug, --debug-dir); L must be a file name alone, and a found
+ * file must carry the module's build-id, or the link's CRC when it has
+ * none (try_debug_file). Returns as dwfl_standard_find_debuginfo.
  */
 static int local_find_debuginfo(Dwfl_Module *mod, const char *file_name, const char *debuglink,
-				const char *path, char **debuginfo_file_name)
+				uint32_t crc, const char *path, char **debuginfo_file_name)
 {
 	const unsigned char *bits = NULL;
 	GElf_Addr vaddr;
@@ -136,7 +193,7 @@ static int local_find_debuginfo(Dwfl_Module *mod, const char *file_name, const c
 	fd = dwfl_build_id_find_debuginfo(mod, NULL, NULL, 0, NULL, NULL, 0, debuginfo_file_name);
 	if (fd >= 0 || (errno != 0 && errno != ENOENT))
 		return fd;
-	if (!debuglink || !*debuglink || !file_name || file_name[0] != '/')
+	if (!debuglink_name_ok(debuglink) || !file_name || file_name[0] != '/')
 		goto none;
 	bits_len = dwfl_module_build_id(mod, &bits, &vaddr);
 	dir = xstrndup(file_name, (size_t)(strrchr(file_name, '/') - file_name));
@@ -154,7 +211,7 @@ static int local_find_debuginfo(Dwfl_Module *mod, const char *file_name, const c
 			cand = xasprintf("%s%s/%s", entry, dir, debuglink);
 		else
 			cand = xasprintf("%s/%s/%s", dir, entry, debuglink);
-		fd = try_debug_file(cand, file_name, bits, bits_len);
+		fd = try_debug_file(cand, file_name, bits, bits_len, crc);
 		if (fd >= 0 || fd == -2) {
 			int err = errno;
 
@@ -207,7 +264,7 @@ int symfile_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modnam
 						  debuglink_file, debuglink_crc,
 						  debuginfo_file_name);
 	else
-		fd = local_find_debuginfo(mod, file_name, debuglink_file,
+		fd = local_find_debuginfo(mod, file_name, debuglink_file, debuglink_crc,
 					  *f->dwfl_cb->debuginfo_path, debuginfo_file_name);
 	if (fd < 0 && f && (errno == EMFILE || errno == ENFILE))
 		f->debug_no_fd = true;

@@ -6,8 +6,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "util/array.h"
@@ -59,4 +63,37 @@ int unnamed_file(const char *name)
 			return fd;
 	fd = memfd_create(name, MFD_CLOEXEC);
 	return fd < 0 ? -errno : fd;
+}
+
+int open_regular(int dirfd, const char *path, uint64_t resolve, struct stat *st)
+{
+	struct open_how how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC, .resolve = resolve};
+	char proc[64];
+	int pfd, fd;
+
+	pfd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	if (pfd < 0 && errno == ENOSYS && !(resolve & RESOLVE_IN_ROOT))
+		pfd = openat(dirfd, path, O_PATH | O_NOFOLLOW | O_CLOEXEC); /* before Linux 5.6 */
+	if (pfd < 0)
+		return -1;
+	if (fstat(pfd, st) < 0 || !S_ISREG(st->st_mode)) {
+		int err = errno;
+
+		if (fstat(pfd, st) == 0)
+			err = EINVAL; /* not a regular file */
+		close(pfd);
+		errno = err;
+		return -1;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		int err = errno;
+
+		close(pfd);
+		errno = err;
+		return -1;
+	}
+	close(pfd);
+	return fd;
 }

@@ -22,4 +22,18 @@ int pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
  */
 int unnamed_file(const char *name);
 
+struct stat;
+
+/*
+ * Opens a regular file for reading without side effects: first as O_PATH
+ * (no open of a device, no wait on a FIFO), with the links along path
+ * resolved by the kernel as resolve says (openat2's RESOLVE_*: IN_ROOT
+ * keeps them inside a target's root) and none at the end; then, if it is
+ * a regular file, reopened for reading (O_NONBLOCK, O_NOCTTY). *st gets
+ * its status. Returns the descriptor, or -1 with errno set (ENOENT and
+ * the like, ELOOP for a link at the end, EINVAL for what is not a
+ * regular file).
+ */
+int open_regular(int dirfd, const char *path, uint64_t resolve, struct stat *st);
+
 #endif
