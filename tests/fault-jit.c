@@ -16,13 +16,19 @@
  *              chown=UID  the map belongs to user UID (made as root)
  *              fifo       /tmp/perf-PID.map is a named pipe nobody writes
  *              dir        /tmp/perf-PID.map is a directory
+ *              bind       the map is written to /tmp/perf-PID.map.real
+ *                         (mode 0600) and bind-mounted, in a mount
+ *                         namespace of this process's own, over an empty
+ *                         /tmp/perf-PID.map (needs root)
  *              longline   the good line follows a first "line" of
  *                         LONG_LINE_BYTES without a newline (a hole of the
  *                         file: it takes no disk space)
  */
 #include <fcntl.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 
 #include "targets/hot.h"
@@ -65,6 +71,8 @@ static const char *mode;
 
 static void remove_map(void)
 {
+	if (!strcmp(mode, "bind"))
+		umount2(map_path, MNT_DETACH);
 	if (!strcmp(mode, "dir"))
 		rmdir(map_path);
 	else
@@ -96,9 +104,10 @@ int main(int argc, char **argv)
 	mode = argc > 2 ? argv[2] : "";
 	if (argc != 3 ||
 	    (strcmp(mode, "good") && strcmp(mode, "symlink") && strncmp(mode, "chown=", 6) &&
-	     strcmp(mode, "fifo") && strcmp(mode, "dir") && strcmp(mode, "longline"))) {
+	     strcmp(mode, "fifo") && strcmp(mode, "dir") && strcmp(mode, "longline") &&
+	     strcmp(mode, "bind"))) {
 		fprintf(stderr,
-			"usage: fault-jit SECONDS good|symlink|chown=UID|fifo|dir|longline\n");
+			"usage: fault-jit SECONDS good|symlink|chown=UID|fifo|dir|longline|bind\n");
 		return 2;
 	}
 	code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1,
@@ -121,7 +130,7 @@ int main(int argc, char **argv)
 	} else {
 		const char *write_path = map_path;
 
-		if (!strcmp(mode, "symlink")) {
+		if (!strcmp(mode, "symlink") || !strcmp(mode, "bind")) {
 			snprintf(real_path, sizeof(real_path), "%s.real", map_path);
 			write_path = real_path;
 		}
@@ -135,8 +144,14 @@ int main(int argc, char **argv)
 			    (unsigned long)sizeof(jit_code)) < 0 ||
 		    fclose(f) != 0)
 			die_errno(write_path);
-		if (real_path[0] && symlink(real_path, map_path) != 0)
+		if (!strcmp(mode, "symlink") && symlink(real_path, map_path) != 0)
 			die_errno(map_path);
+		if (!strcmp(mode, "bind") &&
+		    (chmod(real_path, 0600) != 0 || !(f = fopen(map_path, "w")) || fclose(f) != 0 ||
+		     unshare(CLONE_NEWNS) != 0 ||
+		     mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+		     mount(real_path, map_path, NULL, MS_BIND, NULL) != 0))
+			die_errno("fault-jit: bind mount of the map");
 		if (!strncmp(mode, "chown=", 6) &&
 		    chown(map_path, (uid_t)strtol(mode + 6, NULL, 10), (gid_t)-1) != 0)
 			die_errno(map_path);

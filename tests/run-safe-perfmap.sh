@@ -16,7 +16,10 @@
 #     with -p (no SIGCHLD comes to interrupt a blocked open): perfmini must
 #     not block on it: it must end on its own within 10 s of the target's
 #     exit, with a complete file in which no sample is named.
-#  7. longline: the map's first "line" is 160 MiB without a newline, the
+#  7. bind (as root): the map is a root-only file bind-mounted over
+#     /tmp/perf-PID.map in the target's own mount namespace (what a user
+#     may do in a user namespace): not named;
+#  8. longline: the map's first "line" is 160 MiB without a newline, the
 #     good line after it: 'perfmini symbolize -p' names the code from the
 #     good line, and its peak memory stays under 64 MiB (a reader that
 #     holds a whole line grows past 160 MiB).
@@ -64,6 +67,10 @@ if [ "$(id -u)" -eq 0 ]; then
 	run_record 60 "$tmp/owner.data" -- "$FAULT_JIT" 0.4 "chown=$nobody"
 	run_report "$tmp/owner.data" "$tmp/owner.folded"
 	unnamed "$tmp/owner.folded" "a map owned by another user"
+
+	run_record 60 "$tmp/bind.data" -- "$FAULT_JIT" 0.4 bind
+	run_report "$tmp/bind.data" "$tmp/bind.folded"
+	unnamed "$tmp/bind.folded" "a root-only file bind-mounted over the map"
 else
 	say "not root: maps of other users cannot be made here, not checked"
 fi

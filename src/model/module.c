@@ -276,10 +276,27 @@ static uint32_t namespaced_pid(uint32_t pid)
 	return ns;
 }
 
+#ifndef STATX_ATTR_MOUNT_ROOT
+#define STATX_ATTR_MOUNT_ROOT 0x00002000 /* Linux 5.8 */
+#endif
+
+/* Whether the file open at fd is the root of a mount (a file bind-mounted there). */
+static bool is_mount_root(int fd)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) != 0)
+		return false;
+	return (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+	       (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+}
+
 /*
  * Opens the perf map of m's process inside its root (links resolved there,
  * none at the end), only a regular file owned by the process's user or by
- * root.
+ * root, with one name (a hard link to another file is not its map) and
+ * not mounted there: a user may bind-mount, in a namespace of its own, a
+ * file only root can read over its map, which root would then read.
  */
 static int open_perfmap(const struct module *m)
 {
@@ -295,7 +312,8 @@ static int open_perfmap(const struct module *m)
 		return -1;
 	fd = open_regular(root, m->path, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS, &st);
 	close(root);
-	if (fd >= 0 && st.st_uid != 0 && st.st_uid != owner.st_uid) {
+	if (fd >= 0 && ((st.st_uid != 0 && st.st_uid != owner.st_uid) || st.st_nlink != 1 ||
+			is_mount_root(fd))) {
 		close(fd);
 		return -1;
 	}
