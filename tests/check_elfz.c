@@ -357,6 +357,36 @@ START_TEST(test_nothing_compressed)
 }
 END_TEST
 
+/*
+ * A compressed section that is not .debug_* (named .text here: a program's
+ * own data, which libdw never reads) is left compressed: not counted, not
+ * expanded, its bytes and header unchanged in the copy.
+ */
+START_TEST(test_non_debug_left_compressed)
+{
+	struct layout lay;
+	struct img g;
+	struct elfz_info info;
+	uint8_t *out;
+	size_t h;
+
+	fill_payloads(1000, 300000);
+	g = build(true, true, false, &lay);
+	h = lay.shoff + 3 * lay.shentsize;
+	img_put(&g, h, 4, name_off[5]); /* .debug_b (zlib, 300 KB) renamed .text */
+	ck_assert_int_eq(elfz_inspect(g.p, g.n, &info), 0);
+	ck_assert_uint_eq(info.zstd, 1);
+	ck_assert_uint_eq(info.zlib, 0);
+	ck_assert_uint_lt(info.out_size, g.n + 2000);
+	out = xmalloc(info.out_size);
+	ck_assert_int_eq(elfz_expand(g.p, g.n, out, info.out_size), 1);
+	ck_assert_mem_eq(out + h, g.p + h, lay.shentsize);
+	ck_assert_mem_eq(out + lay.off[3], g.p + lay.off[3], lay.size[3]);
+	free(out);
+	free(g.p);
+}
+END_TEST
+
 START_TEST(test_not_elf)
 {
 	static const uint8_t junk[] = "\177ELX this is not an ELF file at all, not even close";
@@ -542,6 +572,7 @@ static Suite *elfz_suite(void)
 	tcase_add_test(tc, test_expand_64le);
 	tcase_add_test(tc, test_expand_other_layouts);
 	tcase_add_test(tc, test_nothing_compressed);
+	tcase_add_test(tc, test_non_debug_left_compressed);
 	tcase_add_loop_test(tc, test_expand_fd, 0, 16);
 	tcase_add_test(tc, test_expand_fd_drop);
 	suite_add_tcase(s, tc);

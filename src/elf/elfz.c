@@ -28,6 +28,7 @@ struct view {
 	uint64_t shoff;
 	uint64_t shnum;
 	uint64_t shentsize;
+	uint64_t stroff, strsize; /* the section names (.shstrtab); size 0 when there are none */
 };
 
 /* A compressed section: where its data is, and what it expands to. */
@@ -59,6 +60,41 @@ static void put(const struct view *v, uint8_t *out, uint64_t off, unsigned width
 static bool fits(const struct view *v, uint64_t off, uint64_t len)
 {
 	return off <= v->n && len <= v->n - off;
+}
+
+/*
+ * Finds the section names (e_shstrndx's section, or section 0's sh_link
+ * when that is SHN_XINDEX) for section_is_debug; none when they do not
+ * fit in the image.
+ */
+static void names(struct view *v)
+{
+	uint64_t i = v->is64 ? get(v, 62, 2) : get(v, 50, 2), h;
+
+	if (i == SHN_XINDEX)
+		i = get(v, v->shoff + (v->is64 ? 40 : 24), 4);
+	if (i == SHN_UNDEF || i >= v->shnum)
+		return;
+	h = v->shoff + i * v->shentsize;
+	v->stroff = v->is64 ? get(v, h + 24, 8) : get(v, h + 16, 4);
+	v->strsize = v->is64 ? get(v, h + 32, 8) : get(v, h + 20, 4);
+	if (!fits(v, v->stroff, v->strsize))
+		v->strsize = 0;
+}
+
+/*
+ * Whether the section whose header is at h is named .debug_*: the DWARF
+ * that libdw reads, the only sections worth expanding. Any other
+ * compressed section (a program's own data) is left as it is, so that it
+ * cannot make the copy grow (it may claim gigabytes).
+ */
+static bool section_is_debug(const struct view *v, uint64_t h)
+{
+	static const char prefix[] = ".debug_";
+	uint64_t name = get(v, h, 4);
+
+	return v->strsize > name && v->strsize - name > sizeof(prefix) - 1 &&
+	       memcmp(v->p + v->stroff + name, prefix, sizeof(prefix) - 1) == 0;
 }
 
 static int view_open(struct view *v, const void *in, size_t n)
@@ -98,12 +134,14 @@ static int view_open(struct view *v, const void *in, size_t n)
 		v->shnum = v->is64 ? get(v, v->shoff + 32, 8) : get(v, v->shoff + 20, 4);
 	if (v->shnum > (v->n - v->shoff) / v->shentsize)
 		return -ENOEXEC;
+	names(v);
 	return 0;
 }
 
 /*
- * Section i: 1 and *z when it is compressed with a method elfz expands,
- * 2 when with another, 0 when not compressed, -ENOEXEC when its header or
+ * Section i: 1 and *z when it is a debug section compressed with a method
+ * elfz expands, 2 when with another method, 3 when it is another section
+ * (left compressed), 0 when not compressed, -ENOEXEC when its header or
  * data does not fit in the image.
  */
 static int section(const struct view *v, uint64_t i, struct zsec *z)
@@ -142,7 +180,7 @@ static int section(const struct view *v, uint64_t i, struct zsec *z)
 		z->align = 1;
 	if (z->type != ELFCOMPRESS_ZLIB && z->type != ELFCOMPRESS_ZSTD)
 		return 2;
-	return 1;
+	return section_is_debug(v, h) ? 1 : 3;
 }
 
 /*

@@ -5,8 +5,9 @@
  * Debug sections may be compressed in place (SHF_COMPRESSED, a
  * compression header before the data) with zlib or zstd. libelf 0.188
  * reads only zlib; for a file with zstd sections, perfmini hands libdw a
- * copy of the image in which every compressed section (zstd and zlib) is
- * stored expanded. The copy is the original bytes unchanged, followed by
+ * copy of the image in which every compressed debug section (.debug_*,
+ * zstd and zlib) is stored expanded; other compressed sections, which
+ * libdw does not read, stay as they are. The copy is the original bytes unchanged, followed by
  * each expanded section at its alignment; only those sections' headers
  * change (offset, size, alignment, the SHF_COMPRESSED flag cleared).
  * Program headers, loadable contents and every other section stay where
@@ -34,7 +35,7 @@
 #define ELFZ_MAX_OUT ((uint64_t)16 << 30)
 
 struct elfz_info {
-	size_t zlib, zstd; /* compressed sections that elfz_expand would expand */
+	size_t zlib, zstd; /* compressed debug sections that elfz_expand would expand */
 	size_t unknown;	   /* compressed with another method: left as they are */
 	uint64_t out_size; /* size of the expanded image */
 };

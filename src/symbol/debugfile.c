@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include <linux/openat2.h>
 #include <zlib.h>
@@ -28,6 +29,20 @@
 
 /* libdwfl's own default: next to the file, in .debug/, under /usr/lib/debug. */
 #define DEFAULT_DEBUGINFO_PATH "-:.debug:/usr/lib/debug"
+
+/*
+ * Whether the file system of fd has room for a copy of size bytes and
+ * as much again: each copy takes at most half of what is free, so that
+ * the copies of many modules together never fill the disk.
+ */
+static bool room_for(int fd, uint64_t size)
+{
+	struct statvfs sv;
+
+	if (fstatvfs(fd, &sv) != 0)
+		return true; /* nothing known: the write itself will say */
+	return size <= (uint64_t)sv.f_bavail * sv.f_frsize / 2;
+}
 
 int symfile_expand_fd(int fd, enum module_lines *why, bool zlib)
 {
@@ -52,7 +67,7 @@ int symfile_expand_fd(int fd, enum module_lines *why, bool zlib)
 		return fd;
 	}
 	xfd = unnamed_file("perfmini-debug");
-	if (xfd < 0)
+	if (xfd < 0 || !room_for(xfd, info.out_size))
 		goto fail;
 	/* Never whole in memory: the input's pages are dropped once read. */
 	ret = elfz_expand_fd(in, (size_t)st.st_size, xfd, info.out_size, true);
