@@ -14,7 +14,8 @@
 #                             stderr (none with -q) and in the report's
 #                             header, with no kernel frame; refused at 3
 #   record -p PID             a process of root's (also refused at any
-#                             paranoid level: another user's process)
+#                             paranoid level: another user's process); at
+#                             level 2 the error names CAP_SYS_PTRACE
 set -eu
 . "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -118,4 +119,8 @@ if [ "$(id -u)" -eq 0 ]; then
 	spid=$!
 	track "$spid"
 	refused "record -p of root's process" -p "$spid" -d 0.2
+	# The ways to be allowed are named (at 3 the level itself is the answer).
+	if [ "$level" -eq 2 ] && ! grep -q 'CAP_SYS_PTRACE' "$tmp/perm.err"; then
+		fail "record -p of root's process: the error does not name CAP_SYS_PTRACE"
+	fi
 fi

@@ -55,7 +55,8 @@ static void permission_failed(const struct recorder *r, pid_t pid)
 	else if (pid > 0)
 		error("no permission to profile process %d "
 		      "(kernel.perf_event_paranoid=%ld): "
-		      "it belongs to another user; run as root or grant CAP_PERFMON",
+		      "it belongs to another user: attaching to it needs root, CAP_PERFMON or "
+		      "CAP_SYS_PTRACE",
 		      (int)pid, r->paranoid);
 	else
 		error("no permission to open perf events (kernel.perf_event_paranoid=%ld): "
