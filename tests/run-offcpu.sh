@@ -13,6 +13,9 @@
 # --off-cpu-state=blocked must still give each wait as measured, the
 # spinner no blocked time but some preempted, blocked plus preempted the
 # whole, and the record summary must count the threads the report has.
+# A recording without --off-cpu says so (warning, Off-CPU: header line)
+# when its off-CPU view is asked for, and a wall diff against it as base
+# is refused with one line, exit 1.
 set -eu
 . "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -121,3 +124,21 @@ threads=$(run_timeout 60 "$PERFMINI" report -i "$tmp/p.data" --folded --per-tid 
 grep -q "1 process, $threads threads in" "$tmp/p.err" ||
 	fail "the record summary does not count the $threads threads: $(cat "$tmp/p.err")"
 say "one CPU: blocked and preempted apart; $threads threads counted"
+
+# A recording without --off-cpu: its off-CPU view says there is nothing to
+# show (stderr and the header), and an off-CPU diff against it is refused.
+run_record 60 "$tmp/n.data" -- "$TARGETS/waits" 5
+rc=0
+"$PERFMINI" report -i "$tmp/n.data" --sample-type=off-cpu >"$tmp/n.top" 2>"$tmp/n.err" || rc=$?
+[ "$rc" -eq 0 ] || fail "report --sample-type=off-cpu of a plain recording exited $rc: $(cat "$tmp/n.err")"
+grep -q 'recorded without --off-cpu' "$tmp/n.err" ||
+	fail "report --sample-type=off-cpu of a plain recording says nothing: $(cat "$tmp/n.err")"
+grep -q '^Off-CPU: *not recorded' "$tmp/n.top" || fail "the header does not say off-CPU was not recorded"
+rc=0
+"$PERFMINI" report -i "$tmp/w.data" --diff "$tmp/n.data" --sample-type=wall --folded \
+	>/dev/null 2>"$tmp/nd.err" || rc=$?
+if [ "$rc" -ne 1 ] || [ "$(wc -l <"$tmp/nd.err")" -ne 1 ] ||
+	! grep -q 'recorded without --off-cpu' "$tmp/nd.err"; then
+	fail "a wall diff against a plain base: exit $rc, $(cat "$tmp/nd.err")"
+fi
+say "without --off-cpu: $(cat "$tmp/nd.err")"

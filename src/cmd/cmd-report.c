@@ -305,6 +305,25 @@ static int check_options(struct report_cmd *c)
 	return 0;
 }
 
+/*
+ * Whether p (NULL: none) has off-CPU spans to show, as far as its file
+ * says (files written before perfmini said so count as having them). For
+ * a --diff base (its file name in base_name), one without says so: every
+ * span of the new recording would look new.
+ */
+static bool off_cpu_recorded(const struct profile *p, const char *base_name)
+{
+	const char *v = p ? profile_get_meta(p, "off-cpu") : NULL;
+
+	if (!v || strcmp(v, "no"))
+		return true;
+	if (base_name)
+		error("%s was recorded without --off-cpu: an off-CPU or wall diff against it would "
+		      "show every span as new; record the base with --off-cpu",
+		      base_name);
+	return false;
+}
+
 /* Reads the data files and writes the report: the exit status. */
 static int report(struct report_cmd *c)
 {
@@ -326,6 +345,16 @@ static int report(struct report_cmd *c)
 		return 1;
 	}
 	o->base = base;
+	if (o->sample_type != REPORT_CPU && !off_cpu_recorded(base, o->base_input)) {
+		if (FREE_AT_EXIT) {
+			profile_free(p);
+			profile_free(base);
+		}
+		return 1;
+	}
+	if (o->sample_type != REPORT_CPU && !off_cpu_recorded(p, NULL))
+		warning("%s was recorded without --off-cpu: it has no off-CPU time to show",
+			o->input);
 	lines_meta = profile_get_meta(p, "lines");
 	if (o->names.lines && lines_meta && strcmp(lines_meta, "no") == 0)
 		warning("%s was recorded with --no-lines: it has no source lines to show",

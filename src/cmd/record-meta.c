@@ -79,6 +79,10 @@ void recorder_write_meta(struct recorder *r)
 	else
 		set_meta_u64(p, "frequency", o->ev.freq);
 	profile_set_meta(p, "lines", o->no_lines ? "no" : "yes");
+	/* Whether off-CPU spans were recorded: an empty off-CPU view means none, or none kept. */
+	if (o->off_cpu)
+		set_meta_u64(p, "off-cpu-min-ns", o->off_cpu_min_ns);
+	profile_set_meta(p, "off-cpu", o->off_cpu ? "yes" : "no");
 	if (r->cut_why) {
 		char buf[160];
 

@@ -204,8 +204,13 @@ void top_print_header(const struct profile *p, const struct report_opts *o,
 				  : "of wall time: CPU periods and off-CPU time");
 		header_line(out, width, "Weight:", b.buf);
 		sbuf_reset(&b);
-		sbuf_addf(&b, "%.1f ms blocked, %.1f ms preempted (switched out while runnable)",
-			  (double)a->blocked_ns / 1e6, (double)a->preempted_ns / 1e6);
+		if (meta(p, "off-cpu") && !strcmp(meta(p, "off-cpu"), "no"))
+			sbuf_adds(&b, "not recorded (record --off-cpu): there is no off-CPU time");
+		else
+			sbuf_addf(
+				&b,
+				"%.1f ms blocked, %.1f ms preempted (switched out while runnable)",
+				(double)a->blocked_ns / 1e6, (double)a->preempted_ns / 1e6);
 		header_line(out, width, "Off-CPU:", b.buf);
 	}
 	sbuf_reset(&b);
