@@ -20,6 +20,7 @@
  *                         (mode 0600) and bind-mounted, in a mount
  *                         namespace of this process's own, over an empty
  *                         /tmp/perf-PID.map (needs root)
+ *              empty      the map is there, but empty
  *              longline   the good line follows a first "line" of
  *                         LONG_LINE_BYTES without a newline (a hole of the
  *                         file: it takes no disk space)
@@ -105,9 +106,10 @@ int main(int argc, char **argv)
 	if (argc != 3 ||
 	    (strcmp(mode, "good") && strcmp(mode, "symlink") && strncmp(mode, "chown=", 6) &&
 	     strcmp(mode, "fifo") && strcmp(mode, "dir") && strcmp(mode, "longline") &&
-	     strcmp(mode, "bind"))) {
+	     strcmp(mode, "bind") && strcmp(mode, "empty"))) {
 		fprintf(stderr,
-			"usage: fault-jit SECONDS good|symlink|chown=UID|fifo|dir|longline|bind\n");
+			"usage: fault-jit SECONDS good|symlink|chown=UID|fifo|dir|longline|bind|"
+			"empty\n");
 		return 2;
 	}
 	code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1,
@@ -139,10 +141,13 @@ int main(int argc, char **argv)
 		    (ftruncate(fileno(f), LONG_LINE_BYTES) != 0 || fseek(f, 0, SEEK_END) != 0 ||
 		     fputc('\n', f) == EOF))
 			die_errno(write_path);
-		if (!f ||
-		    fprintf(f, "%lx %lx fault_jit_hot\n", (unsigned long)(uintptr_t)code,
-			    (unsigned long)sizeof(jit_code)) < 0 ||
-		    fclose(f) != 0)
+		if (f && !strcmp(mode, "empty")) {
+			if (fclose(f) != 0)
+				die_errno(write_path);
+		} else if (!f ||
+			   fprintf(f, "%lx %lx fault_jit_hot\n", (unsigned long)(uintptr_t)code,
+				   (unsigned long)sizeof(jit_code)) < 0 ||
+			   fclose(f) != 0)
 			die_errno(write_path);
 		if (!strcmp(mode, "symlink") && symlink(real_path, map_path) != 0)
 			die_errno(map_path);

@@ -11,7 +11,9 @@
 #  3. chown=nobody, target run as root: the map belongs to another user:
 #     no sample may be named fault_jit_hot;
 #  4. symlink: the map is a symbolic link to the real one: not named;
-#  5. dir: the map is a directory: not named, no error;
+#  5. dir: the map is a directory: not named, no error; empty: the map
+#     names nothing: not named, and the report says so (no advice to
+#     install debug symbols);
 #  6. fifo: the map is a named pipe nobody writes, and perfmini is attached
 #     with -p (no SIGCHLD comes to interrupt a blocked open): perfmini must
 #     not block on it: it must end on its own within 10 s of the target's
@@ -82,6 +84,19 @@ unnamed "$tmp/symlink.folded" "a map that is a symbolic link"
 run_record 60 "$tmp/dir.data" -- "$FAULT_JIT" 0.4 dir
 run_report "$tmp/dir.data" "$tmp/dir.folded"
 unnamed "$tmp/dir.folded" "a map that is a directory"
+
+# An empty map: unnamed, and the report says why without advising debug
+# symbols (a perf map has none to install).
+run_record 60 "$tmp/empty.data" -- "$FAULT_JIT" 0.4 empty
+run_report "$tmp/empty.data" "$tmp/empty.folded"
+unnamed "$tmp/empty.folded" "an empty map"
+COLUMNS=200 "$PERFMINI" report -i "$tmp/empty.data" >"$tmp/empty.top" 2>&3 ||
+	fail "report of the empty map's recording failed"
+grep -q 'perf map names no function' "$tmp/empty.top" ||
+	fail "the report does not say the perf map names nothing: $(grep -A2 '^Symbols:' "$tmp/empty.top")"
+if grep 'perf map names no function' "$tmp/empty.top" | grep -q 'debug symbols'; then
+	fail "the report advises debug symbols for an empty perf map"
+fi
 
 "$FAULT_JIT" 1 fifo >"$tmp/target.out" 2>"$tmp/target.err" &
 tpid=$!

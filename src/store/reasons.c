@@ -33,6 +33,8 @@ const char *module_reason_text(enum module_reason r)
 	case REASON_CHANGED:
 		return "its file (or debug file) was cut short while perfmini read it: frames "
 		       "met after that have no names";
+	case REASON_PERFMAP_EMPTY:
+		return "its perf map names no function (empty, or no line of it could be read)";
 	}
 	return "";
 }
@@ -84,6 +86,9 @@ const char *module_reason_fix(enum module_reason r)
 		return "keep the binary in place until perfmini has seen it";
 	case REASON_ANON:
 		return "have the runtime write /tmp/perf-PID.map (e.g. node --perf-basic-prof)";
+	case REASON_PERFMAP_EMPTY:
+		return "check that the runtime writes its map as it compiles (\"START SIZE "
+		       "NAME\" lines, hexadecimal) and flushes it";
 	case REASON_NO_DESCRIPTORS:
 		return "raise the limit on open files ('ulimit -n', or LimitNOFILE= for a "
 		       "service)";

@@ -25,6 +25,7 @@ enum module_reason {
 	REASON_VDSO = 8,	   /* the vdso image could not be read */
 	REASON_NO_DESCRIPTORS = 9, /* perfmini ran out of file descriptors */
 	REASON_CHANGED = 10,	   /* the file shrank while perfmini read it */
+	REASON_PERFMAP_EMPTY = 11, /* a perf map that names no function */
 };
 
 /*

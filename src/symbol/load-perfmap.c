@@ -37,7 +37,7 @@ int symfile_load_perfmap(struct symfile *f)
 	perfmap_parse(map, &f->syms, PERFMAP_MAX_BYTES);
 	fclose(map);
 	if (!f->syms.n) {
-		f->reason = REASON_NO_SYMBOLS;
+		f->reason = REASON_PERFMAP_EMPTY;
 		return -ENOENT;
 	}
 	return 0;
