@@ -16,6 +16,9 @@
 #   record -p PID             a process of root's (also refused at any
 #                             paranoid level: another user's process); at
 #                             level 2 the error names CAP_SYS_PTRACE
+#   record -- a set-user-ID root copy of spin-pie: no samples (the
+#                             kernel stops the events at that exec), and
+#                             the summary says why
 set -eu
 . "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -113,6 +116,23 @@ else
 		fail "record -q at paranoid $level: exit $rc, stderr: $(cat "$tmp/q.err")"
 	fi
 	rm -f "$ptmp/out/q.data"
+	# A set-user-ID root program: no samples (the kernel stops a user's
+	# events at such an exec), and the summary says why.
+	if [ "$(id -u)" -eq 0 ]; then
+		cp "$ptmp/spin-pie" "$ptmp/spin-suid"
+		chmod 4755 "$ptmp/spin-suid"
+		rc=0
+		run_timeout 30 as_user "$ptmp/perfmini" record -o "$ptmp/out/s.data" -- \
+			"$ptmp/spin-suid" 0.2 >"$tmp/s.out" 2>"$tmp/s.err" 3>&- || rc=$?
+		say "record -- a set-user-ID root program as $who: exit $rc: $(cat "$tmp/s.err")"
+		if grep -q ' 0 samples' "$tmp/s.err" &&
+			! grep -q 'spin-suid is set-user-ID root' "$tmp/s.err"; then
+			fail "no samples of a set-user-ID program, and no word of why"
+		fi
+		grep -q 'spin-suid is set-user-ID root' "$tmp/s.err" ||
+			say "the program was sampled (a nosuid file system?): nothing to explain"
+		rm -f "$ptmp/out/s.data" "$ptmp/spin-suid"
+	fi
 fi
 if [ "$(id -u)" -eq 0 ]; then
 	sleep 30 &

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -211,6 +212,49 @@ static void print_unwind_summary(const struct recorder *r)
 	sbuf_release(&shown);
 }
 
+/*
+ * Why the program that argv runs gains privileges at its exec, for a
+ * recorder that is not root: "set-user-ID root", "set-group-ID (group
+ * 42)", "given file capabilities"; NULL when it does not (or is not
+ * found: the exec will say). The kernel stops a user's perf events at
+ * such an exec, as it stops ptrace, so the recording has no samples of
+ * it. Allocated.
+ */
+char *recorder_privileged_command(char *const argv[])
+{
+	const char *path = getenv("PATH"), *p;
+	struct stat st;
+	char *file = NULL;
+
+	if (geteuid() == 0)
+		return NULL;
+	if (strchr(argv[0], '/')) {
+		file = xstrdup(argv[0]);
+	} else {
+		for (p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; p && !file;) {
+			size_t len = strcspn(p, ":");
+			char *cand = xasprintf("%.*s/%s", (int)len, len ? p : ".", argv[0]);
+
+			if (access(cand, X_OK) == 0 && stat(cand, &st) == 0 && S_ISREG(st.st_mode))
+				file = cand;
+			else
+				free(cand);
+			p = p[len] ? p + len + 1 : NULL;
+		}
+	}
+	if (!file || stat(file, &st) != 0 || !S_ISREG(st.st_mode)) {
+		free(file);
+		return NULL;
+	}
+	free(file);
+	if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
+		return st.st_uid == 0 ? xstrdup("set-user-ID root")
+				      : xasprintf("set-user-ID (user %u)", (unsigned)st.st_uid);
+	if ((st.st_mode & S_ISGID) && st.st_gid != getegid() && group_member(st.st_gid) == 0)
+		return xasprintf("set-group-ID (group %u)", (unsigned)st.st_gid);
+	return NULL;
+}
+
 void recorder_print_summary(const struct recorder *r, size_t written)
 {
 	char size[32];
@@ -223,6 +267,10 @@ void recorder_print_summary(const struct recorder *r, size_t written)
 		r->sampled_pids.count, r->sampled_pids.count == 1 ? "" : "es", r->nthreads,
 		r->nthreads == 1 ? "" : "s", (double)(r->end_ns - r->start_ns) / 1e9, r->o->output,
 		size);
+	if (r->privileged && r->nsamples == 0)
+		warning("%s is %s: the kernel does not let a user sample a program that gains "
+			"privileges at its exec; record it as root (or as the user it runs as)",
+			r->o->argv[0], r->privileged);
 	report_print_missing(r->prof, stderr, 5);
 	if (r->cut_why)
 		warning("naming was cut short by %s: %zu frames left without names, shown as "

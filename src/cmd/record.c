@@ -532,6 +532,7 @@ static void recorder_free(struct recorder *r)
 	model_release(&r->model);
 	module_set_release(&r->mods);
 	profile_free(r->prof);
+	free(r->privileged);
 	free(r);
 }
 
@@ -544,6 +545,8 @@ static int record_start(struct recorder *r, const struct record_opts *o)
 		error("cannot create a pipe: %s", strerror(-ret));
 		return -1;
 	}
+	if (o->argv)
+		r->privileged = recorder_privileged_command(o->argv);
 	if (o->argv && (ret = launch_start(&r->child, o->argv)) < 0) {
 		error("cannot start '%s': %s", o->argv[0], strerror(-ret));
 		return -1;

@@ -53,6 +53,7 @@ struct recorder {
 	uint64_t nsamples, lost, lost_samples, bad_records;
 	long paranoid;	      /* kernel.perf_event_paranoid when the events were opened */
 	bool kernel_dropped;  /* the kernel was excluded because paranoid forbade it */
+	char *privileged;     /* why the command gains privileges at its exec, or NULL */
 	bool ring_reduced;    /* the locked-memory limit made the rings smaller than asked */
 	struct hmap pending;  /* pid -> address-space changes drained, not applied */
 	struct offcpu offcpu; /* --off-cpu: switches paired into spans */
@@ -91,5 +92,8 @@ bool recorder_status_wanted(const struct recorder *r);
 void recorder_status_line(const struct recorder *r, uint64_t now);
 /* The summary on stderr: samples, file, what has no name, unwinding, losses. */
 void recorder_print_summary(const struct recorder *r, size_t written);
+
+/* Why the command argv runs gains privileges at its exec, or NULL (allocated). */
+char *recorder_privileged_command(char *const argv[]);
 
 #endif
