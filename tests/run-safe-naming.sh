@@ -11,6 +11,8 @@
 #     metadata says naming was cut short.
 #  2. 'record --name-timeout 0' (no limit), stopped by SIGINT, then a
 #     second SIGINT a second later: it ends at once, exit 0, file written.
+#  3. The same, but the command ends by itself: the first SIGINT, in the
+#     stop's naming, ends it at once.
 set -eu
 . "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$srcdir/tests/symlib.sh"
@@ -73,5 +75,25 @@ rc=0
 wait "$rec" || rc=$?
 say "a second SIGINT: exit $rc after $(($(date +%s) - start)) s: $(grep -i 'cut short' "$tmp/s.err")"
 [ "$rc" -eq 0 ] || fail "exit $rc after a second SIGINT: $(cat "$tmp/s.err")"
-grep -q 'naming was cut short by a second signal' "$tmp/s.err" || fail "the cut is not said"
+grep -q 'naming was cut short by a signal during the stop' "$tmp/s.err" || fail "the cut is not said"
 run_report "$tmp/s.data" "$tmp/s.folded"
+
+# 3. The command ends by itself; the stop's naming waits on the server; one
+# SIGINT ends it.
+"$PERFMINI" record -o "$tmp/e.data" --name-timeout 0 -- "$TARGETS/sym-dinfod" 0.3 \
+	>"$tmp/e.out" 2>"$tmp/e.err" &
+rec=$!
+track "$rec"
+wait_attached "$rec" 30 || fail "the recorder did not start"
+# The target spins for 0.3 s of CPU; then the stop names, and waits.
+sleep 3
+alive "$rec" || fail "the recorder ended before the signal: naming did not wait, the test proves nothing"
+start=$(date +%s)
+kill -INT "$rec"
+wait_exit "$rec" 10 || fail "the recorder did not end within 10 s of a SIGINT during its naming"
+rc=0
+wait "$rec" || rc=$?
+say "one SIGINT in the stop: exit $rc after $(($(date +%s) - start)) s: $(grep -i 'cut short' "$tmp/e.err")"
+[ "$rc" -eq 0 ] || fail "exit $rc after a SIGINT in the stop: $(cat "$tmp/e.err")"
+grep -q 'naming was cut short by a signal during the stop' "$tmp/e.err" || fail "the cut is not said"
+run_report "$tmp/e.data" "$tmp/e.folded"

@@ -152,8 +152,9 @@ static const struct cmd_opt options[] = {
 		 "functions (reads no DWARF debug info: less memory and a quicker stop)"},
 	{OPT_SECONDS, "name-timeout", 0, "SECS", OPT_AT(R, name_timeout), .min = 0, .max = 1e7,
 	 .what = "a number of seconds",
-	 .help = "how long the stop may name frames (default 60, 0: no limit); a second "
-		 "Control-C also cuts it short: what is not named then is written unnamed"},
+	 .help = "how long the stop may name frames (default 60, 0: no limit); a Control-C "
+		 "during it (a second one, or the first once the command has ended) also cuts "
+		 "it short: what is not named then is written unnamed"},
 	{OPT_FLAG, "off-cpu", 0, OPT_AT(R, off_cpu),
 	 .help = "also record each time a target thread is switched out: its stack and how "
 		 "long it stays off the CPU (a context-switch event and switch records beside "

@@ -66,7 +66,7 @@ bool recorder_entry_frame(uint32_t f, void *arg)
 /*
  * Names every frame: the naming thread finishes what it has, and the JIT
  * frames (left to the stop, their perf maps now complete), within
- * --name-timeout or until a second signal.
+ * --name-timeout or until a signal during the stop.
  */
 void recorder_name_frames(struct recorder *r, const volatile sig_atomic_t *interrupt)
 {
@@ -89,7 +89,7 @@ void recorder_name_frames(struct recorder *r, const volatile sig_atomic_t *inter
 		if (ret == -ETIMEDOUT)
 			r->cut_why = "--name-timeout";
 		else if (ret == -EINTR)
-			r->cut_why = "a second signal";
+			r->cut_why = "a signal during the stop";
 	}
 	recorder_take_named(r);
 	r->unnamed_cut = symbolize_profile(r->prof, &r->syms, r->namer ? resolved_by_namer : NULL,

@@ -55,8 +55,12 @@
  */
 #define LINGER_NS 1000000000ULL
 
-/* The first SIGINT, SIGTERM or SIGHUP stops the recording; a second cuts its naming short. */
-static volatile sig_atomic_t stop_requested, stop_again;
+/*
+ * The first SIGINT, SIGTERM or SIGHUP stops the recording; a second cuts
+ * its naming short, and so does the first once the recording has stopped
+ * by itself (the command exited, -d): stopping says it has.
+ */
+static volatile sig_atomic_t stop_requested, stop_again, stopping;
 static int wake_pipe[2] = {-1, -1};
 
 static void on_signal(int sig)
@@ -65,7 +69,7 @@ static void on_signal(int sig)
 	char c = (char)sig;
 
 	if (sig != SIGCHLD) {
-		if (stop_requested)
+		if (stop_requested || stopping)
 			stop_again = 1;
 		stop_requested = 1;
 	}
@@ -616,6 +620,7 @@ int record_run(const struct record_opts *o)
 	}
 	tty = recorder_status_wanted(r);
 	record_loop(r, tty);
+	stopping = 1;
 	if (tty)
 		fprintf(stderr, "\r\033[K");
 	ret = record_stop(r, &written) < 0 ? 1 : 0;

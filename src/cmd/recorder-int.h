@@ -75,7 +75,7 @@ void recorder_take_named(struct recorder *r);
 /*
  * At the stop, names every frame: the naming thread finishes what it
  * has, and the JIT frames (their perf maps now complete), within
- * --name-timeout or until *interrupt (a second signal).
+ * --name-timeout or until *interrupt (a signal during the stop).
  */
 void recorder_name_frames(struct recorder *r, const volatile sig_atomic_t *interrupt);
 /* Whether named frame f (arg: the recorder) is where a stack starts. */
