@@ -9,7 +9,9 @@
 # file and says the space ran out, and leave no file under the output name
 # (for OLD.data: the old file, unchanged) and no temporary file in DIR.
 # Then, with the filler removed, the same recording into DIR must succeed:
-# the failure was the space, nothing else.
+# the failure was the space, nothing else. And 'record -o -' into a pipe,
+# with TMPDIR on the full file system, must succeed with every sample: the
+# samples' spill file moves on to /var/tmp.
 set -eu
 . "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -61,6 +63,21 @@ timeout -k 5 60 "$perfmini" record -q -o "$mnt/out.data" -- "$spin" 0.3 \
 	bad "with room again, record exited $rc: $(cat "$mnt.err")"
 "$perfmini" report -i "$mnt/out.data" --folded >/dev/null 2>"$mnt.err" ||
 	bad "with room again, the file does not read back: $(cat "$mnt.err")"
+# -o - into a pipe with TMPDIR on the full file system: the samples wait
+# in a spill file, which moves to the next place (/var/tmp) when TMPDIR
+# is full; the recording is whole.
+dd if=/dev/zero of="$mnt/filler" bs=1024 count=64 2>/dev/null
+{
+	rc=0
+	TMPDIR=$mnt timeout -k 5 60 "$perfmini" record -q -F 4999 -o - -- "$spin" 0.5 \
+		2>"$mnt.err" 3>&- || rc=$?
+	echo "$rc" >"$mnt.rc"
+} | cat >"$mnt.pipe.data"
+rc=$(cat "$mnt.rc")
+[ "$rc" -eq 0 ] || bad "record -o - with a full TMPDIR exited $rc: $(cat "$mnt.err")"
+n=$("$perfmini" report -i "$mnt.pipe.data" --folded 2>"$mnt.err" | awk '{ n += $NF } END { print n + 0 }')
+[ "$n" -ge 1000 ] || bad "record -o - with a full TMPDIR: $n samples read back: $(cat "$mnt.err")"
+echo "-o - with a full TMPDIR ($(df -k --output=avail "$mnt" | tail -n 1 | tr -d ' ') KiB free): $n samples" >>"$log"
 umount "$mnt"
 echo done >>"$log"
 NS

@@ -66,10 +66,33 @@ int datafile_create(struct datafile_out *out, const char *path, char *err, size_
 	return ret;
 }
 
+/*
+ * Appends buf to the spill file *fd, which holds at bytes: when its file
+ * system is full, the spill moves to the next place that has room (see
+ * unnamed_file: $TMPDIR, /var/tmp, /tmp, memory) and the write is tried
+ * there. 0 or -errno.
+ */
+static int spill_write(int *fd, uint64_t at, const void *buf, size_t len)
+{
+	int ret = write_all(*fd, buf, len);
+
+	for (int moves = 0; moves < 4 && (ret == -ENOSPC || ret == -EFBIG || ret == -EDQUOT);
+	     moves++) {
+		int nfd = unnamed_file_move(*fd, at, "perfmini-spill");
+
+		if (nfd < 0)
+			break;
+		*fd = nfd;
+		ret = write_all(*fd, buf, len);
+	}
+	return ret;
+}
+
 static void flush_samples(struct datafile_out *out)
 {
 	if (out->blen && out->err == 0)
-		out->err = write_all(out->sfd, out->buf, out->blen);
+		out->err = out->spill ? spill_write(&out->sfd, out->bytes, out->buf, out->blen)
+				      : write_all(out->sfd, out->buf, out->blen);
 	out->crc = crc32_z(out->crc, out->buf, out->blen);
 	out->bytes += out->blen;
 	out->blen = 0;
@@ -109,7 +132,8 @@ static void flush_threads(struct datafile_out *out)
 	if (out->tfd == -1)
 		out->tfd = unnamed_file("perfmini-spill");
 	if (out->err == 0)
-		out->err = out->tfd < 0 ? out->tfd : write_all(out->tfd, out->tbuf, out->tlen);
+		out->err = out->tfd < 0 ? out->tfd
+					: spill_write(&out->tfd, out->tbytes, out->tbuf, out->tlen);
 	out->tbytes += out->tlen;
 	out->tlen = 0;
 }
