@@ -837,9 +837,10 @@ START_TEST(test_write_read)
 END_TEST
 
 /*
- * Samples and threads streamed while recording: the samples into the
- * output file itself, and, through a pipe, into a spill file copied out
- * at the end, the threads into a spill file of their own. Either way the
+ * Samples, threads and off-CPU spans streamed while recording: the
+ * samples into the output file itself, and, through a pipe, into a spill
+ * file copied out at the end, the threads and the spans into spill files
+ * of their own. Either way the
  * file is byte for byte what datafile_encode makes of the whole profile,
  * the records added one by one first and those the profile holds after.
  */
@@ -848,22 +849,29 @@ static void stream_profile(struct profile *p, const char *path, size_t keep)
 	struct datafile_out out;
 	struct pm_sample *all = p->samples;
 	struct pm_thread *threads = p->threads;
-	size_t n = p->nsamples, nt = p->nthreads;
+	struct pm_offcpu *spans = p->offcpu;
+	size_t n = p->nsamples, nt = p->nthreads, ns = p->noffcpu;
 
 	ck_assert_int_eq(datafile_create(&out, path, file_err, sizeof(file_err)), 0);
 	for (size_t i = 0; i < n - keep; i++)
 		datafile_add_sample(&out, &all[i]);
 	for (size_t i = 0; i < nt - 1; i++)
 		datafile_add_thread(&out, &threads[i]);
+	for (size_t i = 0; i + 1 < ns; i++)
+		datafile_add_offcpu(&out, &spans[i]);
 	p->samples = all + (n - keep);
 	p->nsamples = keep;
 	p->threads = threads + nt - 1;
 	p->nthreads = 1;
+	p->offcpu = ns ? spans + ns - 1 : spans;
+	p->noffcpu = ns ? 1 : 0;
 	ck_assert_int_eq(datafile_commit(&out, p, NULL, file_err, sizeof(file_err)), 0);
 	p->samples = all;
 	p->nsamples = n;
 	p->threads = threads;
 	p->nthreads = nt;
+	p->offcpu = spans;
+	p->noffcpu = ns;
 }
 
 START_TEST(test_stream_samples)
@@ -886,6 +894,19 @@ START_TEST(test_stream_samples)
 	/* Threads that fill the threads' buffer several times. */
 	for (uint32_t i = 0; i < 1000; i++)
 		profile_add_thread(p, 2000 + i / 10, 2000 + i, i % 2 ? "demo" : "churned");
+	/* Off-CPU spans that fill their buffer several times, on the samples' stacks. */
+	for (uint32_t i = 0; i < 700; i++) {
+		struct pm_offcpu s = {.time = 1000 + i,
+				      .duration = 50 + i,
+				      .pid = 1,
+				      .tid = 2,
+				      .cpu = i % 2,
+				      .stack = p->samples[i % 3].stack,
+				      .comm = p->samples[0].comm,
+				      .flags = i % 3 == 0};
+
+		profile_add_offcpu(p, &s);
+	}
 	want = datafile_encode(p, &len);
 	stream_profile(p, path, 7);
 	f = fopen(path, "r");

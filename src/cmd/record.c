@@ -201,7 +201,8 @@ static void keep_offcpu(const struct offcpu_span *s, void *arg)
 	o.stack = s->stack;
 	o.comm = s->comm;
 	o.flags = s->preempted ? PM_OFFCPU_PREEMPTED : 0;
-	profile_add_offcpu(r->prof, &o);
+	/* To the file at once, as samples: spans come by the thousand a second. */
+	datafile_add_offcpu(&r->out, &o);
 	/* A thread that only waited goes into the profile's threads and the count too. */
 	if (note_sampled(&r->sampled_tids, s->tid, s->pid))
 		r->nthreads++;

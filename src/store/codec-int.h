@@ -152,9 +152,10 @@ void df_sink_flush(struct df_sink *k);
 /*
  * Everything after the samples: the strings, the other array sections
  * and END, then a flush. extra, when not NULL, adds records to sections
- * before p's own (the threads a recording wrote out as it went).
+ * before p's own (the threads and the offcpu_added off-CPU spans a
+ * recording wrote out as it went).
  */
-void df_put_rest(struct df_sink *k, const struct profile *p,
+void df_put_rest(struct df_sink *k, const struct profile *p, uint64_t offcpu_added,
 		 void (*extra)(struct df_sink *k, uint32_t type, void *arg), void *arg);
 
 #endif

@@ -333,7 +333,7 @@ void df_sink_record(struct df_sink *k, const struct profile *p, const struct df_
 	df_sink_put(k, rec, o.len);
 }
 
-void df_put_rest(struct df_sink *k, const struct profile *p,
+void df_put_rest(struct df_sink *k, const struct profile *p, uint64_t offcpu_added,
 		 void (*extra)(struct df_sink *k, uint32_t type, void *arg), void *arg)
 {
 	unsigned char v[4];
@@ -348,7 +348,7 @@ void df_put_rest(struct df_sink *k, const struct profile *p,
 		if (sec->type == DF_SAMPLES)
 			continue;
 		/* Files without off-CPU data stay byte for byte what they were. */
-		if (sec->type == DF_OFFCPU && n == 0)
+		if (sec->type == DF_OFFCPU && n == 0 && offcpu_added == 0)
 			continue;
 		df_sink_begin(k, sec->type);
 		if (extra)
@@ -396,7 +396,7 @@ unsigned char *datafile_encode(const struct profile *p, size_t *len)
 	for (size_t i = 0; i < p->nsamples; i++)
 		df_sink_record(&k, p, samples, i);
 	df_sink_end(&k);
-	df_put_rest(&k, p, NULL, NULL);
+	df_put_rest(&k, p, 0, NULL, NULL);
 	*len = k.len;
 	return k.buf;
 }

@@ -82,15 +82,19 @@ struct datafile_out {
 	uint64_t nsamples, bytes; /* samples added, and their bytes written */
 	unsigned long crc;	  /* CRC-32 of those bytes */
 	/*
-	 * Threads added (datafile_add_thread): records in a spill file of
-	 * their own (opened at the first), the last few in tbuf; they go
-	 * into the threads section before the profile's own.
+	 * Threads (datafile_add_thread) and off-CPU spans
+	 * (datafile_add_offcpu) added: records in a spill file of their own
+	 * each (opened at the first), the last few in buf; they go into
+	 * their section before the profile's own.
 	 */
-	int tfd;
-	unsigned char *tbuf;
-	size_t tlen;
-	uint64_t tbytes; /* written to tfd */
-	int err;	 /* the first write error, reported by datafile_commit */
+	struct df_spill {
+		int fd;
+		unsigned char *buf;
+		size_t len;
+		uint64_t bytes; /* written to fd */
+		uint64_t n;	/* records added */
+	} threads, offcpu;
+	int err; /* the first write error, reported by datafile_commit */
 };
 
 /*
@@ -107,6 +111,12 @@ void datafile_add_sample(struct datafile_out *out, const struct pm_sample *s);
  * a recording that sees threads come and go keeps none of those gone.
  */
 void datafile_add_thread(struct datafile_out *out, const struct pm_thread *t);
+/*
+ * The same for an off-CPU span: on disk until datafile_commit writes it
+ * in the off-CPU section, so that a recording with --off-cpu keeps no span
+ * in memory however many threads switch.
+ */
+void datafile_add_offcpu(struct datafile_out *out, const struct pm_offcpu *s);
 /*
  * Writes p (its samples after those added) and renames it into place;
  * releases out. *written, when not NULL, gets the file's size.

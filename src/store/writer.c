@@ -35,7 +35,8 @@ int datafile_create(struct datafile_out *out, const char *path, char *err, size_
 
 	memset(out, 0, sizeof(*out));
 	out->sfd = -1;
-	out->tfd = -1;
+	out->threads.fd = -1;
+	out->offcpu.fd = -1;
 	ret = outfile_open(&out->file, path, 0600, &why);
 	if (ret < 0) {
 		snprintf(err, errlen, "cannot create '%s': %s", path, why ? why : strerror(-ret));
@@ -123,50 +124,62 @@ void datafile_add_sample(struct datafile_out *out, const struct pm_sample *smp)
 	out->nsamples++;
 }
 
-#define THREAD_BUF 4096
+#define SPILL_BUF 4096
 
-static void flush_threads(struct datafile_out *out)
+static void flush_spill(struct datafile_out *out, struct df_spill *sp)
 {
-	if (out->tlen == 0)
+	if (sp->len == 0)
 		return;
-	if (out->tfd == -1)
-		out->tfd = unnamed_file("perfmini-spill");
+	if (sp->fd == -1)
+		sp->fd = unnamed_file("perfmini-spill");
 	if (out->err == 0)
-		out->err = out->tfd < 0 ? out->tfd
-					: spill_write(&out->tfd, out->tbytes, out->tbuf, out->tlen);
-	out->tbytes += out->tlen;
-	out->tlen = 0;
+		out->err = sp->fd < 0 ? sp->fd : spill_write(&sp->fd, sp->bytes, sp->buf, sp->len);
+	sp->bytes += sp->len;
+	sp->len = 0;
+}
+
+/* Record 0 of one's section type into sp. */
+static void spill_record(struct datafile_out *out, struct df_spill *sp, const struct profile *one,
+			 uint32_t type)
+{
+	const struct df_section *sec = df_section_of(type);
+	struct df_out o;
+
+	if (!sp->buf)
+		sp->buf = xmalloc(SPILL_BUF);
+	if (sp->len + df_rec_size(sec) > SPILL_BUF)
+		flush_spill(out, sp);
+	o = (struct df_out){.buf = sp->buf + sp->len, .cap = SPILL_BUF - sp->len};
+	df_put_record(&o, one, sec, 0);
+	sp->len += o.len;
+	sp->n++;
 }
 
 void datafile_add_thread(struct datafile_out *out, const struct pm_thread *t)
 {
 	const struct profile one = {.threads = (struct pm_thread *)(uintptr_t)t, .nthreads = 1};
-	const struct df_section *sec = df_section_of(DF_THREADS);
-	struct df_out o;
 
-	if (!out->tbuf)
-		out->tbuf = xmalloc(THREAD_BUF);
-	if (out->tlen + df_rec_size(sec) > THREAD_BUF)
-		flush_threads(out);
-	o = (struct df_out){.buf = out->tbuf + out->tlen, .cap = THREAD_BUF - out->tlen};
-	df_put_record(&o, &one, sec, 0);
-	out->tlen += o.len;
+	spill_record(out, &out->threads, &one, DF_THREADS);
 }
 
-/* The threads added, first in the threads section. */
-static void put_added_threads(struct df_sink *k, uint32_t type, void *arg)
+void datafile_add_offcpu(struct datafile_out *out, const struct pm_offcpu *s)
 {
-	struct datafile_out *out = arg;
-	unsigned char *buf;
-	uint64_t left = out->tbytes;
+	const struct profile one = {.offcpu = (struct pm_offcpu *)(uintptr_t)s, .noffcpu = 1};
 
-	if (type != DF_THREADS)
-		return;
-	if (left && out->err == 0 && lseek(out->tfd, 0, SEEK_SET) < 0)
+	spill_record(out, &out->offcpu, &one, DF_OFFCPU);
+}
+
+/* The records of sp, copied into k. */
+static void put_spill(struct datafile_out *out, struct df_spill *sp, struct df_sink *k)
+{
+	unsigned char *buf;
+	uint64_t left = sp->bytes;
+
+	if (left && out->err == 0 && lseek(sp->fd, 0, SEEK_SET) < 0)
 		out->err = -errno;
-	buf = xmalloc(THREAD_BUF);
+	buf = xmalloc(SPILL_BUF);
 	while (left && out->err == 0) {
-		ssize_t n = read(out->tfd, buf, left < THREAD_BUF ? (size_t)left : THREAD_BUF);
+		ssize_t n = read(sp->fd, buf, left < SPILL_BUF ? (size_t)left : SPILL_BUF);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -178,7 +191,18 @@ static void put_added_threads(struct df_sink *k, uint32_t type, void *arg)
 		left -= (uint64_t)n;
 	}
 	free(buf);
-	df_sink_put(k, out->tbuf, out->tlen);
+	df_sink_put(k, sp->buf, sp->len);
+}
+
+/* The threads and spans added, first in their sections. */
+static void put_added(struct df_sink *k, uint32_t type, void *arg)
+{
+	struct datafile_out *out = arg;
+
+	if (type == DF_THREADS)
+		put_spill(out, &out->threads, k);
+	else if (type == DF_OFFCPU)
+		put_spill(out, &out->offcpu, k);
 }
 
 /* Everything out holds, but the output file itself. */
@@ -187,13 +211,17 @@ static void release_spills(struct datafile_out *out)
 	if (out->spill && out->sfd >= 0)
 		close(out->sfd);
 	out->sfd = -1;
-	if (out->tfd >= 0)
-		close(out->tfd);
-	out->tfd = -1;
 	free(out->buf);
 	out->buf = NULL;
-	free(out->tbuf);
-	out->tbuf = NULL;
+	for (int i = 0; i < 2; i++) {
+		struct df_spill *sp = i ? &out->offcpu : &out->threads;
+
+		if (sp->fd >= 0)
+			close(sp->fd);
+		sp->fd = -1;
+		free(sp->buf);
+		sp->buf = NULL;
+	}
 }
 
 void datafile_abandon(struct datafile_out *out)
@@ -263,7 +291,7 @@ int datafile_commit(struct datafile_out *out, const struct profile *p, size_t *w
 	df_sink_init(&rest, write_at, &out->sfd, out->spill ? out->bytes : head.len + out->bytes,
 		     head.sum);
 	if (ret == 0) {
-		df_put_rest(&rest, p, put_added_threads, out);
+		df_put_rest(&rest, p, out->offcpu.n, put_added, out);
 		ret = rest.err ? rest.err : out->err;
 	}
 	rest_len = rest.pos - (out->spill ? out->bytes : head.len + out->bytes);
