@@ -144,9 +144,7 @@ static const struct cmd_opt options[] = {
 	 .help = "ring buffer pages per CPU, a power of two (default 128 with fp, 1024 in the "
 		 "hybrid and dwarf modes; more above -F 4000)"},
 	{OPT_STRINGS, "debug-dir", 0, "DIR", OPT_LIST(R, debug_dirs, ndebug_dirs),
-	 .complete = COMPLETE_DIR,
-	 .help = "also look for debug files under DIR (by build-id and by name); may be "
-		 "repeated"},
+	 .complete = COMPLETE_DIR, .help = CMD_DEBUG_DIR_HELP},
 	{OPT_FLAG, "no-lines", 0, OPT_AT(R, no_lines),
 	 .help = "name frames from the symbol tables only: no source lines and no inlined "
 		 "functions (reads no DWARF debug info: less memory and a quicker stop)"},

@@ -140,6 +140,15 @@ static int opt_format(void *opts, const struct cmd_opt *row, const char *arg)
 	return 0;
 }
 
+/* --pid and --tid: the filter's ids (aggregate_parse_ids: its range) into the row's list. */
+static int opt_ids(void *opts, const struct cmd_opt *row, const char *arg)
+{
+	char *base = opts;
+
+	return aggregate_parse_ids(arg, (uint32_t **)(void *)(base + row->off),
+				   (size_t *)(void *)(base + row->off2));
+}
+
 static int opt_comm(void *opts, const struct cmd_opt *row, const char *arg)
 {
 	(void)row;
@@ -206,10 +215,10 @@ static const struct cmd_opt options[] = {
 			  "Tree, Flame Graph, Stack Chart"),
 
 	{OPT_SECTION, .help = "Filters (every format):"},
-	{OPT_IDS, "pid", 0, "LIST", OPT_LIST(R, o.pids, o.npids), .min = 0, .max = UINT32_MAX,
+	{OPT_CALL, "pid", 0, "LIST", OPT_LIST(R, o.pids, o.npids), .call = opt_ids,
 	 .what = "a list of process ids", .complete = COMPLETE_PIDS,
 	 .help = "only these processes (comma-separated)"},
-	{OPT_IDS, "tid", 0, "LIST", OPT_LIST(R, o.tids, o.ntids), .min = 0, .max = UINT32_MAX,
+	{OPT_CALL, "tid", 0, "LIST", OPT_LIST(R, o.tids, o.ntids), .call = opt_ids,
 	 .what = "a list of thread ids", .complete = COMPLETE_PIDS, .help = "only these threads"},
 	{OPT_CALL, "comm", 0, "NAMES", .call = opt_comm, .what = "a list of names",
 	 .help = "only threads with these names when sampled"},

@@ -128,9 +128,7 @@ static const struct cmd_opt options[] = {
 	 .what = "a process id", .complete = COMPLETE_PIDS,
 	 .help = "ADDRs are runtime addresses in the live process PID"},
 	{OPT_STRINGS, "debug-dir", 0, "DIR", OPT_LIST(S, debug_dirs, ndebug_dirs),
-	 .complete = COMPLETE_DIR,
-	 .help = "also look for debug files under DIR (by build-id and by name); may be "
-		 "repeated"},
+	 .complete = COMPLETE_DIR, .help = CMD_DEBUG_DIR_HELP},
 	{OPT_HELP, "help", 'h', .help = "this help"},
 	{OPT_END},
 };

@@ -11,6 +11,10 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 
+/* The help of --debug-dir, an option of record and of symbolize. */
+#define CMD_DEBUG_DIR_HELP \
+	"also look for debug files under DIR (by build-id and by name); may be repeated"
+
 /* Their options (opts.h), for main's completion listing. */
 extern const struct cmd_spec record_spec, report_spec, symbolize_spec;
 

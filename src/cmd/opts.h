@@ -66,9 +66,10 @@ struct cmd_opt {
 	int key;	  /* the short option's letter, 0 for none */
 	const char *arg;  /* the value's name in --help ("FILE"); NULL: takes no value */
 	unsigned flags;	  /* OPTF_* */
-	size_t off, off2; /* where the value goes in the command's options struct */
-	size_t size;	  /* OPT_NUMBER: the field's size */
-	size_t given;	  /* has_given: a bool set whenever the option is given */
+	size_t off,
+		off2; /* where the value goes in the command's options struct (OPT_CALL: its own use) */
+	size_t size;  /* OPT_NUMBER: the field's size */
+	size_t given; /* has_given: a bool set whenever the option is given */
 	bool has_given;
 	double min, max;	      /* bounds, inclusive: NUMBER, SECONDS, DURATION, IDS */
 	const struct opt_word *words; /* OPT_KEYWORD: ended by a NULL word */
