@@ -86,7 +86,8 @@ START_TEST(test_new_name)
 	ck_assert_int_eq(outfile_open(&o, path, 0600, &why), 0);
 	ck_assert(!outfile_is_stream(&o));
 	ck_assert_int_eq(access(path, F_OK), -1);
-	ck_assert_int_eq(entries(dir), 1); /* the temporary file */
+	/* The file has no name yet (or, without O_TMPFILE, a temporary one). */
+	ck_assert_int_eq(entries(dir), o.unnamed ? 0 : 1);
 	ck_assert_int_eq(write_all(o.fd, "new\n", 4), 0);
 	ck_assert_int_eq(outfile_commit(&o), 0);
 	got = contents(path);
@@ -95,6 +96,48 @@ START_TEST(test_new_name)
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_int_eq(st.st_mode & 0777, 0600);
 	free(got);
+	free(path);
+	cleanup(dir);
+}
+END_TEST
+
+/*
+ * Published: the file under its name before it is complete, replacing
+ * the old one; written in place after, kept when abandoned, and no
+ * other name left in the directory.
+ */
+START_TEST(test_publish)
+{
+	char *dir = tmpdir(), *path = xasprintf("%s/out", dir), *got;
+	struct outfile o;
+	const char *why = NULL;
+
+	put(path, "old\n");
+	ck_assert_int_eq(outfile_open(&o, path, 0600, &why), 0);
+	ck_assert_int_eq(write_all(o.fd, "part", 4), 0);
+	got = contents(path);
+	ck_assert_str_eq(got, "old\n");
+	free(got);
+	ck_assert_int_eq(outfile_publish(&o), 0);
+	ck_assert(!outfile_is_stream(&o));
+	got = contents(path);
+	ck_assert_str_eq(got, "part");
+	free(got);
+	ck_assert_int_eq(write_all(o.fd, " more", 5), 0);
+	outfile_abandon(&o);
+	got = contents(path);
+	ck_assert_str_eq(got, "part more");
+	free(got);
+	ck_assert_int_eq(entries(dir), 1);
+	/* Published and committed: the same file, complete. */
+	ck_assert_int_eq(outfile_open(&o, path, 0600, &why), 0);
+	ck_assert_int_eq(outfile_publish(&o), 0);
+	ck_assert_int_eq(write_all(o.fd, "whole", 5), 0);
+	ck_assert_int_eq(outfile_commit(&o), 0);
+	got = contents(path);
+	ck_assert_str_eq(got, "whole");
+	free(got);
+	ck_assert_int_eq(entries(dir), 1);
 	free(path);
 	cleanup(dir);
 }
@@ -185,6 +228,7 @@ static Suite *outfile_suite(void)
 	TCase *tc = tcase_create("outfile");
 
 	tcase_add_test(tc, test_new_name);
+	tcase_add_test(tc, test_publish);
 	tcase_add_test(tc, test_replace);
 	tcase_add_test(tc, test_symlink);
 	tcase_add_test(tc, test_device_and_directory);

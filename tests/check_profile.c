@@ -379,12 +379,25 @@ START_TEST(test_decode_truncated)
 	unsigned char *buf = small_file(&len);
 	char err[256];
 
+	/*
+	 * A file of one chunk: cut before its SYNC it is refused, naming
+	 * where; cut after it (in END) it reads whole, said cut short.
+	 */
 	for (size_t n = 1; n < len; n++) {
 		struct profile *q = decode(buf, n, err, sizeof(err));
 
-		ck_assert_msg(q == NULL, "a prefix of %zu of %zu bytes decoded", n, len);
-		ck_assert_msg(strstr(err, "offset"),
-			      "prefix of %zu bytes: message without offset: %s", n, err);
+		if (n < len - 24) {
+			ck_assert_msg(q == NULL, "a prefix of %zu of %zu bytes decoded", n, len);
+			ck_assert_msg(strstr(err, "offset"),
+				      "prefix of %zu bytes: message without offset: %s", n, err);
+			continue;
+		}
+		ck_assert_msg(q != NULL, "a prefix of %zu of %zu bytes: %s", n, len, err);
+		/* Where the part not read starts. */
+		ck_assert_uint_le(q->cut_at, n);
+		ck_assert_uint_ge(q->cut_at, len - 24);
+		ck_assert_uint_gt(q->nsamples, 0);
+		profile_free(q);
 	}
 	free(buf);
 }
@@ -599,7 +612,8 @@ START_TEST(test_round_trip_offcpu)
 	plain = datafile_encode(p, &plain_len);
 	add_offcpu(p);
 	buf = datafile_encode(p, &len);
-	ck_assert_uint_eq(len, plain_len + 16 + 40);
+	/* A RUN of one record: section header, RUN header, the record. */
+	ck_assert_uint_eq(len, plain_len + 16 + 16 + 40);
 	q = decode(buf, len, err, sizeof(err));
 	ck_assert_msg(q != NULL, "decode failed: %s", err);
 	assert_same_profile(p, q);
@@ -837,12 +851,10 @@ START_TEST(test_write_read)
 END_TEST
 
 /*
- * Samples, threads and off-CPU spans streamed while recording: the
- * samples into the output file itself, and, through a pipe, into a spill
- * file copied out at the end, the threads and the spans into spill files
- * of their own. Either way the
- * file is byte for byte what datafile_encode makes of the whole profile,
- * the records added one by one first and those the profile holds after.
+ * Samples, threads and off-CPU spans added one by one as a recording
+ * does, with a chunk flushed every few hundred: the file reads back as
+ * the whole profile, the records added first and those the profile holds
+ * after, into a file or through a pipe.
  */
 static void stream_profile(struct profile *p, const char *path, size_t keep)
 {
@@ -853,8 +865,12 @@ static void stream_profile(struct profile *p, const char *path, size_t keep)
 	size_t n = p->nsamples, nt = p->nthreads, ns = p->noffcpu;
 
 	ck_assert_int_eq(datafile_create(&out, path, file_err, sizeof(file_err)), 0);
-	for (size_t i = 0; i < n - keep; i++)
+	p->nsamples = p->nthreads = p->noffcpu = 0;
+	for (size_t i = 0; i < n - keep; i++) {
 		datafile_add_sample(&out, &all[i]);
+		if (i % 700 == 699)
+			ck_assert_int_eq(datafile_flush(&out, p, file_err, sizeof(file_err)), 0);
+	}
 	for (size_t i = 0; i < nt - 1; i++)
 		datafile_add_thread(&out, &threads[i]);
 	for (size_t i = 0; i + 1 < ns; i++)
@@ -876,25 +892,22 @@ static void stream_profile(struct profile *p, const char *path, size_t keep)
 
 START_TEST(test_stream_samples)
 {
-	struct profile *p = make_profile();
+	struct profile *p = make_profile(), *q;
 	char *dir = make_tmpdir(), *path = xasprintf("%s/s.data", dir), names[256];
-	unsigned char *want, got[65536];
-	size_t len, n = 0;
+	unsigned char *got = xmalloc(1 << 20);
+	size_t n = 0;
 	int fds[2];
 	char *dev;
-	FILE *f;
 
-	/* Enough samples to fill the write buffer several times. */
+	/* Enough samples for several chunks. */
 	for (uint32_t i = 0; p->nsamples < 5000; i++) {
 		struct pm_sample s = p->samples[i % 3];
 
 		s.time += i;
 		profile_add_sample(p, &s);
 	}
-	/* Threads that fill the threads' buffer several times. */
 	for (uint32_t i = 0; i < 1000; i++)
 		profile_add_thread(p, 2000 + i / 10, 2000 + i, i % 2 ? "demo" : "churned");
-	/* Off-CPU spans that fill their buffer several times, on the samples' stacks. */
 	for (uint32_t i = 0; i < 700; i++) {
 		struct pm_offcpu s = {.time = 1000 + i,
 				      .duration = 50 + i,
@@ -907,39 +920,126 @@ START_TEST(test_stream_samples)
 
 		profile_add_offcpu(p, &s);
 	}
-	want = datafile_encode(p, &len);
 	stream_profile(p, path, 7);
-	f = fopen(path, "r");
-	ck_assert_ptr_nonnull(f);
-	{
-		unsigned char *file = malloc(len + 1);
-
-		ck_assert_uint_eq(fread(file, 1, len + 1, f), len);
-		ck_assert_int_eq(memcmp(file, want, len), 0);
-		free(file);
-	}
-	fclose(f);
+	q = datafile_read(path, false, file_err, sizeof(file_err));
+	ck_assert_msg(q != NULL, "%s", file_err);
+	ck_assert_uint_eq(q->cut_at, 0);
+	assert_same_profile(p, q);
+	profile_free(q);
 	list_dir(dir, names, sizeof(names));
 	ck_assert_str_eq(names, "s.data");
-	free(want);
 	unlink(path);
 
-	/* A pipe: the spill file. A smaller profile, to fit the pipe's buffer. */
+	/* A pipe: the same bytes. A smaller profile, to fit the pipe's buffer. */
 	p->nsamples = 300;
-	want = datafile_encode(p, &len);
-	ck_assert_uint_lt(len, sizeof(got));
 	ck_assert_int_eq(pipe(fds), 0);
 	ck_assert_int_eq(fcntl(fds[1], F_SETPIPE_SZ, 1 << 20) > 0, 1);
 	dev = xasprintf("/dev/fd/%d", fds[1]);
 	stream_profile(p, dev, 0);
 	close(fds[1]);
-	for (ssize_t r; (r = read(fds[0], got + n, sizeof(got) - n)) > 0;)
+	for (ssize_t r; (r = read(fds[0], got + n, (1 << 20) - n)) > 0;)
 		n += (size_t)r;
 	close(fds[0]);
-	ck_assert_uint_eq(n, len);
-	ck_assert_int_eq(memcmp(got, want, len), 0);
-	free(want);
+	q = decode(got, n, file_err, sizeof(file_err));
+	ck_assert_msg(q != NULL, "%s", file_err);
+	assert_same_profile(p, q);
+	profile_free(q);
+	free(got);
 	free(dev);
+	rmdir(dir);
+	free(path);
+	free(dir);
+	profile_free(p);
+}
+END_TEST
+
+/* A frame at address addr of module 0, in a stack of its own, sampled at time t. */
+static void grow_profile(struct profile *p, uint64_t addr, uint64_t t, struct datafile_out *out)
+{
+	uint32_t f = profile_intern_frame(p, 0, 0, addr);
+	uint32_t st = profile_intern_stack(p, &f, 1);
+	struct pm_sample s = {.time = t, .period = 1, .pid = 1, .tid = 1, .stack = st};
+
+	datafile_add_sample(out, &s);
+}
+
+/*
+ * A recording's file at every moment: chunks as frames, stacks and
+ * strings come, frames named after they were written. The file read
+ * while the recording goes (cut short) holds the samples of its chunks;
+ * cut at every offset it holds those of the chunks complete there, or is
+ * refused before the first; read whole it is the profile.
+ */
+START_TEST(test_stream_chunks)
+{
+	struct profile *p = profile_new(), *q;
+	char *dir = make_tmpdir(), *path = xasprintf("%s/c.data", dir);
+	struct datafile_out out;
+	size_t syncs[8], nsync = 0, samples_at[8], len;
+	unsigned char *buf;
+
+	profile_add_module(p, "/bin/demo", "", 0);
+	ck_assert_int_eq(datafile_create(&out, path, file_err, sizeof(file_err)), 0);
+	ck_assert_int_eq(access(path, F_OK), -1); /* no name before the first chunk */
+	for (uint64_t k = 0; k < 4; k++) {
+		struct stat st;
+
+		for (uint64_t i = 0; i < 10; i++)
+			grow_profile(p, 0x1000 + 16 * (k * 5 + i % 5), k * 100 + i, &out);
+		/* The frames of the chunk before get their names now. */
+		for (size_t f = 0; k && f < p->nframes; f++) {
+			struct pm_line l = {.func = strtab_add(&p->str, "named"),
+					    .line = (uint32_t)f};
+
+			if (!p->frames[f].nlines && p->frames[f].addr < 0x1000 + 16 * k * 5)
+				profile_add_line(p, (uint32_t)f, &l);
+		}
+		ck_assert_int_eq(datafile_flush(&out, p, file_err, sizeof(file_err)), 0);
+		ck_assert_int_eq(stat(path, &st), 0);
+		syncs[nsync] = (size_t)st.st_size;
+		samples_at[nsync++] = (size_t)(k + 1) * 10;
+		q = datafile_read(path, false, file_err, sizeof(file_err));
+		ck_assert_msg(q != NULL, "%s", file_err);
+		ck_assert_uint_eq(q->nsamples, (k + 1) * 10);
+		ck_assert_uint_eq(q->cut_at, (uint64_t)st.st_size);
+		ck_assert_uint_eq(q->cut_time, k * 100 + 9);
+		for (size_t f = 0; f < q->nframes; f++)
+			ck_assert_uint_eq(q->frames[f].nlines, p->frames[f].nlines);
+		profile_free(q);
+	}
+	ck_assert_int_eq(datafile_commit(&out, p, &len, file_err, sizeof(file_err)), 0);
+	q = datafile_read(path, false, file_err, sizeof(file_err));
+	ck_assert_msg(q != NULL, "%s", file_err);
+	ck_assert_uint_eq(q->cut_at, 0);
+	ck_assert_uint_eq(q->nsamples, 40);
+	ck_assert_uint_gt(q->nlines, 0);
+	profile_free(q);
+	{
+		FILE *f = fopen(path, "r");
+
+		buf = xmalloc(len);
+		ck_assert_uint_eq(fread(buf, 1, len, f), len);
+		fclose(f);
+	}
+	for (size_t n = 1; n < len; n++) {
+		size_t want = 0;
+
+		for (size_t k = 0; k < nsync; k++)
+			if (n >= syncs[k])
+				want = samples_at[k];
+		q = decode(buf, n, file_err, sizeof(file_err));
+		if (!want) {
+			ck_assert_msg(q == NULL, "cut at %zu before the first chunk: read", n);
+			continue;
+		}
+		ck_assert_msg(q != NULL, "cut at %zu: %s", n, file_err);
+		ck_assert_uint_ge(q->nsamples, want);
+		ck_assert_uint_le(q->cut_at, n);
+		ck_assert_uint_gt(q->cut_at, 0);
+		profile_free(q);
+	}
+	free(buf);
+	unlink(path);
 	rmdir(dir);
 	free(path);
 	free(dir);
@@ -995,11 +1095,11 @@ START_TEST(test_write_read_errors)
 	list_dir(dir, names, sizeof(names));
 	ck_assert_str_eq(names, "");
 
-	/* A truncated file on disk is refused. */
+	/* A file cut before its first chunk ended is refused. */
 	buf = datafile_encode(p, &len);
 	f = fopen(cut, "w");
 	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(buf, 1, len - 20, f), len - 20);
+	ck_assert_uint_eq(fwrite(buf, 1, 100, f), 100);
 	fclose(f);
 	ck_assert_ptr_null(datafile_read(cut, false, file_err, sizeof(file_err)));
 	ck_assert_msg(strstr(file_err, cut) && strstr(file_err, "truncated"), "message: %s",
@@ -1042,6 +1142,7 @@ static Suite *profile_suite(void)
 	tc = tcase_create("files");
 	tcase_add_test(tc, test_write_read);
 	tcase_add_test(tc, test_stream_samples);
+	tcase_add_test(tc, test_stream_chunks);
 	tcase_add_test(tc, test_write_replaces);
 	tcase_add_test(tc, test_write_read_errors);
 	suite_add_tcase(s, tc);

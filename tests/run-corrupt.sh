@@ -6,14 +6,18 @@
 #     bit of every header and for 10,000 random bits; each copy must be
 #     refused with a one-line reason naming the offset of the damage, or
 #     read exactly as the undamaged file (only flips in bytes that readers
-#     ignore may be accepted; a cut copy never is);
+#     ignore may be), or read as cut short (the file is written a chunk
+#     at a time: a copy cut after a chunk ended, or whose damage makes it
+#     look so) with the undamaged file's first samples;
 #  2. 300 of those copies (a third cut, the rest flipped, half of the
 #     flips in headers) are given to 'perfmini report --folded': it must
 #     never crash, hang or print a sanitizer report; a copy it refuses
 #     gets exit status 1 and exactly one line on stderr naming the file
 #     and the offset; a copy it accepts is reported exactly as the
 #     undamaged file, and also printed in the top, pprof and svg formats
-#     without an error.
+#     without an error; a copy read as cut short gets exactly one warning
+#     naming the file and where it breaks off, and no more samples than
+#     the undamaged file (the in-process sweep checks they are its first).
 # The random choices come from a seed printed in the log (CORRUPT_SEED=N
 # repeats a run); a copy that failed is kept as
 # tests/run-corrupt.failed-NAME.data.
@@ -29,6 +33,8 @@ need_perf
 run_record 60 "$tmp/orig.data" -- "$TARGETS/spin-pie" 0.3
 run_report "$tmp/orig.data" "$tmp/orig.folded"
 [ -s "$tmp/orig.folded" ] || fail "the undamaged recording reports no stack"
+# The samples of a folded file.
+total() { awk '{ n += $NF } END { print n + 0 }' "$1"; }
 say "recorded $(stat -c %s "$tmp/orig.data") bytes, $(wc -l <"$tmp/orig.folded") stacks"
 
 # The bulk runs use timeout(1) where there is one: run_timeout polls every
@@ -81,8 +87,21 @@ while read -r name verdict; do
 		keep "$f"
 		continue
 	fi
+	if [ "$rc" -eq 0 ] && [ "$verdict" = cut ]; then
+		# Read as cut short: one warning naming the file and where it
+		# breaks off, and no stack the undamaged file lacks.
+		if [ "$lines" -ne 1 ] || ! grep -qF "$f" "$tmp/err" ||
+			! grep -Eq 'cut short at offset [0-9]+' "$tmp/err"; then
+			problem "report of $name (cut short) said: $(head -c 300 "$tmp/err")"
+			keep "$f"
+		elif [ "$(total "$tmp/out")" -gt "$(total "$tmp/orig.folded")" ]; then
+			problem "report of $name (cut short) has more samples than the undamaged file"
+			keep "$f"
+		fi
+		continue
+	fi
 	if [ "$rc" -eq 0 ]; then
-		if [ "$verdict" = refuse ]; then
+		if [ "$verdict" = refuse ] || [ "$verdict" = cut ]; then
 			problem "report of $name exited 0, but the decoder refuses it"
 			keep "$f"
 		elif [ -s "$tmp/err" ]; then
@@ -121,7 +140,7 @@ while read -r name verdict; do
 	elif ! grep -Eq 'offset [0-9]+|empty file|data file version [0-9]+' "$tmp/err"; then
 		problem "the error on $name names no offset: $(cat "$tmp/err")"
 		keep "$f"
-	elif [ "$verdict" = accept ]; then
+	elif [ "$verdict" != refuse ]; then
 		problem "report of $name refused a copy the decoder accepts: $(cat "$tmp/err")"
 		keep "$f"
 	fi

@@ -4,8 +4,8 @@
 # exit status below 128, no time-out) and explain itself in exactly one
 # line on stderr:
 #   report: a missing file, an empty file, random bytes, random bytes
-#     behind the magic, a newer version, a real recording cut short at
-#     several points;
+#     behind the magic, a newer version, a real recording cut before its
+#     first chunk ended (cut later, it reads with one warning);
 #   record: a process that does not exist ("no such process"), a command
 #     that does not exist, an unknown event (non-zero; usage may follow);
 #     a failed record leaves no data file.
@@ -102,11 +102,23 @@ mode=$(stat -c %a "$tmp/mode.data")
 say "mode of a data file written under umask 0: $mode"
 [ "$mode" = 600 ] || fail "the data file has mode $mode, want 600"
 
-# Truncated recordings.
+# Truncated recordings: cut before the end of the first chunk, refused;
+# after it, read as cut short, with one warning that says so and where.
 size=$(stat -c %s "$tmp/mode.data")
-for cut in $((size / 2)) 24 23 8 $((size - 1)); do
+for cut in 100 24 23 8; do
 	head -c "$cut" "$tmp/mode.data" >"$tmp/cut.data"
 	report_error "report of the first $cut of $size bytes" "$tmp/cut.data"
+done
+for cut in $((size / 2)) $((size - 1)); do
+	head -c "$cut" "$tmp/mode.data" >"$tmp/cut.data"
+	rc=0
+	"$PERFMINI" report -i "$tmp/cut.data" --folded >/dev/null 2>"$tmp/cut.err" || rc=$?
+	say "report of the first $cut of $size bytes: exit $rc, stderr: $(cat "$tmp/cut.err")"
+	[ "$rc" -eq 0 ] || fail "a file cut short at $cut of $size bytes is not read"
+	if [ "$(awk 'END { print NR }' "$tmp/cut.err")" -ne 1 ] ||
+		! grep -Eq "cut short at offset [0-9]+" "$tmp/cut.err"; then
+		fail "a file cut short at $cut of $size bytes is not said to be"
+	fi
 done
 
 # stop_check HOW: records 'spin-pie 30' (30 CPU seconds) without -q and

@@ -16,7 +16,8 @@
 #     the command (which would spin for 30 s), exit 1 and one line naming
 #     the output; nothing is left beside it;
 #  5. no temporary file is left when the recorder is killed by SIGABRT or
-#     SIGILL (a crash), or when the report outgrows the file size limit;
+#     SIGILL (a crash: the file it was writing stays, and reads), or when
+#     the report outgrows the file size limit;
 #     a recorder that gets SIGHUP writes what it sampled, like SIGTERM.
 set -eu
 . "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
@@ -147,7 +148,13 @@ for sig in ABRT ILL; do
 	wait_attached "$rec" 30 || fail "SIG$sig: the recorder did not start"
 	kill "-$sig" "$rec"
 	wait_exit "$rec" 30 || fail "SIG$sig: the recorder did not end"
-	no_temp "SIG$sig" fifo link adir sock
+	# What it wrote before the crash stays, under its name, and reads.
+	if [ -e "$dir/killed.data" ]; then
+		"$PERFMINI" report -i "$dir/killed.data" --folded >/dev/null 2>"$tmp/killed.err" ||
+			fail "SIG$sig: what the recorder left does not read: $(cat "$tmp/killed.err")"
+	fi
+	no_temp "SIG$sig" fifo link adir sock killed.data
+	rm -f "$dir/killed.data"
 done
 "$PERFMINI" record -q -o "$dir/hup.data" -- "$spin" 30 >/dev/null 2>"$tmp/hup.err" &
 rec=$!

@@ -333,6 +333,19 @@ static bool off_cpu_recorded(const struct profile *p, const char *base_name)
 	return false;
 }
 
+/* A file cut short (the recorder killed, or still recording) is said so. */
+static void say_cut(const struct profile *p, const char *path)
+{
+	if (p && p->cut_at && !p->nsamples && !p->noffcpu)
+		warning("%s is cut short at offset %llu (the recorder was killed, or is still "
+			"recording): it holds no sample yet",
+			path, (unsigned long long)p->cut_at);
+	else if (p && p->cut_at)
+		warning("%s is cut short at offset %llu (the recorder was killed, or is still "
+			"recording): it holds what was recorded in its first %.2f s",
+			path, (unsigned long long)p->cut_at, (double)p->cut_time / 1e9);
+}
+
 /* Reads the data files and writes the report: the exit status. */
 static int report(struct report_cmd *c)
 {
@@ -354,6 +367,8 @@ static int report(struct report_cmd *c)
 		return 1;
 	}
 	o->base = base;
+	say_cut(p, o->input);
+	say_cut(base, o->base_input);
 	if (o->sample_type != REPORT_CPU && !off_cpu_recorded(base, o->base_input)) {
 		if (FREE_AT_EXIT) {
 			profile_free(p);

@@ -16,6 +16,7 @@
 #include "cmd/recorder-int.h"
 #include "report/missing.h"
 #include "util/alloc.h"
+#include "util/clock.h"
 #include "util/msg.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
@@ -59,6 +60,19 @@ static void write_unwind_meta(struct recorder *r)
 	sbuf_release(&b);
 }
 
+void recorder_progress_meta(struct recorder *r)
+{
+	uint64_t end = r->end_ns ? r->end_ns : now_ns();
+
+	set_meta_u64(r->prof, "duration-ns", end > r->start_ns ? end - r->start_ns : 0);
+	set_meta_u64(r->prof, "samples", r->nsamples);
+	set_meta_u64(r->prof, "lost-records", r->lost);
+	set_meta_u64(r->prof, "lost-samples", r->lost_samples);
+	set_meta_u64(r->prof, "bad-records", r->bad_records);
+	if (r->o->ev.dwarf_stack)
+		write_unwind_meta(r);
+}
+
 void recorder_write_meta(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
@@ -100,14 +114,8 @@ void recorder_write_meta(struct recorder *r)
 			 : o->ev.dwarf_stack ? "dwarf"
 			 : o->ev.callchain   ? "fp"
 					     : "none");
-	if (o->ev.dwarf_stack)
-		write_unwind_meta(r);
 	set_meta_u64(p, "start-time", (uint64_t)r->wall_start);
-	set_meta_u64(p, "duration-ns", r->end_ns - r->start_ns);
-	set_meta_u64(p, "samples", r->nsamples);
-	set_meta_u64(p, "lost-records", r->lost);
-	set_meta_u64(p, "lost-samples", r->lost_samples);
-	set_meta_u64(p, "bad-records", r->bad_records);
+	recorder_progress_meta(r);
 	if (uname(&u) == 0) {
 		profile_set_meta(p, "hostname", u.nodename);
 		profile_set_meta(p, "kernel", u.release);

@@ -396,7 +396,37 @@ static bool targets_alive(struct recorder *r)
 	return false;
 }
 
-/* Drains and applies until a signal, -d, or the targets' end. */
+/* A chunk goes to the file this often, or when this much waits for it. */
+#define CHUNK_NS    500000000ULL
+#define CHUNK_BYTES (1024 * 1024)
+
+/*
+ * What was recorded since the last chunk, to the file: the modules met
+ * (their names; build-ids and reasons come at the end), the counts. A
+ * file that cannot be written (a full disk) is said once and stops the
+ * recording: the file keeps the chunks written before. -1 then.
+ */
+static int recorder_flush(struct recorder *r, bool all_meta)
+{
+	char err[512];
+
+	if (r->write_failed)
+		return -1;
+	symbolize_modules(r->prof, &r->syms, false);
+	if (all_meta)
+		recorder_write_meta(r);
+	else
+		recorder_progress_meta(r);
+	r->last_flush = now_ns();
+	if (datafile_flush(&r->out, r->prof, err, sizeof(err)) < 0) {
+		error("%s", err);
+		r->write_failed = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* Drains and applies until a signal, -d, the targets' end, or a file that cannot be written. */
 static void record_loop(struct recorder *r, bool tty)
 {
 	struct pollfd *pfds = xcalloc(r->att.nrings + 1, sizeof(*pfds));
@@ -437,6 +467,9 @@ static void record_loop(struct recorder *r, bool tty)
 		if (!targets_alive(r))
 			break;
 		now = now_ns();
+		if ((now - r->last_flush >= CHUNK_NS || datafile_pending(&r->out) >= CHUNK_BYTES) &&
+		    recorder_flush(r, false) < 0)
+			break;
 		if (tty && now - last_status > 250000000ULL) {
 			recorder_status_line(r, now);
 			last_status = now;
@@ -466,6 +499,12 @@ static int record_stop(struct recorder *r, size_t *written)
 	order_flush(&r->q, UINT64_MAX, apply, r);
 	/* Threads still off the CPU at the stop: their spans end there. */
 	offcpu_finish(&r->offcpu, r->end_ns);
+	/* Every sample in the file before naming starts: a kill now loses none. */
+	recorder_take_named(r);
+	if (recorder_flush(r, false) < 0) {
+		datafile_abandon(&r->out);
+		return -1;
+	}
 	recorder_name_frames(r, &stop_again);
 	if (r->unwinder)
 		stacker_settle_unwind(&r->stk, recorder_entry_frame, r);
@@ -614,8 +653,11 @@ int record_run(const struct record_opts *o)
 		return 1;
 	}
 	r->out = out;
-	if (record_start(r, o) < 0) {
+	/* The file gets its name with its first chunk, once the recording has started. */
+	if (record_start(r, o) < 0 || recorder_flush(r, true) < 0) {
 		datafile_abandon(&r->out);
+		if (r->write_failed && o->argv)
+			launch_stop(&r->child);
 		recorder_free(r);
 		return 1;
 	}

@@ -45,6 +45,8 @@ struct recorder {
 	size_t unnamed_cut;	/* frames left unnamed because naming was cut short */
 	const char *cut_why;	/* and why, or NULL */
 	struct datafile_out out;
+	uint64_t last_flush;	  /* when the last chunk went to the file */
+	bool write_failed;	  /* the file could not be written: said, and stopped */
 	struct hmap sampled_tids; /* tid -> pid, of the living threads sampled */
 	struct hmap sampled_pids; /* pid, every process sampled */
 	size_t nthreads;	  /* threads sampled (or waited, --off-cpu), living or not */
@@ -81,8 +83,12 @@ void recorder_name_frames(struct recorder *r, const volatile sig_atomic_t *inter
 /* Whether named frame f (arg: the recorder) is where a stack starts. */
 bool recorder_entry_frame(uint32_t f, void *arg);
 
-/* The recording's meta entries, into its profile, at the stop. */
+/*
+ * The recording's meta entries, into its profile: all of them at the
+ * first chunk and at the stop, only the counts (progress) in between.
+ */
 void recorder_write_meta(struct recorder *r);
+void recorder_progress_meta(struct recorder *r);
 /*
  * The live status line goes to standard error when it is a terminal that
  * no target writes to: a command inherits that terminal (its output would

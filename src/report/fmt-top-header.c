@@ -186,6 +186,11 @@ void top_print_header(const struct profile *p, const struct report_opts *o,
 		sbuf_addf(&b, "%.2f s", (double)v / 1e9);
 	else
 		sbuf_adds(&b, "unknown");
+	if (p->cut_at)
+		sbuf_addf(&b,
+			  "; cut short (the recorder was killed, or is still recording): "
+			  "samples up to %.2f s",
+			  (double)p->cut_time / 1e9);
 	header_line(out, width, "Duration:", b.buf);
 	sbuf_reset(&b);
 	sbuf_addf(&b, "%zu", p->nsamples);

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * codec-int.h - the data file's layout, private to store/: the section
- * table, the encoder of sections into bytes, and the sink that writes
- * them a chunk at a time. No function here does I/O itself; a sink
- * hands its bytes to the writer it is given. The decoder and validator
- * are datafile_decode (parse.c); the file's writer and reader, with
- * their system calls, are writer.c and reader.c.
+ * table, and the encoder of sections and chunks into bytes. No function
+ * here does I/O. The decoder and validator are datafile_decode
+ * (parse.c); the file's writer and reader, with their system calls, are
+ * writer.c and reader.c.
  */
 #ifndef PERFMINI_STORE_CODEC_INT_H
 #define PERFMINI_STORE_CODEC_INT_H
@@ -36,6 +35,9 @@
 #define DF_SEGMENT_RECORD     40
 #define DF_OFFCPU_RECORD      40
 #define DF_START_LINE_RECORD  4
+#define DF_FRAME_LINES_RECORD 16 /* frame, line0, nlines, reserved */
+#define DF_RUN_HEAD	      16 /* a RUN's type, reserved, first index */
+#define DF_SYNC_PAYLOAD	      24 /* time, samples, checksum, reserved */
 /* The largest record of any section. */
 #define DF_RECORD_MAX 40
 
@@ -108,54 +110,16 @@ uLong df_sum_gap(uLong sum, const unsigned char *buf, size_t from, size_t to);
 void df_sum_section(uLong *sum, size_t *summed, const unsigned char *buf, size_t at, uint32_t crc,
 		    size_t size);
 
-/*
- * Writes len bytes at file offset at; returns 0 or -errno. A sink writes
- * in order but for the 16 bytes of a section header, put back once the
- * section is complete.
- */
-typedef int (*df_write_fn)(void *arg, const void *buf, size_t len, uint64_t at);
+/* Closes the section begun at offset at: its size, checksum and padding. */
+void df_section_end(struct df_out *o, size_t at);
 
 /*
- * Where sections go: a file written a chunk at a time (each section's
- * header, once its size and checksum are known, put back over the 16
- * bytes kept for it), or, without a writer, memory holding them all.
- * Writing a recording's end then takes a chunk of memory, not a second
- * copy of everything it holds.
+ * A chunk of a version 3 file: what p gained since w->done (everything
+ * when w is new), the records added to w, and a SYNC; with final, every
+ * module again. Advances w's marks, empties its pending records.
  */
-struct df_sink {
-	df_write_fn write;  /* NULL: everything stays in buf */
-	void *arg;	    /* write's */
-	unsigned char *buf; /* bytes not written yet (all of them without a writer) */
-	size_t len, cap;
-	uint64_t pos;  /* the file offset of buf[0] */
-	uLong sum;     /* END's checksum of every byte before the open section */
-	uint64_t head; /* the open section's header: file offset */
-	uint32_t type; /* its type */
-	uLong crc;     /* its payload's checksum so far */
-	int err;       /* the first write error */
-};
-
-/* A sink at file offset pos, where END's checksum so far is sum. */
-void df_sink_init(struct df_sink *k, df_write_fn write, void *arg, uint64_t pos, uLong sum);
-/* Appends bytes outside any payload: they are summed as they are. */
-void df_sink_raw(struct df_sink *k, const void *p, size_t n);
-/* Opens a section, appends payload bytes to it, closes it (padding, header). */
-void df_sink_begin(struct df_sink *k, uint32_t type);
-void df_sink_put(struct df_sink *k, const void *p, size_t n);
-void df_sink_end(struct df_sink *k);
-/* Record i of sec's array in p, as a payload. */
-void df_sink_record(struct df_sink *k, const struct profile *p, const struct df_section *sec,
-		    size_t i);
-/* Hands what buf holds to the writer. */
-void df_sink_flush(struct df_sink *k);
-
-/*
- * Everything after the samples: the strings, the other array sections
- * and END, then a flush. extra, when not NULL, adds records to sections
- * before p's own (the threads and the offcpu_added off-CPU spans a
- * recording wrote out as it went).
- */
-void df_put_rest(struct df_sink *k, const struct profile *p, uint64_t offcpu_added,
-		 void (*extra)(struct df_sink *k, uint32_t type, void *arg), void *arg);
+void df_put_chunk(struct df_out *o, const struct profile *p, struct datafile_out *w, bool final);
+/* END, holding sum: the CRC-32 of every byte before it. */
+void df_put_end(struct df_out *o, uLong sum);
 
 #endif

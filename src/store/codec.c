@@ -250,153 +250,185 @@ void df_put_header(struct df_out *o)
 	df_put_u64(o, 0);
 }
 
-#define SINK_CHUNK (64 * 1024)
-
-void df_sink_init(struct df_sink *k, df_write_fn write, void *arg, uint64_t pos, uLong sum)
+/* Closes the section whose header is at offset at: its size, checksum and padding. */
+void df_section_end(struct df_out *o, size_t at)
 {
-	memset(k, 0, sizeof(*k));
-	k->write = write;
-	k->arg = arg;
-	k->pos = pos;
-	k->sum = sum;
+	size_t size = o->len - at - DF_SECTION_HEAD;
+
+	put_le32(o->buf + at + 4,
+		 (uint32_t)crc32_z(crc32(0L, Z_NULL, 0), o->buf + at + DF_SECTION_HEAD, size));
+	put_le64(o->buf + at + 8, size);
+	while (o->len % 8)
+		*out_reserve(o, 1) = 0;
 }
 
-void df_sink_flush(struct df_sink *k)
+/* A RUN section's header and its own: the records' type and first index. */
+static size_t run_begin(struct df_out *o, uint32_t type, uint64_t first)
 {
-	if (!k->write || k->len == 0)
+	size_t at = df_section_begin(o, DF_RUN);
+
+	df_put_u32(o, type);
+	df_put_u32(o, 0);
+	df_put_u64(o, first);
+	return at;
+}
+
+/* sec's records [from, to) of p as a RUN, when there are any. */
+static void put_run(struct df_out *o, const struct profile *p, const struct df_section *sec,
+		    size_t from, size_t to)
+{
+	size_t at;
+
+	if (from >= to)
 		return;
-	if (k->err == 0)
-		k->err = k->write(k->arg, k->buf, k->len, k->pos);
-	k->pos += k->len;
-	k->len = 0;
+	at = run_begin(o, sec->type, from);
+	for (size_t i = from; i < to; i++)
+		df_put_record(o, p, sec, i);
+	df_section_end(o, at);
 }
 
-void df_sink_raw(struct df_sink *k, const void *p, size_t n)
+/* Records of type already encoded (len bytes), at index first. */
+static void put_run_bytes(struct df_out *o, uint32_t type, uint64_t first, const void *buf,
+			  size_t len)
 {
-	if (n == 0)
+	size_t at;
+
+	if (len == 0)
 		return;
-	xgrow(&k->buf, &k->cap, k->len + n, 1);
-	memcpy(k->buf + k->len, p, n);
-	k->len += n;
-	if (k->write && k->len >= SINK_CHUNK)
-		df_sink_flush(k);
+	at = run_begin(o, type, first);
+	memcpy(out_reserve(o, len), buf, len);
+	df_section_end(o, at);
 }
 
-void df_sink_put(struct df_sink *k, const void *p, size_t n)
+/*
+ * Records of type added one by one (pa), then those p holds from
+ * *done on: the file's next ones. pa is emptied.
+ */
+static void put_appended(struct df_out *o, const struct profile *p, uint32_t type,
+			 struct df_pending *pa, size_t *done)
 {
-	k->crc = crc32_z(k->crc, p, n);
-	df_sink_raw(k, p, n);
-}
+	const struct df_section *sec = df_section_of(type);
+	size_t n = *df_rec_count(p, sec);
 
-void df_sink_begin(struct df_sink *k, uint32_t type)
-{
-	static const unsigned char none[DF_SECTION_HEAD];
+	put_run_bytes(o, type, pa->written, pa->buf, pa->len);
+	pa->written += pa->len / df_rec_size(sec);
+	pa->len = 0;
+	if (*done < n) {
+		size_t at = run_begin(o, type, pa->written);
 
-	k->head = k->pos + k->len;
-	k->type = type;
-	k->crc = crc32(0L, Z_NULL, 0);
-	df_sink_raw(k, none, sizeof(none));
-}
-
-/* Closes the open section: its header put back, its padding, the checksum. */
-void df_sink_end(struct df_sink *k)
-{
-	static const unsigned char zeros[8];
-	uint64_t size = k->pos + k->len - k->head - DF_SECTION_HEAD;
-	unsigned char h[DF_SECTION_HEAD];
-	struct df_out o = {.buf = h, .cap = sizeof(h)};
-
-	df_put_u32(&o, k->type);
-	df_put_u32(&o, (uint32_t)k->crc);
-	df_put_u64(&o, size);
-	if (k->head >= k->pos)
-		memcpy(k->buf + (k->head - k->pos), h, sizeof(h));
-	else if (k->err == 0)
-		k->err = k->write(k->arg, h, sizeof(h), k->head);
-	k->sum = crc32_z(k->sum, h, sizeof(h));
-	k->sum = crc32_combine(k->sum, k->crc, (z_off_t)size);
-	if ((k->pos + k->len) % 8) {
-		size_t pad = 8 - (size_t)((k->pos + k->len) % 8);
-
-		k->sum = crc32_z(k->sum, zeros, pad);
-		df_sink_raw(k, zeros, pad);
+		for (size_t i = *done; i < n; i++)
+			df_put_record(o, p, sec, i);
+		df_section_end(o, at);
+		pa->written += n - *done;
+		*done = n;
 	}
 }
 
-void df_sink_record(struct df_sink *k, const struct profile *p, const struct df_section *sec,
-		    size_t i)
+/*
+ * FRAME_LINES for the frames the file holds that were named since they
+ * were written: their lines are past those the file held.
+ */
+static void put_frame_lines(struct df_out *o, const struct profile *p, const struct df_mark *done)
 {
-	unsigned char rec[DF_RECORD_MAX];
-	struct df_out o = {.buf = rec, .cap = sizeof(rec)}; /* no record outgrows it */
+	size_t at = 0;
 
-	df_put_record(&o, p, sec, i);
-	df_sink_put(k, rec, o.len);
+	for (size_t i = 0; i < done->frames; i++) {
+		const struct pm_frame *f = &p->frames[i];
+
+		if (!f->nlines || f->line0 < done->lines)
+			continue;
+		if (!at)
+			at = df_section_begin(o, DF_FRAME_LINES);
+		df_put_u32(o, (uint32_t)i);
+		df_put_u32(o, f->line0);
+		df_put_u32(o, f->nlines);
+		df_put_u32(o, 0);
+	}
+	if (at)
+		df_section_end(o, at);
 }
 
-void df_put_rest(struct df_sink *k, const struct profile *p, uint64_t offcpu_added,
-		 void (*extra)(struct df_sink *k, uint32_t type, void *arg), void *arg)
+/* The array section of type: p's records [*done, count), then *done moved to the end. */
+static void put_new(struct df_out *o, const struct profile *p, uint32_t type, size_t *done)
 {
-	unsigned char v[4];
+	const struct df_section *sec = df_section_of(type);
+	size_t n = *df_rec_count(p, sec);
 
-	df_sink_begin(k, DF_STRINGS);
-	df_sink_put(k, p->str.buf, p->str.len);
-	df_sink_end(k);
-	for (size_t x = 0; x < df_nsections; x++) {
-		const struct df_section *sec = &df_sections[x];
-		size_t n = *df_rec_count(p, sec);
+	put_run(o, p, sec, *done, n);
+	*done = n;
+}
 
-		if (sec->type == DF_SAMPLES)
-			continue;
-		/* Files without off-CPU data stay byte for byte what they were. */
-		if (sec->type == DF_OFFCPU && n == 0 && offcpu_added == 0)
-			continue;
-		df_sink_begin(k, sec->type);
-		if (extra)
-			extra(k, sec->type, arg);
-		for (size_t i = 0; i < n; i++)
-			df_sink_record(k, p, sec, i);
-		df_sink_end(k);
-	}
+void df_put_chunk(struct df_out *o, const struct profile *p, struct datafile_out *w, bool final)
+{
+	struct df_mark *done = &w->done;
+	size_t at;
+
 	/*
-	 * A column of the lines kept apart, so that readers from before it
-	 * still read the lines section.
+	 * In the order of their references: a chunk cut anywhere before
+	 * its SYNC is not read, but each section only names what came
+	 * before it.
 	 */
-	df_sink_begin(k, DF_START_LINES);
-	for (size_t i = 0; i < p->nlines; i++) {
-		put_le32(v, p->lines[i].start_line);
-		df_sink_put(k, v, sizeof(v));
+	if (done->str < p->str.len) {
+		at = run_begin(o, DF_STRINGS, done->str);
+		memcpy(out_reserve(o, p->str.len - done->str), p->str.buf + done->str,
+		       p->str.len - done->str);
+		df_section_end(o, at);
+		done->str = p->str.len;
 	}
-	df_sink_end(k);
-	/* Version 2: END holds the checksum of everything before it. */
+	/* Meta entries change in place (counts): all of them, each time. */
+	put_run(o, p, df_section_of(DF_META), 0, p->nmeta);
+	w->nmeta = p->nmeta;
+	/* Modules learn their build-ids and reasons at the end. */
+	if (final)
+		done->modules = 0;
+	put_new(o, p, DF_MODULES, &done->modules);
+	put_new(o, p, DF_SEGMENTS, &done->segments);
+	if (done->lines < p->nlines) {
+		at = run_begin(o, DF_START_LINES, done->lines);
+		for (size_t i = done->lines; i < p->nlines; i++)
+			df_put_u32(o, p->lines[i].start_line);
+		df_section_end(o, at);
+		put_run(o, p, df_section_of(DF_LINES), done->lines, p->nlines);
+	}
+	put_frame_lines(o, p, done);
+	done->lines = p->nlines;
+	put_new(o, p, DF_FRAMES, &done->frames);
+	put_new(o, p, DF_STACK_FRAMES, &done->stack_frames);
+	put_new(o, p, DF_STACKS, &done->stacks);
+	put_appended(o, p, DF_SAMPLES, &w->samples, &done->samples);
+	put_appended(o, p, DF_THREADS, &w->threads, &done->threads);
+	put_appended(o, p, DF_OFFCPU, &w->offcpu, &done->offcpu);
 	{
-		unsigned char e[DF_END_PAYLOAD] = {0};
-		uLong sum = k->sum;
+		uLong sum = crc32_z(w->sum, o->buf, o->len);
 
-		df_sink_begin(k, DF_END);
-		put_le32(e, (uint32_t)sum);
-		df_sink_put(k, e, sizeof(e));
-		df_sink_end(k);
+		at = df_section_begin(o, DF_SYNC);
+		df_put_u64(o, w->last_time);
+		df_put_u64(o, w->samples.written);
+		df_put_u32(o, (uint32_t)sum);
+		df_put_u32(o, 0);
+		df_section_end(o, at);
 	}
-	df_sink_flush(k);
 }
 
-/* The samples come first, as datafile_add_sample streams them. */
+void df_put_end(struct df_out *o, uLong sum)
+{
+	size_t at = df_section_begin(o, DF_END);
+
+	df_put_u32(o, (uint32_t)sum);
+	df_put_u32(o, 0);
+	df_section_end(o, at);
+}
+
+/* A file of one chunk: what datafile_write makes of p. */
 unsigned char *datafile_encode(const struct profile *p, size_t *len)
 {
-	const struct df_section *samples = df_section_of(DF_SAMPLES);
-	struct df_out h = {0};
-	struct df_sink k;
+	struct datafile_out w;
+	struct df_out o = {0};
 
-	df_sink_init(&k, NULL, NULL, 0, crc32(0L, Z_NULL, 0));
-	df_put_header(&h);
-	k.sum = crc32_z(k.sum, h.buf, h.len);
-	df_sink_raw(&k, h.buf, h.len);
-	free(h.buf);
-	df_sink_begin(&k, DF_SAMPLES);
-	for (size_t i = 0; i < p->nsamples; i++)
-		df_sink_record(&k, p, samples, i);
-	df_sink_end(&k);
-	df_put_rest(&k, p, 0, NULL, NULL);
-	*len = k.len;
-	return k.buf;
+	memset(&w, 0, sizeof(w));
+	df_put_header(&o);
+	df_put_chunk(&o, p, &w, true);
+	df_put_end(&o, crc32_z(crc32(0L, Z_NULL, 0), o.buf, o.len));
+	*len = o.len;
+	return o.buf;
 }

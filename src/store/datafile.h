@@ -9,10 +9,17 @@
  *   an END section (type 0) closes the file: since version 2 it holds
  *            the CRC-32 of every byte before it (u32) and a zero u32,
  *            and nothing follows it; version 1 files have an empty END.
- * A reader skips section types it does not know, so later minor additions
- * stay readable; a file whose version is newer than DATAFILE_VERSION is
- * refused. Writing goes to a temporary file in the same directory, created
- * 0600, renamed over the output name only when complete.
+ *
+ * Version 3 is written as the recording goes, a chunk at a time: each
+ * chunk adds to the arrays what they gained since the last (RUN
+ * sections: records from a given index on), gives lines to frames
+ * written before they were named (FRAME_LINES), and ends with a SYNC.
+ * A file cut short (the recorder killed, the disk full, or a recording
+ * still going) reads as what its complete chunks hold, and says so; one
+ * whose END is there is whole. Versions 1 and 2 hold each array in one
+ * section; readers take all three. A reader skips section types it does
+ * not know; a file whose version is newer than DATAFILE_VERSION is
+ * refused.
  */
 #ifndef PERFMINI_DATAFILE_H
 #define PERFMINI_DATAFILE_H
@@ -24,7 +31,7 @@
 #include "store/profile.h"
 
 #define DATAFILE_MAGIC	 "PERFMINI"
-#define DATAFILE_VERSION 2
+#define DATAFILE_VERSION 3
 
 /* The deepest stack and inline chain a reader accepts (writers stay far below). */
 #define DATAFILE_MAX_DEPTH  1024
@@ -48,6 +55,14 @@ enum datafile_section {
 	DF_SEGMENTS = 10,    /* the modules' PT_LOAD segments */
 	DF_START_LINES = 11, /* per line record, its function's declaration line */
 	DF_OFFCPU = 12,	     /* off-CPU intervals (record --off-cpu) */
+	/* Version 3: */
+	DF_RUN = 13,	     /* u32 type, u32 0, u64 first index, then records of type */
+	DF_FRAME_LINES = 14, /* records: u32 frame, u32 line0, u32 nlines, u32 0 */
+	/*
+	 * The end of a chunk: u64 time (ns), u64 samples so far, u32 CRC-32
+	 * of every byte before it (as END's), u32 0.
+	 */
+	DF_SYNC = 15,
 };
 
 /* Serializes p; returns a malloc'd buffer and its size through *len. */
@@ -61,40 +76,48 @@ unsigned char *datafile_encode(const struct profile *p, size_t *len);
 struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err, size_t errlen);
 
 /*
- * An output file in the making (outfile.h): opened before anything is
- * recorded, so that neither a full descriptor table nor an unwritable or
- * impossible output is found out only after a recording; a regular file
- * is written to a fresh temporary name (mode 0600) and renamed over path
- * when complete, a device or FIFO is written directly.
+ * How much of a profile's arrays a file holds already: what the next
+ * chunk adds starts there.
+ */
+struct df_mark {
+	size_t str; /* bytes of the string table */
+	size_t modules, segments, lines, frames, stack_frames, stacks;
+	size_t samples, threads, offcpu; /* those the profile itself holds */
+};
+
+/* Records added to a file as they come, encoded, until the next chunk. */
+struct df_pending {
+	unsigned char *buf;
+	size_t len, cap;
+	uint64_t written; /* records of the kind in the file, these excluded */
+};
+
+/*
+ * A data file written as a recording goes (version 3): opened before
+ * anything is recorded, so that neither a full descriptor table nor an
+ * unwritable or impossible output is found out only after a recording,
+ * unnamed (outfile.h) until the first chunk names it. From then on the
+ * file under its name reads at every moment as what the chunks written
+ * so far hold: a recording killed keeps them. A device or a FIFO (-o -)
+ * gets the same bytes.
  *
- * Samples go to the file as they come (datafile_add_sample), so that a
- * long recording keeps none of them in memory: into the output itself,
- * whose samples section comes first and gets its size and checksum at the
- * end, or, where the output cannot seek back (a pipe), into a spill file
- * copied out at the end. The file is the same either way.
+ * Samples, threads and off-CPU spans are added one by one and wait in
+ * memory for the next chunk (datafile_flush), which also writes what
+ * the profile gained since the last: strings, modules, frames and their
+ * names, stacks. The caller flushes every second or so, and when
+ * datafile_pending grows: memory holds a second of records, not a
+ * recording.
  */
 struct datafile_out {
 	struct outfile file;
-	int sfd;	    /* where sample bytes go: the output, or the spill file */
-	bool spill;	    /* sfd is a spill file */
-	unsigned char *buf; /* samples not written yet */
-	size_t blen;
-	uint64_t nsamples, bytes; /* samples added, and their bytes written */
-	unsigned long crc;	  /* CRC-32 of those bytes */
-	/*
-	 * Threads (datafile_add_thread) and off-CPU spans
-	 * (datafile_add_offcpu) added: records in a spill file of their own
-	 * each (opened at the first), the last few in buf; they go into
-	 * their section before the profile's own.
-	 */
-	struct df_spill {
-		int fd;
-		unsigned char *buf;
-		size_t len;
-		uint64_t bytes; /* written to fd */
-		uint64_t n;	/* records added */
-	} threads, offcpu;
-	int err; /* the first write error, reported by datafile_commit */
+	struct df_mark done;
+	struct df_pending samples, threads, offcpu;
+	uint64_t bytes;	    /* written to the file */
+	unsigned long sum;  /* CRC-32 of those bytes, END's */
+	uint64_t last_time; /* the latest sample or span time added, for SYNC */
+	size_t nmeta;	    /* meta entries at the last chunk */
+	bool named;	    /* the file is under its name */
+	int err;	    /* the first write error: nothing is written after it */
 };
 
 /*
@@ -103,33 +126,43 @@ struct datafile_out {
  * Nothing in store/ prints.
  */
 int datafile_create(struct datafile_out *out, const char *path, char *err, size_t errlen);
-/* Adds a sample; a write error is kept for datafile_commit to report. */
+/* Adds a sample, written with the next chunk. */
 void datafile_add_sample(struct datafile_out *out, const struct pm_sample *s);
 /*
- * Adds a thread record (comm: a string of the profile committed), kept
- * on disk until datafile_commit writes it among the profile's threads:
- * a recording that sees threads come and go keeps none of those gone.
+ * Adds a thread record (comm: a string of the profile flushed next), so
+ * that a recording that sees threads come and go keeps none of those gone.
  */
 void datafile_add_thread(struct datafile_out *out, const struct pm_thread *t);
-/*
- * The same for an off-CPU span: on disk until datafile_commit writes it
- * in the off-CPU section, so that a recording with --off-cpu keeps no span
- * in memory however many threads switch.
- */
+/* The same for an off-CPU span. */
 void datafile_add_offcpu(struct datafile_out *out, const struct pm_offcpu *s);
+/* Bytes waiting for the next chunk. */
+size_t datafile_pending(const struct datafile_out *out);
 /*
- * Writes p (its samples after those added) and renames it into place;
- * releases out. *written, when not NULL, gets the file's size.
+ * Writes a chunk: what p gained since the last, the records added, a
+ * SYNC; names the file at the first. After a write error (a full disk)
+ * nothing more is written and every call returns it.
+ */
+int datafile_flush(struct datafile_out *out, const struct profile *p, char *err, size_t errlen);
+/*
+ * The last chunk, in which every module and meta entry of p is written
+ * again (they change to the end: build-ids, reasons, counts), then END;
+ * closes the file. *written, when not NULL, gets the file's size.
  */
 int datafile_commit(struct datafile_out *out, const struct profile *p, size_t *written, char *err,
 		    size_t errlen);
-/* Removes the temporary file and releases out. */
+/*
+ * Releases out: a file not named yet is gone; one named keeps the chunks
+ * written, and reads as cut short.
+ */
 void datafile_abandon(struct datafile_out *out);
 
 /* datafile_create and datafile_commit at once. */
 int datafile_write(const struct profile *p, const char *path, size_t *written, char *err,
 		   size_t errlen);
-/* Reads path. A file owned by another user (not root) is refused unless force. */
+/*
+ * Reads path. A file owned by another user (not root) is refused unless
+ * force. A file cut short reads as its complete chunks: p->cut says so.
+ */
 struct profile *datafile_read(const char *path, bool force, char *err, size_t errlen);
 
 #endif

@@ -18,13 +18,22 @@
 #include "util/array.h"
 #include "util/bytes.h"
 
+/* A version 3 RUN: records [first, first + n) of its type, at file offset at. */
+struct run {
+	size_t first, n, at;
+};
+
 struct in {
 	uint32_t version; /* the header's */
 	char *err;
 	size_t errlen;
-	size_t sec_at[DF_OFFCPU + 1]; /* where each known section starts */
-	uint32_t *start_lines;	      /* DF_START_LINES, applied after every section */
-	size_t nstart_lines;
+	size_t sec_at[DF_OFFCPU + 1];	 /* where each known section starts (the last RUN) */
+	struct run *runs[DF_OFFCPU + 1]; /* version 3: every RUN of each type, in file order */
+	size_t nruns[DF_OFFCPU + 1], runs_cap[DF_OFFCPU + 1];
+	uint32_t *start_lines; /* DF_START_LINES, applied after every section */
+	size_t nstart_lines, start_lines_cap;
+	uint64_t sync_time; /* the last SYNC's */
+	size_t cut;	    /* version 3 cut short: where the file breaks off */
 };
 
 static int fail(struct in *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -52,23 +61,42 @@ static const char *section_name(uint32_t type)
 					    "threads",
 					    "segments",
 					    "start lines",
-					    "off-CPU intervals"};
+					    "off-CPU intervals",
+					    "run",
+					    "frame lines",
+					    "sync"};
 
 	return type < ARRAY_SIZE(names) ? names[type] : "unknown";
 }
 
-/* Reads an array section's payload d of size bytes into p. */
+/*
+ * Reads an array section's payload d of size bytes into p, as its records
+ * from index first on (0 for a whole section, which replaces the array).
+ */
 static int load_records(struct in *in, struct profile *p, const struct df_section *sec,
-			const unsigned char *d, size_t size, size_t at)
+			size_t first, const unsigned char *d, size_t size, size_t at)
 {
-	size_t rsize = df_rec_size(sec), n;
-	char *arr;
+	size_t rsize = df_rec_size(sec), n, *count = df_rec_count(p, sec);
+	size_t *cap = (size_t *)((char *)p + sec->cap);
+	char **arrp = (char **)((char *)p + sec->arr), *arr;
 
 	if (size % rsize)
 		return fail(in, "bad %s section at offset %zu: size %zu is not a multiple of %zu",
 			    section_name(sec->type), at, size, rsize);
 	n = size / rsize;
-	arr = xcalloc(n ? n : 1, sec->rec_mem);
+	if (first > *count)
+		return fail(in, "bad run at offset %zu: %s from %zu of %zu", at, sec->name, first,
+			    *count);
+	if (first + n > *cap) {
+		size_t want = first + n > 2 * *cap ? first + n : 2 * *cap;
+
+		*arrp = xrealloc(*arrp, (want ? want : 1) * sec->rec_mem);
+		*cap = want;
+	}
+	if (first + n > *count)
+		*count = first + n;
+	arr = *arrp + first * sec->rec_mem;
+	memset(arr, 0, n * sec->rec_mem);
 	for (size_t i = 0; i < n; i++) {
 		char *rec = arr + i * sec->rec_mem;
 
@@ -88,10 +116,95 @@ static int load_records(struct in *in, struct profile *p, const struct df_sectio
 			d += 4;
 		}
 	}
-	free(df_rec_array(p, sec));
-	*(char **)((char *)p + sec->arr) = arr;
-	*df_rec_count(p, sec) = n;
-	*(size_t *)((char *)p + sec->cap) = n;
+	return 0;
+}
+
+/* The start lines from index first on (0 for a whole section). */
+static int load_start_lines(struct in *in, size_t first, const unsigned char *d, size_t size,
+			    size_t at)
+{
+	size_t n = size / 4;
+
+	if (size % 4)
+		return fail(in,
+			    "bad start lines section at offset %zu: size %zu is not a "
+			    "multiple of 4",
+			    at, size);
+	if (first > in->nstart_lines)
+		return fail(in, "bad run at offset %zu: start lines from %zu of %zu", at, first,
+			    in->nstart_lines);
+	/* The lines may come later in the file: kept until they have. */
+	xgrow(&in->start_lines, &in->start_lines_cap, first + n, sizeof(*in->start_lines));
+	for (size_t i = 0; i < n; i++)
+		in->start_lines[first + i] = get_le32(d + 4 * i);
+	if (first + n > in->nstart_lines)
+		in->nstart_lines = first + n;
+	return 0;
+}
+
+/* Strings from offset first on: the table so far, extended. */
+static int load_strings(struct in *in, struct profile *p, size_t first, const unsigned char *d,
+			size_t size, size_t at)
+{
+	size_t have = first ? p->str.len : 0;
+
+	if (size == 0 || d[size - 1] != '\0' || first != have || (first == 0 && d[0] != '\0'))
+		return fail(in, "bad strings section at offset %zu", at);
+	xgrow(&p->str.buf, &p->str.cap, first + size, 1);
+	memcpy(p->str.buf + first, d, size);
+	p->str.len = first + size;
+	return 0;
+}
+
+/* Version 3's RUN: records of a type from an index on. */
+static int load_run(struct in *in, struct profile *p, const unsigned char *d, size_t size,
+		    size_t at)
+{
+	const struct df_section *sec;
+	uint32_t type;
+	uint64_t first;
+
+	if (size < DF_RUN_HEAD)
+		return fail(in, "bad run at offset %zu: %zu bytes", at, size);
+	type = get_le32(d);
+	first = get_le64(d + 8);
+	d += DF_RUN_HEAD;
+	size -= DF_RUN_HEAD;
+	if (first > SIZE_MAX / 2)
+		return fail(in, "bad run at offset %zu: first index %llu", at,
+			    (unsigned long long)first);
+	if (type == DF_STRINGS)
+		return load_strings(in, p, (size_t)first, d, size, at);
+	if (type == DF_START_LINES)
+		return load_start_lines(in, (size_t)first, d, size, at);
+	sec = df_section_of(type);
+	if (!sec)
+		return 0; /* a later addition: skipped */
+	if (load_records(in, p, sec, (size_t)first, d, size, at))
+		return -EBADMSG;
+	xgrow(&in->runs[type], &in->runs_cap[type], in->nruns[type] + 1, sizeof(struct run));
+	in->runs[type][in->nruns[type]++] =
+		(struct run){(size_t)first, size / df_rec_size(sec), at};
+	in->sec_at[type] = at;
+	return 0;
+}
+
+/* Lines given to frames written before they were named. */
+static int load_frame_lines(struct in *in, struct profile *p, const unsigned char *d, size_t size,
+			    size_t at)
+{
+	if (size % DF_FRAME_LINES_RECORD)
+		return fail(in, "bad frame lines section at offset %zu: size %zu", at, size);
+	for (size_t i = 0; i < size / DF_FRAME_LINES_RECORD; i++, d += DF_FRAME_LINES_RECORD) {
+		uint32_t f = get_le32(d);
+
+		if (f >= p->nframes)
+			return fail(in, "bad frame lines %zu at offset %zu: frame %u of %zu", i, at,
+				    f, p->nframes);
+		p->frames[f].line0 = get_le32(d + 4);
+		p->frames[f].nlines = get_le32(d + 8);
+	}
+	in->sec_at[DF_FRAMES] = at;
 	return 0;
 }
 
@@ -100,105 +213,113 @@ static int load_section(struct in *in, struct profile *p, uint32_t type, const u
 {
 	const struct df_section *sec;
 
-	if (type == DF_STRINGS) {
-		if (size == 0 || d[0] != '\0' || d[size - 1] != '\0')
-			return fail(in, "bad strings section at offset %zu", at);
-		p->str.buf = xrealloc(p->str.buf, size);
-		memcpy(p->str.buf, d, size);
-		p->str.len = p->str.cap = size;
-		return 0;
-	}
+	if (in->version >= 3 && type == DF_RUN)
+		return load_run(in, p, d, size, at);
+	if (in->version >= 3 && type == DF_FRAME_LINES)
+		return load_frame_lines(in, p, d, size, at);
+	if (type == DF_STRINGS)
+		return load_strings(in, p, 0, d, size, at);
 	if (type == DF_START_LINES) {
-		if (size % 4)
-			return fail(in,
-				    "bad start lines section at offset %zu: size %zu is not a "
-				    "multiple of 4",
-				    at, size);
-		/* The lines may come later in the file: kept until they have. */
-		in->nstart_lines = size / 4;
-		in->start_lines = xcalloc(in->nstart_lines ? in->nstart_lines : 1, 4);
-		for (size_t i = 0; i < in->nstart_lines; i++)
-			in->start_lines[i] = get_le32(d + 4 * i);
-		return 0;
+		in->nstart_lines = 0;
+		return load_start_lines(in, 0, d, size, at);
 	}
 	sec = df_section_of(type);
+	if (sec)
+		*df_rec_count(p, sec) = 0; /* a whole section: the array anew */
 	/* A later minor addition: skipped. */
-	return sec ? load_records(in, p, sec, d, size, at) : 0;
+	return sec ? load_records(in, p, sec, 0, d, size, at) : 0;
 }
 
-/* The file offset of record i of sec. */
+/*
+ * The file offset of record i of sec, for messages: in a version 3 file,
+ * in the last RUN that wrote it.
+ */
 static size_t rec_at(const struct in *in, const struct df_section *sec, size_t i)
 {
+	for (size_t k = in->nruns[sec->type]; k-- > 0;) {
+		const struct run *r = &in->runs[sec->type][k];
+
+		if (i >= r->first && i - r->first < r->n)
+			return r->at + DF_SECTION_HEAD + DF_RUN_HEAD +
+			       (i - r->first) * df_rec_size(sec);
+	}
 	return in->sec_at[sec->type] + DF_SECTION_HEAD + i * df_rec_size(sec);
 }
 
-static int check_frame(struct in *in, const struct profile *p, size_t i, size_t at)
+static int check_frame(struct in *in, const struct profile *p, size_t i,
+		       const struct df_section *sec)
 {
 	const struct pm_frame *f = &p->frames[i];
 
 	if (f->module != PM_NONE && f->module >= p->nmodules)
-		return fail(in, "bad frame %zu at offset %zu: module %u of %zu", i, at, f->module,
-			    p->nmodules);
+		return fail(in, "bad frame %zu at offset %zu: module %u of %zu", i,
+			    rec_at(in, sec, i), f->module, p->nmodules);
 	if (f->nlines && (f->line0 >= p->nlines || f->nlines > p->nlines - f->line0 ||
 			  f->nlines > DATAFILE_MAX_INLINE))
-		return fail(in, "bad frame %zu at offset %zu: lines %u+%u of %zu", i, at, f->line0,
-			    f->nlines, p->nlines);
+		return fail(in, "bad frame %zu at offset %zu: lines %u+%u of %zu", i,
+			    rec_at(in, sec, i), f->line0, f->nlines, p->nlines);
 	return 0;
 }
 
-static int check_stack(struct in *in, const struct profile *p, size_t i, size_t at)
+static int check_stack(struct in *in, const struct profile *p, size_t i,
+		       const struct df_section *sec)
 {
 	const struct pm_stack *s = &p->stacks[i];
 
 	if (s->off > p->nstack_frames || s->depth > p->nstack_frames - s->off ||
 	    s->depth > DATAFILE_MAX_DEPTH)
-		return fail(in, "bad stack %zu at offset %zu: frames %u+%u of %zu", i, at, s->off,
-			    s->depth, p->nstack_frames);
+		return fail(in, "bad stack %zu at offset %zu: frames %u+%u of %zu", i,
+			    rec_at(in, sec, i), s->off, s->depth, p->nstack_frames);
 	return 0;
 }
 
-static int check_stack_frame(struct in *in, const struct profile *p, size_t i, size_t at)
+static int check_stack_frame(struct in *in, const struct profile *p, size_t i,
+			     const struct df_section *sec)
 {
 	if (p->stack_frames[i] >= p->nframes)
-		return fail(in, "bad stack frame %zu at offset %zu: frame %u of %zu", i, at,
-			    p->stack_frames[i], p->nframes);
+		return fail(in, "bad stack frame %zu at offset %zu: frame %u of %zu", i,
+			    rec_at(in, sec, i), p->stack_frames[i], p->nframes);
 	return 0;
 }
 
-static int check_sample(struct in *in, const struct profile *p, size_t i, size_t at)
+static int check_sample(struct in *in, const struct profile *p, size_t i,
+			const struct df_section *sec)
 {
 	if (p->samples[i].stack >= p->nstacks)
-		return fail(in, "bad sample %zu at offset %zu: stack %u of %zu", i, at,
-			    p->samples[i].stack, p->nstacks);
+		return fail(in, "bad sample %zu at offset %zu: stack %u of %zu", i,
+			    rec_at(in, sec, i), p->samples[i].stack, p->nstacks);
 	return 0;
 }
 
-static int check_offcpu(struct in *in, const struct profile *p, size_t i, size_t at)
+static int check_offcpu(struct in *in, const struct profile *p, size_t i,
+			const struct df_section *sec)
 {
 	const struct pm_offcpu *o = &p->offcpu[i];
 
 	if (o->stack >= p->nstacks)
-		return fail(in, "bad off-CPU interval %zu at offset %zu: stack %u of %zu", i, at,
-			    o->stack, p->nstacks);
+		return fail(in, "bad off-CPU interval %zu at offset %zu: stack %u of %zu", i,
+			    rec_at(in, sec, i), o->stack, p->nstacks);
 	if (o->flags & ~PM_OFFCPU_PREEMPTED)
-		return fail(in, "bad off-CPU interval %zu at offset %zu: unknown flags %#x", i, at,
-			    o->flags);
+		return fail(in, "bad off-CPU interval %zu at offset %zu: unknown flags %#x", i,
+			    rec_at(in, sec, i), o->flags);
 	return 0;
 }
 
-static int check_segment(struct in *in, const struct profile *p, size_t i, size_t at)
+static int check_segment(struct in *in, const struct profile *p, size_t i,
+			 const struct df_section *sec)
 {
 	const struct pm_segment *g = &p->segments[i];
 
 	if (g->module >= p->nmodules || g->filesz > g->memsz ||
 	    g->offset > UINT64_MAX - g->filesz || g->vaddr > UINT64_MAX - g->memsz)
-		return fail(in, "bad segment %zu at offset %zu: module %u of %zu", i, at, g->module,
-			    p->nmodules);
+		return fail(in, "bad segment %zu at offset %zu: module %u of %zu", i,
+			    rec_at(in, sec, i), g->module, p->nmodules);
 	return 0;
 }
 
 /* The references other than strings that a section's records hold. */
-typedef int check_fn(struct in *in, const struct profile *p, size_t i, size_t at);
+typedef int check_fn(struct in *in, const struct profile *p, size_t i,
+		     const struct df_section *sec);
 static check_fn *const checks[] = {
 	[DF_FRAMES] = check_frame,
 	[DF_STACKS] = check_stack,
@@ -223,7 +344,6 @@ static int validate(struct in *in, const struct profile *p)
 
 		for (size_t i = 0; i < n; i++) {
 			const char *rec = arr + i * sec->rec_mem;
-			size_t at = rec_at(in, sec, i);
 			int ret;
 
 			for (const struct df_field *f = sec->fields; f->kind != DF_F_END; f++)
@@ -232,8 +352,9 @@ static int validate(struct in *in, const struct profile *p)
 						    "bad %s %zu at offset %zu: string "
 						    "offset %u "
 						    "outside the string table",
-						    sec->name, i, at, load_u32(rec + f->mem));
-			if (check && (ret = check(in, p, i, at)))
+						    sec->name, i, rec_at(in, sec, i),
+						    load_u32(rec + f->mem));
+			if (check && (ret = check(in, p, i, sec)))
 				return ret;
 		}
 	}
@@ -313,8 +434,59 @@ static int read_end(struct in *in, const unsigned char *buf, size_t len, size_t 
 	return 0;
 }
 
-/* Every section from the header's end to END, into p. */
-static int read_sections(struct in *in, struct profile *p, const unsigned char *buf, size_t len)
+/*
+ * A chunk's end: its SYNC holds the checksum of everything before it, so
+ * that a file cut short is checked as a whole one is, headers included.
+ */
+static int read_sync(struct in *in, const unsigned char *d, size_t size, size_t at, uLong sum)
+{
+	if (size < DF_SYNC_PAYLOAD)
+		return fail(in, "bad sync section at offset %zu: %zu bytes", at, size);
+	if (get_le32(d + 16) != (uint32_t)sum)
+		return fail(in, "corrupt file: the checksum at offset %zu does not match", at);
+	in->sync_time = get_le64(d);
+	return 0;
+}
+
+/*
+ * Version 3: where the sections to read end. A whole file is read to its
+ * END; one cut short (the recorder killed, or still writing) ends in the
+ * middle of a section or without END, and is read to its last SYNC, the
+ * end of its last complete chunk: *cut gets the offset the file breaks
+ * off at, 0 for a whole file.
+ */
+static size_t read_limit(const unsigned char *buf, size_t len, size_t *cut)
+{
+	size_t last_sync = DF_HEADER_SIZE, at = DF_HEADER_SIZE;
+
+	for (;;) {
+		uint32_t type;
+		uint64_t size;
+
+		if (len - at < DF_SECTION_HEAD)
+			break;
+		type = get_le32(buf + at);
+		size = get_le64(buf + at + 8);
+		if (size > len - at - DF_SECTION_HEAD)
+			break;
+		if (type == DF_END) {
+			*cut = 0;
+			return len;
+		}
+		at += DF_SECTION_HEAD + (size_t)size;
+		at += (8 - at % 8) % 8;
+		if (at > len)
+			break;
+		if (type == DF_SYNC)
+			last_sync = at;
+	}
+	*cut = at < len ? at : len;
+	return last_sync;
+}
+
+/* Every section from the header's end to END (or limit, cut short), into p. */
+static int read_sections(struct in *in, struct profile *p, const unsigned char *buf, size_t len,
+			 size_t limit)
 {
 	uint32_t seen = 0;
 	size_t summed = 0;
@@ -325,6 +497,8 @@ static int read_sections(struct in *in, struct profile *p, const unsigned char *
 		uint64_t size;
 		const unsigned char *d = buf + at + DF_SECTION_HEAD;
 
+		if (at == limit && in->cut)
+			return 0; /* cut short: its complete chunks read */
 		if (len - at < DF_SECTION_HEAD)
 			return fail(
 				in,
@@ -344,9 +518,13 @@ static int read_sections(struct in *in, struct profile *p, const unsigned char *
 				    section_name(type), at);
 		if (type == DF_END)
 			return read_end(in, buf, len, at, size, df_sum_gap(sum, buf, summed, at));
+		if (in->version >= 3 && type == DF_SYNC &&
+		    read_sync(in, d, (size_t)size, at, df_sum_gap(sum, buf, summed, at)))
+			return -EBADMSG;
 		if (type <= DF_OFFCPU)
 			in->sec_at[type] = at;
-		if (type < 32) {
+		/* Version 3 repeats its RUN, FRAME_LINES and SYNC sections. */
+		if (type < 32 && !(in->version >= 3 && type >= DF_RUN && type <= DF_SYNC)) {
 			if (seen & (1u << type))
 				return fail(in, "bad file: second %s section at offset %zu",
 					    section_name(type), at);
@@ -367,13 +545,28 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
 	struct in in = {.err = err, .errlen = errlen};
 	struct profile *p;
 
+	size_t limit = len;
+
 	if (read_header(&in, buf, len))
 		return NULL;
+	if (in.version >= 3) {
+		limit = read_limit(buf, len, &in.cut);
+		if (in.cut && limit == DF_HEADER_SIZE) {
+			fail(&in, "truncated at offset %zu: cut short before its first chunk ended",
+			     in.cut);
+			return NULL;
+		}
+	}
 	p = profile_new();
-	if (read_sections(&in, p, buf, len) || validate(&in, p)) {
+	if (read_sections(&in, p, buf, len, limit) || validate(&in, p)) {
 		profile_free(p);
 		p = NULL;
+	} else if (in.cut) {
+		p->cut_at = in.cut;
+		p->cut_time = in.sync_time;
 	}
 	free(in.start_lines);
+	for (size_t t = 0; t <= DF_OFFCPU; t++)
+		free(in.runs[t]);
 	return p;
 }

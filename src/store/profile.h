@@ -171,6 +171,12 @@ struct profile {
 	size_t stack_samples_cap;
 	struct pm_segment *segments; /* grouped by module, in file order */
 	size_t nsegments, segments_cap;
+	/*
+	 * Read back from a file cut short (version 3, no END): the offset
+	 * it ends at, and the time of the last sample its complete chunks
+	 * hold; cut_at is 0 for a whole file.
+	 */
+	uint64_t cut_at, cut_time;
 	/* Interning indexes, only while building. */
 	struct hmap frame_index, stack_index;
 };

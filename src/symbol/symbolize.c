@@ -145,6 +145,67 @@ void symbolize_add_levels(struct profile *p, uint32_t frame, const struct symres
 	}
 }
 
+/* Module m's flags in a profile: its kind, and what naming it found. */
+static uint32_t module_flags(const struct module *m, const struct symfile *sf)
+{
+	uint32_t flags = 0;
+
+	if (m->kind == MODULE_KERNEL)
+		flags = PM_MODULE_KERNEL;
+	else if (m->kind == MODULE_VDSO)
+		flags = PM_MODULE_VDSO;
+	else if (m->kind == MODULE_ANON)
+		flags = PM_MODULE_ANON;
+	else if (m->kind == MODULE_PERFMAP)
+		flags = PM_MODULE_PERFMAP;
+	if (sf) {
+		flags |= (uint32_t)sf->reason << PM_MODULE_REASON_SHIFT;
+		flags |= (uint32_t)sf->lines_reason << PM_MODULE_LINES_SHIFT;
+	}
+	return flags;
+}
+
+void symbolize_modules(struct profile *p, struct symbolizer *z, bool final)
+{
+	struct module_set *mods = z->mods;
+
+	for (size_t i = final ? 0 : p->nmodules; i < mods->n; i++) {
+		struct module *m = mods->mods[i];
+		/*
+		 * What was read of the module for naming, if anything (a module
+		 * no sampled frame is in is not read now). Before the end, the
+		 * naming thread may be reading z: it is not touched.
+		 */
+		struct symfile *sf = final ? symfile_find(z, m) : NULL;
+		char hex[2 * BUILD_ID_MAX + 1] = "";
+		uint32_t id = (uint32_t)i;
+
+		if (sf)
+			build_id_hex(sf->build_id, sf->build_id_len, hex);
+		if (i < p->nmodules) {
+			p->modules[i].build_id = strtab_add(&p->str, hex);
+			p->modules[i].flags = module_flags(m, sf);
+		} else {
+			id = profile_add_module(p, m->path, hex, module_flags(m, sf));
+		}
+		if (sf && sf->reason)
+			p->modules[id].reason = strtab_add(&p->str, module_reason_text(sf->reason));
+		/* Its segments, for pprof to map file offsets back to ELF addresses. */
+		for (size_t k = 0; sf && m->kind == MODULE_FILE && k < sf->nsegs; k++) {
+			struct pm_segment g = {
+				.module = id,
+				.flags = sf->segs[k].flags,
+				.offset = sf->segs[k].offset,
+				.vaddr = sf->segs[k].vaddr,
+				.filesz = sf->segs[k].filesz,
+				.memsz = sf->segs[k].memsz,
+			};
+
+			profile_add_segment(p, &g);
+		}
+	}
+}
+
 size_t symbolize_profile(struct profile *p, struct symbolizer *z,
 			 bool (*resolved)(uint32_t frame, void *arg), void *arg, bool cut_short)
 {
@@ -173,47 +234,6 @@ size_t symbolize_profile(struct profile *p, struct symbolizer *z,
 		symres_release(r);
 	}
 	free(r);
-	for (size_t i = p->nmodules; i < mods->n; i++) {
-		struct module *m = mods->mods[i];
-		/*
-		 * What was read of the module for naming, if anything (a module
-		 * no sampled frame is in is not read now). Cut short, the thread
-		 * may still be reading z: it is not touched.
-		 */
-		struct symfile *sf = cut_short ? NULL : symfile_find(z, m);
-		char hex[2 * BUILD_ID_MAX + 1] = "";
-		uint32_t flags = 0, id;
-
-		if (sf)
-			build_id_hex(sf->build_id, sf->build_id_len, hex);
-		if (m->kind == MODULE_KERNEL)
-			flags = PM_MODULE_KERNEL;
-		else if (m->kind == MODULE_VDSO)
-			flags = PM_MODULE_VDSO;
-		else if (m->kind == MODULE_ANON)
-			flags = PM_MODULE_ANON;
-		else if (m->kind == MODULE_PERFMAP)
-			flags = PM_MODULE_PERFMAP;
-		if (sf) {
-			flags |= (uint32_t)sf->reason << PM_MODULE_REASON_SHIFT;
-			flags |= (uint32_t)sf->lines_reason << PM_MODULE_LINES_SHIFT;
-		}
-		id = profile_add_module(p, m->path, hex, flags);
-		if (sf && sf->reason)
-			p->modules[id].reason = strtab_add(&p->str, module_reason_text(sf->reason));
-		/* Its segments, for pprof to map file offsets back to ELF addresses. */
-		for (size_t k = 0; sf && m->kind == MODULE_FILE && k < sf->nsegs; k++) {
-			struct pm_segment g = {
-				.module = id,
-				.flags = sf->segs[k].flags,
-				.offset = sf->segs[k].offset,
-				.vaddr = sf->segs[k].vaddr,
-				.filesz = sf->segs[k].filesz,
-				.memsz = sf->segs[k].memsz,
-			};
-
-			profile_add_segment(p, &g);
-		}
-	}
+	symbolize_modules(p, z, !cut_short);
 	return unresolved;
 }

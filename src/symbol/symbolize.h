@@ -53,11 +53,19 @@ void symbolize_add_levels(struct profile *p, uint32_t frame, const struct symres
  * Gives the frames of p that have no lines yet theirs, resolved now
  * through z, but for those resolved (when not NULL) says were resolved
  * already without a name (by the naming thread), and all of them when
- * cut_short (naming was cut short: they stay unnamed). Then adds one
- * module entry per module of z's set, in set order, so that module ids
- * and profile module indexes agree. Returns how many frames stayed
- * unresolved because naming was cut short.
+ * cut_short (naming was cut short: they stay unnamed). Then gives p its
+ * modules (symbolize_modules; final unless cut short). Returns how many
+ * frames stayed unresolved because naming was cut short.
  */
+/*
+ * Gives p one module entry per module of z's set, in set order, so that
+ * module ids and profile module indexes agree: those it lacks, by path
+ * and kind, while the naming thread may still be reading z; with final,
+ * when it is done, every one again with its build-id, what naming found
+ * and its segments.
+ */
+void symbolize_modules(struct profile *p, struct symbolizer *z, bool final);
+
 size_t symbolize_profile(struct profile *p, struct symbolizer *z,
 			 bool (*resolved)(uint32_t frame, void *arg), void *arg, bool cut_short);
 

@@ -60,57 +60,6 @@ static void unnamed_dirs(const char *dirs[3])
 	dirs[2] = "/tmp";
 }
 
-/* Copies the first len bytes of from to the start of to (positioned at len): 0 or -errno. */
-static int copy_start(int from, int to, uint64_t len)
-{
-	char buf[65536];
-	uint64_t off = 0;
-	int ret = 0;
-
-	while (off < len && ret == 0) {
-		ssize_t n = pread(from, buf,
-				  len - off < sizeof(buf) ? (size_t)(len - off) : sizeof(buf),
-				  (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		ret = write_all(to, buf, (size_t)n);
-		off += (uint64_t)n;
-	}
-	return ret;
-}
-
-int unnamed_file_move(int fd, uint64_t len, const char *name)
-{
-	const char *dirs[3];
-	struct stat old, st;
-	int nfd;
-
-	if (fstat(fd, &old) < 0)
-		return -errno;
-	unnamed_dirs(dirs);
-	for (size_t i = 0; i <= ARRAY_SIZE(dirs); i++) {
-		if (i < ARRAY_SIZE(dirs)) {
-			if (!dirs[i] || !*dirs[i] || stat(dirs[i], &st) < 0 ||
-			    st.st_dev == old.st_dev)
-				continue;
-			nfd = open(dirs[i], O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
-		} else {
-			nfd = memfd_create(name, MFD_CLOEXEC);
-		}
-		if (nfd < 0)
-			continue;
-		if (copy_start(fd, nfd, len) == 0) {
-			close(fd);
-			return nfd;
-		}
-		close(nfd);
-	}
-	return -ENOSPC;
-}
-
 int unnamed_file(const char *name)
 {
 	const char *dirs[3];

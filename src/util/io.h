@@ -21,15 +21,6 @@ int pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
  * Returns the descriptor (close-on-exec), or -errno.
  */
 int unnamed_file(const char *name);
-/*
- * For an unnamed file whose file system is full: a new one, with a copy
- * of the first len bytes of fd, in the first of unnamed_file's places on
- * another file system that can hold them, else in memory. Returns its
- * descriptor, positioned at len (fd is then closed), or -errno (fd left
- * as it was).
- */
-int unnamed_file_move(int fd, uint64_t len, const char *name);
-
 struct stat;
 
 /*

@@ -128,8 +128,55 @@ static int open_stream(struct outfile *o, const char *path)
 	return 0;
 }
 
+/* The directory path is in, as a new string. */
+static char *dir_of(const char *path)
+{
+	char *copy = xstrdup(path), *dir = xstrdup(dirname(copy));
+
+	free(copy);
+	return dir;
+}
+
+/*
+ * A file without a name in path's directory (O_TMPFILE), so that nothing
+ * is left behind whatever ends the process; -errno where the file system
+ * has none.
+ */
+static int open_unnamed(struct outfile *o, const char *path, mode_t mode)
+{
+#ifdef O_TMPFILE
+	char *dir = dir_of(path);
+
+	o->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	free(dir);
+	if (o->fd < 0)
+		return -errno;
+	if (mode != 0600 && fchmod(o->fd, mode) < 0) {
+		int err = errno;
+
+		close(o->fd);
+		o->fd = -1;
+		return -err;
+	}
+	o->unnamed = true;
+	return 0;
+#else
+	(void)o, (void)path, (void)mode;
+	return -EOPNOTSUPP;
+#endif
+}
+
 static int open_temporary(struct outfile *o, const char *path, mode_t mode)
 {
+	int ret;
+
+	/* Also for an unnamed file: a file too big fails its write (SIGXFSZ ignored). */
+	install_cleanup();
+	ret = open_unnamed(o, path, mode);
+
+	/* No O_TMPFILE here (an old kernel, some network file systems): a name. */
+	if (ret != -EOPNOTSUPP && ret != -EISDIR && ret != -EINVAL)
+		return ret;
 	o->tmp = xasprintf("%s.tmp.XXXXXX", path);
 	/* mkostemp: O_EXCL and mode 0600, never through a planted link. */
 	o->fd = mkostemp(o->tmp, O_CLOEXEC);
@@ -148,6 +195,64 @@ static int open_temporary(struct outfile *o, const char *path, mode_t mode)
 	install_cleanup();
 	set_pending(o->tmp, true);
 	return 0;
+}
+
+/*
+ * Links the unnamed file fd under path, replacing what is there: linked
+ * straight to a new name, else to a fresh name beside it renamed over the
+ * old file (the kernel links an unnamed file only to a name not taken).
+ */
+static int link_unnamed(int fd, const char *path)
+{
+	char proc[64], *tmp;
+	int ret = 0;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -errno;
+	for (int tries = 0;; tries++) {
+		char name[8];
+
+		for (int i = 0; i < 6; i++)
+			name[i] = "abcdefghijklmnopqrstuvwxyz0123456789"[rand() % 36];
+		name[6] = '\0';
+		tmp = xasprintf("%s.tmp.%s", path, name);
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0)
+			break;
+		ret = -errno;
+		free(tmp);
+		if (ret != -EEXIST || tries == 100)
+			return ret;
+	}
+	ret = rename(tmp, path) < 0 ? -errno : 0;
+	if (ret < 0)
+		unlink(tmp);
+	free(tmp);
+	return ret;
+}
+
+int outfile_publish(struct outfile *o)
+{
+	int ret = 0;
+
+	if (o->published || (!o->unnamed && !o->tmp))
+		return 0;
+	if (o->unnamed) {
+		ret = link_unnamed(o->fd, o->path);
+	} else if (rename(o->tmp, o->path) < 0) {
+		ret = -errno;
+	} else {
+		set_pending(o->tmp, false);
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+	if (ret == 0) {
+		o->unnamed = false;
+		o->published = true;
+	}
+	return ret;
 }
 
 int outfile_open(struct outfile *o, const char *path, mode_t mode, const char **why)
@@ -217,20 +322,16 @@ void outfile_abandon(struct outfile *o)
 
 int outfile_commit(struct outfile *o)
 {
+	bool file = o->tmp || o->unnamed || o->published;
 	int ret = 0;
 
-	if (o->tmp && fsync(o->fd) < 0)
+	if (file && fsync(o->fd) < 0)
 		ret = -errno;
+	if (ret == 0)
+		ret = outfile_publish(o);
 	if (close(o->fd) < 0 && ret == 0 && errno != EINTR)
 		ret = -errno;
 	o->fd = -1;
-	if (ret == 0 && o->tmp && rename(o->tmp, o->path) < 0)
-		ret = -errno;
-	if (ret == 0 && o->tmp) {
-		set_pending(o->tmp, false);
-		free(o->tmp);
-		o->tmp = NULL;
-	}
 	outfile_abandon(o);
 	return ret;
 }

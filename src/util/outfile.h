@@ -5,9 +5,11 @@
  *
  * What the name is decides how it is written:
  *   - a new name, or a regular file (or a symbolic link, which is never
- *     followed: it is replaced, its target untouched): a temporary file
- *     beside it, renamed over the name when complete, so that a reader
- *     never sees half a file and a failure leaves the old file as it was;
+ *     followed: it is replaced, its target untouched): a file beside it
+ *     without a name (O_TMPFILE; where the file system has none, a
+ *     temporary name), given the name when complete (or when published:
+ *     a file written in place from then on), so that a reader never sees
+ *     half a file and a failure leaves the old file as it was;
  *   - "-", /dev/stdout, /dev/stderr, /dev/fd/N or /proc/self/fd/N: that
  *     very descriptor, as the shell opened it (a pipe, a terminal, a file
  *     opened for appending);
@@ -31,9 +33,11 @@
 
 struct outfile {
 	char *path; /* as given */
-	char *tmp;  /* the temporary file, NULL when written directly */
+	char *tmp;  /* the temporary name, or NULL */
 	int fd;
-	bool own_fd; /* fd is ours to close (not a dup of a standard stream) */
+	bool own_fd;	/* fd is ours to close (not a dup of a standard stream) */
+	bool unnamed;	/* fd is a file without a name yet (O_TMPFILE) */
+	bool published; /* fd is the file under path now */
 };
 
 /*
@@ -47,12 +51,18 @@ int outfile_open(struct outfile *o, const char *path, mode_t mode, const char **
  * Returns 0 or -errno; either way o is released.
  */
 int outfile_commit(struct outfile *o);
-/* Removes the temporary file, if any, and releases o. */
+/*
+ * Gives the file its name now, before it is complete: from then on it is
+ * written in place, and a failure or a kill leaves it as written. Does
+ * nothing for a stream. Returns 0 or -errno.
+ */
+int outfile_publish(struct outfile *o);
+/* Removes the temporary file, if any (not one published), and releases o. */
 void outfile_abandon(struct outfile *o);
 /* Whether the output is written directly (a stream, never renamed). */
 static inline bool outfile_is_stream(const struct outfile *o)
 {
-	return o->tmp == NULL;
+	return o->tmp == NULL && !o->unnamed && !o->published;
 }
 
 #endif
