@@ -92,7 +92,7 @@ static void setup(struct fixture *fx)
 	ck_assert(n > 0);
 	path[n] = '\0';
 	ck_assert_int_eq(stat(path, &st), 0);
-	k = (struct module_key){path, major(st.st_dev), minor(st.st_dev), st.st_ino};
+	k = (struct module_key){path, major(st.st_dev), minor(st.st_dev), st.st_ino, 0};
 	module_set_init(&fx->mods);
 	symbolizer_init(&fx->z, &fx->mods, false);
 	fx->exe = module_set_get(&fx->mods, &k, 0, 0, 0);

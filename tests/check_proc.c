@@ -213,10 +213,10 @@ static void fx_release(struct fixture *fx)
 }
 
 /* Paths that do not exist, so nothing is opened. */
-static const struct module_key app = {"/nonexistent/bin/app", 8, 2, 1001};
-static const struct module_key libc = {"/nonexistent/lib/libc.so.6", 8, 2, 1002};
-static const struct module_key libfoo = {"/nonexistent/lib/libfoo.so", 8, 2, 1003};
-static const struct module_key newapp = {"/nonexistent/bin/other", 8, 2, 1004};
+static const struct module_key app = {"/nonexistent/bin/app", 8, 2, 1001, 0};
+static const struct module_key libc = {"/nonexistent/lib/libc.so.6", 8, 2, 1002, 0};
+static const struct module_key libfoo = {"/nonexistent/lib/libfoo.so", 8, 2, 1003, 0};
+static const struct module_key newapp = {"/nonexistent/bin/other", 8, 2, 1004, 0};
 
 #define RX (PROT_READ | PROT_EXEC)
 
@@ -278,12 +278,44 @@ START_TEST(test_model_module_identity)
 }
 END_TEST
 
+/*
+ * An inode number given again to a new file (the old one deleted) is
+ * another module when the generations differ; an unknown generation (0,
+ * from /proc/PID/maps) matches either.
+ */
+START_TEST(test_model_inode_reused)
+{
+	struct fixture fx;
+	struct module_key first = app, second = app, seen = app;
+	const struct mapping *a, *b, *c;
+
+	fx_init(&fx);
+	first.gen = 7;
+	second.gen = 8;
+	second.path = "/nonexistent/bin/conftest2";
+	seen.gen = 0;
+	model_mmap(&fx.m, 100, 0x400000, 0x10000, 0, &first, RX);
+	model_mmap(&fx.m, 200, 0x400000, 0x10000, 0, &second, RX);
+	model_mmap(&fx.m, 300, 0x400000, 0x10000, 0, &seen, RX);
+	a = model_find(&fx.m, 100, 0x400000);
+	b = model_find(&fx.m, 200, 0x400000);
+	c = model_find(&fx.m, 300, 0x400000);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_ptr_ne(a->mod, b->mod);
+	ck_assert_str_eq(b->mod->path, "/nonexistent/bin/conftest2");
+	ck_assert_ptr_eq(c->mod, a->mod);
+	fx_release(&fx);
+}
+END_TEST
+
 START_TEST(test_model_pseudo_files)
 {
 	struct fixture fx;
-	const struct module_key vdso = {"[vdso]", 0, 0, 0};
-	const struct module_key anon = {"", 0, 0, 0};
-	const struct module_key jit = {"//anon", 0, 0, 0};
+	const struct module_key vdso = {"[vdso]", 0, 0, 0, 0};
+	const struct module_key anon = {"", 0, 0, 0, 0};
+	const struct module_key jit = {"//anon", 0, 0, 0, 0};
 	const struct mapping *map;
 
 	fx_init(&fx);
@@ -805,6 +837,7 @@ static Suite *proc_suite(void)
 	tc = tcase_create("model");
 	tcase_add_test(tc, test_model_mmap_find);
 	tcase_add_test(tc, test_model_module_identity);
+	tcase_add_test(tc, test_model_inode_reused);
 	tcase_add_test(tc, test_model_pseudo_files);
 	tcase_add_test(tc, test_model_remap);
 	tcase_add_test(tc, test_model_moved_text);

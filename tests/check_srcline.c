@@ -108,7 +108,7 @@ static struct module *self_module(struct module_set *mods, struct symbolizer *z,
 	ck_assert(len > 0);
 	path[len] = '\0';
 	ck_assert_int_eq(stat(path, &st), 0);
-	key = (struct module_key){path, major(st.st_dev), minor(st.st_dev), st.st_ino};
+	key = (struct module_key){path, major(st.st_dev), minor(st.st_dev), st.st_ino, 0};
 	module_set_init(mods);
 	symbolizer_init(z, mods, false);
 	text->off = text->size = 0;

@@ -20,8 +20,8 @@
 #define U  ((uint64_t)PERF_CONTEXT_USER)
 
 /* Paths that do not exist, so nothing is opened. */
-static const struct module_key app = {"/nonexistent/bin/app", 8, 2, 2001};
-static const struct module_key libc = {"/nonexistent/lib/libc.so.6", 8, 2, 2002};
+static const struct module_key app = {"/nonexistent/bin/app", 8, 2, 2001, 0};
+static const struct module_key libc = {"/nonexistent/lib/libc.so.6", 8, 2, 2002, 0};
 
 struct fixture {
 	struct module_set mods;
@@ -242,7 +242,7 @@ END_TEST
  */
 START_TEST(test_chain_cache)
 {
-	static const struct module_key other = {"/nonexistent/lib/libother.so", 8, 2, 2003};
+	static const struct module_key other = {"/nonexistent/lib/libother.so", 8, 2, 2003, 0};
 	struct fixture fx;
 	uint64_t ips[] = {K, 0xffffffff81000010ULL, U, 0x400100, 0x7f00000205ULL};
 	uint32_t s1, s2, s3;
@@ -277,8 +277,8 @@ END_TEST
  */
 START_TEST(test_chain_cache_unmapped)
 {
-	static const struct module_key other = {"/nonexistent/lib/libother.so", 8, 2, 2003};
-	static const struct module_key anon = {"", 0, 0, 0};
+	static const struct module_key other = {"/nonexistent/lib/libother.so", 8, 2, 2003, 0};
+	static const struct module_key anon = {"", 0, 0, 0, 0};
 	struct fixture fx;
 	uint64_t ips[] = {U, 0x400100, 0x1235, 0x1235, 0x1235};
 	uint64_t again[] = {U, 0x400104, 0x1235};
@@ -331,7 +331,7 @@ END_TEST
  */
 START_TEST(test_frame_cache)
 {
-	static const struct module_key other = {"/nonexistent/lib/libother.so", 8, 2, 2003};
+	static const struct module_key other = {"/nonexistent/lib/libother.so", 8, 2, 2003, 0};
 	struct fixture fx;
 	uint64_t a[] = {K, 0xffffffff81000010ULL, U, 0x400100, 0x7f00000205ULL};
 	uint64_t b[] = {K, 0xffffffff81000020ULL, U, 0x400100, 0x7f00000205ULL};

@@ -156,7 +156,7 @@ static void setup(struct fixture *fx)
 	ck_assert(n > 0);
 	fx->path[n] = '\0';
 	ck_assert_int_eq(stat(fx->path, &st), 0);
-	k = (struct module_key){fx->path, major(st.st_dev), minor(st.st_dev), st.st_ino};
+	k = (struct module_key){fx->path, major(st.st_dev), minor(st.st_dev), st.st_ino, 0};
 	module_set_init(&fx->mods);
 	symbolizer_init(&fx->z, &fx->mods, false);
 	fx->exe = module_set_get(&fx->mods, &k, 0, 0, 0);

@@ -39,6 +39,13 @@ void attach_add_second(struct attach *a, const struct perf_event_attr *attr2)
 	hmap_init(&a->ids2);
 }
 
+void attach_add_tracking(struct attach *a, const struct perf_event_attr *track, unsigned pages)
+{
+	a->track = *track;
+	a->has_track = true;
+	a->track_pages = pages;
+}
+
 bool attach_is_second(const struct attach *a, uint64_t id)
 {
 	/* Inherited events' samples carry their parent's id. */
@@ -120,69 +127,91 @@ int attach_cpus(struct attach *a, const char *cpulist)
 	return 0;
 }
 
-static struct attach_ring *ring_of_cpu(struct attach *a, int cpu)
+static struct attach_ring *ring_of_cpu(struct attach *a, int cpu, bool tracking)
 {
 	for (size_t i = 0; i < a->nrings; i++)
-		if (a->rings[i].cpu == cpu)
+		if (a->rings[i].cpu == cpu && a->rings[i].tracking == tracking)
 			return &a->rings[i];
 	return NULL;
 }
 
-/* Maps the ring of r->fd, halving the pages while the locked-memory limit refuses. */
-static int map_ring(struct attach *a, struct attach_ring *r)
+/*
+ * Maps the ring of r->fd, of *pages data pages, halving them while the
+ * locked-memory limit refuses (*pages then says how many).
+ */
+static int map_ring(struct attach *a, struct attach_ring *r, unsigned *pages)
 {
-	for (unsigned pages = a->pages;; pages /= 2) {
-		size_t len = (pages + 1) * a->page_size;
+	for (unsigned n = *pages;; n /= 2) {
+		size_t len = (n + 1) * a->page_size;
 		void *base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
 
 		if (base != MAP_FAILED) {
 			r->base = base;
 			r->maplen = len;
-			if (pages != a->pages)
+			if (n != *pages && !r->tracking)
 				a->pages_reduced = true;
-			a->pages = pages;
-			return ring_init(&r->ring, base, a->page_size, pages * a->page_size);
+			*pages = n;
+			return ring_init(&r->ring, base, a->page_size, n * a->page_size);
 		}
-		if ((errno != EPERM && errno != ENOMEM) || pages <= 1)
+		if ((errno != EPERM && errno != ENOMEM) || n <= 1)
 			return -errno;
 	}
+}
+
+/*
+ * Opens the event attr of tid on cpu into the CPU's ring of its kind,
+ * mapping the ring if it is the first; *ring_fd gets the ring's event.
+ * 0 or -errno.
+ */
+static int open_into_ring(struct attach *a, const struct perf_event_attr *attr, pid_t tid, int cpu,
+			  bool tracking, int *ring_fd)
+{
+	struct attach_ring *r;
+	int fd, ret;
+
+	fd = event_open(attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return fail(a, ATTACH_OPEN, fd);
+	xgrow(&a->fds, &a->fds_cap, a->nfds + 1, sizeof(*a->fds));
+	a->fds[a->nfds++] = fd;
+	r = ring_of_cpu(a, cpu, tracking);
+	if (r) {
+		*ring_fd = r->fd;
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0) {
+			a->failed_cpu = cpu;
+			return fail(a, ATTACH_REDIRECT, -errno);
+		}
+		return 0;
+	}
+	a->rings = xrealloc(a->rings, (a->nrings + 1) * sizeof(*a->rings));
+	r = &a->rings[a->nrings];
+	memset(r, 0, sizeof(*r));
+	r->cpu = cpu;
+	r->fd = fd;
+	r->tracking = tracking;
+	ret = map_ring(a, r, tracking ? &a->track_pages : &a->pages);
+	if (ret < 0) {
+		a->failed_cpu = cpu;
+		return fail(a, ATTACH_MMAP, ret);
+	}
+	a->nrings++;
+	*ring_fd = fd;
+	return 0;
 }
 
 int attach_thread(struct attach *a, pid_t tid)
 {
 	for (int cpu = 0; cpu < ATTACH_MAX_CPUS; cpu++) {
-		struct attach_ring *r;
-		int fd, ret;
+		int ring_fd, track_fd, ret;
 
 		if (!a->cpus[cpu])
 			continue;
-		fd = event_open(&a->attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0)
-			return fail(a, ATTACH_OPEN, fd);
-		xgrow(&a->fds, &a->fds_cap, a->nfds + 1, sizeof(*a->fds));
-		a->fds[a->nfds++] = fd;
-		r = ring_of_cpu(a, cpu);
-		if (r) {
-			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0) {
-				a->failed_cpu = cpu;
-				return fail(a, ATTACH_REDIRECT, -errno);
-			}
-			if (a->has_attr2 && (ret = open_second(a, tid, cpu, r->fd)) < 0)
-				return ret;
-			continue;
-		}
-		a->rings = xrealloc(a->rings, (a->nrings + 1) * sizeof(*a->rings));
-		r = &a->rings[a->nrings];
-		memset(r, 0, sizeof(*r));
-		r->cpu = cpu;
-		r->fd = fd;
-		ret = map_ring(a, r);
-		if (ret < 0) {
-			a->failed_cpu = cpu;
-			return fail(a, ATTACH_MMAP, ret);
-		}
-		a->nrings++;
-		if (a->has_attr2 && (ret = open_second(a, tid, cpu, r->fd)) < 0)
+		ret = open_into_ring(a, &a->attr, tid, cpu, false, &ring_fd);
+		if (ret == 0 && a->has_attr2)
+			ret = open_second(a, tid, cpu, ring_fd);
+		if (ret == 0 && a->has_track)
+			ret = open_into_ring(a, &a->track, tid, cpu, true, &track_fd);
+		if (ret < 0)
 			return ret;
 	}
 	return 0;

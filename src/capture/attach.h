@@ -29,7 +29,8 @@
 
 struct attach_ring {
 	int cpu;
-	int fd; /* the event the ring is mapped from */
+	bool tracking; /* the tracking event's (see struct attach) */
+	int fd;	       /* the event the ring is mapped from */
 	void *base;
 	size_t maplen;
 	struct ring ring;
@@ -54,6 +55,16 @@ struct attach {
 	struct perf_event_attr attr2;
 	bool has_attr2;
 	struct hmap ids2; /* ids of the second event */
+	/*
+	 * The tracking event, when has_track: a dummy event beside each of
+	 * attr's that reports the mappings, names and tasks instead of it,
+	 * into rings of its own (track_pages data pages, one per CPU) that
+	 * wake the reader at every record, so that a new mapping is read
+	 * (and its file opened) while its process still runs.
+	 */
+	struct perf_event_attr track;
+	bool has_track;
+	unsigned track_pages;
 	bool cpus[ATTACH_MAX_CPUS];
 	int *fds;
 	size_t nfds, fds_cap;
@@ -70,6 +81,8 @@ struct attach {
 void attach_init(struct attach *a, const struct perf_event_attr *attr, unsigned pages);
 /* Adds the second event of every target and CPU (see struct attach). */
 void attach_add_second(struct attach *a, const struct perf_event_attr *attr2);
+/* Adds the tracking event of every target and CPU, its rings of pages data pages. */
+void attach_add_tracking(struct attach *a, const struct perf_event_attr *track, unsigned pages);
 /* Whether id is that of a second event. */
 bool attach_is_second(const struct attach *a, uint64_t id);
 /* Closes and unmaps everything. */

@@ -92,7 +92,8 @@ void event_attr(struct perf_event_attr *attr, const struct event_opts *o)
 	}
 }
 
-int event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd, unsigned long flags)
+int event_open(const struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+	       unsigned long flags)
 {
 	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
 

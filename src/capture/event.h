@@ -45,7 +45,8 @@ struct event_opts {
 void event_attr(struct perf_event_attr *attr, const struct event_opts *o);
 
 /* perf_event_open(2): a descriptor or -errno. */
-int event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd, unsigned long flags);
+int event_open(const struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+	       unsigned long flags);
 
 /*
  * Parses a CPU list such as "0-3,6". Sets cpus[i] for each listed CPU

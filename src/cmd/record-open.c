@@ -158,11 +158,14 @@ static int open_targets(struct recorder *r, pid_t *pid)
 	return 0;
 }
 
+/* Data pages of a tracking ring: drained at each record, they hold bursts (a fork's mappings). */
+#define TRACK_PAGES 16
+
 int recorder_open_events(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
 	struct event_opts ev = o->ev;
-	struct perf_event_attr attr, attr2;
+	struct perf_event_attr attr, attr2, track;
 	unsigned pages = o->mmap_pages;
 	pid_t pid;
 	int ret;
@@ -188,6 +191,19 @@ again:
 		/* The main event reports the mappings, names and tasks once. */
 		attr2.mmap = attr2.mmap2 = attr2.comm = attr2.comm_exec = attr2.task = 0;
 	}
+	/*
+	 * Mappings, names and tasks come from a dummy event of their own,
+	 * whose ring wakes the recorder at each record: a new program's file
+	 * is opened while it runs, even one that runs 20 ms and is deleted.
+	 */
+	track = attr;
+	track.type = PERF_TYPE_SOFTWARE;
+	track.config = PERF_COUNT_SW_DUMMY;
+	track.freq = 0;
+	track.sample_period = 0;
+	track.watermark = 1;
+	track.wakeup_watermark = 1;
+	attr.mmap = attr.mmap2 = attr.comm = attr.comm_exec = attr.task = 0;
 	r->layout.sample_type = attr.sample_type;
 	r->layout.regs_user_mask = attr.sample_regs_user;
 	r->layout.sample_id_all = true;
@@ -195,6 +211,8 @@ again:
 	raise_nofile();
 	for (;;) {
 		attach_init(&r->att, &attr, pages);
+		track.exclude_kernel = attr.exclude_kernel;
+		attach_add_tracking(&r->att, &track, TRACK_PAGES);
 		if (o->off_cpu) {
 			attr2.exclude_kernel = attr.exclude_kernel;
 			attach_add_second(&r->att, &attr2);

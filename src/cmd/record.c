@@ -270,7 +270,7 @@ static void apply(const void *bytes, uint32_t len, void *arg)
 		break;
 	case PERF_RECORD_MMAP2: {
 		struct module_key k = {rec.mmap2.filename, rec.mmap2.maj, rec.mmap2.min,
-				       rec.mmap2.ino};
+				       rec.mmap2.ino, rec.mmap2.ino_generation};
 
 		if (rec.mmap2.pid == UINT32_MAX)
 			break; /* kernel modules: symbolized through kallsyms */
@@ -340,7 +340,7 @@ static int drain_one(const struct perf_event_header *hdr, void *arg)
 	if (rec.type == PERF_RECORD_MMAP2 && rec.mmap2.pid != UINT32_MAX &&
 	    (rec.mmap2.prot & PROT_EXEC)) {
 		struct module_key k = {rec.mmap2.filename, rec.mmap2.maj, rec.mmap2.min,
-				       rec.mmap2.ino};
+				       rec.mmap2.ino, rec.mmap2.ino_generation};
 
 		module_set_get(&r->mods, &k, (pid_t)rec.mmap2.pid, rec.mmap2.addr,
 			       rec.mmap2.addr + rec.mmap2.len);
@@ -396,6 +396,9 @@ static bool targets_alive(struct recorder *r)
 	return false;
 }
 
+/* The shortest time between two drains of the rings. */
+#define MIN_ROUND_NS 5000000ULL
+
 /* A chunk goes to the file this often, or when this much waits for it. */
 #define CHUNK_NS    500000000ULL
 #define CHUNK_BYTES (1024 * 1024)
@@ -441,8 +444,10 @@ static void record_loop(struct recorder *r, bool tty)
 	pfds[r->att.nrings].fd = wake_pipe[0];
 	pfds[r->att.nrings].events = POLLIN;
 
+	uint64_t round_start = 0;
+
 	while (!stop_requested) {
-		uint64_t round_start, limit, now;
+		uint64_t limit, now;
 		int timeout = 100;
 		char sink[64];
 
@@ -457,6 +462,17 @@ static void record_loop(struct recorder *r, bool tty)
 			break; /* cannot wait: stop rather than spin */
 		while (read(wake_pipe[0], sink, sizeof(sink)) > 0)
 			;
+		/*
+		 * The tracking rings wake at every record: a machine that
+		 * forks a thousand times a second is drained every 5 ms, not
+		 * at each fork (new files are still opened within that).
+		 */
+		now = now_ns();
+		if (now - round_start < MIN_ROUND_NS && !stop_requested) {
+			struct timespec ts = {0, (long)(MIN_ROUND_NS - (now - round_start))};
+
+			nanosleep(&ts, NULL);
+		}
 		round_start = now_ns();
 		drain_all(r);
 		limit = round_start > FLUSH_SLACK_NS ? round_start - FLUSH_SLACK_NS : 0;

@@ -61,7 +61,8 @@ static bool same_key(const struct module *m, const struct module_key *k)
 	if (m->kind == MODULE_PERFMAP)
 		return false; /* found by module_set_perfmap only */
 	if (m->ino || k->ino)
-		return m->ino == k->ino && m->maj == k->maj && m->min == k->min;
+		return m->ino == k->ino && m->maj == k->maj && m->min == k->min &&
+		       (m->gen == k->gen || !m->gen || !k->gen);
 	return strcmp(m->path, k->path) == 0;
 }
 
@@ -195,6 +196,7 @@ static struct module *add_module(struct module_set *s, struct hmap_slot *slot,
 	m->maj = k->maj;
 	m->min = k->min;
 	m->ino = k->ino;
+	m->gen = k->gen;
 	m->kind = module_kind_of(k->path, k->ino);
 	m->fd = -1;
 	xgrow(&s->mods, &s->cap, s->n + 1, sizeof(*s->mods));

@@ -44,6 +44,7 @@ struct module {
 	char *path;
 	uint32_t maj, min;
 	uint64_t ino;
+	uint64_t gen;  /* the inode's generation, 0 when not known */
 	int fd;	       /* pinned file, -1 when it could not be opened */
 	int pin_error; /* why not: the errno of the last attempt (0: gone, or another file) */
 	uint32_t pid;  /* MODULE_PERFMAP: whose map */
@@ -60,6 +61,12 @@ struct module_key {
 	const char *path;
 	uint32_t maj, min;
 	uint64_t ino;
+	/*
+	 * The inode's generation where the kernel says it (MMAP2), else 0:
+	 * an inode number reused by a new file (a program deleted, another
+	 * written) is another module.
+	 */
+	uint64_t gen;
 };
 
 void module_set_init(struct module_set *s);

@@ -358,7 +358,7 @@ static bool is_file_line(const struct maps_line *l)
 /* Maps anonymous line l as the file of line nb, if that is where it came from. */
 static bool adopt(struct seed_ctx *c, const struct maps_line *l, const struct maps_line *nb)
 {
-	struct module_key k = {nb->path, nb->maj, nb->min, nb->ino};
+	struct module_key k = {nb->path, nb->maj, nb->min, nb->ino, 0};
 	struct module *mod;
 	uint64_t off;
 
@@ -373,7 +373,7 @@ static bool adopt(struct seed_ctx *c, const struct maps_line *l, const struct ma
 /* Maps executable line l (whose next line is next, or NULL at the end). */
 static void seed_exec(struct seed_ctx *c, const struct maps_line *l, const struct maps_line *next)
 {
-	struct module_key k = {l->path, l->maj, l->min, l->ino};
+	struct module_key k = {l->path, l->maj, l->min, l->ino, 0};
 
 	if (!c->p->records_lost && maps_overlaps(c->p->maps, l->start, l->end))
 		return;
