@@ -10,7 +10,10 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "model/proc.h"
@@ -307,6 +310,55 @@ START_TEST(test_model_inode_reused)
 	ck_assert_str_eq(b->mod->path, "/nonexistent/bin/conftest2");
 	ck_assert_ptr_eq(c->mod, a->mod);
 	fx_release(&fx);
+}
+END_TEST
+
+/*
+ * Past the budget of open files, the oldest module not used yet is let
+ * go; a used one never is, and one let go is opened again when used.
+ */
+START_TEST(test_module_budget)
+{
+	char dir[] = "/tmp/check_proc.XXXXXX", path[5][64];
+	struct module_set set;
+	struct module *m[5];
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	module_set_init(&set);
+	module_set_budget(&set, 2);
+	for (int i = 0; i < 5; i++) {
+		struct module_key k;
+		struct stat st;
+		FILE *f;
+
+		snprintf(path[i], sizeof(path[i]), "%s/m%d", dir, i);
+		f = fopen(path[i], "w");
+		ck_assert_ptr_nonnull(f);
+		fputs("code", f);
+		fclose(f);
+		ck_assert_int_eq(stat(path[i], &st), 0);
+		k = (struct module_key){path[i], major(st.st_dev), minor(st.st_dev), st.st_ino, 0};
+		m[i] = module_set_get(&set, &k, 0, 0, 0);
+		ck_assert_int_ge(m[i]->fd, 0);
+		if (i == 0)
+			ck_assert_int_ge(module_use(&set, m[0]), 0);
+	}
+	/* m0 is used and kept; of the others, only the newest fits the budget. */
+	ck_assert_int_ge(m[0]->fd, 0);
+	ck_assert_int_eq(m[1]->fd, -1);
+	ck_assert_int_eq(m[2]->fd, -1);
+	ck_assert_int_eq(m[3]->fd, -1);
+	ck_assert_int_ge(m[4]->fd, 0);
+	ck_assert_uint_eq(set.pinned, 2);
+	ck_assert(m[1]->unpinned);
+	/* Used after it was let go: opened again, and kept. */
+	ck_assert_int_ge(module_use(&set, m[1]), 0);
+	ck_assert_int_ge(m[1]->fd, 0);
+	ck_assert(!m[1]->unpinned);
+	module_set_release(&set);
+	for (int i = 0; i < 5; i++)
+		unlink(path[i]);
+	rmdir(dir);
 }
 END_TEST
 
@@ -838,6 +890,7 @@ static Suite *proc_suite(void)
 	tcase_add_test(tc, test_model_mmap_find);
 	tcase_add_test(tc, test_model_module_identity);
 	tcase_add_test(tc, test_model_inode_reused);
+	tcase_add_test(tc, test_module_budget);
 	tcase_add_test(tc, test_model_pseudo_files);
 	tcase_add_test(tc, test_model_remap);
 	tcase_add_test(tc, test_model_moved_text);

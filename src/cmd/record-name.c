@@ -18,10 +18,14 @@
  */
 void recorder_on_new_frame(void *arg, struct module *m, uint32_t frame, uint64_t addr)
 {
-	struct namer *n = arg;
+	struct recorder *r = arg;
 
-	if (n && (m->kind == MODULE_FILE || m->kind == MODULE_VDSO || m->kind == MODULE_KERNEL))
-		namer_frame(n, m, frame, addr);
+	/* Its file is kept open from now on (and opened again if it was let go). */
+	if (m->kind == MODULE_FILE)
+		module_use(&r->mods, m);
+	if (r->namer &&
+	    (m->kind == MODULE_FILE || m->kind == MODULE_VDSO || m->kind == MODULE_KERNEL))
+		namer_frame(r->namer, m, frame, addr);
 }
 
 /* A frame the naming thread resolved: its lines into the profile. */

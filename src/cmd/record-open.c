@@ -16,14 +16,26 @@
 #include "util/msg.h"
 #include "util/process.h"
 
-static void raise_nofile(void)
+/*
+ * The soft limit on open files raised to the hard one; the modules' files
+ * may take half of it (the other half for the events, the naming
+ * thread's copies and debug files), and at most 8,192 of them unused.
+ */
+static void raise_nofile(struct recorder *r)
 {
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
 	}
+	if (rl.rlim_cur != RLIM_INFINITY)
+		module_set_budget(&r->mods, rl.rlim_cur / 2 < 8192 ? rl.rlim_cur / 2 + 1 : 8192);
+	else
+		module_set_budget(&r->mods, 8192);
 }
 
 static unsigned long read_proc_ulong(const char *path, unsigned long dflt)
@@ -158,8 +170,12 @@ static int open_targets(struct recorder *r, pid_t *pid)
 	return 0;
 }
 
-/* Data pages of a tracking ring: drained at each record, they hold bursts (a fork's mappings). */
-#define TRACK_PAGES 16
+/*
+ * Data pages of a tracking ring (per CPU): room for a burst of some 1,500
+ * mappings; a quarter for users whose locked memory is counted, so that
+ * the sampling rings keep theirs.
+ */
+#define TRACK_PAGES 64
 
 int recorder_open_events(struct recorder *r)
 {
@@ -208,11 +224,12 @@ again:
 	r->layout.regs_user_mask = attr.sample_regs_user;
 	r->layout.sample_id_all = true;
 	r->paranoid = (long)read_proc_ulong("/proc/sys/kernel/perf_event_paranoid", 2);
-	raise_nofile();
+	raise_nofile(r);
 	for (;;) {
 		attach_init(&r->att, &attr, pages);
 		track.exclude_kernel = attr.exclude_kernel;
-		attach_add_tracking(&r->att, &track, TRACK_PAGES);
+		attach_add_tracking(&r->att, &track,
+				    geteuid() == 0 ? TRACK_PAGES : TRACK_PAGES / 4);
 		if (o->off_cpu) {
 			attr2.exclude_kernel = attr.exclude_kernel;
 			attach_add_second(&r->att, &attr2);

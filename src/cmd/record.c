@@ -562,7 +562,7 @@ static int recorder_init(struct recorder *r, const struct record_opts *o)
 	if (o->ev.dwarf_stack)
 		r->unwinder = unwinder_new(&r->model);
 	r->namer = namer_start(&r->syms);
-	stacker_init(&r->stk, &r->model, r->prof, r->unwinder, recorder_on_new_frame, r->namer);
+	stacker_init(&r->stk, &r->model, r->prof, r->unwinder, recorder_on_new_frame, r);
 	hmap_init(&r->sampled_tids);
 	hmap_init(&r->sampled_pids);
 	hmap_init(&r->pending);

@@ -70,7 +70,7 @@ struct recorder {
  */
 int recorder_open_events(struct recorder *r);
 
-/* The naming thread's hook for each new frame (record-name.c); arg is the namer or NULL. */
+/* The hook for each new frame (record-name.c); arg is the recorder. */
 void recorder_on_new_frame(void *arg, struct module *m, uint32_t frame, uint64_t addr);
 /* The frames the naming thread resolved since the last call: their lines into the profile. */
 void recorder_take_named(struct recorder *r);

@@ -43,6 +43,7 @@ void module_set_release(struct module_set *s)
 	for (size_t i = 0; i < s->n; i++)
 		module_free(s->mods[i]);
 	free(s->mods);
+	free(s->pin_order);
 	hmap_release(&s->index);
 	memset(s, 0, sizeof(*s));
 }
@@ -205,6 +206,55 @@ static struct module *add_module(struct module_set *s, struct hmap_slot *slot,
 	return m;
 }
 
+void module_set_budget(struct module_set *s, size_t max_open)
+{
+	s->pin_budget = max_open;
+}
+
+/* Closes the file of the oldest module pinned and not used, if any. */
+static void let_one_go(struct module_set *s)
+{
+	while (s->pin_next < s->npin_order) {
+		struct module *m = s->mods[s->pin_order[s->pin_next++]];
+
+		if (m->used || m->fd < 0)
+			continue;
+		close(m->fd);
+		m->fd = -1;
+		m->unpinned = true;
+		s->pinned--;
+		return;
+	}
+}
+
+/* m's file is open: counted, and others let go past the budget. */
+static void note_pinned(struct module_set *s, struct module *m)
+{
+	s->pinned++;
+	xgrow(&s->pin_order, &s->pin_order_cap, s->npin_order + 1, sizeof(*s->pin_order));
+	s->pin_order[s->npin_order++] = m->id;
+	if (s->pin_budget && s->pinned > s->pin_budget)
+		let_one_go(s);
+}
+
+int module_use(struct module_set *s, struct module *m)
+{
+	if (m->used)
+		return m->fd;
+	m->used = true;
+	if (m->unpinned) {
+		struct module_key k = {m->path, m->maj, m->min, m->ino, m->gen};
+
+		m->unpinned = false;
+		m->fd = pin(&k, (pid_t)m->seen_pid, m->seen_start, m->seen_end);
+		if (m->fd >= 0)
+			s->pinned++;
+		else if (errno == EMFILE || errno == ENFILE)
+			m->pin_error = errno;
+	}
+	return m->fd;
+}
+
 struct module *module_set_get(struct module_set *s, const struct module_key *k, pid_t pid,
 			      uint64_t start, uint64_t end)
 {
@@ -219,8 +269,13 @@ struct module *module_set_get(struct module_set *s, const struct module_key *k, 
 	m = add_module(s, slot, k);
 	if (m->kind == MODULE_FILE) {
 		errno = 0;
+		m->seen_pid = pid > 0 ? (uint32_t)pid : 0;
+		m->seen_start = start;
+		m->seen_end = end;
 		m->fd = pin(k, pid, start, end);
-		if (m->fd < 0 && (errno == EMFILE || errno == ENFILE))
+		if (m->fd >= 0)
+			note_pinned(s, m);
+		else if (errno == EMFILE || errno == ENFILE)
 			m->pin_error = errno;
 	}
 	return m;

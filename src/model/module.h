@@ -45,15 +45,29 @@ struct module {
 	uint32_t maj, min;
 	uint64_t ino;
 	uint64_t gen;  /* the inode's generation, 0 when not known */
-	int fd;	       /* pinned file, -1 when it could not be opened */
+	int fd;	       /* pinned file, -1 when it could not be opened (or was let go) */
 	int pin_error; /* why not: the errno of the last attempt (0: gone, or another file) */
 	uint32_t pid;  /* MODULE_PERFMAP: whose map */
+	/*
+	 * Kept open for good: frames or an unwind were made in it (set by
+	 * module_use, on the recording thread). A module without, past the
+	 * set's budget of open files, has its file closed (unpinned) and
+	 * opened again when first used, through the mapping it was seen at.
+	 */
+	bool used, unpinned;
+	uint32_t seen_pid;
+	uint64_t seen_start, seen_end;
 };
 
 struct module_set {
 	struct module **mods;
 	size_t n, cap;
 	struct hmap index;
+	size_t pinned;	     /* files of modules held open */
+	size_t pin_budget;   /* at most this many of unused modules' (0: no limit) */
+	uint32_t *pin_order; /* module ids, in the order they were pinned */
+	size_t npin_order, pin_order_cap;
+	size_t pin_next; /* the first of pin_order that may still be let go */
 };
 
 /* What identifies the file behind a mapping. */
@@ -80,6 +94,17 @@ struct module *module_set_get(struct module_set *s, const struct module_key *k, 
 			      uint64_t start, uint64_t end);
 /* The kernel's module (one per set). */
 struct module *module_set_kernel(struct module_set *s);
+/*
+ * Past max_open files held open, those of the modules not used yet (the
+ * oldest first) are closed as new ones are opened: a process that maps
+ * thousands of files leaves descriptors to the rest of the recording.
+ */
+void module_set_budget(struct module_set *s, size_t max_open);
+/*
+ * Marks m used (its file is kept open from now on), opening it again if
+ * it was let go. Recording thread. Returns m->fd.
+ */
+int module_use(struct module_set *s, struct module *m);
 /*
  * The module of pid's anonymous executable memory (JIT code), named by its
  * perf map /tmp/perf-N.map, N the pid the process knows itself by (its own

@@ -257,7 +257,7 @@ int unwind_image_row(struct unwind_image *img, uint64_t vaddr, struct cfi_row *r
 }
 
 /* The image of m, opened on first use; NULL when it cannot be read. */
-static struct unwind_image *image_of(struct unwinder *u, const struct module *m)
+static struct unwind_image *image_of(struct unwinder *u, struct module *m)
 {
 	if (m->id >= u->nimages) {
 		size_t n = u->nimages ? u->nimages : 64;
@@ -271,6 +271,8 @@ static struct unwind_image *image_of(struct unwinder *u, const struct module *m)
 	if (!u->images[m->id]) {
 		struct unwind_image *img = xcalloc(1, sizeof(*img));
 
+		/* Its file is kept open from now on (and opened again if it was let go). */
+		module_use(u->model->mods, m);
 		if (unwind_image_open(img, m) < 0)
 			img->nbytes = 0; /* tried: stays unreadable */
 		u->images[m->id] = img;
