@@ -9,6 +9,11 @@
 # first record is a mapping) plugin_hot. Both run as copies named for this
 # test run, so that the same programs run by other tests at the same time
 # (make -j) are not counted.
+# Then 'record -a -- spin-pie 1' (perf's meaning: the whole system until
+# the command exits) while another copy of spin-pie, started before and
+# not by the recorder, spins: the recorder must end by itself once its
+# command exits (exit 0, within 30 s), and both the command's samples and
+# the outsider's must name spin_hot under main.
 set -eu
 . "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -42,3 +47,18 @@ run_report "$tmp/all.data" "$tmp/all.folded"
 check_share "$tmp/all.folded" spin_hot "$spin" 200
 check_share "$tmp/all.folded" "main;spin_hot" "$spin" 200
 check_share "$tmp/all.folded" plugin_hot "$late" 200
+
+# -a with a command.
+cmd=spin-c$$
+outside=spin-o$$
+cp "$TARGETS/spin-pie" "$tmp/$cmd"
+cp "$TARGETS/spin-pie" "$tmp/$outside"
+"$tmp/$outside" 30 >/dev/null 2>&1 &
+opid=$!
+track "$opid"
+wait_cpu "$opid" 2 30 || fail "the outside spin-pie did not start"
+run_record 60 "$tmp/cmd.data" -a -- "$tmp/$cmd" 1
+kill "$opid" 2>/dev/null || :
+run_report "$tmp/cmd.data" "$tmp/cmd.folded"
+check_share "$tmp/cmd.folded" "main;spin_hot" "$cmd" 200
+check_share "$tmp/cmd.folded" "main;spin_hot" "$outside" 100

@@ -106,7 +106,8 @@ static const struct cmd_opt options[] = {
 	 .help = "every thread of these processes, and their later threads and children"},
 	{OPT_IDS, "tid", 't', "TID[,TID...]", OPT_LIST(R, tids, ntids), .min = 1, .max = INT32_MAX,
 	 .what = "a list of thread ids", .complete = COMPLETE_PIDS, .help = "these threads only"},
-	{OPT_FLAG, "all-cpus", 'a', OPT_AT(R, system_wide), .help = "every process on the system"},
+	{OPT_FLAG, "all-cpus", 'a', OPT_AT(R, system_wide),
+	 .help = "every process on the system (with a command: until it exits)"},
 	{OPT_STRING, "cpu", 'C', "CPULIST", OPT_AT(R, cpulist), .what = "a list of CPUs",
 	 .help = "only these CPUs, such as 0-3,6"},
 	{OPT_OPERAND, .arg = "COMMAND [ARG...]",
@@ -231,12 +232,15 @@ int cmd_record(int argc, char **argv)
 		o.argv = argv + first;
 	if (!o.pages_given)
 		o.mmap_pages = default_ring_pages(&o.ev);
-	targets = (o.npids > 0) + (o.ntids > 0) + o.system_wide + (o.argv != NULL);
+	/* -a with a command: the whole system, for as long as the command runs. */
+	targets = (o.npids > 0) + (o.ntids > 0) + (o.system_wide || o.argv != NULL);
 	if (targets == 0)
 		ret = cmd_usage_error("record",
 				      "nothing to record: give a command, -p PID, -t TID or -a");
 	else if (targets > 1)
-		ret = cmd_usage_error("record", "give only one of a command, -p, -t and -a");
+		ret = cmd_usage_error("record",
+				      "give only one of a command (with or without -a), -p "
+				      "and -t");
 	else
 		ret = record_run(&o);
 out:

@@ -155,7 +155,7 @@ static int open_targets(struct recorder *r, pid_t *pid)
 		return ret;
 	if (o->system_wide && (ret = attach_thread(&r->att, -1)) < 0)
 		return ret;
-	if (o->argv && (ret = attach_thread(&r->att, *pid = r->child.pid)) < 0)
+	if (o->argv && !o->system_wide && (ret = attach_thread(&r->att, *pid = r->child.pid)) < 0)
 		return ret;
 	for (size_t i = 0; i < o->npids; i++)
 		if ((ret = attach_process(&r->att, *pid = (pid_t)o->pids[i])) < 0)
@@ -187,7 +187,7 @@ int recorder_open_events(struct recorder *r)
 	int ret;
 
 	ev.inherit = o->ntids == 0 && !o->system_wide;
-	ev.enable_on_exec = o->argv != NULL;
+	ev.enable_on_exec = o->argv != NULL && !o->system_wide;
 	ev.disabled = true;
 	if (ev.dwarf_stack)
 		ev.dwarf_regs = unwind_regs_mask();

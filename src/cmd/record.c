@@ -630,8 +630,11 @@ static int record_start(struct recorder *r, const struct record_opts *o)
 		symfile_get(&r->syms, module_set_kernel(&r->mods));
 	r->start_ns = now_ns();
 	r->wall_start = time(NULL);
-	/* Every event at once: no sample predates the start, none is lost to the attach. */
-	if (!o->argv && (ret = attach_enable(&r->att)) < 0) {
+	/*
+	 * Every event at once: no sample predates the start, none is lost to
+	 * the attach (a command's alone are enabled by its exec).
+	 */
+	if ((!o->argv || o->system_wide) && (ret = attach_enable(&r->att)) < 0) {
 		error("cannot enable the events: %s", strerror(-ret));
 		return -1;
 	}
