@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "symbol/symbolize.h"
+#include "symbol/symfile-int.h"
 #include "unit-helpers.h"
 
 __attribute__((noinline)) int sym_outer(int x);
@@ -216,6 +217,50 @@ START_TEST(test_function_bytes)
 END_TEST
 
 /* An ELF address (is_vaddr) names as its file offset does. */
+/*
+ * A copy of the test binary under another name (another module, the same
+ * build-id): named as the original, through the original's DWARF.
+ */
+START_TEST(test_twin)
+{
+	struct fixture fx;
+	char copy[] = "/tmp/check_symbolize.XXXXXX";
+	struct module_key k;
+	struct module *twin;
+	struct symres a, b;
+	struct stat st;
+	char cmd[8192];
+	uint64_t off;
+	int fd;
+
+	setup(&fx);
+	fd = mkstemp(copy);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", fx.path, copy);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(stat(copy, &st), 0);
+	k = (struct module_key){copy, major(st.st_dev), minor(st.st_dev), st.st_ino, 0};
+	twin = module_set_get(&fx.mods, &k, 0, 0, 0);
+	ck_assert_int_ge(twin->fd, 0);
+	ck_assert_ptr_ne(twin, fx.exe);
+	off = file_off(sym_outer);
+	ck_assert_int_ge(symbolize_addr(&fx.z, fx.exe, off + 4, false, &a), 1);
+	ck_assert_int_ge(symbolize_addr(&fx.z, twin, off + 4, false, &b), 1);
+	ck_assert_uint_eq(symfile_find(&fx.z, twin)->twin, fx.exe->id + 1);
+	ck_assert_int_eq(a.n, b.n);
+	for (int i = 0; i < a.n; i++) {
+		ck_assert_str_eq(a.lv[i].func, b.lv[i].func);
+		ck_assert_str_eq(a.lv[i].file, b.lv[i].file);
+		ck_assert_uint_eq(a.lv[i].line, b.lv[i].line);
+	}
+	symres_release(&a);
+	symres_release(&b);
+	unlink(copy);
+	teardown(&fx);
+}
+END_TEST
+
 START_TEST(test_vaddr)
 {
 	struct fixture fx;
@@ -457,6 +502,7 @@ static Suite *symbolize_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_function_bytes);
+	tcase_add_test(tc, test_twin);
 	tcase_add_test(tc, test_vaddr);
 	tcase_add_test(tc, test_no_lines);
 	tcase_add_test(tc, test_perfmap);

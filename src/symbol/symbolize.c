@@ -93,6 +93,9 @@ int symbolize_addr(struct symbolizer *z, struct module *m, uint64_t addr, bool i
 		r->symoff = vaddr - sym->addr;
 		r->symname = symbolize_name(symtab_name(&f->syms, sym));
 	}
+	/* A copy of a file read before: its DWARF, read once. */
+	if (f->twin && !z->no_lines)
+		f = symfile_get(z, z->mods->mods[f->twin - 1]);
 	if (!absolute(m) && !z->no_lines)
 		r->n = srcline_lookup(f, vaddr, r->lv, SRCLINE_MAX_DEPTH);
 	bus_guard_disarm(&guard);

@@ -79,6 +79,12 @@ struct symfile {
 
 	uint64_t used_ns; /* when symfile_get last gave it (now_coarse_ns) */
 	/*
+	 * 1 + the id of a module read before whose file has the same
+	 * build-id and segments: lines and inline chains are looked up in its
+	 * DWARF, read once for every copy. 0: none.
+	 */
+	uint32_t twin;
+	/*
 	 * symbolizer_forget_idle freed what it read to name frames: only the
 	 * module's reason, build-id, segments and entry are left (what the
 	 * profile's module table takes); symfile_get reads it again.

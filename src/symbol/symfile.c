@@ -16,6 +16,7 @@
 #include "symbol/symfile.h"
 #include "util/alloc.h"
 #include "util/clock.h"
+#include "util/hash.h"
 
 void symbolizer_init(struct symbolizer *z, struct module_set *mods, bool no_lines)
 {
@@ -27,6 +28,7 @@ void symbolizer_init(struct symbolizer *z, struct module_set *mods, bool no_line
 	z->dwfl_cb.debuginfo_path = &z->debuginfo_path;
 	z->pagemap = -1;
 	z->lines_budget = SYMBOLIZER_LINES_BUDGET;
+	hmap_init(&z->build_ids);
 }
 
 bool symbolizer_read_kernel(struct symbolizer *z, const struct module *m)
@@ -54,6 +56,7 @@ void symbolizer_release(struct symbolizer *z)
 	for (size_t i = 0; i < z->nfiles; i++)
 		symfile_free(z->files[i]);
 	free(z->files);
+	hmap_release(&z->build_ids);
 	free(z->debuginfo_path);
 	if (z->pagemap >= 0)
 		close(z->pagemap);
@@ -93,6 +96,37 @@ static void symfile_load(struct symbolizer *z, struct symfile *f)
 	}
 }
 
+/* Whether f and g are copies of one file: the same build-id and segments. */
+static bool same_build(const struct symfile *f, const struct symfile *g)
+{
+	if (f->build_id_len != g->build_id_len || f->nsegs != g->nsegs ||
+	    memcmp(f->build_id, g->build_id, f->build_id_len) != 0)
+		return false;
+	for (size_t i = 0; i < f->nsegs; i++)
+		if (f->segs[i].offset != g->segs[i].offset ||
+		    f->segs[i].vaddr != g->segs[i].vaddr || f->segs[i].filesz != g->segs[i].filesz)
+			return false;
+	return true;
+}
+
+/* f, just read: its twin, if a copy of its file was read before (see struct symfile). */
+static void find_twin(struct symbolizer *z, struct symfile *f)
+{
+	struct hmap_slot *slot;
+	bool added;
+
+	if (f->mod->kind != MODULE_FILE || !f->build_id_len || f->reason || f->changed)
+		return;
+	slot = hmap_insert(&z->build_ids, hash_bytes(f->build_id, f->build_id_len), &added);
+	if (added) {
+		slot->val = f->mod->id;
+		return;
+	}
+	if (slot->val != f->mod->id && slot->val < z->nfiles && z->files[slot->val] &&
+	    same_build(f, z->files[slot->val]))
+		f->twin = (uint32_t)slot->val + 1;
+}
+
 struct symfile *symfile_get(struct symbolizer *z, struct module *m)
 {
 	if (m->id >= z->nfiles) {
@@ -110,6 +144,7 @@ struct symfile *symfile_get(struct symbolizer *z, struct module *m)
 		f->mod = m;
 		z->files[m->id] = f;
 		symfile_load(z, f);
+		find_twin(z, f);
 		/* Read again after it went idle: what its lines lacked is known already. */
 		if (old && !f->lines_reason)
 			f->lines_reason = old->lines_reason;

@@ -49,6 +49,12 @@ struct symbolizer {
 	size_t lines_budget; /* symbolizer_trim's: SYMBOLIZER_LINES_BUDGET (tests set less) */
 	struct ksyms_reader *kernel_reader; /* see symbolizer_read_kernel, NULL if none */
 	uint64_t kernel_read_cpu_ns;	    /* the CPU time its thread used, once waited for */
+	/*
+	 * Build-id hash -> module id of the first file read with it: copies
+	 * of one binary (containers' libraries, a program copied and run
+	 * many times) look their lines up in one module's DWARF.
+	 */
+	struct hmap build_ids;
 };
 
 /* no_lines: names from symbol tables only, DWARF never read. */
