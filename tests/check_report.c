@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "report/aggregate.h"
+#include "report/inline-calls.h"
 #include "store/profile.h"
 #include "report/protobuf.h"
 #include "report-synth.h"
@@ -867,11 +868,12 @@ START_TEST(test_svg_escaping)
 END_TEST
 
 /*
- * A program "prog" (module path, function addresses at base) whose main
- * calls f in nf samples and g in ng: two builds differ in path and
- * addresses, never in names.
+ * A program (module path, thread comm, function addresses at base) whose
+ * main calls f in nf samples and g in ng: two builds differ in path,
+ * thread name and addresses, never in function names.
  */
-static struct profile *mix_profile(const char *path, uint64_t base, unsigned nf, unsigned ng)
+static struct profile *build_profile(const char *path, const char *comm, uint64_t base, unsigned nf,
+				     unsigned ng)
 {
 	struct profile *p = profile_new();
 	uint32_t m = profile_add_module(p, path, "", 0);
@@ -890,33 +892,52 @@ static struct profile *mix_profile(const char *path, uint64_t base, unsigned nf,
 		stack[0] = fr[i < nf ? 1 : 2];
 		stack[1] = fr[0];
 		s.stack = profile_intern_stack(p, stack, 2);
-		s.comm = strtab_add(&p->str, "prog");
+		s.comm = strtab_add(&p->str, comm);
 		profile_add_sample(p, &s);
 	}
-	profile_add_thread(p, 1, 1, "prog");
+	profile_add_thread(p, 1, 1, comm);
 	return p;
 }
 
-/* The --top --diff row of function name in module "prog": "B N C TB TN TC prog NAME". */
-static const char *diff_row(const char *text, const char *name)
+/* The same, of thread "prog". */
+static struct profile *mix_profile(const char *path, uint64_t base, unsigned nf, unsigned ng)
 {
+	return build_profile(path, "prog", base, nf, ng);
+}
+
+/*
+ * The --top --diff row of function name in module mod, thread thread
+ * (NULL: no Thread column): "B N C TB TN TC [THREAD] MOD NAME".
+ */
+static const char *diff_row_in(const char *text, const char *thread, const char *mod,
+			       const char *name)
+{
+	size_t want = thread ? 9 : 8;
+
 	for (const char *line = text; line;
 	     line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
 		const char *end = strchr(line, '\n');
 		size_t len = end ? (size_t)(end - line) : strlen(line), n = 0;
-		char buf[512], *cols[9], *save = NULL;
+		char buf[512], *cols[10], *save = NULL;
 
 		if (len >= sizeof(buf))
 			continue;
 		memcpy(buf, line, len);
 		buf[len] = '\0';
-		for (char *t = strtok_r(buf, " ", &save); t && n < 9;
+		for (char *t = strtok_r(buf, " ", &save); t && n < 10;
 		     t = strtok_r(NULL, " ", &save))
 			cols[n++] = t;
-		if (n == 8 && strcmp(cols[6], "prog") == 0 && strcmp(cols[7], name) == 0)
+		if (n == want && (!thread || strcmp(cols[6], thread) == 0) &&
+		    strcmp(cols[want - 2], mod) == 0 && strcmp(cols[want - 1], name) == 0)
 			return line;
 	}
 	return NULL;
+}
+
+/* The row of name in module "prog", without a Thread column. */
+static const char *diff_row(const char *text, const char *name)
+{
+	return diff_row_in(text, NULL, "prog", name);
 }
 
 static void assert_diff_row(const char *text, const char *name, const char *numbers)
@@ -937,9 +958,11 @@ START_TEST(test_diff)
 	struct profile *base = mix_profile("/old/prog", 0x1000, 140, 60);
 	struct profile *p = mix_profile("/new/prog", 0x5000, 30, 70);
 	struct report_opts o = {.rows = -1, .columns = 120, .base = base, .base_input = "old.data"};
-	char *text = run_format(fmt_top, p, &o, NULL);
+	char *text;
 	const char *f, *g;
 
+	aggregate_prepare(&o, p);
+	text = run_format(fmt_top, p, &o, NULL);
 	ck_assert_msg(strstr(text, "Base:     old.data, 200 samples"), "%s", text);
 	assert_diff_row(text, "f", "   70.0     30.0    -40.0     70.0     30.0    -40.0");
 	assert_diff_row(text, "g", "   30.0     70.0    +40.0     30.0     70.0    +40.0");
@@ -950,15 +973,220 @@ START_TEST(test_diff)
 	ck_assert(g && f && g < f && f < diff_row(text, "main"));
 	free(text);
 
-	/* Folded: BASE normalized to the new total (140 * 100 / 200), then NEW. */
+	/*
+	 * Folded: BASE normalized to the new total (140 * 100 / 200), then
+	 * NEW; without the thread in the key, no root frame.
+	 */
 	text = run_format(fmt_folded, p, &o, NULL);
-	ck_assert_str_eq(text, "prog;main;f 70 30\nprog;main;g 30 70\n");
+	ck_assert_str_eq(text, "main;f 70 30\nmain;g 30 70\n");
 	free(text);
 
 	ck_assert_uint_eq(report_normalize(3, 1, 2), 2); /* 1.5 rounds up */
 	ck_assert_uint_eq(report_normalize(5, 0, 7), 0);
 	ck_assert_uint_eq(report_normalize(5, 7, 0), 0);
 	ck_assert_uint_eq(report_normalize(UINT64_MAX, 3, 1), UINT64_MAX);
+	profile_free(p);
+	profile_free(base);
+}
+END_TEST
+
+/*
+ * --diff of two builds under other file names (prog-O0, prog-O2), run as
+ * threads of those names: by default functions match by name alone, in
+ * the top table and in the stacks (no root frame); --diff-key=module
+ * keeps the modules apart (frames MODULE`FUNCTION), --diff-key=thread the
+ * threads (a Thread column, stacks with their root frame).
+ */
+START_TEST(test_diff_key)
+{
+	struct profile *base = build_profile("/b/prog-O0", "prog-O0", 0x1000, 140, 60);
+	struct profile *p = build_profile("/b/prog-O2", "prog-O2", 0x5000, 30, 70);
+	struct report_opts o = {.rows = -1, .columns = 120, .base = base, .base_input = "o0.data"};
+	char *text;
+
+	aggregate_prepare(&o, p);
+	ck_assert_int_eq(o.root, REPORT_ROOT_NONE);
+	text = run_format(fmt_top, p, &o, NULL);
+	ck_assert_msg(diff_row_in(text, NULL, "prog-O2", "f") &&
+			      !diff_row_in(text, NULL, "prog-O0", "f"),
+		      "%s", text);
+	ck_assert_ptr_nonnull(strstr(text, "functions matched by name, not by address"));
+	ck_assert_int_eq(strncmp(diff_row_in(text, NULL, "prog-O2", "f"),
+				 "   70.0     30.0    -40.0     70.0     30.0    -40.0", 51),
+			 0);
+	free(text);
+	text = run_format(fmt_folded, p, &o, NULL);
+	ck_assert_str_eq(text, "main;f 70 30\nmain;g 30 70\n");
+	free(text);
+
+	/* The module in the key: nothing matches. */
+	o = (struct report_opts){
+		.rows = -1, .columns = 120, .base = base, .diff_key = REPORT_KEY_MODULE};
+	aggregate_prepare(&o, p);
+	text = run_format(fmt_top, p, &o, NULL);
+	ck_assert_int_eq(strncmp(diff_row_in(text, NULL, "prog-O0", "f"),
+				 "   70.0      0.0    -70.0     70.0      0.0    -70.0", 51),
+			 0);
+	ck_assert_int_eq(strncmp(diff_row_in(text, NULL, "prog-O2", "f"),
+				 "    0.0     30.0    +30.0      0.0     30.0    +30.0", 51),
+			 0);
+	free(text);
+	text = run_format(fmt_folded, p, &o, NULL);
+	ck_assert_str_eq(text, "prog-O0`main;prog-O0`f 70 0\nprog-O0`main;prog-O0`g 30 0\n"
+			       "prog-O2`main;prog-O2`f 0 30\nprog-O2`main;prog-O2`g 0 70\n");
+	free(text);
+
+	/* The thread in the key: a Thread column, and the root frames. */
+	o = (struct report_opts){
+		.rows = -1, .columns = 120, .base = base, .diff_key = REPORT_KEY_THREAD};
+	aggregate_prepare(&o, p);
+	ck_assert_int_eq(o.root, REPORT_ROOT_COMM);
+	text = run_format(fmt_top, p, &o, NULL);
+	ck_assert_msg(diff_row_in(text, "prog-O0", "prog-O0", "f") &&
+			      diff_row_in(text, "prog-O2", "prog-O2", "f"),
+		      "%s", text);
+	ck_assert_ptr_nonnull(strstr(text, "Thread   Module   Function"));
+	free(text);
+	text = run_format(fmt_folded, p, &o, NULL);
+	ck_assert_str_eq(text, "prog-O0;main;f 70 0\nprog-O0;main;g 30 0\n"
+			       "prog-O2;main;f 0 30\nprog-O2;main;g 0 70\n");
+	free(text);
+	profile_free(p);
+	profile_free(base);
+}
+END_TEST
+
+START_TEST(test_diff_key_parse)
+{
+	struct report_opts o = {0};
+	const char *bad[] = {"", "name", "module,", ",thread", "module,,thread", "Module"};
+
+	ck_assert_int_eq(aggregate_parse_diff_key("module", &o), 0);
+	ck_assert_uint_eq(o.diff_key, REPORT_KEY_MODULE);
+	ck_assert_int_eq(aggregate_parse_diff_key("thread,module", &o), 0);
+	ck_assert_uint_eq(o.diff_key, REPORT_KEY_MODULE | REPORT_KEY_THREAD);
+	ck_assert_int_eq(aggregate_parse_diff_key("thread", &o), 0);
+	ck_assert_uint_eq(o.diff_key, REPORT_KEY_THREAD);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		ck_assert_int_eq(aggregate_parse_diff_key(bad[i], &o), -EINVAL);
+		ck_assert_uint_eq(o.diff_key, REPORT_KEY_THREAD);
+	}
+}
+END_TEST
+
+/* A frame of p in module m at addr, its lines given innermost first (inlined but the last). */
+static uint32_t chain_frame(struct profile *p, uint32_t m, uint64_t addr, const char *const *names,
+			    unsigned n)
+{
+	uint32_t f = profile_intern_frame(p, m, 0, addr);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct pm_line l = {.func = strtab_add(&p->str, names[i]),
+				    .flags = i + 1 < n ? PM_LINE_INLINED : 0};
+
+		profile_add_line(p, f, &l);
+	}
+	return f;
+}
+
+/* Adds n samples of the stack frames (leaf first) to p, thread comm. */
+static void add_samples(struct profile *p, const uint32_t *frames, uint32_t depth, unsigned n,
+			const char *comm)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct pm_sample s = {.time = i, .period = 1000, .pid = 1, .tid = 1};
+
+		s.stack = profile_intern_stack(p, frames, depth);
+		s.comm = strtab_add(&p->str, comm);
+		profile_add_sample(p, &s);
+	}
+}
+
+/*
+ * Two builds of: main calls hot, which calls step (75 samples in step, 25
+ * in hot itself) and, 10 times in 100, other. The -O0 build (base) calls
+ * each; the -O2 build inlines step into hot, and calls other.
+ */
+static struct profile *o0_profile(void)
+{
+	struct profile *p = profile_new();
+	uint32_t m = profile_add_module(p, "/b/app-O0", "", 0);
+	const char *main_[] = {"main"}, *hot[] = {"hot"}, *step[] = {"step"}, *other[] = {"other"};
+	uint32_t fm = chain_frame(p, m, 0x100, main_, 1), fh = chain_frame(p, m, 0x200, hot, 1);
+	uint32_t fs = chain_frame(p, m, 0x300, step, 1), fo = chain_frame(p, m, 0x400, other, 1);
+
+	add_samples(p, (uint32_t[]){fs, fh, fm}, 3, 140, "app-O0");
+	add_samples(p, (uint32_t[]){fh, fm}, 2, 40, "app-O0");
+	add_samples(p, (uint32_t[]){fo, fh, fm}, 3, 20, "app-O0");
+	return p;
+}
+
+static struct profile *o2_profile(void)
+{
+	struct profile *p = profile_new();
+	uint32_t m = profile_add_module(p, "/b/app-O2", "", 0);
+	const char *main_[] = {"main"}, *hot[] = {"hot"}, *step[] = {"step", "hot"},
+		   *other[] = {"other"};
+	uint32_t fm = chain_frame(p, m, 0x100, main_, 1), fh = chain_frame(p, m, 0x180, hot, 1);
+	uint32_t fs = chain_frame(p, m, 0x1a0, step, 2), fo = chain_frame(p, m, 0x400, other, 1);
+
+	add_samples(p, (uint32_t[]){fs, fm}, 2, 70, "app-O2");
+	add_samples(p, (uint32_t[]){fh, fm}, 2, 20, "app-O2");
+	add_samples(p, (uint32_t[]){fo, fh, fm}, 3, 10, "app-O2");
+	return p;
+}
+
+/*
+ * --merge-inline: the inlined call (step into hot) is found in the -O2
+ * build and merged in both, the call that neither inlines (other) is
+ * left; without a base, the -O2 recording alone loses its inline level.
+ */
+START_TEST(test_merge_inline)
+{
+	struct profile *base = o0_profile(), *p = o2_profile();
+	struct report_opts o = {.rows = -1, .columns = 120, .base = base, .merge_inline = true};
+	struct inline_calls *c = inline_calls_new(p, base);
+	char *text;
+
+	/* The pair, and what it merges: frames 2 (step) and 1 (hot) of each. */
+	ck_assert_uint_eq(inline_calls_count(c), 1);
+	ck_assert(inline_calls_merges(c, base, 2, 1));
+	ck_assert(!inline_calls_merges(c, base, 1, 0));
+	ck_assert(!inline_calls_merges(c, base, 3, 1));
+	ck_assert(!inline_calls_merges(c, p, 2, 0));
+	ck_assert(!inline_calls_merges(c, NULL, 2, 1));
+	inline_calls_free(c);
+	inline_calls_free(NULL);
+
+	aggregate_prepare(&o, p);
+	ck_assert(o.names.no_inline);
+	text = run_format(fmt_folded, p, &o, NULL);
+	ck_assert_str_eq(text, "main;hot 90 90\nmain;hot;other 10 10\n");
+	free(text);
+	text = run_format(fmt_top, p, &o, NULL);
+	ck_assert_int_eq(strncmp(diff_row_in(text, NULL, "app-O2", "hot"),
+				 "   90.0     90.0      0.0    100.0    100.0      0.0", 51),
+			 0);
+	ck_assert_msg(!strstr(text, "step"), "%s", text);
+	free(text);
+	aggregate_opts_release(&o);
+	ck_assert_ptr_null(o.inlined);
+
+	/* Without it: step and step_[i] are rows of their own. */
+	o = (struct report_opts){.rows = -1, .columns = 120, .base = base};
+	aggregate_prepare(&o, p);
+	text = run_format(fmt_folded, p, &o, NULL);
+	ck_assert_str_eq(text, "main;hot 20 20\nmain;hot;other 10 10\nmain;hot;step 70 0\n"
+			       "main;hot;step_[i] 0 70\n");
+	free(text);
+
+	/* No base: the -O2 recording merged alone. */
+	o = (struct report_opts){.rows = -1, .merge_inline = true};
+	aggregate_prepare(&o, p);
+	text = run_format(fmt_folded, p, &o, NULL);
+	ck_assert_str_eq(text, "app-O2;main;hot 90\napp-O2;main;hot;other 10\n");
+	free(text);
+	aggregate_opts_release(&o);
 	profile_free(p);
 	profile_free(base);
 }
@@ -995,6 +1223,9 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_svg_elided);
 	tcase_add_test(tc, test_svg_escaping);
 	tcase_add_test(tc, test_diff);
+	tcase_add_test(tc, test_diff_key);
+	tcase_add_test(tc, test_diff_key_parse);
+	tcase_add_test(tc, test_merge_inline);
 	suite_add_tcase(s, tc);
 	return s;
 }

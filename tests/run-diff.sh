@@ -16,9 +16,9 @@
 #             base's share in the hover text; in chromium the script's
 #             colours after a zoom are the file's (tests/svg-diff.js).
 # Then a second build of mix (non-PIE, -O2, other addresses) against the
-# first with the same mix: frames match by name and module, nothing
-# changes beyond noise. Last, the errors: --diff with a format that does
-# not compare, and a base that does not exist.
+# first with the same mix: frames match by name, nothing changes beyond
+# noise. Last, the errors: --diff with a format that does not compare, a
+# base that does not exist, --per-pid with --diff, --diff-key without it.
 set -eu
 . "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -166,4 +166,14 @@ if [ "$rc" -ne 1 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
 	fail "--diff with a missing base: exit $rc, $(cat "$tmp/err")"
 fi
 say "errors: $(cat "$tmp/err")"
+for args in "--diff $tmp/base.data --per-pid" "--diff-key=module" \
+	"--diff $tmp/base.data --diff-key=name"; do
+	rc=0
+	# shellcheck disable=SC2086 # the words of args, split
+	"$PERFMINI" report -i "$tmp/new.data" $args >/dev/null 2>"$tmp/err" || rc=$?
+	if [ "$rc" -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 2 ]; then
+		fail "report $args: exit $rc, $(cat "$tmp/err")"
+	fi
+	say "report $args: $(head -n 1 "$tmp/err")"
+done
 exit 0

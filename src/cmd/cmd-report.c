@@ -161,6 +161,12 @@ static int opt_time(void *opts, const struct cmd_opt *row, const char *arg)
 	return aggregate_parse_time(arg, &((struct report_cmd *)opts)->o);
 }
 
+static int opt_diff_key(void *opts, const struct cmd_opt *row, const char *arg)
+{
+	(void)row;
+	return aggregate_parse_diff_key(arg, &((struct report_cmd *)opts)->o);
+}
+
 #define R struct report_cmd
 #define FORMAT(name, text)                                                                    \
 	{                                                                                     \
@@ -180,8 +186,18 @@ static const struct cmd_opt options[] = {
 		 "function's self and total share in both and the change, largest first; --folded "
 		 "two counts per stack, BASE NEW (flamegraph.pl reads them); --svg colours frames "
 		 "by change (red grew, blue shrank); --pprof the diff that pprof's -diff_base "
-		 "makes. Frames are matched by name and module; BASE's counts are normalized to "
-		 "the -i file's total"},
+		 "makes. Functions are matched by name alone, whatever their modules' file names "
+		 "and threads' names (see --diff-key); BASE's counts are normalized to the -i "
+		 "file's total"},
+	{OPT_CALL, "diff-key", 0, "KEYS", .flags = OPTF_EQ, .call = opt_diff_key,
+	 .what = "module, thread or module,thread", .complete = COMPLETE_WORDS,
+	 .words =
+		 (const struct opt_word[]){
+			 {"module", 0}, {"thread", 0}, {"module,thread", 0}, {NULL, 0}},
+	 .help = "with --diff, what must match besides a function's name, comma-separated: "
+		 "'module' its module's base name, 'thread' its thread's name (stacks then keep "
+		 "their root frame); by default neither, so that two builds of a program under "
+		 "other names compare"},
 
 	{OPT_SECTION, .help = "Formats:"},
 	FORMAT("top", "(the default) a header on the recording, then the functions by self "
@@ -259,6 +275,11 @@ static const struct cmd_opt options[] = {
 	{OPT_FLAG, "no-inline", 0, OPT_AT(R, o.names.no_inline),
 	 .help = "only the real function of each frame, without the functions inlined into it "
 		 "(marked _[i])"},
+	{OPT_FLAG, "merge-inline", 0, OPT_AT(R, o.merge_inline),
+	 .help = "count an inlined function as the function it is inlined into, as --no-inline "
+		 "does, and an out-of-line call as its caller where the compiler inlined that "
+		 "call elsewhere (in either recording of a --diff): an -O0 build's callee and "
+		 "an -O2 build's inlined copy compare as their caller"},
 	{OPT_HELP, "help", 'h', .help = "this help"},
 	{OPT_END},
 };
@@ -283,6 +304,7 @@ const struct cmd_spec report_spec = {
 		"  perfmini report --firefox                then load it in the Firefox Profiler\n"
 		"  perfmini report --pid 42 --time 1.5,3 --no-kernel\n"
 		"  perfmini report -i new.data --diff old.data   what changed\n"
+		"  perfmini report -i o2.data --diff o0.data --merge-inline\n"
 		"See perfmini-report(1) and, for the file, perfmini-data(5).\n",
 	.opts = options,
 };
@@ -299,6 +321,14 @@ static int check_options(struct report_cmd *c)
 		return usage_error("%s and --kernel-only exclude each other", "--no-kernel");
 	if (c->per_pid && c->per_tid)
 		return usage_error("%s and --per-tid exclude each other", "--per-pid");
+	if (o->diff_key && !o->base_input)
+		return usage_error("--diff-key applies to --diff");
+	/* Two recordings' ids differ: their roots would never match. */
+	if (o->base_input && (c->per_pid || c->per_tid))
+		return usage_error(
+			"--%s does not apply to --diff (--diff-key=thread matches threads "
+			"by name)",
+			c->per_pid ? "per-pid" : "per-tid");
 	o->root = c->per_pid ? REPORT_ROOT_PID : c->per_tid ? REPORT_ROOT_TID : REPORT_ROOT_COMM;
 	if (o->offcpu_state != REPORT_STATE_ANY && o->sample_type == REPORT_CPU)
 		return usage_error("--off-cpu-state applies to --sample-type=off-cpu or wall");
@@ -367,6 +397,7 @@ static int report(struct report_cmd *c)
 		return 1;
 	}
 	o->base = base;
+	aggregate_prepare(o, p);
 	say_cut(p, o->input);
 	say_cut(base, o->base_input);
 	if (o->sample_type != REPORT_CPU && !off_cpu_recorded(base, o->base_input)) {

@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "report/aggregate.h"
+#include "report/inline-calls.h"
 #include "util/alloc.h"
+#include "util/array.h"
 #include "util/hash.h"
 #include "util/hmap.h"
 #include "util/parse.h"
@@ -151,6 +153,23 @@ static bool same_canon(uint64_t val, const void *arg)
 							k->n * sizeof(uint32_t)) == 0);
 }
 
+/*
+ * --merge-inline: leaves out of frames[0, n) (leaf first) each frame whose
+ * call from the next one out was inlined somewhere, so that it counts as
+ * that caller; the outermost frame stays. Returns the frames kept.
+ */
+static int merge_inlined(const struct inline_calls *c, const struct profile *p, uint32_t *frames,
+			 int n)
+{
+	int kept = 0;
+
+	/* frames[i + 1] is read before anything is written over it: kept <= i. */
+	for (int i = 0; i < n; i++)
+		if (i + 1 == n || !inline_calls_merges(c, p, frames[i], frames[i + 1]))
+			frames[kept++] = frames[i];
+	return kept;
+}
+
 int aggregate_stack_frames(const struct report_opts *o, const struct profile *p, uint32_t sid,
 			   uint32_t *frames)
 {
@@ -165,6 +184,8 @@ int aggregate_stack_frames(const struct report_opts *o, const struct profile *p,
 			continue;
 		frames[n++] = f;
 	}
+	if (o->inlined)
+		n = merge_inlined(o->inlined, p, frames, n);
 	return n == 0 && o->kernel_only ? -1 : n;
 }
 
@@ -262,9 +283,11 @@ static uint32_t root_of(struct builder *b, const struct pm_sample *s)
 	uint32_t off, by;
 	bool added;
 
-	/* A root depends on the comm alone, or on the pid or tid alone. */
+	/* A root depends on the comm alone, or on the pid or tid alone, or on nothing. */
 	if (b->o->root == REPORT_ROOT_COMM)
 		by = s->comm;
+	else if (b->o->root == REPORT_ROOT_NONE)
+		by = 0;
 	else
 		by = b->o->root == REPORT_ROOT_PID ? s->pid : s->tid;
 	cached = hmap_insert(&b->root_cache, by, &added);
@@ -273,7 +296,7 @@ static uint32_t root_of(struct builder *b, const struct pm_sample *s)
 	sbuf_reset(&b->name);
 	if (b->o->root == REPORT_ROOT_COMM) {
 		sbuf_adds(&b->name, strtab_get(&p->str, s->comm));
-	} else {
+	} else if (b->o->root != REPORT_ROOT_NONE) {
 		uint32_t id = b->o->root == REPORT_ROOT_PID ? s->pid : s->tid;
 		const struct hmap_slot *n = hmap_find(&b->names, id);
 
@@ -394,7 +417,7 @@ struct aggregate *aggregate_new(const struct profile *p, const struct report_opt
 	hmap_init(&b.names);
 	hmap_init(&b.root_cache);
 	strtab_init(&b.roots);
-	if (o->root != REPORT_ROOT_COMM)
+	if (o->root == REPORT_ROOT_PID || o->root == REPORT_ROOT_TID)
 		collect_names(&b);
 	for (size_t i = 0; o->sample_type != REPORT_OFF_CPU && i < p->nsamples; i++)
 		if (aggregate_selects(o, p, &p->samples[i]))
@@ -531,8 +554,51 @@ int aggregate_parse_time(const char *s, struct report_opts *o)
 	return 0;
 }
 
+void aggregate_prepare(struct report_opts *o, const struct profile *p)
+{
+	/* The one place the --diff key is made: the root and the frames' names. */
+	if (o->base && !(o->diff_key & REPORT_KEY_THREAD))
+		o->root = REPORT_ROOT_NONE;
+	o->names.modules = o->base && (o->diff_key & REPORT_KEY_MODULE);
+	if (o->merge_inline) {
+		o->names.no_inline = true;
+		inline_calls_free(o->inlined);
+		o->inlined = inline_calls_new(p, o->base);
+	}
+}
+
+int aggregate_parse_diff_key(const char *s, struct report_opts *o)
+{
+	static const struct {
+		const char *word;
+		unsigned key;
+	} words[] = {{"module", REPORT_KEY_MODULE}, {"thread", REPORT_KEY_THREAD}};
+	size_t nitems, i;
+	char **items = split_list(s, &nitems);
+	unsigned key = 0;
+	int ret = 0;
+
+	if (!items)
+		return -EINVAL;
+	for (size_t k = 0; k < nitems; k++) {
+		for (i = 0; i < ARRAY_SIZE(words) && strcmp(items[k], words[i].word); i++)
+			;
+		if (i == ARRAY_SIZE(words))
+			ret = -EINVAL;
+		else
+			key |= words[i].key;
+		free(items[k]);
+	}
+	free(items);
+	if (ret == 0)
+		o->diff_key = key;
+	return ret;
+}
+
 void aggregate_opts_release(struct report_opts *o)
 {
+	inline_calls_free(o->inlined);
+	o->inlined = NULL;
 	free(o->pids);
 	free(o->tids);
 	for (size_t i = 0; i < o->ncomms; i++)

@@ -2,8 +2,9 @@
 /*
  * aggregate.h - which samples a report counts, and how they group: the one
  * place where the report filters (--pid, --tid, --comm, --time,
- * --no-kernel, --kernel-only) and the root frames (--per-pid, --per-tid)
- * are applied. Every format reads its samples from here.
+ * --no-kernel, --kernel-only), --merge-inline, the root frames (--per-pid,
+ * --per-tid) and the key that matches a --diff's two recordings
+ * (--diff-key) are applied. Every format reads its samples from here.
  *
  * Invariant: each selected sample is counted in exactly one stack of the
  * aggregate; two stacks never have the same root, frames (and, with
@@ -59,7 +60,9 @@ bool aggregate_selects(const struct report_opts *o, const struct profile *p,
 /*
  * The frames of stack sid that the kernel filters of o keep, leaf first,
  * into frames (room for the stack's depth): their number, or -1 when
- * --kernel-only leaves none and the sample is dropped.
+ * --kernel-only leaves none and the sample is dropped. With --merge-inline
+ * (o->inlined), a frame whose call the compiler inlined elsewhere is left
+ * out: it counts as its caller.
  */
 int aggregate_stack_frames(const struct report_opts *o, const struct profile *p, uint32_t sid,
 			   uint32_t *frames);
@@ -86,7 +89,24 @@ void aggregate_describe(const struct report_opts *o, struct sbuf *b);
 int aggregate_parse_ids(const char *s, uint32_t **ids, size_t *n);
 int aggregate_parse_comms(const char *s, struct report_opts *o);
 int aggregate_parse_time(const char *s, struct report_opts *o);
-/* Frees what the parsers allocated in o. */
+/*
+ * diff-key: "module", "thread" or both, comma-separated, into o->diff_key
+ * (enum report_diff_key; any other word is -EINVAL)
+ */
+int aggregate_parse_diff_key(const char *s, struct report_opts *o);
+
+/*
+ * Makes what --diff's key and --merge-inline say of o, once p (the
+ * recording reported) and o->base (NULL without --diff) are read; every
+ * report with either goes through it before its format. A --diff whose
+ * key leaves the thread out has no root frame (REPORT_ROOT_NONE), so that
+ * two programs' stacks match whatever their threads are called; one keyed
+ * on modules names frames "MODULE`FUNCTION"; --merge-inline names no
+ * inlined level (no_inline) and drops the frames of calls that either
+ * recording inlines (aggregate_stack_frames).
+ */
+void aggregate_prepare(struct report_opts *o, const struct profile *p);
+/* Frees what the parsers and aggregate_prepare allocated in o. */
 void aggregate_opts_release(struct report_opts *o);
 
 #endif

@@ -9,6 +9,9 @@
  * difffolded.pl writes and flamegraph.pl reads), stacks matched by their
  * text: BASE is the base recording's count normalized to the reported
  * one's total, and a stack found in one recording only has 0 in the other.
+ * The text is the key (aggregate_prepare): without the thread in it a
+ * stack has no root frame, and "[no frames]" stands for a stack the
+ * filters left empty; with the module, frames read "MODULE`FUNCTION".
  */
 #include "config.h"
 
@@ -70,10 +73,13 @@ static void add_stacks(struct folded *fo, const struct profile *p, const struct 
 		const struct agg_stack *g = &a->stacks[i];
 		struct line_key k = {&lines, NULL};
 		struct hmap_slot *m;
-		bool added;
+		bool added, first = o->root == REPORT_ROOT_NONE;
 
 		sbuf_reset(&b);
-		sbuf_add_sanitized(&b, a->roots[g->root]);
+		if (o->root != REPORT_ROOT_NONE)
+			sbuf_add_sanitized(&b, a->roots[g->root]);
+		else if (!g->depth)
+			sbuf_adds(&b, "[no frames]");
 		for (uint32_t d = g->depth; d-- > 0;) {
 			uint32_t f = a->frames[g->off + d];
 
@@ -84,7 +90,9 @@ static void add_stacks(struct folded *fo, const struct profile *p, const struct 
 				span[f][0] = (uint32_t)at + 1;
 				span[f][1] = (uint32_t)(names.len - at);
 			}
-			sbuf_adds(&b, ";");
+			if (!first)
+				sbuf_adds(&b, ";");
+			first = false;
 			if (span[f][1])
 				sbuf_addn(&b, names.buf + span[f][0] - 1, span[f][1]);
 		}

@@ -32,8 +32,10 @@
  * normalized to the reported recording's totals (one ratio per value, as
  * pprof's -normalize), each labelled pprof::base=true. pprof then shows
  * the difference, with percentages of the base's total. Functions are one
- * per name across both, so a function is matched by name; the base's
- * locations have no mapping (its addresses are another build's).
+ * per name across both, so a function is matched by name (with a key on
+ * modules, named "MODULE`FUNCTION"; with one on threads, the stacks have
+ * the thread's name as a root frame); the base's locations have no
+ * mapping (its addresses are another build's).
  */
 #include "config.h"
 
@@ -165,7 +167,7 @@ static uint64_t location_id(struct pprof *x, uint32_t f)
 	return id;
 }
 
-/* The location of a --per-pid or --per-tid root frame. */
+/* The location of a root frame: --per-pid, --per-tid, or a --diff keyed on threads. */
 static uint64_t root_location(struct pprof *x, const struct aggregate *a, uint32_t root)
 {
 	uint64_t id;
@@ -297,7 +299,9 @@ static void encode_samples(struct pprof *x, const struct aggregate *a, const str
 		x->sb.len = 0;
 		for (uint32_t d = 0; d < g->depth; d++)
 			pb_uint(&x->sb, SAMPLE_LOCATION_ID, location_id(x, a->frames[g->off + d]));
-		if (x->o->root != REPORT_ROOT_COMM)
+		/* A root frame where asked for, and in a --diff keyed on threads. */
+		if (x->o->root != REPORT_ROOT_NONE &&
+		    (x->o->root != REPORT_ROOT_COMM || x->o->base))
 			pb_uint(&x->sb, SAMPLE_LOCATION_ID, root_location(x, a, g->root));
 		if (to) {
 			/* int64 values: two's complement in the varint. */

@@ -24,6 +24,8 @@
  * node is the base's, and the colour is the change in share of each
  * recording's own total, from grey (none) to red (grew most) or blue
  * (shrank most). Frames found only in the base have no width: not drawn.
+ * The names are the key (aggregate_prepare): without the thread in it,
+ * no root frame; with the module, "MODULE`FUNCTION".
  */
 #include "config.h"
 
@@ -207,11 +209,14 @@ static void build(struct svg *g, const struct profile *p, const struct aggregate
 		const struct agg_stack *s = &a->stacks[i];
 		uint32_t n;
 
-		sbuf_reset(&g->b);
-		sbuf_add_sanitized(&g->b, a->roots[s->root]);
-		n = child_of(g, 0, strtab_addn(&g->str, g->b.buf, g->b.len), KIND_ROOT);
 		*(base ? &g->nodes[0].base : &g->nodes[0].count) += s->count;
-		*(base ? &g->nodes[n].base : &g->nodes[n].count) += s->count;
+		n = 0;
+		if (g->o->root != REPORT_ROOT_NONE) {
+			sbuf_reset(&g->b);
+			sbuf_add_sanitized(&g->b, a->roots[s->root]);
+			n = child_of(g, 0, strtab_addn(&g->str, g->b.buf, g->b.len), KIND_ROOT);
+			*(base ? &g->nodes[n].base : &g->nodes[n].count) += s->count;
+		}
 		for (uint32_t d = s->depth; d-- > 0;) {
 			uint32_t f = a->frames[s->off + d];
 			uint32_t levels = report_frame_levels(p, f, &g->o->names);

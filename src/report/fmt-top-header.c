@@ -250,9 +250,15 @@ void top_print_compared(const struct report_opts *o, const struct aggregate *bas
 		sbuf_add_sanitized(&s, meta(b, "command"));
 	}
 	header_line(out, width, "Base:", s.buf);
-	header_line(out, width, "Compared:",
-		    "each function's share of its own recording's total, so that recordings "
-		    "of different lengths compare; Change is New minus Base, in points; "
-		    "functions matched by name and module, not by address");
+	sbuf_reset(&s);
+	sbuf_addf(&s,
+		  "each function's share of its own recording's total, so that recordings "
+		  "of different lengths compare; Change is New minus Base, in points; "
+		  "functions matched by name%s%s, not by address",
+		  o->diff_key & REPORT_KEY_MODULE ? " and module" : "",
+		  o->diff_key & REPORT_KEY_THREAD ? " and thread" : "");
+	if (o->merge_inline)
+		sbuf_adds(&s, "; inlined functions counted in their callers (--merge-inline)");
+	header_line(out, width, "Compared:", s.buf);
 	sbuf_release(&s);
 }

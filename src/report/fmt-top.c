@@ -4,11 +4,13 @@
  * functions (or, with --sort module, the modules) with the most samples.
  *
  * A function is one level of a frame (an inlined level is a function of
- * its own, named with "_[i]"), in one module. Its self count is the number
- * of samples whose innermost level it is; its total count the number of
- * samples in which it appears at all, each sample counted once however
- * often the function recurses in it; a module's counts are the same over
- * the frames in it.
+ * its own, named with "_[i]"), in one module; with --diff, a name alone
+ * unless the key (report.h's diff_key) adds the module, and with the
+ * thread in the key, a row per function and thread. Its self count is
+ * the number of samples whose innermost level it is; its total count the
+ * number of samples in which it appears at all, each sample counted once
+ * however often the function recurses in it; a module's counts are the
+ * same over the frames in it.
  *
  * On a terminal the table fits its width: names lose their middle
  * (report_cut_name), locations their start, modules their end, never
@@ -40,11 +42,19 @@
 #define MAX_MODULE_WIDTH 20
 #define MIN_FUNC_WIDTH	 24
 
+/* A function as its rows show it (its module, when not in its key, is each row's own). */
+struct top_func {
+	uint32_t name; /* strings: the level's name; with --sort module, "" */
+	uint32_t loc;  /* strings: FILE:LINE with --lines, else "" */
+};
+
+/* A row of the table: a function (or module), and with a thread key, a thread. */
 struct top_fn {
-	uint32_t name;	 /* strings: the level's name; with --sort module, "" */
-	uint32_t module; /* strings: the module's base name */
-	uint32_t loc;	 /* strings: FILE:LINE with --lines, else "" */
-	uint32_t stamp;	 /* the last stack counted in total, + 1 */
+	uint32_t name, loc; /* its function's */
+	uint32_t module;    /* strings: the module's base name, of the first frame counted */
+	uint32_t thread;    /* strings: the root's name with a thread key, else "" */
+	uint32_t stamp;	    /* the last stack counted in total, + 1 */
+	uint32_t pad;
 	uint64_t self, total;
 	uint64_t base_self, base_total; /* --diff: in the base recording */
 };
@@ -53,13 +63,19 @@ struct top {
 	const struct profile *p;
 	const struct report_opts *o;
 	struct strtab str;
-	struct top_fn *fns;
+	struct top_func *funcs;
+	size_t nfuncs, funcs_cap;
+	struct hmap func_index; /* key string offset -> index into funcs */
+	struct top_fn *fns;	/* the rows */
 	size_t nfns, fns_cap;
-	struct hmap fn_index; /* key string offset -> index into fns */
-	uint32_t *levels;     /* per frame, its functions, outermost first */
+	struct hmap row_index; /* with by_thread: func << 32 | thread -> index into fns */
+	uint32_t *levels;      /* per frame, its functions, outermost first */
 	size_t nlevels, levels_cap;
 	uint32_t *level0;		/* frame -> index into levels + 1; 0 not yet named */
+	uint32_t *module_of;		/* frame -> its module's base name, once named */
 	bool by_module;			/* --sort module: a row per module, not per function */
+	bool keyed_module;		/* functions of other modules apart (but in a --diff) */
+	bool by_thread;			/* --diff keyed on threads: a row per thread too */
 	uint64_t samples, base_samples; /* the totals (--diff: of both recordings) */
 	struct sbuf b;
 };
@@ -88,29 +104,64 @@ static int env_columns(void)
 	return DEFAULT_COLUMNS;
 }
 
-/* The function of one level of frame f, added if new. */
-static uint32_t level_fn(struct top *t, uint32_t f, uint32_t level)
+/*
+ * The row of function func in thread (a string), added if new, showing
+ * module (a string: the module of the frame it is first met in).
+ */
+static uint32_t row_of(struct top *t, uint32_t func, uint32_t thread, uint32_t module)
+{
+	struct hmap_slot *slot = NULL;
+	bool added = true;
+
+	if (t->by_thread)
+		slot = hmap_insert(&t->row_index, (uint64_t)func << 32 | thread, &added);
+	else if (func < t->nfns)
+		return func; /* one row a function, made with it */
+	if (added) {
+		xgrow(&t->fns, &t->fns_cap, t->nfns + 1, sizeof(*t->fns));
+		memset(&t->fns[t->nfns], 0, sizeof(*t->fns));
+		t->fns[t->nfns].name = t->funcs[func].name;
+		t->fns[t->nfns].module = module;
+		t->fns[t->nfns].loc = t->funcs[func].loc;
+		t->fns[t->nfns].thread = thread;
+		if (slot)
+			slot->val = t->nfns;
+		t->nfns++;
+	}
+	return slot ? (uint32_t)slot->val : (uint32_t)t->nfns - 1;
+}
+
+/* The base name of frame f's module, in t's strings. */
+static uint32_t frame_module(struct top *t, uint32_t f)
 {
 	const struct profile *p = t->p;
 	const struct pm_frame *fr = &p->frames[f];
-	struct name_opts names = t->o->names;
-	const struct pm_line *l;
-	uint32_t name, module, loc = 0, key;
-	struct hmap_slot *slot;
-	bool added;
 
-	names.lines = false;
-	sbuf_reset(&t->b);
-	if (!t->by_module)
-		report_level_name(p, f, level, &names, &t->b);
-	name = strtab_addn(&t->str, t->b.buf, t->b.len);
 	sbuf_reset(&t->b);
 	/* A path another user chose: printable, as every name shown. */
 	sbuf_add_printable(&t->b, fr->module == PM_NONE
 					  ? "[unknown]"
 					  : report_base_name(strtab_get(
 						    &p->str, p->modules[fr->module].path)));
-	module = strtab_addn(&t->str, t->b.buf, t->b.len);
+	return strtab_addn(&t->str, t->b.buf, t->b.len);
+}
+
+/* The function of one level of frame f, in module (a string), added if new. */
+static uint32_t level_fn(struct top *t, uint32_t f, uint32_t level, uint32_t module)
+{
+	const struct profile *p = t->p;
+	struct name_opts names = t->o->names;
+	const struct pm_line *l;
+	uint32_t name, loc = 0, key;
+	struct hmap_slot *slot;
+	bool added;
+
+	names.lines = false;
+	names.modules = false; /* the module has a column of its own */
+	sbuf_reset(&t->b);
+	if (!t->by_module)
+		report_level_name(p, f, level, &names, &t->b);
+	name = strtab_addn(&t->str, t->b.buf, t->b.len);
 	l = report_level_line(p, f, level, &t->o->names);
 	if (t->o->names.lines && !t->by_module && l && l->file) {
 		const char *file = strtab_get(&p->str, l->file);
@@ -120,17 +171,17 @@ static uint32_t level_fn(struct top *t, uint32_t f, uint32_t level)
 		sbuf_addf(&t->b, ":%u", l->line);
 		loc = strtab_addn(&t->str, t->b.buf, t->b.len);
 	}
+	/* A row's function: its module in the key but in a --diff not keyed on modules. */
 	sbuf_reset(&t->b);
-	sbuf_addf(&t->b, "%u,%u,%u", name, module, loc);
+	sbuf_addf(&t->b, "%u,%u,%u", name, t->keyed_module ? module : 0, loc);
 	key = strtab_addn(&t->str, t->b.buf, t->b.len);
-	slot = hmap_insert(&t->fn_index, key, &added);
+	slot = hmap_insert(&t->func_index, key, &added);
 	if (added) {
-		xgrow(&t->fns, &t->fns_cap, t->nfns + 1, sizeof(*t->fns));
-		memset(&t->fns[t->nfns], 0, sizeof(*t->fns));
-		t->fns[t->nfns].name = name;
-		t->fns[t->nfns].module = module;
-		t->fns[t->nfns].loc = loc;
-		slot->val = t->nfns++;
+		xgrow(&t->funcs, &t->funcs_cap, t->nfuncs + 1, sizeof(*t->funcs));
+		t->funcs[t->nfuncs] = (struct top_func){name, loc};
+		slot->val = t->nfuncs++;
+		if (!t->by_thread)
+			row_of(t, (uint32_t)slot->val, 0, module);
 	}
 	return (uint32_t)slot->val;
 }
@@ -144,8 +195,9 @@ static const uint32_t *frame_fns(struct top *t, uint32_t f, uint32_t *n)
 
 		xgrow(&t->levels, &t->levels_cap, t->nlevels + *n, sizeof(*t->levels));
 		t->nlevels += *n;
+		t->module_of[f] = frame_module(t, f);
 		for (uint32_t i = 0; i < *n; i++)
-			t->levels[at + i] = level_fn(t, f, i);
+			t->levels[at + i] = level_fn(t, f, i, t->module_of[f]);
 		t->level0[f] = (uint32_t)at + 1;
 	}
 	return t->levels + t->level0[f] - 1;
@@ -159,16 +211,26 @@ static void count(struct top *t, const struct aggregate *a, bool base)
 {
 	for (size_t i = 0; i < a->nstacks; i++) {
 		const struct agg_stack *g = &a->stacks[i];
+		uint32_t thread = 0;
 
+		if (t->by_thread) {
+			sbuf_reset(&t->b);
+			sbuf_add_printable(&t->b, a->roots[g->root]);
+			thread = strtab_addn(&t->str, t->b.buf, t->b.len);
+		}
 		for (uint32_t d = 0; d < g->depth; d++) {
-			uint32_t n;
-			const uint32_t *fns = frame_fns(t, a->frames[g->off + d], &n);
+			uint32_t n, f = a->frames[g->off + d];
+			const uint32_t *fns = frame_fns(t, f, &n);
 
-			if (d == 0)
-				*(base ? &t->fns[fns[n - 1]].base_self
-				       : &t->fns[fns[n - 1]].self) += g->count;
+			/* Rows are made as they are met: t->fns moves. */
+			if (d == 0) {
+				uint32_t row = row_of(t, fns[n - 1], thread, t->module_of[f]);
+
+				*(base ? &t->fns[row].base_self : &t->fns[row].self) += g->count;
+			}
 			for (uint32_t k = 0; k < n; k++) {
-				struct top_fn *fn = &t->fns[fns[k]];
+				uint32_t row = row_of(t, fns[k], thread, t->module_of[f]);
+				struct top_fn *fn = &t->fns[row];
 
 				if (fn->stamp == i + 1)
 					continue;
@@ -189,7 +251,9 @@ static void count_base(struct top *t, const struct aggregate *base)
 
 	t->p = t->o->base;
 	free(t->level0);
+	free(t->module_of);
 	t->level0 = xcalloc(t->p->nframes ? t->p->nframes : 1, sizeof(*t->level0));
+	t->module_of = xcalloc(t->p->nframes ? t->p->nframes : 1, sizeof(*t->module_of));
 	t->nlevels = 0;
 	for (size_t i = 0; i < t->nfns; i++)
 		t->fns[i].stamp = 0;
@@ -241,7 +305,8 @@ static int cmp_fn(const void *a, const void *b, void *arg)
 			return c;
 	}
 	if ((c = strcmp(strtab_get(s, x->name), strtab_get(s, y->name))) ||
-	    (c = strcmp(strtab_get(s, x->loc), strtab_get(s, y->loc))))
+	    (c = strcmp(strtab_get(s, x->loc), strtab_get(s, y->loc))) ||
+	    (c = strcmp(strtab_get(s, x->thread), strtab_get(s, y->thread))))
 		return c;
 	return strcmp(strtab_get(s, x->module), strtab_get(s, y->module));
 }
@@ -280,16 +345,20 @@ static void put_cell(struct top *t, FILE *out, const char *s, size_t width, bool
 }
 
 struct layout {
-	int numw;	   /* the number columns with their separators */
-	int cw;		   /* the count columns */
-	size_t fw, lw, mw; /* function, location, module */
-	bool lines, module_rows, cutting;
+	int numw;	       /* the number columns with their separators */
+	int cw;		       /* the count columns */
+	size_t fw, lw, mw, tw; /* function, location, module, thread */
+	bool lines, module_rows, threads, cutting;
 };
 
-/* The text columns of a row, after its numbers. */
+/* The text columns of a row, after its numbers; thread only with l->threads. */
 static void print_text(struct top *t, FILE *out, const struct layout *l, const char *fn,
-		       const char *loc, const char *mod)
+		       const char *loc, const char *mod, const char *thread)
 {
+	if (l->threads) {
+		put_cell(t, out, thread, l->tw, l->cutting, CUT_END, true);
+		fputs("  ", out);
+	}
 	put_cell(t, out, mod, l->mw, l->cutting, CUT_END, !l->module_rows);
 	if (!l->module_rows) {
 		fputs("  ", out);
@@ -308,16 +377,17 @@ static void print_row(struct top *t, FILE *out, const struct layout *l, const ch
 		      const char *loc, const char *mod)
 {
 	fprintf(out, "%6s  %6s  %*s  %*s  ", c1, c2, l->cw, c3, l->cw, c4);
-	print_text(t, out, l, fn, loc, mod);
+	print_text(t, out, l, fn, loc, mod, "");
 }
 
 /*
- * The column widths: Module, Location (with --lines), then Function,
- * last. Off a terminal (width 0) each column is as wide as its widest
- * cell. On one, the module column takes at most
- * MAX_MODULE_WIDTH and the location what it needs, and the function what
- * is left; when that is under MIN_FUNC_WIDTH, the module, then the
- * location, give up columns down to their headings' widths.
+ * The column widths: Thread (a --diff keyed on threads), Module, Location
+ * (with --lines), then Function, last. Off a terminal (width 0) each
+ * column is as wide as its widest cell. On one, the thread and module
+ * columns take at most MAX_MODULE_WIDTH each and the location what it
+ * needs, and the function what is left; when that is under
+ * MIN_FUNC_WIDTH, the thread, the module, then the location, give up
+ * columns down to their headings' widths.
  */
 /* Narrows a column of width *w down to min at most, while *short_of > 0. */
 static void give_up(size_t *w, size_t min, int *short_of)
@@ -335,6 +405,7 @@ static void layout_columns(struct top *t, const uint32_t *order, size_t rows, in
 			   struct layout *l)
 {
 	size_t fw = strlen("Function"), lw = strlen("Location"), mw = strlen("Module");
+	size_t tw = strlen("Thread");
 	int avail, short_of;
 
 	for (size_t i = 0; i < rows; i++) {
@@ -347,22 +418,33 @@ static void layout_columns(struct top *t, const uint32_t *order, size_t rows, in
 		lw = w > lw ? w : lw;
 		w = report_text_width(strtab_get(&t->str, fn->module));
 		mw = w > mw ? w : mw;
+		w = report_text_width(strtab_get(&t->str, fn->thread));
+		tw = w > tw ? w : tw;
 	}
 	l->fw = fw;
 	l->lw = l->lines ? lw : 0;
 	l->mw = mw;
+	l->tw = l->threads ? tw : 0;
 	if (!l->cutting)
 		return;
 	if (l->mw > MAX_MODULE_WIDTH)
 		l->mw = MAX_MODULE_WIDTH;
+	if (l->tw > MAX_MODULE_WIDTH)
+		l->tw = MAX_MODULE_WIDTH;
 	/* The number columns, then each text column, each followed by two spaces. */
-	avail = width - l->numw;
+	avail = width - l->numw - (l->threads ? (int)l->tw + 2 : 0);
 	if (l->module_rows) {
 		l->mw = avail > (int)strlen("Module") ? (size_t)avail : strlen("Module");
 		return;
 	}
 	avail -= 2 + (l->lines ? 2 : 0);
 	short_of = MIN_FUNC_WIDTH - (avail - (int)l->mw - (int)l->lw);
+	if (l->threads) {
+		int before = short_of;
+
+		give_up(&l->tw, strlen("Thread"), &short_of);
+		avail += before - short_of;
+	}
 	give_up(&l->mw, strlen("Module"), &short_of);
 	if (l->lines)
 		give_up(&l->lw, strlen("Location"), &short_of);
@@ -459,6 +541,7 @@ static void print_diff_table(struct top *t, FILE *out, int width)
 	struct layout l = {.numw = 6 * 9,
 			   .lines = o->names.lines && !t->by_module,
 			   .module_rows = t->by_module,
+			   .threads = t->by_thread,
 			   .cutting = width > 0};
 	char c[6][16];
 
@@ -467,7 +550,7 @@ static void print_diff_table(struct top *t, FILE *out, int width)
 	fputs("------- Self % --------   ------- Total % -------\n", out);
 	fprintf(out, "%7s  %7s  %7s  %7s  %7s  %7s  ", "Base", "New", "Change", "Base", "New",
 		"Change");
-	print_text(t, out, &l, "Function", "Location", "Module");
+	print_text(t, out, &l, "Function", "Location", "Module", "Thread");
 	for (size_t i = 0; i < rows; i++) {
 		const struct top_fn *fn = &t->fns[order[i]];
 		double bs = t->base_samples ? (double)t->base_samples : 1;
@@ -481,7 +564,7 @@ static void print_diff_table(struct top *t, FILE *out, int width)
 		points(change(t, fn->total, fn->base_total), c[5], sizeof(c[5]));
 		fprintf(out, "%7s  %7s  %7s  %7s  %7s  %7s  ", c[0], c[1], c[2], c[3], c[4], c[5]);
 		print_text(t, out, &l, strtab_get(&t->str, fn->name), strtab_get(&t->str, fn->loc),
-			   strtab_get(&t->str, fn->module));
+			   strtab_get(&t->str, fn->module), strtab_get(&t->str, fn->thread));
 	}
 	print_more(t, out, rows);
 	free(order);
@@ -490,15 +573,23 @@ static void print_diff_table(struct top *t, FILE *out, int width)
 int fmt_top(const struct profile *p, const struct report_opts *o, FILE *out)
 {
 	struct aggregate *a = aggregate_new(p, o, 0);
-	struct top t = {.p = p, .o = o, .by_module = o->sort == REPORT_SORT_MODULE, .b = SBUF_INIT};
+	struct top t = {.p = p,
+			.o = o,
+			.by_module = o->sort == REPORT_SORT_MODULE,
+			.keyed_module = !o->base || (o->diff_key & REPORT_KEY_MODULE) ||
+					o->sort == REPORT_SORT_MODULE,
+			.by_thread = o->base && o->root != REPORT_ROOT_NONE,
+			.b = SBUF_INIT};
 	/* The table's width, 0 for no cutting; the header wraps in any case. */
 	int width = o->columns > 0 ? o->columns : terminal_columns(out);
 
 	if (width > 0 && width < MIN_COLUMNS)
 		width = MIN_COLUMNS;
 	strtab_init(&t.str);
-	hmap_init(&t.fn_index);
+	hmap_init(&t.func_index);
+	hmap_init(&t.row_index);
 	t.level0 = xcalloc(p->nframes, sizeof(*t.level0));
+	t.module_of = xcalloc(p->nframes, sizeof(*t.module_of));
 	int hwidth = width > 0 ? width : env_columns() < MIN_COLUMNS ? MIN_COLUMNS : env_columns();
 	struct aggregate *base = o->base ? aggregate_new(o->base, o, 0) : NULL;
 
@@ -519,9 +610,12 @@ int fmt_top(const struct profile *p, const struct report_opts *o, FILE *out)
 	else
 		print_table(&t, a, out, width);
 	free(t.fns);
+	free(t.funcs);
 	free(t.levels);
 	free(t.level0);
-	hmap_release(&t.fn_index);
+	free(t.module_of);
+	hmap_release(&t.func_index);
+	hmap_release(&t.row_index);
 	strtab_release(&t.str);
 	sbuf_release(&t.b);
 	if (base)

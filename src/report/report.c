@@ -88,6 +88,15 @@ void report_unresolved_name(const struct profile *p, uint32_t f, struct sbuf *b)
 	sbuf_addf(b, "+0x%llx]", (unsigned long long)fr->addr);
 }
 
+void report_module_name(const struct profile *p, uint32_t module, struct sbuf *b)
+{
+	if (module == PM_NONE)
+		sbuf_adds(b, "[unknown]");
+	else
+		sbuf_add_sanitized(b,
+				   report_base_name(strtab_get(&p->str, p->modules[module].path)));
+}
+
 void report_level_name(const struct profile *p, uint32_t f, uint32_t level,
 		       const struct name_opts *o, struct sbuf *b)
 {
@@ -98,6 +107,10 @@ void report_level_name(const struct profile *p, uint32_t f, uint32_t level,
 	if (!l) {
 		report_unresolved_name(p, f, b);
 	} else {
+		if (o->modules) {
+			report_module_name(p, fr->module, b);
+			sbuf_adds(b, "`");
+		}
 		name = strtab_get(&p->str, l->func);
 		sbuf_add_sanitized(b, *name ? name : "[unknown]");
 		if (o->lines && l->file) {

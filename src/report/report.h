@@ -23,6 +23,11 @@ struct name_opts {
 	bool lines;	 /* FUNCTION:FILE:LINE */
 	bool full_paths; /* FILE as recorded, not its base name */
 	bool no_inline;	 /* only the real function of each frame */
+	/*
+	 * "MODULE`FUNCTION" (MODULE the base name): a --diff keyed on modules,
+	 * whose stacks are matched by their names.
+	 */
+	bool modules;
 };
 
 /*
@@ -48,6 +53,11 @@ void report_level_name(const struct profile *p, uint32_t f, uint32_t level,
 /* The line of one level; NULL for an unresolved frame. */
 const struct pm_line *report_level_line(const struct profile *p, uint32_t f, uint32_t level,
 					const struct name_opts *o);
+/*
+ * Appends the base name of module (PM_NONE: "[unknown]"), made safe for a
+ * frame name, as a --diff keyed on modules prefixes it: "MODULE`FUNCTION".
+ */
+void report_module_name(const struct profile *p, uint32_t module, struct sbuf *b);
 /* Appends frame f's unresolved name (see above), without annotations. */
 void report_unresolved_name(const struct profile *p, uint32_t f, struct sbuf *b);
 /* The base name of a path (the part after the last '/'). */
@@ -84,7 +94,19 @@ enum report_root {
 	REPORT_ROOT_COMM, /* the thread's name when sampled */
 	REPORT_ROOT_PID,  /* "comm-PID", comm the process's name */
 	REPORT_ROOT_TID,  /* "comm-TID", comm the thread's last name */
+	REPORT_ROOT_NONE, /* none: a --diff whose key leaves the thread out */
 };
+
+/*
+ * --diff-key: what two recordings' functions must have in common besides
+ * their names to be matched as one (none of these by default).
+ */
+enum report_diff_key {
+	REPORT_KEY_MODULE = 1 << 0, /* the module's base name */
+	REPORT_KEY_THREAD = 1 << 1, /* the thread's name: the root frame */
+};
+
+struct inline_calls;
 
 enum report_sort {
 	REPORT_SORT_SELF,
@@ -134,11 +156,20 @@ struct report_opts {
 	/*
 	 * --diff: the recording compared with (NULL: no comparison) and its
 	 * file's name. Its samples pass the same filters; frames are matched
-	 * by name (and, in --top, module base name), never by address; its
-	 * counts are normalized to the total of the recording reported.
+	 * by name, never by address, and by what diff_key adds; its counts
+	 * are normalized to the total of the recording reported.
 	 */
 	const struct profile *base;
 	const char *base_input;
+	unsigned diff_key; /* enum report_diff_key */
+
+	/*
+	 * --merge-inline: each inlined level counts as the function it is
+	 * inlined into, and so does an out-of-line call that either
+	 * recording inlines (inlined: those calls, aggregate_prepare's).
+	 */
+	bool merge_inline;
+	struct inline_calls *inlined;
 
 	/* --top */
 	int rows; /* -1: 25 on a terminal, all otherwise; 0: all */
