@@ -177,6 +177,41 @@ static int open_targets(struct recorder *r, pid_t *pid)
  */
 #define TRACK_PAGES 64
 
+/*
+ * The events' attributes: the sampling event's, the second (off-CPU:
+ * context switches) when off_cpu, and the tracking event's.
+ */
+static void make_attrs(const struct event_opts *ev, bool off_cpu, struct perf_event_attr *attr,
+		       struct perf_event_attr *attr2, struct perf_event_attr *track)
+{
+	event_attr(attr, ev);
+	if (off_cpu) {
+		/* Both events' samples the same, an id telling them apart, a stack always. */
+		attr->sample_type |= PERF_SAMPLE_ID | PERF_SAMPLE_CALLCHAIN;
+		*attr2 = *attr;
+		attr2->type = PERF_TYPE_SOFTWARE;
+		attr2->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+		attr2->freq = 0;
+		attr2->sample_period = 1;
+		attr2->context_switch = 1;
+		/* The tracking event reports the mappings, names and tasks once. */
+		attr2->mmap = attr2->mmap2 = attr2->comm = attr2->comm_exec = attr2->task = 0;
+	}
+	/*
+	 * Mappings, names and tasks come from a dummy event of their own,
+	 * whose ring wakes the recorder at each record: a new program's file
+	 * is opened while it runs, even one that runs 20 ms and is deleted.
+	 */
+	*track = *attr;
+	track->type = PERF_TYPE_SOFTWARE;
+	track->config = PERF_COUNT_SW_DUMMY;
+	track->freq = 0;
+	track->sample_period = 0;
+	track->watermark = 1;
+	track->wakeup_watermark = 1;
+	attr->mmap = attr->mmap2 = attr->comm = attr->comm_exec = attr->task = 0;
+}
+
 int recorder_open_events(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
@@ -194,32 +229,7 @@ int recorder_open_events(struct recorder *r)
 again:
 	/* Woken a quarter of the way: time to drain before the ring is full. */
 	ev.wakeup_bytes = (uint32_t)(pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
-	event_attr(&attr, &ev);
-	if (o->off_cpu) {
-		/* Both events' samples the same, an id telling them apart, a stack always. */
-		attr.sample_type |= PERF_SAMPLE_ID | PERF_SAMPLE_CALLCHAIN;
-		attr2 = attr;
-		attr2.type = PERF_TYPE_SOFTWARE;
-		attr2.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
-		attr2.freq = 0;
-		attr2.sample_period = 1;
-		attr2.context_switch = 1;
-		/* The main event reports the mappings, names and tasks once. */
-		attr2.mmap = attr2.mmap2 = attr2.comm = attr2.comm_exec = attr2.task = 0;
-	}
-	/*
-	 * Mappings, names and tasks come from a dummy event of their own,
-	 * whose ring wakes the recorder at each record: a new program's file
-	 * is opened while it runs, even one that runs 20 ms and is deleted.
-	 */
-	track = attr;
-	track.type = PERF_TYPE_SOFTWARE;
-	track.config = PERF_COUNT_SW_DUMMY;
-	track.freq = 0;
-	track.sample_period = 0;
-	track.watermark = 1;
-	track.wakeup_watermark = 1;
-	attr.mmap = attr.mmap2 = attr.comm = attr.comm_exec = attr.task = 0;
+	make_attrs(&ev, o->off_cpu, &attr, &attr2, &track);
 	r->layout.sample_type = attr.sample_type;
 	r->layout.regs_user_mask = attr.sample_regs_user;
 	r->layout.sample_id_all = true;
