@@ -87,6 +87,8 @@ static int load_records(struct in *in, struct profile *p, const struct df_sectio
 	if (first > *count)
 		return fail(in, "bad run at offset %zu: %s from %zu of %zu", at, sec->name, first,
 			    *count);
+	if (n == 0)
+		return 0;
 	if (first + n > *cap) {
 		size_t want = first + n > 2 * *cap ? first + n : 2 * *cap;
 
