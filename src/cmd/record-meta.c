@@ -69,8 +69,6 @@ void recorder_progress_meta(struct recorder *r)
 	set_meta_u64(r->prof, "lost-records", r->lost);
 	set_meta_u64(r->prof, "lost-samples", r->lost_samples);
 	set_meta_u64(r->prof, "bad-records", r->bad_records);
-	if (r->o->ev.dwarf_stack)
-		write_unwind_meta(r);
 }
 
 void recorder_write_meta(struct recorder *r)
@@ -114,6 +112,12 @@ void recorder_write_meta(struct recorder *r)
 			 : o->ev.dwarf_stack ? "dwarf"
 			 : o->ev.callchain   ? "fp"
 					     : "none");
+	/*
+	 * How unwinds ended is settled at the stop (stacker_settle_unwind):
+	 * a file cut short has none rather than counts half made.
+	 */
+	if (o->ev.dwarf_stack && r->end_ns)
+		write_unwind_meta(r);
 	set_meta_u64(p, "start-time", (uint64_t)r->wall_start);
 	recorder_progress_meta(r);
 	if (uname(&u) == 0) {

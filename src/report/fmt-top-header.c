@@ -112,7 +112,9 @@ static void print_unwinding(const struct profile *p, FILE *out, int width)
 	struct sbuf b = SBUF_INIT;
 	int shown = 0;
 
-	if (strcmp(mode, "dwarf") != 0 && strcmp(mode, "hybrid") != 0)
+	/* A file cut short has no counts: they are settled at the stop. */
+	if ((strcmp(mode, "dwarf") != 0 && strcmp(mode, "hybrid") != 0) ||
+	    !profile_get_meta(p, "unwind-stacks"))
 		return;
 	parse_u64(meta(p, "unwind-stacks"), &stacks);
 	parse_u64(meta(p, "unwind-complete"), &complete);

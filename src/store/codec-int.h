@@ -38,8 +38,6 @@
 #define DF_FRAME_LINES_RECORD 16 /* frame, line0, nlines, reserved */
 #define DF_RUN_HEAD	      16 /* a RUN's type, reserved, first index */
 #define DF_SYNC_PAYLOAD	      24 /* time, samples, checksum, reserved */
-/* The largest record of any section. */
-#define DF_RECORD_MAX 40
 
 /*
  * The array sections, one descriptor each: where the records live in a

@@ -129,7 +129,6 @@ const size_t df_nsections = ARRAY_SIZE(df_sections);
 #define FITS_ZERO(type, member)	      1
 #define CHECK_SECTION(FIELDS, size)                                                            \
 	_Static_assert(0 FIELDS(FILE_SIZE) == (size), #FIELDS ": the documented record size"); \
-	_Static_assert((size) <= DF_RECORD_MAX, #FIELDS ": at most DF_RECORD_MAX bytes");      \
 	_Static_assert(0 FIELDS(ONE) < ARRAY_SIZE(((struct df_section *)0)->fields),           \
 		       #FIELDS ": room for END");                                              \
 	_Static_assert(1 FIELDS(FITS), #FIELDS ": members as wide as their fields")
@@ -377,7 +376,6 @@ void df_put_chunk(struct df_out *o, const struct profile *p, struct datafile_out
 	}
 	/* Meta entries change in place (counts): all of them, each time. */
 	put_run(o, p, df_section_of(DF_META), 0, p->nmeta);
-	w->nmeta = p->nmeta;
 	/* Modules learn their build-ids and reasons at the end. */
 	if (final)
 		done->modules = 0;

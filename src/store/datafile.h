@@ -115,7 +115,6 @@ struct datafile_out {
 	uint64_t bytes;	    /* written to the file */
 	unsigned long sum;  /* CRC-32 of those bytes, END's */
 	uint64_t last_time; /* the latest sample or span time added, for SYNC */
-	size_t nmeta;	    /* meta entries at the last chunk */
 	bool named;	    /* the file is under its name */
 	int err;	    /* the first write error: nothing is written after it */
 };

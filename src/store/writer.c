@@ -38,7 +38,9 @@ static unsigned char *pending_reserve(struct df_pending *pa, size_t size)
 {
 	unsigned char *rec;
 
-	xgrow(&pa->buf, &pa->cap, pa->len + size, 1);
+	/* Per sample: the call only when the buffer must grow. */
+	if (pa->len + size > pa->cap)
+		xgrow(&pa->buf, &pa->cap, pa->len + size, 1);
 	rec = pa->buf + pa->len;
 	pa->len += size;
 	return rec;
