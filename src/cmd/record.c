@@ -399,6 +399,9 @@ static bool targets_alive(struct recorder *r)
 /* The shortest time between two drains of the rings. */
 #define MIN_ROUND_NS 5000000ULL
 
+/* The processes and threads gone for LINGER_NS are forgotten this often. */
+#define REAP_NS 100000000ULL
+
 /* A chunk goes to the file this often, or when this much waits for it. */
 #define CHUNK_NS    500000000ULL
 #define CHUNK_BYTES (1024 * 1024)
@@ -444,13 +447,29 @@ static void record_loop(struct recorder *r, bool tty)
 	pfds[r->att.nrings].fd = wake_pipe[0];
 	pfds[r->att.nrings].events = POLLIN;
 
-	uint64_t round_start = 0;
+	uint64_t round_start = 0, last_reap = 0;
 
 	while (!stop_requested) {
 		uint64_t limit, now;
 		int timeout = 100;
 		char sink[64];
 
+		/*
+		 * The tracking rings wake at every record: a machine that
+		 * forks a thousand times a second is drained every 5 ms, not
+		 * at each fork (new files are still opened within that). The
+		 * rest of those 5 ms is slept first, woken by a signal only;
+		 * the poll that follows then finds what came meanwhile
+		 * without sleeping again.
+		 */
+		now = now_ns();
+		if (now - round_start < MIN_ROUND_NS) {
+			struct timespec ts = {0, (long)(MIN_ROUND_NS - (now - round_start))};
+
+			ppoll(&pfds[r->att.nrings], 1, &ts, NULL);
+			if (stop_requested)
+				break;
+		}
 		if (deadline) {
 			now = now_ns();
 			if (now >= deadline)
@@ -460,24 +479,18 @@ static void record_loop(struct recorder *r, bool tty)
 		}
 		if (poll(pfds, r->att.nrings + 1, timeout) < 0 && errno != EINTR)
 			break; /* cannot wait: stop rather than spin */
-		while (read(wake_pipe[0], sink, sizeof(sink)) > 0)
-			;
-		/*
-		 * The tracking rings wake at every record: a machine that
-		 * forks a thousand times a second is drained every 5 ms, not
-		 * at each fork (new files are still opened within that).
-		 */
-		now = now_ns();
-		if (now - round_start < MIN_ROUND_NS && !stop_requested) {
-			struct timespec ts = {0, (long)(MIN_ROUND_NS - (now - round_start))};
-
-			nanosleep(&ts, NULL);
-		}
+		if (pfds[r->att.nrings].revents)
+			while (read(wake_pipe[0], sink, sizeof(sink)) > 0)
+				;
 		round_start = now_ns();
 		drain_all(r);
 		limit = round_start > FLUSH_SLACK_NS ? round_start - FLUSH_SLACK_NS : 0;
 		order_flush(&r->q, limit, apply, r);
-		model_reap(&r->model, limit > LINGER_NS ? limit - LINGER_NS : 0, NULL, NULL);
+		if (round_start - last_reap >= REAP_NS) {
+			model_reap(&r->model, limit > LINGER_NS ? limit - LINGER_NS : 0, NULL,
+				   NULL);
+			last_reap = round_start;
+		}
 		/* The frames named meanwhile: their lines go into the profile, the namer forgets them. */
 		recorder_take_named(r);
 		if (!targets_alive(r))
