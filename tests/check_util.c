@@ -291,6 +291,27 @@ START_TEST(test_sbuf_shown)
 }
 END_TEST
 
+/* Shares as the summaries print them: never "0.0%" for a share above zero. */
+START_TEST(test_sbuf_share)
+{
+	static const struct {
+		uint64_t part, whole;
+		const char *text;
+	} cases[] = {
+		{0, 100, "0%"},	   {1, 0, "0%"},    {1, 118763, "<0.1%"}, {1, 2001, "<0.1%"},
+		{1, 1999, "0.1%"}, {1, 3, "33.3%"}, {2, 3, "66.7%"},	  {5, 5, "100.0%"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sbuf b = SBUF_INIT;
+
+		sbuf_add_share(&b, cases[i].part, cases[i].whole);
+		ck_assert_str_eq(b.buf, cases[i].text);
+		sbuf_release(&b);
+	}
+}
+END_TEST
+
 /* Whether the page at p is resident (pagemap's present bit). */
 static bool resident(int pagemap, const void *p)
 {
@@ -431,6 +452,7 @@ static Suite *util_suite(void)
 	tcase_add_test(tc, test_sbuf_detach);
 	tcase_add_test(tc, test_sbuf_zeroed);
 	tcase_add_test(tc, test_sbuf_shown);
+	tcase_add_test(tc, test_sbuf_share);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("parsing");
 	tcase_add_test(tc, test_id_list);

@@ -215,11 +215,15 @@ static void print_unwind_summary(const struct recorder *r)
 	for (size_t pos = 0; (s = hmap_next(&u->cut, &pos));)
 		cuts[n++] = *s;
 	qsort(cuts, n, sizeof(*cuts), cmp_cut);
-	for (size_t i = 0; i < n && i < 3; i++)
-		fprintf(stderr, "perfmini: %s: %.1f%% of the stacks stopped there: %s\n",
-			printable(&shown, cut_module_path(r, cuts[i].key)),
-			100.0 * (double)cuts[i].val / (double)u->unwound,
+	for (size_t i = 0; i < n && i < 3; i++) {
+		struct sbuf share = SBUF_INIT;
+
+		sbuf_add_share(&share, cuts[i].val, u->unwound);
+		fprintf(stderr, "perfmini: %s: %s of the stacks stopped there: %s\n",
+			printable(&shown, cut_module_path(r, cuts[i].key)), share.buf,
 			unwind_end_text(stack_cut_reason(cuts[i].key)));
+		sbuf_release(&share);
+	}
 	free(cuts);
 	sbuf_release(&shown);
 }

@@ -173,8 +173,9 @@ void report_missing_say(const struct profile *p, const struct missing *m, bool l
 		enum module_lines r =
 			mod ? (enum module_lines)PM_MODULE_LINES(mod->flags) : LINES_OK;
 
-		sbuf_addf(b, ": %.1f%% of %llu named frames have no source line",
-			  100.0 * (double)m->unplaced / (double)m->named,
+		sbuf_adds(b, ": ");
+		sbuf_add_share(b, m->unplaced, m->named);
+		sbuf_addf(b, " of %llu named frames have no source line",
 			  (unsigned long long)m->named);
 		why = module_lines_text(r);
 		fix = module_lines_fix(r);
@@ -186,17 +187,19 @@ void report_missing_say(const struct profile *p, const struct missing *m, bool l
 		 * Frames in no mapping never have a name: what matters is how
 		 * many samples they touch (a garbage chain can add a hundred).
 		 */
-		if (mod)
-			sbuf_addf(b, ": %.1f%% of %llu sampled frames have no name",
-				  100.0 * (double)m->unnamed / (double)m->frames,
+		if (mod) {
+			sbuf_adds(b, ": ");
+			sbuf_add_share(b, m->unnamed, m->frames);
+			sbuf_addf(b, " of %llu sampled frames have no name",
 				  (unsigned long long)m->frames);
-		else
-			sbuf_addf(
-				b, ": %llu frame%s in %llu of %llu samples (%.1f%%) have no name",
-				(unsigned long long)m->unnamed, m->unnamed == 1 ? "" : "s",
-				(unsigned long long)m->samples, (unsigned long long)m->all_samples,
-				m->all_samples ? 100.0 * (double)m->samples / (double)m->all_samples
-					       : 0.0);
+		} else {
+			sbuf_addf(b, ": %llu frame%s in %llu of %llu samples (",
+				  (unsigned long long)m->unnamed, m->unnamed == 1 ? "" : "s",
+				  (unsigned long long)m->samples,
+				  (unsigned long long)m->all_samples);
+			sbuf_add_share(b, m->samples, m->all_samples);
+			sbuf_adds(b, ") have no name");
+		}
 		why = module_reason_text(r);
 		fix = module_reason_fix(r);
 	}

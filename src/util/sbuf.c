@@ -100,3 +100,15 @@ void sbuf_addf(struct sbuf *b, const char *fmt, ...)
 	va_end(ap);
 	b->len += (size_t)n;
 }
+
+void sbuf_add_share(struct sbuf *b, uint64_t part, uint64_t whole)
+{
+	double pct = whole ? 100.0 * (double)part / (double)whole : 0.0;
+
+	if (part == 0 || whole == 0)
+		sbuf_adds(b, "0%");
+	else if (pct < 0.05)
+		sbuf_adds(b, "<0.1%");
+	else
+		sbuf_addf(b, "%.1f%%", pct);
+}

@@ -19,6 +19,7 @@
 #define PERFMINI_SBUF_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct sbuf {
 	char *buf; /* len bytes then a NUL; never NULL once initialized */
@@ -52,5 +53,10 @@ void sbuf_release(struct sbuf *b);
 void sbuf_addn(struct sbuf *b, const char *s, size_t n);
 void sbuf_adds(struct sbuf *b, const char *s);
 void sbuf_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * part's share of whole as a percentage with one decimal ("12.3%"); a
+ * share above zero that would show as 0.0% is "<0.1%", none is "0%".
+ */
+void sbuf_add_share(struct sbuf *b, uint64_t part, uint64_t whole);
 
 #endif
