@@ -22,7 +22,7 @@
 
 # libiberty-dev: binutils' demanglers (C++, Rust), a static library.
 PM_BUILD_DEPS="libelf-dev libdw-dev libiberty-dev check autoconf automake
-libtool pkg-config zlib1g-dev libzstd-dev make gcc"
+libtool pkg-config zlib1g-dev libzstd-dev libcapstone-dev make gcc"
 # What the test suite uses beyond the build: decoders and readers of the
 # report formats (golang-go for go tool pprof, chromium for the SVG), the
 # C++ front end (g++), clang, Debian's Go and Rust compilers for test

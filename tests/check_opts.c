@@ -77,6 +77,8 @@ static const struct cmd_opt rows[] = {
 	 .what = "a list of ids", .complete = COMPLETE_PIDS, .help = "ids"},
 	{OPT_CALL, "call", 'c', "X", .call = t_call, .what = "callable", .help = "called"},
 	{OPT_CALL, NULL, 'g', .call = t_call, .help = "a short option alone"},
+	{OPT_CALL, "maybe", 0, "F", .flags = OPTF_OPTIONAL, .call = t_call, .what = "maybe",
+	 .help = "a value or none"},
 	{OPT_OPERAND, .arg = "COMMAND [ARG...]", .help = "what is run"},
 	{OPT_FLAG, "a-very-long-option-name", 0, "WITH-A-VALUE", OPT_AT(T, flag),
 	 .help = "a long help text that has to be wrapped over more than one line because it goes "
@@ -327,6 +329,37 @@ START_TEST(test_complete)
 }
 END_TEST
 
+/* A value that may be left out: given only after '=', else the call gets NULL. */
+START_TEST(test_optional)
+{
+	struct t_opts o;
+	int first;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	ck_assert_int_eq(parse(&o, &first, "--maybe", NULL), -1);
+	ck_assert_int_eq(o.calls, 1);
+	ck_assert_ptr_null(o.called_with);
+	ck_assert_int_eq(parse(&o, &first, "--maybe=fn", NULL), -1);
+	ck_assert_str_eq(o.called_with, "fn");
+	/* A separate word is not its value: the first operand. */
+	ck_assert_int_eq(parse(&o, &first, "--maybe", "word", NULL), -1);
+	ck_assert_ptr_null(o.called_with);
+	ck_assert_int_eq(first, 2);
+	ck_assert_int_eq(parse(&o, &first, "--maybe=bad", NULL), 2);
+	ck_assert_ptr_nonnull(strstr(err_text, "--maybe: 'bad' is not maybe"));
+	ck_assert_int_eq(parse(&o, &first, "--help", NULL), 0);
+	ck_assert_ptr_nonnull(strstr(out_text, "\n      --maybe[=F] "));
+	f = open_memstream(&text, &size);
+	ck_assert_ptr_nonnull(f);
+	cmd_complete(&spec, f);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(text, "--maybe =any\n"));
+	free(text);
+}
+END_TEST
+
 static Suite *opts_suite(void)
 {
 	Suite *s = suite_create("opts");
@@ -337,6 +370,7 @@ static Suite *opts_suite(void)
 	tcase_add_test(tc, test_getopt_errors);
 	tcase_add_test(tc, test_help);
 	tcase_add_test(tc, test_complete);
+	tcase_add_test(tc, test_optional);
 	suite_add_tcase(s, tc);
 	return s;
 }

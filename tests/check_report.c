@@ -10,7 +10,9 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "report/aggregate.h"
@@ -1141,6 +1143,163 @@ static struct profile *o2_profile(void)
  * build and merged in both, the call that neither inlines (other) is
  * left; without a base, the -O2 recording alone loses its inline level.
  */
+/*
+ * --annotate on a profile built by hand: function "work" of /x/app,
+ * starting at file offset 0x100, source file work.c written here:
+ *   frame 0x100 work.c:3                         4 samples
+ *   frame 0x104 mix at mix.h:2, inlined at
+ *               work.c:4                          6 samples
+ *   frame 0x108 work.c:4 (after the call)         2 samples
+ *   frame 0x200 main, another function            3 samples
+ */
+static char annotate_dir[] = "/tmp/check_report.XXXXXX";
+
+static void add_level(struct profile *p, uint32_t f, const char *func, const char *file,
+		      uint32_t line, bool inlined, uint64_t symoff, uint32_t decl)
+{
+	struct pm_line l = {.line = line, .symoff = symoff, .start_line = decl};
+
+	l.func = strtab_add(&p->str, func);
+	l.file = strtab_add(&p->str, file);
+	l.flags = inlined ? PM_LINE_INLINED : 0;
+	profile_add_line(p, f, &l);
+}
+
+static void add_frame_samples(struct profile *p, uint32_t frame, unsigned n)
+{
+	struct pm_sample s = {.pid = 7, .tid = 7, .period = PERIOD};
+
+	s.stack = profile_intern_stack(p, &frame, 1);
+	s.comm = strtab_add(&p->str, "app");
+	while (n--)
+		profile_add_sample(p, &s);
+}
+
+static struct profile *annotate_profile(const char *src)
+{
+	struct profile *p = profile_new();
+	uint32_t m = profile_add_module(p, "/x/app", "", 0);
+	uint32_t f0 = profile_intern_frame(p, m, 0, 0x100),
+		 f1 = profile_intern_frame(p, m, 0, 0x104);
+	uint32_t f2 = profile_intern_frame(p, m, 0, 0x108),
+		 f3 = profile_intern_frame(p, m, 0, 0x200);
+
+	add_level(p, f0, "work", src, 3, false, 0, 1);
+	add_level(p, f1, "mix", "mix.h", 2, true, 0, 0); /* innermost first */
+	add_level(p, f1, "work", src, 4, false, 4, 1);
+	add_level(p, f2, "work", src, 4, false, 8, 1);
+	add_level(p, f3, "main", src, 9, false, 0, 8);
+	add_frame_samples(p, f0, 4);
+	add_frame_samples(p, f1, 6);
+	add_frame_samples(p, f2, 2);
+	add_frame_samples(p, f3, 3);
+	profile_add_thread(p, 7, 7, "app");
+	return p;
+}
+
+/* A disassembler that knows three instructions of work, one per frame. */
+static int fake_disasm(void *arg, const char *path, const char *build_id, uint64_t start,
+		       const char *func, struct annotate_insn **insns, size_t *n, struct sbuf *why)
+{
+	static const char *const text[] = {"pushq %rbp", "imulq %rsi, %rax", "retq"};
+
+	(void)build_id;
+	if (strcmp(path, "/x/app") || strcmp(func, "work") || start != 0x100) {
+		sbuf_adds(why, "asked for something else");
+		return -1;
+	}
+	*insns = calloc(3, sizeof(**insns));
+	for (size_t i = 0; i < 3; i++) {
+		(*insns)[i].off = 0x100 + 4 * i;
+		(*insns)[i].vaddr = 0x1100 + 4 * i;
+		(*insns)[i].text = strdup(text[i]);
+		(*insns)[i].file = strdup(i == 1 ? "mix.h" : arg); /* arg: work.c's path */
+		(*insns)[i].line = i == 1 ? 2 : 3 + (uint32_t)(i > 0);
+	}
+	*n = 3;
+	return 0;
+}
+
+START_TEST(test_annotate)
+{
+	static const char source[] = "static int work(int n)\n{\n\tint s = 0;\n\ts += mix(n);\n"
+				     "\treturn s;\n}\n\nint main(void)\n{\n\treturn work(1);\n}\n";
+	struct annotate_code code = {fake_disasm, NULL};
+	struct report_opts o = {.rows = -1, .own_sources = true, .annotate = "work"};
+	struct sbuf why = SBUF_INIT;
+	char path[64], *text;
+	struct profile *p;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(annotate_dir));
+	snprintf(path, sizeof(path), "%s/work.c", annotate_dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(source, f);
+	fclose(f);
+	p = annotate_profile(path);
+
+	ck_assert_int_eq(report_annotate_check(p, &o, &why), 0);
+	text = run_format(fmt_annotate, p, &o, NULL);
+	ck_assert_msg(strstr(text, "Function: work (app): 12 samples, 80.0% of the 15 selected\n"),
+		      "%s", text);
+	/* Lines 1 to 6 (the declaration to the brace), counted where the code came from. */
+	ck_assert_msg(strstr(text, "                      1  static int work(int n)\n"), "%s",
+		      text);
+	ck_assert_msg(strstr(text, "   33.3%         4      3          int s = 0;\n"), "%s", text);
+	ck_assert_msg(strstr(text, "   66.7%         8      4          s += mix(n);\n"
+				   "                           + inlined mix (mix.h)\n"
+				   "   50.0%         6      2  |\n"),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "                      6  }\n"), "%s", text);
+	ck_assert_msg(!strstr(text, "main(void)"), "%s", text);
+	free(text);
+
+	/* --asm: each instruction with its frame's samples, its line above it. */
+	code.arg = path;
+	o.code = &code;
+	text = run_format(fmt_annotate, p, &o, NULL);
+	ck_assert_msg(strstr(text, "                   work.c:3          int s = 0;\n"
+				   "   33.3%         4 0x1100     pushq %rbp\n"
+				   "                   mix.h:2\n"
+				   "   50.0%         6 0x1104     imulq %rsi, %rax\n"),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "   16.7%         2 0x1108     retq\n"), "%s", text);
+	free(text);
+
+	/* Without a function: the hottest first, then main; -n 1 only work. */
+	o.code = NULL;
+	o.annotate = NULL;
+	text = run_format(fmt_annotate, p, &o, NULL);
+	ck_assert_msg(strstr(text, "Function: work") < strstr(text, "Function: main"), "%s", text);
+	free(text);
+	o.rows = 1;
+	text = run_format(fmt_annotate, p, &o, NULL);
+	ck_assert_msg(!strstr(text, "Function: main"), "%s", text);
+	free(text);
+
+	/* Sources another user's file names are not read: lines and counts alone. */
+	o.own_sources = false;
+	text = run_format(fmt_annotate, p, &o, NULL);
+	ck_assert_msg(strstr(text, "(not found; give --source-dir DIR: lines and counts alone)"),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "   33.3%         4      3\n"), "%s", text);
+	free(text);
+
+	/* A name without samples, and the C++ and copy forms of names. */
+	o.annotate = "nothing";
+	ck_assert_int_eq(report_annotate_check(p, &o, &why), -1);
+	ck_assert_str_eq(why.buf,
+			 "no samples in a function named 'nothing'; the hottest: work, main");
+	o.annotate = "work.constprop.0";
+	ck_assert_int_eq(report_annotate_check(p, &o, &why), 0);
+	sbuf_release(&why);
+	profile_free(p);
+	unlink(path);
+	rmdir(annotate_dir);
+}
+END_TEST
+
 START_TEST(test_merge_inline)
 {
 	struct profile *base = o0_profile(), *p = o2_profile();
@@ -1226,6 +1385,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_diff_key);
 	tcase_add_test(tc, test_diff_key_parse);
 	tcase_add_test(tc, test_merge_inline);
+	tcase_add_test(tc, test_annotate);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -18,6 +18,7 @@
 #include "report/aggregate.h"
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
+#include "cmd/report-code.h"
 #include "store/datafile.h"
 #include "util/outfile.h"
 #include "report/report.h"
@@ -45,6 +46,7 @@ static const struct report_format {
 	{"json", fmt_json, NULL, false, false},
 	{"speedscope", fmt_speedscope, "perfmini.speedscope.json", false, false},
 	{"firefox", fmt_firefox, "perfmini.firefox.json", false, false},
+	{"annotate", fmt_annotate, NULL, false, false},
 };
 
 static const struct report_format *format_find(const char *name)
@@ -124,7 +126,7 @@ struct report_cmd {
 	struct report_opts o;
 	const struct report_format *f; /* NULL: the first, --top */
 	const char *output;	       /* NULL: the format's default */
-	bool force, top_opts, per_pid, per_tid;
+	bool force, top_opts, rows_given, per_pid, per_tid, asm_view, source_given;
 };
 
 /* --top, --folded, ...: one format, named by its row. */
@@ -147,6 +149,17 @@ static int opt_ids(void *opts, const struct cmd_opt *row, const char *arg)
 
 	return aggregate_parse_ids(arg, (uint32_t **)(void *)(base + row->off),
 				   (size_t *)(void *)(base + row->off2));
+}
+
+/* --annotate[=FUNCTION]: the format, and the function when named. */
+static int opt_annotate(void *opts, const struct cmd_opt *row, const char *arg)
+{
+	struct report_cmd *c = opts;
+
+	if (arg && !*arg)
+		return -1;
+	c->o.annotate = arg;
+	return opt_format(opts, row, arg);
 }
 
 static int opt_comm(void *opts, const struct cmd_opt *row, const char *arg)
@@ -203,9 +216,10 @@ static const struct cmd_opt options[] = {
 	FORMAT("top", "(the default) a header on the recording, then the functions by self "
 		      "share: self %, total %, self and total samples, module; on a terminal, cut "
 		      "to its width (C++ names keep their own name); elsewhere never cut"),
-	{OPT_NUMBER, "rows", 'n', "N", OPT_SIZE(R, o.rows), OPT_GIVEN(R, top_opts), .min = 0,
+	{OPT_NUMBER, "rows", 'n', "N", OPT_SIZE(R, o.rows), OPT_GIVEN(R, rows_given), .min = 0,
 	 .max = 1e9, .what = "a number of rows",
-	 .help = "--top: N rows (default 25 on a terminal, all otherwise; 0 for all)"},
+	 .help = "--top: N rows (default 25 on a terminal, all otherwise; 0 for all); "
+		 "--annotate without a FUNCTION: the N hottest functions (default 5)"},
 	{OPT_KEYWORD, "sort", 0, "KEY", OPT_AT(R, o.sort), OPT_GIVEN(R, top_opts),
 	 .complete = COMPLETE_WORDS,
 	 .words = (const struct opt_word[]){{"self", REPORT_SORT_SELF},
@@ -229,6 +243,18 @@ static const struct cmd_opt options[] = {
 	FORMAT("firefox", "the Firefox Profiler's processed format (default output "
 			  "perfmini.firefox.json): a track per thread, grouped by process; Call "
 			  "Tree, Flame Graph, Stack Chart"),
+	{OPT_CALL, "annotate", 0, "FUNCTION", .flags = OPTF_OPTIONAL, .call = opt_annotate,
+	 .what = "a function's name",
+	 .help = "FUNCTION's source, each line with its share of the function's own samples, "
+		 "inlined code under the line that inlined it at its own file and line; without "
+		 "FUNCTION the hottest functions (-n). A C++ name may leave out its parameters"},
+	{OPT_FLAG, "asm", 0, OPT_AT(R, asm_view),
+	 .help = "--annotate: the function's instructions too, each with its samples, read "
+		 "from the recorded file (which must have the recorded build-id)"},
+	{OPT_STRINGS, "source-dir", 0, "DIR", OPT_LIST(R, o.source_dirs, o.nsource_dirs),
+	 OPT_GIVEN(R, source_given), .what = "a directory", .complete = COMPLETE_DIR,
+	 .help = "--annotate: look for source files under DIR too (the recorded path below it, "
+		 "then less its leading directories); may be given more than once"},
 
 	{OPT_SECTION, .help = "Filters (every format):"},
 	{OPT_CALL, "pid", 0, "LIST", OPT_LIST(R, o.pids, o.npids), .call = opt_ids,
@@ -305,6 +331,7 @@ const struct cmd_spec report_spec = {
 		"  perfmini report --pid 42 --time 1.5,3 --no-kernel\n"
 		"  perfmini report -i new.data --diff old.data   what changed\n"
 		"  perfmini report -i o2.data --diff o0.data --merge-inline\n"
+		"  perfmini report --annotate=parse_line --asm   its hot lines and instructions\n"
 		"See perfmini-report(1) and, for the file, perfmini-data(5).\n",
 	.opts = options,
 };
@@ -335,7 +362,16 @@ static int check_options(struct report_cmd *c)
 	if (!c->f)
 		c->f = &formats[0];
 	if (c->top_opts && c->f->fn != fmt_top)
-		return usage_error("-n and --sort apply to --top, not --%s", c->f->name);
+		return usage_error("--sort applies to --top, not --%s", c->f->name);
+	if (c->rows_given && c->f->fn != fmt_top && c->f->fn != fmt_annotate)
+		return usage_error("-n applies to --top and --annotate, not --%s", c->f->name);
+	if ((c->asm_view || c->source_given) && c->f->fn != fmt_annotate)
+		return usage_error("--%s applies to --annotate",
+				   c->asm_view ? "asm" : "source-dir");
+	if (c->f->fn == fmt_annotate && o->sample_type != REPORT_CPU)
+		return usage_error("--annotate counts CPU samples: --sample-type=%s does not apply",
+				   o->sample_type == REPORT_WALL ? "wall" : "off-cpu");
+	o->own_sources = !c->force;
 	if (o->base_input && !c->f->diff)
 		return usage_error("--diff applies to --top, --folded, --svg and --pprof, not --%s",
 				   c->f->name);
@@ -376,11 +412,34 @@ static void say_cut(const struct profile *p, const char *path)
 			path, (unsigned long long)p->cut_at, (double)p->cut_time / 1e9);
 }
 
+/*
+ * --annotate: the function named must have samples (else one line, 1);
+ * --asm gets its disassembler in code. 0 otherwise.
+ */
+static int annotate_ready(struct report_cmd *c, const struct profile *p, struct report_code *code)
+{
+	struct sbuf why = SBUF_INIT;
+
+	if (c->f->fn != fmt_annotate)
+		return 0;
+	if (report_annotate_check(p, &c->o, &why) < 0) {
+		error("%s", why.buf);
+		sbuf_release(&why);
+		return 1;
+	}
+	if (c->asm_view) {
+		report_code_init(code);
+		c->o.code = &code->code;
+	}
+	return 0;
+}
+
 /* Reads the data files and writes the report: the exit status. */
 static int report(struct report_cmd *c)
 {
 	struct report_opts *o = &c->o;
 	struct profile *p, *base = NULL;
+	struct report_code code;
 	const char *lines_meta;
 	char err[512];
 	int ret;
@@ -414,7 +473,11 @@ static int report(struct report_cmd *c)
 	if (o->names.lines && lines_meta && strcmp(lines_meta, "no") == 0)
 		warning("%s was recorded with --no-lines: it has no source lines to show",
 			o->input);
-	ret = write_output(c->f, p, o, c->output ? c->output : "-") < 0 ? 1 : 0;
+	ret = annotate_ready(c, p, &code);
+	if (ret == 0)
+		ret = write_output(c->f, p, o, c->output ? c->output : "-") < 0 ? 1 : 0;
+	if (o->code)
+		report_code_release(&code);
 	if (FREE_AT_EXIT) {
 		profile_free(p);
 		if (base)

@@ -201,7 +201,9 @@ static struct option *long_options(const struct cmd_opt *rows, struct sbuf *shor
 			continue;
 		if (rows[i].name) {
 			lo[k].name = rows[i].name;
-			lo[k].has_arg = rows[i].arg ? required_argument : no_argument;
+			lo[k].has_arg = !rows[i].arg			? no_argument
+					: rows[i].flags & OPTF_OPTIONAL ? optional_argument
+									: required_argument;
 			lo[k].val = (int)i + 256;
 			k++;
 		}
@@ -277,7 +279,9 @@ static void left_column(const struct cmd_opt *r, struct sbuf *b)
 		sbuf_addf(b, "  -%c, --%s", r->key, r->name);
 	else
 		sbuf_addf(b, "      --%s", r->name);
-	if (r->arg)
+	if (r->arg && (r->flags & OPTF_OPTIONAL))
+		sbuf_addf(b, "[=%s]", r->arg);
+	else if (r->arg)
 		sbuf_addf(b, "%c%s", r->flags & OPTF_EQ ? '=' : ' ', r->arg);
 }
 
@@ -354,7 +358,7 @@ static void complete_how(const struct cmd_opt *r, FILE *out)
 		fputs("-", out);
 		return;
 	}
-	fprintf(out, "%s%s", r->flags & OPTF_EQ ? "=" : "", how[r->complete]);
+	fprintf(out, "%s%s", r->flags & (OPTF_EQ | OPTF_OPTIONAL) ? "=" : "", how[r->complete]);
 	if (r->complete != COMPLETE_WORDS)
 		return;
 	for (size_t i = 0; r->words && r->words[i].word; i++)

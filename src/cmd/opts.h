@@ -52,6 +52,12 @@ enum {
 	OPTF_EQ = 1 << 0,	/* --help shows "--NAME=ARG" (the value follows '=') */
 	OPTF_POW2 = 1 << 1,	/* OPT_NUMBER: a power of two */
 	OPTF_MIN_OPEN = 1 << 2, /* OPT_SECONDS: min itself is refused */
+	/*
+	 * OPT_CALL of a long option: the value is optional, given only as
+	 * "--NAME=ARG"; call gets NULL without one. --help shows
+	 * "--NAME[=ARG]".
+	 */
+	OPTF_OPTIONAL = 1 << 3,
 };
 
 /* A keyword of OPT_KEYWORD and the value it stores. */

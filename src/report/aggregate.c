@@ -604,6 +604,9 @@ void aggregate_opts_release(struct report_opts *o)
 	for (size_t i = 0; i < o->ncomms; i++)
 		free(o->comms[i]);
 	free(o->comms);
+	free((void *)o->source_dirs);
+	o->source_dirs = NULL;
+	o->nsource_dirs = 0;
 	o->pids = o->tids = NULL;
 	o->comms = NULL;
 	o->npids = o->ntids = o->ncomms = 0;

@@ -108,6 +108,33 @@ enum report_diff_key {
 
 struct inline_calls;
 
+/*
+ * --asm: a function's instructions, which cmd/ disassembles for
+ * fmt_annotate (report/ itself reads the data file alone).
+ */
+struct annotate_insn {
+	uint64_t off;	/* file offset in its module, as frames hold addresses */
+	uint64_t vaddr; /* its ELF address, as objdump and perf annotate show it */
+	char *text;	/* "mnemonic operands", malloc'd */
+	char *file;	/* its innermost source file, malloc'd; NULL when unknown */
+	uint32_t line;
+};
+
+struct annotate_code {
+	/*
+	 * The instructions of the function named func (its outermost level's
+	 * name) that starts at file offset start in the module at path,
+	 * whose build-id (lowercase hex, "" when none was recorded) the file
+	 * must have: *insns (malloc'd, annotate_insns_free) and *n. 0, or -1
+	 * with one line in why saying what stood in the way.
+	 */
+	int (*disasm)(void *arg, const char *path, const char *build_id, uint64_t start,
+		      const char *func, struct annotate_insn **insns, size_t *n, struct sbuf *why);
+	void *arg;
+};
+
+void annotate_insns_free(struct annotate_insn *v, size_t n);
+
 enum report_sort {
 	REPORT_SORT_SELF,
 	REPORT_SORT_TOTAL,
@@ -180,6 +207,14 @@ struct report_opts {
 	 */
 	int columns;
 	enum report_sort sort;
+
+	/* --annotate: the function (NULL: the rows hottest, 5 by default) */
+	const char *annotate;
+	bool annotate_given;
+	const char **source_dirs; /* --source-dir: where sources are looked for */
+	size_t nsource_dirs;
+	bool own_sources; /* false: the data file is another user's (--force): sources only under source_dirs */
+	const struct annotate_code *code; /* --asm: the disassembler; NULL without */
 };
 
 /*
@@ -198,6 +233,17 @@ int fmt_svg(const struct profile *p, const struct report_opts *o, FILE *out);
 int fmt_script(const struct profile *p, const struct report_opts *o, FILE *out);
 /* One JSON object per line and sample, its frames innermost first. */
 int fmt_json(const struct profile *p, const struct report_opts *o, FILE *out);
+/*
+ * --annotate: a function's source, each line with its share of the
+ * function's self samples, inlined code under the line that inlined it;
+ * with o->code, its instructions too.
+ */
+int fmt_annotate(const struct profile *p, const struct report_opts *o, FILE *out);
+/*
+ * Whether o->annotate names a function with self samples among those o
+ * selects: 0, or -1 with one line in why (and the hottest names).
+ */
+int report_annotate_check(const struct profile *p, const struct report_opts *o, struct sbuf *why);
 
 /*
  * speedscope's JSON file format: a sampled profile per thread, its
