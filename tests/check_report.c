@@ -475,7 +475,7 @@ END_TEST
 START_TEST(test_top_module)
 {
 	struct profile *p = synth_profile();
-	struct report_opts o = {.rows = -1, .sort = REPORT_SORT_MODULE};
+	struct report_opts o = {.rows = -1, .row_keys = REPORT_ROW_MODULE};
 	char *text = run_format(fmt_top, p, &o, NULL);
 	const char *table = strstr(text, " Self%  Total%   Self  Total  Module\n");
 
@@ -1300,6 +1300,47 @@ START_TEST(test_annotate)
 }
 END_TEST
 
+/* --sort: an order word, or perf's keys (and their aliases), each once or more. */
+START_TEST(test_sort_parse)
+{
+	struct report_opts o = {0};
+
+	ck_assert_int_eq(aggregate_parse_sort("total", &o), 0);
+	ck_assert_int_eq(o.sort, REPORT_SORT_TOTAL);
+	ck_assert_uint_eq(o.row_keys, 0);
+	ck_assert_int_eq(aggregate_parse_sort("comm,dso,sym,comm", &o), 0);
+	ck_assert_uint_eq(o.row_keys, REPORT_ROW_COMM | REPORT_ROW_MODULE | REPORT_ROW_SYMBOL);
+	ck_assert_int_eq(aggregate_parse_sort("pid,tid", &o), 0);
+	ck_assert_uint_eq(o.row_keys, REPORT_ROW_PID | REPORT_ROW_TID);
+	/* A bad word leaves the keys as they were; so does an order word among keys. */
+	ck_assert_int_eq(aggregate_parse_sort("comm,cpu", &o), -EINVAL);
+	ck_assert_int_eq(aggregate_parse_sort("comm,total", &o), -EINVAL);
+	ck_assert_int_eq(aggregate_parse_sort("", &o), -EINVAL);
+	ck_assert_uint_eq(o.row_keys, REPORT_ROW_PID | REPORT_ROW_TID);
+	ck_assert_int_eq(o.sort, REPORT_SORT_TOTAL);
+}
+END_TEST
+
+/* --top --sort=comm: a row per thread name, self and total alike, no module column. */
+START_TEST(test_top_sort_comm)
+{
+	struct profile *p = synth_profile();
+	struct report_opts o = {.rows = -1, .row_keys = REPORT_ROW_COMM};
+	char *text = run_format(fmt_top, p, &o, NULL);
+	const char *table = strstr(text, " Self%");
+
+	ck_assert_ptr_nonnull(table);
+	ck_assert_str_eq(table, " Self%  Total%   Self  Total  Command\n"
+				" 50.0%   50.0%     50     50  app\n"
+				" 25.0%   25.0%     25     25  worker\n"
+				" 10.0%   10.0%     10     10  java\n"
+				" 10.0%   10.0%     10     10  other\n"
+				"  5.0%    5.0%      5      5  work;er\n");
+	free(text);
+	profile_free(p);
+}
+END_TEST
+
 START_TEST(test_merge_inline)
 {
 	struct profile *base = o0_profile(), *p = o2_profile();
@@ -1386,6 +1427,8 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_diff_key_parse);
 	tcase_add_test(tc, test_merge_inline);
 	tcase_add_test(tc, test_annotate);
+	tcase_add_test(tc, test_sort_parse);
+	tcase_add_test(tc, test_top_sort_comm);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -126,7 +126,7 @@ struct report_cmd {
 	struct report_opts o;
 	const struct report_format *f; /* NULL: the first, --top */
 	const char *output;	       /* NULL: the format's default */
-	bool force, top_opts, rows_given, per_pid, per_tid, asm_view, source_given;
+	bool force, rows_given, sort_given, per_pid, per_tid, asm_view, source_given;
 };
 
 /* --top, --folded, ...: one format, named by its row. */
@@ -160,6 +160,12 @@ static int opt_annotate(void *opts, const struct cmd_opt *row, const char *arg)
 		return -1;
 	c->o.annotate = arg;
 	return opt_format(opts, row, arg);
+}
+
+static int opt_sort(void *opts, const struct cmd_opt *row, const char *arg)
+{
+	(void)row;
+	return aggregate_parse_sort(arg, &((struct report_cmd *)opts)->o);
 }
 
 static int opt_comm(void *opts, const struct cmd_opt *row, const char *arg)
@@ -220,14 +226,22 @@ static const struct cmd_opt options[] = {
 	 .max = 1e9, .what = "a number of rows",
 	 .help = "--top: N rows (default 25 on a terminal, all otherwise; 0 for all); "
 		 "--annotate without a FUNCTION: the N hottest functions (default 5)"},
-	{OPT_KEYWORD, "sort", 0, "KEY", OPT_AT(R, o.sort), OPT_GIVEN(R, top_opts),
+	{OPT_CALL, "sort", 0, "KEYS", OPT_GIVEN(R, sort_given), .call = opt_sort,
+	 .what = "self, total, or keys among comm, pid, tid, module, symbol",
 	 .complete = COMPLETE_WORDS,
-	 .words = (const struct opt_word[]){{"self", REPORT_SORT_SELF},
-					    {"total", REPORT_SORT_TOTAL},
-					    {"module", REPORT_SORT_MODULE},
+	 .words = (const struct opt_word[]){{"self", 0},
+					    {"total", 0},
+					    {"comm", 0},
+					    {"pid", 0},
+					    {"tid", 0},
+					    {"module", 0},
+					    {"symbol", 0},
 					    {NULL, 0}},
-	 .help = "--top: order by 'self' (default) or 'total'; or 'module': a row per module (as "
-		 "perf's --sort dso)"},
+	 .help = "--top: order by 'self' (default) or 'total' samples; or, as perf report's "
+		 "--sort, a row per distinct combination of KEYS, comma-separated: comm (the "
+		 "thread's name), pid (the process), tid (the thread), module (or dso), symbol "
+		 "(or sym); the default is module,symbol. --folded: comm, pid or tid, the root "
+		 "frame"},
 	FORMAT("folded", "folded stacks, comm;outermost;...;leaf COUNT, for flamegraph.pl and "
 			 "speedscope"),
 	FORMAT("pprof", "gzipped profile.proto for pprof (default output perfmini.pb.gz)"),
@@ -339,10 +353,39 @@ const struct cmd_spec report_spec = {
 /* A usage error of report's (cmd_usage_error). */
 #define usage_error(...) cmd_usage_error("report", __VA_ARGS__)
 
+/*
+ * --sort against the format and the other options; its thread keys make
+ * the root frames (the finest of them). 0 or the usage error's status.
+ */
+static int check_sort(struct report_cmd *c)
+{
+	struct report_opts *o = &c->o;
+	unsigned threads = o->row_keys & REPORT_ROW_THREAD;
+
+	if (!c->sort_given)
+		return 0;
+	if (c->f->fn == fmt_folded && (!threads || o->row_keys != threads))
+		return usage_error("--sort with --folded takes comm, pid or tid (the root frame)");
+	if (c->f->fn != fmt_top && c->f->fn != fmt_folded)
+		return usage_error("--sort applies to --top and --folded, not --%s", c->f->name);
+	if (threads && (c->per_pid || c->per_tid))
+		return usage_error("--sort's comm, pid and tid and --per-%s: give one",
+				   c->per_pid ? "pid" : "tid");
+	if (threads && o->base_input)
+		return usage_error("--sort's comm, pid and tid do not apply to --diff "
+				   "(--diff-key=thread keeps threads apart)");
+	if (threads & REPORT_ROW_TID)
+		o->root = REPORT_ROOT_TID;
+	else if (threads & REPORT_ROW_PID)
+		o->root = REPORT_ROOT_PID;
+	return 0;
+}
+
 /* What the options together say against each other; 0 or the usage error's status. */
 static int check_options(struct report_cmd *c)
 {
 	struct report_opts *o = &c->o;
+	int ret;
 
 	if (o->no_kernel && o->kernel_only)
 		return usage_error("%s and --kernel-only exclude each other", "--no-kernel");
@@ -361,8 +404,8 @@ static int check_options(struct report_cmd *c)
 		return usage_error("--off-cpu-state applies to --sample-type=off-cpu or wall");
 	if (!c->f)
 		c->f = &formats[0];
-	if (c->top_opts && c->f->fn != fmt_top)
-		return usage_error("--sort applies to --top, not --%s", c->f->name);
+	if ((ret = check_sort(c)) != 0)
+		return ret;
 	if (c->rows_given && c->f->fn != fmt_top && c->f->fn != fmt_annotate)
 		return usage_error("-n applies to --top and --annotate, not --%s", c->f->name);
 	if ((c->asm_view || c->source_given) && c->f->fn != fmt_annotate)

@@ -595,6 +595,41 @@ int aggregate_parse_diff_key(const char *s, struct report_opts *o)
 	return ret;
 }
 
+int aggregate_parse_sort(const char *s, struct report_opts *o)
+{
+	static const struct {
+		const char *word;
+		unsigned key;
+	} words[] = {{"comm", REPORT_ROW_COMM},	 {"pid", REPORT_ROW_PID},
+		     {"tid", REPORT_ROW_TID},	 {"module", REPORT_ROW_MODULE},
+		     {"dso", REPORT_ROW_MODULE}, {"symbol", REPORT_ROW_SYMBOL},
+		     {"sym", REPORT_ROW_SYMBOL}};
+	size_t nitems, i;
+	char **items;
+	unsigned keys = 0;
+	int ret = 0;
+
+	if (!strcmp(s, "self") || !strcmp(s, "total")) {
+		o->sort = !strcmp(s, "self") ? REPORT_SORT_SELF : REPORT_SORT_TOTAL;
+		return 0;
+	}
+	if (!(items = split_list(s, &nitems)))
+		return -EINVAL;
+	for (size_t k = 0; k < nitems; k++) {
+		for (i = 0; i < ARRAY_SIZE(words) && strcmp(items[k], words[i].word); i++)
+			;
+		if (i == ARRAY_SIZE(words))
+			ret = -EINVAL;
+		else
+			keys |= words[i].key;
+		free(items[k]);
+	}
+	free(items);
+	if (ret == 0)
+		o->row_keys = keys;
+	return ret;
+}
+
 void aggregate_opts_release(struct report_opts *o)
 {
 	inline_calls_free(o->inlined);

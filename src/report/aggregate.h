@@ -94,6 +94,12 @@ int aggregate_parse_time(const char *s, struct report_opts *o);
  * (enum report_diff_key; any other word is -EINVAL)
  */
 int aggregate_parse_diff_key(const char *s, struct report_opts *o);
+/*
+ * sort: "self" or "total" (o->sort), or perf report's keys, comma-
+ * separated: comm, pid, tid, module (or dso), symbol (or sym), into
+ * o->row_keys (enum report_row_key)
+ */
+int aggregate_parse_sort(const char *s, struct report_opts *o);
 
 /*
  * Makes what --diff's key and --merge-inline say of o, once p (the

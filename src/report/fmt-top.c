@@ -71,11 +71,12 @@ struct top {
 	struct hmap row_index; /* with by_thread: func << 32 | thread -> index into fns */
 	uint32_t *levels;      /* per frame, its functions, outermost first */
 	size_t nlevels, levels_cap;
-	uint32_t *level0;		/* frame -> index into levels + 1; 0 not yet named */
-	uint32_t *module_of;		/* frame -> its module's base name, once named */
-	bool by_module;			/* --sort module: a row per module, not per function */
-	bool keyed_module;		/* functions of other modules apart (but in a --diff) */
-	bool by_thread;			/* --diff keyed on threads: a row per thread too */
+	uint32_t *level0;    /* frame -> index into levels + 1; 0 not yet named */
+	uint32_t *module_of; /* frame -> its module's base name, once named */
+	bool by_module;	     /* --sort module: a row per module, not per function */
+	bool no_module;	     /* --sort without module: no module column, nor key */
+	bool keyed_module;   /* functions of other modules apart (but in a --diff) */
+	bool by_thread; /* --diff keyed on threads, --sort comm, pid, tid: a row per thread too */
 	uint64_t samples, base_samples; /* the totals (--diff: of both recordings) */
 	struct sbuf b;
 };
@@ -138,6 +139,8 @@ static uint32_t frame_module(struct top *t, uint32_t f)
 	const struct pm_frame *fr = &p->frames[f];
 
 	sbuf_reset(&t->b);
+	if (t->no_module)
+		return strtab_addn(&t->str, "", 0);
 	/* A path another user chose: printable, as every name shown. */
 	sbuf_add_printable(&t->b, fr->module == PM_NONE
 					  ? "[unknown]"
@@ -349,19 +352,27 @@ struct layout {
 	int cw;		       /* the count columns */
 	size_t fw, lw, mw, tw; /* function, location, module, thread */
 	bool lines, module_rows, threads, cutting;
+	bool no_module;		 /* no module column (--sort without module) */
+	const char *thread_head; /* the thread column's heading */
 };
 
 /* The text columns of a row, after its numbers; thread only with l->threads. */
 static void print_text(struct top *t, FILE *out, const struct layout *l, const char *fn,
 		       const char *loc, const char *mod, const char *thread)
 {
+	bool fns = !l->module_rows, mods = !l->no_module;
+
 	if (l->threads) {
-		put_cell(t, out, thread, l->tw, l->cutting, CUT_END, true);
-		fputs("  ", out);
+		put_cell(t, out, thread, l->tw, l->cutting, CUT_END, mods || fns);
+		if (mods || fns)
+			fputs("  ", out);
 	}
-	put_cell(t, out, mod, l->mw, l->cutting, CUT_END, !l->module_rows);
-	if (!l->module_rows) {
-		fputs("  ", out);
+	if (mods) {
+		put_cell(t, out, mod, l->mw, l->cutting, CUT_END, fns);
+		if (fns)
+			fputs("  ", out);
+	}
+	if (fns) {
 		if (l->lines) {
 			put_cell(t, out, loc, l->lw, l->cutting, CUT_START, true);
 			fputs("  ", out);
@@ -374,10 +385,10 @@ static void print_text(struct top *t, FILE *out, const struct layout *l, const c
 
 static void print_row(struct top *t, FILE *out, const struct layout *l, const char *c1,
 		      const char *c2, const char *c3, const char *c4, const char *fn,
-		      const char *loc, const char *mod)
+		      const char *loc, const char *mod, const char *thread)
 {
 	fprintf(out, "%6s  %6s  %*s  %*s  ", c1, c2, l->cw, c3, l->cw, c4);
-	print_text(t, out, l, fn, loc, mod, "");
+	print_text(t, out, l, fn, loc, mod, thread);
 }
 
 /*
@@ -405,7 +416,7 @@ static void layout_columns(struct top *t, const uint32_t *order, size_t rows, in
 			   struct layout *l)
 {
 	size_t fw = strlen("Function"), lw = strlen("Location"), mw = strlen("Module");
-	size_t tw = strlen("Thread");
+	size_t tw = strlen(l->thread_head);
 	int avail, short_of;
 
 	for (size_t i = 0; i < rows; i++) {
@@ -423,7 +434,7 @@ static void layout_columns(struct top *t, const uint32_t *order, size_t rows, in
 	}
 	l->fw = fw;
 	l->lw = l->lines ? lw : 0;
-	l->mw = mw;
+	l->mw = l->no_module ? 0 : mw;
 	l->tw = l->threads ? tw : 0;
 	if (!l->cutting)
 		return;
@@ -437,12 +448,12 @@ static void layout_columns(struct top *t, const uint32_t *order, size_t rows, in
 		l->mw = avail > (int)strlen("Module") ? (size_t)avail : strlen("Module");
 		return;
 	}
-	avail -= 2 + (l->lines ? 2 : 0);
+	avail -= (l->no_module ? 0 : 2) + (l->lines ? 2 : 0);
 	short_of = MIN_FUNC_WIDTH - (avail - (int)l->mw - (int)l->lw);
 	if (l->threads) {
 		int before = short_of;
 
-		give_up(&l->tw, strlen("Thread"), &short_of);
+		give_up(&l->tw, strlen(l->thread_head), &short_of);
 		avail += before - short_of;
 	}
 	give_up(&l->mw, strlen("Module"), &short_of);
@@ -479,7 +490,19 @@ static void print_more(const struct top *t, FILE *out, size_t rows)
 {
 	if (rows < t->nfns)
 		fprintf(out, "... %zu more %s (-n 0 shows them all)\n", t->nfns - rows,
-			t->by_module ? "modules" : "functions");
+			!t->by_module  ? "functions"
+			: t->no_module ? "rows"
+				       : "modules");
+}
+
+/* The thread column's heading, for the finest of --sort's thread keys. */
+static const char *thread_heading(const struct report_opts *o)
+{
+	if (o->row_keys & REPORT_ROW_TID)
+		return "Thread";
+	if (o->row_keys & REPORT_ROW_PID)
+		return "Process";
+	return "Command";
 }
 
 static void print_table(struct top *t, const struct aggregate *a, FILE *out, int width)
@@ -490,6 +513,9 @@ static void print_table(struct top *t, const struct aggregate *a, FILE *out, int
 	struct layout l = {.cw = 5,
 			   .lines = o->names.lines && !t->by_module,
 			   .module_rows = t->by_module,
+			   .threads = t->by_thread,
+			   .no_module = t->no_module,
+			   .thread_head = thread_heading(o),
 			   .cutting = width > 0};
 	char c1[16], c2[16], c3[24], c4[24];
 
@@ -504,7 +530,7 @@ static void print_table(struct top *t, const struct aggregate *a, FILE *out, int
 	layout_columns(t, order, rows, width, &l);
 	print_row(t, out, &l, "Self%", "Total%", o->sample_type == REPORT_CPU ? "Self" : "Self ms",
 		  o->sample_type == REPORT_CPU ? "Total" : "Total ms", "Function", "Location",
-		  "Module");
+		  "Module", l.thread_head);
 	for (size_t i = 0; i < rows; i++) {
 		const struct top_fn *fn = &t->fns[order[i]];
 		double n = (double)a->samples;
@@ -514,7 +540,8 @@ static void print_table(struct top *t, const struct aggregate *a, FILE *out, int
 		weight(o, fn->self, c3, sizeof(c3));
 		weight(o, fn->total, c4, sizeof(c4));
 		print_row(t, out, &l, c1, c2, c3, c4, strtab_get(&t->str, fn->name),
-			  strtab_get(&t->str, fn->loc), strtab_get(&t->str, fn->module));
+			  strtab_get(&t->str, fn->loc), strtab_get(&t->str, fn->module),
+			  strtab_get(&t->str, fn->thread));
 	}
 	print_more(t, out, rows);
 	free(order);
@@ -542,6 +569,7 @@ static void print_diff_table(struct top *t, FILE *out, int width)
 			   .lines = o->names.lines && !t->by_module,
 			   .module_rows = t->by_module,
 			   .threads = t->by_thread,
+			   .thread_head = "Thread",
 			   .cutting = width > 0};
 	char c[6][16];
 
@@ -573,12 +601,15 @@ static void print_diff_table(struct top *t, FILE *out, int width)
 int fmt_top(const struct profile *p, const struct report_opts *o, FILE *out)
 {
 	struct aggregate *a = aggregate_new(p, o, 0);
+	unsigned keys = o->row_keys ? o->row_keys : REPORT_ROW_MODULE | REPORT_ROW_SYMBOL;
 	struct top t = {.p = p,
 			.o = o,
-			.by_module = o->sort == REPORT_SORT_MODULE,
-			.keyed_module = !o->base || (o->diff_key & REPORT_KEY_MODULE) ||
-					o->sort == REPORT_SORT_MODULE,
-			.by_thread = o->base && o->root != REPORT_ROOT_NONE,
+			.by_module = !(keys & REPORT_ROW_SYMBOL),
+			.no_module = o->row_keys && !(keys & REPORT_ROW_MODULE),
+			.keyed_module = o->row_keys ? !!(keys & REPORT_ROW_MODULE)
+						    : !o->base || (o->diff_key & REPORT_KEY_MODULE),
+			.by_thread = (o->base && o->root != REPORT_ROOT_NONE) ||
+				     (keys & REPORT_ROW_THREAD),
 			.b = SBUF_INIT};
 	/* The table's width, 0 for no cutting; the header wraps in any case. */
 	int width = o->columns > 0 ? o->columns : terminal_columns(out);

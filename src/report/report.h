@@ -135,11 +135,25 @@ struct annotate_code {
 
 void annotate_insns_free(struct annotate_insn *v, size_t n);
 
+/* --top's order: by self samples (the default) or by total samples. */
 enum report_sort {
 	REPORT_SORT_SELF,
 	REPORT_SORT_TOTAL,
-	REPORT_SORT_MODULE, /* a row per module, by self samples */
 };
+
+/*
+ * --sort=KEYS: what a row of --top stands for, as perf report's --sort
+ * keys: a row per distinct combination. No key at all is the default,
+ * module and symbol.
+ */
+enum report_row_key {
+	REPORT_ROW_COMM = 1 << 0,   /* the thread's name when sampled */
+	REPORT_ROW_PID = 1 << 1,    /* the process ("comm-PID") */
+	REPORT_ROW_TID = 1 << 2,    /* the thread ("comm-TID") */
+	REPORT_ROW_MODULE = 1 << 3, /* the module's base name */
+	REPORT_ROW_SYMBOL = 1 << 4, /* the function */
+};
+#define REPORT_ROW_THREAD (REPORT_ROW_COMM | REPORT_ROW_PID | REPORT_ROW_TID)
 
 /*
  * What a report weighs (--sample-type). Off-CPU and wall weigh each stack
@@ -207,6 +221,7 @@ struct report_opts {
 	 */
 	int columns;
 	enum report_sort sort;
+	unsigned row_keys; /* enum report_row_key; 0: module and symbol */
 
 	/* --annotate: the function (NULL: the rows hottest, 5 by default) */
 	const char *annotate;
