@@ -382,6 +382,10 @@ START_TEST(test_sample_all_fields)
 	ck_assert_uint_eq(rec.sample.period, 4000);
 	ck_assert_uint_eq(rec.sample.nr, 2);
 	ck_assert_uint_eq(sample_ip_at(&rec.sample, 1), 0x2000);
+	/* The raw bytes where they lie in the record. */
+	ck_assert_uint_eq(rec.sample.raw_size, 4);
+	ck_assert_ptr_eq(rec.sample.raw, r.b + r.len - 4);
+	ck_assert_uint_eq(load_u32(rec.sample.raw), 0xabcdef);
 }
 END_TEST
 

@@ -159,6 +159,35 @@ START_TEST(test_event_attr)
 }
 END_TEST
 
+/* A tracepoint's format: each field's offset and size, by its own name only. */
+START_TEST(test_tracepoint_format)
+{
+	static const char format[] =
+		"name: sched_wakeup\nID: 374\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+		"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+		"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n\n"
+		"print fmt: \"comm=%s pid=%d\", REC->comm, REC->pid\n";
+	unsigned off = 0, size = 0;
+
+	ck_assert_int_eq(tracepoint_parse_field(format, "pid", &off, &size), 0);
+	ck_assert_uint_eq(off, 24);
+	ck_assert_uint_eq(size, 4);
+	ck_assert_int_eq(tracepoint_parse_field(format, "comm", &off, &size), 0);
+	ck_assert_uint_eq(off, 8);
+	ck_assert_uint_eq(size, 16);
+	ck_assert_int_eq(tracepoint_parse_field(format, "common_pid", &off, &size), 0);
+	ck_assert_uint_eq(off, 4);
+	ck_assert_int_eq(tracepoint_parse_field(format, "target_cpu", &off, &size), -ENOENT);
+	ck_assert_int_eq(tracepoint_parse_field(format, "id", &off, &size), -ENOENT);
+	ck_assert_int_eq(tracepoint_parse_field("\tfield:int x;\toffset:;\n", "x", &off, &size),
+			 -ENOENT);
+	ck_assert_int_eq(tracepoint_parse_field("", "pid", &off, &size), -ENOENT);
+}
+END_TEST
+
 static Suite *event_suite(void)
 {
 	Suite *s = suite_create("event");
@@ -166,6 +195,7 @@ static Suite *event_suite(void)
 
 	tcase_add_test(tc, test_cpulist_valid);
 	tcase_add_test(tc, test_cpulist_invalid);
+	tcase_add_test(tc, test_tracepoint_format);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("events");

@@ -52,6 +52,52 @@ START_TEST(test_pair)
 }
 END_TEST
 
+/*
+ * Wake-ups: the first one after a sleep's switch-out splits its span;
+ * later ones, one before the switch-out, one of a preempted span and one
+ * of a thread with nothing open are left out.
+ */
+START_TEST(test_wakeup)
+{
+	struct spans g = {0};
+	struct offcpu o;
+
+	offcpu_init(&o, 0, collect, &g);
+	offcpu_wakeup(&o, 11, 900, 20, 21, 8, 4); /* nothing open */
+	offcpu_sample(&o, 10, 11, 1, 1000, 7, 3);
+	offcpu_switch_out(&o, 10, 11, 1, 1000, false);
+	offcpu_wakeup(&o, 11, 999, 20, 21, 8, 4); /* before the switch-out */
+	offcpu_wakeup(&o, 11, 3000, 20, 22, 9, 5);
+	offcpu_wakeup(&o, 11, 3500, 30, 31, 1, 1); /* already woken */
+	offcpu_switch_in(&o, 11, 4000);
+	ck_assert_uint_eq(g.n, 1);
+	ck_assert_uint_eq(g.s[0].wake, 3000);
+	ck_assert_uint_eq(g.s[0].waker_pid, 20);
+	ck_assert_uint_eq(g.s[0].waker_tid, 22);
+	ck_assert_uint_eq(g.s[0].waker_stack, 9);
+	ck_assert_uint_eq(g.s[0].waker_comm, 5);
+	ck_assert_uint_eq(o.wakeups, 4);
+	ck_assert_uint_eq(o.woken, 1);
+
+	/* Preempted: runnable all along, no wake-up of its own. */
+	offcpu_sample(&o, 10, 11, 1, 5000, 7, 3);
+	offcpu_switch_out(&o, 10, 11, 1, 5000, true);
+	offcpu_wakeup(&o, 11, 5500, 20, 21, 8, 4);
+	offcpu_switch_in(&o, 11, 6000);
+	ck_assert_uint_eq(g.n, 2);
+	ck_assert_uint_eq(g.s[1].wake, 0);
+	ck_assert(g.s[1].preempted);
+
+	/* A sleep never woken (its waker not recorded): no wake-up. */
+	offcpu_sample(&o, 10, 11, 1, 7000, 7, 3);
+	offcpu_switch_out(&o, 10, 11, 1, 7000, false);
+	offcpu_switch_in(&o, 11, 8000);
+	ck_assert_uint_eq(g.n, 3);
+	ck_assert_uint_eq(g.s[2].wake, 0);
+	offcpu_release(&o);
+}
+END_TEST
+
 /* Two threads interleaved, one preempted; the record before the sample. */
 START_TEST(test_two_threads)
 {
@@ -157,6 +203,7 @@ static Suite *offcpu_suite(void)
 	tcase_add_test(tc, test_two_threads);
 	tcase_add_test(tc, test_left_out);
 	tcase_add_test(tc, test_finish);
+	tcase_add_test(tc, test_wakeup);
 	suite_add_tcase(s, tc);
 	return s;
 }

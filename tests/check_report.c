@@ -983,6 +983,14 @@ START_TEST(test_diff)
 	ck_assert_str_eq(text, "main;f 70 30\nmain;g 30 70\n");
 	free(text);
 
+	/* A base stack that rounds to nothing at the new total still shows 1. */
+	profile_free(base);
+	base = mix_profile("/old/prog", 0x1000, 999, 1);
+	o.base = base;
+	text = run_format(fmt_folded, p, &o, NULL);
+	ck_assert_str_eq(text, "main;f 100 30\nmain;g 1 70\n");
+	free(text);
+
 	ck_assert_uint_eq(report_normalize(3, 1, 2), 2); /* 1.5 rounds up */
 	ck_assert_uint_eq(report_normalize(5, 0, 7), 0);
 	ck_assert_uint_eq(report_normalize(5, 7, 0), 0);

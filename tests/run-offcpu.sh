@@ -100,7 +100,7 @@ say "off-CPU top and SVG in milliseconds"
 run_timeout 120 "$PERFMINI" record -o "$tmp/p.data" --off-cpu -- taskset -c 0 "$TARGETS/waits" 20 \
 	>"$tmp/ptruth" 2>"$tmp/p.err" || fail "record --off-cpu -- taskset -c 0 waits failed"
 cat "$tmp/p.err" >&3
-for st in any blocked preempted; do
+for st in any blocked preempted sleeping runnable; do
 	run_timeout 60 "$PERFMINI" report -i "$tmp/p.data" --folded --sample-type=off-cpu \
 		--off-cpu-state=$st >"$tmp/p-$st.folded" || fail "report --off-cpu-state=$st failed"
 done
@@ -114,11 +114,14 @@ for th in sleeper reader locker spinner; do
 	all=$(sum "$tmp/p-any.folded" $th '' '')
 	parts=$(($(sum "$tmp/p-blocked.folded" $th '' '') + $(sum "$tmp/p-preempted.folded" $th '' '')))
 	[ "$all" -eq "$parts" ] || fail "$th: blocked plus preempted is $parts ns, all $all ns"
+	parts=$(($(sum "$tmp/p-sleeping.folded" $th '' '') + $(sum "$tmp/p-runnable.folded" $th '' '')))
+	[ "$all" -eq "$parts" ] || fail "$th: sleeping plus runnable is $parts ns, all $all ns"
 done
 run_timeout 60 "$PERFMINI" report -i "$tmp/p.data" --sample-type=off-cpu -o "$tmp/p.top" \
 	2>/dev/null || fail "report --sample-type=off-cpu failed"
-grep -q '^Off-CPU: .* ms blocked, .* ms preempted' "$tmp/p.top" ||
-	fail "top: no Off-CPU line with blocked and preempted time"
+sed -n '/^Off-CPU:/,/^[A-Z]/p' "$tmp/p.top" | tr -s ' \n' '  ' |
+	grep -q '^Off-CPU: .* ms sleeping .* ms runnable .* ms blocked, .* ms preempted' ||
+	fail "top: no Off-CPU line with sleeping, runnable, blocked and preempted time"
 # The summary counts every thread the wall view has (those that only waited too).
 threads=$(run_timeout 60 "$PERFMINI" report -i "$tmp/p.data" --folded --per-tid \
 	--sample-type=wall | cut -d';' -f1 | sort -u | wc -l)

@@ -46,6 +46,42 @@ void attach_add_tracking(struct attach *a, const struct perf_event_attr *track, 
 	a->track_pages = pages;
 }
 
+void attach_add_wake(struct attach *a, const struct perf_event_attr *wake)
+{
+	a->wake = *wake;
+	a->has_wake = true;
+	a->wake_err = 0;
+	hmap_init(&a->ids_wake);
+}
+
+bool attach_is_wake(const struct attach *a, uint64_t id)
+{
+	return a->ids_wake.count && hmap_find(&a->ids_wake, id) != NULL;
+}
+
+/*
+ * Opens the wake-up event of tid on cpu into ring_fd; a refusal ends the
+ * wake-up events (has_wake false, wake_err its -errno), never the attach.
+ */
+static void open_wake(struct attach *a, pid_t tid, int cpu, int ring_fd)
+{
+	uint64_t id;
+	bool added;
+	int fd = event_open(&a->wake, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) == 0 &&
+	    ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0) {
+		xgrow(&a->fds, &a->fds_cap, a->nfds + 1, sizeof(*a->fds));
+		a->fds[a->nfds++] = fd;
+		hmap_insert(&a->ids_wake, id, &added);
+		return;
+	}
+	a->wake_err = fd < 0 ? fd : -errno;
+	a->has_wake = false;
+	if (fd >= 0)
+		close(fd);
+}
+
 bool attach_is_second(const struct attach *a, uint64_t id)
 {
 	/* Inherited events' samples carry their parent's id. */
@@ -84,6 +120,7 @@ void attach_release(struct attach *a)
 	free(a->fds);
 	free(a->rings);
 	hmap_release(&a->ids2);
+	hmap_release(&a->ids_wake);
 	a->fds = NULL;
 	a->rings = NULL;
 	a->nfds = a->nrings = 0;
@@ -209,6 +246,8 @@ int attach_thread(struct attach *a, pid_t tid)
 		ret = open_into_ring(a, &a->attr, tid, cpu, false, &ring_fd);
 		if (ret == 0 && a->has_attr2)
 			ret = open_second(a, tid, cpu, ring_fd);
+		if (ret == 0 && a->has_wake)
+			open_wake(a, tid, cpu, ring_fd);
 		if (ret == 0 && a->has_track)
 			ret = open_into_ring(a, &a->track, tid, cpu, true, &track_fd);
 		if (ret < 0)

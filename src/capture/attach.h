@@ -56,6 +56,16 @@ struct attach {
 	bool has_attr2;
 	struct hmap ids2; /* ids of the second event */
 	/*
+	 * A third event likewise, when has_wake (off-CPU: the scheduler's
+	 * wake-ups, a tracepoint): optional, so that a kernel that refuses it
+	 * costs the wake-ups alone. The first refusal (its -errno in
+	 * wake_err) stops its opening; what was opened before stays.
+	 */
+	struct perf_event_attr wake;
+	bool has_wake;
+	int wake_err;
+	struct hmap ids_wake;
+	/*
 	 * The tracking event, when has_track: a dummy event beside each of
 	 * attr's that reports the mappings, names and tasks instead of it,
 	 * into rings of its own (track_pages data pages, one per CPU) that
@@ -85,6 +95,10 @@ void attach_add_second(struct attach *a, const struct perf_event_attr *attr2);
 void attach_add_tracking(struct attach *a, const struct perf_event_attr *track, unsigned pages);
 /* Whether id is that of a second event. */
 bool attach_is_second(const struct attach *a, uint64_t id);
+/* Adds the wake-up event of every target and CPU (see struct attach). */
+void attach_add_wake(struct attach *a, const struct perf_event_attr *wake);
+/* Whether id is that of a wake-up event. */
+bool attach_is_wake(const struct attach *a, uint64_t id);
 /* Closes and unmaps everything. */
 void attach_release(struct attach *a);
 

@@ -141,12 +141,10 @@ static int decode_sample(struct cursor *c, const struct decode_layout *l, struct
 			return -EBADMSG;
 	}
 	if (st & PERF_SAMPLE_RAW) {
-		uint32_t size;
-
 		if (take(c, 4, &p))
 			return -EBADMSG;
-		size = load_u32(p);
-		if (take(c, size, &p))
+		s->raw_size = load_u32(p);
+		if (take(c, s->raw_size, &s->raw))
 			return -EBADMSG;
 	}
 	if (st & PERF_SAMPLE_REGS_USER) {

@@ -40,7 +40,9 @@ struct rec_sample {
 	uint64_t period;
 	uint64_t nr;		  /* callchain entries */
 	const unsigned char *ips; /* nr u64 values, possibly unaligned */
-	uint64_t regs_abi;	  /* 0: no registers were captured */
+	uint32_t raw_size;	  /* PERF_SAMPLE_RAW: a tracepoint's fields */
+	const unsigned char *raw;
+	uint64_t regs_abi; /* 0: no registers were captured */
 	uint32_t nregs;
 	const unsigned char *regs;
 	uint64_t stack_size;	 /* bytes copied */

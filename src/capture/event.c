@@ -5,6 +5,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -134,4 +136,84 @@ int cpulist_parse(const char *s, bool *cpus, int max)
 			return -EINVAL;
 	}
 	return n;
+}
+
+int tracepoint_parse_field(const char *format, const char *field, unsigned *offset, unsigned *size)
+{
+	size_t n = strlen(field);
+
+	/* "\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;" */
+	for (const char *l = format; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *decl = strstr(l, "field:"), *semi, *name, *end = strchr(l, '\n');
+		unsigned long off, sz;
+		char *after;
+
+		if (!decl || (end && decl > end) || !(semi = strchr(decl, ';')) ||
+		    (end && semi > end))
+			continue;
+		/* The name: the last word before ';', an array's "[...]" left out. */
+		name = semi;
+		if (name > decl && name[-1] == ']')
+			while (name > decl && *name != '[')
+				name--;
+		if ((size_t)(name - decl) < n || memcmp(name - n, field, n) ||
+		    (name[-(long)n - 1] != ' ' && name[-(long)n - 1] != '*'))
+			continue;
+		if (!(decl = strstr(semi, "offset:")) || (end && decl > end))
+			return -ENOENT;
+		off = strtoul(decl + 7, &after, 10);
+		if (after == decl + 7 || !(decl = strstr(after, "size:")) || (end && decl > end))
+			return -ENOENT;
+		sz = strtoul(decl + 5, &after, 10);
+		if (after == decl + 5 || off > 65535 || sz == 0 || sz > 65535)
+			return -ENOENT;
+		*offset = (unsigned)off;
+		*size = (unsigned)sz;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* The text of tracefs file events/TRACEPOINT/NAME into buf; 0 or -errno. */
+static int tracefs_read(const char *tracepoint, const char *name, char *buf, size_t size)
+{
+	static const char *const roots[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
+	int err = -ENOENT;
+
+	for (size_t i = 0; i < ARRAY_SIZE(roots); i++) {
+		char path[256];
+		ssize_t got;
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/events/%s/%s", roots[i], tracepoint, name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EACCES || errno == EPERM)
+				err = -EACCES;
+			continue;
+		}
+		got = read(fd, buf, size - 1);
+		close(fd);
+		if (got <= 0)
+			continue;
+		buf[got] = '\0';
+		return 0;
+	}
+	return err;
+}
+
+int tracepoint_field(const char *tracepoint, const char *field, uint64_t *id, unsigned *offset,
+		     unsigned *size)
+{
+	char buf[4096], *end;
+	int ret;
+
+	if ((ret = tracefs_read(tracepoint, "id", buf, sizeof(buf))) < 0)
+		return ret;
+	*id = strtoull(buf, &end, 10);
+	if (end == buf)
+		return -ENOENT;
+	if ((ret = tracefs_read(tracepoint, "format", buf, sizeof(buf))) < 0)
+		return ret;
+	return tracepoint_parse_field(buf, field, offset, size);
 }

@@ -54,4 +54,19 @@ int event_open(const struct perf_event_attr *attr, pid_t pid, int cpu, int group
  */
 int cpulist_parse(const char *s, bool *cpus, int max);
 
+/*
+ * A tracepoint (system/name, as "sched/sched_wakeup") from tracefs
+ * (/sys/kernel/tracing, else /sys/kernel/debug/tracing): its id, and the
+ * offset and size of its field named field in a sample's raw data. 0, or
+ * -errno (-ENOENT: no such tracepoint or field, or no tracefs mounted;
+ * -EACCES: tracefs not readable).
+ */
+int tracepoint_field(const char *tracepoint, const char *field, uint64_t *id, unsigned *offset,
+		     unsigned *size);
+/*
+ * The same, from the text of a format file (tests): 0 or -ENOENT when it
+ * has no field so named (or not well formed).
+ */
+int tracepoint_parse_field(const char *format, const char *field, unsigned *offset, unsigned *size);
+
 #endif

@@ -127,6 +127,7 @@ struct report_cmd {
 	const struct report_format *f; /* NULL: the first, --top */
 	const char *output;	       /* NULL: the format's default */
 	bool force, rows_given, sort_given, per_pid, per_tid, asm_view, source_given;
+	bool wakers, type_given;
 };
 
 /* --top, --folded, ...: one format, named by its row. */
@@ -288,8 +289,13 @@ static const struct cmd_opt options[] = {
 	{OPT_FLAG, "per-pid", 0, OPT_AT(R, per_pid),
 	 .help = "root frame 'comm-PID' instead of the thread name"},
 	{OPT_FLAG, "per-tid", 0, OPT_AT(R, per_tid), .help = "root frame 'comm-TID'"},
-	{OPT_KEYWORD, "sample-type", 0, "TYPE", OPT_AT(R, o.sample_type), .flags = OPTF_EQ,
-	 .complete = COMPLETE_WORDS,
+	{OPT_FLAG, "wakers", 0, OPT_AT(R, wakers),
+	 .help = "who woke the threads that slept, and for how long: the sleeping time of each "
+		 "sleeper's stack with its waker's (recorded by record --off-cpu with wake-ups); "
+		 "--top: the stacks that slept longest, each with its wakers' shares; --folded: "
+		 "SLEEPER;--;WAKER stacks as offwaketime folds them, in ns"},
+	{OPT_KEYWORD, "sample-type", 0, "TYPE", OPT_AT(R, o.sample_type), OPT_GIVEN(R, type_given),
+	 .flags = OPTF_EQ, .complete = COMPLETE_WORDS,
 	 .words = (const struct opt_word[]){{"cpu", REPORT_CPU},
 					    {"off-cpu", REPORT_OFF_CPU},
 					    {"wall", REPORT_WALL},
@@ -300,11 +306,16 @@ static const struct cmd_opt options[] = {
 	{OPT_KEYWORD, "off-cpu-state", 0, "STATE", OPT_AT(R, o.offcpu_state), .flags = OPTF_EQ,
 	 .complete = COMPLETE_WORDS,
 	 .words = (const struct opt_word[]){{"any", REPORT_STATE_ANY},
+					    {"sleeping", REPORT_STATE_SLEEPING},
+					    {"runnable", REPORT_STATE_RUNNABLE},
 					    {"blocked", REPORT_STATE_BLOCKED},
 					    {"preempted", REPORT_STATE_PREEMPTED},
 					    {NULL, 0}},
-	 .help = "with off-cpu or wall, only the spans of threads that were blocked (went to "
-		 "sleep) or preempted (switched out while runnable); any: both (the default)"},
+	 .help = "with off-cpu or wall, only the time of threads sleeping (from going to sleep "
+		 "until woken) or runnable (from the wake-up, or from being preempted, until they "
+		 "ran again: waiting for a CPU), where the recording has wake-ups; or whole spans "
+		 "that were blocked (went to sleep) or preempted (switched out while runnable); "
+		 "any: all of it (the default)"},
 
 	{OPT_SECTION, .help = "Naming:"},
 	{OPT_FLAG, "lines", 0, OPT_AT(R, o.names.lines),
@@ -381,6 +392,22 @@ static int check_sort(struct report_cmd *c)
 	return 0;
 }
 
+/* --wakers: its formats, the off-CPU time; 0 or the usage error's status. */
+static int check_wakers(struct report_cmd *c)
+{
+	if (!c->wakers)
+		return 0;
+	if (c->f->fn != fmt_top && c->f->fn != fmt_folded)
+		return usage_error("--wakers applies to --top and --folded, not --%s", c->f->name);
+	if (c->type_given || c->o.base_input || c->sort_given)
+		return usage_error("--wakers weighs sleeping time: %s does not apply",
+				   c->type_given   ? "--sample-type"
+				   : c->sort_given ? "--sort"
+						   : "--diff");
+	c->o.sample_type = REPORT_OFF_CPU;
+	return 0;
+}
+
 /* What the options together say against each other; 0 or the usage error's status. */
 static int check_options(struct report_cmd *c)
 {
@@ -405,6 +432,8 @@ static int check_options(struct report_cmd *c)
 	if (!c->f)
 		c->f = &formats[0];
 	if ((ret = check_sort(c)) != 0)
+		return ret;
+	if ((ret = check_wakers(c)) != 0)
 		return ret;
 	if (c->rows_given && c->f->fn != fmt_top && c->f->fn != fmt_annotate)
 		return usage_error("-n applies to --top and --annotate, not --%s", c->f->name);
@@ -477,12 +506,33 @@ static int annotate_ready(struct report_cmd *c, const struct profile *p, struct 
 	return 0;
 }
 
+/*
+ * --wakers: the file must have wake-ups (else one line, 1); wf gets the
+ * format that shows them. 0 otherwise.
+ */
+static int wakers_ready(const struct report_cmd *c, const struct profile *p,
+			struct report_format *wf)
+{
+	const char *v = profile_get_meta(p, "wake-ups");
+
+	if (!v || strcmp(v, "yes")) {
+		error("%s has no wake-ups: record with --off-cpu, where the kernel lets the "
+		      "sched_waking tracepoint be sampled (record says when it does not)",
+		      c->o.input);
+		return 1;
+	}
+	*wf = *c->f;
+	wf->fn = c->f->fn == fmt_top ? fmt_wakers_top : fmt_wakers_folded;
+	return 0;
+}
+
 /* Reads the data files and writes the report: the exit status. */
 static int report(struct report_cmd *c)
 {
 	struct report_opts *o = &c->o;
 	struct profile *p, *base = NULL;
 	struct report_code code;
+	struct report_format wf;
 	const char *lines_meta;
 	char err[512];
 	int ret;
@@ -517,8 +567,12 @@ static int report(struct report_cmd *c)
 		warning("%s was recorded with --no-lines: it has no source lines to show",
 			o->input);
 	ret = annotate_ready(c, p, &code);
+	if (ret == 0 && c->wakers)
+		ret = wakers_ready(c, p, &wf);
 	if (ret == 0)
-		ret = write_output(c->f, p, o, c->output ? c->output : "-") < 0 ? 1 : 0;
+		ret = write_output(c->wakers ? &wf : c->f, p, o, c->output ? c->output : "-") < 0
+			      ? 1
+			      : 0;
 	if (o->code)
 		report_code_release(&code);
 	if (FREE_AT_EXIT) {

@@ -96,6 +96,9 @@ void recorder_write_meta(struct recorder *r)
 	if (o->off_cpu)
 		set_meta_u64(p, "off-cpu-min-ns", o->off_cpu_min_ns);
 	profile_set_meta(p, "off-cpu", o->off_cpu ? "yes" : "no");
+	/* Whether each span has its wake-up: sleeping and runnable told apart, wakers known. */
+	if (o->off_cpu)
+		profile_set_meta(p, "wake-ups", r->wakeups ? "yes" : "no");
 	if (r->cut_why) {
 		char buf[160];
 

@@ -212,11 +212,49 @@ static void make_attrs(const struct event_opts *ev, bool off_cpu, struct perf_ev
 	attr->mmap = attr->mmap2 = attr->comm = attr->comm_exec = attr->task = 0;
 }
 
+/*
+ * --off-cpu: the wake-up event, sched_waking sampled with the waker's
+ * stack, into wake (the other events' samples made alike: the raw data
+ * the tracepoint has goes into every sample, 8 bytes in theirs). Where
+ * tracefs has no such tracepoint, r->wake_err says why.
+ */
+static void make_wake_attr(struct recorder *r, struct perf_event_attr *attr,
+			   struct perf_event_attr *attr2, struct perf_event_attr *wake)
+{
+	unsigned off, size;
+	uint64_t id;
+	/*
+	 * sched_waking fires in the waker's context; sched_wakeup, where the
+	 * wake-up is queued to the woken thread's CPU, fires there, in
+	 * whatever task runs (the idle task, not a target): kernels before
+	 * 4.3 have only the latter.
+	 */
+	int err = tracepoint_field("sched/sched_waking", "pid", &id, &off, &size);
+
+	if (err == -ENOENT)
+		err = tracepoint_field("sched/sched_wakeup", "pid", &id, &off, &size);
+
+	r->wakeups = false;
+	if (err == 0 && size != 4)
+		err = -ENOTSUP;
+	r->wake_err = err;
+	if (err)
+		return;
+	attr->sample_type |= PERF_SAMPLE_RAW;
+	attr2->sample_type |= PERF_SAMPLE_RAW;
+	*wake = *attr2;
+	wake->type = PERF_TYPE_TRACEPOINT;
+	wake->config = id;
+	wake->context_switch = 0;
+	r->wake_pid_off = off;
+	r->wakeups = true;
+}
+
 int recorder_open_events(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
 	struct event_opts ev = o->ev;
-	struct perf_event_attr attr, attr2, track;
+	struct perf_event_attr attr, attr2, track, wake;
 	unsigned pages = o->mmap_pages;
 	pid_t pid;
 	int ret;
@@ -230,6 +268,8 @@ again:
 	/* Woken a quarter of the way: time to drain before the ring is full. */
 	ev.wakeup_bytes = (uint32_t)(pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	make_attrs(&ev, o->off_cpu, &attr, &attr2, &track);
+	if (o->off_cpu)
+		make_wake_attr(r, &attr, &attr2, &wake);
 	r->layout.sample_type = attr.sample_type;
 	r->layout.regs_user_mask = attr.sample_regs_user;
 	r->layout.sample_id_all = true;
@@ -243,6 +283,10 @@ again:
 		if (o->off_cpu) {
 			attr2.exclude_kernel = attr.exclude_kernel;
 			attach_add_second(&r->att, &attr2);
+			if (r->wakeups) {
+				wake.exclude_kernel = attr.exclude_kernel;
+				attach_add_wake(&r->att, &wake);
+			}
 		}
 		ret = open_targets(r, &pid);
 		if (ret == 0)
@@ -273,5 +317,13 @@ again:
 			"them)");
 	if (r->ring_reduced && o->pages_given && !o->quiet)
 		warning("ring buffer reduced to %u pages by the locked-memory limit", r->att.pages);
+	if (o->off_cpu && r->wakeups && !r->att.has_wake && r->att.ids_wake.count == 0) {
+		r->wakeups = false;
+		r->wake_err = r->att.wake_err;
+	}
+	if (o->off_cpu && !r->wakeups && !o->quiet)
+		warning("no wake-ups (the sched_waking tracepoint: %s): off-CPU time is recorded "
+			"without its wakers, and sleeping and runnable are not told apart",
+			r->wake_err == -ENOENT ? "not found in tracefs" : strerror(-r->wake_err));
 	return 0;
 }

@@ -186,6 +186,25 @@ static void apply_switch_sample(struct recorder *r, const struct rec_sample *s, 
 		      stacker_add_ahead(&r->stk, s, misc, ahead), comm_id(r, t));
 }
 
+/*
+ * A wake-up (sched_waking, taken in the waker's context): the woken
+ * thread's span gets its waker. The idle task's are interrupts'.
+ */
+static void apply_wake_sample(struct recorder *r, const struct rec_sample *s, uint16_t misc,
+			      const void *ahead)
+{
+	uint32_t stack = stacker_add_ahead(&r->stk, s, misc, ahead), comm;
+
+	if (!s->raw || s->raw_size < r->wake_pid_off + 4)
+		return;
+	if (s->tid == 0)
+		comm = strtab_add(&r->prof->str, "swapper");
+	else
+		comm = comm_id(r, model_thread(&r->model, s->pid, s->tid));
+	offcpu_wakeup(&r->offcpu, load_u32(s->raw + r->wake_pid_off), s->time, s->pid, s->tid,
+		      stack, comm);
+}
+
 /* A paired off-CPU span goes into the profile. */
 static void keep_offcpu(const struct offcpu_span *s, void *arg)
 {
@@ -203,6 +222,19 @@ static void keep_offcpu(const struct offcpu_span *s, void *arg)
 	o.flags = s->preempted ? PM_OFFCPU_PREEMPTED : 0;
 	/* To the file at once, as samples: spans come by the thousand a second. */
 	datafile_add_offcpu(&r->out, &o);
+	if (r->wakeups) {
+		struct pm_wakeup w = {0};
+
+		if (s->wake) {
+			w.delay = s->wake - s->out;
+			w.pid = s->waker_pid;
+			w.tid = s->waker_tid;
+			w.stack = s->waker_stack;
+			w.comm = s->waker_comm;
+			w.flags = PM_WAKEUP_SEEN;
+		}
+		datafile_add_wakeup(&r->out, &w);
+	}
 	/* A thread that only waited goes into the profile's threads and the count too. */
 	if (note_sampled(&r->sampled_tids, s->tid, s->pid))
 		r->nthreads++;
@@ -255,6 +287,8 @@ static void apply(const void *bytes, uint32_t len, void *arg)
 	case PERF_RECORD_SAMPLE:
 		if (r->att.has_attr2 && attach_is_second(&r->att, rec.sample.id))
 			apply_switch_sample(r, &rec.sample, rec.misc, ahead);
+		else if (r->wakeups && attach_is_wake(&r->att, rec.sample.id))
+			apply_wake_sample(r, &rec.sample, rec.misc, ahead);
 		else
 			apply_sample(r, &rec.sample, rec.misc, ahead);
 		break;

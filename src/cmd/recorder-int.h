@@ -59,6 +59,15 @@ struct recorder {
 	bool ring_reduced;    /* the locked-memory limit made the rings smaller than asked */
 	struct hmap pending;  /* pid -> address-space changes drained, not applied */
 	struct offcpu offcpu; /* --off-cpu: switches paired into spans */
+	/*
+	 * --off-cpu: wake-ups sampled (the sched_waking tracepoint), each
+	 * span written with its wake-up; wake_pid_off is where the woken
+	 * thread's id lies in a sample's raw data. wake_err: why the kernel
+	 * gave none (-errno), 0 when it did.
+	 */
+	bool wakeups;
+	unsigned wake_pid_off;
+	int wake_err;
 };
 
 /*

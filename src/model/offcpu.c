@@ -118,12 +118,34 @@ static void close_span(struct offcpu *o, struct offcpu_open *op, uint64_t time)
 		return;
 	}
 	op->s.in = time > op->s.out ? time : op->s.out;
+	if (op->s.wake > op->s.in)
+		op->s.wake = op->s.in;
 	if (op->s.in - op->s.out < o->min_ns) {
 		o->too_short++;
 		return;
 	}
 	o->emitted++;
 	o->emit(&op->s, o->arg);
+}
+
+void offcpu_wakeup(struct offcpu *o, uint32_t tid, uint64_t time, uint32_t waker_pid,
+		   uint32_t waker_tid, uint32_t waker_stack, uint32_t waker_comm)
+{
+	struct hmap_slot *slot = hmap_find(&o->open, tid);
+	struct offcpu_open *op;
+
+	o->wakeups++;
+	if (!slot)
+		return;
+	op = hmap_ptr(slot);
+	if (!op->have_out || op->s.preempted || op->s.wake || time < op->s.out)
+		return;
+	op->s.wake = time;
+	op->s.waker_pid = waker_pid;
+	op->s.waker_tid = waker_tid;
+	op->s.waker_stack = waker_stack;
+	op->s.waker_comm = waker_comm;
+	o->woken++;
 }
 
 void offcpu_switch_in(struct offcpu *o, uint32_t tid, uint64_t time)

@@ -9,6 +9,13 @@
  * handed on when the switch-in arrives, if its switch-out had a stack and
  * it lasted at least min_ns; spans still open at the stop end there.
  *
+ * A wake-up of the thread (the scheduler's sched_waking, taken in the
+ * waker's context) between its switch-out and switch-in splits a span
+ * that went to sleep: sleeping until the wake-up, runnable (waiting for
+ * a CPU) from it. The first wake-up counts; a preempted span (switched
+ * out while runnable) has none, and one of a thread with no open span
+ * is left out.
+ *
  * Invariant: a thread has at most one open span; a new switch-out of a
  * thread whose span never saw its switch-in (records lost) replaces it.
  * Used by the recording thread only.
@@ -28,6 +35,9 @@ struct offcpu_span {
 	uint32_t stack;	  /* the caller's stack id, from offcpu_sample */
 	uint32_t comm;	  /* the caller's name id, from offcpu_sample */
 	bool preempted;
+	/* The wake-up that made it runnable (offcpu_wakeup); wake 0 when none was seen. */
+	uint64_t wake;
+	uint32_t waker_pid, waker_tid, waker_stack, waker_comm;
 };
 
 typedef void (*offcpu_emit_fn)(const struct offcpu_span *s, void *arg);
@@ -44,6 +54,7 @@ struct offcpu {
 	offcpu_emit_fn emit;
 	void *arg;
 	uint64_t emitted, too_short, no_stack; /* spans handed on, and left out */
+	uint64_t wakeups, woken;	       /* wake-ups seen, and those that ended a sleep */
 };
 
 void offcpu_init(struct offcpu *o, uint64_t min_ns, offcpu_emit_fn emit, void *arg);
@@ -56,6 +67,12 @@ void offcpu_switch_out(struct offcpu *o, uint32_t pid, uint32_t tid, uint32_t cp
 		       bool preempted);
 /* The switch-in record of tid: its open span, if any, ends at time. */
 void offcpu_switch_in(struct offcpu *o, uint32_t tid, uint64_t time);
+/*
+ * A wake-up of tid at time, by thread waker_tid of waker_pid at its stack
+ * (a stack id) under its name (a string id).
+ */
+void offcpu_wakeup(struct offcpu *o, uint32_t tid, uint64_t time, uint32_t waker_pid,
+		   uint32_t waker_tid, uint32_t waker_stack, uint32_t waker_comm);
 /* Thread tid exited: its last switch-out (after the exit record) opens no span. */
 void offcpu_exit(struct offcpu *o, uint32_t tid);
 /* The stop: every open span ends at time. */

@@ -129,10 +129,16 @@ void aggregate_describe(const struct report_opts *o, struct sbuf *b)
 		add_opt(b, start, "--no-kernel");
 	if (o->kernel_only)
 		add_opt(b, start, "--kernel-only");
-	if (o->sample_type != REPORT_CPU && o->offcpu_state != REPORT_STATE_ANY)
-		add_opt(b, start,
-			o->offcpu_state == REPORT_STATE_BLOCKED ? "--off-cpu-state=blocked"
-								: "--off-cpu-state=preempted");
+	if (o->sample_type != REPORT_CPU && o->offcpu_state != REPORT_STATE_ANY) {
+		static const char *const states[] = {
+			[REPORT_STATE_BLOCKED] = "--off-cpu-state=blocked",
+			[REPORT_STATE_PREEMPTED] = "--off-cpu-state=preempted",
+			[REPORT_STATE_SLEEPING] = "--off-cpu-state=sleeping",
+			[REPORT_STATE_RUNNABLE] = "--off-cpu-state=runnable",
+		};
+
+		add_opt(b, start, states[o->offcpu_state]);
+	}
 }
 
 /*
@@ -385,14 +391,44 @@ count:
 	return true;
 }
 
+const struct pm_wakeup *aggregate_offcpu_split(const struct profile *p, const struct pm_offcpu *x,
+					       uint64_t *sleeping, uint64_t *runnable)
+{
+	size_t i = (size_t)(x - p->offcpu);
+	const struct pm_wakeup *w =
+		p->nwakeups == p->noffcpu && i < p->nwakeups ? &p->wakeups[i] : NULL;
+
+	if (w && !(w->flags & PM_WAKEUP_SEEN))
+		w = NULL;
+	if (x->flags & PM_OFFCPU_PREEMPTED) {
+		*sleeping = 0;
+		*runnable = x->duration;
+	} else {
+		*sleeping = w && w->delay <= x->duration ? w->delay : x->duration;
+		*runnable = x->duration - *sleeping;
+	}
+	return w;
+}
+
 bool aggregate_selects_offcpu(const struct report_opts *o, const struct profile *p,
 			      const struct pm_offcpu *x, struct pm_sample *s)
 {
 	bool preempted = x->flags & PM_OFFCPU_PREEMPTED;
+	uint64_t sleeping, runnable;
 
+	aggregate_offcpu_split(p, x, &sleeping, &runnable);
 	memset(s, 0, sizeof(*s));
 	s->time = x->time;
 	s->period = x->duration;
+	if (o->offcpu_state == REPORT_STATE_SLEEPING)
+		s->period = sleeping;
+	if (o->offcpu_state == REPORT_STATE_RUNNABLE) {
+		s->time = x->time + sleeping;
+		s->period = runnable;
+	}
+	if (!s->period &&
+	    (o->offcpu_state == REPORT_STATE_SLEEPING || o->offcpu_state == REPORT_STATE_RUNNABLE))
+		return false;
 	s->pid = x->pid;
 	s->tid = x->tid;
 	s->cpu = x->cpu;
@@ -429,10 +465,17 @@ struct aggregate *aggregate_new(const struct profile *p, const struct report_opt
 		if (!aggregate_selects_offcpu(o, p, &p->offcpu[i], &s))
 			continue;
 		if (add_weighed(&b, &s, s.period)) {
+			uint64_t sleeping, runnable;
+
 			if (p->offcpu[i].flags & PM_OFFCPU_PREEMPTED)
 				a->preempted_ns += s.period;
 			else
 				a->blocked_ns += s.period;
+			aggregate_offcpu_split(p, &p->offcpu[i], &sleeping, &runnable);
+			if (o->offcpu_state != REPORT_STATE_RUNNABLE)
+				a->sleeping_ns += sleeping;
+			if (o->offcpu_state != REPORT_STATE_SLEEPING)
+				a->runnable_ns += runnable;
 		}
 	}
 	free(b.canon_of);

@@ -42,6 +42,8 @@ struct aggregate {
 	uint64_t samples, period; /* totals over the stacks */
 	/* Of the off-CPU spans counted, the nanoseconds blocked and preempted. */
 	uint64_t blocked_ns, preempted_ns;
+	/* The same time, sleeping and runnable (see enum report_offcpu_state). */
+	uint64_t sleeping_ns, runnable_ns;
 };
 
 enum agg_flags {
@@ -54,6 +56,12 @@ struct aggregate *aggregate_new(const struct profile *p, const struct report_opt
 				unsigned flags);
 void aggregate_free(struct aggregate *a);
 
+/*
+ * Of off-CPU span x of p, the nanoseconds sleeping and runnable (see enum
+ * report_offcpu_state); its wake-up, or NULL when none was seen.
+ */
+const struct pm_wakeup *aggregate_offcpu_split(const struct profile *p, const struct pm_offcpu *x,
+					       uint64_t *sleeping, uint64_t *runnable);
 /* Whether o selects sample s (every filter but the kernel ones). */
 bool aggregate_selects(const struct report_opts *o, const struct profile *p,
 		       const struct pm_sample *s);
@@ -67,9 +75,10 @@ bool aggregate_selects(const struct report_opts *o, const struct profile *p,
 int aggregate_stack_frames(const struct report_opts *o, const struct profile *p, uint32_t sid,
 			   uint32_t *frames);
 /*
- * Off-CPU span x as a sample whose period is its nanoseconds, into s;
- * whether o selects it (its state, --off-cpu-state, and what
- * aggregate_selects checks).
+ * Off-CPU span x (one of p's) as a sample whose period is its nanoseconds
+ * in the state o selects (--off-cpu-state: the whole span, or its
+ * sleeping or runnable part), into s; whether o selects it (that part is
+ * not empty, and what aggregate_selects checks).
  */
 bool aggregate_selects_offcpu(const struct report_opts *o, const struct profile *p,
 			      const struct pm_offcpu *x, struct pm_sample *s);

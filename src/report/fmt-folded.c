@@ -130,7 +130,9 @@ int fmt_folded(const struct profile *p, const struct report_opts *o, FILE *out)
 		const struct folded_line *l = &fo.lines[i];
 		uint64_t was = base ? report_normalize(l->base, a->samples, base->samples) : 0;
 
-		/* A base stack too rare to show at the reported total: no line. */
+		/* A base stack too rare for the reported total still counts 1: it was there. */
+		if (base && l->base && !was)
+			was = 1;
 		if (base && (was || l->count))
 			fprintf(out, "%s %llu %llu\n", l->text, (unsigned long long)was,
 				(unsigned long long)l->count);

@@ -213,6 +213,13 @@ void top_print_header(const struct profile *p, const struct report_opts *o,
 		sbuf_reset(&b);
 		if (meta(p, "off-cpu") && !strcmp(meta(p, "off-cpu"), "no"))
 			sbuf_adds(&b, "not recorded (record --off-cpu): there is no off-CPU time");
+		else if (meta(p, "wake-ups") && !strcmp(meta(p, "wake-ups"), "yes"))
+			sbuf_addf(
+				&b,
+				"%.1f ms sleeping (until woken), %.1f ms runnable (woken or "
+				"preempted, waiting for a CPU); %.1f ms blocked, %.1f ms preempted",
+				(double)a->sleeping_ns / 1e6, (double)a->runnable_ns / 1e6,
+				(double)a->blocked_ns / 1e6, (double)a->preempted_ns / 1e6);
 		else
 			sbuf_addf(
 				&b,

@@ -173,6 +173,14 @@ enum report_offcpu_state {
 	REPORT_STATE_ANY, /* both (the default) */
 	REPORT_STATE_BLOCKED,
 	REPORT_STATE_PREEMPTED,
+	/*
+	 * With wake-ups recorded, a span that went to sleep is sleeping until
+	 * its wake-up and runnable (waiting for a CPU) from it; a preempted
+	 * span is runnable throughout. A sleep whose wake-up was not seen
+	 * counts as sleeping.
+	 */
+	REPORT_STATE_SLEEPING,
+	REPORT_STATE_RUNNABLE,
 };
 
 struct report_opts {
@@ -254,6 +262,13 @@ int fmt_json(const struct profile *p, const struct report_opts *o, FILE *out);
  * with o->code, its instructions too.
  */
 int fmt_annotate(const struct profile *p, const struct report_opts *o, FILE *out);
+/*
+ * --wakers (fmt-wakers.c): the sleeping time of the off-CPU spans o
+ * selects, each sleeper's stack with its waker's: folded as offwaketime
+ * folds them ("SLEEPER;...;--;...;WAKER NS"), or as a table.
+ */
+int fmt_wakers_folded(const struct profile *p, const struct report_opts *o, FILE *out);
+int fmt_wakers_top(const struct profile *p, const struct report_opts *o, FILE *out);
 /*
  * Whether o->annotate names a function with self samples among those o
  * selects: 0, or -1 with one line in why (and the hottest names).

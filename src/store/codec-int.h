@@ -34,6 +34,7 @@
 #define DF_THREAD_RECORD      16
 #define DF_SEGMENT_RECORD     40
 #define DF_OFFCPU_RECORD      40
+#define DF_WAKEUP_RECORD      32
 #define DF_START_LINE_RECORD  4
 #define DF_FRAME_LINES_RECORD 16 /* frame, line0, nlines, reserved */
 #define DF_RUN_HEAD	      16 /* a RUN's type, reserved, first index */

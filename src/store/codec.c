@@ -75,6 +75,14 @@
 	F(U32, pm_offcpu, stack)    \
 	F(STR, pm_offcpu, comm)     \
 	F(U32, pm_offcpu, flags)
+#define WAKEUP_FIELDS(F)            \
+	F(U64, pm_wakeup, delay)    \
+	F(U32, pm_wakeup, pid)      \
+	F(U32, pm_wakeup, tid)      \
+	F(U32, pm_wakeup, stack)    \
+	F(STR, pm_wakeup, comm)     \
+	F(U32, pm_wakeup, flags)    \
+	F(ZERO, pm_wakeup, reserved)
 /* clang-format on */
 
 /* A field's table entry: its kind, and where it lives in the record's struct. */
@@ -107,6 +115,7 @@ const struct df_section df_sections[] = {
 	SECTION(DF_THREADS, "thread", pm_thread, threads, THREAD_FIELDS),
 	SECTION(DF_SEGMENTS, "segment", pm_segment, segments, SEGMENT_FIELDS),
 	SECTION(DF_OFFCPU, "off-CPU interval", pm_offcpu, offcpu, OFFCPU_FIELDS),
+	SECTION(DF_WAKEUPS, "wake-up", pm_wakeup, wakeups, WAKEUP_FIELDS),
 };
 const size_t df_nsections = ARRAY_SIZE(df_sections);
 
@@ -142,6 +151,7 @@ CHECK_SECTION(SAMPLE_FIELDS, DF_SAMPLE_RECORD);
 CHECK_SECTION(THREAD_FIELDS, DF_THREAD_RECORD);
 CHECK_SECTION(SEGMENT_FIELDS, DF_SEGMENT_RECORD);
 CHECK_SECTION(OFFCPU_FIELDS, DF_OFFCPU_RECORD);
+CHECK_SECTION(WAKEUP_FIELDS, DF_WAKEUP_RECORD);
 _Static_assert(sizeof(*((struct profile *)0)->stack_frames) == DF_STACK_FRAME_RECORD,
 	       "a stack frame entry is a u32");
 _Static_assert(sizeof(((struct pm_line *)0)->start_line) == DF_START_LINE_RECORD,
@@ -396,6 +406,7 @@ void df_put_chunk(struct df_out *o, const struct profile *p, struct datafile_out
 	put_appended(o, p, DF_SAMPLES, &w->samples, &done->samples);
 	put_appended(o, p, DF_THREADS, &w->threads, &done->threads);
 	put_appended(o, p, DF_OFFCPU, &w->offcpu, &done->offcpu);
+	put_appended(o, p, DF_WAKEUPS, &w->wakeups, &done->wakeups);
 	{
 		uLong sum = crc32_z(w->sum, o->buf, o->len);
 

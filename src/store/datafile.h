@@ -63,6 +63,8 @@ enum datafile_section {
 	 * of every byte before it (as END's), u32 0.
 	 */
 	DF_SYNC = 15,
+	/* A minor addition of version 3: one per off-CPU span, in its order. */
+	DF_WAKEUPS = 16,
 };
 
 /* Serializes p; returns a malloc'd buffer and its size through *len. */
@@ -82,7 +84,7 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
 struct df_mark {
 	size_t str; /* bytes of the string table */
 	size_t modules, segments, lines, frames, stack_frames, stacks;
-	size_t samples, threads, offcpu; /* those the profile itself holds */
+	size_t samples, threads, offcpu, wakeups; /* those the profile itself holds */
 };
 
 /* Records added to a file as they come, encoded, until the next chunk. */
@@ -111,7 +113,7 @@ struct df_pending {
 struct datafile_out {
 	struct outfile file;
 	struct df_mark done;
-	struct df_pending samples, threads, offcpu;
+	struct df_pending samples, threads, offcpu, wakeups;
 	uint64_t bytes;	    /* written to the file */
 	unsigned long sum;  /* CRC-32 of those bytes, END's */
 	uint64_t last_time; /* the latest sample or span time added, for SYNC */
@@ -134,6 +136,11 @@ void datafile_add_sample(struct datafile_out *out, const struct pm_sample *s);
 void datafile_add_thread(struct datafile_out *out, const struct pm_thread *t);
 /* The same for an off-CPU span. */
 void datafile_add_offcpu(struct datafile_out *out, const struct pm_offcpu *s);
+/*
+ * The wake-up of the span added last: with wake-ups recorded, one for
+ * each span (flags 0 when none was seen).
+ */
+void datafile_add_wakeup(struct datafile_out *out, const struct pm_wakeup *w);
 /* Bytes waiting for the next chunk. */
 size_t datafile_pending(const struct datafile_out *out);
 /*

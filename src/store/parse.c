@@ -27,9 +27,9 @@ struct in {
 	uint32_t version; /* the header's */
 	char *err;
 	size_t errlen;
-	size_t sec_at[DF_OFFCPU + 1];	 /* where each known section starts (the last RUN) */
-	struct run *runs[DF_OFFCPU + 1]; /* version 3: every RUN of each type, in file order */
-	size_t nruns[DF_OFFCPU + 1], runs_cap[DF_OFFCPU + 1];
+	size_t sec_at[DF_WAKEUPS + 1];	  /* where each known section starts (the last RUN) */
+	struct run *runs[DF_WAKEUPS + 1]; /* version 3: every RUN of each type, in file order */
+	size_t nruns[DF_WAKEUPS + 1], runs_cap[DF_WAKEUPS + 1];
 	uint32_t *start_lines; /* DF_START_LINES, applied after every section */
 	size_t nstart_lines, start_lines_cap;
 	uint64_t sync_time; /* the last SYNC's */
@@ -64,7 +64,8 @@ static const char *section_name(uint32_t type)
 					    "off-CPU intervals",
 					    "run",
 					    "frame lines",
-					    "sync"};
+					    "sync",
+					    "wake-ups"};
 
 	return type < ARRAY_SIZE(names) ? names[type] : "unknown";
 }
@@ -307,6 +308,24 @@ static int check_offcpu(struct in *in, const struct profile *p, size_t i,
 	return 0;
 }
 
+static int check_wakeup(struct in *in, const struct profile *p, size_t i,
+			const struct df_section *sec)
+{
+	const struct pm_wakeup *w = &p->wakeups[i];
+
+	if (w->flags & ~PM_WAKEUP_SEEN)
+		return fail(in, "bad wake-up %zu at offset %zu: unknown flags %#x", i,
+			    rec_at(in, sec, i), w->flags);
+	if ((w->flags & PM_WAKEUP_SEEN) && w->stack >= p->nstacks)
+		return fail(in, "bad wake-up %zu at offset %zu: stack %u of %zu", i,
+			    rec_at(in, sec, i), w->stack, p->nstacks);
+	if (i < p->noffcpu && w->delay > p->offcpu[i].duration)
+		return fail(in, "bad wake-up %zu at offset %zu: %llu ns into a span of %llu", i,
+			    rec_at(in, sec, i), (unsigned long long)w->delay,
+			    (unsigned long long)p->offcpu[i].duration);
+	return 0;
+}
+
 static int check_segment(struct in *in, const struct profile *p, size_t i,
 			 const struct df_section *sec)
 {
@@ -329,6 +348,7 @@ static check_fn *const checks[] = {
 	[DF_SAMPLES] = check_sample,
 	[DF_SEGMENTS] = check_segment,
 	[DF_OFFCPU] = check_offcpu,
+	[DF_WAKEUPS] = check_wakeup,
 };
 
 /*
@@ -386,6 +406,12 @@ static int validate(struct in *in, const struct profile *p)
 				    "more than the %zu of the lines section",
 				    in->sec_at[DF_FRAMES], (unsigned long long)lines, p->nlines);
 	}
+	/* Wake-ups go with the off-CPU spans, one each, or are absent. */
+	if (p->nwakeups && p->nwakeups != p->noffcpu)
+		return fail(
+			in,
+			"bad wake-ups section at offset %zu: %zu wake-ups for %zu off-CPU spans",
+			in->sec_at[DF_WAKEUPS], p->nwakeups, p->noffcpu);
 	if (in->start_lines) {
 		if (in->nstart_lines != p->nlines)
 			return fail(in,
@@ -523,7 +549,7 @@ static int read_sections(struct in *in, struct profile *p, const unsigned char *
 		if (in->version >= 3 && type == DF_SYNC &&
 		    read_sync(in, d, (size_t)size, at, df_sum_gap(sum, buf, summed, at)))
 			return -EBADMSG;
-		if (type <= DF_OFFCPU)
+		if (type <= DF_WAKEUPS)
 			in->sec_at[type] = at;
 		/* Version 3 repeats its RUN, FRAME_LINES and SYNC sections. */
 		if (type < 32 && !(in->version >= 3 && type >= DF_RUN && type <= DF_SYNC)) {
@@ -568,7 +594,7 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
 		p->cut_time = in.sync_time;
 	}
 	free(in.start_lines);
-	for (size_t t = 0; t <= DF_OFFCPU; t++)
+	for (size_t t = 0; t <= DF_WAKEUPS; t++)
 		free(in.runs[t]);
 	return p;
 }

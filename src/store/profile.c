@@ -94,6 +94,7 @@ void profile_free(struct profile *p)
 	free(p->stacks);
 	free(p->samples);
 	free(p->offcpu);
+	free(p->wakeups);
 	free(p->threads);
 	free(p->stack_samples);
 	hmap_release(&p->frame_index);
@@ -224,6 +225,12 @@ uint32_t profile_intern_stack(struct profile *p, const uint32_t *frames, uint32_
 	p->nstack_frames += depth;
 	slot->val = p->nstacks;
 	return (uint32_t)p->nstacks++;
+}
+
+void profile_add_wakeup(struct profile *p, const struct pm_wakeup *w)
+{
+	xgrow(&p->wakeups, &p->wakeups_cap, p->nwakeups + 1, sizeof(*p->wakeups));
+	p->wakeups[p->nwakeups++] = *w;
 }
 
 void profile_add_offcpu(struct profile *p, const struct pm_offcpu *o)

@@ -132,6 +132,24 @@ struct pm_offcpu {
 	uint32_t flags;
 };
 
+/* pm_wakeup.flags */
+#define PM_WAKEUP_SEEN 1u /* a wake-up ended the sleep: delay and waker are known */
+
+/*
+ * What ended an off-CPU span's sleep (record --off-cpu, where the kernel
+ * lets wake-ups be sampled): the wake-up that made the thread runnable,
+ * and its waker. When a file has them, there is one per off-CPU span, in
+ * the same order: wakeups[i] is offcpu[i]'s.
+ */
+struct pm_wakeup {
+	uint64_t delay;	   /* ns from the switch-out to the wake-up */
+	uint32_t pid, tid; /* the waker's */
+	uint32_t stack;	   /* the waker's stack, where it woke the thread */
+	uint32_t comm;	   /* string: the waker's name */
+	uint32_t flags;
+	uint32_t pad;
+};
+
 struct pm_thread {
 	uint32_t pid, tid;
 	uint32_t comm; /* string: the last name seen */
@@ -162,6 +180,8 @@ struct profile {
 	size_t nthreads, threads_cap;
 	struct pm_offcpu *offcpu; /* in the order they ended */
 	size_t noffcpu, offcpu_cap;
+	struct pm_wakeup *wakeups; /* none, or one per off-CPU span */
+	size_t nwakeups, wakeups_cap;
 	/*
 	 * While recording, samples go to the data file as they come; what is
 	 * kept of them is how many each stack has (NULL in a profile read back,
@@ -199,6 +219,8 @@ uint32_t profile_intern_stack(struct profile *p, const uint32_t *frames, uint32_
 void profile_add_sample(struct profile *p, const struct pm_sample *s);
 /* Keeps an off-CPU interval (they stay in memory until the file is written). */
 void profile_add_offcpu(struct profile *p, const struct pm_offcpu *o);
+/* Keeps the wake-up of the off-CPU span added last. */
+void profile_add_wakeup(struct profile *p, const struct pm_wakeup *w);
 /* Counts a sample of stack that is not kept (it went to the data file). */
 void profile_count_sample(struct profile *p, uint32_t stack);
 /*

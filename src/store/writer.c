@@ -94,9 +94,16 @@ void datafile_add_offcpu(struct datafile_out *out, const struct pm_offcpu *s)
 		out->last_time = s->time;
 }
 
+void datafile_add_wakeup(struct datafile_out *out, const struct pm_wakeup *w)
+{
+	const struct profile one = {.wakeups = (struct pm_wakeup *)(uintptr_t)w, .nwakeups = 1};
+
+	pending_record(&out->wakeups, &one, DF_WAKEUPS);
+}
+
 size_t datafile_pending(const struct datafile_out *out)
 {
-	return out->samples.len + out->threads.len + out->offcpu.len;
+	return out->samples.len + out->threads.len + out->offcpu.len + out->wakeups.len;
 }
 
 /* The message for a write error: a full disk said as such. */
@@ -150,7 +157,8 @@ static void release_pending(struct datafile_out *out)
 	free(out->samples.buf);
 	free(out->threads.buf);
 	free(out->offcpu.buf);
-	out->samples = out->threads = out->offcpu = (struct df_pending){0};
+	free(out->wakeups.buf);
+	out->samples = out->threads = out->offcpu = out->wakeups = (struct df_pending){0};
 }
 
 void datafile_abandon(struct datafile_out *out)
