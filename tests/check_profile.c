@@ -1115,6 +1115,84 @@ START_TEST(test_write_read_errors)
 }
 END_TEST
 
+/* A recording of one stack main;hot in module path, n samples, one span with or without its wake-up. */
+static struct profile *merge_part(const char *path, uint64_t addr, unsigned n, bool wakeup)
+{
+	struct profile *p = profile_new();
+	uint32_t m = profile_add_module(p, path, "ab12", 0);
+	uint32_t f[2] = {profile_intern_frame(p, m, 0, addr), profile_intern_frame(p, m, 0, 0x10)};
+	struct pm_line l = {.func = strtab_add(&p->str, "hot"), .line = 3};
+	struct pm_sample s = {.period = 1, .pid = 1, .tid = 1, .comm = strtab_add(&p->str, "app")};
+	struct pm_offcpu o = {.duration = 100, .pid = 1, .tid = 1};
+
+	profile_add_line(p, f[0], &l);
+	l.func = strtab_add(&p->str, "main");
+	profile_add_line(p, f[1], &l);
+	s.stack = profile_intern_stack(p, f, 2);
+	for (unsigned i = 0; i < n; i++)
+		profile_add_sample(p, &s);
+	o.stack = s.stack;
+	o.comm = s.comm;
+	profile_add_offcpu(p, &o);
+	if (wakeup) {
+		struct pm_wakeup w = {.delay = 60,
+				      .pid = 1,
+				      .tid = 2,
+				      .stack = s.stack,
+				      .comm = s.comm,
+				      .flags = PM_WAKEUP_SEEN};
+
+		profile_add_wakeup(p, &w);
+	}
+	profile_set_meta(p, "samples", n == 3 ? "3" : "4");
+	profile_add_thread(p, 1, 1, "app");
+	return p;
+}
+
+/*
+ * profile_merge: modules matched by path and build-id, frames and stacks
+ * interned (one stack for the same frames), the counts summed, a span
+ * without a wake-up given an empty one beside one that has it.
+ */
+START_TEST(test_merge)
+{
+	struct profile *a = merge_part("/bin/app", 0x100, 3, false);
+	struct profile *b = merge_part("/bin/app", 0x100, 4, true);
+	struct profile *c = merge_part("/bin/other", 0x200, 2, false);
+	struct profile *m = profile_new();
+
+	profile_merge(m, a);
+	profile_merge(m, b);
+	ck_assert_uint_eq(m->nsamples, 7);
+	ck_assert_uint_eq(m->nmodules, 1);
+	ck_assert_uint_eq(m->nframes, 2);
+	ck_assert_uint_eq(m->nstacks, 1);
+	ck_assert_uint_eq(m->samples[6].stack, m->samples[0].stack);
+	ck_assert_str_eq(strtab_get(&m->str, m->samples[6].comm), "app");
+	ck_assert_uint_eq(profile_get_meta_u64(m, "samples"), 7);
+	ck_assert_uint_eq(m->noffcpu, 2);
+	ck_assert_uint_eq(m->nwakeups, 2);
+	ck_assert_uint_eq(m->wakeups[0].flags, 0);
+	ck_assert_uint_eq(m->wakeups[1].flags, PM_WAKEUP_SEEN);
+	ck_assert_uint_eq(m->wakeups[1].delay, 60);
+	profile_merge(m, c);
+	ck_assert_uint_eq(m->nmodules, 2);
+	ck_assert_uint_eq(m->nstacks, 2);
+	ck_assert_uint_eq(m->nsamples, 9);
+	ck_assert_uint_eq(m->noffcpu, 3);
+	ck_assert_uint_eq(m->nwakeups, 3);
+	ck_assert_uint_eq(m->nthreads, 3);
+	/* The other module's frames are frames of their own, named as in their file. */
+	ck_assert_uint_eq(m->nframes, 4);
+	ck_assert_uint_eq(m->frames[2].module, 1);
+	ck_assert_str_eq(strtab_get(&m->str, m->lines[m->frames[2].line0].func), "hot");
+	profile_free(a);
+	profile_free(b);
+	profile_free(c);
+	profile_free(m);
+}
+END_TEST
+
 static Suite *profile_suite(void)
 {
 	Suite *s = suite_create("profile");
@@ -1145,6 +1223,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, test_stream_chunks);
 	tcase_add_test(tc, test_write_replaces);
 	tcase_add_test(tc, test_write_read_errors);
+	tcase_add_test(tc, test_merge);
 	suite_add_tcase(s, tc);
 	return s;
 }

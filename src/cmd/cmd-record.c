@@ -84,6 +84,55 @@ static const char *event_at(size_t i)
 }
 
 /* -F: a frequency, which replaces an earlier -c. */
+/*
+ * --switch-output=SPEC: a time ("30s", "10m", "1h", "1d") or a size
+ * ("512K", "100M", "1G", "4096B"), as perf's; at least 1 s or 64 KiB.
+ */
+static int opt_switch_output(void *opts, const struct cmd_opt *row, const char *arg)
+{
+	struct record_opts *o = opts;
+	char *end;
+	double v = strtod(arg, &end);
+	double ns = 0, bytes = 0;
+
+	(void)row;
+	if (end == arg || !(v > 0) || !end[0] || end[1])
+		return -1;
+	switch (end[0]) {
+	case 's':
+		ns = v * 1e9;
+		break;
+	case 'm':
+		ns = v * 60e9;
+		break;
+	case 'h':
+		ns = v * 3600e9;
+		break;
+	case 'd':
+		ns = v * 86400e9;
+		break;
+	case 'B':
+		bytes = v;
+		break;
+	case 'K':
+		bytes = v * 1024;
+		break;
+	case 'M':
+		bytes = v * 1048576;
+		break;
+	case 'G':
+		bytes = v * 1073741824.0;
+		break;
+	default:
+		return -1;
+	}
+	if ((ns && (ns < 1e9 || ns > 1e16)) || (bytes && (bytes < 65536 || bytes > 1e15)))
+		return -1;
+	o->switch_ns = (uint64_t)ns;
+	o->switch_bytes = (uint64_t)bytes;
+	return 0;
+}
+
 static int opt_freq(void *opts, const struct cmd_opt *row, const char *arg)
 {
 	struct record_opts *o = opts;
@@ -170,6 +219,16 @@ static const struct cmd_opt options[] = {
 	{OPT_SECONDS, "duration", 'd', "SECONDS", OPT_AT(R, duration), .flags = OPTF_MIN_OPEN,
 	 .min = 0, .max = 1e7, .what = "a positive number of seconds",
 	 .help = "stop after this long"},
+	{OPT_CALL, "switch-output", 0, "SPEC", .flags = OPTF_EQ, .call = opt_switch_output,
+	 .what = "a time (30s, 10m, 1h, 1d) or a size (512K, 100M, 1G), at least 1s or 64K",
+	 .help = "continuous recording: close the data file every SPEC of time (30s, 10m, 1h, "
+		 "1d) or when it reaches SPEC bytes (512K, 100M, 1G), and go on in the next; each "
+		 "a complete file named OUTPUT.YYYYMMDDhhmmssSSS (the time it starts), names "
+		 "included"},
+	{OPT_NUMBER, "switch-max-files", 0, "N", OPT_SIZE(R, switch_max_files), .min = 1,
+	 .max = 1e6, .what = "a number of files",
+	 .help = "with --switch-output, keep the newest N files: the oldest is removed when "
+		 "one more is started"},
 	{OPT_FLAG, "quiet", 'q', OPT_AT(R, quiet), .help = "no status line and no summary"},
 	{OPT_HELP, "help", 'h', .help = "this help"},
 	{OPT_END},
@@ -241,6 +300,10 @@ int cmd_record(int argc, char **argv)
 		ret = cmd_usage_error("record",
 				      "give only one of a command (with or without -a), -p "
 				      "and -t");
+	else if (o.switch_max_files && !o.switch_ns && !o.switch_bytes)
+		ret = cmd_usage_error("record", "--switch-max-files applies to --switch-output");
+	else if ((o.switch_ns || o.switch_bytes) && !strcmp(o.output, "-"))
+		ret = cmd_usage_error("record", "--switch-output writes files: not with -o -");
 	else
 		ret = record_run(&o);
 out:

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "cmd/report-code.h"
+#include "cmd/report-inputs.h"
 #include "store/datafile.h"
 #include "util/outfile.h"
 #include "report/report.h"
@@ -128,6 +130,8 @@ struct report_cmd {
 	const char *output;	       /* NULL: the format's default */
 	bool force, rows_given, sort_given, per_pid, per_tid, asm_view, source_given;
 	bool wakers, type_given;
+	const char **inputs; /* -i */
+	size_t ninputs;
 };
 
 /* --top, --folded, ...: one format, named by its row. */
@@ -194,8 +198,11 @@ static int opt_diff_key(void *opts, const struct cmd_opt *row, const char *arg)
 	}
 
 static const struct cmd_opt options[] = {
-	{OPT_STRING, "input", 'i', "FILE", OPT_AT(R, o.input), .what = "a file name",
-	 .complete = COMPLETE_FILE, .help = "the data file (default perfmini.data)"},
+	{OPT_STRINGS, "input", 'i', "FILE", OPT_LIST(R, inputs, ninputs), .what = "a file name",
+	 .complete = COMPLETE_FILE,
+	 .help = "the data file (default perfmini.data); given more than once, or a directory "
+		 "(its files, as record --switch-output writes them), the files are merged into "
+		 "one report"},
 	{OPT_STRING, "output", 'o', "FILE", OPT_AT(R, output), .what = "a file name",
 	 .complete = COMPLETE_FILE, .help = "where the report goes; '-' is standard output"},
 	{OPT_FLAG, "force", 0, OPT_AT(R, force),
@@ -471,19 +478,6 @@ static bool off_cpu_recorded(const struct profile *p, const char *base_name)
 	return false;
 }
 
-/* A file cut short (the recorder killed, or still recording) is said so. */
-static void say_cut(const struct profile *p, const char *path)
-{
-	if (p && p->cut_at && !p->nsamples && !p->noffcpu)
-		warning("%s is cut short at offset %llu (the recorder was killed, or is still "
-			"recording): it holds no sample yet",
-			path, (unsigned long long)p->cut_at);
-	else if (p && p->cut_at)
-		warning("%s is cut short at offset %llu (the recorder was killed, or is still "
-			"recording): it holds what was recorded in its first %.2f s",
-			path, (unsigned long long)p->cut_at, (double)p->cut_time / 1e9);
-}
-
 /*
  * --annotate: the function named must have samples (else one line, 1);
  * --asm gets its disassembler in code. 0 otherwise.
@@ -537,11 +531,9 @@ static int report(struct report_cmd *c)
 	char err[512];
 	int ret;
 
-	p = datafile_read(o->input, c->force, err, sizeof(err));
-	if (!p) {
-		error("%s", err);
+	p = report_read_inputs(c->inputs, c->ninputs, o->input, c->force);
+	if (!p)
 		return 1;
-	}
 	if (o->base_input && !(base = datafile_read(o->base_input, c->force, err, sizeof(err)))) {
 		error("%s", err);
 		if (FREE_AT_EXIT)
@@ -550,8 +542,7 @@ static int report(struct report_cmd *c)
 	}
 	o->base = base;
 	aggregate_prepare(o, p);
-	say_cut(p, o->input);
-	say_cut(base, o->base_input);
+	report_say_cut(base, o->base_input);
 	if (o->sample_type != REPORT_CPU && !off_cpu_recorded(base, o->base_input)) {
 		if (FREE_AT_EXIT) {
 			profile_free(p);
@@ -589,6 +580,8 @@ int cmd_report(int argc, char **argv)
 	int first, ret;
 
 	ret = cmd_parse(&report_spec, argc, argv, &c, &first);
+	if (c.ninputs)
+		c.o.input = c.inputs[0];
 	if (ret >= 0)
 		goto out;
 	if (first < argc)
@@ -596,6 +589,7 @@ int cmd_report(int argc, char **argv)
 	else if ((ret = check_options(&c)) == 0)
 		ret = report(&c);
 out:
+	free(c.inputs);
 	aggregate_opts_release(&c.o);
 	return ret;
 }

@@ -98,51 +98,6 @@ static int install_signals(void)
 
 /* Applying records to the model and the profile, in time order. */
 
-/* Notes id as sampled (with other); returns whether it is new. */
-static bool note_sampled(struct hmap *h, uint32_t id, uint32_t other)
-{
-	bool added;
-
-	hmap_insert(h, id, &added)->val = other;
-	return added;
-}
-
-/*
- * The string id of t's name, kept in t until the name changes (0, the
- * empty name, is looked up each time): no hashing of it per sample.
- */
-static uint32_t comm_id(struct recorder *r, struct thread *t)
-{
-	if (!t->comm_id)
-		t->comm_id = strtab_add(&r->prof->str, t->comm);
-	return t->comm_id;
-}
-
-/*
- * A thread that was sampled (or waited, --off-cpu) goes into the file
- * with its last name: at once when it exits, so that threads that come
- * and go take no memory.
- */
-static void write_thread(struct recorder *r, struct thread *t)
-{
-	struct pm_thread out = {t->pid, t->tid, comm_id(r, t), 0};
-
-	datafile_add_thread(&r->out, &out);
-}
-
-static void add_thread(struct recorder *r, uint32_t pid, uint32_t tid)
-{
-	write_thread(r, model_thread(&r->model, pid, tid));
-}
-
-/* Thread tid of pid exited: it is written down if sampled, and forgotten later. */
-static void thread_exited(struct recorder *r, uint32_t pid, uint32_t tid, uint64_t time)
-{
-	if (hmap_remove(&r->sampled_tids, tid, NULL))
-		add_thread(r, pid, tid);
-	model_exit(&r->model, pid, tid, time);
-}
-
 static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_t misc,
 			 const void *ahead)
 {
@@ -156,7 +111,7 @@ static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_
 	out.tid = s->tid;
 	out.cpu = s->cpu;
 	out.stack = stacker_add_ahead(&r->stk, s, misc, ahead);
-	out.comm = comm_id(r, t);
+	out.comm = recorder_comm_id(r, t);
 	/* To the file at once: a long recording keeps no samples in memory. */
 	datafile_add_sample(&r->out, &out);
 	profile_count_sample(r->prof, out.stack);
@@ -164,81 +119,14 @@ static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_
 		t->sampled = true;
 		if (t->exited) {
 			/* First sampled on its way out: written down now, its name final. */
-			write_thread(r, t);
+			recorder_write_thread(r, t);
 			r->nthreads++;
-		} else if (note_sampled(&r->sampled_tids, s->tid, s->pid)) {
+		} else if (recorder_note_sampled(&r->sampled_tids, s->tid, s->pid)) {
 			r->nthreads++;
 		}
-		note_sampled(&r->sampled_pids, s->pid, s->pid);
+		recorder_note_sampled(&r->sampled_pids, s->pid, s->pid);
 	}
 	r->nsamples++;
-}
-
-/* A context-switch sample (--off-cpu): the stack its thread is switched out at. */
-static void apply_switch_sample(struct recorder *r, const struct rec_sample *s, uint16_t misc,
-				const void *ahead)
-{
-	struct thread *t = model_thread(&r->model, s->pid, s->tid);
-
-	if (s->tid == 0)
-		return; /* the idle task of a whole-system recording */
-	offcpu_sample(&r->offcpu, s->pid, s->tid, s->cpu, s->time,
-		      stacker_add_ahead(&r->stk, s, misc, ahead), comm_id(r, t));
-}
-
-/*
- * A wake-up (sched_waking, taken in the waker's context): the woken
- * thread's span gets its waker. The idle task's are interrupts'.
- */
-static void apply_wake_sample(struct recorder *r, const struct rec_sample *s, uint16_t misc,
-			      const void *ahead)
-{
-	uint32_t stack = stacker_add_ahead(&r->stk, s, misc, ahead), comm;
-
-	if (!s->raw || s->raw_size < r->wake_pid_off + 4)
-		return;
-	if (s->tid == 0)
-		comm = strtab_add(&r->prof->str, "swapper");
-	else
-		comm = comm_id(r, model_thread(&r->model, s->pid, s->tid));
-	offcpu_wakeup(&r->offcpu, load_u32(s->raw + r->wake_pid_off), s->time, s->pid, s->tid,
-		      stack, comm);
-}
-
-/* A paired off-CPU span goes into the profile. */
-static void keep_offcpu(const struct offcpu_span *s, void *arg)
-{
-	struct recorder *r = arg;
-	struct pm_offcpu o;
-
-	memset(&o, 0, sizeof(o));
-	o.time = s->out > r->start_ns ? s->out - r->start_ns : 0;
-	o.duration = s->in - s->out;
-	o.pid = s->pid;
-	o.tid = s->tid;
-	o.cpu = s->cpu;
-	o.stack = s->stack;
-	o.comm = s->comm;
-	o.flags = s->preempted ? PM_OFFCPU_PREEMPTED : 0;
-	/* To the file at once, as samples: spans come by the thousand a second. */
-	datafile_add_offcpu(&r->out, &o);
-	if (r->wakeups) {
-		struct pm_wakeup w = {0};
-
-		if (s->wake) {
-			w.delay = s->wake - s->out;
-			w.pid = s->waker_pid;
-			w.tid = s->waker_tid;
-			w.stack = s->waker_stack;
-			w.comm = s->waker_comm;
-			w.flags = PM_WAKEUP_SEEN;
-		}
-		datafile_add_wakeup(&r->out, &w);
-	}
-	/* A thread that only waited goes into the profile's threads and the count too. */
-	if (note_sampled(&r->sampled_tids, s->tid, s->pid))
-		r->nthreads++;
-	note_sampled(&r->sampled_pids, s->pid, s->pid);
 }
 
 /*
@@ -286,9 +174,9 @@ static void apply(const void *bytes, uint32_t len, void *arg)
 	switch (rec.type) {
 	case PERF_RECORD_SAMPLE:
 		if (r->att.has_attr2 && attach_is_second(&r->att, rec.sample.id))
-			apply_switch_sample(r, &rec.sample, rec.misc, ahead);
+			recorder_apply_switch(r, &rec.sample, rec.misc, ahead);
 		else if (r->wakeups && attach_is_wake(&r->att, rec.sample.id))
-			apply_wake_sample(r, &rec.sample, rec.misc, ahead);
+			recorder_apply_wake(r, &rec.sample, rec.misc, ahead);
 		else
 			apply_sample(r, &rec.sample, rec.misc, ahead);
 		break;
@@ -324,7 +212,7 @@ static void apply(const void *bytes, uint32_t len, void *arg)
 	case PERF_RECORD_EXIT:
 		if (r->o->off_cpu)
 			offcpu_exit(&r->offcpu, rec.task.tid);
-		thread_exited(r, rec.task.pid, rec.task.tid, record_time(&rec));
+		recorder_thread_exited(r, rec.task.pid, rec.task.tid, record_time(&rec));
 		break;
 	case PERF_RECORD_LOST:
 		r->lost += rec.lost.lost;
@@ -446,7 +334,7 @@ static bool targets_alive(struct recorder *r)
  * file that cannot be written (a full disk) is said once and stops the
  * recording: the file keeps the chunks written before. -1 then.
  */
-static int recorder_flush(struct recorder *r, bool all_meta)
+int recorder_flush(struct recorder *r, bool all_meta)
 {
 	char err[512];
 
@@ -533,21 +421,14 @@ static void record_loop(struct recorder *r, bool tty)
 		if ((now - r->last_flush >= CHUNK_NS || datafile_pending(&r->out) >= CHUNK_BYTES) &&
 		    recorder_flush(r, false) < 0)
 			break;
+		if (recorder_switch_due(r, now) && recorder_switch(r) < 0)
+			break;
 		if (tty && now - last_status > 250000000ULL) {
 			recorder_status_line(r, now);
 			last_status = now;
 		}
 	}
 	free(pfds);
-}
-
-/* The threads sampled and still alive at the stop (the others went at their exit). */
-static void add_threads(struct recorder *r)
-{
-	const struct hmap_slot *s;
-
-	for (size_t pos = 0; (s = hmap_next(&r->sampled_tids, &pos));)
-		add_thread(r, (uint32_t)s->val, (uint32_t)s->key);
 }
 
 /* The stop: nothing sampled before it is dropped; names, then the file. */
@@ -571,7 +452,7 @@ static int record_stop(struct recorder *r, size_t *written)
 	recorder_name_frames(r, &stop_again);
 	if (r->unwinder)
 		stacker_settle_unwind(&r->stk, recorder_entry_frame, r);
-	add_threads(r);
+	recorder_add_threads(r);
 	recorder_write_meta(r);
 	ret = datafile_commit(&r->out, r->prof, written, err, sizeof(err));
 	if (ret < 0)
@@ -613,7 +494,7 @@ static int recorder_init(struct recorder *r, const struct record_opts *o)
 	hmap_init(&r->sampled_tids);
 	hmap_init(&r->sampled_pids);
 	hmap_init(&r->pending);
-	offcpu_init(&r->offcpu, o->off_cpu_min_ns, keep_offcpu, r);
+	offcpu_init(&r->offcpu, o->off_cpu_min_ns, recorder_keep_offcpu, r);
 	return 0;
 }
 
@@ -640,6 +521,9 @@ static void recorder_free(struct recorder *r)
 	module_set_release(&r->mods);
 	profile_free(r->prof);
 	free(r->privileged);
+	for (size_t i = 0; i < r->nslices; i++)
+		free(r->slices[i]);
+	free(r->slices);
 	free(r);
 }
 
@@ -699,7 +583,7 @@ int record_run(const struct record_opts *o)
 {
 	struct recorder *r = xcalloc(1, sizeof(*r));
 	struct datafile_out out;
-	char err[512];
+	char err[512], *slice;
 	bool tty;
 	size_t written = 0;
 	int ret;
@@ -708,8 +592,11 @@ int record_run(const struct record_opts *o)
 	 * The output exists before anything else is opened, the events above
 	 * all: its descriptor is reserved, and a bad output is said at once.
 	 */
-	if (datafile_create(&out, o->output, err, sizeof(err)) < 0) {
+	r->o = o;
+	slice = o->switch_ns || o->switch_bytes ? recorder_slice_name(r) : NULL;
+	if (datafile_create(&out, slice ? slice : o->output, err, sizeof(err)) < 0) {
 		error("%s", err);
+		free(slice);
 		free(r);
 		return 1;
 	}
@@ -720,7 +607,13 @@ int record_run(const struct record_opts *o)
 	}
 	r->out = out;
 	/* The file gets its name with its first chunk, once the recording has started. */
-	if (record_start(r, o) < 0 || recorder_flush(r, true) < 0) {
+	ret = record_start(r, o);
+	if (ret == 0 && slice) {
+		recorder_slice_started(r, slice);
+		slice = NULL;
+	}
+	if (ret < 0 || recorder_flush(r, true) < 0) {
+		free(slice);
 		datafile_abandon(&r->out);
 		if (r->write_failed && o->argv)
 			launch_stop(&r->child);

@@ -38,7 +38,14 @@ struct record_opts {
 	bool off_cpu;		 /* --off-cpu: off-CPU spans beside the samples */
 	uint64_t off_cpu_min_ns; /* --off-cpu-min: shorter spans are left out */
 	double name_timeout;	 /* --name-timeout: seconds the stop may name frames, 0: no limit */
-	int argc_shown;		 /* for the recorded command line */
+	/*
+	 * --switch-output: a new data file (OUTPUT.TIMESTAMP) every
+	 * switch_ns, or when the one written reaches switch_bytes; the newest
+	 * switch_max_files kept (0: all).
+	 */
+	uint64_t switch_ns, switch_bytes;
+	unsigned switch_max_files;
+	int argc_shown; /* for the recorded command line */
 	char **argv_shown;
 };
 

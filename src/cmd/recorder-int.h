@@ -68,6 +68,14 @@ struct recorder {
 	bool wakeups;
 	unsigned wake_pid_off;
 	int wake_err;
+	/*
+	 * --switch-output: when the data file written now was started, and
+	 * the names of the files written, oldest first (those removed by
+	 * --switch-max-files gone from the list).
+	 */
+	uint64_t slice_start;
+	char **slices;
+	size_t nslices;
 };
 
 /*
@@ -110,5 +118,42 @@ void recorder_print_summary(const struct recorder *r, size_t written);
 
 /* Why the command argv runs gains privileges at its exec, or NULL (allocated). */
 char *recorder_privileged_command(char *const argv[]);
+
+/*
+ * What was recorded since the last chunk, to the file (all_meta: every
+ * meta entry, else the counts); -1 once a write failure is said.
+ */
+int recorder_flush(struct recorder *r, bool all_meta);
+/* The threads sampled and still alive, to the file. */
+void recorder_add_threads(struct recorder *r);
+
+/* record-threads.c: threads, and their time off the CPU. */
+/* Notes id as sampled (with other); returns whether it is new. */
+bool recorder_note_sampled(struct hmap *h, uint32_t id, uint32_t other);
+/* The string id of t's name, kept in t until the name changes. */
+uint32_t recorder_comm_id(struct recorder *r, struct thread *t);
+/* Thread t to the file, with its last name. */
+void recorder_write_thread(struct recorder *r, struct thread *t);
+void recorder_add_thread(struct recorder *r, uint32_t pid, uint32_t tid);
+/* Thread tid of pid exited: it is written down if sampled, and forgotten later. */
+void recorder_thread_exited(struct recorder *r, uint32_t pid, uint32_t tid, uint64_t time);
+/* --off-cpu: a context-switch sample (the stack a thread is switched out at). */
+void recorder_apply_switch(struct recorder *r, const struct rec_sample *s, uint16_t misc,
+			   const void *ahead);
+/* --off-cpu: a wake-up sample (sched_waking, in the waker's context). */
+void recorder_apply_wake(struct recorder *r, const struct rec_sample *s, uint16_t misc,
+			 const void *ahead);
+/* The offcpu pairing's emit: a span (with its wake-up) to the file. */
+void recorder_keep_offcpu(const struct offcpu_span *s, void *arg);
+
+/* record-slice.c: --switch-output. */
+/* The name of a data file started now: OUTPUT.YYYYMMDDhhmmssSSS (malloc'd). */
+char *recorder_slice_name(const struct recorder *r);
+/* A data file started under name (kept); the oldest removed past --switch-max-files. */
+void recorder_slice_started(struct recorder *r, char *name);
+/* Whether the file written now is due to be closed (--switch-output's SPEC). */
+bool recorder_switch_due(const struct recorder *r, uint64_t now);
+/* Closes the file written now, whole, and goes on in the next; -1 once a failure is said. */
+int recorder_switch(struct recorder *r);
 
 #endif

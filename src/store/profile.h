@@ -219,6 +219,13 @@ uint32_t profile_intern_stack(struct profile *p, const uint32_t *frames, uint32_
 void profile_add_sample(struct profile *p, const struct pm_sample *s);
 /* Keeps an off-CPU interval (they stay in memory until the file is written). */
 void profile_add_offcpu(struct profile *p, const struct pm_offcpu *o);
+/*
+ * Adds every sample, off-CPU span (with its wake-up) and thread of src to
+ * dst, with what they refer to, under dst's ids (merge.c). dst is best a
+ * profile made by profile_new, whose strings, frames and stacks are
+ * interned; meta: the first file's, counts summed.
+ */
+void profile_merge(struct profile *dst, const struct profile *src);
 /* Keeps the wake-up of the off-CPU span added last. */
 void profile_add_wakeup(struct profile *p, const struct pm_wakeup *w);
 /* Counts a sample of stack that is not kept (it went to the data file). */

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * record-slice.c - record --switch-output: the recording goes on in a
+ * new data file at each interval or size, each file complete; see
+ * recorder-int.h.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/recorder-int.h"
+#include "store/datafile.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/msg.h"
+
+/*
+ * --switch-output: the name of a data file started now,
+ * OUTPUT.YYYYMMDDhhmmssSSS in local time (as perf names them), made
+ * unique should the last one have the same.
+ */
+char *recorder_slice_name(const struct recorder *r)
+{
+	struct timespec ts;
+	struct tm tm;
+	char stamp[32];
+	char *name;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
+	name = xasprintf("%s.%s%03ld", r->o->output, stamp, ts.tv_nsec / 1000000);
+	for (unsigned k = 1; r->nslices && !strcmp(name, r->slices[r->nslices - 1]); k++) {
+		free(name);
+		name = xasprintf("%s.%s%03ld-%u", r->o->output, stamp, ts.tv_nsec / 1000000, k);
+	}
+	return name;
+}
+
+/* A data file started: its name kept; the oldest removed past --switch-max-files. */
+void recorder_slice_started(struct recorder *r, char *name)
+{
+	char ns[32];
+
+	r->slices = xrealloc(r->slices, (r->nslices + 1) * sizeof(*r->slices));
+	r->slices[r->nslices++] = name;
+	r->slice_start = now_ns();
+	snprintf(ns, sizeof(ns), "%llu",
+		 (unsigned long long)(r->slice_start > r->start_ns ? r->slice_start - r->start_ns
+								   : 0));
+	profile_set_meta(r->prof, "slice-start-ns", ns);
+	while (r->o->switch_max_files && r->nslices > r->o->switch_max_files) {
+		if (unlink(r->slices[0]) < 0 && errno != ENOENT)
+			warning("cannot remove '%s': %s", r->slices[0], strerror(errno));
+		free(r->slices[0]);
+		memmove(r->slices, r->slices + 1, --r->nslices * sizeof(*r->slices));
+	}
+}
+
+/*
+ * --switch-output: the file written now is closed whole (every name and
+ * module known so far, END), and the recording goes on in a new one,
+ * self-contained: its first chunk holds every string, module, frame and
+ * stack of the profile again. -1 (said) when either cannot be written.
+ */
+int recorder_switch(struct recorder *r)
+{
+	struct datafile_out next;
+	char *name = recorder_slice_name(r), err[512];
+
+	if (datafile_create(&next, name, err, sizeof(err)) < 0) {
+		error("%s", err);
+		free(name);
+		r->write_failed = true;
+		return -1;
+	}
+	recorder_take_named(r);
+	recorder_add_threads(r);
+	recorder_write_meta(r);
+	if (datafile_commit(&r->out, r->prof, NULL, err, sizeof(err)) < 0) {
+		error("%s", err);
+		datafile_abandon(&next);
+		free(name);
+		r->write_failed = true;
+		return -1;
+	}
+	r->out = next;
+	recorder_slice_started(r, name);
+	return recorder_flush(r, true);
+}
+
+/* Whether the file written now is to be closed and the next one started. */
+bool recorder_switch_due(const struct recorder *r, uint64_t now)
+{
+	const struct record_opts *o = r->o;
+
+	return (o->switch_ns && now - r->slice_start >= o->switch_ns) ||
+	       (o->switch_bytes && r->out.bytes + datafile_pending(&r->out) >= o->switch_bytes);
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * report-inputs.c - the recordings report reads; see report-inputs.h.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd/report-inputs.h"
+#include "store/datafile.h"
+#include "util/alloc.h"
+#include "util/msg.h"
+
+/* A file cut short (the recorder killed, or still recording) is said so. */
+void report_say_cut(const struct profile *p, const char *path)
+{
+	if (p && p->cut_at && !p->nsamples && !p->noffcpu)
+		warning("%s is cut short at offset %llu (the recorder was killed, or is still "
+			"recording): it holds no sample yet",
+			path, (unsigned long long)p->cut_at);
+	else if (p && p->cut_at)
+		warning("%s is cut short at offset %llu (the recorder was killed, or is still "
+			"recording): it holds what was recorded in its first %.2f s",
+			path, (unsigned long long)p->cut_at, (double)p->cut_time / 1e9);
+}
+
+static int by_name(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* The files of directory dir (not those starting with '.'), sorted, into *names; -errno. */
+static int dir_files(const char *dir, char ***names, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t cap = 0;
+
+	*names = NULL;
+	*n = 0;
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		char *path;
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		path = xasprintf("%s/%s", dir, e->d_name);
+		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+			free(path);
+			continue;
+		}
+		xgrow(names, &cap, *n + 1, sizeof(**names));
+		(*names)[(*n)++] = path;
+	}
+	closedir(d);
+	if (*n)
+		qsort(*names, *n, sizeof(**names), by_name);
+	return 0;
+}
+
+/* Reads path and merges it into *into (made at the first); false after saying why. */
+static bool merge_one(const char *path, bool force, struct profile **into)
+{
+	char err[512];
+	struct profile *p = datafile_read(path, force, err, sizeof(err));
+
+	if (!p) {
+		error("%s", err);
+		return false;
+	}
+	report_say_cut(p, path);
+	if (!*into)
+		*into = profile_new();
+	profile_merge(*into, p);
+	profile_free(p);
+	return true;
+}
+
+struct profile *report_read_inputs(const char *const *inputs, size_t ninputs, const char *input,
+				   bool force)
+{
+	struct profile *p = NULL;
+	char err[512];
+	struct stat st;
+	size_t files = 0;
+
+	if (ninputs <= 1 && (stat(input, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		if (!(p = datafile_read(input, force, err, sizeof(err))))
+			error("%s", err);
+		else
+			report_say_cut(p, input);
+		return p;
+	}
+	for (size_t i = 0; i < (ninputs ? ninputs : 1); i++) {
+		const char *in = ninputs ? inputs[i] : input;
+		char **names;
+		size_t n;
+		bool ok = true;
+
+		if (stat(in, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			ok = merge_one(in, force, &p);
+			files++;
+		} else if (dir_files(in, &names, &n) < 0 || n == 0) {
+			error("%s: %s", in, n == 0 ? "a directory without files" : strerror(errno));
+			ok = false;
+		} else {
+			for (size_t k = 0; k < n; k++) {
+				ok = ok && merge_one(names[k], force, &p);
+				free(names[k]);
+			}
+			free(names);
+			files += n;
+		}
+		if (!ok) {
+			profile_free(p);
+			return NULL;
+		}
+	}
+	snprintf(err, sizeof(err), "%zu", files);
+	profile_set_meta(p, "merged-files", err);
+	return p;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * report-inputs.h - the data files report reads: one, or several (-i
+ * more than once, a directory of --switch-output's files) merged into one
+ * profile (store's profile_merge).
+ */
+#ifndef PERFMINI_REPORT_INPUTS_H
+#define PERFMINI_REPORT_INPUTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "store/profile.h"
+
+/*
+ * The recording to report: input (the only -i, or the default) read, or
+ * the ninputs files of inputs (each a file or a directory, whose files
+ * are taken in the order of their names, those starting with '.' left
+ * out) merged; each file cut short said so. NULL after saying why.
+ */
+struct profile *report_read_inputs(const char *const *inputs, size_t ninputs, const char *input,
+				   bool force);
+/* A file cut short (the recorder killed, or still recording) is said so; p NULL: nothing. */
+void report_say_cut(const struct profile *p, const char *path);
+
+#endif

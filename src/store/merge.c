@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * merge.c - several recordings into one profile (profile_merge), for
+ * report -i A -i B and the slices of record --switch-output.
+ *
+ * Everything of src is added to dst under dst's ids: strings interned
+ * again, a module matched by its path and build-id (else added with its
+ * segments), frames and stacks interned (a frame named in either keeps
+ * its names), then the samples, off-CPU spans with their wake-ups and
+ * threads appended. Time grows linearly with src; nothing is read twice.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/profile.h"
+#include "util/alloc.h"
+#include "util/hash.h"
+#include "util/hmap.h"
+
+/* src's string off in dst. */
+static uint32_t str_in(struct profile *dst, const struct profile *src, uint32_t off)
+{
+	return off ? strtab_add(&dst->str, strtab_get(&src->str, off)) : 0;
+}
+
+/* src's modules in dst: an array by src module id (malloc'd). */
+static uint32_t *merge_modules(struct profile *dst, const struct profile *src)
+{
+	uint32_t *map = xcalloc(src->nmodules + 1, sizeof(*map));
+
+	for (size_t i = 0; i < src->nmodules; i++) {
+		const struct pm_module *m = &src->modules[i];
+		uint32_t path = str_in(dst, src, m->path), id = str_in(dst, src, m->build_id);
+		size_t k;
+
+		for (k = 0; k < dst->nmodules; k++)
+			if (dst->modules[k].path == path && dst->modules[k].build_id == id)
+				break;
+		if (k == dst->nmodules) {
+			k = profile_add_module(dst, strtab_get(&dst->str, path),
+					       strtab_get(&dst->str, id), m->flags);
+			dst->modules[k].reason = str_in(dst, src, m->reason);
+			for (size_t g = 0; g < src->nsegments; g++)
+				if (src->segments[g].module == i) {
+					struct pm_segment s = src->segments[g];
+
+					s.module = (uint32_t)k;
+					profile_add_segment(dst, &s);
+				}
+		}
+		map[i] = (uint32_t)k;
+	}
+	return map;
+}
+
+/* src's frames in dst, with their lines where dst has none: an array by src frame id. */
+static uint32_t *merge_frames(struct profile *dst, const struct profile *src, const uint32_t *mods)
+{
+	uint32_t *map = xcalloc(src->nframes + 1, sizeof(*map));
+
+	for (size_t i = 0; i < src->nframes; i++) {
+		const struct pm_frame *f = &src->frames[i];
+		uint32_t m = f->module == PM_NONE ? PM_NONE : mods[f->module];
+		uint32_t nf = profile_intern_frame(dst, m, f->flags, f->addr);
+
+		if (!dst->frames[nf].nlines)
+			for (uint32_t k = 0; k < f->nlines; k++) {
+				struct pm_line l = src->lines[f->line0 + k];
+
+				l.func = str_in(dst, src, l.func);
+				l.file = str_in(dst, src, l.file);
+				profile_add_line(dst, nf, &l);
+			}
+		map[i] = nf;
+	}
+	return map;
+}
+
+/* src's stacks in dst: an array by src stack id. */
+static uint32_t *merge_stacks(struct profile *dst, const struct profile *src,
+			      const uint32_t *frames)
+{
+	uint32_t *map = xcalloc(src->nstacks + 1, sizeof(*map)), *tmp = NULL;
+	size_t cap = 0;
+
+	for (size_t i = 0; i < src->nstacks; i++) {
+		const struct pm_stack *s = &src->stacks[i];
+
+		xgrow(&tmp, &cap, s->depth + 1, sizeof(*tmp));
+		for (uint32_t d = 0; d < s->depth; d++)
+			tmp[d] = frames[src->stack_frames[s->off + d]];
+		map[i] = profile_intern_stack(dst, tmp, s->depth);
+	}
+	free(tmp);
+	return map;
+}
+
+/*
+ * src's off-CPU spans, with their wake-ups: dst keeps one wake-up per
+ * span or none, so a recording without them gets empty ones beside one
+ * that has them.
+ */
+static void merge_offcpu(struct profile *dst, const struct profile *src, const uint32_t *stacks)
+{
+	bool src_w = src->noffcpu && src->nwakeups == src->noffcpu;
+	const struct pm_wakeup none = {0};
+
+	if (src_w)
+		while (dst->nwakeups < dst->noffcpu)
+			profile_add_wakeup(dst, &none);
+	for (size_t i = 0; i < src->noffcpu; i++) {
+		struct pm_offcpu o = src->offcpu[i];
+		bool pad = dst->nwakeups == dst->noffcpu && dst->nwakeups;
+
+		o.stack = stacks[o.stack];
+		o.comm = str_in(dst, src, o.comm);
+		profile_add_offcpu(dst, &o);
+		if (src_w) {
+			struct pm_wakeup w = src->wakeups[i];
+
+			if (w.flags & PM_WAKEUP_SEEN)
+				w.stack = stacks[w.stack];
+			w.comm = str_in(dst, src, w.comm);
+			profile_add_wakeup(dst, &w);
+		} else if (pad) {
+			profile_add_wakeup(dst, &none);
+		}
+	}
+}
+
+/* Meta: dst's first file's, with the counts summed and the duration the longest. */
+static void merge_meta(struct profile *dst, const struct profile *src)
+{
+	static const char *const sums[] = {"samples", "lost-records", "lost-samples",
+					   "bad-records"};
+	char buf[32];
+
+	if (!dst->nmeta) {
+		for (size_t i = 0; i < src->nmeta; i++)
+			profile_set_meta(dst, strtab_get(&src->str, src->meta[i].key),
+					 strtab_get(&src->str, src->meta[i].value));
+		return;
+	}
+	for (size_t i = 0; i < sizeof(sums) / sizeof(sums[0]); i++) {
+		snprintf(buf, sizeof(buf), "%llu",
+			 (unsigned long long)(profile_get_meta_u64(dst, sums[i]) +
+					      profile_get_meta_u64(src, sums[i])));
+		profile_set_meta(dst, sums[i], buf);
+	}
+	if (profile_get_meta_u64(src, "duration-ns") > profile_get_meta_u64(dst, "duration-ns")) {
+		snprintf(buf, sizeof(buf), "%llu",
+			 (unsigned long long)profile_get_meta_u64(src, "duration-ns"));
+		profile_set_meta(dst, "duration-ns", buf);
+	}
+}
+
+void profile_merge(struct profile *dst, const struct profile *src)
+{
+	uint32_t *mods = merge_modules(dst, src);
+	uint32_t *frames = merge_frames(dst, src, mods);
+	uint32_t *stacks = merge_stacks(dst, src, frames);
+
+	merge_meta(dst, src);
+	for (size_t i = 0; i < src->nsamples; i++) {
+		struct pm_sample s = src->samples[i];
+
+		s.stack = stacks[s.stack];
+		s.comm = str_in(dst, src, s.comm);
+		profile_add_sample(dst, &s);
+	}
+	merge_offcpu(dst, src, stacks);
+	for (size_t i = 0; i < src->nthreads; i++)
+		profile_add_thread(dst, src->threads[i].pid, src->threads[i].tid,
+				   strtab_get(&src->str, src->threads[i].comm));
+	free(mods);
+	free(frames);
+	free(stacks);
+}
