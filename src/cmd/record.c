@@ -532,10 +532,6 @@ static int record_start(struct recorder *r, const struct record_opts *o)
 {
 	int ret;
 
-	if ((ret = install_signals()) < 0) {
-		error("cannot create a pipe: %s", strerror(-ret));
-		return -1;
-	}
 	if (o->argv)
 		r->privileged = recorder_privileged_command(o->argv);
 	if (o->argv && (ret = launch_start(&r->child, o->argv)) < 0) {
@@ -592,6 +588,16 @@ int record_run(const struct record_opts *o)
 	 * The output exists before anything else is opened, the events above
 	 * all: its descriptor is reserved, and a bad output is said at once.
 	 */
+	/*
+	 * The signals first: a SIGINT even now stops the recording (a shell
+	 * script's background job starts with SIGINT ignored, and would
+	 * lose it).
+	 */
+	if ((ret = install_signals()) < 0) {
+		error("cannot create a pipe: %s", strerror(-ret));
+		free(r);
+		return 1;
+	}
 	r->o = o;
 	slice = o->switch_ns || o->switch_bytes ? recorder_slice_name(r) : NULL;
 	if (datafile_create(&out, slice ? slice : o->output, err, sizeof(err)) < 0) {

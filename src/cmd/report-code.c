@@ -160,6 +160,8 @@ static int disasm_function(void *arg, const char *path, const char *build_id, ui
 		sbuf_addf(why, "%s is not an ELF file", path);
 	else if (!same_build(e, build_id))
 		sbuf_addf(why, "%s is not the file recorded: its build-id differs", path);
+	else if (!disasm_available())
+		sbuf_adds(why, "Capstone's library cannot be loaded: install libcapstone4");
 	else if (!(d = disasm_new(eh.e_machine)))
 		sbuf_addf(why, "no disassembler for %s's machine (%u)", path, eh.e_machine);
 	else if ((len = read_code(e, m->fd, start, &code, &vaddr, why)))

@@ -7,12 +7,18 @@
 #ifndef PERFMINI_DISASM_H
 #define PERFMINI_DISASM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct disasm;
 
-/* A disassembler for ELF machine (e_machine); NULL when none is known for it. */
+/* Whether Capstone's library could be loaded (libcapstone4 on Debian). */
+bool disasm_available(void);
+/*
+ * A disassembler for ELF machine (e_machine); NULL when none is known for
+ * it, or Capstone cannot be loaded.
+ */
 struct disasm *disasm_new(unsigned machine);
 void disasm_free(struct disasm *d);
 
