@@ -610,67 +610,58 @@ void aggregate_prepare(struct report_opts *o, const struct profile *p)
 	}
 }
 
-int aggregate_parse_diff_key(const char *s, struct report_opts *o)
+/* A word of a comma-separated list and the bit it sets. */
+struct key_word {
+	const char *word;
+	unsigned key;
+};
+
+/* The bits of the words of list s, each one of words[0, n), into *keys; 0 or -EINVAL. */
+static int parse_key_list(const char *s, const struct key_word *words, size_t n, unsigned *keys)
 {
-	static const struct {
-		const char *word;
-		unsigned key;
-	} words[] = {{"module", REPORT_KEY_MODULE}, {"thread", REPORT_KEY_THREAD}};
 	size_t nitems, i;
 	char **items = split_list(s, &nitems);
-	unsigned key = 0;
+	unsigned got = 0;
 	int ret = 0;
 
 	if (!items)
 		return -EINVAL;
 	for (size_t k = 0; k < nitems; k++) {
-		for (i = 0; i < ARRAY_SIZE(words) && strcmp(items[k], words[i].word); i++)
+		for (i = 0; i < n && strcmp(items[k], words[i].word); i++)
 			;
-		if (i == ARRAY_SIZE(words))
+		if (i == n)
 			ret = -EINVAL;
 		else
-			key |= words[i].key;
+			got |= words[i].key;
 		free(items[k]);
 	}
 	free(items);
 	if (ret == 0)
-		o->diff_key = key;
+		*keys = got;
 	return ret;
+}
+
+int aggregate_parse_diff_key(const char *s, struct report_opts *o)
+{
+	static const struct key_word words[] = {{"module", REPORT_KEY_MODULE},
+						{"thread", REPORT_KEY_THREAD}};
+
+	return parse_key_list(s, words, ARRAY_SIZE(words), &o->diff_key);
 }
 
 int aggregate_parse_sort(const char *s, struct report_opts *o)
 {
-	static const struct {
-		const char *word;
-		unsigned key;
-	} words[] = {{"comm", REPORT_ROW_COMM},	 {"pid", REPORT_ROW_PID},
-		     {"tid", REPORT_ROW_TID},	 {"module", REPORT_ROW_MODULE},
-		     {"dso", REPORT_ROW_MODULE}, {"symbol", REPORT_ROW_SYMBOL},
-		     {"sym", REPORT_ROW_SYMBOL}};
-	size_t nitems, i;
-	char **items;
-	unsigned keys = 0;
-	int ret = 0;
+	static const struct key_word words[] = {
+		{"comm", REPORT_ROW_COMM},  {"pid", REPORT_ROW_PID},
+		{"tid", REPORT_ROW_TID},    {"module", REPORT_ROW_MODULE},
+		{"dso", REPORT_ROW_MODULE}, {"symbol", REPORT_ROW_SYMBOL},
+		{"sym", REPORT_ROW_SYMBOL}};
 
 	if (!strcmp(s, "self") || !strcmp(s, "total")) {
 		o->sort = !strcmp(s, "self") ? REPORT_SORT_SELF : REPORT_SORT_TOTAL;
 		return 0;
 	}
-	if (!(items = split_list(s, &nitems)))
-		return -EINVAL;
-	for (size_t k = 0; k < nitems; k++) {
-		for (i = 0; i < ARRAY_SIZE(words) && strcmp(items[k], words[i].word); i++)
-			;
-		if (i == ARRAY_SIZE(words))
-			ret = -EINVAL;
-		else
-			keys |= words[i].key;
-		free(items[k]);
-	}
-	free(items);
-	if (ret == 0)
-		o->row_keys = keys;
-	return ret;
+	return parse_key_list(s, words, ARRAY_SIZE(words), &o->row_keys);
 }
 
 void aggregate_opts_release(struct report_opts *o)
