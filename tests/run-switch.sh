@@ -3,11 +3,14 @@
 # 'record --switch-output' and 'report' of several files:
 #   -a at 99 Hz, a new file every second for 5.5 s, the newest 3 kept:
 #               3 files named OUTPUT.TIMESTAMP, each a complete file
-#               that reads; 'report -i DIR' merges them: its samples are
+#               that reads, with samples but perhaps the newest (begun
+#               just before the stop); 'report -i DIR' merges them: its samples are
 #               the sum of theirs, and so with -i given for each file;
 #   a command, a new file at every 64 KiB: two files or more, none cut
 #               short, and merged they hold every sample the recorder's
 #               summary counted; spin_hot is the hottest in the merge;
+#   --since and --until (wall-clock times) keep all or none of them when
+#               they lie before or after the recording;
 #   usage errors: --switch-max-files alone, a bad SPEC, -o -.
 set -eu
 . "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
@@ -37,9 +40,12 @@ n=$(find "$tmp/a" -name 'sys.data.*' | wc -l)
 find "$tmp/a" -name 'sys.data.[0-9]*' | grep -Eq 'sys\.data\.[0-9]{17}$' ||
 	fail "files not named OUTPUT.YYYYMMDDhhmmssSSS: $(ls "$tmp/a")"
 sum=0
+# shellcheck disable=SC2012 # the names are OUTPUT.TIMESTAMP: sorted by time
+newest=$(ls "$tmp"/a/sys.data.* | tail -n 1)
 for f in "$tmp"/a/sys.data.*; do
 	k=$(samples "$f")
-	[ "$k" -gt 0 ] || fail "$f: no samples"
+	# The newest may have begun just before the stop.
+	[ "$k" -gt 0 ] || [ "$f" = "$newest" ] || fail "$f: no samples"
 	sum=$((sum + k))
 done
 merged=$(samples "$tmp/a")
@@ -47,6 +53,15 @@ merged=$(samples "$tmp/a")
 # shellcheck disable=SC2046 # one file per -i
 each=$(samples $(ls "$tmp"/a/sys.data.*))
 [ "$each" -eq "$sum" ] || fail "report -i F -i G -i H: $each samples, the files hold $sum"
+# --since and --until: wall-clock times, placed by the recording's start.
+window() {
+	"$PERFMINI" report -i "$tmp/a" --folded "$@" 2>&3 | awk '{ s += $NF } END { print s + 0 }'
+}
+later=$(($(date +%s) + 3600))
+[ "$(window --since=@0)" -eq "$sum" ] || fail "--since=@0 left samples out"
+[ "$(window --since=@$later)" -eq 0 ] || fail "--since an hour from now kept samples"
+[ "$(window --until=@$later)" -eq "$sum" ] || fail "--until an hour from now left samples out"
+[ "$(window --until=@0)" -eq 0 ] || fail "--until=@0 kept samples"
 say "-a: 3 files kept, $sum samples, merged alike"
 
 mkdir "$tmp/c"
@@ -63,6 +78,7 @@ if [ -z "$counted" ] || [ "$merged" -ne "$counted" ]; then
 	fail "--switch-output=64K: the $n files hold $merged samples, the recorder counted $counted"
 fi
 "$PERFMINI" report -i "$tmp/c" -n 1 >"$tmp/c.top" 2>&3 || fail "report -i DIR exited $?"
+sed -n "/^ Self%/,\$p" "$tmp/c.top" >&3
 grep -Eq 'spin-pie +spin_hot$' "$tmp/c.top" || fail "report -i DIR: spin_hot is not the hottest"
 say "a command: $n files of 64 KiB, $merged samples as counted"
 

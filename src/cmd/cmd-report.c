@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "report/aggregate.h"
@@ -132,6 +133,8 @@ struct report_cmd {
 	bool wakers, type_given;
 	const char **inputs; /* -i */
 	size_t ninputs;
+	const char *since, *until; /* --since, --until: wall-clock times */
+	bool time_given;
 };
 
 /* --top, --folded, ...: one format, named by its row. */
@@ -286,7 +289,15 @@ static const struct cmd_opt options[] = {
 	 .what = "a list of thread ids", .complete = COMPLETE_PIDS, .help = "only these threads"},
 	{OPT_CALL, "comm", 0, "NAMES", .call = opt_comm, .what = "a list of names",
 	 .help = "only threads with these names when sampled"},
-	{OPT_CALL, "time", 0, "START,END", .call = opt_time,
+	{OPT_STRING, "since", 0, "WHEN", OPT_AT(R, since),
+	 .what = "a time: @EPOCH, YYYY-MM-DD HH:MM[:SS] or HH:MM[:SS] (today)",
+	 .help = "only samples from WHEN on, a wall-clock time (@EPOCH seconds, YYYY-MM-DD "
+		 "HH:MM[:SS], or HH:MM[:SS] today, local time), to the second: across the files "
+		 "of a long recording (-i DIR)"},
+	{OPT_STRING, "until", 0, "WHEN", OPT_AT(R, until),
+	 .what = "a time: @EPOCH, YYYY-MM-DD HH:MM[:SS] or HH:MM[:SS] (today)",
+	 .help = "only samples before WHEN, likewise"},
+	{OPT_CALL, "time", 0, "START,END", OPT_GIVEN(R, time_given), .call = opt_time,
 	 .what = "START,END in seconds, START <= END (e.g. 1.5,3 or 1.5,)",
 	 .help = "only samples from START to before END, in seconds from the start of the "
 		 "recording; either may be left out: --time 1.5, or --time ,2"},
@@ -399,6 +410,33 @@ static int check_sort(struct report_cmd *c)
 	return 0;
 }
 
+/* WHEN of --since or --until as seconds since the epoch; -1 when it is no such time. */
+static long long parse_when(const char *when)
+{
+	static const char *const layouts[] = {"%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%H:%M:%S",
+					      "%H:%M"};
+	char *end;
+
+	if (when[0] == '@') {
+		long long v = strtoll(when + 1, &end, 10);
+
+		return end > when + 1 && !*end && v >= 0 ? v : -1;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(layouts); i++) {
+		time_t now = time(NULL);
+		struct tm tm;
+
+		localtime_r(&now, &tm); /* a time of day alone: today */
+		tm.tm_sec = 0;
+		end = strptime(when, layouts[i], &tm);
+		if (end && !*end) {
+			tm.tm_isdst = -1;
+			return (long long)mktime(&tm);
+		}
+	}
+	return -1;
+}
+
 /* --wakers: its formats, the off-CPU time; 0 or the usage error's status. */
 static int check_wakers(struct report_cmd *c)
 {
@@ -442,6 +480,13 @@ static int check_options(struct report_cmd *c)
 		return ret;
 	if ((ret = check_wakers(c)) != 0)
 		return ret;
+	if ((c->since || c->until) && c->time_given)
+		return usage_error("--time and --since or --until exclude each other");
+	if ((c->since && parse_when(c->since) < 0) || (c->until && parse_when(c->until) < 0))
+		return usage_error("--%s: '%s' is not a time: @EPOCH, YYYY-MM-DD HH:MM[:SS] or "
+				   "HH:MM[:SS]",
+				   c->since && parse_when(c->since) < 0 ? "since" : "until",
+				   c->since && parse_when(c->since) < 0 ? c->since : c->until);
 	if (c->rows_given && c->f->fn != fmt_top && c->f->fn != fmt_annotate)
 		return usage_error("-n applies to --top and --annotate, not --%s", c->f->name);
 	if ((c->asm_view || c->source_given) && c->f->fn != fmt_annotate)
@@ -520,6 +565,34 @@ static int wakers_ready(const struct report_cmd *c, const struct profile *p,
 	return 0;
 }
 
+/*
+ * --since and --until: wall-clock times made offsets from the recording's
+ * start (its start-time, to the second). 0, or 1 after saying why.
+ */
+static int wall_window(struct report_cmd *c, const struct profile *p)
+{
+	struct report_opts *o = &c->o;
+	long long start = (long long)profile_get_meta_u64(p, "start-time");
+	long long since = c->since ? parse_when(c->since) : 0;
+	long long until = c->until ? parse_when(c->until) : 0;
+
+	if (!c->since && !c->until)
+		return 0;
+	if (!start) {
+		error("%s has no start time: --since and --until cannot be placed in it", o->input);
+		return 1;
+	}
+	if (c->since) {
+		o->has_start = true;
+		o->start_ns = since > start ? (uint64_t)(since - start) * 1000000000ull : 0;
+	}
+	if (c->until) {
+		o->has_end = true;
+		o->end_ns = until > start ? (uint64_t)(until - start) * 1000000000ull : 0;
+	}
+	return 0;
+}
+
 /* Reads the data files and writes the report: the exit status. */
 static int report(struct report_cmd *c)
 {
@@ -534,6 +607,11 @@ static int report(struct report_cmd *c)
 	p = report_read_inputs(c->inputs, c->ninputs, o->input, c->force);
 	if (!p)
 		return 1;
+	if (wall_window(c, p)) {
+		if (FREE_AT_EXIT)
+			profile_free(p);
+		return 1;
+	}
 	if (o->base_input && !(base = datafile_read(o->base_input, c->force, err, sizeof(err)))) {
 		error("%s", err);
 		if (FREE_AT_EXIT)

@@ -4,8 +4,9 @@
  * report -i A -i B and the slices of record --switch-output.
  *
  * Everything of src is added to dst under dst's ids: strings interned
- * again, a module matched by its path and build-id (else added with its
- * segments), frames and stacks interned (a frame named in either keeps
+ * again, a module matched by its path and build-id (a file written
+ * before the recording's end may not have the build-id yet), else added
+ * with its segments, frames and stacks interned (a frame named in either keeps
  * its names), then the samples, off-CPU spans with their wake-ups and
  * threads appended. Time grows linearly with src; nothing is read twice.
  */
@@ -36,9 +37,20 @@ static uint32_t *merge_modules(struct profile *dst, const struct profile *src)
 		uint32_t path = str_in(dst, src, m->path), id = str_in(dst, src, m->build_id);
 		size_t k;
 
+		/*
+		 * A file written before the recording's end may not have its
+		 * modules' build-ids yet (they are read last): no build-id
+		 * matches any of the same path, and takes the other's.
+		 */
 		for (k = 0; k < dst->nmodules; k++)
-			if (dst->modules[k].path == path && dst->modules[k].build_id == id)
+			if (dst->modules[k].path == path &&
+			    (dst->modules[k].build_id == id || !dst->modules[k].build_id || !id))
 				break;
+		if (k < dst->nmodules && !dst->modules[k].build_id && id) {
+			dst->modules[k].build_id = id;
+			dst->modules[k].flags = m->flags;
+			dst->modules[k].reason = str_in(dst, src, m->reason);
+		}
 		if (k == dst->nmodules) {
 			k = profile_add_module(dst, strtab_get(&dst->str, path),
 					       strtab_get(&dst->str, id), m->flags);
