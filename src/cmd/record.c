@@ -79,12 +79,16 @@ static void on_signal(int sig)
 	errno = saved;
 }
 
-static int install_signals(void)
+/*
+ * The handlers, first of all: a SIGINT even then stops the recording (a
+ * shell script's background job starts with SIGINT ignored, and would
+ * lose it). The pipe comes later (open_wake_pipe): the output file is
+ * opened before it, so that it has a descriptor whatever the limit.
+ */
+static void install_signals(void)
 {
 	struct sigaction sa;
 
-	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
-		return -errno;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -93,7 +97,12 @@ static int install_signals(void)
 	sigaction(SIGHUP, &sa, NULL); /* a closed terminal: stop, and keep what was sampled */
 	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	return 0;
+}
+
+/* The pipe the handlers write to, which wakes the loop; 0 or -errno. */
+static int open_wake_pipe(void)
+{
+	return pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0 ? -errno : 0;
 }
 
 /* Applying records to the model and the profile, in time order. */
@@ -532,6 +541,10 @@ static int record_start(struct recorder *r, const struct record_opts *o)
 {
 	int ret;
 
+	if ((ret = open_wake_pipe()) < 0) {
+		error("cannot create a pipe: %s", strerror(-ret));
+		return -1;
+	}
 	if (o->argv)
 		r->privileged = recorder_privileged_command(o->argv);
 	if (o->argv && (ret = launch_start(&r->child, o->argv)) < 0) {
@@ -588,16 +601,7 @@ int record_run(const struct record_opts *o)
 	 * The output exists before anything else is opened, the events above
 	 * all: its descriptor is reserved, and a bad output is said at once.
 	 */
-	/*
-	 * The signals first: a SIGINT even now stops the recording (a shell
-	 * script's background job starts with SIGINT ignored, and would
-	 * lose it).
-	 */
-	if ((ret = install_signals()) < 0) {
-		error("cannot create a pipe: %s", strerror(-ret));
-		free(r);
-		return 1;
-	}
+	install_signals();
 	r->o = o;
 	slice = o->switch_ns || o->switch_bytes ? recorder_slice_name(r) : NULL;
 	if (datafile_create(&out, slice ? slice : o->output, err, sizeof(err)) < 0) {
