@@ -337,32 +337,6 @@ static bool targets_alive(struct recorder *r)
 #define CHUNK_NS    500000000ULL
 #define CHUNK_BYTES (1024 * 1024)
 
-/*
- * What was recorded since the last chunk, to the file: the modules met
- * (their names; build-ids and reasons come at the end), the counts. A
- * file that cannot be written (a full disk) is said once and stops the
- * recording: the file keeps the chunks written before. -1 then.
- */
-int recorder_flush(struct recorder *r, bool all_meta)
-{
-	char err[512];
-
-	if (r->write_failed)
-		return -1;
-	symbolize_modules(r->prof, &r->syms, false);
-	if (all_meta)
-		recorder_write_meta(r);
-	else
-		recorder_progress_meta(r);
-	r->last_flush = now_ns();
-	if (datafile_flush(&r->out, r->prof, err, sizeof(err)) < 0) {
-		error("%s", err);
-		r->write_failed = true;
-		return -1;
-	}
-	return 0;
-}
-
 /* Drains and applies until a signal, -d, the targets' end, or a file that cannot be written. */
 static void record_loop(struct recorder *r, bool tty)
 {

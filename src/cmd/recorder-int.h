@@ -146,7 +146,7 @@ void recorder_apply_wake(struct recorder *r, const struct rec_sample *s, uint16_
 /* The offcpu pairing's emit: a span (with its wake-up) to the file. */
 void recorder_keep_offcpu(const struct offcpu_span *s, void *arg);
 
-/* record-slice.c: --switch-output. */
+/* record-write.c: --switch-output (and recorder_flush above). */
 /* The name of a data file started now: OUTPUT.YYYYMMDDhhmmssSSS (malloc'd). */
 char *recorder_slice_name(const struct recorder *r);
 /* A data file started under name (kept); the oldest removed past --switch-max-files. */

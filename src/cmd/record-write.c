@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * record-slice.c - record --switch-output: the recording goes on in a
- * new data file at each interval or size, each file complete; see
+ * record-write.c - the data file as the recording goes: a chunk of what
+ * was recorded since the last (recorder_flush), and with --switch-output
+ * a new file at each interval or size, each file complete; see
  * recorder-int.h.
  */
 #include "config.h"
@@ -15,9 +16,36 @@
 
 #include "cmd/recorder-int.h"
 #include "store/datafile.h"
+#include "symbol/symbolize.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/msg.h"
+
+/*
+ * What was recorded since the last chunk, to the file: the modules met
+ * (their names; build-ids and reasons come at the end), the counts. A
+ * file that cannot be written (a full disk) is said once and stops the
+ * recording: the file keeps the chunks written before. -1 then.
+ */
+int recorder_flush(struct recorder *r, bool all_meta)
+{
+	char err[512];
+
+	if (r->write_failed)
+		return -1;
+	symbolize_modules(r->prof, &r->syms, false);
+	if (all_meta)
+		recorder_write_meta(r);
+	else
+		recorder_progress_meta(r);
+	r->last_flush = now_ns();
+	if (datafile_flush(&r->out, r->prof, err, sizeof(err)) < 0) {
+		error("%s", err);
+		r->write_failed = true;
+		return -1;
+	}
+	return 0;
+}
 
 /*
  * --switch-output: the name of a data file started now,
