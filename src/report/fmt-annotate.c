@@ -93,6 +93,20 @@ static uint64_t func_key(uint32_t module, const char *name, uint64_t start)
 	return hash_u64(hash_bytes(name, strlen(name)) ^ hash_u64(start) ^ module) | 1;
 }
 
+/* What func_ix's entries are matched with: a function, and where the others are. */
+struct func_key {
+	const struct annotate *a;
+	struct afunc f;
+};
+
+static bool same_func(uint64_t val, const void *arg)
+{
+	const struct func_key *k = arg;
+	const struct afunc *g = &k->a->funcs[val - 1];
+
+	return g->module == k->f.module && g->start == k->f.start && !strcmp(g->name, k->f.name);
+}
+
 /* The function of frame f (added when new); -1 for a frame without one. */
 static long func_of(struct annotate *a, uint32_t f)
 {
@@ -100,6 +114,7 @@ static long func_of(struct annotate *a, uint32_t f)
 	const struct pm_frame *fr = &a->p->frames[f];
 	const char *name;
 	uint64_t start, key;
+	struct func_key fk;
 	struct hmap_slot *s;
 	bool added;
 
@@ -107,15 +122,10 @@ static long func_of(struct annotate *a, uint32_t f)
 		return -1;
 	start = fr->addr - l->symoff;
 	key = func_key(fr->module, name, start);
-	for (;; key = hash_u64(key)) {
-		s = hmap_insert(&a->func_ix, key, &added);
-		if (added)
-			break;
-		struct afunc *g = &a->funcs[s->val - 1];
-
-		if (g->module == fr->module && g->start == start && !strcmp(g->name, name))
-			return (long)s->val - 1;
-	}
+	fk = (struct func_key){a, {fr->module, name, start, 0}};
+	s = hmap_intern(&a->func_ix, key, same_func, &fk, &added);
+	if (!added)
+		return (long)s->val - 1;
 	a->funcs = xrealloc(a->funcs, (a->nfuncs + 1) * sizeof(*a->funcs));
 	a->funcs[a->nfuncs] = (struct afunc){fr->module, name, start, 0};
 	s->val = ++a->nfuncs;
@@ -210,6 +220,21 @@ int report_annotate_check(const struct profile *p, const struct report_opts *o, 
 
 /* The tree of places */
 
+/* What node_ix's entries are matched with: a node, and where the others are. */
+struct node_key {
+	const struct annotate *a;
+	struct node n;
+};
+
+static bool same_node(uint64_t val, const void *arg)
+{
+	const struct node_key *k = arg;
+	const struct node *n = &k->a->nodes[val - 1];
+
+	return n->parent == k->n.parent && n->line == k->n.line && !strcmp(n->func, k->n.func) &&
+	       !strcmp(n->file, k->n.file);
+}
+
 /* The node of (func, file, line) under parent, added when new. */
 static uint32_t node_get(struct annotate *a, uint32_t parent, uint32_t depth, const char *func,
 			 const char *file, uint32_t line)
@@ -217,19 +242,13 @@ static uint32_t node_get(struct annotate *a, uint32_t parent, uint32_t depth, co
 	uint64_t key = hash_u64(hash_bytes(func, strlen(func)) ^
 				hash_u64(hash_bytes(file, strlen(file)) + line) ^ parent) |
 		       1;
+	struct node_key nk = {a, {parent, depth, func, file, line, 0}};
 	struct hmap_slot *s;
 	bool added;
 
-	for (;; key = hash_u64(key)) {
-		s = hmap_insert(&a->node_ix, key, &added);
-		if (added)
-			break;
-		struct node *n = &a->nodes[s->val - 1];
-
-		if (n->parent == parent && n->line == line && !strcmp(n->func, func) &&
-		    !strcmp(n->file, file))
-			return (uint32_t)s->val - 1;
-	}
+	s = hmap_intern(&a->node_ix, key, same_node, &nk, &added);
+	if (!added)
+		return (uint32_t)s->val - 1;
 	xgrow(&a->nodes, &a->nodes_cap, a->nnodes + 1, sizeof(*a->nodes));
 	a->nodes[a->nnodes] = (struct node){parent, depth, func, file, line, 0};
 	s->val = ++a->nnodes;

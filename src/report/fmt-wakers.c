@@ -51,20 +51,32 @@ struct wakers {
 	struct sbuf b;
 };
 
+/* What ix's entries are matched with. */
+struct entry_key {
+	const struct wakers *w;
+	size_t parent;
+	const char *text;
+};
+
+static bool same_entry(uint64_t val, const void *arg)
+{
+	const struct entry_key *k = arg;
+	const struct wentry *e = &k->w->v[val - 1];
+
+	return e->parent == k->parent && !strcmp(e->text, k->text);
+}
+
 /* The entry of text under parent, added if new: its index. */
 static size_t entry(struct wakers *w, size_t parent, const char *text)
 {
 	uint64_t key = hash_u64(hash_bytes(text, strlen(text)) ^ parent) | 1;
+	struct entry_key k = {w, parent, text};
 	struct hmap_slot *s;
 	bool added;
 
-	for (;; key = hash_u64(key)) {
-		s = hmap_insert(&w->ix, key, &added);
-		if (added)
-			break;
-		if (w->v[s->val - 1].parent == parent && !strcmp(w->v[s->val - 1].text, text))
-			return s->val - 1;
-	}
+	s = hmap_intern(&w->ix, key, same_entry, &k, &added);
+	if (!added)
+		return s->val - 1;
 	xgrow(&w->v, &w->cap, w->n + 1, sizeof(*w->v));
 	w->v[w->n] = (struct wentry){xstrdup(text), 0, parent};
 	s->val = ++w->n;
