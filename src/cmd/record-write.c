@@ -107,6 +107,8 @@ int recorder_switch(struct recorder *r)
 		r->write_failed = true;
 		return -1;
 	}
+	/* The modules met since the last chunk, which new frames refer to. */
+	symbolize_modules(r->prof, &r->syms, false);
 	recorder_take_named(r);
 	recorder_add_threads(r);
 	recorder_write_meta(r);
