@@ -308,6 +308,61 @@ START_TEST(test_sample_trim_stack)
 }
 END_TEST
 
+/*
+ * PERF_SAMPLE_CGROUP comes after the stack copy: decoded, and kept when
+ * the copy is trimmed.
+ */
+START_TEST(test_sample_cgroup_after_stack)
+{
+	struct decode_layout l = dwarf_layout;
+	unsigned char stack[64], out[512];
+	struct rb r;
+	struct record rec, trimmed;
+	size_t len, n;
+
+	l.sample_type |= PERF_SAMPLE_CGROUP;
+	build_dwarf_sample(&r, stack);
+	rb_u64(&r, 0x1234abcdULL);
+	len = rb_end(&r);
+	ck_assert_int_eq(record_decode(r.b, len, &l, &rec), 0);
+	ck_assert_uint_eq(rec.sample.cgroup, 0x1234abcdULL);
+	ck_assert_uint_eq(rec.sample.stack_dyn_size, 40);
+	n = record_trim_stack(r.b, len, &rec.sample, UINT64_MAX, out);
+	ck_assert_uint_eq(n, len - 24);
+	ck_assert_int_eq(record_decode(out, n, &l, &trimmed), 0);
+	ck_assert_uint_eq(trimmed.sample.stack_size, 40);
+	ck_assert_mem_eq(trimmed.sample.stack, stack, 40);
+	ck_assert_uint_eq(trimmed.sample.cgroup, 0x1234abcdULL);
+	/* Without its last byte, the cgroup runs past the record. */
+	store_u16(r.b + 6, (uint16_t)(len - 8));
+	ck_assert_int_eq(record_decode(r.b, len - 8, &l, &rec), -EBADMSG);
+}
+END_TEST
+
+/* PERF_RECORD_CGROUP: an id and a path, then sample_id. */
+START_TEST(test_cgroup_record)
+{
+	struct rb r;
+	struct record rec;
+
+	rb_begin(&r, PERF_RECORD_CGROUP, 0);
+	rb_u64(&r, 77);
+	rb_string(&r, "/system.slice/x.service");
+	rb_sid(&r);
+	ck_assert_int_eq(record_decode(r.b, rb_end(&r), &base_layout, &rec), 0);
+	ck_assert_uint_eq(rec.type, PERF_RECORD_CGROUP);
+	ck_assert_uint_eq(rec.cgroup.id, 77);
+	ck_assert_str_eq(rec.cgroup.path, "/system.slice/x.service");
+	assert_sid(&rec);
+	/* A path without its NUL is refused. */
+	rb_begin(&r, PERF_RECORD_CGROUP, 0);
+	rb_u64(&r, 77);
+	rb_bytes(&r, "/abcdefg", 8);
+	rb_sid(&r);
+	ck_assert_int_eq(record_decode(r.b, rb_end(&r), &base_layout, &rec), -EBADMSG);
+}
+END_TEST
+
 /* abi 0 (no user registers, e.g. a kernel thread) and an empty stack copy. */
 START_TEST(test_sample_no_regs_no_stack)
 {
@@ -1030,6 +1085,7 @@ static Suite *decode_suite(void)
 	tcase_add_test(tc, test_sample_empty_callchain);
 	tcase_add_test(tc, test_sample_regs_stack);
 	tcase_add_test(tc, test_sample_trim_stack);
+	tcase_add_test(tc, test_sample_cgroup_after_stack);
 	tcase_add_test(tc, test_sample_no_regs_no_stack);
 	tcase_add_test(tc, test_sample_dyn_size_too_big);
 	tcase_add_test(tc, test_sample_all_fields);
@@ -1048,6 +1104,7 @@ static Suite *decode_suite(void)
 	tcase_add_test(tc, test_fork_exit);
 	tcase_add_test(tc, test_lost);
 	tcase_add_test(tc, test_switch);
+	tcase_add_test(tc, test_cgroup_record);
 	tcase_add_test(tc, test_sample_id_all_fields);
 	tcase_add_test(tc, test_no_sample_id_all);
 	tcase_add_test(tc, test_unknown_type);

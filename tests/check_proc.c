@@ -16,6 +16,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "model/cgroup.h"
 #include "model/proc.h"
 #include "unit-helpers.h"
 #include "util/array.h"
@@ -873,6 +874,58 @@ START_TEST(test_model_moved_text)
 }
 END_TEST
 
+/* The cgroup2 mount in mountinfo text (escapes undone), and a process's v2 path. */
+START_TEST(test_cgroup_text)
+{
+	static const char hybrid[] =
+		"24 30 0:22 / /sys rw,nosuid shared:7 - sysfs sysfs rw\n"
+		"31 24 0:26 / /sys/fs/cgroup ro shared:9 - tmpfs tmpfs ro,mode=755\n"
+		"35 31 0:30 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n"
+		"32 31 0:27 / /sys/fs/cgroup/uni\\040fied rw shared:10 - cgroup2 cgroup2 rw\n";
+	static const char v1[] = "35 31 0:30 / /sys/fs/cgroup/memory rw - cgroup cgroup rw\n";
+	char buf[64], *m;
+
+	m = cgroup_mount_in(hybrid);
+	ck_assert_str_eq(m, "/sys/fs/cgroup/uni fied");
+	free(m);
+	ck_assert_ptr_null(cgroup_mount_in(v1));
+	ck_assert_ptr_null(cgroup_mount_in(""));
+	/* Optional fields before the " - " are skipped; a bare v2 system. */
+	m = cgroup_mount_in(
+		"30 23 0:26 / /sys/fs/cgroup rw shared:4 master:1 - cgroup2 cgroup2 rw");
+	ck_assert_str_eq(m, "/sys/fs/cgroup");
+	free(m);
+
+	ck_assert(cgroup_line_in("4:memory:/a\n0::/system.slice/x.service\n", buf, sizeof(buf)));
+	ck_assert_str_eq(buf, "/system.slice/x.service");
+	ck_assert(cgroup_line_in("0::/", buf, sizeof(buf)));
+	ck_assert_str_eq(buf, "/");
+	ck_assert(!cgroup_line_in("4:memory:/a\n", buf, sizeof(buf)));
+	ck_assert(!cgroup_line_in(
+		"0::/far/too/long/for/a/buffer/of/sixty/four/bytes/which/it/is/not/by/far", buf,
+		sizeof(buf)));
+}
+END_TEST
+
+/* cgroups_add and cgroups_path: a path by id; a new path for an id replaces the old. */
+START_TEST(test_cgroups_ids)
+{
+	struct cgroups c;
+
+	cgroups_init(&c);
+	free(c.mount);
+	c.mount = NULL; /* no walks */
+	cgroups_add(&c, 1, "/");
+	cgroups_add(&c, 77, "/a.service");
+	ck_assert_str_eq(cgroups_path(&c, 77, 0), "/a.service");
+	ck_assert_str_eq(cgroups_path(&c, 1, 0), "/");
+	ck_assert_ptr_null(cgroups_path(&c, 78, 0));
+	cgroups_add(&c, 77, "/b.service");
+	ck_assert_str_eq(cgroups_path(&c, 77, 0), "/b.service");
+	cgroups_release(&c);
+}
+END_TEST
+
 static Suite *proc_suite(void)
 {
 	Suite *s = suite_create("proc");
@@ -906,6 +959,8 @@ static Suite *proc_suite(void)
 	tcase_add_test(tc, test_model_unknown_process);
 	tcase_add_test(tc, test_model_exit);
 	tcase_add_test(tc, test_model_exit_reused);
+	tcase_add_test(tc, test_cgroup_text);
+	tcase_add_test(tc, test_cgroups_ids);
 	suite_add_tcase(s, tc);
 	return s;
 }

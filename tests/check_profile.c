@@ -186,6 +186,7 @@ static struct profile *make_profile(void)
 	s.pid = 1000;
 	s.tid = 1000;
 	for (int i = 0; i < 6; i++) {
+		s.cgroup = i % 2 ? strtab_add(&p->str, "/system.slice/demo.service") : 0;
 		s.time = 1000000ULL * (uint64_t)i + 17;
 		s.period = 250000 + (uint64_t)i;
 		s.cpu = (uint32_t)i % 4;
@@ -195,6 +196,7 @@ static struct profile *make_profile(void)
 	}
 	profile_add_thread(p, 1000, 1000, "demo");
 	profile_add_thread(p, 1000, 1001, "demo-worker");
+	p->threads[1].cgroup = strtab_add(&p->str, "/system.slice/demo.service");
 	return p;
 }
 
@@ -253,12 +255,14 @@ static void assert_same_profile(const struct profile *a, const struct profile *b
 		ck_assert_uint_eq(x->cpu, y->cpu);
 		ck_assert_uint_eq(x->stack, y->stack);
 		ck_assert_uint_eq(x->comm, y->comm);
+		ck_assert_uint_eq(x->cgroup, y->cgroup);
 	}
 	ck_assert_uint_eq(a->nthreads, b->nthreads);
 	for (size_t i = 0; i < a->nthreads; i++) {
 		ck_assert_uint_eq(a->threads[i].pid, b->threads[i].pid);
 		ck_assert_uint_eq(a->threads[i].tid, b->threads[i].tid);
 		ck_assert_uint_eq(a->threads[i].comm, b->threads[i].comm);
+		ck_assert_uint_eq(a->threads[i].cgroup, b->threads[i].cgroup);
 	}
 }
 
@@ -451,6 +455,16 @@ static void break_sample_comm(struct profile *p)
 	p->samples[0].comm = (uint32_t)p->str.len;
 }
 
+static void break_sample_cgroup(struct profile *p)
+{
+	p->samples[1].cgroup = (uint32_t)p->str.len + 3;
+}
+
+static void break_thread_cgroup(struct profile *p)
+{
+	p->threads[1].cgroup = (uint32_t)p->str.len;
+}
+
 static void break_stack_frame(struct profile *p)
 {
 	p->stack_frames[p->nstack_frames - 1] = (uint32_t)p->nframes;
@@ -579,6 +593,8 @@ static const struct {
 } breakers[] = {
 	{"sample stack", break_sample_stack, "sample"},
 	{"sample comm", break_sample_comm, "sample"},
+	{"sample cgroup", break_sample_cgroup, "sample"},
+	{"thread cgroup", break_thread_cgroup, "thread"},
 	{"stack frame", break_stack_frame, "stack frame"},
 	{"stack range", break_stack_range, "stack"},
 	{"stack offset", break_stack_off, "stack"},
@@ -1122,7 +1138,11 @@ static struct profile *merge_part(const char *path, uint64_t addr, unsigned n, b
 	uint32_t m = profile_add_module(p, path, "ab12", 0);
 	uint32_t f[2] = {profile_intern_frame(p, m, 0, addr), profile_intern_frame(p, m, 0, 0x10)};
 	struct pm_line l = {.func = strtab_add(&p->str, "hot"), .line = 3};
-	struct pm_sample s = {.period = 1, .pid = 1, .tid = 1, .comm = strtab_add(&p->str, "app")};
+	struct pm_sample s = {.period = 1,
+			      .pid = 1,
+			      .tid = 1,
+			      .comm = strtab_add(&p->str, "app"),
+			      .cgroup = strtab_add(&p->str, "/app.service")};
 	struct pm_offcpu o = {.duration = 100, .pid = 1, .tid = 1};
 
 	profile_add_line(p, f[0], &l);
@@ -1146,6 +1166,7 @@ static struct profile *merge_part(const char *path, uint64_t addr, unsigned n, b
 	}
 	profile_set_meta(p, "samples", n == 3 ? "3" : "4");
 	profile_add_thread(p, 1, 1, "app");
+	p->threads[0].cgroup = s.cgroup;
 	return p;
 }
 
@@ -1169,6 +1190,8 @@ START_TEST(test_merge)
 	ck_assert_uint_eq(m->nstacks, 1);
 	ck_assert_uint_eq(m->samples[6].stack, m->samples[0].stack);
 	ck_assert_str_eq(strtab_get(&m->str, m->samples[6].comm), "app");
+	ck_assert_str_eq(strtab_get(&m->str, m->samples[6].cgroup), "/app.service");
+	ck_assert_str_eq(strtab_get(&m->str, m->threads[0].cgroup), "/app.service");
 	ck_assert_uint_eq(profile_get_meta_u64(m, "samples"), 7);
 	ck_assert_uint_eq(m->noffcpu, 2);
 	ck_assert_uint_eq(m->nwakeups, 2);

@@ -182,6 +182,136 @@ START_TEST(test_aggregate_comm)
 }
 END_TEST
 
+#define CONTAINER "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+/*
+ * The synthetic recording with cgroups: process 100's samples in
+ * app.service, 200's in a container, 300's unknown; thread 100's record
+ * says app.service too, for its off-CPU spans.
+ */
+static struct profile *cgroup_profile(void)
+{
+	struct profile *p = synth_profile();
+	uint32_t app = strtab_add(&p->str, "/system.slice/app.service");
+	uint32_t box = strtab_add(&p->str, "/system.slice/docker-" CONTAINER ".scope");
+
+	for (size_t i = 0; i < p->nsamples; i++)
+		p->samples[i].cgroup = p->samples[i].pid == 100	  ? app
+				       : p->samples[i].pid == 200 ? box
+								  : 0;
+	p->threads[0].cgroup = app;
+	return p;
+}
+
+/* --cgroup: a path and what lies below it, never a longer name beside it. */
+START_TEST(test_aggregate_cgroup)
+{
+	struct profile *p = cgroup_profile();
+	struct report_opts o = {.rows = -1};
+	struct sbuf b = SBUF_INIT;
+
+	ck_assert_int_eq(aggregate_parse_cgroups("/system.slice/app.service", &o), 0);
+	ck_assert_uint_eq(selected(p, &o), 80);
+	aggregate_describe(&o, &b);
+	ck_assert_str_eq(b.buf, "--cgroup /system.slice/app.service");
+	aggregate_opts_release(&o);
+	ck_assert_int_eq(aggregate_parse_cgroups("/system.slice", &o), 0);
+	ck_assert_uint_eq(selected(p, &o), 90);
+	aggregate_opts_release(&o);
+	ck_assert_int_eq(aggregate_parse_cgroups("/system.slice/", &o), 0);
+	ck_assert_uint_eq(selected(p, &o), 90);
+	aggregate_opts_release(&o);
+	ck_assert_int_eq(aggregate_parse_cgroups("/system", &o), 0);
+	ck_assert_uint_eq(selected(p, &o), 0);
+	aggregate_opts_release(&o);
+	/* "/" is every known cgroup; process 300's has none. */
+	ck_assert_int_eq(aggregate_parse_cgroups("/", &o), 0);
+	ck_assert_uint_eq(selected(p, &o), 90);
+	aggregate_opts_release(&o);
+	ck_assert_int_eq(aggregate_parse_cgroups("/nothing,/system.slice/app.service", &o), 0);
+	ck_assert_uint_eq(selected(p, &o), 80);
+	aggregate_opts_release(&o);
+	ck_assert_int_eq(aggregate_parse_cgroups("system.slice", &o), -EINVAL);
+	ck_assert_int_eq(aggregate_parse_cgroups("", &o), -EINVAL);
+	ck_assert_int_eq(aggregate_parse_cgroups("/a,,/b", &o), -EINVAL);
+	ck_assert_uint_eq(o.ncgroups, 0);
+	sbuf_release(&b);
+	profile_free(p);
+}
+END_TEST
+
+/*
+ * The cgroup as the root (--sort=cgroup), and as a key of its own
+ * (pprof's labels); an off-CPU span has its thread's cgroup.
+ */
+START_TEST(test_aggregate_cgroup_roots)
+{
+	struct profile *p = cgroup_profile();
+	struct report_opts o = {.rows = -1, .root = REPORT_ROOT_CGROUP};
+	struct pm_offcpu x = {.time = 1000, .duration = 5000, .pid = 100, .tid = 100};
+	struct aggregate *a;
+	size_t apart = 0;
+
+	a = aggregate_new(p, &o, 0);
+	ck_assert_uint_eq(root_count(a, "/system.slice/app.service"), 80);
+	ck_assert_uint_eq(root_count(a, "/system.slice/docker-" CONTAINER ".scope"), 10);
+	ck_assert_uint_eq(root_count(a, "[unknown]"), 10);
+	aggregate_free(a);
+	/* Each stack of S1 .. S8 is in one process: by cgroup, as many groups as without. */
+	o.root = REPORT_ROOT_NONE;
+	a = aggregate_new(p, &o, AGG_BY_CGROUP);
+	for (size_t i = 0; i < a->nstacks; i++)
+		apart += a->stacks[i].cgroup != 0;
+	ck_assert_uint_eq(apart + 1, a->nstacks); /* S7, process 300's, has none */
+	aggregate_free(a);
+
+	x.stack = p->samples[0].stack;
+	x.comm = p->samples[0].comm;
+	profile_add_offcpu(p, &x);
+	o.sample_type = REPORT_OFF_CPU;
+	ck_assert_int_eq(aggregate_parse_cgroups("/system.slice/app.service", &o), 0);
+	ck_assert_uint_eq(selected(p, &o), 0); /* no thread cgroups before aggregate_prepare */
+	aggregate_prepare(&o, p);
+	ck_assert_uint_eq(selected(p, &o), 5000);
+	aggregate_opts_release(&o);
+	profile_free(p);
+}
+END_TEST
+
+/* A cgroup's path: its systemd unit, its container. */
+START_TEST(test_cgroup_names)
+{
+	static const struct {
+		const char *path, *unit, *container;
+	} cases[] = {
+		{"/system.slice/redis-server.service", "redis-server.service", ""},
+		{"/user.slice/user-1000.slice/user@1000.service/app.slice/vte-spawn-1.scope",
+		 "vte-spawn-1.scope", ""},
+		{"/system.slice/docker-" CONTAINER ".scope", "docker-" CONTAINER ".scope",
+		 CONTAINER},
+		{"/kubepods.slice/kubepods-pod1.slice/cri-containerd-" CONTAINER ".scope",
+		 "cri-containerd-" CONTAINER ".scope", CONTAINER},
+		{"/docker/" CONTAINER, "", CONTAINER},
+		{"/kubepods/besteffort/pod5/" CONTAINER, "", CONTAINER},
+		/* 65 digits, a prefix without '-', a ".service" alone: none. */
+		{"/x/0" CONTAINER, "", ""},
+		{"/x/abc" CONTAINER ".scope", "abc" CONTAINER ".scope", ""},
+		{"/.service", "", ""},
+		{"/", "", ""},
+		{"", "", ""},
+	};
+	struct sbuf b = SBUF_INIT;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		report_cgroup_unit(cases[i].path, &b);
+		ck_assert_str_eq(b.buf ? b.buf : "", cases[i].unit);
+		report_cgroup_container(cases[i].path, &b);
+		ck_assert_str_eq(b.buf ? b.buf : "", cases[i].container);
+	}
+	sbuf_release(&b);
+}
+END_TEST
+
 /* Windows are [START, END): a sample at START counts, one at END does not. */
 START_TEST(test_aggregate_time)
 {
@@ -1410,6 +1540,9 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_aggregate_kernel_only);
 	tcase_add_test(tc, test_aggregate_ids);
 	tcase_add_test(tc, test_aggregate_comm);
+	tcase_add_test(tc, test_aggregate_cgroup);
+	tcase_add_test(tc, test_aggregate_cgroup_roots);
+	tcase_add_test(tc, test_cgroup_names);
 	tcase_add_test(tc, test_aggregate_time);
 	tcase_add_test(tc, test_parse_errors);
 	tcase_add_test(tc, test_aggregate_roots);

@@ -118,7 +118,7 @@ expect() {
 expect "--help --version record report symbolize" ""
 expect "report" rep
 expect "--folded --force" report --fo
-expect "comm module pid self symbol tid total" report --sort ""
+expect "cgroup comm module pid self symbol tid total" report --sort ""
 expect "dwarf" record --call-graph = dw
 expect "hybrid" record --call-graph = hy
 expect "cpu-clock cpu-cycles" record -e cpu

@@ -11,6 +11,11 @@
 #               summary counted; spin_hot is the hottest in the merge;
 #   --since and --until (wall-clock times) keep all or none of them when
 #               they lie before or after the recording;
+#   the example unit contrib/perfmini-record.service: its ExecStart line
+#               runs as written but for its output directory, a 1 s
+#               SPEC and -d 2.5, and writes files that merge; where
+#               systemd-analyze is installed, it finds nothing wrong in
+#               the unit but the paths of a perfmini not installed;
 #   usage errors: --switch-max-files alone, a bad SPEC, -o -.
 set -eu
 . "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
@@ -85,6 +90,33 @@ fi
 sed -n "/^ Self%/,\$p" "$tmp/c.top" >&3
 grep -Eq 'spin-pie +spin_hot$' "$tmp/c.top" || fail "report -i DIR: spin_hot is not the hottest"
 say "a command: $n files of 64 KiB, $merged samples as counted"
+
+unit=$top_builddir/contrib/perfmini-record.service
+[ -f "$unit" ] || fail "no $unit: make check builds it"
+exec_line=$(sed -n 's/^ExecStart=//p' "$unit")
+case $exec_line in
+*"/perfmini record -a "*"-o /var/lib/perfmini/perfmini.data") ;;
+*) fail "the unit's ExecStart is not a 'perfmini record -a' into /var/lib/perfmini: $exec_line" ;;
+esac
+mkdir "$tmp/u"
+# The unit's arguments, with the output directory, the SPEC and the length changed.
+u_args=$(echo "${exec_line#*/perfmini }" | sed -e "s|/var/lib/perfmini|$tmp/u|" \
+	-e 's/--switch-output=[^ ]*/--switch-output=1s/')
+u_rc=0
+# shellcheck disable=SC2086 # the unit's words, split as systemd splits them
+run_timeout 60 "$PERFMINI" $u_args -d 2.5 >"$tmp/u.out" 2>&1 || u_rc=$?
+[ "$u_rc" -eq 0 ] || fail "the unit's command exited $u_rc: $(head -n 3 "$tmp/u.out")"
+n=$(find "$tmp/u" -name 'perfmini.data.*' | wc -l)
+[ "$n" -ge 2 ] || fail "the unit's command wrote $n file(s) in 2.5 s"
+[ "$(samples "$tmp/u")" -gt 0 ] || fail "the unit's files hold no samples"
+if command -v systemd-analyze >/dev/null 2>&1; then
+	systemd-analyze verify "$unit" >"$tmp/verify" 2>&1 || :
+	if grep -v -e 'is not executable' -e "Command 'man " "$tmp/verify" | grep -q .; then
+		cat "$tmp/verify" >&3
+		fail "systemd-analyze verify finds fault with the unit"
+	fi
+fi
+say "the example unit: $n files in 2.5 s"
 
 for bad in "--switch-max-files=2" "--switch-output=5x" "--switch-output=10 " \
 	"--switch-output=1s -o -"; do

@@ -107,7 +107,7 @@ static int take_string(struct cursor *c, const char **s)
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |         \
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |          \
 	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER | \
-	 PERF_SAMPLE_STACK_USER)
+	 PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CGROUP)
 
 static int decode_sample(struct cursor *c, const struct decode_layout *l, struct rec_sample *s)
 {
@@ -166,6 +166,8 @@ static int decode_sample(struct cursor *c, const struct decode_layout *l, struct
 				return -EBADMSG;
 		}
 	}
+	if ((st & PERF_SAMPLE_CGROUP) && take_u64(c, &s->cgroup))
+		return -EBADMSG;
 	return 0;
 }
 
@@ -241,6 +243,10 @@ int record_decode(const void *bytes, size_t len, const struct decode_layout *l, 
 		return 0;
 	case PERF_RECORD_LOST_SAMPLES:
 		return take_u64(&c, &out->lost.lost);
+	case PERF_RECORD_CGROUP:
+		if (take_u64(&c, &out->cgroup.id))
+			return -EBADMSG;
+		return take_string(&c, &out->cgroup.path);
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		out->sw.cpu_wide = true;
 		if (take_u32x2(&c, &out->sw.next_prev_pid, &out->sw.next_prev_tid))
@@ -313,19 +319,23 @@ size_t record_trim_stack(const void *bytes, size_t len, const struct rec_sample 
 	uint64_t dyn = s->stack_dyn_size < want ? s->stack_dyn_size : want;
 	/* At least 8: a copy of size 0 has no dyn_size and unwinds nothing. */
 	uint64_t keep = dyn ? (dyn + 7) & ~(uint64_t)7 : 8;
-	size_t prefix;
+	size_t prefix, tail, end;
 
-	/* [u64 size][size bytes][u64 dyn_size] must end the record. */
+	/* [u64 size][size bytes][u64 dyn_size], then at most the fields after it. */
 	if (!s->stack || s->stack < b + sizeof(struct perf_event_header) + 8 ||
-	    s->stack + s->stack_size + 8 != b + len || keep >= s->stack_size) {
+	    s->stack + s->stack_size + 8 > b + len || keep >= s->stack_size) {
 		memcpy(out, bytes, len);
 		return len;
 	}
 	prefix = (size_t)(s->stack - b);
+	end = prefix + (size_t)s->stack_size + 8;
+	tail = len - end;
 	memcpy(o, b, prefix - 8);
 	store_u64(o + prefix - 8, keep);
 	memcpy(o + prefix, s->stack, keep);
 	store_u64(o + prefix + keep, dyn);
-	store_u16(o + offsetof(struct perf_event_header, size), (uint16_t)(prefix + keep + 8));
-	return prefix + keep + 8;
+	memcpy(o + prefix + keep + 8, b + end, tail);
+	store_u16(o + offsetof(struct perf_event_header, size),
+		  (uint16_t)(prefix + keep + 8 + tail));
+	return prefix + keep + 8 + tail;
 }

@@ -48,6 +48,7 @@ struct rec_sample {
 	uint64_t stack_size;	 /* bytes copied */
 	uint64_t stack_dyn_size; /* of which valid */
 	const unsigned char *stack;
+	uint64_t cgroup; /* PERF_SAMPLE_CGROUP: the thread's cgroup (v2) id */
 };
 
 struct rec_mmap2 {
@@ -90,6 +91,12 @@ struct rec_lost {
 	uint64_t id, lost;
 };
 
+/* PERF_RECORD_CGROUP: a cgroup made, its id and path (from the hierarchy's root). */
+struct rec_cgroup {
+	uint64_t id;
+	const char *path; /* NUL-terminated inside the record */
+};
+
 struct record {
 	uint32_t type; /* PERF_RECORD_* */
 	uint16_t misc;
@@ -102,6 +109,7 @@ struct record {
 		struct rec_task task;
 		struct rec_lost lost; /* LOST, and LOST_SAMPLES with id 0 */
 		struct rec_switch sw;
+		struct rec_cgroup cgroup;
 	};
 };
 
@@ -119,9 +127,9 @@ int record_decode(const void *bytes, size_t len, const struct decode_layout *l, 
  * Writes into out (room for len bytes) sample record bytes (len bytes,
  * decoded into s) without the bytes past the valid ones, nor past the
  * first want of them (rounded up to 8, at least 8): the same sample with
- * a shorter copy, in fewer bytes. Returns the length written; the record
- * is copied whole when there is nothing to leave out or the stack copy
- * is not the record's last field.
+ * a shorter copy, in fewer bytes, the fields after the copy kept. Returns
+ * the length written; the record is copied whole when there is nothing
+ * to leave out.
  */
 size_t record_trim_stack(const void *bytes, size_t len, const struct rec_sample *s, uint64_t want,
 			 void *out);

@@ -182,6 +182,12 @@ static int opt_comm(void *opts, const struct cmd_opt *row, const char *arg)
 	return aggregate_parse_comms(arg, &((struct report_cmd *)opts)->o);
 }
 
+static int opt_cgroup(void *opts, const struct cmd_opt *row, const char *arg)
+{
+	(void)row;
+	return aggregate_parse_cgroups(arg, &((struct report_cmd *)opts)->o);
+}
+
 static int opt_time(void *opts, const struct cmd_opt *row, const char *arg)
 {
 	(void)row;
@@ -238,21 +244,22 @@ static const struct cmd_opt options[] = {
 	 .help = "--top: N rows (default 25 on a terminal, all otherwise; 0 for all); "
 		 "--annotate without a FUNCTION: the N hottest functions (default 5)"},
 	{OPT_CALL, "sort", 0, "KEYS", OPT_GIVEN(R, sort_given), .call = opt_sort,
-	 .what = "self, total, or keys among comm, pid, tid, module, symbol",
+	 .what = "self, total, or keys among comm, pid, tid, cgroup, module, symbol",
 	 .complete = COMPLETE_WORDS,
 	 .words = (const struct opt_word[]){{"self", 0},
 					    {"total", 0},
 					    {"comm", 0},
 					    {"pid", 0},
 					    {"tid", 0},
+					    {"cgroup", 0},
 					    {"module", 0},
 					    {"symbol", 0},
 					    {NULL, 0}},
 	 .help = "--top: order by 'self' (default) or 'total' samples; or, as perf report's "
 		 "--sort, a row per distinct combination of KEYS, comma-separated: comm (the "
-		 "thread's name), pid (the process), tid (the thread), module (or dso), symbol "
-		 "(or sym); the default is module,symbol. --folded: comm, pid or tid, the root "
-		 "frame"},
+		 "thread's name), pid (the process), tid (the thread), cgroup (its v2 path), "
+		 "module (or dso), symbol (or sym); the default is module,symbol. --folded: comm, "
+		 "pid, tid or cgroup, the root frame"},
 	FORMAT("folded", "folded stacks, comm;outermost;...;leaf COUNT, for flamegraph.pl and "
 			 "speedscope"),
 	FORMAT("pprof", "gzipped profile.proto for pprof (default output perfmini.pb.gz)"),
@@ -289,6 +296,9 @@ static const struct cmd_opt options[] = {
 	 .what = "a list of thread ids", .complete = COMPLETE_PIDS, .help = "only these threads"},
 	{OPT_CALL, "comm", 0, "NAMES", .call = opt_comm, .what = "a list of names",
 	 .help = "only threads with these names when sampled"},
+	{OPT_CALL, "cgroup", 0, "PATHS", .call = opt_cgroup,
+	 .what = "a list of cgroup paths, each from the root (/system.slice/x.service)",
+	 .help = "only samples in these cgroups (v2 paths, comma-separated) or below them"},
 	{OPT_STRING, "since", 0, "WHEN", OPT_AT(R, since),
 	 .what = "a time: @EPOCH, YYYY-MM-DD HH:MM[:SS] or HH:MM[:SS] (today)",
 	 .help = "only samples from WHEN on, a wall-clock time (@EPOCH seconds, YYYY-MM-DD "
@@ -390,20 +400,27 @@ static int check_sort(struct report_cmd *c)
 {
 	struct report_opts *o = &c->o;
 	unsigned threads = o->row_keys & REPORT_ROW_THREAD;
+	unsigned roots = o->row_keys & (REPORT_ROW_THREAD | REPORT_ROW_CGROUP);
 
 	if (!c->sort_given)
 		return 0;
-	if (c->f->fn == fmt_folded && (!threads || o->row_keys != threads))
-		return usage_error("--sort with --folded takes comm, pid or tid (the root frame)");
+	if (c->f->fn == fmt_folded && (!roots || o->row_keys != roots))
+		return usage_error(
+			"--sort with --folded takes comm, pid, tid or cgroup (the root frame)");
+	if (threads && (o->row_keys & REPORT_ROW_CGROUP))
+		return usage_error("--sort: cgroup and comm, pid or tid cannot be combined");
+	threads = roots;
 	if (c->f->fn != fmt_top && c->f->fn != fmt_folded)
 		return usage_error("--sort applies to --top and --folded, not --%s", c->f->name);
 	if (threads && (c->per_pid || c->per_tid))
-		return usage_error("--sort's comm, pid and tid and --per-%s: give one",
+		return usage_error("--sort's comm, pid, tid and cgroup and --per-%s: give one",
 				   c->per_pid ? "pid" : "tid");
 	if (threads && o->base_input)
-		return usage_error("--sort's comm, pid and tid do not apply to --diff "
+		return usage_error("--sort's comm, pid, tid and cgroup do not apply to --diff "
 				   "(--diff-key=thread keeps threads apart)");
-	if (threads & REPORT_ROW_TID)
+	if (threads & REPORT_ROW_CGROUP)
+		o->root = REPORT_ROOT_CGROUP;
+	else if (threads & REPORT_ROW_TID)
 		o->root = REPORT_ROOT_TID;
 	else if (threads & REPORT_ROW_PID)
 		o->root = REPORT_ROOT_PID;
@@ -622,6 +639,15 @@ static int report(struct report_cmd *c)
 	aggregate_prepare(o, p);
 	report_say_cut(base, o->base_input);
 	if (o->sample_type != REPORT_CPU && !off_cpu_recorded(base, o->base_input)) {
+		if (FREE_AT_EXIT) {
+			profile_free(p);
+			profile_free(base);
+		}
+		return 1;
+	}
+	if ((o->ncgroups || (o->row_keys & REPORT_ROW_CGROUP)) && !profile_get_meta(p, "cgroups")) {
+		error("%s was recorded without cgroups (by an older perfmini): --%s does not apply",
+		      o->input, o->ncgroups ? "cgroup" : "sort=cgroup");
 		if (FREE_AT_EXIT) {
 			profile_free(p);
 			profile_free(base);

@@ -99,6 +99,8 @@ void recorder_write_meta(struct recorder *r)
 	/* Whether each span has its wake-up: sleeping and runnable told apart, wakers known. */
 	if (o->off_cpu)
 		profile_set_meta(p, "wake-ups", r->wakeups ? "yes" : "no");
+	/* Where the samples' cgroups came from: each sample's, or each thread's from /proc. */
+	profile_set_meta(p, "cgroups", r->cgroup_sampled ? "sample" : "proc");
 	if (r->cut_why) {
 		char buf[160];
 

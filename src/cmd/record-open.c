@@ -181,10 +181,14 @@ static int open_targets(struct recorder *r, pid_t *pid)
  * The events' attributes: the sampling event's, the second (off-CPU:
  * context switches) when off_cpu, and the tracking event's.
  */
-static void make_attrs(const struct event_opts *ev, bool off_cpu, struct perf_event_attr *attr,
-		       struct perf_event_attr *attr2, struct perf_event_attr *track)
+static void make_attrs(const struct event_opts *ev, bool off_cpu, bool cgroup,
+		       struct perf_event_attr *attr, struct perf_event_attr *attr2,
+		       struct perf_event_attr *track)
 {
 	event_attr(attr, ev);
+	/* Each sample's cgroup; the tracking event reports the cgroups made. */
+	if (cgroup)
+		attr->sample_type |= PERF_SAMPLE_CGROUP;
 	if (off_cpu) {
 		/* Both events' samples the same, an id telling them apart, a stack always. */
 		attr->sample_type |= PERF_SAMPLE_ID | PERF_SAMPLE_CALLCHAIN;
@@ -209,6 +213,7 @@ static void make_attrs(const struct event_opts *ev, bool off_cpu, struct perf_ev
 	track->sample_period = 0;
 	track->watermark = 1;
 	track->wakeup_watermark = 1;
+	track->cgroup = cgroup;
 	attr->mmap = attr->mmap2 = attr->comm = attr->comm_exec = attr->task = 0;
 }
 
@@ -250,6 +255,27 @@ static void make_wake_attr(struct recorder *r, struct perf_event_attr *attr,
 	r->wakeups = true;
 }
 
+/* The events are open: what the user is told of what they lack. */
+static void opened(struct recorder *r)
+{
+	const struct record_opts *o = r->o;
+
+	if (r->kernel_dropped && !o->quiet)
+		warning("kernel.perf_event_paranoid=2 lets this user sample user code only: kernel "
+			"frames are left out (run as root, or lower the setting to 1, to have "
+			"them)");
+	if (r->ring_reduced && o->pages_given && !o->quiet)
+		warning("ring buffer reduced to %u pages by the locked-memory limit", r->att.pages);
+	if (o->off_cpu && r->wakeups && !r->att.has_wake && r->att.ids_wake.count == 0) {
+		r->wakeups = false;
+		r->wake_err = r->att.wake_err;
+	}
+	if (o->off_cpu && !r->wakeups && !o->quiet)
+		warning("no wake-ups (the sched_waking tracepoint: %s): off-CPU time is recorded "
+			"without its wakers, and sleeping and runnable are not told apart",
+			r->wake_err == -ENOENT ? "not found in tracefs" : strerror(-r->wake_err));
+}
+
 int recorder_open_events(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
@@ -264,10 +290,11 @@ int recorder_open_events(struct recorder *r)
 	ev.disabled = true;
 	if (ev.dwarf_stack)
 		ev.dwarf_regs = unwind_regs_mask();
+	r->cgroup_sampled = true;
 again:
 	/* Woken a quarter of the way: time to drain before the ring is full. */
 	ev.wakeup_bytes = (uint32_t)(pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
-	make_attrs(&ev, o->off_cpu, &attr, &attr2, &track);
+	make_attrs(&ev, o->off_cpu, r->cgroup_sampled, &attr, &attr2, &track);
 	if (o->off_cpu)
 		make_wake_attr(r, &attr, &attr2, &wake);
 	r->layout.sample_type = attr.sample_type;
@@ -291,6 +318,12 @@ again:
 		ret = open_targets(r, &pid);
 		if (ret == 0)
 			break;
+		/* A kernel before 5.7 has no cgroups in samples: read from /proc instead. */
+		if (ret == -EINVAL && r->cgroup_sampled && r->att.failed == ATTACH_OPEN) {
+			attach_release(&r->att);
+			r->cgroup_sampled = false;
+			goto again;
+		}
 		if ((ret == -EACCES || ret == -EPERM) && r->att.failed == ATTACH_OPEN &&
 		    !attr.exclude_kernel && r->paranoid == 2) {
 			attach_release(&r->att);
@@ -311,19 +344,6 @@ again:
 		r->ring_reduced = true;
 		goto again;
 	}
-	if (r->kernel_dropped && !o->quiet)
-		warning("kernel.perf_event_paranoid=2 lets this user sample user code only: kernel "
-			"frames are left out (run as root, or lower the setting to 1, to have "
-			"them)");
-	if (r->ring_reduced && o->pages_given && !o->quiet)
-		warning("ring buffer reduced to %u pages by the locked-memory limit", r->att.pages);
-	if (o->off_cpu && r->wakeups && !r->att.has_wake && r->att.ids_wake.count == 0) {
-		r->wakeups = false;
-		r->wake_err = r->att.wake_err;
-	}
-	if (o->off_cpu && !r->wakeups && !o->quiet)
-		warning("no wake-ups (the sched_waking tracepoint: %s): off-CPU time is recorded "
-			"without its wakers, and sleeping and runnable are not told apart",
-			r->wake_err == -ENOENT ? "not found in tracefs" : strerror(-r->wake_err));
+	opened(r);
 	return 0;
 }

@@ -39,13 +39,35 @@ uint32_t recorder_comm_id(struct recorder *r, struct thread *t)
 }
 
 /*
+ * The string id of the path of t's cgroup, kept in t while its samples
+ * give the same cgroup id; where samples have none, read once from /proc.
+ * A cgroup not found is looked for again at the thread's next sample.
+ */
+uint32_t recorder_cgroup_id(struct recorder *r, struct thread *t, const struct rec_sample *s)
+{
+	const char *path;
+	char buf[4096];
+
+	if (t->cgroup_known && (!r->cgroup_sampled || t->cgroup == s->cgroup))
+		return t->cgroup_path;
+	if (r->cgroup_sampled)
+		path = cgroups_path(&r->cgroups, s->cgroup, s->time);
+	else
+		path = cgroup_of_pid(t->pid, buf, sizeof(buf)) ? buf : NULL;
+	t->cgroup = s->cgroup;
+	t->cgroup_known = path != NULL;
+	t->cgroup_path = path ? strtab_add(&r->prof->str, path) : 0;
+	return t->cgroup_path;
+}
+
+/*
  * A thread that was sampled (or waited, --off-cpu) goes into the file
  * with its last name: at once when it exits, so that threads that come
  * and go take no memory.
  */
 void recorder_write_thread(struct recorder *r, struct thread *t)
 {
-	struct pm_thread out = {t->pid, t->tid, recorder_comm_id(r, t), 0};
+	struct pm_thread out = {t->pid, t->tid, recorder_comm_id(r, t), t->cgroup_path};
 
 	datafile_add_thread(&r->out, &out);
 }
@@ -71,6 +93,7 @@ void recorder_apply_switch(struct recorder *r, const struct rec_sample *s, uint1
 
 	if (s->tid == 0)
 		return; /* the idle task of a whole-system recording */
+	recorder_cgroup_id(r, t, s);
 	offcpu_sample(&r->offcpu, s->pid, s->tid, s->cpu, s->time,
 		      stacker_add_ahead(&r->stk, s, misc, ahead), recorder_comm_id(r, t));
 }

@@ -121,6 +121,7 @@ static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_
 	out.cpu = s->cpu;
 	out.stack = stacker_add_ahead(&r->stk, s, misc, ahead);
 	out.comm = recorder_comm_id(r, t);
+	out.cgroup = recorder_cgroup_id(r, t, s);
 	/* To the file at once: a long recording keeps no samples in memory. */
 	datafile_add_sample(&r->out, &out);
 	profile_count_sample(r->prof, out.stack);
@@ -222,6 +223,9 @@ static void apply(const void *bytes, uint32_t len, void *arg)
 		if (r->o->off_cpu)
 			offcpu_exit(&r->offcpu, rec.task.tid);
 		recorder_thread_exited(r, rec.task.pid, rec.task.tid, record_time(&rec));
+		break;
+	case PERF_RECORD_CGROUP:
+		cgroups_add(&r->cgroups, rec.cgroup.id, rec.cgroup.path);
 		break;
 	case PERF_RECORD_LOST:
 		r->lost += rec.lost.lost;
@@ -478,6 +482,7 @@ static int recorder_init(struct recorder *r, const struct record_opts *o)
 	hmap_init(&r->sampled_pids);
 	hmap_init(&r->pending);
 	offcpu_init(&r->offcpu, o->off_cpu_min_ns, recorder_keep_offcpu, r);
+	cgroups_init(&r->cgroups);
 	return 0;
 }
 
@@ -501,6 +506,7 @@ static void recorder_free(struct recorder *r)
 	stacker_release(&r->stk);
 	unwinder_free(r->unwinder);
 	model_release(&r->model);
+	cgroups_release(&r->cgroups);
 	module_set_release(&r->mods);
 	profile_free(r->prof);
 	free(r->privileged);
@@ -530,6 +536,9 @@ static int record_start(struct recorder *r, const struct record_opts *o)
 			launch_abort(&r->child);
 		return -1;
 	}
+	/* The cgroups made from now on come as records. */
+	if (r->cgroup_sampled)
+		cgroups_walk(&r->cgroups);
 	/*
 	 * A whole-system recording, which always has kernel frames, reads the
 	 * kernel's symbols (/proc/kallsyms: some 50 ms of the kernel's time,

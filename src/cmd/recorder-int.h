@@ -20,6 +20,7 @@
 #include "capture/decode.h"
 #include "capture/launch.h"
 #include "cmd/record.h"
+#include "model/cgroup.h"
 #include "model/offcpu.h"
 #include "model/order.h"
 #include "model/proc.h"
@@ -68,6 +69,13 @@ struct recorder {
 	bool wakeups;
 	unsigned wake_pid_off;
 	int wake_err;
+	/*
+	 * Each sample's cgroup: its id in the sample (PERF_SAMPLE_CGROUP)
+	 * when the kernel has it (cgroup_sampled), else each thread's read
+	 * from /proc when first sampled.
+	 */
+	struct cgroups cgroups;
+	bool cgroup_sampled;
 	/*
 	 * --switch-output: when the data file written now was started, and
 	 * the names of the files written, oldest first (those removed by
@@ -132,6 +140,8 @@ void recorder_add_threads(struct recorder *r);
 bool recorder_note_sampled(struct hmap *h, uint32_t id, uint32_t other);
 /* The string id of t's name, kept in t until the name changes. */
 uint32_t recorder_comm_id(struct recorder *r, struct thread *t);
+/* The string id of the path of t's cgroup as sample s gives it ("" unknown). */
+uint32_t recorder_cgroup_id(struct recorder *r, struct thread *t, const struct rec_sample *s);
 /* Thread t to the file, with its last name. */
 void recorder_write_thread(struct recorder *r, struct thread *t);
 void recorder_add_thread(struct recorder *r, uint32_t pid, uint32_t tid);

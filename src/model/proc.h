@@ -46,9 +46,14 @@ struct thread {
 	/*
 	 * Kept for the model's user (the recorder), never read here: an id
 	 * it gave comm (0: none; the model resets it whenever comm changes),
-	 * and whether the thread was sampled.
+	 * and whether the thread was sampled; the cgroup id it was last seen
+	 * in, and the recorder's id for that cgroup's path (when
+	 * cgroup_known).
 	 */
 	uint32_t comm_id;
+	uint32_t cgroup_path;
+	uint64_t cgroup;
+	bool cgroup_known;
 	bool sampled;
 	bool exited; /* its exit was applied: see model_exit */
 };

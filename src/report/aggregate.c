@@ -5,17 +5,14 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/aggregate.h"
 #include "report/inline-calls.h"
 #include "util/alloc.h"
-#include "util/array.h"
 #include "util/hash.h"
 #include "util/hmap.h"
-#include "util/parse.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
 
@@ -77,13 +74,29 @@ bool aggregate_selects(const struct report_opts *o, const struct profile *p,
 		if (i == o->ncomms)
 			return false;
 	}
+	if (o->ncgroups && !aggregate_cgroup_listed(o, strtab_get(&p->str, s->cgroup)))
+		return false;
 	return true;
+}
+
+bool aggregate_cgroup_listed(const struct report_opts *o, const char *path)
+{
+	for (size_t i = 0; i < o->ncgroups; i++) {
+		const char *want = o->cgroups[i];
+		size_t n = strlen(want);
+
+		/* "/" is every cgroup; "/a" is /a and /a/b, not /ab. */
+		if (strncmp(path, want, n) == 0 &&
+		    (path[n] == '\0' || path[n] == '/' || (n && want[n - 1] == '/')))
+			return true;
+	}
+	return false;
 }
 
 bool aggregate_filtered(const struct report_opts *o)
 {
-	return o->npids || o->ntids || o->ncomms || o->has_start || o->has_end || o->no_kernel ||
-	       o->kernel_only ||
+	return o->npids || o->ntids || o->ncomms || o->ncgroups || o->has_start || o->has_end ||
+	       o->no_kernel || o->kernel_only ||
 	       (o->sample_type != REPORT_CPU && o->offcpu_state != REPORT_STATE_ANY);
 }
 
@@ -116,6 +129,13 @@ void aggregate_describe(const struct report_opts *o, struct sbuf *b)
 		if (i)
 			sbuf_adds(b, ",");
 		sbuf_add_sanitized(b, o->comms[i]);
+	}
+	if (o->ncgroups)
+		add_opt(b, start, "--cgroup ");
+	for (size_t i = 0; i < o->ncgroups; i++) {
+		if (i)
+			sbuf_adds(b, ",");
+		sbuf_add_sanitized(b, o->cgroups[i]);
 	}
 	if (o->has_start || o->has_end) {
 		add_opt(b, start, "--time ");
@@ -289,9 +309,11 @@ static uint32_t root_of(struct builder *b, const struct pm_sample *s)
 	uint32_t off, by;
 	bool added;
 
-	/* A root depends on the comm alone, or on the pid or tid alone, or on nothing. */
+	/* A root depends on the comm or cgroup alone, or on the pid or tid alone, or on nothing. */
 	if (b->o->root == REPORT_ROOT_COMM)
 		by = s->comm;
+	else if (b->o->root == REPORT_ROOT_CGROUP)
+		by = s->cgroup;
 	else if (b->o->root == REPORT_ROOT_NONE)
 		by = 0;
 	else
@@ -302,6 +324,8 @@ static uint32_t root_of(struct builder *b, const struct pm_sample *s)
 	sbuf_reset(&b->name);
 	if (b->o->root == REPORT_ROOT_COMM) {
 		sbuf_adds(&b->name, strtab_get(&p->str, s->comm));
+	} else if (b->o->root == REPORT_ROOT_CGROUP) {
+		sbuf_adds(&b->name, s->cgroup ? strtab_get(&p->str, s->cgroup) : "[unknown]");
 	} else if (b->o->root != REPORT_ROOT_NONE) {
 		uint32_t id = b->o->root == REPORT_ROOT_PID ? s->pid : s->tid;
 		const struct hmap_slot *n = hmap_find(&b->names, id);
@@ -320,12 +344,15 @@ static uint32_t root_of(struct builder *b, const struct pm_sample *s)
 	return (uint32_t)slot->val;
 }
 
-static uint64_t group_hash(uint32_t root, uint32_t canon, const struct pm_sample *s, bool thread)
+static uint64_t group_hash(uint32_t root, uint32_t canon, const struct pm_sample *s, bool thread,
+			   bool cgroup)
 {
 	uint64_t h = hash_u64((uint64_t)root << 32 | canon);
 
 	if (thread)
 		h = hash_u64(h ^ ((uint64_t)s->pid << 32 | s->tid)) ^ hash_u64(s->comm + 1ULL);
+	if (cgroup)
+		h = hash_u64(h ^ s->cgroup);
 	return h;
 }
 
@@ -334,7 +361,7 @@ struct group_key {
 	uint32_t root;
 	const struct canon *c;
 	const struct pm_sample *s;
-	bool thread;
+	bool thread, cgroup;
 };
 
 static bool same_group(uint64_t val, const void *arg)
@@ -344,7 +371,8 @@ static bool same_group(uint64_t val, const void *arg)
 
 	return g->root == k->root && g->off == k->c->off && g->depth == k->c->depth &&
 	       (!k->thread ||
-		(g->pid == k->s->pid && g->tid == k->s->tid && g->comm == k->s->comm));
+		(g->pid == k->s->pid && g->tid == k->s->tid && g->comm == k->s->comm)) &&
+	       (!k->cgroup || g->cgroup == k->s->cgroup);
 }
 
 /*
@@ -354,7 +382,7 @@ static bool same_group(uint64_t val, const void *arg)
 static bool add_weighed(struct builder *b, const struct pm_sample *s, uint64_t count)
 {
 	struct aggregate *a = b->a;
-	bool thread = b->flags & AGG_BY_THREAD;
+	bool thread = b->flags & AGG_BY_THREAD, cgroup = b->flags & AGG_BY_CGROUP;
 	uint32_t canon = canon_stack(b, s->stack), root;
 	const struct canon *c;
 	struct agg_stack *g;
@@ -366,9 +394,9 @@ static bool add_weighed(struct builder *b, const struct pm_sample *s, uint64_t c
 		return false;
 	c = &b->canons[canon];
 	root = root_of(b, s);
-	k = (struct group_key){b, root, c, s, thread};
-	slot = hmap_intern(&b->group_index, group_hash(root, canon, s, thread), same_group, &k,
-			   &added);
+	k = (struct group_key){b, root, c, s, thread, cgroup};
+	slot = hmap_intern(&b->group_index, group_hash(root, canon, s, thread, cgroup), same_group,
+			   &k, &added);
 	if (!added) {
 		g = &a->stacks[slot->val];
 		goto count;
@@ -382,6 +410,7 @@ static bool add_weighed(struct builder *b, const struct pm_sample *s, uint64_t c
 	g->pid = s->pid;
 	g->tid = s->tid;
 	g->comm = s->comm;
+	g->cgroup = s->cgroup;
 	slot->val = a->nstacks++;
 count:
 	g->count += count;
@@ -410,6 +439,16 @@ const struct pm_wakeup *aggregate_offcpu_split(const struct profile *p, const st
 	return w;
 }
 
+/* The cgroup of off-CPU span x: its thread's (aggregate_prepare's maps), 0 when unknown. */
+static uint32_t span_cgroup(const struct report_opts *o, const struct profile *p,
+			    const struct pm_offcpu *x)
+{
+	const struct hmap *m = p == o->base ? o->base_span_cgroups : o->span_cgroups;
+	const struct hmap_slot *s = m ? hmap_find(m, (uint64_t)x->pid << 32 | x->tid) : NULL;
+
+	return s ? (uint32_t)s->val : 0;
+}
+
 bool aggregate_selects_offcpu(const struct report_opts *o, const struct profile *p,
 			      const struct pm_offcpu *x, struct pm_sample *s)
 {
@@ -434,6 +473,7 @@ bool aggregate_selects_offcpu(const struct report_opts *o, const struct profile 
 	s->cpu = x->cpu;
 	s->stack = x->stack;
 	s->comm = x->comm;
+	s->cgroup = span_cgroup(o, p, x);
 	if ((o->offcpu_state == REPORT_STATE_BLOCKED && preempted) ||
 	    (o->offcpu_state == REPORT_STATE_PREEMPTED && !preempted))
 		return false;
@@ -501,182 +541,4 @@ void aggregate_free(struct aggregate *a)
 	free(a->stacks);
 	free(a->frames);
 	free(a);
-}
-
-/* Option parsing. */
-
-/* The comma-separated items of s, each non-empty; NULL for a bad list. */
-static char **split_list(const char *s, size_t *n)
-{
-	char **items = NULL;
-	size_t cap = 0;
-
-	*n = 0;
-	for (;;) {
-		const char *comma = strchr(s, ',');
-		size_t len = comma ? (size_t)(comma - s) : strlen(s);
-
-		if (len == 0) {
-			for (size_t i = 0; i < *n; i++)
-				free(items[i]);
-			free(items);
-			*n = 0;
-			return NULL;
-		}
-		xgrow(&items, &cap, *n + 1, sizeof(*items));
-		items[(*n)++] = xstrndup(s, len);
-		if (!comma)
-			return items;
-		s = comma + 1;
-	}
-}
-
-int aggregate_parse_ids(const char *s, uint32_t **ids, size_t *n)
-{
-	char bad[64];
-
-	/* 0 is the idle task's; a file stores ids as 32-bit numbers. */
-	return parse_id_list(s, 0, UINT32_MAX, ids, n, bad, sizeof(bad));
-}
-
-int aggregate_parse_comms(const char *s, struct report_opts *o)
-{
-	size_t nitems;
-	char **items = split_list(s, &nitems);
-
-	if (!items)
-		return -EINVAL;
-	o->comms = xrealloc(o->comms, (o->ncomms + nitems) * sizeof(*o->comms));
-	memcpy(o->comms + o->ncomms, items, nitems * sizeof(*items));
-	o->ncomms += nitems;
-	free(items);
-	return 0;
-}
-
-/* Seconds as a non-negative decimal number, to nanoseconds. */
-static int parse_seconds(const char *s, size_t len, uint64_t *ns)
-{
-	char buf[64], *end;
-	double v;
-
-	if (len == 0 || len >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	/* strtod takes "inf", "nan" and hex floats: only digits and one dot here. */
-	if (strspn(buf, "0123456789.") != len)
-		return -EINVAL;
-	errno = 0;
-	v = strtod(buf, &end);
-	if (errno || *end || end == buf || !(v >= 0) || v > 1e9)
-		return -EINVAL;
-	*ns = (uint64_t)(v * 1e9 + 0.5);
-	return 0;
-}
-
-int aggregate_parse_time(const char *s, struct report_opts *o)
-{
-	const char *comma = strchr(s, ',');
-	uint64_t start = 0, end = 0;
-	bool has_start, has_end;
-
-	if (!comma || strchr(comma + 1, ','))
-		return -EINVAL;
-	has_start = comma > s;
-	has_end = comma[1] != '\0';
-	if (has_start && parse_seconds(s, (size_t)(comma - s), &start) < 0)
-		return -EINVAL;
-	if (has_end && parse_seconds(comma + 1, strlen(comma + 1), &end) < 0)
-		return -EINVAL;
-	if (has_start && has_end && end < start)
-		return -EINVAL;
-	o->has_start = has_start;
-	o->has_end = has_end;
-	o->start_ns = start;
-	o->end_ns = end;
-	return 0;
-}
-
-void aggregate_prepare(struct report_opts *o, const struct profile *p)
-{
-	/* The one place the --diff key is made: the root and the frames' names. */
-	if (o->base && !(o->diff_key & REPORT_KEY_THREAD))
-		o->root = REPORT_ROOT_NONE;
-	o->names.modules = o->base && (o->diff_key & REPORT_KEY_MODULE);
-	if (o->merge_inline) {
-		o->names.no_inline = true;
-		inline_calls_free(o->inlined);
-		o->inlined = inline_calls_new(p, o->base);
-	}
-}
-
-/* A word of a comma-separated list and the bit it sets. */
-struct key_word {
-	const char *word;
-	unsigned key;
-};
-
-/* The bits of the words of list s, each one of words[0, n), into *keys; 0 or -EINVAL. */
-static int parse_key_list(const char *s, const struct key_word *words, size_t n, unsigned *keys)
-{
-	size_t nitems, i;
-	char **items = split_list(s, &nitems);
-	unsigned got = 0;
-	int ret = 0;
-
-	if (!items)
-		return -EINVAL;
-	for (size_t k = 0; k < nitems; k++) {
-		for (i = 0; i < n && strcmp(items[k], words[i].word); i++)
-			;
-		if (i == n)
-			ret = -EINVAL;
-		else
-			got |= words[i].key;
-		free(items[k]);
-	}
-	free(items);
-	if (ret == 0)
-		*keys = got;
-	return ret;
-}
-
-int aggregate_parse_diff_key(const char *s, struct report_opts *o)
-{
-	static const struct key_word words[] = {{"module", REPORT_KEY_MODULE},
-						{"thread", REPORT_KEY_THREAD}};
-
-	return parse_key_list(s, words, ARRAY_SIZE(words), &o->diff_key);
-}
-
-int aggregate_parse_sort(const char *s, struct report_opts *o)
-{
-	static const struct key_word words[] = {
-		{"comm", REPORT_ROW_COMM},  {"pid", REPORT_ROW_PID},
-		{"tid", REPORT_ROW_TID},    {"module", REPORT_ROW_MODULE},
-		{"dso", REPORT_ROW_MODULE}, {"symbol", REPORT_ROW_SYMBOL},
-		{"sym", REPORT_ROW_SYMBOL}};
-
-	if (!strcmp(s, "self") || !strcmp(s, "total")) {
-		o->sort = !strcmp(s, "self") ? REPORT_SORT_SELF : REPORT_SORT_TOTAL;
-		return 0;
-	}
-	return parse_key_list(s, words, ARRAY_SIZE(words), &o->row_keys);
-}
-
-void aggregate_opts_release(struct report_opts *o)
-{
-	inline_calls_free(o->inlined);
-	o->inlined = NULL;
-	free(o->pids);
-	free(o->tids);
-	for (size_t i = 0; i < o->ncomms; i++)
-		free(o->comms[i]);
-	free(o->comms);
-	free((void *)o->source_dirs);
-	o->source_dirs = NULL;
-	o->nsource_dirs = 0;
-	o->pids = o->tids = NULL;
-	o->comms = NULL;
-	o->npids = o->ntids = o->ncomms = 0;
 }

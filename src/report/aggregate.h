@@ -27,9 +27,9 @@ struct agg_stack {
 	uint32_t off, depth; /* frames[off .. off + depth), leaf first */
 	uint32_t pid, tid;   /* with AGG_BY_THREAD; else those of a sample */
 	uint32_t comm;	     /* with AGG_BY_THREAD: the sample's thread name */
-	uint32_t pad;
-	uint64_t count;	 /* samples */
-	uint64_t period; /* the sum of their periods */
+	uint32_t cgroup;     /* with AGG_BY_CGROUP: its cgroup's path; else a sample's */
+	uint64_t count;	     /* samples */
+	uint64_t period;     /* the sum of their periods */
 };
 
 struct aggregate {
@@ -49,6 +49,8 @@ struct aggregate {
 enum agg_flags {
 	/* Keep samples of different threads (pid, tid, name) apart. */
 	AGG_BY_THREAD = 1 << 0,
+	/* Keep samples of different cgroups apart. */
+	AGG_BY_CGROUP = 1 << 1,
 };
 
 /* Groups the samples of p that o selects. Never fails; free with aggregate_free. */
@@ -97,6 +99,10 @@ void aggregate_describe(const struct report_opts *o, struct sbuf *b);
  */
 int aggregate_parse_ids(const char *s, uint32_t **ids, size_t *n);
 int aggregate_parse_comms(const char *s, struct report_opts *o);
+/*   cgroups: "PATH,PATH", appended to o->cgroups; each a path from the root, "/..." */
+int aggregate_parse_cgroups(const char *s, struct report_opts *o);
+/* Whether cgroup path (a sample's) is one of o->cgroups or lies below one. */
+bool aggregate_cgroup_listed(const struct report_opts *o, const char *path);
 int aggregate_parse_time(const char *s, struct report_opts *o);
 /*
  * diff-key: "module", "thread" or both, comma-separated, into o->diff_key
@@ -105,7 +111,7 @@ int aggregate_parse_time(const char *s, struct report_opts *o);
 int aggregate_parse_diff_key(const char *s, struct report_opts *o);
 /*
  * sort: "self" or "total" (o->sort), or perf report's keys, comma-
- * separated: comm, pid, tid, module (or dso), symbol (or sym), into
+ * separated: comm, pid, tid, cgroup, module (or dso), symbol (or sym), into
  * o->row_keys (enum report_row_key)
  */
 int aggregate_parse_sort(const char *s, struct report_opts *o);

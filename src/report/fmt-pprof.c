@@ -194,6 +194,23 @@ static void add_label(struct pprof *x, const char *key, const char *str, uint64_
 	pb_message(&x->sb, SAMPLE_LABEL, &x->line);
 }
 
+/*
+ * A sample's cgroup path as a label, with the systemd unit and the
+ * container id it names, where it does: what a back end splits by.
+ */
+static void add_cgroup_labels(struct pprof *x, const char *path)
+{
+	if (!*path)
+		return;
+	add_label(x, "cgroup", path, 0);
+	report_cgroup_unit(path, &x->label);
+	if (x->label.len)
+		add_label(x, "unit", x->label.buf, 0);
+	report_cgroup_container(path, &x->label);
+	if (x->label.len)
+		add_label(x, "container_id", x->label.buf, 0);
+}
+
 static void add_value_type(struct pprof *x, struct pb *out, uint32_t field, const char *type,
 			   const char *unit)
 {
@@ -313,6 +330,7 @@ static void encode_samples(struct pprof *x, const struct aggregate *a, const str
 		add_label(x, "pid", NULL, g->pid);
 		add_label(x, "tid", NULL, g->tid);
 		add_label(x, "thread", strtab_get(&p->str, g->comm), 0);
+		add_cgroup_labels(x, strtab_get(&p->str, g->cgroup));
 		if (to)
 			add_label(x, "pprof::base", "true", 0);
 		pb_message(out, PROFILE_SAMPLE, &x->sb);
@@ -407,9 +425,11 @@ static int gzip_write(const unsigned char *buf, size_t len, FILE *out)
 
 int fmt_pprof(const struct profile *p, const struct report_opts *o, FILE *out)
 {
-	struct aggregate *a = aggregate_new(p, o, AGG_BY_THREAD);
-	struct aggregate *base = o->base ? aggregate_new(o->base, o, AGG_BY_THREAD) : NULL;
-	struct pprof x = {.p = p, .o = o, .name = SBUF_INIT, .valid = SBUF_INIT};
+	struct aggregate *a = aggregate_new(p, o, AGG_BY_THREAD | AGG_BY_CGROUP);
+	struct aggregate *base =
+		o->base ? aggregate_new(o->base, o, AGG_BY_THREAD | AGG_BY_CGROUP) : NULL;
+	struct pprof x = {
+		.p = p, .o = o, .name = SBUF_INIT, .valid = SBUF_INIT, .label = SBUF_INIT};
 	struct pb msg = {0};
 	int ret;
 
@@ -435,6 +455,7 @@ int fmt_pprof(const struct profile *p, const struct report_opts *o, FILE *out)
 	pb_release(&x.sb);
 	sbuf_release(&x.name);
 	sbuf_release(&x.valid);
+	sbuf_release(&x.label);
 	free(x.str_order);
 	free(x.loc_of);
 	free(x.root_loc);

@@ -168,6 +168,8 @@ static int run(const struct profile *p, const struct report_opts *o, FILE *out, 
 		sbuf_reset(&comm);
 		if (json) {
 			sbuf_add_json(&comm, strtab_get(&p->str, x->comm));
+			sbuf_adds(&comm, ",\"cgroup\":");
+			sbuf_add_json(&comm, strtab_get(&p->str, x->cgroup));
 			fprintf(out,
 				"{\"time\":%" PRIu64 ".%09" PRIu64 ",\"time_ns\":%" PRIu64
 				",\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"period\":%" PRIu64

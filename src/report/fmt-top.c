@@ -498,6 +498,8 @@ static void print_more(const struct top *t, FILE *out, size_t rows)
 /* The thread column's heading, for the finest of --sort's thread keys. */
 static const char *thread_heading(const struct report_opts *o)
 {
+	if (o->row_keys & REPORT_ROW_CGROUP)
+		return "Cgroup";
 	if (o->row_keys & REPORT_ROW_TID)
 		return "Thread";
 	if (o->row_keys & REPORT_ROW_PID)
@@ -609,7 +611,7 @@ int fmt_top(const struct profile *p, const struct report_opts *o, FILE *out)
 			.keyed_module = o->row_keys ? !!(keys & REPORT_ROW_MODULE)
 						    : !o->base || (o->diff_key & REPORT_KEY_MODULE),
 			.by_thread = (o->base && o->root != REPORT_ROOT_NONE) ||
-				     (keys & REPORT_ROW_THREAD),
+				     (keys & (REPORT_ROW_THREAD | REPORT_ROW_CGROUP)),
 			.b = SBUF_INIT};
 	/* The table's width, 0 for no cutting; the header wraps in any case. */
 	int width = o->columns > 0 ? o->columns : terminal_columns(out);

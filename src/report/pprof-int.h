@@ -113,6 +113,7 @@ struct pprof {
 	struct pb scratch, line, sb;
 	struct sbuf name;
 	struct sbuf valid; /* str_id's scratch */
+	struct sbuf label; /* a label's value, made from a cgroup's path */
 };
 
 /* The string table index of s, added if new; "" is index 0. */

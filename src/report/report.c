@@ -22,6 +22,48 @@ const char *report_base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* Whether s[0, n) ends with suffix. */
+static bool ends_with(const char *s, size_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+
+	return n > k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+void report_cgroup_unit(const char *path, struct sbuf *b)
+{
+	sbuf_reset(b);
+	for (const char *c = path; *c;) {
+		size_t n;
+
+		c += strspn(c, "/");
+		n = strcspn(c, "/");
+		if (ends_with(c, n, ".service") || ends_with(c, n, ".scope")) {
+			sbuf_reset(b);
+			sbuf_addn(b, c, n);
+		}
+		c += n;
+	}
+}
+
+void report_cgroup_container(const char *path, struct sbuf *b)
+{
+	sbuf_reset(b);
+	for (const char *c = path; *c;) {
+		size_t n, id;
+
+		c += strspn(c, "/");
+		n = strcspn(c, "/");
+		id = ends_with(c, n, ".scope") ? n - 6 : n;
+		if (id >= 64 && strspn(c + id - 64, "0123456789abcdef") >= 64 &&
+		    (id == 64 || c[id - 65] == '-')) {
+			sbuf_reset(b);
+			sbuf_addn(b, c + id - 64, 64);
+		}
+		c += n;
+	}
+}
+
 uint64_t report_normalize(uint64_t v, uint64_t to, uint64_t from)
 {
 	long double x;

@@ -63,6 +63,17 @@ void report_unresolved_name(const struct profile *p, uint32_t f, struct sbuf *b)
 /* The base name of a path (the part after the last '/'). */
 const char *report_base_name(const char *path);
 
+/*
+ * What a cgroup's path says of where a sample ran, into b (emptied first;
+ * left empty when the path says nothing): its systemd unit, the deepest
+ * component named *.service or *.scope ("redis-server.service"); its
+ * container's id, the deepest component that is, or ends in "-" then,
+ * 64 hexadecimal digits, less a ".scope" ("docker-ID.scope", "/docker/ID",
+ * "cri-containerd-ID.scope").
+ */
+void report_cgroup_unit(const char *path, struct sbuf *b);
+void report_cgroup_container(const char *path, struct sbuf *b);
+
 /* The width of UTF-8 text in columns: one per code point. */
 size_t report_text_width(const char *s);
 
@@ -91,10 +102,11 @@ uint64_t report_normalize(uint64_t v, uint64_t to, uint64_t from);
 
 /* The root frame of each stack in the formats that draw one. */
 enum report_root {
-	REPORT_ROOT_COMM, /* the thread's name when sampled */
-	REPORT_ROOT_PID,  /* "comm-PID", comm the process's name */
-	REPORT_ROOT_TID,  /* "comm-TID", comm the thread's last name */
-	REPORT_ROOT_NONE, /* none: a --diff whose key leaves the thread out */
+	REPORT_ROOT_COMM,   /* the thread's name when sampled */
+	REPORT_ROOT_PID,    /* "comm-PID", comm the process's name */
+	REPORT_ROOT_TID,    /* "comm-TID", comm the thread's last name */
+	REPORT_ROOT_NONE,   /* none: a --diff whose key leaves the thread out */
+	REPORT_ROOT_CGROUP, /* the cgroup's path (--sort=cgroup), "[unknown]" when none */
 };
 
 /*
@@ -152,6 +164,7 @@ enum report_row_key {
 	REPORT_ROW_TID = 1 << 2,    /* the thread ("comm-TID") */
 	REPORT_ROW_MODULE = 1 << 3, /* the module's base name */
 	REPORT_ROW_SYMBOL = 1 << 4, /* the function */
+	REPORT_ROW_CGROUP = 1 << 5, /* the cgroup's path */
 };
 #define REPORT_ROW_THREAD (REPORT_ROW_COMM | REPORT_ROW_PID | REPORT_ROW_TID)
 
@@ -196,6 +209,8 @@ struct report_opts {
 	size_t ntids;
 	char **comms;
 	size_t ncomms;
+	char **cgroups; /* --cgroup: these paths and those below them */
+	size_t ncgroups;
 	bool has_start, has_end;
 	uint64_t start_ns, end_ns; /* [start, end) from the recording's start */
 	enum report_root root;
@@ -211,6 +226,13 @@ struct report_opts {
 	const struct profile *base;
 	const char *base_input;
 	unsigned diff_key; /* enum report_diff_key */
+
+	/*
+	 * The cgroup of each thread, by pid << 32 | tid, for the off-CPU spans
+	 * (which have theirs from their thread), of the recording reported and
+	 * of base: aggregate_prepare's. Without them spans have none.
+	 */
+	struct hmap *span_cgroups, *base_span_cgroups;
 
 	/*
 	 * --merge-inline: each inlined level counts as the function it is

@@ -53,12 +53,12 @@
 	F(U32, pm_sample, cpu)       \
 	F(U32, pm_sample, stack)     \
 	F(STR, pm_sample, comm)      \
-	F(ZERO, pm_sample, reserved)
+	F(STR, pm_sample, cgroup)
 #define THREAD_FIELDS(F)             \
 	F(U32, pm_thread, pid)       \
 	F(U32, pm_thread, tid)       \
 	F(STR, pm_thread, comm)      \
-	F(ZERO, pm_thread, reserved)
+	F(STR, pm_thread, cgroup)
 #define SEGMENT_FIELDS(F)          \
 	F(U32, pm_segment, module) \
 	F(U32, pm_segment, flags)  \

@@ -181,12 +181,15 @@ void profile_merge(struct profile *dst, const struct profile *src)
 
 		s.stack = stacks[s.stack];
 		s.comm = str_in(dst, src, s.comm);
+		s.cgroup = str_in(dst, src, s.cgroup);
 		profile_add_sample(dst, &s);
 	}
 	merge_offcpu(dst, src, stacks);
-	for (size_t i = 0; i < src->nthreads; i++)
+	for (size_t i = 0; i < src->nthreads; i++) {
 		profile_add_thread(dst, src->threads[i].pid, src->threads[i].tid,
 				   strtab_get(&src->str, src->threads[i].comm));
+		dst->threads[dst->nthreads - 1].cgroup = str_in(dst, src, src->threads[i].cgroup);
+	}
 	free(mods);
 	free(frames);
 	free(stacks);

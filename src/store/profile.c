@@ -292,7 +292,7 @@ void profile_add_thread(struct profile *p, uint32_t pid, uint32_t tid, const cha
 	t->pid = pid;
 	t->tid = tid;
 	t->comm = strtab_add(&p->str, comm);
-	t->pad = 0;
+	t->cgroup = 0;
 }
 
 void profile_add_segment(struct profile *p, const struct pm_segment *s)

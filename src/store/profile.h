@@ -112,8 +112,8 @@ struct pm_sample {
 	uint64_t period;
 	uint32_t pid, tid, cpu;
 	uint32_t stack;
-	uint32_t comm; /* string: the thread's name when sampled */
-	uint32_t pad;
+	uint32_t comm;	 /* string: the thread's name when sampled */
+	uint32_t cgroup; /* string: its cgroup's path ("/system.slice/x.service"), "" unknown */
 };
 
 /* pm_offcpu.flags */
@@ -152,8 +152,8 @@ struct pm_wakeup {
 
 struct pm_thread {
 	uint32_t pid, tid;
-	uint32_t comm; /* string: the last name seen */
-	uint32_t pad;
+	uint32_t comm;	 /* string: the last name seen */
+	uint32_t cgroup; /* string: the cgroup it was last seen in, "" unknown */
 };
 
 struct pm_meta {

@@ -62,7 +62,7 @@ void datafile_add_sample(struct datafile_out *out, const struct pm_sample *smp)
 	put_le32(rec + 24, smp->cpu);
 	put_le32(rec + 28, smp->stack);
 	put_le32(rec + 32, smp->comm);
-	put_le32(rec + 36, 0);
+	put_le32(rec + 36, smp->cgroup);
 	_Static_assert(36 + 4 == DF_SAMPLE_RECORD, "every byte of the record written");
 	if (smp->time > out->last_time)
 		out->last_time = smp->time;
