@@ -474,6 +474,54 @@ START_TEST(test_aggregate_offcpu_state)
 }
 END_TEST
 
+/*
+ * AGG_BY_WAKER: spans of one stack woken by threads of different names
+ * are groups of their own, apart from a preempted span (no waker); without
+ * the flag they are one group.
+ */
+START_TEST(test_aggregate_by_waker)
+{
+	struct profile *p = synth_profile();
+	struct report_opts o = {.rows = -1, .sample_type = REPORT_OFF_CPU};
+	struct pm_offcpu x = {.time = 1000, .duration = 7000, .pid = 100, .tid = 102};
+	const char *wakers[] = {"alpha", "beta", "alpha", NULL};
+	uint64_t by_name[3] = {0};
+	struct aggregate *a;
+
+	x.stack = p->samples[0].stack;
+	x.comm = strtab_add(&p->str, "waiter");
+	for (size_t i = 0; i < ARRAY_SIZE(wakers); i++) {
+		struct pm_wakeup w = {.delay = 1000, .pid = 7, .tid = 8, .stack = x.stack};
+
+		x.flags = wakers[i] ? 0 : PM_OFFCPU_PREEMPTED;
+		profile_add_offcpu(p, &x);
+		if (wakers[i]) {
+			w.comm = strtab_add(&p->str, wakers[i]);
+			w.flags = PM_WAKEUP_SEEN;
+		}
+		profile_add_wakeup(p, &w);
+	}
+	a = aggregate_new(p, &o, 0);
+	ck_assert_uint_eq(a->nstacks, 1);
+	aggregate_free(a);
+	a = aggregate_new(p, &o, AGG_BY_WAKER);
+	ck_assert_uint_eq(a->nstacks, 3);
+	for (size_t i = 0; i < a->nstacks; i++) {
+		const char *name =
+			a->stacks[i].waker ? strtab_get(&p->str, a->stacks[i].waker) : "";
+
+		by_name[strcmp(name, "alpha") == 0  ? 0
+			: strcmp(name, "beta") == 0 ? 1
+						    : 2] += a->stacks[i].count;
+	}
+	ck_assert_uint_eq(by_name[0], 14000);
+	ck_assert_uint_eq(by_name[1], 7000);
+	ck_assert_uint_eq(by_name[2], 7000);
+	aggregate_free(a);
+	profile_free(p);
+}
+END_TEST
+
 /* The row of function name in a top table, NULL if none. */
 static const char *top_row(const char *text, const char *name, const char *module)
 {
@@ -1542,6 +1590,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_aggregate_comm);
 	tcase_add_test(tc, test_aggregate_cgroup);
 	tcase_add_test(tc, test_aggregate_cgroup_roots);
+	tcase_add_test(tc, test_aggregate_by_waker);
 	tcase_add_test(tc, test_cgroup_names);
 	tcase_add_test(tc, test_aggregate_time);
 	tcase_add_test(tc, test_parse_errors);

@@ -14,7 +14,14 @@
 #   runnable            (wake-up or preemption to switch-in) within
 #                       15% + 5 ms of schedstat's run delay;
 #   wall                (CPU periods plus off-CPU time) within 1% of its
-#                       life.
+#                       life;
+#   --pprof             off-CPU samples labelled with their waker's name
+#                       (go tool pprof -tags), 80% of the time or more;
+#   --firefox           the sleeper's sleeps as "Woken by" markers whose
+#                       lengths add up to sleeping (within 15% + 5 ms), the
+#                       waker's stack as their cause, wk_signal_here in it
+#                       for 80% of their time or more; the Firefox
+#                       Profiler's own code (profiler-cli) shows it there.
 set -eu
 . "${srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -67,4 +74,67 @@ within runnable "$(state_ns runnable)" "$delay" 150 5000000
 	fail "report --sample-type=wall exited $?"
 within wall "$(awk '/^Weight:/ { printf "%.0f\n", $2 * 1e6; exit }' "$tmp/wall.txt")" \
 	"$life" 10 0
+sleeping=$(state_ns sleeping)
+
+"$PERFMINI" report -i "$tmp/wk.data" --pprof --sample-type=off-cpu --tid "$tid" \
+	-o "$tmp/wk.pb.gz" 2>&3 || fail "report --pprof exited $?"
+if command -v go >/dev/null 2>&1; then
+	go tool pprof -tags "$tmp/wk.pb.gz" >"$tmp/tags" 2>&3 || fail "go tool pprof -tags failed"
+	sed -n '/^ *waker: /,/^$/p' "$tmp/tags" >&3
+	awk '/^ *waker: / { on = 1; next } on && /^$/ { exit }
+		on && match($0, /\( *[0-9.]+%\)/) {
+			v = substr($0, RSTART + 1, RLENGTH - 3) + 0
+			if (v > best) best = v
+		}
+		END { exit !(best >= 80) }' "$tmp/tags" ||
+		fail "pprof: no waker label on 80% of the sleeper's off-CPU time"
+elif [ "${CI:-}" = true ]; then
+	fail "go is needed in CI (Debian: golang-go)"
+fi
+
+"$PERFMINI" report -i "$tmp/wk.data" --firefox --sample-type=off-cpu --tid "$tid" \
+	-o "$tmp/wk.ff.json" 2>&3 ||
+	fail "report --firefox exited $?"
+python3 - "$tmp/wk.ff.json" "$tid" "$sleeping" >&3 <<'EOS' || fail "--firefox: the wake-up markers are wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+tid, sleeping = int(sys.argv[2]), int(sys.argv[3])
+t = [t for t in d["threads"] if t["tid"] == tid][0]
+m, strs = t["markers"], t["stringArray"]
+names = [strs[i] for i in m["name"]]
+ms = sum(e - s for s, e in zip(m["startTime"], m["endTime"]))
+print("markers:", m["length"], "sleeping by markers %.1f ms, by --off-cpu-state %.1f ms"
+      % (ms, sleeping / 1e6))
+ok = m["length"] > 0 and all(n.startswith("Woken by ") for n in names)
+ok = ok and abs(ms * 1e6 - sleeping) <= 0.15 * sleeping + 5e6
+def funcs(stack):
+    while stack is not None:
+        f = t["frameTable"]["func"][t["stackTable"]["frame"][stack]]
+        yield strs[t["funcTable"]["name"][f]]
+        stack = t["stackTable"]["prefix"][stack]
+# The markers' time whose cause (the waker's stack) goes through wk_signal_here.
+by_fn = sum(e - s for s, e, x in zip(m["startTime"], m["endTime"], m["data"])
+            if x and "cause" in x and "wk_signal_here" in funcs(x["cause"]["stack"]))
+print("marker time woken through wk_signal_here: %.1f ms" % by_fn)
+sys.exit(0 if ok and by_fn >= 0.8 * ms else 1)
+EOS
+
+cli=${PM_NODE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/perfmini/node}/node_modules/@firefox-devtools/profiler-cli/dist/profiler-cli.js
+if [ -f "$cli" ]; then
+	export PROFILER_CLI_SESSION_DIR="$tmp/ff-sessions" PROFILER_CLI_NO_SYMBOLICATE=1
+	mkdir -p "$PROFILER_CLI_SESSION_DIR"
+	pc() { run_timeout 120 node "$cli" "$@" --session wk; }
+	pc load "$tmp/wk.ff.json" >/dev/null 2>&3 || fail "profiler-cli cannot load the file"
+	# The file has the sleeper's thread alone; markers get handles once listed.
+	pc thread select t-0 >/dev/null 2>&3 || fail "profiler-cli: no thread t-0"
+	pc thread markers >"$tmp/markers" 2>&3 || fail "profiler-cli thread markers failed"
+	pc marker stack m-1 >"$tmp/mstack" 2>&3 || fail "profiler-cli marker stack failed"
+	pc stop >/dev/null 2>&1 || :
+	cat "$tmp/mstack" >&3
+	if ! grep -q 'Woken by' "$tmp/mstack" || ! grep -q 'wk_signal_here' "$tmp/mstack"; then
+		fail "the Firefox Profiler shows no wk_signal_here in a wake-up marker's stack"
+	fi
+elif [ "${CI:-}" = true ]; then
+	fail "no profiler-cli at $cli (scripts/deps.sh installs it)"
+fi
 exit 0

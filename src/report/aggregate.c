@@ -345,7 +345,7 @@ static uint32_t root_of(struct builder *b, const struct pm_sample *s)
 }
 
 static uint64_t group_hash(uint32_t root, uint32_t canon, const struct pm_sample *s, bool thread,
-			   bool cgroup)
+			   bool cgroup, uint32_t waker)
 {
 	uint64_t h = hash_u64((uint64_t)root << 32 | canon);
 
@@ -353,7 +353,7 @@ static uint64_t group_hash(uint32_t root, uint32_t canon, const struct pm_sample
 		h = hash_u64(h ^ ((uint64_t)s->pid << 32 | s->tid)) ^ hash_u64(s->comm + 1ULL);
 	if (cgroup)
 		h = hash_u64(h ^ s->cgroup);
-	return h;
+	return waker ? hash_u64(h ^ waker) : h;
 }
 
 struct group_key {
@@ -362,6 +362,7 @@ struct group_key {
 	const struct canon *c;
 	const struct pm_sample *s;
 	bool thread, cgroup;
+	uint32_t waker;
 };
 
 static bool same_group(uint64_t val, const void *arg)
@@ -372,14 +373,16 @@ static bool same_group(uint64_t val, const void *arg)
 	return g->root == k->root && g->off == k->c->off && g->depth == k->c->depth &&
 	       (!k->thread ||
 		(g->pid == k->s->pid && g->tid == k->s->tid && g->comm == k->s->comm)) &&
-	       (!k->cgroup || g->cgroup == k->s->cgroup);
+	       (!k->cgroup || g->cgroup == k->s->cgroup) && g->waker == k->waker;
 }
 
 /*
- * Adds s to its group, weighing count (1 for a sample, else nanoseconds);
- * false when the kernel filters leave it no frame.
+ * Adds s to its group, weighing count (1 for a sample, else nanoseconds),
+ * with the name of its waker (an off-CPU span's, with AGG_BY_WAKER; else
+ * 0); false when the kernel filters leave it no frame.
  */
-static bool add_weighed(struct builder *b, const struct pm_sample *s, uint64_t count)
+static bool add_weighed(struct builder *b, const struct pm_sample *s, uint64_t count,
+			uint32_t waker)
 {
 	struct aggregate *a = b->a;
 	bool thread = b->flags & AGG_BY_THREAD, cgroup = b->flags & AGG_BY_CGROUP;
@@ -394,9 +397,9 @@ static bool add_weighed(struct builder *b, const struct pm_sample *s, uint64_t c
 		return false;
 	c = &b->canons[canon];
 	root = root_of(b, s);
-	k = (struct group_key){b, root, c, s, thread, cgroup};
-	slot = hmap_intern(&b->group_index, group_hash(root, canon, s, thread, cgroup), same_group,
-			   &k, &added);
+	k = (struct group_key){b, root, c, s, thread, cgroup, waker};
+	slot = hmap_intern(&b->group_index, group_hash(root, canon, s, thread, cgroup, waker),
+			   same_group, &k, &added);
 	if (!added) {
 		g = &a->stacks[slot->val];
 		goto count;
@@ -411,6 +414,7 @@ static bool add_weighed(struct builder *b, const struct pm_sample *s, uint64_t c
 	g->tid = s->tid;
 	g->comm = s->comm;
 	g->cgroup = s->cgroup;
+	g->waker = waker;
 	slot->val = a->nstacks++;
 count:
 	g->count += count;
@@ -498,20 +502,20 @@ struct aggregate *aggregate_new(const struct profile *p, const struct report_opt
 	for (size_t i = 0; o->sample_type != REPORT_OFF_CPU && i < p->nsamples; i++)
 		if (aggregate_selects(o, p, &p->samples[i]))
 			add_weighed(&b, &p->samples[i],
-				    o->sample_type == REPORT_WALL ? p->samples[i].period : 1);
+				    o->sample_type == REPORT_WALL ? p->samples[i].period : 1, 0);
 	for (size_t i = 0; o->sample_type != REPORT_CPU && i < p->noffcpu; i++) {
+		uint64_t sleeping, runnable;
+		const struct pm_wakeup *w =
+			aggregate_offcpu_split(p, &p->offcpu[i], &sleeping, &runnable);
 		struct pm_sample s;
 
 		if (!aggregate_selects_offcpu(o, p, &p->offcpu[i], &s))
 			continue;
-		if (add_weighed(&b, &s, s.period)) {
-			uint64_t sleeping, runnable;
-
+		if (add_weighed(&b, &s, s.period, w && (flags & AGG_BY_WAKER) ? w->comm : 0)) {
 			if (p->offcpu[i].flags & PM_OFFCPU_PREEMPTED)
 				a->preempted_ns += s.period;
 			else
 				a->blocked_ns += s.period;
-			aggregate_offcpu_split(p, &p->offcpu[i], &sleeping, &runnable);
 			if (o->offcpu_state != REPORT_STATE_RUNNABLE)
 				a->sleeping_ns += sleeping;
 			if (o->offcpu_state != REPORT_STATE_SLEEPING)

@@ -28,8 +28,10 @@ struct agg_stack {
 	uint32_t pid, tid;   /* with AGG_BY_THREAD; else those of a sample */
 	uint32_t comm;	     /* with AGG_BY_THREAD: the sample's thread name */
 	uint32_t cgroup;     /* with AGG_BY_CGROUP: its cgroup's path; else a sample's */
-	uint64_t count;	     /* samples */
-	uint64_t period;     /* the sum of their periods */
+	uint32_t waker;	     /* with AGG_BY_WAKER: its off-CPU spans' waker's name, 0 none */
+	uint32_t pad;
+	uint64_t count;	 /* samples */
+	uint64_t period; /* the sum of their periods */
 };
 
 struct aggregate {
@@ -51,6 +53,8 @@ enum agg_flags {
 	AGG_BY_THREAD = 1 << 0,
 	/* Keep samples of different cgroups apart. */
 	AGG_BY_CGROUP = 1 << 1,
+	/* Keep off-CPU spans woken by differently named threads apart (and from the rest). */
+	AGG_BY_WAKER = 1 << 2,
 };
 
 /* Groups the samples of p that o selects. Never fails; free with aggregate_free. */

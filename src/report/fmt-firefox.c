@@ -13,7 +13,9 @@
  * columns of one length: stackTable (frame, prefix), frameTable (one row
  * per inlined level of a recorded frame), funcTable (name, file, first
  * line), resourceTable (one per module, pointing into the shared libs),
- * nativeSymbols and markers empty.
+ * nativeSymbols empty. With off-CPU time and wake-ups recorded, each
+ * sleep a wake-up ended is an interval marker, from the switch-out to the
+ * wake-up, named after the waker ("Woken by COMM PID/TID").
  *
  * Invariant: every index points into its table or the thread's
  * stringArray, and a stack's prefix is below its own index.
@@ -25,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/aggregate.h"
 #include "report/report.h"
 #include "report/timeline.h"
 #include "util/alloc.h"
@@ -109,6 +112,9 @@ struct tables {
 	/* resourceTable */
 	struct column r_lib, r_name, r_host, r_type;
 	size_t nresources;
+	/* markers */
+	struct column m_data, m_name, m_start, m_end, m_phase, m_category;
+	size_t nmarkers;
 	struct hmap resource_index; /* module -> resource */
 };
 
@@ -333,7 +339,8 @@ static void tables_reset(struct tables *tb)
 		&tb->f_window,	 &tb->f_line,	     &tb->f_column,    &tb->fn_name,
 		&tb->fn_is_js,	 &tb->fn_relevant,   &tb->fn_resource, &tb->fn_file,
 		&tb->fn_line,	 &tb->fn_column,     &tb->r_lib,       &tb->r_name,
-		&tb->r_host,	 &tb->r_type,
+		&tb->r_host,	 &tb->r_type,	     &tb->m_data,      &tb->m_name,
+		&tb->m_start,	 &tb->m_end,	     &tb->m_phase,     &tb->m_category,
 	};
 	struct hmap *maps[] = {&tb->string_index, &tb->stack_index, &tb->frame_index,
 			       &tb->func_index, &tb->resource_index};
@@ -345,7 +352,7 @@ static void tables_reset(struct tables *tb)
 		hmap_init(maps[i]);
 	}
 	sbuf_reset(&tb->text);
-	tb->nstrings = tb->nstacks = tb->nframes = tb->nfuncs = tb->nresources = 0;
+	tb->nstrings = tb->nstacks = tb->nframes = tb->nfuncs = tb->nresources = tb->nmarkers = 0;
 }
 
 static void tables_release(struct tables *tb)
@@ -357,7 +364,8 @@ static void tables_release(struct tables *tb)
 		&tb->f_window,	 &tb->f_line,	     &tb->f_column,    &tb->fn_name,
 		&tb->fn_is_js,	 &tb->fn_relevant,   &tb->fn_resource, &tb->fn_file,
 		&tb->fn_line,	 &tb->fn_column,     &tb->r_lib,       &tb->r_name,
-		&tb->r_host,	 &tb->r_type,
+		&tb->r_host,	 &tb->r_type,	     &tb->m_data,      &tb->m_name,
+		&tb->m_start,	 &tb->m_end,	     &tb->m_phase,     &tb->m_category,
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cols); i++)
@@ -430,6 +438,43 @@ static void write_tables(struct tables *tb, struct sbuf *out)
 	sbuf_addf(out, "\"length\":%zu},\n", tb->nresources);
 }
 
+/* The marker of the wake-up that ended off-CPU span index, if one was seen. */
+static void add_wake_marker(struct firefox *x, uint32_t index)
+{
+	const struct profile *p = x->p;
+	const struct pm_offcpu *s = &p->offcpu[index];
+	struct tables *tb = &x->tb;
+	uint64_t sleeping, runnable;
+	const struct pm_wakeup *w = aggregate_offcpu_split(p, s, &sleeping, &runnable);
+	uint32_t stack;
+
+	if (!w || (s->flags & PM_OFFCPU_PREEMPTED))
+		return;
+	/* The waker's stack, as the marker's cause: its frames join this thread's tables. */
+	stack = thread_stack(x, w->stack);
+	sbuf_reset(&x->b);
+	sbuf_adds(&x->b, "{\"type\":\"Wakeup\",\"waker\":");
+	sbuf_add_json(&x->b, strtab_get(&p->str, w->comm));
+	sbuf_addf(&x->b, ",\"wakerPid\":%u,\"wakerTid\":%u", w->pid, w->tid);
+	if (stack != PM_NONE) {
+		sbuf_adds(&x->b, ",\"cause\":{\"time\":");
+		add_ms(&x->b, s->time + sleeping);
+		sbuf_addf(&x->b, ",\"stack\":%u}", stack);
+	}
+	sbuf_adds(&x->b, "}");
+	col_raw(&tb->m_data, x->b.buf);
+	sbuf_reset(&x->b);
+	sbuf_addf(&x->b, "Woken by %s %u/%u", strtab_get(&p->str, w->comm), w->pid, w->tid);
+	col_u64(&tb->m_name, string_of(tb, x->b.buf));
+	col_sep(&tb->m_start);
+	add_ms(&tb->m_start.b, s->time);
+	col_sep(&tb->m_end);
+	add_ms(&tb->m_end.b, s->time + sleeping);
+	col_u64(&tb->m_phase, 1); /* an interval */
+	col_u64(&tb->m_category, CAT_OTHER);
+	tb->nmarkers++;
+}
+
 static void write_thread(struct firefox *x, const struct tl_thread *th, struct sbuf *out)
 {
 	const struct profile *p = x->p;
@@ -449,6 +494,8 @@ static void write_thread(struct firefox *x, const struct tl_thread *th, struct s
 			col_sep(&tb->s_weight);
 			add_ms(&tb->s_weight.b, e->weight);
 		}
+		if (e->offcpu)
+			add_wake_marker(x, e->index);
 	}
 	sbuf_adds(out, first ? ",\n{" : "{");
 	sbuf_adds(out, "\"processType\":\"default\",\"processStartupTime\":0,"
@@ -471,8 +518,14 @@ static void write_thread(struct firefox *x, const struct tl_thread *th, struct s
 	}
 	sbuf_addf(out, "\"length\":%zu},\n", th->n);
 
-	sbuf_adds(out, "\"markers\":{\"data\":[],\"name\":[],\"startTime\":[],\"endTime\":[],"
-		       "\"phase\":[],\"category\":[],\"length\":0},\n");
+	sbuf_adds(out, "\"markers\":{");
+	col_put(out, "data", &tb->m_data);
+	col_put(out, "name", &tb->m_name);
+	col_put(out, "startTime", &tb->m_start);
+	col_put(out, "endTime", &tb->m_end);
+	col_put(out, "phase", &tb->m_phase);
+	col_put(out, "category", &tb->m_category);
+	sbuf_addf(out, "\"length\":%zu},\n", tb->nmarkers);
 
 	write_tables(tb, out);
 

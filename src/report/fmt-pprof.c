@@ -331,6 +331,8 @@ static void encode_samples(struct pprof *x, const struct aggregate *a, const str
 		add_label(x, "tid", NULL, g->tid);
 		add_label(x, "thread", strtab_get(&p->str, g->comm), 0);
 		add_cgroup_labels(x, strtab_get(&p->str, g->cgroup));
+		if (g->waker)
+			add_label(x, "waker", strtab_get(&p->str, g->waker), 0);
 		if (to)
 			add_label(x, "pprof::base", "true", 0);
 		pb_message(out, PROFILE_SAMPLE, &x->sb);
@@ -425,9 +427,9 @@ static int gzip_write(const unsigned char *buf, size_t len, FILE *out)
 
 int fmt_pprof(const struct profile *p, const struct report_opts *o, FILE *out)
 {
-	struct aggregate *a = aggregate_new(p, o, AGG_BY_THREAD | AGG_BY_CGROUP);
-	struct aggregate *base =
-		o->base ? aggregate_new(o->base, o, AGG_BY_THREAD | AGG_BY_CGROUP) : NULL;
+	unsigned keys = AGG_BY_THREAD | AGG_BY_CGROUP | AGG_BY_WAKER;
+	struct aggregate *a = aggregate_new(p, o, keys);
+	struct aggregate *base = o->base ? aggregate_new(o->base, o, keys) : NULL;
 	struct pprof x = {
 		.p = p, .o = o, .name = SBUF_INIT, .valid = SBUF_INIT, .label = SBUF_INIT};
 	struct pb msg = {0};
