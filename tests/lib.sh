@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=sh
-# lib.sh - what the tests/run-*.sh scripts share; sourced, never run.
+# lib.sh - what the tests/STAGE/run-*.sh scripts share; sourced, never run.
 #
 # Under 'make check' a test runs with the top build directory as its
 # current directory and with srcdir exported by automake's harness; run by
 # hand, it works the same from the top build directory:
-#	cd BUILDDIR && sh SRCDIR/tests/run-spin-pie.sh
+#	cd BUILDDIR && sh SRCDIR/tests/record/run-spin-pie.sh
 #
 # Environment:
-#	srcdir        the top source directory (default: the script's ../)
+#	srcdir        the top source directory (default: the script's ../..)
 #	top_builddir  the top build directory (default: the current directory)
 #	CI            when "true", a test that would be skipped fails instead
 #
@@ -21,7 +21,7 @@
 exec 3>&2
 
 test_name=$(basename "$0" .sh)
-: "${srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 PERFMINI=$top_builddir/perfmini
 # The Python checkers run from the source tree: no __pycache__ left in it.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * unit-helpers.h - what the Check unit tests (tests/check_*.c) share:
+ * unit-helpers.h - what the Check unit tests (tests/STAGE/check_*.c) share:
  * running a suite, and feeding string input to parsers that take a FILE *.
  */
 #ifndef PERFMINI_UNIT_HELPERS_H

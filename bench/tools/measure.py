@@ -1648,7 +1648,7 @@ class Bench:
               "Python 3.11, built without frame pointers, and `xz -9`), each recorded at 999 Hz "
               "(cpu-clock), one recording after another: twice by `perf record --call-graph "
               "dwarf,65528`, and once by perfmini in each mode: its default (hybrid, 8 KiB stack "
-              "copies), `--call-graph=fp` and `--call-graph=dwarf,65528`. tests/stack-compare.py "
+              "copies), `--call-graph=fp` and `--call-graph=dwarf,65528`. tests/stack/stack-compare.py "
               "compares each with perf's first recording as distributions of the samples' user "
               "stacks (kernel frames dropped, names normalized): *inner3* is the overlap of the "
               "distributions of the innermost three user frames, *whole* that of whole user "

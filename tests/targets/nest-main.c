@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nest-main.c - spends its CPU time in nest_hot(), whose debug
- * information is hostile (tests/dwarf-nest-gen.c).
+ * information is hostile (tests/hostile/dwarf-nest-gen.c).
  *
  * Usage: nest-hot [SECONDS]   (CPU seconds, default 0.5)
  */

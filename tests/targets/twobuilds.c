@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * twobuilds.c - one program for two builds that differ as an -O0 and an
- * -O2 build do (tests/run-diff-builds.sh): tb_hot, the hot function,
+ * -O2 build do (tests/report/run-diff-builds.sh): tb_hot, the hot function,
  * spends about three quarters of its time in tb_step, a static function
  * called from it alone, which -O2 inlines into it and -O0 keeps a
  * function of its own; the rest in its own loop.

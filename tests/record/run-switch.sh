@@ -1,0 +1,128 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# 'record --switch-output' and 'report' of several files:
+#   -a at 99 Hz, a new file every second for 5.5 s, the newest 3 kept:
+#               3 files named OUTPUT.TIMESTAMP, each a complete file
+#               that reads, two at least with samples (the newest may
+#               have begun just before the stop); 'report -i DIR' merges them: its samples are
+#               the sum of theirs, and so with -i given for each file;
+#   a command, a new file at every 64 KiB: two files or more, none cut
+#               short, and merged they hold every sample the recorder's
+#               summary counted; spin_hot is the hottest in the merge;
+#   --since and --until (wall-clock times) keep all or none of them when
+#               they lie before or after the recording;
+#   the example unit contrib/perfmini-record.service: its ExecStart line
+#               runs as written but for its output directory, a 1 s
+#               SPEC and -d 2.5, and writes files that merge; where
+#               systemd-analyze is installed, it finds nothing wrong in
+#               the unit but the paths of a perfmini not installed;
+#   usage errors: --switch-max-files alone, a bad SPEC, -o -.
+set -eu
+. "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+
+need_perf
+# samples FILE...: the samples of 'report --folded' of -i FILE... (or a directory).
+samples() {
+	sm_args=
+	for f in "$@"; do
+		sm_args="$sm_args -i $f"
+	done
+	sm_rc=0
+	# shellcheck disable=SC2086 # one word per option
+	"$PERFMINI" report $sm_args --folded >"$tmp/sm.folded" 2>"$tmp/report.err" || sm_rc=$?
+	[ "$sm_rc" -eq 0 ] || fail "report $* exited $sm_rc: $(cat "$tmp/report.err")"
+	! grep -q 'cut short' "$tmp/report.err" || fail "report $*: $(cat "$tmp/report.err")"
+	awk '{ s += $NF } END { print s + 0 }' "$tmp/sm.folded"
+}
+
+mkdir "$tmp/a"
+rc=0
+run_timeout 60 "$PERFMINI" record -q -o "$tmp/a/sys.data" -a -F 99 --switch-output=1s \
+	--switch-max-files=3 -d 5.5 >"$tmp/a.out" 2>"$tmp/a.err" || rc=$?
+cat "$tmp/a.err" >&3
+if [ "$rc" -ne 0 ] || [ -s "$tmp/a.err" ]; then
+	fail "record -a --switch-output=1s exited $rc"
+fi
+n=$(find "$tmp/a" -name 'sys.data.*' | wc -l)
+[ "$n" -eq 3 ] || fail "-a --switch-max-files=3: $n files: $(ls "$tmp/a")"
+find "$tmp/a" -name 'sys.data.[0-9]*' | grep -Eq 'sys\.data\.[0-9]{17}$' ||
+	fail "files not named OUTPUT.YYYYMMDDhhmmssSSS: $(ls "$tmp/a")"
+sum=0
+with=0
+for f in "$tmp"/a/sys.data.*; do
+	k=$(samples "$f")
+	[ "$k" -eq 0 ] || with=$((with + 1))
+	say "$f: $k samples"
+	sum=$((sum + k))
+done
+# The newest may have begun just before the stop.
+[ "$with" -ge 2 ] || fail "only $with of the 3 files have samples"
+merged=$(samples "$tmp/a")
+[ "$merged" -eq "$sum" ] || fail "report -i DIR: $merged samples, the files hold $sum"
+# shellcheck disable=SC2046 # one file per -i
+each=$(samples $(ls "$tmp"/a/sys.data.*))
+[ "$each" -eq "$sum" ] || fail "report -i F -i G -i H: $each samples, the files hold $sum"
+# --since and --until: wall-clock times, placed by the recording's start.
+window() {
+	"$PERFMINI" report -i "$tmp/a" --folded "$@" 2>&3 | awk '{ s += $NF } END { print s + 0 }'
+}
+later=$(($(date +%s) + 3600))
+[ "$(window --since=@0)" -eq "$sum" ] || fail "--since=@0 left samples out"
+[ "$(window --since=@$later)" -eq 0 ] || fail "--since an hour from now kept samples"
+[ "$(window --until=@$later)" -eq "$sum" ] || fail "--until an hour from now left samples out"
+[ "$(window --until=@0)" -eq 0 ] || fail "--until=@0 kept samples"
+say "-a: 3 files kept, $sum samples, merged alike"
+
+mkdir "$tmp/c"
+rc=0
+run_timeout 60 "$PERFMINI" record -o "$tmp/c/cmd.data" --switch-output=64K -- \
+	"$TARGETS/spin-pie" 2 >"$tmp/c.out" 2>"$tmp/c.err" || rc=$?
+cat "$tmp/c.err" >&3
+[ "$rc" -eq 0 ] || fail "record --switch-output=64K exited $rc"
+n=$(find "$tmp/c" -name 'cmd.data.*' | wc -l)
+[ "$n" -ge 2 ] || fail "--switch-output=64K: $n file(s)"
+counted=$(sed -n 's/^perfmini: \([0-9]*\) samples,.*/\1/p' "$tmp/c.err")
+merged=$(samples "$tmp/c")
+if [ -z "$counted" ] || [ "$merged" -ne "$counted" ]; then
+	fail "--switch-output=64K: the $n files hold $merged samples, the recorder counted $counted"
+fi
+"$PERFMINI" report -i "$tmp/c" -n 1 >"$tmp/c.top" 2>&3 || fail "report -i DIR exited $?"
+sed -n "/^ Self%/,\$p" "$tmp/c.top" >&3
+grep -Eq 'spin-pie +spin_hot$' "$tmp/c.top" || fail "report -i DIR: spin_hot is not the hottest"
+say "a command: $n files of 64 KiB, $merged samples as counted"
+
+unit=$top_builddir/contrib/perfmini-record.service
+[ -f "$unit" ] || fail "no $unit: make check builds it"
+exec_line=$(sed -n 's/^ExecStart=//p' "$unit")
+case $exec_line in
+*"/perfmini record -a "*"-o /var/lib/perfmini/perfmini.data") ;;
+*) fail "the unit's ExecStart is not a 'perfmini record -a' into /var/lib/perfmini: $exec_line" ;;
+esac
+mkdir "$tmp/u"
+# The unit's arguments, with the output directory, the SPEC and the length changed.
+u_args=$(echo "${exec_line#*/perfmini }" | sed -e "s|/var/lib/perfmini|$tmp/u|" \
+	-e 's/--switch-output=[^ ]*/--switch-output=1s/')
+u_rc=0
+# shellcheck disable=SC2086 # the unit's words, split as systemd splits them
+run_timeout 60 "$PERFMINI" $u_args -d 2.5 >"$tmp/u.out" 2>&1 || u_rc=$?
+[ "$u_rc" -eq 0 ] || fail "the unit's command exited $u_rc: $(head -n 3 "$tmp/u.out")"
+n=$(find "$tmp/u" -name 'perfmini.data.*' | wc -l)
+[ "$n" -ge 2 ] || fail "the unit's command wrote $n file(s) in 2.5 s"
+[ "$(samples "$tmp/u")" -gt 0 ] || fail "the unit's files hold no samples"
+if command -v systemd-analyze >/dev/null 2>&1; then
+	systemd-analyze verify "$unit" >"$tmp/verify" 2>&1 || :
+	if grep -v -e 'is not executable' -e "Command 'man " "$tmp/verify" | grep -q .; then
+		cat "$tmp/verify" >&3
+		fail "systemd-analyze verify finds fault with the unit"
+	fi
+fi
+say "the example unit: $n files in 2.5 s"
+
+for bad in "--switch-max-files=2" "--switch-output=5x" "--switch-output=10 " \
+	"--switch-output=1s -o -"; do
+	rc=0
+	# shellcheck disable=SC2086 # the options are split on purpose
+	"$PERFMINI" record $bad -- true >/dev/null 2>"$tmp/bad.err" || rc=$?
+	[ "$rc" -eq 2 ] || fail "record $bad: exit $rc, not 2: $(cat "$tmp/bad.err")"
+done
+exit 0

@@ -1,0 +1,152 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# 'record --off-cpu' with wake-ups (the sched_waking tracepoint), on
+# wakers.c: a sleeper waits on a condition variable that a waker signals
+# from wk_signal_here, a spinner competing for the one CPU all three are
+# pinned to. The sleeper prints the kernel's own counters for itself
+# (schedstat: time on the CPU, time runnable waiting for it) and its life.
+# Of the sleeper's thread:
+#   --wakers --folded   wk_signal_here in the waker's stack (after "--")
+#                       on at least 80% of its sleeping time; --top names
+#                       it too;
+#   sleeping            (switch-out to wake-up) within 15% + 5 ms of its
+#                       life less its time on the CPU and runnable;
+#   runnable            (wake-up or preemption to switch-in) within
+#                       15% + 5 ms of schedstat's run delay;
+#   wall                (CPU periods plus off-CPU time) within 1% of its
+#                       life;
+#   --pprof             off-CPU samples labelled with their waker's name
+#                       (go tool pprof -tags), 80% of the time or more;
+#   --firefox           the sleeper's sleeps as "Woken by" markers whose
+#                       lengths add up to sleeping (within 15% + 5 ms), the
+#                       waker's stack as their cause, wk_signal_here in it
+#                       for 80% of their time or more; the Firefox
+#                       Profiler's own code (profiler-cli) shows it there.
+set -eu
+. "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+
+need_perf
+# At 4,000 Hz: the CPU part of wall is counted by samples, whose noise at
+# 999 Hz (about 10 of the sleeper's 100 ms) is already 1% of its life.
+run_record 120 "$tmp/wk.data" --off-cpu -F 4000 -- "$TARGETS/wakers" 100
+cp "$tmp/record.out" "$tmp/wk.out"
+# shellcheck disable=SC2046 # the line's fields, split on purpose
+set -- $(grep '^sleeper ' "$tmp/wk.out")
+[ $# -eq 5 ] || fail "wakers printed no 'sleeper TID LIFE RUN DELAY' line"
+tid=$2 life=$3 run=$4 delay=$5
+asleep=$((life - run - delay))
+
+rc=0
+"$PERFMINI" report -i "$tmp/wk.data" --wakers --folded --tid "$tid" >"$tmp/wakers.folded" \
+	2>"$tmp/wakers.err" || rc=$?
+cat "$tmp/wakers.err" >&3
+[ "$rc" -eq 0 ] || fail "report --wakers exited $rc (no wake-ups recorded?)"
+awk '{ n = $NF; t += n; if (index($0, ";--;") && index(substr($0, index($0, ";--;")), ";wk_signal_here;")) w += n }
+	END { printf "%d %d\n", w, t }' "$tmp/wakers.folded" >"$tmp/share"
+read -r by_fn all <"$tmp/share"
+say "sleeping ns with wk_signal_here waking: $by_fn of $all"
+if [ "$all" -eq 0 ] || [ $((by_fn * 10)) -lt $((all * 8)) ]; then
+	fail "wk_signal_here wakes the sleeper for $by_fn of its $all sleeping ns, under 80%"
+fi
+"$PERFMINI" report -i "$tmp/wk.data" --wakers --tid "$tid" >"$tmp/wakers.top" 2>&3 ||
+	fail "report --wakers (top) exited $?"
+grep -q 'woken by .*wk_signal_here;waker;' "$tmp/wakers.top" ||
+	fail "report --wakers names no waker through wk_signal_here"
+
+# within WHAT GOT WANT PERMILLE EXTRA_NS
+within() {
+	awk -v got="$2" -v want="$3" -v pm="$4" -v extra="$5" 'BEGIN {
+		d = got - want; if (d < 0) d = -d
+		exit !(d <= want * pm / 1000 + extra) }' ||
+		fail "$1: $(($2 / 1000000)) ms, the kernel's $(($3 / 1000000)) ms"
+	say "$1: $(($2 / 1000000)) ms, the kernel's $(($3 / 1000000)) ms"
+}
+
+# state_ns STATE: the sleeper's off-CPU ns in STATE, from the --top header's Weight line.
+state_ns() {
+	"$PERFMINI" report -i "$tmp/wk.data" --sample-type=off-cpu --off-cpu-state="$1" \
+		--tid "$tid" -n 0 >"$tmp/state.txt" 2>&3 || fail "report --off-cpu-state=$1 exited $?"
+	awk '/^Weight:/ { printf "%.0f\n", $2 * 1e6; exit }' "$tmp/state.txt"
+}
+within sleeping "$(state_ns sleeping)" "$asleep" 150 5000000
+within runnable "$(state_ns runnable)" "$delay" 150 5000000
+"$PERFMINI" report -i "$tmp/wk.data" --sample-type=wall --tid "$tid" -n 0 >"$tmp/wall.txt" 2>&3 ||
+	fail "report --sample-type=wall exited $?"
+within wall "$(awk '/^Weight:/ { printf "%.0f\n", $2 * 1e6; exit }' "$tmp/wall.txt")" \
+	"$life" 10 0
+sleeping=$(state_ns sleeping)
+
+"$PERFMINI" report -i "$tmp/wk.data" --pprof --sample-type=off-cpu --tid "$tid" \
+	-o "$tmp/wk.pb.gz" 2>&3 || fail "report --pprof exited $?"
+if command -v go >/dev/null 2>&1; then
+	go tool pprof -tags "$tmp/wk.pb.gz" >"$tmp/tags" 2>&3 || fail "go tool pprof -tags failed"
+	sed -n '/^ *waker: /,/^$/p' "$tmp/tags" >&3
+	awk '/^ *waker: / { on = 1; next } on && /^$/ { exit }
+		on && match($0, /\( *[0-9.]+%\)/) {
+			v = substr($0, RSTART + 1, RLENGTH - 3) + 0
+			if (v > best) best = v
+		}
+		END { exit !(best >= 80) }' "$tmp/tags" ||
+		fail "pprof: no waker label on 80% of the sleeper's off-CPU time"
+elif [ "${CI:-}" = true ]; then
+	fail "go is needed in CI (Debian: golang-go)"
+fi
+
+"$PERFMINI" report -i "$tmp/wk.data" --firefox --sample-type=off-cpu --tid "$tid" \
+	-o "$tmp/wk.ff.json" 2>&3 ||
+	fail "report --firefox exited $?"
+python3 - "$tmp/wk.ff.json" "$tid" "$sleeping" >&3 <<'EOS' || fail "--firefox: the wake-up markers are wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+tid, sleeping = int(sys.argv[2]), int(sys.argv[3])
+t = [t for t in d["threads"] if t["tid"] == tid][0]
+m, strs = t["markers"], t["stringArray"]
+names = [strs[i] for i in m["name"]]
+ms = sum(e - s for s, e in zip(m["startTime"], m["endTime"]))
+print("markers:", m["length"], "sleeping by markers %.1f ms, by --off-cpu-state %.1f ms"
+      % (ms, sleeping / 1e6))
+ok = m["length"] > 0 and all(n.startswith("Woken by ") for n in names)
+ok = ok and abs(ms * 1e6 - sleeping) <= 0.15 * sleeping + 5e6
+def funcs(stack):
+    while stack is not None:
+        f = t["frameTable"]["func"][t["stackTable"]["frame"][stack]]
+        yield strs[t["funcTable"]["name"][f]]
+        stack = t["stackTable"]["prefix"][stack]
+# The markers' time whose cause (the waker's stack) goes through wk_signal_here.
+by_fn = sum(e - s for s, e, x in zip(m["startTime"], m["endTime"], m["data"])
+            if x and "cause" in x and "wk_signal_here" in funcs(x["cause"]["stack"]))
+print("marker time woken through wk_signal_here: %.1f ms" % by_fn)
+sys.exit(0 if ok and by_fn >= 0.8 * ms else 1)
+EOS
+
+cli=${PM_NODE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/perfmini/node}/node_modules/@firefox-devtools/profiler-cli/dist/profiler-cli.js
+if [ -f "$cli" ]; then
+	export PROFILER_CLI_SESSION_DIR="$tmp/ff-sessions" PROFILER_CLI_NO_SYMBOLICATE=1
+	mkdir -p "$PROFILER_CLI_SESSION_DIR"
+	pc() { run_timeout 120 node "$cli" "$@" --session wk; }
+	# "load" wants its daemon to answer within half a second, which a busy
+	# machine does not always give: the daemon is started as load starts
+	# it, and asked for its status until it answers.
+	node "$cli" --daemon "$tmp/wk.ff.json" --session wk </dev/null >/dev/null 2>&1 &
+	daemon=$!
+	track "$daemon"
+	tries=0
+	until pc status >/dev/null 2>&1; do
+		tries=$((tries + 1))
+		alive "$daemon" || fail "the profiler-cli daemon exited while loading the file"
+		[ "$tries" -lt 480 ] || fail "the profiler-cli daemon did not answer in 120 s"
+		sleep 0.25
+	done
+	# The file has the sleeper's thread alone; markers get handles once listed.
+	pc thread select t-0 >/dev/null 2>&3 || fail "profiler-cli: no thread t-0"
+	pc thread markers >"$tmp/markers" 2>&3 || fail "profiler-cli thread markers failed"
+	pc marker stack m-1 >"$tmp/mstack" 2>&3 || fail "profiler-cli marker stack failed"
+	pc stop >/dev/null 2>&1 || :
+	cat "$tmp/mstack" >&3
+	if ! grep -q 'Woken by' "$tmp/mstack" || ! grep -q 'wk_signal_here' "$tmp/mstack"; then
+		fail "the Firefox Profiler shows no wk_signal_here in a wake-up marker's stack"
+	fi
+elif [ "${CI:-}" = true ]; then
+	fail "no profiler-cli at $cli (scripts/deps.sh installs it)"
+fi
+exit 0
