@@ -82,6 +82,13 @@ static void open_wake(struct attach *a, pid_t tid, int cpu, int ring_fd)
 		close(fd);
 }
 
+void attach_open_wake_wide(struct attach *a)
+{
+	for (size_t i = 0; i < a->nrings && a->has_wake; i++)
+		if (!a->rings[i].tracking)
+			open_wake(a, -1, a->rings[i].cpu, a->rings[i].fd);
+}
+
 bool attach_is_second(const struct attach *a, uint64_t id)
 {
 	/* Inherited events' samples carry their parent's id. */
@@ -246,7 +253,7 @@ int attach_thread(struct attach *a, pid_t tid)
 		ret = open_into_ring(a, &a->attr, tid, cpu, false, &ring_fd);
 		if (ret == 0 && a->has_attr2)
 			ret = open_second(a, tid, cpu, ring_fd);
-		if (ret == 0 && a->has_wake)
+		if (ret == 0 && a->has_wake && !a->wake_wide)
 			open_wake(a, tid, cpu, ring_fd);
 		if (ret == 0 && a->has_track)
 			ret = open_into_ring(a, &a->track, tid, cpu, true, &track_fd);

@@ -66,6 +66,13 @@ struct attach {
 	int wake_err;
 	struct hmap ids_wake;
 	/*
+	 * With wake_wide, the wake-up event is not opened beside each
+	 * target's but once per CPU for every thread (attach_open_wake_wide),
+	 * since it fires in the waker's context: a target woken by another
+	 * process (a server by its clients) has its wake-ups too.
+	 */
+	bool wake_wide;
+	/*
 	 * The tracking event, when has_track: a dummy event beside each of
 	 * attr's that reports the mappings, names and tasks instead of it,
 	 * into rings of its own (track_pages data pages, one per CPU) that
@@ -97,6 +104,12 @@ void attach_add_tracking(struct attach *a, const struct perf_event_attr *track, 
 bool attach_is_second(const struct attach *a, uint64_t id);
 /* Adds the wake-up event of every target and CPU (see struct attach). */
 void attach_add_wake(struct attach *a, const struct perf_event_attr *wake);
+/*
+ * wake_wide: opens the wake-up event on each CPU that has a sampling
+ * ring, for every thread, into that ring; a refusal ends the wake-up
+ * events as in attach_thread.
+ */
+void attach_open_wake_wide(struct attach *a);
 /* Whether id is that of a wake-up event. */
 bool attach_is_wake(const struct attach *a, uint64_t id);
 /* Closes and unmaps everything. */

@@ -253,6 +253,20 @@ static void make_wake_attr(struct recorder *r, struct perf_event_attr *attr,
 	wake->context_switch = 0;
 	r->wake_pid_off = off;
 	r->wakeups = true;
+	/*
+	 * A target's wake-ups come from anywhere: where CPU-wide events are
+	 * allowed (root, or kernel.perf_event_paranoid 0 or less), the event
+	 * is opened once per CPU for every thread; elsewhere beside each
+	 * target, which sees the wake-ups its own threads make. A CPU-wide
+	 * event is no task's: enabled with the others, or at once for a
+	 * command (whose exec enables the rest).
+	 */
+	r->wake_wide = !r->o->system_wide && (geteuid() == 0 || r->paranoid <= 0);
+	if (r->wake_wide) {
+		wake->inherit = 0;
+		wake->enable_on_exec = 0;
+		wake->disabled = r->o->argv == NULL;
+	}
 }
 
 /* The events are open: what the user is told of what they lack. */
@@ -291,6 +305,7 @@ int recorder_open_events(struct recorder *r)
 	if (ev.dwarf_stack)
 		ev.dwarf_regs = unwind_regs_mask();
 	r->cgroup_sampled = true;
+	r->paranoid = (long)read_proc_ulong("/proc/sys/kernel/perf_event_paranoid", 2);
 again:
 	/* Woken a quarter of the way: time to drain before the ring is full. */
 	ev.wakeup_bytes = (uint32_t)(pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
@@ -300,7 +315,6 @@ again:
 	r->layout.sample_type = attr.sample_type;
 	r->layout.regs_user_mask = attr.sample_regs_user;
 	r->layout.sample_id_all = true;
-	r->paranoid = (long)read_proc_ulong("/proc/sys/kernel/perf_event_paranoid", 2);
 	raise_nofile(r);
 	for (;;) {
 		attach_init(&r->att, &attr, pages);
@@ -313,9 +327,12 @@ again:
 			if (r->wakeups) {
 				wake.exclude_kernel = attr.exclude_kernel;
 				attach_add_wake(&r->att, &wake);
+				r->att.wake_wide = r->wake_wide;
 			}
 		}
 		ret = open_targets(r, &pid);
+		if (ret == 0 && r->att.has_wake && r->wake_wide)
+			attach_open_wake_wide(&r->att);
 		if (ret == 0)
 			break;
 		/* A kernel before 5.7 has no cgroups in samples: read from /proc instead. */

@@ -105,16 +105,20 @@ void recorder_apply_switch(struct recorder *r, const struct rec_sample *s, uint1
 void recorder_apply_wake(struct recorder *r, const struct rec_sample *s, uint16_t misc,
 			 const void *ahead)
 {
-	uint32_t stack = stacker_add_ahead(&r->stk, s, misc, ahead), comm;
+	uint32_t stack, comm, woken;
 
 	if (!s->raw || s->raw_size < r->wake_pid_off + 4)
 		return;
+	/* Most wake-ups a CPU-wide event sees are of threads not recorded. */
+	woken = load_u32(s->raw + r->wake_pid_off);
+	if (!offcpu_awaits_wakeup(&r->offcpu, woken))
+		return;
+	stack = stacker_add_ahead(&r->stk, s, misc, ahead);
 	if (s->tid == 0)
 		comm = strtab_add(&r->prof->str, "swapper");
 	else
 		comm = recorder_comm_id(r, model_thread(&r->model, s->pid, s->tid));
-	offcpu_wakeup(&r->offcpu, load_u32(s->raw + r->wake_pid_off), s->time, s->pid, s->tid,
-		      stack, comm);
+	offcpu_wakeup(&r->offcpu, woken, s->time, s->pid, s->tid, stack, comm);
 }
 
 /* A paired off-CPU span goes into the profile. */

@@ -67,6 +67,7 @@ struct recorder {
 	 * gave none (-errno), 0 when it did.
 	 */
 	bool wakeups;
+	bool wake_wide; /* the wake-up event per CPU, for every thread (attach.h) */
 	unsigned wake_pid_off;
 	int wake_err;
 	/*

@@ -148,6 +148,14 @@ void offcpu_wakeup(struct offcpu *o, uint32_t tid, uint64_t time, uint32_t waker
 	o->woken++;
 }
 
+bool offcpu_awaits_wakeup(const struct offcpu *o, uint32_t tid)
+{
+	const struct hmap_slot *slot = hmap_find(&o->open, tid);
+	const struct offcpu_open *op = slot ? hmap_ptr(slot) : NULL;
+
+	return op && op->have_out && !op->s.preempted && !op->s.wake;
+}
+
 void offcpu_switch_in(struct offcpu *o, uint32_t tid, uint64_t time)
 {
 	uint64_t val;

@@ -73,6 +73,8 @@ void offcpu_switch_in(struct offcpu *o, uint32_t tid, uint64_t time);
  */
 void offcpu_wakeup(struct offcpu *o, uint32_t tid, uint64_t time, uint32_t waker_pid,
 		   uint32_t waker_tid, uint32_t waker_stack, uint32_t waker_comm);
+/* Whether tid sleeps, switched out and not woken yet: a wake-up of it would count. */
+bool offcpu_awaits_wakeup(const struct offcpu *o, uint32_t tid);
 /* Thread tid exited: its last switch-out (after the exit record) opens no span. */
 void offcpu_exit(struct offcpu *o, uint32_t tid);
 /* The stop: every open span ends at time. */

@@ -63,11 +63,16 @@ START_TEST(test_wakeup)
 	struct offcpu o;
 
 	offcpu_init(&o, 0, collect, &g);
+	ck_assert(!offcpu_awaits_wakeup(&o, 11));
 	offcpu_wakeup(&o, 11, 900, 20, 21, 8, 4); /* nothing open */
 	offcpu_sample(&o, 10, 11, 1, 1000, 7, 3);
+	ck_assert(!offcpu_awaits_wakeup(&o, 11)); /* its switch-out record still to come */
 	offcpu_switch_out(&o, 10, 11, 1, 1000, false);
+	ck_assert(offcpu_awaits_wakeup(&o, 11));
+	ck_assert(!offcpu_awaits_wakeup(&o, 12));
 	offcpu_wakeup(&o, 11, 999, 20, 21, 8, 4); /* before the switch-out */
 	offcpu_wakeup(&o, 11, 3000, 20, 22, 9, 5);
+	ck_assert(!offcpu_awaits_wakeup(&o, 11));
 	offcpu_wakeup(&o, 11, 3500, 30, 31, 1, 1); /* already woken */
 	offcpu_switch_in(&o, 11, 4000);
 	ck_assert_uint_eq(g.n, 1);
@@ -82,6 +87,7 @@ START_TEST(test_wakeup)
 	/* Preempted: runnable all along, no wake-up of its own. */
 	offcpu_sample(&o, 10, 11, 1, 5000, 7, 3);
 	offcpu_switch_out(&o, 10, 11, 1, 5000, true);
+	ck_assert(!offcpu_awaits_wakeup(&o, 11));
 	offcpu_wakeup(&o, 11, 5500, 20, 21, 8, 4);
 	offcpu_switch_in(&o, 11, 6000);
 	ck_assert_uint_eq(g.n, 2);

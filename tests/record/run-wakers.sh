@@ -21,7 +21,11 @@
 #                       lengths add up to sleeping (within 15% + 5 ms), the
 #                       waker's stack as their cause, wk_signal_here in it
 #                       for 80% of their time or more; the Firefox
-#                       Profiler's own code (profiler-cli) shows it there.
+#                       Profiler's own code (profiler-cli) shows it there;
+#   -p of a cat reading a FIFO that another process (a shell) writes to
+#                       every 20 ms: the writer, which is not recorded, is
+#                       the waker of most of cat's sleep (where CPU-wide
+#                       events are allowed, as for root).
 set -eu
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 
@@ -148,5 +152,26 @@ if [ -f "$cli" ]; then
 	fi
 elif [ "${CI:-}" = true ]; then
 	fail "no profiler-cli at $cli (scripts/deps.sh installs it)"
+fi
+if [ "$(id -u)" -eq 0 ]; then
+	mkfifo "$tmp/fifo"
+	cat "$tmp/fifo" >/dev/null &
+	cat_pid=$!
+	track "$cat_pid"
+	sh -c 'while :; do echo x; sleep 0.02; done' >"$tmp/fifo" &
+	writer=$!
+	track "$writer"
+	run_record 60 "$tmp/fifo.data" --off-cpu -p "$cat_pid" -d 1.5
+	kill "$writer" "$cat_pid" 2>/dev/null || :
+	"$PERFMINI" report -i "$tmp/fifo.data" --wakers --folded >"$tmp/fifo.folded" 2>&3 ||
+		fail "report --wakers of -p exited $?"
+	# The waker's name ends each line, before the nanoseconds.
+	awk '{ t += $NF; n = split($1, f, ";"); if (f[n] == "sh" || f[n] == "sleep") w += $NF }
+		END { printf "%d %d\n", w, t }' "$tmp/fifo.folded" >"$tmp/share"
+	read -r by_sh all <"$tmp/share"
+	say "-p cat: sleeping ns woken by the shell that writes: $by_sh of $all"
+	if [ "$all" -eq 0 ] || [ $((by_sh * 10)) -lt $((all * 8)) ]; then
+		fail "-p cat: the writing shell (not recorded) wakes $by_sh of $all sleeping ns, under 80%"
+	fi
 fi
 exit 0
