@@ -40,8 +40,10 @@ uint32_t recorder_comm_id(struct recorder *r, struct thread *t)
 
 /*
  * The string id of the path of t's cgroup, kept in t while its samples
- * give the same cgroup id; where samples have none, read once from /proc.
- * A cgroup not found is looked for again at the thread's next sample.
+ * give the same cgroup id: a cgroup id not found is looked for again at
+ * the thread's next sample (cgroups_path walks at most once a second).
+ * Where samples have none, the path is read once from /proc, found or
+ * not: a process already gone is not read again at each sample.
  */
 uint32_t recorder_cgroup_id(struct recorder *r, struct thread *t, const struct rec_sample *s)
 {
@@ -55,7 +57,7 @@ uint32_t recorder_cgroup_id(struct recorder *r, struct thread *t, const struct r
 	else
 		path = cgroup_of_pid(t->pid, buf, sizeof(buf)) ? buf : NULL;
 	t->cgroup = s->cgroup;
-	t->cgroup_known = path != NULL;
+	t->cgroup_known = path != NULL || !r->cgroup_sampled;
 	t->cgroup_path = path ? strtab_add(&r->prof->str, path) : 0;
 	return t->cgroup_path;
 }
