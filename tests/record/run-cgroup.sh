@@ -10,7 +10,8 @@
 #   --cgroup=PATH           each program alone in its cgroup's samples
 #                           (95% or more), spin_hot and tb_step_[i] on top;
 #   --folded --sort=cgroup  the cgroup's path as each stack's root frame;
-#   --json                  each spin-pie sample's cgroup;
+#   --json                  each sample of that spin-pie (by its pid) in
+#                           its cgroup;
 #   --pprof                 a "cgroup" label on the samples (go tool pprof
 #                           -tags reads it);
 #   usage errors: a relative path, cgroup with a thread key: exit 2.
@@ -30,7 +31,8 @@ mkdir "$mnt/$a" || skip "cannot make a cgroup under $mnt"
 trap 'rmdir "$mnt/$a" "$mnt/$b" 2>/dev/null || :; cleanup' EXIT
 
 cat >"$tmp/two.sh" <<EOF
-sh -c 'echo \$\$ >"\$1/cgroup.procs" && exec "\$2" 1' x "$mnt/$a" "$TARGETS/spin-pie" &
+sh -c 'echo \$\$ >"\$1/cgroup.procs" && echo \$\$ >"\$3" && exec "\$2" 1' x "$mnt/$a" \
+	"$TARGETS/spin-pie" "$tmp/a.pid" &
 mkdir "$mnt/$b"
 sh -c 'echo \$\$ >"\$1/cgroup.procs" && exec "\$2" 1' x "$mnt/$b" "$TARGETS/twobuilds-O2" &
 wait
@@ -101,13 +103,17 @@ if echo "$roots" | grep -Evq '^(/.*|\[unknown\])$'; then
 fi
 
 report --json
-python3 - "$tmp/out" "/$a" <<'EOF' >&3 || fail "--json: spin-pie's samples are not all in /$a"
+# This spin-pie's samples, by its pid (other tests may run spin-pie meanwhile, which
+# -a sees) and its name (the shell it was, before it moved into the cgroup, is not).
+python3 - "$tmp/out" "/$a" "$(cat "$tmp/a.pid")" <<'EOF' >&3 ||
 import json, sys
-spin = [o for o in map(json.loads, open(sys.argv[1])) if o["comm"] == "spin-pie"]
+pid = int(sys.argv[3])
+spin = [o for o in map(json.loads, open(sys.argv[1])) if o["pid"] == pid and o["comm"] == "spin-pie"]
 bad = [o["cgroup"] for o in spin if o["cgroup"] != sys.argv[2]]
-print("spin-pie samples:", len(spin), "outside", sys.argv[2], ":", len(bad), bad[:3])
+print("spin-pie", pid, "samples:", len(spin), "outside", sys.argv[2], ":", len(bad), bad[:3])
 sys.exit(0 if len(spin) > 100 and not bad else 1)
 EOF
+	fail "--json: spin-pie's samples are not all in /$a"
 
 if command -v go >/dev/null 2>&1; then
 	report --pprof -o "$tmp/cg.pb.gz"
