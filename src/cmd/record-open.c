@@ -254,19 +254,17 @@ static void make_wake_attr(struct recorder *r, struct perf_event_attr *attr,
 	r->wake_pid_off = off;
 	r->wakeups = true;
 	/*
-	 * A target's wake-ups come from anywhere: where CPU-wide events are
-	 * allowed (root, or kernel.perf_event_paranoid 0 or less), the event
-	 * is opened once per CPU for every thread; elsewhere beside each
-	 * target, which sees the wake-ups its own threads make. A CPU-wide
-	 * event is no task's: enabled with the others, or at once for a
-	 * command (whose exec enables the rest).
+	 * An attached process's wake-ups come from anywhere (a server's from
+	 * its clients): where CPU-wide events are allowed (root, or
+	 * kernel.perf_event_paranoid 0 or less), the event is opened once per
+	 * CPU for every thread, enabled with the others. A command's is
+	 * opened beside its threads, which see the wake-ups they make: a
+	 * CPU-wide event samples every wake-up of the machine with its
+	 * stack, and on a busy machine loses some of the command's own.
 	 */
-	r->wake_wide = !r->o->system_wide && (geteuid() == 0 || r->paranoid <= 0);
-	if (r->wake_wide) {
+	r->wake_wide = !r->o->system_wide && !r->o->argv && (geteuid() == 0 || r->paranoid <= 0);
+	if (r->wake_wide)
 		wake->inherit = 0;
-		wake->enable_on_exec = 0;
-		wake->disabled = r->o->argv == NULL;
-	}
 }
 
 /* The events are open: what the user is told of what they lack. */
