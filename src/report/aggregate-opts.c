@@ -19,6 +19,22 @@
 
 /* Option parsing. */
 
+static void free_items(char **items, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(items[i]);
+	free(items);
+}
+
+/* Moves the n items (malloc'd, as split_list gives them) to the end of *list. */
+static void append_items(char ***list, size_t *len, char **items, size_t n)
+{
+	*list = xrealloc(*list, (*len + n) * sizeof(**list));
+	memcpy(*list + *len, items, n * sizeof(*items));
+	*len += n;
+	free(items);
+}
+
 /* The comma-separated items of s, each non-empty; NULL for a bad list. */
 static char **split_list(const char *s, size_t *n)
 {
@@ -31,9 +47,7 @@ static char **split_list(const char *s, size_t *n)
 		size_t len = comma ? (size_t)(comma - s) : strlen(s);
 
 		if (len == 0) {
-			for (size_t i = 0; i < *n; i++)
-				free(items[i]);
-			free(items);
+			free_items(items, *n);
 			*n = 0;
 			return NULL;
 		}
@@ -62,15 +76,10 @@ int aggregate_parse_cgroups(const char *s, struct report_opts *o)
 		return -EINVAL;
 	for (size_t i = 0; i < nitems; i++)
 		if (items[i][0] != '/') {
-			for (size_t k = 0; k < nitems; k++)
-				free(items[k]);
-			free(items);
+			free_items(items, nitems);
 			return -EINVAL;
 		}
-	o->cgroups = xrealloc(o->cgroups, (o->ncgroups + nitems) * sizeof(*o->cgroups));
-	memcpy(o->cgroups + o->ncgroups, items, nitems * sizeof(*items));
-	o->ncgroups += nitems;
-	free(items);
+	append_items(&o->cgroups, &o->ncgroups, items, nitems);
 	return 0;
 }
 
@@ -81,10 +90,7 @@ int aggregate_parse_comms(const char *s, struct report_opts *o)
 
 	if (!items)
 		return -EINVAL;
-	o->comms = xrealloc(o->comms, (o->ncomms + nitems) * sizeof(*o->comms));
-	memcpy(o->comms + o->ncomms, items, nitems * sizeof(*items));
-	o->ncomms += nitems;
-	free(items);
+	append_items(&o->comms, &o->ncomms, items, nitems);
 	return 0;
 }
 
