@@ -130,25 +130,44 @@ if [ -f "$cli" ]; then
 	pc() { run_timeout 120 node "$cli" "$@" --session wk; }
 	# "load" wants its daemon to answer within half a second, which a busy
 	# machine does not always give: the daemon is started as load starts
-	# it, and asked for its status until it answers.
+	# it, and asked for its status until it answers. A client that finds
+	# no whole session file removes the session, so none is asked before
+	# the daemon has written its file (last, once it listens).
 	node "$cli" --daemon "$tmp/wk.ff.json" --session wk </dev/null >/dev/null 2>&1 &
 	daemon=$!
 	track "$daemon"
 	tries=0
-	until pc status >/dev/null 2>&1; do
+	until grep -q '^}' "$PROFILER_CLI_SESSION_DIR/wk.json" 2>/dev/null && pc status >/dev/null 2>&1; do
 		tries=$((tries + 1))
 		alive "$daemon" || fail "the profiler-cli daemon exited while loading the file"
-		[ "$tries" -lt 480 ] || fail "the profiler-cli daemon did not answer in 120 s"
+		if [ "$tries" -ge 480 ]; then
+			pc status >&3 2>&1 || :
+			tail -n 20 "$PROFILER_CLI_SESSION_DIR/wk.log" >&3 2>&1 || :
+			ls -la "$PROFILER_CLI_SESSION_DIR" >&3 2>&1 || :
+			fail "the profiler-cli daemon did not answer in 120 s"
+		fi
 		sleep 0.25
 	done
-	# The file has the sleeper's thread alone; markers get handles once listed.
+	# The file has the sleeper's thread alone; markers get handles once
+	# listed, the longest first. Of the three longest, two at least show
+	# wk_signal_here in their cause (a waker's stack copy cut short by a
+	# busy machine may lose it on one).
 	pc thread select t-0 >/dev/null 2>&3 || fail "profiler-cli: no thread t-0"
 	pc thread markers >"$tmp/markers" 2>&3 || fail "profiler-cli thread markers failed"
-	pc marker stack m-1 >"$tmp/mstack" 2>&3 || fail "profiler-cli marker stack failed"
+	shown=0
+	for m in m-1 m-2 m-3; do
+		pc marker stack "$m" >"$tmp/mstack" 2>&3 || fail "profiler-cli marker stack $m failed"
+		if grep -q 'Woken by' "$tmp/mstack" && grep -q 'wk_signal_here' "$tmp/mstack"; then
+			shown=$((shown + 1))
+		else
+			cat "$tmp/mstack" >&3
+		fi
+	done
 	pc stop >/dev/null 2>&1 || :
-	cat "$tmp/mstack" >&3
-	if ! grep -q 'Woken by' "$tmp/mstack" || ! grep -q 'wk_signal_here' "$tmp/mstack"; then
-		fail "the Firefox Profiler shows no wk_signal_here in a wake-up marker's stack"
+	say "wk_signal_here in the cause of $shown of the 3 longest markers"
+	if [ "$shown" -lt 2 ]; then
+		head -n 20 "$tmp/markers" >&3
+		fail "the Firefox Profiler shows no wk_signal_here in the longest wake-up markers' stacks"
 	fi
 elif [ "${CI:-}" = true ]; then
 	fail "no profiler-cli at $cli (scripts/deps.sh installs it)"

@@ -47,10 +47,16 @@ def main():
                                   env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL, start_new_session=True)
         deadline = time.monotonic() + 120
+        meta = os.path.join(sessions, session + ".json")
         while True:
             try:
+                # A client that finds no whole session file removes the
+                # session: none is asked before the daemon has written it
+                # (the last thing it does once it listens).
+                with open(meta) as f:
+                    json.load(f)
                 return pq("status", "--json")
-            except RuntimeError:
+            except (RuntimeError, OSError, ValueError):
                 if daemon.poll() is not None:
                     raise RuntimeError("the profiler-cli daemon exited %d while loading %s"
                                        % (daemon.returncode, path))
