@@ -12,40 +12,63 @@
 #include "util/array.h"
 #include "util/pages.h"
 
-/* pagemap entry bits: the page is resident; it is a file's page (not a private copy). */
+/*
+ * pagemap entry bits: the page is resident; it is swapped out; it is a
+ * file's page (not a private copy).
+ */
 #define PM_PRESENT (1ULL << 63)
+#define PM_SWAP	   (1ULL << 62)
 #define PM_FILE	   (1ULL << 61)
+
+/*
+ * Gives back [from, to) whole: one call, so one flush of the other CPUs'
+ * TLBs, however many runs of resident pages it holds.
+ */
+static void give(uintptr_t from, uintptr_t to)
+{
+	if (from < to)
+		madvise((void *)from, to - from, MADV_DONTNEED);
+}
 
 long pages_give_back(int pagemap, uintptr_t start, uintptr_t end)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t from = 0, to = 0; /* the span to give back: file pages and holes */
 	uint64_t e[512];
 	long given = 0;
 
+	/*
+	 * A span runs from a resident file page to the last one before a
+	 * private copy (resident or swapped out), which ends it: the pages
+	 * not resident between are nothing to give and cost nothing to name.
+	 */
 	for (uintptr_t a = start; a < end;) {
 		size_t want = (end - a) / page < ARRAY_SIZE(e) ? (end - a) / page : ARRAY_SIZE(e);
 		ssize_t got = pread(pagemap, e, want * sizeof(*e), (off_t)(a / page * sizeof(*e)));
 		size_t n;
-		uintptr_t run = 0; /* start of a run of pages to give back, or 0 */
 
-		if (got < 0)
-			return given ? given : -errno;
-		if (got == 0 || got % sizeof(*e))
-			return given ? given : -EIO;
+		if (got <= 0 || got % sizeof(*e)) {
+			int err = got < 0 ? errno : EIO;
+
+			give(from, to);
+			return given ? given : -err;
+		}
 		n = (size_t)got / sizeof(*e);
-		for (size_t i = 0; i <= n; i++) {
-			bool give =
-				i < n && (e[i] & (PM_PRESENT | PM_FILE)) == (PM_PRESENT | PM_FILE);
+		for (size_t i = 0; i < n; i++) {
+			uintptr_t pg = a + i * page;
 
-			if (give && !run) {
-				run = a + i * page;
-			} else if (!give && run) {
-				if (madvise((void *)run, a + i * page - run, MADV_DONTNEED) == 0)
-					given += (long)((a + i * page - run) / page);
-				run = 0;
+			if ((e[i] & (PM_PRESENT | PM_FILE)) == (PM_PRESENT | PM_FILE)) {
+				if (!from)
+					from = pg;
+				to = pg + page;
+				given++;
+			} else if (e[i] & (PM_PRESENT | PM_SWAP)) {
+				give(from, to);
+				from = to = 0;
 			}
 		}
 		a += n * page;
 	}
+	give(from, to);
 	return given;
 }

@@ -327,7 +327,8 @@ static bool resident(int pagemap, const void *p)
  * A file of 8 pages, mapped privately and writable (as libelf maps the
  * files libdw reads): all read, page 2 written to. The other read pages
  * are given back (no longer resident) and read the file's bytes again;
- * page 2 keeps what was written there.
+ * page 2 keeps what was written there. Pages not resident between
+ * read ones do not split what is given back.
  */
 START_TEST(test_give_back)
 {
@@ -364,6 +365,20 @@ START_TEST(test_give_back)
 	ck_assert_uint_eq(m[2 * page + 5], 0xee);
 	/* Nothing resident: nothing to give. */
 	ck_assert_int_eq(pages_give_back(pagemap, (uintptr_t)m, (uintptr_t)(m + page * 2)), 0);
+	/*
+	 * All read (a fault maps its neighbours too), then pages 1 and 3
+	 * dropped: given back across those holes, the span stopping at page
+	 * 2 (written), pages 0 and 4-7 are five.
+	 */
+	for (long i = 0; i < 8; i++)
+		sum += m[i * page];
+	ck_assert_int_eq(madvise(m + page, (size_t)page, MADV_DONTNEED), 0);
+	ck_assert_int_eq(madvise(m + 3 * page, (size_t)page, MADV_DONTNEED), 0);
+	ck_assert_int_eq(pages_give_back(pagemap, (uintptr_t)m, (uintptr_t)(m + page * 8)), 5);
+	for (long i = 0; i < 8; i++)
+		ck_assert_msg(resident(pagemap, m + i * page) == (i == 2), "page %ld", i);
+	ck_assert_uint_eq(m[2 * page + 5], 0xee);
+	ck_assert_uint_eq(m[7 * page], 8);
 	munmap(m, (size_t)page * 8);
 	close(pagemap);
 	close(fd);
