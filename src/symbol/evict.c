@@ -29,7 +29,8 @@ void symbolizer_trim(struct symbolizer *z)
 	for (size_t i = 0; i < z->nfiles; i++)
 		if (z->files[i])
 			srcline_trim(z->files[i], held > z->lines_budget);
-	symbolizer_give_back(z);
+	if (symbolizer_give_back_due(z))
+		symbolizer_give_back(z);
 }
 
 /* Frees what f read to name frames, keeping what the profile's module table takes. */

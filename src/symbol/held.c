@@ -67,6 +67,31 @@ void symfile_remember_map(struct symfile *f, Elf *e)
 	symfile_remember_region(f, raw, n);
 }
 
+/* The pages of files (and shared memory) resident in this process; 0 when unknown. */
+static uint64_t file_pages(struct symbolizer *z)
+{
+	char buf[128];
+	unsigned long long size, rss, shared;
+	ssize_t n;
+
+	if (z->statm == -1 && (z->statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)) < 0)
+		z->statm = -2;
+	if (z->statm < 0 || (n = pread(z->statm, buf, sizeof(buf) - 1, 0)) <= 0)
+		return 0;
+	buf[n] = '\0';
+	return sscanf(buf, "%llu %llu %llu", &size, &rss, &shared) == 3 ? shared : 0;
+}
+
+bool symbolizer_give_back_due(struct symbolizer *z)
+{
+	uint64_t now;
+
+	if (!z->give_back_bytes)
+		return true;
+	now = file_pages(z);
+	return !now || now >= z->file_pages + z->give_back_bytes / (size_t)sysconf(_SC_PAGESIZE);
+}
+
 void symbolizer_give_back(struct symbolizer *z)
 {
 	if (z->pagemap == -1 && (z->pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)) < 0)
@@ -83,6 +108,8 @@ void symbolizer_give_back(struct symbolizer *z)
 			pages_give_back(z->pagemap, f->rmaps[k].start, f->rmaps[k].end);
 		f->touched = false;
 	}
+	if (z->give_back_bytes)
+		z->file_pages = file_pages(z);
 }
 
 /* Ends f's Dwfl, and with it the mappings remembered. */

@@ -47,8 +47,10 @@ static const struct ration_params namer_ration = {
 	.charge_ns = 1000000ULL,
 	.wait_look_ns = 1000000000ULL,
 };
-/* The pages of the files read are given back every this many frames (symbolizer_trim). */
+/* The pages of the files read are looked at every this many frames (symbolizer_trim). */
 #define TRIM_JOBS 64
+/* ... and given back once this many more bytes of files are resident (symbolizer_give_back_due). */
+#define NAMER_GIVE_BACK_BYTES (4u << 20)
 /*
  * What was read of a module no frame was named in for IDLE_NS is let go
  * (symbolizer_forget_idle), looked for at most every FORGET_LOOK_NS.
@@ -185,7 +187,8 @@ static void ration(struct namer *n)
 			return;
 		/* About to wait: what the last reads touched of the files is given back first. */
 		if (!gave_back) {
-			symbolizer_give_back(n->z);
+			if (symbolizer_give_back_due(n->z))
+				symbolizer_give_back(n->z);
 			gave_back = true;
 		}
 		ms = wait_ns / 1000000 + 1;
@@ -239,7 +242,7 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 	 * with it (finish_by_module).
 	 */
 	if ((f = symfile_find(n->z, j->m)) && f->fresh && !atomic_load(&n->done) &&
-	    ration_machine_free(n->ration))
+	    ration_machine_free(n->ration) && symbolizer_give_back_due(n->z))
 		symbolizer_give_back(n->z);
 }
 
@@ -390,6 +393,7 @@ struct namer *namer_start(struct symbolizer *z)
 	struct namer *n = xcalloc(1, sizeof(*n));
 
 	n->z = z;
+	z->give_back_bytes = NAMER_GIVE_BACK_BYTES;
 	n->ration = ration_new(&namer_ration, NULL);
 	n->jobs = spsc_new(sizeof(struct job), CHUNK_JOBS);
 	n->wake = eventfd(0, EFD_CLOEXEC);

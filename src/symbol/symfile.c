@@ -27,6 +27,7 @@ void symbolizer_init(struct symbolizer *z, struct module_set *mods, bool no_line
 	z->dwfl_cb.find_debuginfo = symfile_find_debuginfo;
 	z->dwfl_cb.debuginfo_path = &z->debuginfo_path;
 	z->pagemap = -1;
+	z->statm = -1;
 	z->lines_budget = SYMBOLIZER_LINES_BUDGET;
 	hmap_init(&z->build_ids);
 }
@@ -60,6 +61,8 @@ void symbolizer_release(struct symbolizer *z)
 	free(z->debuginfo_path);
 	if (z->pagemap >= 0)
 		close(z->pagemap);
+	if (z->statm >= 0)
+		close(z->statm);
 	memset(z, 0, sizeof(*z));
 }
 

@@ -46,6 +46,14 @@ struct symbolizer {
 	Dwfl_Callbacks dwfl_cb; /* points at debuginfo_path: the symbolizer must not move */
 	bool no_lines;
 	int pagemap; /* /proc/self/pagemap for symbolizer_trim; -1 when not open, -2 when it cannot be */
+	int statm;   /* /proc/self/statm, the same way */
+	/*
+	 * symbolizer_trim gives the pages back once this many more bytes of
+	 * files are resident than after the last time (0: at every call);
+	 * file_pages is how many were resident then.
+	 */
+	size_t give_back_bytes;
+	uint64_t file_pages;
 	size_t lines_budget; /* symbolizer_trim's: SYMBOLIZER_LINES_BUDGET (tests set less) */
 	struct ksyms_reader *kernel_reader; /* see symbolizer_read_kernel, NULL if none */
 	uint64_t kernel_read_cpu_ns;	    /* the CPU time its thread used, once waited for */
@@ -111,6 +119,17 @@ void symbolizer_trim(struct symbolizer *z);
  * reading a unit's DWARF touches much of the file at once.
  */
 void symbolizer_give_back(struct symbolizer *z);
+
+/*
+ * Whether symbolizer_give_back has something worth its cost to do: with
+ * z->give_back_bytes set, once that many more bytes of files are resident
+ * in this process than after the last give-back. Each give-back flushes
+ * the TLBs of the other CPUs that run this process's threads, and what
+ * the next frames of the same modules read comes back at the price of a
+ * fault: done after every few frames of a busy machine, that was most of
+ * the recorder's own time.
+ */
+bool symbolizer_give_back_due(struct symbolizer *z);
 
 /*
  * Frees what was read to name frames of the modules of files (not the
