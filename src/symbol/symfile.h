@@ -46,7 +46,7 @@ struct symbolizer {
 	Dwfl_Callbacks dwfl_cb; /* points at debuginfo_path: the symbolizer must not move */
 	bool no_lines;
 	int pagemap; /* /proc/self/pagemap for symbolizer_trim; -1 when not open, -2 when it cannot be */
-	int statm;   /* /proc/self/statm, the same way */
+	int statm; /* /proc/self/statm, the same way */
 	/*
 	 * symbolizer_trim gives the pages back once this many more bytes of
 	 * files are resident than after the last time (0: at every call);
