@@ -336,3 +336,21 @@ size_t attach_drain(struct attach *a, ring_record_fn fn, void *arg)
 			bad++;
 	return bad;
 }
+
+unsigned attach_tracking_fill(const struct attach *a)
+{
+	unsigned most = 0;
+
+	for (size_t i = 0; i < a->nrings; i++) {
+		const struct ring *r = &a->rings[i].ring;
+		uint64_t head, pending;
+
+		if (!a->rings[i].tracking || !r->size)
+			continue;
+		head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+		pending = head - r->meta->data_tail;
+		if (pending * 100 / r->size > most)
+			most = (unsigned)(pending * 100 / r->size);
+	}
+	return most;
+}

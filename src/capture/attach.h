@@ -143,4 +143,10 @@ int attach_disable(struct attach *a);
  */
 size_t attach_drain(struct attach *a, ring_record_fn fn, void *arg);
 
+/*
+ * How full the fullest tracking ring is, in percent of its size: what
+ * waits there for the next attach_drain.
+ */
+unsigned attach_tracking_fill(const struct attach *a);
+
 #endif

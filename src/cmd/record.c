@@ -331,8 +331,17 @@ static bool targets_alive(struct recorder *r)
 	return false;
 }
 
-/* The shortest time between two drains of the rings. */
-#define MIN_ROUND_NS 5000000ULL
+/*
+ * The shortest time between two drains of the rings, as the tracking
+ * rings ask for them (a sampling ring that reaches its watermark is
+ * drained at once): ROUND_MIN_NS while a tracking ring fills past
+ * ROUND_FULL percent or until ROUND_CALM_NS after a new file was mapped,
+ * else doubling up to ROUND_MAX_NS.
+ */
+#define ROUND_MIN_NS  5000000ULL
+#define ROUND_MAX_NS  80000000ULL
+#define ROUND_CALM_NS 2000000000ULL
+#define ROUND_FULL    25
 
 /* The processes and threads gone for LINGER_NS are forgotten this often. */
 #define REAP_NS 100000000ULL
@@ -341,58 +350,104 @@ static bool targets_alive(struct recorder *r)
 #define CHUNK_NS    500000000ULL
 #define CHUNK_BYTES (1024 * 1024)
 
+/*
+ * The next round's shortest wait after a drain at now that found the
+ * fullest tracking ring fill percent full, new files last mapped at
+ * new_file.
+ */
+static uint64_t next_round_ns(uint64_t round_ns, unsigned fill, uint64_t now, uint64_t new_file)
+{
+	if (fill >= ROUND_FULL || now - new_file < ROUND_CALM_NS)
+		return ROUND_MIN_NS;
+	return round_ns * 2 < ROUND_MAX_NS ? round_ns * 2 : ROUND_MAX_NS;
+}
+
+/*
+ * Sleeps until round_ns after round_start, woken by a signal or a
+ * sampling ring at its watermark (quiet, the last nquiet of pfds), but
+ * not by the tracking rings. Returns whether one of the quiet woke it:
+ * the kernel tells a ring's wakeup once, so the poll after must not wait
+ * for it again.
+ */
+static bool wait_round(struct pollfd *quiet, size_t nquiet, uint64_t round_start, uint64_t round_ns,
+		       uint64_t deadline)
+{
+	uint64_t now = now_ns(), until = round_start + round_ns;
+
+	if (deadline && deadline < until)
+		until = deadline;
+	if (now < until) {
+		struct timespec ts = {(time_t)((until - now) / 1000000000ULL),
+				      (long)((until - now) % 1000000000ULL)};
+
+		return ppoll(quiet, nquiet, &ts, NULL) > 0;
+	}
+	return false;
+}
+
 /* Drains and applies until a signal, -d, the targets' end, or a file that cannot be written. */
 static void record_loop(struct recorder *r, bool tty)
 {
-	struct pollfd *pfds = xcalloc(r->att.nrings + 1, sizeof(*pfds));
-	uint64_t last_status = 0, deadline = 0;
+	size_t nfds = r->att.nrings + 1, nquiet = 1;
+	struct pollfd *pfds = xcalloc(nfds, sizeof(*pfds)), *quiet;
+	uint64_t last_status = 0, deadline = 0, round_ns = ROUND_MIN_NS, new_file = now_ns();
 
 	if (r->o->duration > 0)
 		deadline = r->start_ns + (uint64_t)(r->o->duration * 1e9);
-	for (size_t i = 0; i < r->att.nrings; i++) {
-		pfds[i].fd = r->att.rings[i].fd;
-		pfds[i].events = POLLIN;
-	}
-	pfds[r->att.nrings].fd = wake_pipe[0];
-	pfds[r->att.nrings].events = POLLIN;
+	/* The tracking rings first, then the sampling ones and the self-pipe: the quiet ones. */
+	for (size_t i = 0, k = 0; k < 2; k++)
+		for (size_t j = 0; j < r->att.nrings; j++)
+			if (r->att.rings[j].tracking == (k == 0)) {
+				pfds[i].fd = r->att.rings[j].fd;
+				pfds[i++].events = POLLIN;
+				nquiet += k;
+			}
+	quiet = pfds + nfds - nquiet;
+	pfds[nfds - 1].fd = wake_pipe[0];
+	pfds[nfds - 1].events = POLLIN;
 
 	uint64_t round_start = 0, last_reap = 0;
 
 	while (!stop_requested) {
-		uint64_t limit, now;
+		uint64_t limit, now, nmods;
 		int timeout = 100;
+		unsigned fill;
 		char sink[64];
 
 		/*
-		 * The tracking rings wake at every record: a machine that
-		 * forks a thousand times a second is drained every 5 ms, not
-		 * at each fork (new files are still opened within that). The
-		 * rest of those 5 ms is slept first, woken by a signal only;
-		 * the poll that follows then finds what came meanwhile
-		 * without sleeping again.
+		 * The tracking rings wake at every record, so that the file of
+		 * a program that runs for a few milliseconds and is deleted is
+		 * opened while it runs. A machine that forks a thousand times
+		 * a second is drained every 5 ms, not at each fork; one that
+		 * has run only programs already seen for 2 s (a build running
+		 * the same compilers over and over), every 80 ms at most.
+		 * The rest of that time is slept first, woken by a signal or a
+		 * sampling ring only; the poll that follows then finds what
+		 * came meanwhile without sleeping again.
 		 */
-		now = now_ns();
-		if (now - round_start < MIN_ROUND_NS) {
-			struct timespec ts = {0, (long)(MIN_ROUND_NS - (now - round_start))};
-
-			ppoll(&pfds[r->att.nrings], 1, &ts, NULL);
-			if (stop_requested)
-				break;
-		}
+		if (wait_round(quiet, nquiet, round_start, round_ns, deadline))
+			timeout = 0;
+		if (stop_requested)
+			break;
 		if (deadline) {
 			now = now_ns();
 			if (now >= deadline)
 				break;
-			if ((deadline - now) / 1000000 < (uint64_t)timeout)
+			if (timeout && (deadline - now) / 1000000 < (uint64_t)timeout)
 				timeout = (int)((deadline - now) / 1000000) + 1;
 		}
-		if (poll(pfds, r->att.nrings + 1, timeout) < 0 && errno != EINTR)
+		if (poll(pfds, nfds, timeout) < 0 && errno != EINTR)
 			break; /* cannot wait: stop rather than spin */
-		if (pfds[r->att.nrings].revents)
+		if (pfds[nfds - 1].revents)
 			while (read(wake_pipe[0], sink, sizeof(sink)) > 0)
 				;
 		round_start = now_ns();
+		fill = attach_tracking_fill(&r->att);
+		nmods = r->mods.n;
 		drain_all(r);
+		if (r->mods.n != nmods)
+			new_file = round_start;
+		round_ns = next_round_ns(round_ns, fill, round_start, new_file);
 		limit = round_start > FLUSH_SLACK_NS ? round_start - FLUSH_SLACK_NS : 0;
 		order_flush(&r->q, limit, apply, r);
 		if (round_start - last_reap >= REAP_NS) {
