@@ -221,6 +221,9 @@ struct srcline_units {
 	uint64_t *maxhi;
 	bool ready;
 	size_t held; /* bytes of the units' rows and indexes, which srcline_trim may drop */
+	/* The units looked up in since the last srcline_trim (their used set): it clears those alone. */
+	uint32_t *used;
+	size_t nused, used_cap;
 };
 
 /*
@@ -543,6 +546,7 @@ void srcline_release(struct symfile *f)
 	free(x->units);
 	free(x->ranges);
 	free(x->maxhi);
+	free(x->used);
 	free(x);
 	f->lines = NULL;
 }
@@ -558,10 +562,18 @@ void srcline_trim(struct symfile *f, bool shed)
 
 	if (!x)
 		return;
+	if (!shed) {
+		/* Nothing dropped: a walk of the units used, not of them all (thousands in a big program). */
+		for (size_t i = 0; i < x->nused; i++)
+			x->units[x->used[i]].used = false;
+		x->nused = 0;
+		return;
+	}
+	x->nused = 0;
 	for (size_t i = 0; i < x->nunits; i++) {
 		struct unit *u = &x->units[i];
 
-		if (shed && !u->used) {
+		if (!u->used) {
 			if (u->index) {
 				x->held -= unit_scopes_size(u->index);
 				unit_scopes_free(u->index);
@@ -625,7 +637,11 @@ int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int m
 		f->fresh = true; /* the table is read now */
 	t = unit_table(x, u);
 	file = pc_line(f, u, t, pc, &line, &col);
-	u->used = true;
+	if (!u->used) {
+		xgrow(&x->used, &x->used_cap, x->nused + 1, sizeof(*x->used));
+		x->used[x->nused++] = (uint32_t)(u - x->units);
+		u->used = true;
+	}
 	if (!u->index) {
 		f->fresh = true;
 		u->index = unit_scopes_new(&u->scopes);

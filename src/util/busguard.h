@@ -34,10 +34,15 @@ extern __thread struct bus_guard *bus_guard_current;
 /* Installs the SIGBUS handler (once; later calls do nothing). */
 void bus_guard_install(void);
 
-/* Arms g on this thread: 0 now, 1 when a SIGBUS came back here. */
+/*
+ * Arms g on this thread: 0 now, 1 when a SIGBUS came back here. The
+ * signal mask is not saved (a system call at each arm): the handler runs
+ * with it unchanged (SA_NODEFER, nothing added), so it is still the
+ * thread's own when the handler jumps back.
+ */
 #define BUS_GUARD_ARM(g)                                                               \
 	(bus_guard_install(), (g)->outer = bus_guard_current, bus_guard_current = (g), \
-	 sigsetjmp((g)->env, 1))
+	 sigsetjmp((g)->env, 0))
 
 /* Disarms g (after a SIGBUS too: the guard that fired is still current). */
 void bus_guard_disarm(struct bus_guard *g);
