@@ -6,7 +6,8 @@
  * where perf events are permitted, a child of the test with three
  * threads: one event per thread and selected CPU, one ring per CPU that
  * every later event of the CPU writes into, a second event beside each
- * whose ids are told from the first's, enabling, draining and releasing.
+ * whose ids are told from the first's, enabling, draining and releasing;
+ * how full a tracking ring is (this thread's renames in it).
  * The events are software dummies: they count nothing, so nothing here
  * depends on timing.
  */
@@ -14,10 +15,14 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -281,6 +286,49 @@ static bool perf_permitted(void)
 	return true;
 }
 
+/*
+ * The tracking rings' fill: this thread renamed 64 times (a COMM record
+ * each, some 40 bytes) into a one-page tracking ring is past a quarter of
+ * it; drained, none.
+ */
+START_TEST(test_tracking_fill)
+{
+	struct perf_event_attr attr = dummy_attr(), track = dummy_attr();
+	struct attach a;
+	char name[16];
+	unsigned fill;
+	cpu_set_t was, one;
+
+	track.comm = 1;
+	track.watermark = 1;
+	track.wakeup_watermark = 1;
+	attach_init(&a, &attr, 1);
+	attach_add_tracking(&a, &track, 1);
+	ck_assert_int_eq(attach_cpus(&a, NULL), 0);
+	ck_assert_int_eq(attach_thread(&a, (pid_t)syscall(SYS_gettid)), 0);
+	ck_assert_uint_eq(attach_tracking_fill(&a), 0);
+	/* On one CPU, so that one ring has every record. */
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(was), &was), 0);
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+	ck_assert_int_eq(attach_enable(&a), 0);
+	for (int i = 0; i < 64; i++) {
+		snprintf(name, sizeof(name), "fill-%d", i);
+		ck_assert_int_eq(prctl(PR_SET_NAME, name), 0);
+	}
+	ck_assert_int_eq(attach_disable(&a), 0);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(was), &was), 0);
+	fill = attach_tracking_fill(&a);
+	ck_assert_msg(fill >= 25 && fill <= 100, "fill %u%%", fill);
+	count_records = 0;
+	ck_assert_uint_eq(attach_drain(&a, count_record, NULL), 0);
+	ck_assert_uint_ge(count_records, 64);
+	ck_assert_uint_eq(attach_tracking_fill(&a), 0);
+	attach_release(&a);
+}
+END_TEST
+
 static Suite *attach_suite(void)
 {
 	Suite *s = suite_create("attach");
@@ -295,6 +343,7 @@ static Suite *attach_suite(void)
 		tcase_add_test(tc, test_process_threads);
 		tcase_add_test(tc, test_second_event);
 		tcase_add_test(tc, test_thread_gone);
+		tcase_add_test(tc, test_tracking_fill);
 		suite_add_tcase(s, tc);
 	} else {
 		fputs("check_attach: perf events not permitted here: only the CPU tests run\n",
