@@ -5,7 +5,8 @@
  * path and --debug-dir), checked against the module's build-id, else
  * through debuginfod when DEBUGINFOD_URLS asks for it; and a debug file's
  * compressed sections expanded into an unnamed copy that libelf can read
- * (symfile_expand_fd). See symfile.h.
+ * (symfile_expand_fd), kept for later runs where it can be (zcache.h).
+ * See symfile.h.
  */
 #include "config.h"
 
@@ -24,6 +25,7 @@
 
 #include "elf/elfz.h"
 #include "symbol/symfile-int.h"
+#include "symbol/zcache.h"
 #include "util/alloc.h"
 #include "util/io.h"
 
@@ -50,6 +52,7 @@ int symfile_expand_fd(int fd, enum module_lines *why, bool zlib)
 	struct stat st;
 	void *in;
 	int xfd, ret;
+	bool kept;
 
 	if (fstat(fd, &st) < 0 || st.st_size <= 0)
 		return fd;
@@ -66,13 +69,27 @@ int symfile_expand_fd(int fd, enum module_lines *why, bool zlib)
 		munmap(in, (size_t)st.st_size);
 		return fd;
 	}
-	xfd = unnamed_file("perfmini-debug");
+	/* Expanded at an earlier run and kept (zcache.h)? */
+	if ((xfd = zcache_find(&st, info.out_size)) >= 0) {
+		munmap(in, (size_t)st.st_size);
+		close(fd);
+		return xfd;
+	}
+	kept = (xfd = zcache_new()) >= 0;
+	if (xfd < 0 || !room_for(xfd, info.out_size)) {
+		if (xfd >= 0)
+			close(xfd);
+		kept = false;
+		xfd = unnamed_file("perfmini-debug");
+	}
 	if (xfd < 0 || !room_for(xfd, info.out_size))
 		goto fail;
 	/* Never whole in memory: the input's pages are dropped once read. */
 	ret = elfz_expand_fd(in, (size_t)st.st_size, xfd, info.out_size, true);
 	if (ret < 0)
 		goto fail;
+	if (kept)
+		zcache_keep(xfd, &st);
 	munmap(in, (size_t)st.st_size);
 	close(fd);
 	return xfd;

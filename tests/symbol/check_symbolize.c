@@ -8,11 +8,13 @@
  * absolute addresses, its C++ and "@plt" names demangled; the levels
  * written into a profile innermost first, the symbol offset on the
  * outermost only; symbolize_profile's frames, modules (path, build-id,
- * segments) and what it leaves when naming was cut short.
+ * segments) and what it leaves when naming was cut short; the expanded
+ * copies kept between runs trimmed to their budget, oldest first.
  */
 #include "config.h"
 
 #include <elf.h>
+#include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,7 @@
 
 #include "symbol/symbolize.h"
 #include "symbol/symfile-int.h"
+#include "symbol/zcache.h"
 #include "unit-helpers.h"
 
 __attribute__((noinline)) int sym_outer(int x);
@@ -495,6 +498,45 @@ START_TEST(test_profile_cut_short)
 }
 END_TEST
 
+/*
+ * The kept copies trimmed (zcache.h): three of 8 KiB, used in the order
+ * a, b, c, and a file not named as a copy; trimmed to 16 KiB, a (the
+ * least recently used) goes, the rest stay.
+ */
+START_TEST(test_zcache_trim)
+{
+	char dir[] = "/tmp/check-zcache-XXXXXX";
+	static const char *const names[] = {"a.x", "b.x", "c.x", "other"};
+	char block[8192];
+	int dfd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(dfd, 0);
+	memset(block, 'x', sizeof(block));
+	for (int i = 0; i < 4; i++) {
+		struct timespec t[2] = {{1000 + i, 0}, {1000 + i, 0}};
+		int fd = openat(dfd, names[i], O_CREAT | O_WRONLY, 0600);
+
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(write(fd, block, sizeof(block)), (ssize_t)sizeof(block));
+		ck_assert_int_eq(fsync(fd), 0);
+		ck_assert_int_eq(futimens(fd, t), 0);
+		close(fd);
+	}
+	zcache_trim(dfd, 16384);
+	for (int i = 0; i < 4; i++)
+		ck_assert_msg((faccessat(dfd, names[i], F_OK, 0) == 0) == (i != 0), "%s", names[i]);
+	zcache_trim(dfd, 0);
+	ck_assert_int_eq(faccessat(dfd, "other", F_OK, 0), 0);
+	ck_assert_int_ne(faccessat(dfd, "c.x", F_OK, 0), 0);
+	for (int i = 0; i < 4; i++)
+		unlinkat(dfd, names[i], 0);
+	close(dfd);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 static Suite *symbolize_suite(void)
 {
 	Suite *s = suite_create("symbolize");
@@ -509,6 +551,7 @@ static Suite *symbolize_suite(void)
 	tcase_add_test(tc, test_add_levels);
 	tcase_add_test(tc, test_profile);
 	tcase_add_test(tc, test_profile_cut_short);
+	tcase_add_test(tc, test_zcache_trim);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -8,7 +8,9 @@
 # build-id under --debug-dir (inline-zstd-bid, stripped); and with zlib,
 # which perfmini expands too, into a temporary file (inline-zlib in the
 # binary, inline-zlib-lnk in a debug file by .gnu_debuglink; the first
-# with TMPDIR unusable, so the next place is taken). Each must read
+# with TMPDIR unusable and no cache, so the next place is taken). The
+# expanded copies kept for later runs (PERFMINI_CACHE_DIR) are used
+# again, made again when damaged, and never kept where others may write. Each must read
 # work_outer;inline_mid_[i];inline_leaf_[i] with every level at its own
 # line, in a recording and in 'perfmini symbolize -e'. Then a copy of
 # inline-zstd whose .debug_info claims more bytes than its data expands
@@ -62,8 +64,8 @@ for name in inline-zstd inline-zstd-lnk inline-zstd-bid inline-zlib inline-zlib-
 	[ "$name" != inline-zstd-bid ] || args="--debug-dir $tmp/dbg"
 	if [ "$name" = inline-zlib ]; then
 		(
-			TMPDIR=$tmp/no-such-dir
-			export TMPDIR
+			TMPDIR=$tmp/no-such-dir PERFMINI_CACHE_DIR=
+			export TMPDIR PERFMINI_CACHE_DIR
 			record_cmd "$name" -- "$TARGETS/$name" 1
 		)
 	else
@@ -81,6 +83,43 @@ for name in inline-zstd inline-zstd-lnk inline-zstd-bid inline-zlib inline-zlib-
 		"inline_mid at [^ ]*/inline\\.c:$mc(:[0-9]+)?\$" \
 		"work_outer at [^ ]*/inline\\.c:$oc(:[0-9]+)?\$" -- $args
 done
+
+# The expanded copies kept between runs (PERFMINI_CACHE_DIR): made at the
+# first recording of inline-zstd-lnk, used at the next (which marks it
+# used: its time changes) with the same lines; one cut short is not used
+# and is made again; none is kept in a directory others may write to.
+lines_cached() { # NAME DIR: record with the cache in DIR, check the lines
+	(
+		PERFMINI_CACHE_DIR=$2
+		export PERFMINI_CACHE_DIR
+		record_cmd "$1" -- "$TARGETS/inline-zstd-lnk" 1
+	)
+	lines_fold "$tmp/$1.data" "$tmp/$1-lines.folded"
+	check_user_re "$tmp/$1-lines.folded" \
+		"(^|;)work_outer:inline\\.c:$oc;inline_mid:inline\\.c:${mc}_\\[i\\];inline_leaf:inline\\.c:($l1|$l2)_\\[i\\]\$" \
+		"inline-zstd-lnk" 500 90 "end in work_outer:inline.c:$oc;inline_mid:inline.c:${mc}_[i];inline_leaf:inline.c:{$l1,$l2}_[i] ($1)"
+}
+copies() { find "$1" -name '*.x' -type f | sort; }
+lines_cached zc1 "$tmp/zc/kept"
+[ "$(copies "$tmp/zc/kept" | wc -l)" -ge 1 ] || fail "no expanded copy kept in $tmp/zc/kept"
+[ "$(stat -c %a "$tmp/zc/kept")" = 700 ] || fail "the cache directory was made $(stat -c %a "$tmp/zc/kept"), not 700"
+copies "$tmp/zc/kept" | xargs stat -c '%n %s %.9Y' >"$tmp/zc.before"
+lines_cached zc2 "$tmp/zc/kept"
+copies "$tmp/zc/kept" | xargs stat -c '%n %s %.9Y' >"$tmp/zc.after"
+cmp -s "$tmp/zc.before" "$tmp/zc.after" &&
+	fail "the second recording did not use the expanded copies: $(cat "$tmp/zc.after")"
+[ "$(cut -d' ' -f1,2 "$tmp/zc.before")" = "$(cut -d' ' -f1,2 "$tmp/zc.after")" ] ||
+	fail "the second recording made other copies: $(cat "$tmp/zc.before") / $(cat "$tmp/zc.after")"
+big=$(copies "$tmp/zc/kept" | xargs ls -S | head -n 1)
+size=$(stat -c %s "$big")
+truncate -s 4096 "$big"
+lines_cached zc3 "$tmp/zc/kept"
+[ "$(stat -c %s "$big")" = "$size" ] || fail "a copy cut short was not made again ($(stat -c %s "$big") bytes)"
+mkdir -p "$tmp/zc/open"
+chmod 777 "$tmp/zc/open"
+lines_cached zc4 "$tmp/zc/open"
+[ -z "$(copies "$tmp/zc/open")" ] || fail "a copy was kept in a directory anyone may write to"
+say "expanded copies kept: $(copies "$tmp/zc/kept" | wc -l), used again"
 
 # Damaged: the compression header of .debug_info claims 4 KiB more.
 cp "$TARGETS/inline-zstd" "$tmp/inline-zbad"
