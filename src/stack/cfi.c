@@ -134,6 +134,14 @@ static bool is_at(const struct cfi_rule *r, int32_t off)
 
 int cfi_row_find(Dwarf_CFI *cfi, uint64_t vaddr, struct cfi_pool *pool, struct cfi_row *row)
 {
+	uint64_t lo, hi;
+
+	return cfi_row_find_span(cfi, vaddr, pool, row, &lo, &hi);
+}
+
+int cfi_row_find_span(Dwarf_CFI *cfi, uint64_t vaddr, struct cfi_pool *pool, struct cfi_row *row,
+		      uint64_t *lo, uint64_t *hi)
+{
 	Dwarf_Frame *f;
 	Dwarf_Op *ops, mem[3];
 	Dwarf_Addr start, end;
@@ -148,6 +156,8 @@ int cfi_row_find(Dwarf_CFI *cfi, uint64_t vaddr, struct cfi_pool *pool, struct c
 		ret = -ENOTSUP; /* a return address in another column: not x86-64's CFI */
 		goto out;
 	}
+	*lo = start;
+	*hi = end > start ? end : start + 1;
 	if (signal) {
 		row->signal = true;
 		ret = 0;
@@ -526,4 +536,67 @@ out:
 	cfi_pool_release(&pool);
 	free(f);
 	return ret;
+}
+
+const struct cfi_row *cfi_spans_find(const struct cfi_spans *s, uint64_t vaddr)
+{
+	size_t lo = 0, hi = s->nsorted;
+
+	/* The last sorted span that starts at or below vaddr. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->v[mid].lo <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && vaddr < s->v[lo - 1].hi)
+		return &s->v[lo - 1].row;
+	for (size_t i = s->nsorted; i < s->n; i++)
+		if (s->v[i].lo <= vaddr && vaddr < s->v[i].hi)
+			return &s->v[i].row;
+	return NULL;
+}
+
+static int span_order(const void *a, const void *b)
+{
+	const struct cfi_span *x = a, *y = b;
+
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* The tail sorted and merged into the sorted part, from the end down, in place. */
+static void merge_tail(struct cfi_spans *s)
+{
+	size_t ntail = s->n - s->nsorted, i = s->nsorted, j = s->n, k;
+	struct cfi_span *tail = xmalloc(ntail * sizeof(*tail));
+
+	memcpy(tail, s->v + s->nsorted, ntail * sizeof(*tail));
+	qsort(tail, ntail, sizeof(*tail), span_order);
+	k = ntail;
+	while (k > 0) {
+		if (i > 0 && s->v[i - 1].lo > tail[k - 1].lo)
+			s->v[--j] = s->v[--i];
+		else
+			s->v[--j] = tail[--k];
+	}
+	s->nsorted = s->n;
+	free(tail);
+}
+
+void cfi_spans_add(struct cfi_spans *s, uint64_t lo, uint64_t hi, const struct cfi_row *row)
+{
+	if (s->n >= CFI_SPANS_MAX)
+		s->n = s->nsorted = 0; /* let go: found again as met */
+	xgrow(&s->v, &s->cap, s->n + 1, sizeof(*s->v));
+	s->v[s->n++] = (struct cfi_span){lo, hi, *row};
+	if (s->n - s->nsorted >= CFI_SPANS_TAIL)
+		merge_tail(s);
+}
+
+void cfi_spans_release(struct cfi_spans *s)
+{
+	free(s->v);
+	memset(s, 0, sizeof(*s));
 }

@@ -95,6 +95,37 @@ void cfi_pool_release(struct cfi_pool *p);
  */
 int cfi_row_find(Dwarf_CFI *cfi, uint64_t vaddr, struct cfi_pool *pool, struct cfi_row *row);
 
+/* As cfi_row_find, also giving the addresses [*lo, *hi) the row holds for (on 0). */
+int cfi_row_find_span(Dwarf_CFI *cfi, uint64_t vaddr, struct cfi_pool *pool, struct cfi_row *row,
+		      uint64_t *lo, uint64_t *hi);
+
+/*
+ * The rows found so far in one file, each with the addresses it holds
+ * for: an address met for the first time is found among them when
+ * another address of the same row was (a function's body past its
+ * prologue is usually one row), without libdw's search. Sorted, with
+ * the newest in a short unsorted tail merged in when it fills. At most
+ * CFI_SPANS_MAX rows: past that, all are let go and found again.
+ */
+#define CFI_SPANS_TAIL 64
+#define CFI_SPANS_MAX  65536
+
+struct cfi_span {
+	uint64_t lo, hi;
+	struct cfi_row row;
+};
+
+struct cfi_spans {
+	struct cfi_span *v; /* [0, nsorted) by lo, then the tail */
+	size_t n, nsorted, cap;
+};
+
+/* The row that holds for vaddr, or NULL when none found so far does. */
+const struct cfi_row *cfi_spans_find(const struct cfi_spans *s, uint64_t vaddr);
+/* Adds the row of [lo, hi) (not overlapping any added before). */
+void cfi_spans_add(struct cfi_spans *s, uint64_t lo, uint64_t hi, const struct cfi_row *row);
+void cfi_spans_release(struct cfi_spans *s);
+
 /* The frame-pointer row: what code without call frame information is assumed to keep. */
 void cfi_row_fp(struct cfi_row *row);
 

@@ -243,17 +243,27 @@ void unwind_image_close(struct unwind_image *img)
 	free(img->copy);
 	free(img->segs);
 	cfi_pool_release(&img->pool);
+	cfi_spans_release(&img->spans);
 	memset(img, 0, sizeof(*img));
 	img->fd = -1;
 }
 
-int unwind_image_row(struct unwind_image *img, uint64_t vaddr, struct cfi_row *row)
+/* unwind_image_row, also giving the addresses [*lo, *hi) the row holds for. */
+static int image_row_span(struct unwind_image *img, uint64_t vaddr, struct cfi_row *row,
+			  uint64_t *lo, uint64_t *hi)
 {
-	int ret = cfi_row_find(img->eh, vaddr, &img->pool, row);
+	int ret = cfi_row_find_span(img->eh, vaddr, &img->pool, row, lo, hi);
 
 	if (ret == -ENOENT && debug_frame(img))
-		ret = cfi_row_find(img->debug, vaddr, &img->pool, row);
+		ret = cfi_row_find_span(img->debug, vaddr, &img->pool, row, lo, hi);
 	return ret;
+}
+
+int unwind_image_row(struct unwind_image *img, uint64_t vaddr, struct cfi_row *row)
+{
+	uint64_t lo, hi;
+
+	return image_row_span(img, vaddr, row, &lo, &hi);
 }
 
 /* The image of m, opened on first use; NULL when it cannot be read. */
@@ -280,7 +290,10 @@ static struct unwind_image *image_of(struct unwinder *u, struct module *m)
 	return u->images[m->id]->nbytes ? u->images[m->id] : NULL;
 }
 
-/* The row of vaddr in img, through the cache; as unwind_image_row. */
+/*
+ * The row of vaddr in img, through the cache of addresses, then the rows
+ * of img found so far (img->spans); as unwind_image_row.
+ */
 static int row_of(struct unwinder *u, struct unwind_image *img, uint64_t vaddr,
 		  const struct cfi_row **row)
 {
@@ -290,9 +303,17 @@ static int row_of(struct unwinder *u, struct unwind_image *img, uint64_t vaddr,
 		u->rows = xcalloc(ROW_SLOTS, sizeof(*u->rows));
 	slot = &u->rows[hash_u64(vaddr ^ (uint64_t)(uintptr_t)img) & (ROW_SLOTS - 1)];
 	if (slot->img != img || slot->vaddr != vaddr) {
+		const struct cfi_row *known = cfi_spans_find(&img->spans, vaddr);
+		uint64_t lo, hi;
+
 		slot->img = img;
 		slot->vaddr = vaddr;
-		slot->err = unwind_image_row(img, vaddr, &slot->row);
+		if (known) {
+			slot->row = *known;
+			slot->err = 0;
+		} else if ((slot->err = image_row_span(img, vaddr, &slot->row, &lo, &hi)) == 0) {
+			cfi_spans_add(&img->spans, lo, hi, &slot->row);
+		}
 	}
 	*row = &slot->row;
 	return slot->err;

@@ -44,7 +44,8 @@ struct unwind_image {
 	bool has_debug_frame;  /* a .debug_frame not read yet */
 	struct load_seg *segs;
 	size_t nsegs;
-	struct cfi_pool pool; /* the expressions of the rows read from it */
+	struct cfi_pool pool;	/* the expressions of the rows read from it */
+	struct cfi_spans spans; /* the rows found so far, by the addresses each holds for */
 };
 
 /* Opens m's image: 0, or -errno (img is then empty). */

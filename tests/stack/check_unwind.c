@@ -2,7 +2,8 @@
 /*
  * check_unwind.c - call frame information steps on hand-built rows and
  * memory (frame pointers, stack-pointer rules, popped slots, expressions,
- * the outermost frame, a copy too short), and whole unwindings of this
+ * the outermost frame, a copy too short), the rows of a file kept by the
+ * addresses each holds for, and whole unwindings of this
  * test's own stack, captured like a sample's: by its tables, and spliced
  * onto a frame-pointer chain beyond a short copy.
  */
@@ -458,6 +459,49 @@ START_TEST(test_unwind_self_spliced)
 }
 END_TEST
 
+/*
+ * The rows of a file found so far (cfi_spans): 300 spans of 16 bytes
+ * with 16-byte gaps between, added in a scattered order (so that the
+ * unsorted tail is merged into the sorted part several times): every
+ * address inside a span finds that span's row (its CFA offset tells),
+ * every address in a gap or past the ends finds none.
+ */
+START_TEST(test_spans)
+{
+	struct cfi_spans sp = {0};
+	struct cfi_row row;
+	const uint64_t base = 0x401000;
+
+	for (unsigned i = 0; i < 300; i++) {
+		unsigned k = (i * 7) % 300; /* 7 and 300 are coprime: each k once */
+
+		cfi_row_fp(&row);
+		row.cfa.off = (int32_t)k;
+		cfi_spans_add(&sp, base + 32 * k, base + 32 * k + 16, &row);
+		/* What was added is found at once, merged or not. */
+		ck_assert_ptr_nonnull(cfi_spans_find(&sp, base + 32 * k + 15));
+	}
+	ck_assert_uint_eq(sp.n, 300);
+	for (unsigned k = 0; k < 300; k++) {
+		for (uint64_t a = base + 32 * k; a < base + 32 * k + 32; a++) {
+			const struct cfi_row *r = cfi_spans_find(&sp, a);
+
+			if (a < base + 32 * k + 16) {
+				ck_assert_msg(r && r->cfa.off == (int32_t)k, "%#llx: span %u",
+					      (unsigned long long)a, k);
+			} else {
+				ck_assert_msg(!r, "%#llx: in a gap", (unsigned long long)a);
+			}
+		}
+	}
+	ck_assert_ptr_null(cfi_spans_find(&sp, base - 1));
+	ck_assert_ptr_null(cfi_spans_find(&sp, 0));
+	ck_assert_ptr_null(cfi_spans_find(&sp, base + 32 * 300));
+	cfi_spans_release(&sp);
+	ck_assert_ptr_null(cfi_spans_find(&sp, base));
+}
+END_TEST
+
 static Suite *unwind_suite(void)
 {
 	Suite *s = suite_create("unwind");
@@ -468,6 +512,7 @@ static Suite *unwind_suite(void)
 	tcase_add_test(tc, test_step_popped_slot);
 	tcase_add_test(tc, test_step_expression);
 	tcase_add_test(tc, test_step_outermost_and_short);
+	tcase_add_test(tc, test_spans);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("own stack");
