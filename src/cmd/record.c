@@ -333,10 +333,14 @@ static bool targets_alive(struct recorder *r)
 
 /*
  * The shortest time between two drains of the rings, as the tracking
- * rings ask for them (a sampling ring that reaches its watermark is
- * drained at once): ROUND_MIN_NS while a tracking ring fills past
- * ROUND_FULL percent or until ROUND_CALM_NS after a new file was mapped,
- * else doubling up to ROUND_MAX_NS.
+ * rings ask for them. They wake at every record, so that the file of a
+ * program that runs for a few milliseconds and is deleted is opened while
+ * it runs; a machine that forks a thousand times a second is drained
+ * every ROUND_MIN_NS, not at each fork, and so is one that fills a
+ * tracking ring past ROUND_FULL percent or mapped a new file in the last
+ * ROUND_CALM_NS. Else (a build running the same compilers over and over)
+ * the wait doubles up to ROUND_MAX_NS. A sampling ring that reaches its
+ * watermark is drained at once.
  */
 #define ROUND_MIN_NS  5000000ULL
 #define ROUND_MAX_NS  80000000ULL
@@ -385,28 +389,38 @@ static bool wait_round(struct pollfd *quiet, size_t nquiet, uint64_t round_start
 	return false;
 }
 
-/* Drains and applies until a signal, -d, the targets' end, or a file that cannot be written. */
-static void record_loop(struct recorder *r, bool tty)
+/*
+ * What the loop polls: the tracking rings first, then the sampling ones
+ * and the self-pipe last, the quiet ones (wait_round), *nquiet of them.
+ */
+static struct pollfd *loop_fds(const struct recorder *r, size_t *nquiet)
 {
-	size_t nfds = r->att.nrings + 1, nquiet = 1;
-	struct pollfd *pfds = xcalloc(nfds, sizeof(*pfds)), *quiet;
-	uint64_t last_status = 0, deadline = 0, round_ns = ROUND_MIN_NS, new_file = now_ns();
+	struct pollfd *pfds = xcalloc(r->att.nrings + 1, sizeof(*pfds));
+	size_t i = 0;
 
-	if (r->o->duration > 0)
-		deadline = r->start_ns + (uint64_t)(r->o->duration * 1e9);
-	/* The tracking rings first, then the sampling ones and the self-pipe: the quiet ones. */
-	for (size_t i = 0, k = 0; k < 2; k++)
+	*nquiet = 1;
+	for (int k = 0; k < 2; k++)
 		for (size_t j = 0; j < r->att.nrings; j++)
 			if (r->att.rings[j].tracking == (k == 0)) {
 				pfds[i].fd = r->att.rings[j].fd;
 				pfds[i++].events = POLLIN;
-				nquiet += k;
+				*nquiet += (size_t)k;
 			}
-	quiet = pfds + nfds - nquiet;
-	pfds[nfds - 1].fd = wake_pipe[0];
-	pfds[nfds - 1].events = POLLIN;
+	pfds[i].fd = wake_pipe[0];
+	pfds[i].events = POLLIN;
+	return pfds;
+}
 
+/* Drains and applies until a signal, -d, the targets' end, or a file that cannot be written. */
+static void record_loop(struct recorder *r, bool tty)
+{
+	size_t nfds = r->att.nrings + 1, nquiet;
+	struct pollfd *pfds = loop_fds(r, &nquiet), *quiet = pfds + nfds - nquiet;
+	uint64_t last_status = 0, deadline = 0, round_ns = ROUND_MIN_NS, new_file = now_ns();
 	uint64_t round_start = 0, last_reap = 0;
+
+	if (r->o->duration > 0)
+		deadline = r->start_ns + (uint64_t)(r->o->duration * 1e9);
 
 	while (!stop_requested) {
 		uint64_t limit, now, nmods;
@@ -414,17 +428,7 @@ static void record_loop(struct recorder *r, bool tty)
 		unsigned fill;
 		char sink[64];
 
-		/*
-		 * The tracking rings wake at every record, so that the file of
-		 * a program that runs for a few milliseconds and is deleted is
-		 * opened while it runs. A machine that forks a thousand times
-		 * a second is drained every 5 ms, not at each fork; one that
-		 * has run only programs already seen for 2 s (a build running
-		 * the same compilers over and over), every 80 ms at most.
-		 * The rest of that time is slept first, woken by a signal or a
-		 * sampling ring only; the poll that follows then finds what
-		 * came meanwhile without sleeping again.
-		 */
+		/* What is left of the round's wait, then what came meanwhile, without sleeping again. */
 		if (wait_round(quiet, nquiet, round_start, round_ns, deadline))
 			timeout = 0;
 		if (stop_requested)
