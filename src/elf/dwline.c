@@ -12,6 +12,7 @@
 
 #include "elf/dwline.h"
 #include "util/alloc.h"
+#include "util/array.h"
 #include "util/cursor.h"
 #include "util/sbuf.h"
 
@@ -594,18 +595,15 @@ int dwline_read(const struct dwline_input *in, uint64_t offset, const char *comp
 	return err;
 }
 
+static uint64_t seq_lo(const void *arr, size_t i)
+{
+	return ((const struct dwline_seq *)arr)[i].lo;
+}
+
 const struct dwline_row *dwline_find(const struct dwline_table *t, uint64_t pc, uint64_t *lo)
 {
-	size_t a = 0, z = t->nseqs;
+	size_t a = bsearch_last_le(t->seqs, t->nseqs, pc, seq_lo);
 
-	while (a < z) {
-		size_t mid = a + (z - a) / 2;
-
-		if (t->seqs[mid].lo <= pc)
-			a = mid + 1;
-		else
-			z = mid;
-	}
 	for (size_t i = a; i > 0 && t->seqs[i - 1].maxhi > pc; i--) {
 		const struct dwline_seq *s = &t->seqs[i - 1];
 		const struct dwline_row *r = t->rows + s->row0;

@@ -538,19 +538,16 @@ out:
 	return ret;
 }
 
+static uint64_t span_lo(const void *arr, size_t i)
+{
+	return ((const struct cfi_span *)arr)[i].lo;
+}
+
 const struct cfi_row *cfi_spans_find(const struct cfi_spans *s, uint64_t vaddr)
 {
-	size_t lo = 0, hi = s->nsorted;
+	/* Just after the last sorted span that starts at or below vaddr. */
+	size_t lo = bsearch_last_le(s->v, s->nsorted, vaddr, span_lo);
 
-	/* The last sorted span that starts at or below vaddr. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->v[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo && vaddr < s->v[lo - 1].hi)
 		return &s->v[lo - 1].row;
 	for (size_t i = s->nsorted; i < s->n; i++)

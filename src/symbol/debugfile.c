@@ -75,15 +75,15 @@ int symfile_expand_fd(int fd, enum module_lines *why, bool zlib)
 		close(fd);
 		return xfd;
 	}
-	kept = (xfd = zcache_new()) >= 0;
-	if (xfd < 0 || !room_for(xfd, info.out_size)) {
+	/* In the cache directory where there is room, else where an unnamed file can be. */
+	kept = (xfd = zcache_new()) >= 0 && room_for(xfd, info.out_size);
+	if (!kept) {
 		if (xfd >= 0)
 			close(xfd);
-		kept = false;
 		xfd = unnamed_file("perfmini-debug");
+		if (xfd < 0 || !room_for(xfd, info.out_size))
+			goto fail;
 	}
-	if (xfd < 0 || !room_for(xfd, info.out_size))
-		goto fail;
 	/* Never whole in memory: the input's pages are dropped once read. */
 	ret = elfz_expand_fd(in, (size_t)st.st_size, xfd, info.out_size, true);
 	if (ret < 0)
