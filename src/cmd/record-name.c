@@ -34,10 +34,21 @@ static void take_named(uint32_t frame, const struct symres *res, void *arg)
 	symbolize_add_levels(arg, frame, res);
 }
 
+/* What the naming thread found of a module: into the profile's module table. */
+static void take_module(const struct module_facts *f, void *arg)
+{
+	struct recorder *r = arg;
+
+	symbolize_modules(r->prof, &r->syms, false);
+	symbolize_set_module(r->prof, f);
+}
+
 void recorder_take_named(struct recorder *r)
 {
-	if (r->namer)
-		namer_drain(r->namer, take_named, r->prof);
+	if (!r->namer)
+		return;
+	namer_drain_modules(r->namer, take_module, r);
+	namer_drain(r->namer, take_named, r->prof);
 }
 
 /* Whether the naming thread resolved frame, with a name or without one. */

@@ -48,6 +48,67 @@ int recorder_flush(struct recorder *r, bool all_meta)
 }
 
 /*
+ * Sealed files waiting for names, at most: past it the oldest is finished
+ * with the names it has (a module whose naming waits long: a slow
+ * debuginfod server, a machine too busy to read it).
+ */
+#define SEALED_MAX 4
+
+/*
+ * Whether frame i has its name, or gets none while recording: JIT frames
+ * are named at the stop (their perf maps grow to the end), anonymous
+ * memory never.
+ */
+static bool frame_settled(const struct recorder *r, size_t i)
+{
+	const struct pm_frame *f = &r->prof->frames[i];
+	enum module_kind kind;
+
+	if (f->nlines || f->module == PM_NONE || f->module >= r->mods.n)
+		return true;
+	kind = r->mods.mods[f->module]->kind;
+	if (kind != MODULE_FILE && kind != MODULE_VDSO && kind != MODULE_KERNEL)
+		return true;
+	return namer_resolved(r->namer, (uint32_t)i);
+}
+
+/* Sealed file k finished, and let go; said when it cannot be. */
+static void finish_sealed(struct recorder *r, size_t k)
+{
+	char err[512];
+
+	if (datafile_commit_names(&r->sealed[k].out, r->prof, err, sizeof(err)) < 0)
+		warning("%s", err);
+	memmove(r->sealed + k, r->sealed + k + 1, (--r->nsealed - k) * sizeof(*r->sealed));
+}
+
+void recorder_finish_sealed(struct recorder *r, bool all)
+{
+	/*
+	 * Frames seen resolved before the drain that follows: their names
+	 * are in the profile when the files holding them are finished.
+	 */
+	while (r->nsealed && r->named_upto < r->sealed[r->nsealed - 1].nframes &&
+	       frame_settled(r, r->named_upto))
+		r->named_upto++;
+	recorder_take_named(r);
+	while (r->nsealed && (all || r->sealed[0].nframes <= r->named_upto))
+		finish_sealed(r, 0);
+}
+
+/* A sealed file removed by --switch-max-files: it is not finished. */
+static void drop_sealed(struct recorder *r, const char *path)
+{
+	for (size_t k = 0; k < r->nsealed; k++) {
+		if (strcmp(r->sealed[k].out.file.path, path))
+			continue;
+		datafile_abandon(&r->sealed[k].out);
+		memmove(r->sealed + k, r->sealed + k + 1, (--r->nsealed - k) * sizeof(*r->sealed));
+		return;
+	}
+}
+
+/*
  * --switch-output: the name of a data file started now,
  * OUTPUT.YYYYMMDDhhmmssSSS in local time (as perf names them), made
  * unique should the last one have the same.
@@ -83,6 +144,7 @@ void recorder_slice_started(struct recorder *r, char *name)
 								   : 0));
 	profile_set_meta(r->prof, "slice-start-ns", ns);
 	while (r->o->switch_max_files && r->nslices > r->o->switch_max_files) {
+		drop_sealed(r, r->slices[0]);
 		if (unlink(r->slices[0]) < 0 && errno != ENOENT)
 			warning("cannot remove '%s': %s", r->slices[0], strerror(errno));
 		free(r->slices[0]);
@@ -91,15 +153,18 @@ void recorder_slice_started(struct recorder *r, char *name)
 }
 
 /*
- * --switch-output: the file written now is closed whole (every name and
- * module known so far, END), and the recording goes on in a new one,
- * self-contained: its first chunk holds every string, module, frame and
- * stack of the profile again. -1 (said) when either cannot be written.
+ * --switch-output: every record of the file written now goes to it, and
+ * the recording goes on in a new one, self-contained: its first chunk
+ * holds every string, module, frame and stack of the profile again. The
+ * file left is finished (the names of its frames, END) once they are
+ * named (recorder_finish_sealed), at once when no thread names them
+ * while recording. -1 (said) when either cannot be written.
  */
 int recorder_switch(struct recorder *r)
 {
 	struct datafile_out next;
 	char *name = recorder_slice_name(r), err[512];
+	int ret;
 
 	if (datafile_create(&next, name, err, sizeof(err)) < 0) {
 		error("%s", err);
@@ -112,12 +177,23 @@ int recorder_switch(struct recorder *r)
 	recorder_take_named(r);
 	recorder_add_threads(r);
 	recorder_write_meta(r);
-	if (datafile_commit(&r->out, r->prof, NULL, err, sizeof(err)) < 0) {
+	if (r->namer)
+		ret = datafile_seal(&r->out, r->prof, err, sizeof(err));
+	else
+		ret = datafile_commit(&r->out, r->prof, NULL, err, sizeof(err));
+	if (ret < 0) {
 		error("%s", err);
+		datafile_abandon(&r->out);
 		datafile_abandon(&next);
 		free(name);
 		r->write_failed = true;
 		return -1;
+	}
+	if (r->namer) {
+		if (r->nsealed == SEALED_MAX)
+			finish_sealed(r, 0);
+		r->sealed = xrealloc(r->sealed, (r->nsealed + 1) * sizeof(*r->sealed));
+		r->sealed[r->nsealed++] = (struct sealed){r->out, r->prof->nframes};
 	}
 	r->out = next;
 	recorder_slice_started(r, name);

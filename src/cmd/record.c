@@ -21,11 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "elf/addr.h"
 #include "elf/elfread.h"
 #include "capture/attach.h"
 #include "store/datafile.h"
@@ -459,8 +457,8 @@ static void record_loop(struct recorder *r, bool tty)
 				   NULL);
 			last_reap = round_start;
 		}
-		/* The frames named meanwhile: their lines go into the profile, the namer forgets them. */
-		recorder_take_named(r);
+		/* The frames named meanwhile into the profile; the files sealed whole finished. */
+		recorder_finish_sealed(r, false);
 		if (!targets_alive(r))
 			break;
 		now = now_ns();
@@ -498,6 +496,7 @@ static int record_stop(struct recorder *r, size_t *written)
 	recorder_name_frames(r, &stop_again);
 	if (r->unwinder)
 		stacker_settle_unwind(&r->stk, recorder_entry_frame, r);
+	recorder_finish_sealed(r, true);
 	recorder_add_threads(r);
 	recorder_write_meta(r);
 	ret = datafile_commit(&r->out, r->prof, written, err, sizeof(err));
@@ -572,6 +571,9 @@ static void recorder_free(struct recorder *r)
 	for (size_t i = 0; i < r->nslices; i++)
 		free(r->slices[i]);
 	free(r->slices);
+	while (r->nsealed)
+		datafile_abandon(&r->sealed[--r->nsealed].out);
+	free(r->sealed);
 	free(r);
 }
 
@@ -612,10 +614,7 @@ static int record_start(struct recorder *r, const struct record_opts *o)
 		symfile_get(&r->syms, module_set_kernel(&r->mods));
 	r->start_ns = now_ns();
 	r->wall_start = time(NULL);
-	/*
-	 * Every event at once: no sample predates the start, none is lost to
-	 * the attach (a command's alone are enabled by its exec).
-	 */
+	/* Every event at once, after the start (a command's are enabled by its exec). */
 	if ((!o->argv || o->system_wide) && (ret = attach_enable(&r->att)) < 0) {
 		error("cannot enable the events: %s", strerror(-ret));
 		return -1;

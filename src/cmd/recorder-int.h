@@ -30,6 +30,12 @@
 #include "symbol/namer.h"
 #include "symbol/symbolize.h"
 
+/* --switch-output: a file sealed, and the frame ids below nframes it holds. */
+struct sealed {
+	struct datafile_out out;
+	size_t nframes;
+};
+
 struct recorder {
 	const struct record_opts *o;
 	struct decode_layout layout;
@@ -85,6 +91,16 @@ struct recorder {
 	uint64_t slice_start;
 	char **slices;
 	size_t nslices;
+	/*
+	 * --switch-output: files sealed (every record in them) but waiting
+	 * for the names of their frames, oldest first: each is finished once
+	 * the frames it holds, ids below its nframes, are all below
+	 * named_upto, under which every frame has its name or gets none
+	 * while recording.
+	 */
+	struct sealed *sealed;
+	size_t nsealed;
+	size_t named_upto;
 };
 
 /*
@@ -164,7 +180,17 @@ char *recorder_slice_name(const struct recorder *r);
 void recorder_slice_started(struct recorder *r, char *name);
 /* Whether the file written now is due to be closed (--switch-output's SPEC). */
 bool recorder_switch_due(const struct recorder *r, uint64_t now);
-/* Closes the file written now, whole, and goes on in the next; -1 once a failure is said. */
+/*
+ * Seals the file written now and goes on in the next; -1 once a failure
+ * is said.
+ */
 int recorder_switch(struct recorder *r);
+/*
+ * Takes what the naming thread resolved into the profile (as
+ * recorder_take_named), then finishes the sealed files whose frames are
+ * named by now, every one with all (once naming is over); a file that
+ * cannot be finished is said.
+ */
+void recorder_finish_sealed(struct recorder *r, bool all);
 
 #endif

@@ -112,12 +112,20 @@ void df_sum_section(uLong *sum, size_t *summed, const unsigned char *buf, size_t
 /* Closes the section begun at offset at: its size, checksum and padding. */
 void df_section_end(struct df_out *o, size_t at);
 
+/* What a chunk holds. */
+enum df_chunk {
+	DF_CHUNK_MORE,	/* what p gained, the records added */
+	DF_CHUNK_LAST,	/* the same, every module again (build-ids, reasons) */
+	DF_CHUNK_NAMES, /* only what names the frames w holds, every module again */
+};
+
 /*
  * A chunk of a version 3 file: what p gained since w->done (everything
- * when w is new), the records added to w, and a SYNC; with final, every
- * module again. Advances w's marks, empties its pending records.
+ * when w is new), the records added to w, and a SYNC; as kind says.
+ * Advances w's marks, empties its pending records.
  */
-void df_put_chunk(struct df_out *o, const struct profile *p, struct datafile_out *w, bool final);
+void df_put_chunk(struct df_out *o, const struct profile *p, struct datafile_out *w,
+		  enum df_chunk kind);
 /* END, holding sum: the CRC-32 of every byte before it. */
 void df_put_end(struct df_out *o, uLong sum);
 

@@ -367,7 +367,8 @@ static void put_new(struct df_out *o, const struct profile *p, uint32_t type, si
 	*done = n;
 }
 
-void df_put_chunk(struct df_out *o, const struct profile *p, struct datafile_out *w, bool final)
+void df_put_chunk(struct df_out *o, const struct profile *p, struct datafile_out *w,
+		  enum df_chunk kind)
 {
 	struct df_mark *done = &w->done;
 	size_t at;
@@ -384,10 +385,14 @@ void df_put_chunk(struct df_out *o, const struct profile *p, struct datafile_out
 		df_section_end(o, at);
 		done->str = p->str.len;
 	}
-	/* Meta entries change in place (counts): all of them, each time. */
-	put_run(o, p, df_section_of(DF_META), 0, p->nmeta);
+	/*
+	 * Meta entries change in place (counts): all of them, each time;
+	 * a file finished after the next began keeps those it had.
+	 */
+	if (kind != DF_CHUNK_NAMES)
+		put_run(o, p, df_section_of(DF_META), 0, p->nmeta);
 	/* Modules learn their build-ids and reasons at the end. */
-	if (final)
+	if (kind != DF_CHUNK_MORE)
 		done->modules = 0;
 	put_new(o, p, DF_MODULES, &done->modules);
 	put_new(o, p, DF_SEGMENTS, &done->segments);
@@ -400,13 +405,15 @@ void df_put_chunk(struct df_out *o, const struct profile *p, struct datafile_out
 	}
 	put_frame_lines(o, p, done);
 	done->lines = p->nlines;
-	put_new(o, p, DF_FRAMES, &done->frames);
-	put_new(o, p, DF_STACK_FRAMES, &done->stack_frames);
-	put_new(o, p, DF_STACKS, &done->stacks);
-	put_appended(o, p, DF_SAMPLES, &w->samples, &done->samples);
-	put_appended(o, p, DF_THREADS, &w->threads, &done->threads);
-	put_appended(o, p, DF_OFFCPU, &w->offcpu, &done->offcpu);
-	put_appended(o, p, DF_WAKEUPS, &w->wakeups, &done->wakeups);
+	if (kind != DF_CHUNK_NAMES) {
+		put_new(o, p, DF_FRAMES, &done->frames);
+		put_new(o, p, DF_STACK_FRAMES, &done->stack_frames);
+		put_new(o, p, DF_STACKS, &done->stacks);
+		put_appended(o, p, DF_SAMPLES, &w->samples, &done->samples);
+		put_appended(o, p, DF_THREADS, &w->threads, &done->threads);
+		put_appended(o, p, DF_OFFCPU, &w->offcpu, &done->offcpu);
+		put_appended(o, p, DF_WAKEUPS, &w->wakeups, &done->wakeups);
+	}
 	{
 		uLong sum = crc32_z(w->sum, o->buf, o->len);
 
@@ -436,7 +443,7 @@ unsigned char *datafile_encode(const struct profile *p, size_t *len)
 
 	memset(&w, 0, sizeof(w));
 	df_put_header(&o);
-	df_put_chunk(&o, p, &w, true);
+	df_put_chunk(&o, p, &w, DF_CHUNK_LAST);
 	df_put_end(&o, crc32_z(crc32(0L, Z_NULL, 0), o.buf, o.len));
 	*len = o.len;
 	return o.buf;

@@ -157,6 +157,20 @@ int datafile_flush(struct datafile_out *out, const struct profile *p, char *err,
 int datafile_commit(struct datafile_out *out, const struct profile *p, size_t *written, char *err,
 		    size_t errlen);
 /*
+ * A file whose records are all added, to be finished later, once more of
+ * its frames are named: a chunk of what p gained and the records added
+ * (as datafile_flush), after which nothing more is added to out.
+ */
+int datafile_seal(struct datafile_out *out, const struct profile *p, char *err, size_t errlen);
+/*
+ * Finishes a sealed file: a last chunk of only what names its frames
+ * (the strings and lines of frames named since, every module and
+ * segment again), none of the frames, stacks or meta entries p gained
+ * after the seal, then END; closes the file.
+ */
+int datafile_commit_names(struct datafile_out *out, const struct profile *p, char *err,
+			  size_t errlen);
+/*
  * Releases out: a file not named yet is gone; one named keeps the chunks
  * written, and reads as cut short.
  */

@@ -142,7 +142,7 @@ int datafile_flush(struct datafile_out *out, const struct profile *p, char *err,
 	if (out->err == 0) {
 		if (out->bytes == 0)
 			df_put_header(&o);
-		df_put_chunk(&o, p, out, false);
+		df_put_chunk(&o, p, out, DF_CHUNK_MORE);
 		put(out, &o);
 		free(o.buf);
 	}
@@ -167,8 +167,9 @@ void datafile_abandon(struct datafile_out *out)
 	outfile_abandon(&out->file);
 }
 
-int datafile_commit(struct datafile_out *out, const struct profile *p, size_t *written, char *err,
-		    size_t errlen)
+/* The last chunk, of kind, then END; the file closed. */
+static int commit(struct datafile_out *out, const struct profile *p, enum df_chunk kind,
+		  size_t *written, char *err, size_t errlen)
 {
 	struct df_out o = {0};
 	int ret = out->err;
@@ -176,7 +177,7 @@ int datafile_commit(struct datafile_out *out, const struct profile *p, size_t *w
 	if (ret == 0) {
 		if (out->bytes == 0)
 			df_put_header(&o);
-		df_put_chunk(&o, p, out, true);
+		df_put_chunk(&o, p, out, kind);
 		df_put_end(&o, crc32_z(out->sum, o.buf, o.len));
 		ret = put(out, &o);
 		free(o.buf);
@@ -194,6 +195,26 @@ int datafile_commit(struct datafile_out *out, const struct profile *p, size_t *w
 	if (ret < 0)
 		snprintf(err + strlen(err), errlen - strlen(err), "%s", strerror(-ret));
 	return ret;
+}
+
+int datafile_commit(struct datafile_out *out, const struct profile *p, size_t *written, char *err,
+		    size_t errlen)
+{
+	return commit(out, p, DF_CHUNK_LAST, written, err, errlen);
+}
+
+int datafile_seal(struct datafile_out *out, const struct profile *p, char *err, size_t errlen)
+{
+	int ret = datafile_flush(out, p, err, errlen);
+
+	release_pending(out);
+	return ret;
+}
+
+int datafile_commit_names(struct datafile_out *out, const struct profile *p, char *err,
+			  size_t errlen)
+{
+	return commit(out, p, DF_CHUNK_NAMES, NULL, err, errlen);
 }
 
 int datafile_write(const struct profile *p, const char *path, size_t *written, char *err,

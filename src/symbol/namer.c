@@ -79,6 +79,12 @@ struct result {
 	struct srcline lv[];
 };
 
+/* What naming found of a module, until namer_drain_modules hands it on. */
+struct fact {
+	struct fact *next;
+	struct module_facts f;
+};
+
 struct namer {
 	struct symbolizer *z;
 	pthread_t thread;
@@ -100,6 +106,7 @@ struct namer {
 	 */
 	pthread_mutex_t lock;
 	struct result *ready, **ready_tail;
+	struct fact *facts, **facts_tail; /* modules read, not drained yet, oldest first */
 	uint8_t *resolved;
 	size_t nresolved;
 	uint64_t named;
@@ -229,6 +236,17 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 			return;
 	}
 	symbolize_addr(n->z, j->m, j->addr, false, r);
+	/* A module read the first time: what it is, before the first frame named in it. */
+	if ((f = symfile_find(n->z, j->m)) && !f->told) {
+		struct fact *fact = xcalloc(1, sizeof(*fact));
+
+		f->told = true;
+		symbolize_module_facts(n->z, j->m, &fact->f);
+		pthread_mutex_lock(&n->lock);
+		*n->facts_tail = fact;
+		n->facts_tail = &fact->next;
+		pthread_mutex_unlock(&n->lock);
+	}
 	store(n, j->frame, r);
 	symres_release(r);
 	/*
@@ -398,6 +416,7 @@ struct namer *namer_start(struct symbolizer *z)
 	n->jobs = spsc_new(sizeof(struct job), CHUNK_JOBS);
 	n->wake = eventfd(0, EFD_CLOEXEC);
 	n->ready_tail = &n->ready;
+	n->facts_tail = &n->facts;
 	pthread_mutex_init(&n->lock, NULL);
 	if (n->wake < 0 || pthread_create(&n->thread, NULL, namer_main, n) != 0) {
 		if (n->wake >= 0)
@@ -494,6 +513,26 @@ void namer_drain(struct namer *n, namer_result_fn fn, void *arg)
 	free(r);
 }
 
+void namer_drain_modules(struct namer *n, namer_module_fn fn, void *arg)
+{
+	struct fact *list;
+
+	pthread_mutex_lock(&n->lock);
+	list = n->facts;
+	n->facts = NULL;
+	n->facts_tail = &n->facts;
+	pthread_mutex_unlock(&n->lock);
+	while (list) {
+		struct fact *next = list->next;
+
+		if (fn)
+			fn(&list->f, arg);
+		free(list->f.segs);
+		free(list);
+		list = next;
+	}
+}
+
 bool namer_resolved(struct namer *n, uint32_t frame)
 {
 	bool done;
@@ -518,6 +557,7 @@ void namer_free(struct namer *n)
 		free(n->ready);
 		n->ready = next;
 	}
+	namer_drain_modules(n, NULL, NULL);
 	free(n->resolved);
 	close(n->wake);
 	ration_free(n->ration);

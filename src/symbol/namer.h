@@ -75,6 +75,13 @@ void namer_counts(struct namer *n, uint64_t *queued, uint64_t *done);
 typedef void (*namer_result_fn)(uint32_t frame, const struct symres *r, void *arg);
 void namer_drain(struct namer *n, namer_result_fn fn, void *arg);
 
+/*
+ * Hands fn what the thread found of each module it read since the last
+ * call (symbolize_module_facts), each before any frame named in it is
+ * handed to namer_drain's fn; fn's f lives until fn returns.
+ */
+typedef void (*namer_module_fn)(const struct module_facts *f, void *arg);
+void namer_drain_modules(struct namer *n, namer_module_fn fn, void *arg);
 /* Whether the thread resolved frame id frame (with a name or without one). */
 bool namer_resolved(struct namer *n, uint32_t frame);
 

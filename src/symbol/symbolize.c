@@ -168,45 +168,89 @@ static uint32_t module_flags(const struct module *m, const struct symfile *sf)
 	return flags;
 }
 
+void symbolize_module_facts(struct symbolizer *z, const struct module *m, struct module_facts *out)
+{
+	struct symfile *sf = symfile_find(z, m);
+
+	memset(out, 0, sizeof(*out));
+	out->module = m->id;
+	out->flags = module_flags(m, sf);
+	if (!sf)
+		return;
+	build_id_hex(sf->build_id, sf->build_id_len, out->build_id);
+	out->reason = sf->reason ? module_reason_text(sf->reason) : NULL;
+	if (m->kind == MODULE_FILE && sf->nsegs) {
+		out->segs = xmalloc(sf->nsegs * sizeof(*sf->segs));
+		memcpy(out->segs, sf->segs, sf->nsegs * sizeof(*sf->segs));
+		out->nsegs = sf->nsegs;
+	}
+}
+
+/* f into p's module f->module; its segments unless p has them (has_segs). */
+static void set_module(struct profile *p, const struct module_facts *f, bool has_segs)
+{
+	struct pm_module *pm = &p->modules[f->module];
+
+	pm->build_id = strtab_add(&p->str, f->build_id);
+	pm->flags = f->flags;
+	if (f->reason)
+		pm->reason = strtab_add(&p->str, f->reason);
+	for (size_t k = 0; !has_segs && k < f->nsegs; k++) {
+		struct pm_segment g = {
+			.module = f->module,
+			.flags = f->segs[k].flags,
+			.offset = f->segs[k].offset,
+			.vaddr = f->segs[k].vaddr,
+			.filesz = f->segs[k].filesz,
+			.memsz = f->segs[k].memsz,
+		};
+
+		profile_add_segment(p, &g);
+	}
+}
+
+/* Whether p holds segments of module id, from a byte per module (NULL: none). */
+static uint8_t *modules_with_segments(const struct profile *p)
+{
+	uint8_t *has = p->nsegments ? xcalloc(p->nmodules + 1, 1) : NULL;
+
+	for (size_t i = 0; i < p->nsegments; i++)
+		if (p->segments[i].module < p->nmodules)
+			has[p->segments[i].module] = 1;
+	return has;
+}
+
+void symbolize_set_module(struct profile *p, const struct module_facts *f)
+{
+	uint8_t *has;
+
+	if (f->module >= p->nmodules)
+		return;
+	has = modules_with_segments(p);
+	set_module(p, f, has && has[f->module]);
+	free(has);
+}
+
 void symbolize_modules(struct profile *p, struct symbolizer *z, bool final)
 {
 	struct module_set *mods = z->mods;
+	uint8_t *has = final ? modules_with_segments(p) : NULL;
 
-	for (size_t i = final ? 0 : p->nmodules; i < mods->n; i++) {
-		struct module *m = mods->mods[i];
-		/*
-		 * What was read of the module for naming, if anything (a module
-		 * no sampled frame is in is not read now). Before the end, the
-		 * naming thread may be reading z: it is not touched.
-		 */
-		struct symfile *sf = final ? symfile_find(z, m) : NULL;
-		char hex[2 * BUILD_ID_MAX + 1] = "";
-		uint32_t id = (uint32_t)i;
+	for (size_t i = p->nmodules; i < mods->n; i++)
+		profile_add_module(p, mods->mods[i]->path, "", module_flags(mods->mods[i], NULL));
+	/*
+	 * What was read of each module for naming, if anything (a module no
+	 * sampled frame is in is not read now). Before the end, the naming
+	 * thread may be reading z: it is not touched.
+	 */
+	for (size_t i = 0; final && i < mods->n; i++) {
+		struct module_facts f;
 
-		if (sf)
-			build_id_hex(sf->build_id, sf->build_id_len, hex);
-		if (i < p->nmodules) {
-			p->modules[i].build_id = strtab_add(&p->str, hex);
-			p->modules[i].flags = module_flags(m, sf);
-		} else {
-			id = profile_add_module(p, m->path, hex, module_flags(m, sf));
-		}
-		if (sf && sf->reason)
-			p->modules[id].reason = strtab_add(&p->str, module_reason_text(sf->reason));
-		/* Its segments, for pprof to map file offsets back to ELF addresses. */
-		for (size_t k = 0; sf && m->kind == MODULE_FILE && k < sf->nsegs; k++) {
-			struct pm_segment g = {
-				.module = id,
-				.flags = sf->segs[k].flags,
-				.offset = sf->segs[k].offset,
-				.vaddr = sf->segs[k].vaddr,
-				.filesz = sf->segs[k].filesz,
-				.memsz = sf->segs[k].memsz,
-			};
-
-			profile_add_segment(p, &g);
-		}
+		symbolize_module_facts(z, mods->mods[i], &f);
+		set_module(p, &f, has && i < p->nmodules && has[i]);
+		free(f.segs);
 	}
+	free(has);
 }
 
 size_t symbolize_profile(struct profile *p, struct symbolizer *z,

@@ -66,6 +66,27 @@ void symbolize_add_levels(struct profile *p, uint32_t frame, const struct symres
  */
 void symbolize_modules(struct profile *p, struct symbolizer *z, bool final);
 
+/*
+ * What naming found of one module, as a profile's module table takes it:
+ * its build-id, its flags (kind, why it names less than it could), the
+ * reason's text and its ELF segments (malloc'd: the caller frees segs).
+ */
+struct module_facts {
+	uint32_t module; /* its id */
+	uint32_t flags;	 /* pm_module_flags */
+	char build_id[2 * BUILD_ID_MAX + 1];
+	const char *reason; /* static text, or NULL */
+	struct load_seg *segs;
+	size_t nsegs;
+};
+/* Those of m, from what z read of it (kind and path only when it read nothing). */
+void symbolize_module_facts(struct symbolizer *z, const struct module *m, struct module_facts *out);
+/*
+ * Gives p's module f->module (given it by symbolize_modules) what f
+ * says; its segments only when p has none of it yet.
+ */
+void symbolize_set_module(struct profile *p, const struct module_facts *f);
+
 size_t symbolize_profile(struct profile *p, struct symbolizer *z,
 			 bool (*resolved)(uint32_t frame, void *arg), void *arg, bool cut_short);
 

@@ -1063,6 +1063,61 @@ START_TEST(test_stream_chunks)
 }
 END_TEST
 
+/*
+ * A file sealed, then finished after the next began (--switch-output):
+ * the frames it holds get the names found since, and nothing the
+ * profile gained after the seal (frames, stacks, meta) reaches it.
+ */
+START_TEST(test_seal_names)
+{
+	struct profile *p = profile_new(), *q;
+	char *dir = make_tmpdir(), *path = xasprintf("%s/s.data", dir);
+	struct datafile_out out, next;
+	struct pm_line l = {0};
+
+	profile_add_module(p, "/bin/demo", "", 0);
+	profile_set_meta(p, "slice", "first");
+	ck_assert_int_eq(datafile_create(&out, path, file_err, sizeof(file_err)), 0);
+	for (uint64_t i = 0; i < 6; i++)
+		grow_profile(p, 0x1000 + 16 * i, i, &out);
+	ck_assert_int_eq(datafile_seal(&out, p, file_err, sizeof(file_err)), 0);
+	ck_assert_uint_eq(datafile_pending(&out), 0);
+	/* The next file's records, and a name for the sealed file's frame 2. */
+	memset(&next, 0, sizeof(next));
+	profile_set_meta(p, "slice", "second");
+	for (uint64_t i = 0; i < 4; i++)
+		grow_profile(p, 0x2000 + 16 * i, 10 + i, &next);
+	l.func = strtab_add(&p->str, "found_late");
+	l.line = 7;
+	profile_add_line(p, 2, &l);
+	l.func = strtab_add(&p->str, "of_the_next");
+	profile_add_line(p, 7, &l);
+	q = datafile_read(path, false, file_err, sizeof(file_err));
+	ck_assert_msg(q != NULL, "%s", file_err);
+	ck_assert_uint_eq(q->frames[2].nlines, 0);
+	ck_assert_uint_gt(q->cut_at, 0); /* readable, not finished */
+	profile_free(q);
+	ck_assert_int_eq(datafile_commit_names(&out, p, file_err, sizeof(file_err)), 0);
+	q = datafile_read(path, false, file_err, sizeof(file_err));
+	ck_assert_msg(q != NULL, "%s", file_err);
+	ck_assert_uint_eq(q->cut_at, 0);
+	ck_assert_uint_eq(q->nsamples, 6);
+	ck_assert_uint_eq(q->nframes, 6);
+	ck_assert_uint_eq(q->nstacks, 6);
+	ck_assert_uint_eq(q->frames[2].nlines, 1);
+	ck_assert_str_eq(strtab_get(&q->str, q->lines[q->frames[2].line0].func), "found_late");
+	ck_assert_uint_eq(q->frames[3].nlines, 0);
+	ck_assert_str_eq(profile_get_meta(q, "slice"), "first");
+	profile_free(q);
+	free(next.samples.buf);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	free(dir);
+	profile_free(p);
+}
+END_TEST
+
 /* An existing file is replaced whole, and its old mode does not survive. */
 START_TEST(test_write_replaces)
 {
@@ -1244,6 +1299,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, test_write_read);
 	tcase_add_test(tc, test_stream_samples);
 	tcase_add_test(tc, test_stream_chunks);
+	tcase_add_test(tc, test_seal_names);
 	tcase_add_test(tc, test_write_replaces);
 	tcase_add_test(tc, test_write_read_errors);
 	tcase_add_test(tc, test_merge);

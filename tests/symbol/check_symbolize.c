@@ -475,6 +475,52 @@ START_TEST(test_profile)
 }
 END_TEST
 
+/*
+ * A module's facts taken while recording (symbolize_module_facts on the
+ * naming thread, symbolize_set_module on the recorder's): the profile's
+ * module gets its build-id and segments at once, and the final pass of
+ * symbolize_modules adds no second copy of them.
+ */
+START_TEST(test_module_facts)
+{
+	struct fixture fx;
+	struct profile *p = profile_new();
+	struct module_facts f;
+	size_t nsegs;
+
+	setup(&fx);
+	profile_intern_frame(p, 0, 0, file_off(sym_outer) + 1);
+	symbolize_modules(p, &fx.z, false);
+	ck_assert_uint_eq(p->nmodules, 1);
+	ck_assert_uint_eq(p->nsegments, 0);
+	ck_assert_str_eq(strtab_get(&p->str, p->modules[0].build_id), "");
+	/* Nothing read of it yet: only its kind. */
+	symbolize_module_facts(&fx.z, fx.z.mods->mods[0], &f);
+	ck_assert_uint_eq(f.nsegs, 0);
+	ck_assert_str_eq(f.build_id, "");
+	symbolize_set_module(p, &f);
+	free(f.segs);
+	ck_assert_uint_eq(p->nsegments, 0);
+
+	symfile_get(&fx.z, fx.z.mods->mods[0]);
+	symbolize_module_facts(&fx.z, fx.z.mods->mods[0], &f);
+	ck_assert_uint_eq(f.module, 0);
+	ck_assert_uint_gt(f.nsegs, 0);
+	symbolize_set_module(p, &f);
+	symbolize_set_module(p, &f); /* told twice (a module read again): once */
+	ck_assert_uint_eq(p->nsegments, f.nsegs);
+	ck_assert_str_eq(strtab_get(&p->str, p->modules[0].build_id), f.build_id);
+	nsegs = f.nsegs;
+	free(f.segs);
+	symbolize_modules(p, &fx.z, true);
+	ck_assert_uint_eq(p->nsegments, nsegs);
+	for (size_t i = 0; i < p->nsegments; i++)
+		ck_assert_uint_eq(p->segments[i].module, 0);
+	profile_free(p);
+	teardown(&fx);
+}
+END_TEST
+
 /* Cut short: nothing is named, and what was left is counted. */
 START_TEST(test_profile_cut_short)
 {
@@ -551,6 +597,7 @@ static Suite *symbolize_suite(void)
 	tcase_add_test(tc, test_add_levels);
 	tcase_add_test(tc, test_profile);
 	tcase_add_test(tc, test_profile_cut_short);
+	tcase_add_test(tc, test_module_facts);
 	tcase_add_test(tc, test_zcache_trim);
 	suite_add_tcase(s, tc);
 	return s;
