@@ -452,6 +452,8 @@ static void record_loop(struct recorder *r, bool tty)
 		round_ns = next_round_ns(round_ns, fill, round_start, new_file);
 		limit = round_start > FLUSH_SLACK_NS ? round_start - FLUSH_SLACK_NS : 0;
 		order_flush(&r->q, limit, apply, r);
+		if (r->namer)
+			namer_kick(r->namer);
 		if (round_start - last_reap >= REAP_NS) {
 			model_reap(&r->model, limit > LINGER_NS ? limit - LINGER_NS : 0, NULL,
 				   NULL);

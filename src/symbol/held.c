@@ -16,6 +16,7 @@
 
 #include "symbol/symfile-int.h"
 #include "util/array.h"
+#include "util/clock.h"
 #include "util/pages.h"
 
 /*
@@ -82,12 +83,19 @@ static uint64_t file_pages(struct symbolizer *z)
 	return sscanf(buf, "%llu %llu %llu", &size, &rss, &shared) == 3 ? shared : 0;
 }
 
+/* How often, at most, symbolizer_give_back_due reads /proc/self/statm. */
+#define STATM_LOOK_NS 50000000ULL
+
 bool symbolizer_give_back_due(struct symbolizer *z)
 {
-	uint64_t now;
+	uint64_t now, t;
 
 	if (!z->give_back_bytes)
 		return true;
+	t = now_coarse_ns();
+	if (t - z->statm_at < STATM_LOOK_NS)
+		return false;
+	z->statm_at = t;
 	now = file_pages(z);
 	return !now || now >= z->file_pages + z->give_back_bytes / (size_t)sysconf(_SC_PAGESIZE);
 }

@@ -91,6 +91,7 @@ struct namer {
 	int wake; /* eventfd the thread sleeps on */
 
 	struct spsc *jobs; /* struct job, from the recorder to the thread */
+	bool unkicked;	   /* the recorder's: jobs queued since namer_kick */
 	_Atomic bool sleeping, done, cancel;
 	bool joined;	       /* by namer_finish: the thread is gone */
 	struct ration *ration; /* the thread's CPU time while recording: see ration() */
@@ -433,6 +434,14 @@ struct namer *namer_start(struct symbolizer *z)
 void namer_frame(struct namer *n, struct module *m, uint32_t frame, uint64_t addr)
 {
 	spsc_push(n->jobs, &(struct job){m, frame, addr});
+	n->unkicked = true;
+}
+
+void namer_kick(struct namer *n)
+{
+	if (!n->unkicked)
+		return;
+	n->unkicked = false;
 	atomic_thread_fence(memory_order_seq_cst);
 	if (atomic_load(&n->sleeping))
 		wake(n);

@@ -50,8 +50,17 @@ struct namer;
  */
 struct namer *namer_start(struct symbolizer *z);
 
-/* Queues frame id frame, at addr of m (recorder thread). */
+/*
+ * Queues frame id frame, at addr of m (recorder thread); the thread
+ * starts on it at the next namer_kick or namer_finish.
+ */
 void namer_frame(struct namer *n, struct module *m, uint32_t frame, uint64_t addr);
+/*
+ * Wakes the thread if frames were queued since the last call: once a
+ * round of the recorder's loop, not once a frame (each wakeup costs both
+ * threads a system call and the thread a switch).
+ */
+void namer_kick(struct namer *n);
 
 /*
  * Lets the thread finish what is queued, at normal priority, and joins

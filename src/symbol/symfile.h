@@ -50,10 +50,12 @@ struct symbolizer {
 	/*
 	 * symbolizer_trim gives the pages back once this many more bytes of
 	 * files are resident than after the last time (0: at every call);
-	 * file_pages is how many were resident then.
+	 * file_pages is how many were resident then; statm_at, when
+	 * symbolizer_give_back_due last looked (now_coarse_ns).
 	 */
 	size_t give_back_bytes;
 	uint64_t file_pages;
+	uint64_t statm_at;
 	size_t lines_budget; /* symbolizer_trim's: SYMBOLIZER_LINES_BUDGET (tests set less) */
 	struct ksyms_reader *kernel_reader; /* see symbolizer_read_kernel, NULL if none */
 	uint64_t kernel_read_cpu_ns;	    /* the CPU time its thread used, once waited for */
@@ -127,7 +129,7 @@ void symbolizer_give_back(struct symbolizer *z);
  * the TLBs of the other CPUs that run this process's threads, and what
  * the next frames of the same modules read comes back at the price of a
  * fault: done after every few frames of a busy machine, that was most of
- * the recorder's own time.
+ * the recorder's own time. It looks at most every 50 ms (false between).
  */
 bool symbolizer_give_back_due(struct symbolizer *z);
 

@@ -290,6 +290,61 @@ START_TEST(test_free_unfinished)
 }
 END_TEST
 
+/* A module's facts, as namer_drain_modules hands them on. */
+struct facts_seen {
+	int n;
+	uint32_t module;
+	size_t nsegs;
+};
+
+static void count_fact(const struct module_facts *f, void *arg)
+{
+	struct facts_seen *seen = arg;
+
+	seen->n++;
+	seen->module = f->module;
+	seen->nsegs = f->nsegs;
+}
+
+/*
+ * Frames queued while the thread sleeps are named once namer_kick wakes
+ * it, before any namer_finish; the module's facts come once, with its
+ * first frame.
+ */
+START_TEST(test_kick)
+{
+	struct facts_seen seen = {0};
+	struct fixture fx;
+	struct namer *n;
+	int k;
+
+	setup(&fx);
+	n = namer_start(&fx.z);
+	ck_assert_ptr_nonnull(n);
+	usleep(50000); /* the thread asleep, with nothing queued */
+	namer_frame(n, fx.exe, 0, fx.off[0]);
+	namer_kick(n);
+	for (k = 0; k < 1000 && !namer_resolved(n, 0); k++)
+		usleep(10000);
+	ck_assert_msg(namer_resolved(n, 0), "not named 10 s after the kick");
+	namer_drain_modules(n, count_fact, &seen);
+	ck_assert_int_eq(seen.n, 1);
+	ck_assert_uint_eq(seen.module, fx.exe->id);
+	ck_assert_uint_gt(seen.nsegs, 0);
+	namer_frame(n, fx.exe, 1, fx.off[1]);
+	namer_kick(n);
+	namer_kick(n); /* nothing new: no second wakeup needed */
+	for (k = 0; k < 1000 && !namer_resolved(n, 1); k++)
+		usleep(10000);
+	ck_assert(namer_resolved(n, 1));
+	namer_drain_modules(n, count_fact, &seen);
+	ck_assert_int_eq(seen.n, 1); /* told once */
+	ck_assert_int_eq(namer_finish(n, 0, NULL), 0);
+	namer_free(n);
+	teardown(&fx);
+}
+END_TEST
+
 /* An empty queue finishes at once. */
 START_TEST(test_nothing_queued)
 {
@@ -320,6 +375,7 @@ static Suite *namer_suite(void)
 	tcase_add_test(tc, test_kernel_frames_among_others);
 	tcase_add_test(tc, test_free_unfinished);
 	tcase_add_test(tc, test_nothing_queued);
+	tcase_add_test(tc, test_kick);
 	suite_add_tcase(s, tc);
 	return s;
 }
