@@ -266,10 +266,7 @@ static int drain_one(const struct perf_event_header *hdr, void *arg)
 		pending_change(r, rec.mmap2.pid, 1);
 	else if (rec.type == PERF_RECORD_COMM && rec.comm.exec)
 		pending_change(r, rec.comm.pid, 1);
-	/*
-	 * Pin the file of a new mapping now, while the mapping (and perhaps
-	 * the process) still exists; applying it waits for its turn.
-	 */
+	/* A new mapping's file pinned now, while it (and its process) exists; applied in turn. */
 	if (rec.type == PERF_RECORD_MMAP2 && rec.mmap2.pid != UINT32_MAX &&
 	    (rec.mmap2.prot & PROT_EXEC)) {
 		struct module_key k = {rec.mmap2.filename, rec.mmap2.maj, rec.mmap2.min,
@@ -330,18 +327,18 @@ static bool targets_alive(struct recorder *r)
 }
 
 /*
- * The shortest time between two drains of the rings, as the tracking
- * rings ask for them. They wake at every record, so that the file of a
- * program that runs for a few milliseconds and is deleted is opened while
- * it runs; a machine that forks a thousand times a second is drained
- * every ROUND_MIN_NS, not at each fork, and so is one that fills a
- * tracking ring past ROUND_FULL percent or mapped a new file in the last
- * ROUND_CALM_NS. Else (a build running the same compilers over and over)
- * the wait doubles up to ROUND_MAX_NS. A sampling ring that reaches its
- * watermark is drained at once.
+ * The shortest time between two drains of the rings. The tracking rings
+ * wake at every record, so that the file of a program that runs a few ms
+ * and is deleted is opened while it runs: a machine that forks a thousand
+ * times a second, fills a tracking ring past ROUND_FULL percent or mapped
+ * a new file in the last ROUND_CALM_NS is drained every ROUND_MIN_NS.
+ * Else (a build running the same compilers over and over) the wait
+ * doubles up to ROUND_MAX_NS, never past the time the fullest tracking
+ * ring takes to fill ROUND_FULL percent at its last pace. A sampling ring
+ * that reaches its watermark is drained at once.
  */
 #define ROUND_MIN_NS  5000000ULL
-#define ROUND_MAX_NS  80000000ULL
+#define ROUND_MAX_NS  320000000ULL
 #define ROUND_CALM_NS 2000000000ULL
 #define ROUND_FULL    25
 
@@ -352,16 +349,17 @@ static bool targets_alive(struct recorder *r)
 #define CHUNK_NS    500000000ULL
 #define CHUNK_BYTES (1024 * 1024)
 
-/*
- * The next round's shortest wait after a drain at now that found the
- * fullest tracking ring fill percent full, new files last mapped at
- * new_file.
- */
-static uint64_t next_round_ns(uint64_t round_ns, unsigned fill, uint64_t now, uint64_t new_file)
+/* The next wait: the fullest tracking ring fill% full, elapsed ns after the last drain. */
+static uint64_t next_round_ns(uint64_t round_ns, unsigned fill, uint64_t elapsed, uint64_t now,
+			      uint64_t new_file)
 {
+	uint64_t next = round_ns * 2 < ROUND_MAX_NS ? round_ns * 2 : ROUND_MAX_NS;
+
 	if (fill >= ROUND_FULL || now - new_file < ROUND_CALM_NS)
 		return ROUND_MIN_NS;
-	return round_ns * 2 < ROUND_MAX_NS ? round_ns * 2 : ROUND_MAX_NS;
+	if (fill && elapsed / fill * ROUND_FULL < next)
+		next = elapsed / fill * ROUND_FULL;
+	return next > ROUND_MIN_NS ? next : ROUND_MIN_NS;
 }
 
 /*
@@ -443,13 +441,14 @@ static void record_loop(struct recorder *r, bool tty)
 		if (pfds[nfds - 1].revents)
 			while (read(wake_pipe[0], sink, sizeof(sink)) > 0)
 				;
+		now = round_start;
 		round_start = now_ns();
 		fill = attach_tracking_fill(&r->att);
 		nmods = r->mods.n;
 		drain_all(r);
 		if (r->mods.n != nmods)
 			new_file = round_start;
-		round_ns = next_round_ns(round_ns, fill, round_start, new_file);
+		round_ns = next_round_ns(round_ns, fill, round_start - now, round_start, new_file);
 		limit = round_start > FLUSH_SLACK_NS ? round_start - FLUSH_SLACK_NS : 0;
 		order_flush(&r->q, limit, apply, r);
 		if (r->namer)
