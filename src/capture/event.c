@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -202,13 +204,34 @@ static int tracefs_read(const char *tracepoint, const char *name, char *buf, siz
 	return err;
 }
 
+/*
+ * Whether tracefs is mounted at either place. Where nothing mounted it
+ * (a machine or container without systemd), it is mounted at
+ * /sys/kernel/tracing, as perf does, if this process may.
+ */
+static bool tracefs_ready(void)
+{
+	struct stat st;
+
+	if (stat("/sys/kernel/tracing/events", &st) == 0 ||
+	    stat("/sys/kernel/debug/tracing/events", &st) == 0)
+		return true;
+	if (stat("/sys/kernel/tracing", &st) != 0 || !S_ISDIR(st.st_mode))
+		return false;
+	return mount("nodev", "/sys/kernel/tracing", "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		     NULL) == 0 &&
+	       stat("/sys/kernel/tracing/events", &st) == 0;
+}
+
 int tracepoint_field(const char *tracepoint, const char *field, uint64_t *id, unsigned *offset,
 		     unsigned *size)
 {
 	char buf[4096], *end;
 	int ret;
 
-	if ((ret = tracefs_read(tracepoint, "id", buf, sizeof(buf))) < 0)
+	if ((ret = tracefs_read(tracepoint, "id", buf, sizeof(buf))) == -ENOENT && !tracefs_ready())
+		return -ENODEV;
+	if (ret < 0 && (ret = tracefs_read(tracepoint, "id", buf, sizeof(buf))) < 0)
 		return ret;
 	*id = strtoull(buf, &end, 10);
 	if (end == buf)

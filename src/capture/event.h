@@ -57,9 +57,10 @@ int cpulist_parse(const char *s, bool *cpus, int max);
 /*
  * A tracepoint (system/name, as "sched/sched_wakeup") from tracefs
  * (/sys/kernel/tracing, else /sys/kernel/debug/tracing): its id, and the
- * offset and size of its field named field in a sample's raw data. 0, or
- * -errno (-ENOENT: no such tracepoint or field, or no tracefs mounted;
- * -EACCES: tracefs not readable).
+ * offset and size of its field named field in a sample's raw data.
+ * tracefs mounted at /sys/kernel/tracing first where it is not mounted
+ * and this process may. 0, or -errno (-ENOENT: no such tracepoint or
+ * field; -ENODEV: no tracefs mounted; -EACCES: tracefs not readable).
  */
 int tracepoint_field(const char *tracepoint, const char *field, uint64_t *id, unsigned *offset,
 		     unsigned *size);
