@@ -70,8 +70,11 @@ static int opt_call_graph(void *opts, const struct cmd_opt *row, const char *arg
 /* -e: an event of event_list()'s. */
 static int opt_event(void *opts, const struct cmd_opt *row, const char *arg)
 {
+	struct record_opts *o = opts;
+
 	(void)row;
-	return (((struct record_opts *)opts)->ev.ev = event_find(arg)) ? 0 : -1;
+	o->ev_given = true;
+	return (o->ev.ev = event_find(arg)) ? 0 : -1;
 }
 
 /* The name of event i, for the completion. */
@@ -143,6 +146,7 @@ static int opt_freq(void *opts, const struct cmd_opt *row, const char *arg)
 		return -1;
 	o->ev.freq = v;
 	o->ev.period = 0;
+	o->ev_given = true;
 	return 0;
 }
 
@@ -170,8 +174,8 @@ static const struct cmd_opt options[] = {
 		 "cache-misses, branches, branch-misses, ref-cycles"},
 	{OPT_CALL, "freq", 'F', "HZ", .call = opt_freq, .what = "a frequency from 1 to 1000000",
 	 .help = "samples per second per CPU (default 999)"},
-	{OPT_NUMBER, "count", 'c', "PERIOD", OPT_SIZE(R, ev.period), .min = 1, .max = 1e19,
-	 .what = "a positive number of events",
+	{OPT_NUMBER, "count", 'c', "PERIOD", OPT_SIZE(R, ev.period), OPT_GIVEN(R, ev_given),
+	 .min = 1, .max = 1e19, .what = "a positive number of events",
 	 .help = "one sample every PERIOD events instead of -F"},
 	{OPT_CALL, NULL, 'g', .call = opt_call_graph,
 	 .help = "call chains, in the default mode (hybrid)"},
@@ -212,6 +216,11 @@ static const struct cmd_opt options[] = {
 	 .what = "a duration such as 500us or 2ms",
 	 .help = "leave out off-CPU spans shorter than DURATION (such as 500us, 2ms; a bare "
 		 "number is in microseconds; default 0: keep all); implies --off-cpu"},
+	{OPT_FLAG, "off-cpu-only", 0, OPT_AT(R, off_cpu_only),
+	 .help = "record the off-CPU spans alone, without CPU samples: the context-switch "
+		 "event is the only sampling event (no CPU timer per thread to restart at each "
+		 "switch), so this costs the least of the off-CPU modes; -e, -F and -c do not "
+		 "apply"},
 
 	{OPT_SECTION, .help = "Output and control:"},
 	{OPT_STRING, "output", 'o', "FILE", OPT_AT(R, output), .what = "a file name",
@@ -289,6 +298,13 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	if (first < argc)
 		o.argv = argv + first;
+	if (o.off_cpu_only && !o.ev_given) {
+		/* Every switch-out sampled: the span's stack; no CPU samples. */
+		o.off_cpu = true;
+		o.ev.ev = event_find("context-switches");
+		o.ev.period = 1;
+		o.ev.freq = 0;
+	}
 	if (!o.pages_given)
 		o.mmap_pages = default_ring_pages(&o.ev);
 	/* -a with a command: the whole system, for as long as the command runs. */
@@ -300,6 +316,10 @@ int cmd_record(int argc, char **argv)
 		ret = cmd_usage_error("record",
 				      "give only one of a command (with or without -a), -p "
 				      "and -t");
+	else if (o.off_cpu_only && o.ev_given)
+		ret = cmd_usage_error("record",
+				      "--off-cpu-only takes no CPU samples: -e, -F and -c "
+				      "do not apply");
 	else if (o.switch_max_files && !o.switch_ns && !o.switch_bytes)
 		ret = cmd_usage_error("record", "--switch-max-files applies to --switch-output");
 	else if ((o.switch_ns || o.switch_bytes) && !strcmp(o.output, "-"))

@@ -489,8 +489,6 @@ static int check_options(struct report_cmd *c)
 			"by name)",
 			c->per_pid ? "per-pid" : "per-tid");
 	o->root = c->per_pid ? REPORT_ROOT_PID : c->per_tid ? REPORT_ROOT_TID : REPORT_ROOT_COMM;
-	if (o->offcpu_state != REPORT_STATE_ANY && o->sample_type == REPORT_CPU)
-		return usage_error("--off-cpu-state applies to --sample-type=off-cpu or wall");
 	if (!c->f)
 		c->f = &formats[0];
 	if ((ret = check_sort(c)) != 0)
@@ -509,9 +507,6 @@ static int check_options(struct report_cmd *c)
 	if ((c->asm_view || c->source_given) && c->f->fn != fmt_annotate)
 		return usage_error("--%s applies to --annotate",
 				   c->asm_view ? "asm" : "source-dir");
-	if (c->f->fn == fmt_annotate && o->sample_type != REPORT_CPU)
-		return usage_error("--annotate counts CPU samples: --sample-type=%s does not apply",
-				   o->sample_type == REPORT_WALL ? "wall" : "off-cpu");
 	o->own_sources = !c->force;
 	if (o->base_input && !c->f->diff)
 		return usage_error("--diff applies to --top, --folded, --svg and --pprof, not --%s",
@@ -624,10 +619,13 @@ static int report(struct report_cmd *c)
 	p = report_read_inputs(c->inputs, c->ninputs, o->input, c->force);
 	if (!p)
 		return 1;
-	if (wall_window(c, p)) {
+	if ((ret = report_check_view(p, o->input, &o->sample_type, c->type_given,
+				     o->offcpu_state != REPORT_STATE_ANY,
+				     c->f->fn == fmt_annotate)) != 0 ||
+	    wall_window(c, p)) {
 		if (FREE_AT_EXIT)
 			profile_free(p);
-		return 1;
+		return ret ? ret : 1;
 	}
 	if (o->base_input && !(base = datafile_read(o->base_input, c->force, err, sizeof(err)))) {
 		error("%s", err);

@@ -95,7 +95,7 @@ void recorder_write_meta(struct recorder *r)
 	/* Whether off-CPU spans were recorded: an empty off-CPU view means none, or none kept. */
 	if (o->off_cpu)
 		set_meta_u64(p, "off-cpu-min-ns", o->off_cpu_min_ns);
-	profile_set_meta(p, "off-cpu", o->off_cpu ? "yes" : "no");
+	profile_set_meta(p, "off-cpu", o->off_cpu_only ? "only" : o->off_cpu ? "yes" : "no");
 	/* Whether each span has its wake-up: sleeping and runnable told apart, wakers known. */
 	if (o->off_cpu)
 		profile_set_meta(p, "wake-ups", r->wakeups ? "yes" : "no");
@@ -164,8 +164,10 @@ bool recorder_status_wanted(const struct recorder *r)
 
 void recorder_status_line(const struct recorder *r, uint64_t now)
 {
-	fprintf(stderr, "\r\033[Kperfmini: recording %.1f s, %llu samples",
-		(double)(now - r->start_ns) / 1e9, (unsigned long long)r->nsamples);
+	fprintf(stderr, "\r\033[Kperfmini: recording %.1f s, %llu %s",
+		(double)(now - r->start_ns) / 1e9,
+		(unsigned long long)(r->o->off_cpu_only ? r->nspans : r->nsamples),
+		r->o->off_cpu_only ? "off-CPU spans" : "samples");
 	fflush(stderr);
 }
 
@@ -282,13 +284,14 @@ void recorder_print_summary(const struct recorder *r, size_t written)
 
 	human_size(written, size, sizeof(size));
 	fprintf(stderr,
-		"perfmini: %llu samples, %llu lost, %zu process%s, %zu thread%s in %.2f s; "
+		"perfmini: %llu %s, %llu lost, %zu process%s, %zu thread%s in %.2f s; "
 		"wrote %s (%s)\n",
-		(unsigned long long)r->nsamples, (unsigned long long)(r->lost + r->lost_samples),
-		r->sampled_pids.count, r->sampled_pids.count == 1 ? "" : "es", r->nthreads,
-		r->nthreads == 1 ? "" : "s", (double)(r->end_ns - r->start_ns) / 1e9, r->o->output,
-		size);
-	if (r->privileged && r->nsamples == 0)
+		(unsigned long long)(r->o->off_cpu_only ? r->nspans : r->nsamples),
+		r->o->off_cpu_only ? "off-CPU spans" : "samples",
+		(unsigned long long)(r->lost + r->lost_samples), r->sampled_pids.count,
+		r->sampled_pids.count == 1 ? "" : "es", r->nthreads, r->nthreads == 1 ? "" : "s",
+		(double)(r->end_ns - r->start_ns) / 1e9, r->o->output, size);
+	if (r->privileged && r->nsamples + r->nspans == 0)
 		warning("%s is %s: the kernel does not let a user sample a program that gains "
 			"privileges at its exec; record it as root (or as the user it runs as)",
 			r->o->argv[0], r->privileged);

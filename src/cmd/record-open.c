@@ -179,9 +179,11 @@ static int open_targets(struct recorder *r, pid_t *pid)
 
 /*
  * The events' attributes: the sampling event's, the second (off-CPU:
- * context switches) when off_cpu, and the tracking event's.
+ * context switches) when off_cpu, and the tracking event's. With
+ * --off-cpu-only the sampling event is the context switches' itself
+ * (ev says so), with their records, and attr2 its copy.
  */
-static void make_attrs(const struct event_opts *ev, bool off_cpu, bool cgroup,
+static void make_attrs(const struct record_opts *o, const struct event_opts *ev, bool cgroup,
 		       struct perf_event_attr *attr, struct perf_event_attr *attr2,
 		       struct perf_event_attr *track)
 {
@@ -189,7 +191,11 @@ static void make_attrs(const struct event_opts *ev, bool off_cpu, bool cgroup,
 	/* Each sample's cgroup; the tracking event reports the cgroups made. */
 	if (cgroup)
 		attr->sample_type |= PERF_SAMPLE_CGROUP;
-	if (off_cpu) {
+	if (o->off_cpu_only) {
+		attr->sample_type |= PERF_SAMPLE_ID | PERF_SAMPLE_CALLCHAIN;
+		attr->context_switch = 1;
+		*attr2 = *attr;
+	} else if (o->off_cpu) {
 		/* Both events' samples the same, an id telling them apart, a stack always. */
 		attr->sample_type |= PERF_SAMPLE_ID | PERF_SAMPLE_CALLCHAIN;
 		*attr2 = *attr;
@@ -214,6 +220,7 @@ static void make_attrs(const struct event_opts *ev, bool off_cpu, bool cgroup,
 	track->watermark = 1;
 	track->wakeup_watermark = 1;
 	track->cgroup = cgroup;
+	track->context_switch = 0;
 	attr->mmap = attr->mmap2 = attr->comm = attr->comm_exec = attr->task = 0;
 }
 
@@ -285,7 +292,10 @@ static void opened(struct recorder *r)
 	if (o->off_cpu && !r->wakeups && !o->quiet)
 		warning("no wake-ups (the sched_waking tracepoint: %s): off-CPU time is recorded "
 			"without its wakers, and sleeping and runnable are not told apart",
-			r->wake_err == -ENOENT ? "not found in tracefs" : strerror(-r->wake_err));
+			r->wake_err == -ENOENT	 ? "not found in tracefs"
+			: r->wake_err == -ENODEV ? "tracefs is not mounted, and mounting it at "
+						   "/sys/kernel/tracing needs root"
+						 : strerror(-r->wake_err));
 }
 
 int recorder_open_events(struct recorder *r)
@@ -307,7 +317,7 @@ int recorder_open_events(struct recorder *r)
 again:
 	/* Woken a quarter of the way: time to drain before the ring is full. */
 	ev.wakeup_bytes = (uint32_t)(pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
-	make_attrs(&ev, o->off_cpu, r->cgroup_sampled, &attr, &attr2, &track);
+	make_attrs(o, &ev, r->cgroup_sampled, &attr, &attr2, &track);
 	if (o->off_cpu)
 		make_wake_attr(r, &attr, &attr2, &wake);
 	r->layout.sample_type = attr.sample_type;
@@ -321,7 +331,8 @@ again:
 				    geteuid() == 0 ? TRACK_PAGES : TRACK_PAGES / 4);
 		if (o->off_cpu) {
 			attr2.exclude_kernel = attr.exclude_kernel;
-			attach_add_second(&r->att, &attr2);
+			if (!o->off_cpu_only)
+				attach_add_second(&r->att, &attr2);
 			if (r->wakeups) {
 				wake.exclude_kernel = attr.exclude_kernel;
 				attach_add_wake(&r->att, &wake);

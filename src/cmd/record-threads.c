@@ -140,6 +140,7 @@ void recorder_keep_offcpu(const struct offcpu_span *s, void *arg)
 	o.flags = s->preempted ? PM_OFFCPU_PREEMPTED : 0;
 	/* To the file at once, as samples: spans come by the thousand a second. */
 	datafile_add_offcpu(&r->out, &o);
+	r->nspans++;
 	if (r->wakeups) {
 		struct pm_wakeup w = {0};
 

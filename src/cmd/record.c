@@ -181,10 +181,11 @@ static void apply(const void *bytes, uint32_t len, void *arg)
 	}
 	switch (rec.type) {
 	case PERF_RECORD_SAMPLE:
-		if (r->att.has_attr2 && attach_is_second(&r->att, rec.sample.id))
-			recorder_apply_switch(r, &rec.sample, rec.misc, ahead);
-		else if (r->wakeups && attach_is_wake(&r->att, rec.sample.id))
+		if (r->wakeups && attach_is_wake(&r->att, rec.sample.id))
 			recorder_apply_wake(r, &rec.sample, rec.misc, ahead);
+		else if (r->o->off_cpu_only ||
+			 (r->att.has_attr2 && attach_is_second(&r->att, rec.sample.id)))
+			recorder_apply_switch(r, &rec.sample, rec.misc, ahead);
 		else
 			apply_sample(r, &rec.sample, rec.misc, ahead);
 		break;

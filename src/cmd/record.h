@@ -36,6 +36,8 @@ struct record_opts {
 	size_t ndebug_dirs;
 	bool no_lines;		 /* --no-lines */
 	bool off_cpu;		 /* --off-cpu: off-CPU spans beside the samples */
+	bool off_cpu_only;	 /* --off-cpu-only: the spans alone, no CPU samples */
+	bool ev_given;		 /* -e, -F or -c given */
 	uint64_t off_cpu_min_ns; /* --off-cpu-min: shorter spans are left out */
 	double name_timeout;	 /* --name-timeout: seconds the stop may name frames, 0: no limit */
 	/*

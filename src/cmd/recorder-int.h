@@ -60,6 +60,7 @@ struct recorder {
 	uint64_t start_ns, end_ns;
 	time_t wall_start;
 	uint64_t nsamples, lost, lost_samples, bad_records;
+	uint64_t nspans;      /* off-CPU spans written */
 	long paranoid;	      /* kernel.perf_event_paranoid when the events were opened */
 	bool kernel_dropped;  /* the kernel was excluded because paranoid forbade it */
 	char *privileged;     /* why the command gains privileges at its exec, or NULL */

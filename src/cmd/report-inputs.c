@@ -11,10 +11,41 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cmd/cmd.h"
 #include "cmd/report-inputs.h"
 #include "store/datafile.h"
 #include "util/alloc.h"
 #include "util/msg.h"
+
+int report_check_view(const struct profile *p, const char *input, enum report_sample_type *type,
+		      bool type_given, bool state_given, bool annotate)
+{
+	const char *v = profile_get_meta(p, "off-cpu");
+
+	if (v && !strcmp(v, "only")) {
+		if (annotate) {
+			error("%s was recorded with --off-cpu-only: it has no CPU samples to "
+			      "annotate",
+			      input);
+			return 1;
+		}
+		if (type_given && *type != REPORT_OFF_CPU) {
+			error("%s was recorded with --off-cpu-only: it has no CPU samples for "
+			      "--sample-type=%s (off-cpu is its view)",
+			      input, *type == REPORT_WALL ? "wall" : "cpu");
+			return 1;
+		}
+		*type = REPORT_OFF_CPU;
+	}
+	if (annotate && *type != REPORT_CPU)
+		return cmd_usage_error(
+			"report", "--annotate counts CPU samples: --sample-type=%s does not apply",
+			*type == REPORT_WALL ? "wall" : "off-cpu");
+	if (state_given && *type == REPORT_CPU)
+		return cmd_usage_error("report",
+				       "--off-cpu-state applies to --sample-type=off-cpu or wall");
+	return 0;
+}
 
 /* A file cut short (the recorder killed, or still recording) is said so. */
 void report_say_cut(const struct profile *p, const char *path)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "report/report.h"
 #include "store/profile.h"
 
 /*
@@ -20,6 +21,16 @@
  */
 struct profile *report_read_inputs(const char *const *inputs, size_t ninputs, const char *input,
 				   bool force);
+/*
+ * The view of p (read from input) once its file is known: a recording of
+ * record --off-cpu-only has no CPU samples, so its view is off-CPU time
+ * (*type, when the user gave none: !type_given), and a CPU or wall view
+ * (given), or --annotate (annotate), is refused. Then --annotate needs
+ * the CPU view, --off-cpu-state (state_given) an off-CPU or wall view.
+ * 0, or the exit status after one line.
+ */
+int report_check_view(const struct profile *p, const char *input, enum report_sample_type *type,
+		      bool type_given, bool state_given, bool annotate);
 /* A file cut short (the recorder killed, or still recording) is said so; p NULL: nothing. */
 void report_say_cut(const struct profile *p, const char *path);
 

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/aggregate.h"
 #include "report/report.h"
@@ -123,43 +124,70 @@ static void stack_text(struct script *s, uint32_t sid, int n, const char **text,
 
 static int cmp_time(const void *a, const void *b, void *arg)
 {
-	const struct profile *p = arg;
+	const struct pm_sample *items = arg;
 	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-	uint64_t x = p->samples[i].time, y = p->samples[j].time;
+	uint64_t x = items[i].time, y = items[j].time;
 
 	return x < y ? -1 : x > y ? 1 : (i > j) - (i < j);
 }
 
-/* The samples in time order: the file's order, which recordings keep, else sorted. */
-static uint32_t *time_order(const struct profile *p)
+/* Items in time order: their own order, which recordings keep, else sorted. */
+static uint32_t *time_order(const struct pm_sample *items, size_t n)
 {
-	uint32_t *order = xcalloc(p->nsamples ? p->nsamples : 1, sizeof(*order));
+	uint32_t *order = xcalloc(n ? n : 1, sizeof(*order));
 	bool sorted = true;
 
-	for (size_t i = 0; i < p->nsamples; i++) {
+	for (size_t i = 0; i < n; i++) {
 		order[i] = (uint32_t)i;
-		if (i && p->samples[i].time < p->samples[i - 1].time)
+		if (i && items[i].time < items[i - 1].time)
 			sorted = false;
 	}
 	if (!sorted)
-		qsort_r(order, p->nsamples, sizeof(*order), cmp_time, (void *)p);
+		qsort_r(order, n, sizeof(*order), cmp_time, (void *)items);
 	return order;
+}
+
+/*
+ * The lines of the view: the samples (cpu); or the off-CPU spans the
+ * filters select, each as a sample whose period is its time in the
+ * selected state, in ns (off-cpu), after the samples (wall). Spans from
+ * *nspans on; the samples themselves when there are no spans.
+ */
+static const struct pm_sample *view_items(const struct profile *p, const struct report_opts *o,
+					  size_t *n, size_t *nspans)
+{
+	struct pm_sample *items;
+	size_t k = 0;
+
+	*nspans = *n = o->sample_type == REPORT_OFF_CPU ? 0 : p->nsamples;
+	if (o->sample_type == REPORT_CPU || !p->noffcpu)
+		return p->samples;
+	items = xcalloc(*n + p->noffcpu, sizeof(*items));
+	if (*n)
+		memcpy(items, p->samples, *n * sizeof(*items));
+	for (size_t i = 0; i < p->noffcpu; i++)
+		k += aggregate_selects_offcpu(o, p, &p->offcpu[i], &items[*n + k]);
+	*n += k;
+	return items;
 }
 
 static int run(const struct profile *p, const struct report_opts *o, FILE *out, bool json)
 {
 	struct script s = {.p = p, .o = o, .json = json, .names = SBUF_INIT, .b = SBUF_INIT};
 	struct sbuf comm = SBUF_INIT;
-	uint32_t *order = time_order(p);
+	size_t nitems, nspans;
+	const struct pm_sample *items = view_items(p, o, &nitems, &nspans);
+	uint32_t *order = time_order(items, nitems);
 
 	s.span = xcalloc(p->nstacks ? p->nstacks : 1, sizeof(*s.span));
-	for (size_t i = 0; i < p->nsamples; i++) {
-		const struct pm_sample *x = &p->samples[order[i]];
+	for (size_t i = 0; i < nitems; i++) {
+		const struct pm_sample *x = &items[order[i]];
+		bool off_cpu = order[i] >= nspans;
 		const char *text;
 		size_t len;
 		int n;
 
-		if (!aggregate_selects(o, p, x))
+		if (!off_cpu && !aggregate_selects(o, p, x))
 			continue;
 		n = kept_frames(&s, x->stack);
 		if (n < 0)
@@ -173,9 +201,9 @@ static int run(const struct profile *p, const struct report_opts *o, FILE *out, 
 			fprintf(out,
 				"{\"time\":%" PRIu64 ".%09" PRIu64 ",\"time_ns\":%" PRIu64
 				",\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"period\":%" PRIu64
-				",\"comm\":%s,\"frames\":[",
+				",\"off_cpu\":%s,\"comm\":%s,\"frames\":[",
 				x->time / 1000000000, x->time % 1000000000, x->time, x->pid, x->tid,
-				x->cpu, x->period, comm.buf);
+				x->cpu, x->period, off_cpu ? "true" : "false", comm.buf);
 			fwrite(text, 1, len, out);
 			fputs("]}\n", out);
 		} else {
@@ -187,6 +215,8 @@ static int run(const struct profile *p, const struct report_opts *o, FILE *out, 
 			fputc('\n', out);
 		}
 	}
+	if (items != p->samples)
+		free((void *)items);
 	free(order);
 	free(s.span);
 	free(s.frames);

@@ -167,15 +167,20 @@ void top_print_header(const struct profile *p, const struct report_opts *o,
 	const char *dur = profile_get_meta(p, "duration-ns");
 	uint64_t v, lost_s = 0, lost_r = 0;
 	struct sbuf b = SBUF_INIT;
+	bool spans_only = !strcmp(meta(p, "off-cpu"), "only"); /* no CPU samples */
 
 	sbuf_add_sanitized(&b, meta(p, "command"));
 	header_line(out, width, "Command:", b.buf);
 	sbuf_reset(&b);
-	sbuf_add_sanitized(&b, *meta(p, "event") ? meta(p, "event") : "unknown");
-	if (freq)
-		sbuf_addf(&b, ", %s samples per second (-F)", freq);
-	else if (period)
-		sbuf_addf(&b, ", one sample every %s events (-c)", period);
+	if (spans_only) {
+		sbuf_adds(&b, "none: off-CPU spans only (record --off-cpu-only)");
+	} else {
+		sbuf_add_sanitized(&b, *meta(p, "event") ? meta(p, "event") : "unknown");
+		if (freq)
+			sbuf_addf(&b, ", %s samples per second (-F)", freq);
+		else if (period)
+			sbuf_addf(&b, ", one sample every %s events (-c)", period);
+	}
 	if (*meta(p, "kernel-excluded")) {
 		/* The kernel was not sampled at all, and why. */
 		sbuf_adds(&b, "; user code only (");
@@ -195,13 +200,16 @@ void top_print_header(const struct profile *p, const struct report_opts *o,
 			  (double)p->cut_time / 1e9);
 	header_line(out, width, "Duration:", b.buf);
 	sbuf_reset(&b);
-	sbuf_addf(&b, "%zu", p->nsamples);
+	sbuf_addf(&b, "%zu", spans_only ? p->noffcpu : p->nsamples);
 	if (aggregate_filtered(o)) {
-		sbuf_addf(&b, ", %llu shown (", (unsigned long long)a->samples);
+		if (o->sample_type == REPORT_CPU)
+			sbuf_addf(&b, ", %llu shown (", (unsigned long long)a->samples);
+		else
+			sbuf_addf(&b, ", %.1f ms shown (", (double)a->samples / 1e6);
 		aggregate_describe(o, &b);
 		sbuf_adds(&b, ")");
 	}
-	header_line(out, width, "Samples:", b.buf);
+	header_line(out, width, spans_only ? "Spans:" : "Samples:", b.buf);
 	if (o->sample_type != REPORT_CPU) {
 		sbuf_reset(&b);
 		sbuf_addf(&b, "%.1f ms %s (--sample-type); Self and Total in ms",

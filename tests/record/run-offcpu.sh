@@ -17,6 +17,7 @@
 # when its off-CPU view is asked for, and a wall diff against it as base
 # is refused with one line, exit 1. And the recorder's memory does not
 # grow with the number of spans (pingpong, 50,000 against 400,000 rounds).
+# --off-cpu-only records the spans alone: see below.
 set -eu
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 
@@ -43,11 +44,11 @@ truth() {
 	awk -v k="$2" -v n="$3" '$1 == k && $2 == n { print $3 }' "$1"
 }
 
-# sum FOLDED THREAD INCLUDE EXCLUDE: the counts of THREAD's stacks that
-# match the regex INCLUDE and not EXCLUDE.
+# sum FOLDED THREAD INCLUDE EXCLUDE: the counts of THREAD's stacks (every
+# thread's when empty) that match the regex INCLUDE and not EXCLUDE.
 sum() {
 	awk -v th="$2" -v inc="$3" -v exc="$4" '
-		index($0, th ";") == 1 && $0 ~ inc && (exc == "" || $0 !~ exc) { s += $NF }
+		(th == "" || index($0, th ";") == 1) && $0 ~ inc && (exc == "" || $0 !~ exc) { s += $NF }
 		END { printf "%.0f\n", s }' "$1"
 }
 
@@ -128,6 +129,45 @@ threads=$(run_timeout 60 "$PERFMINI" report -i "$tmp/p.data" --folded --per-tid 
 grep -q "1 process, $threads threads in" "$tmp/p.err" ||
 	fail "the record summary does not count the $threads threads: $(cat "$tmp/p.err")"
 say "one CPU: blocked and preempted apart; $threads threads counted"
+
+# --off-cpu-only: the spans alone, no CPU samples. Its view is off-CPU
+# time by default, every wait as measured; a CPU or wall view and
+# --annotate are refused in one line, exit 1; --script and --json list
+# the spans, whose periods add up to the folded view's time.
+run_timeout 120 "$PERFMINI" record -o "$tmp/o.data" --off-cpu-only -- "$TARGETS/waits" 20 \
+	>"$tmp/otruth" 2>"$tmp/o.err" || fail "record --off-cpu-only failed: $(cat "$tmp/o.err")"
+cat "$tmp/o.err" >&3
+grep -q '^perfmini: [0-9]* off-CPU spans, ' "$tmp/o.err" || fail "the summary counts no spans"
+run_timeout 60 "$PERFMINI" report -i "$tmp/o.data" --folded >"$tmp/o.folded" ||
+	fail "report --folded of an --off-cpu-only recording failed"
+check_waits "$tmp/o.folded" "$tmp/otruth" "--off-cpu-only: "
+run_timeout 60 "$PERFMINI" report -i "$tmp/o.data" -o "$tmp/o.top" 2>/dev/null ||
+	fail "report --top of an --off-cpu-only recording failed"
+grep -q '^Event: *none: off-CPU spans only' "$tmp/o.top" || fail "top: the Event line is not spans only"
+grep -q '^Spans: *[1-9]' "$tmp/o.top" || fail "top: no Spans line"
+for a in --sample-type=cpu --sample-type=wall --annotate; do
+	rc=0
+	"$PERFMINI" report -i "$tmp/o.data" $a >/dev/null 2>"$tmp/oa.err" || rc=$?
+	if [ "$rc" -ne 1 ] || [ "$(wc -l <"$tmp/oa.err")" -ne 1 ] ||
+		! grep -q 'recorded with --off-cpu-only' "$tmp/oa.err"; then
+		fail "report $a of an --off-cpu-only recording: exit $rc, $(cat "$tmp/oa.err")"
+	fi
+done
+# script_sum DATA ARGS...: the periods --script lists, added up.
+script_sum() {
+	ss_data=$1
+	shift
+	run_timeout 60 "$PERFMINI" report -i "$ss_data" --script "$@" |
+		awk -F'\t' '{ split($1, f, " "); s += f[5] } END { printf "%.0f\n", s }'
+}
+[ "$(script_sum "$tmp/o.data")" -eq "$(sum "$tmp/o.folded" '' '' '')" ] ||
+	fail "--script's spans add up to $(script_sum "$tmp/o.data") ns, the folded view to $(sum "$tmp/o.folded" '' '' '')"
+[ "$(script_sum "$tmp/w.data" --sample-type=wall)" -eq "$(sum "$tmp/wall.folded" '' '' '')" ] ||
+	fail "--script --sample-type=wall does not add up to the wall view"
+if run_timeout 60 "$PERFMINI" report -i "$tmp/o.data" --json | grep -qv '"off_cpu":true,'; then
+	fail "--json of an --off-cpu-only recording has a line that is not a span"
+fi
+say "--off-cpu-only: every wait as measured; script and json list the spans"
 
 # A recording without --off-cpu: its off-CPU view says there is nothing to
 # show (stderr and the header), and an off-CPU diff against it is refused.

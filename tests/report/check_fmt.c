@@ -534,6 +534,62 @@ START_TEST(test_script)
 }
 END_TEST
 
+/*
+ * --script and --json of the off-CPU and wall views: the spans as lines,
+ * at their switch-out times, their time off the CPU as period; in the
+ * wall view among the samples in time order. --json marks them.
+ */
+START_TEST(test_script_offcpu)
+{
+	struct profile *p = synth_profile();
+	struct report_opts o = {.rows = -1, .sample_type = REPORT_OFF_CPU};
+	struct pm_offcpu x = {.time = 1200000000, .duration = 3000000, .pid = 100, .tid = 100};
+	char *text, **lines;
+	size_t n, at = 0;
+
+	x.stack = p->samples[0].stack;
+	x.comm = p->samples[0].comm;
+	profile_add_offcpu(p, &x);
+	x.time = 250000000;
+	x.duration = 7000;
+	profile_add_offcpu(p, &x);
+	text = run_format(fmt_script, p, &o);
+	ck_assert_str_eq(text, "0.250000000 100 100 0 7000 app\t"
+			       "__libc_start_call_main;main;work;mid_inl_[i];leaf_inl_[i]\n"
+			       "1.200000000 100 100 0 3000000 app\t"
+			       "__libc_start_call_main;main;work;mid_inl_[i];leaf_inl_[i]\n");
+	free(text);
+	text = run_format(fmt_json, p, &o);
+	ck_assert_ptr_nonnull(strstr(text, "\"period\":3000000,\"off_cpu\":true,"));
+	ck_assert_ptr_null(strstr(text, "\"off_cpu\":false"));
+	free(text);
+	/* Wall: the 100 samples and both spans, in time order. */
+	o.sample_type = REPORT_WALL;
+	text = run_format(fmt_script, p, &o);
+	n = split_lines(text, &lines);
+	ck_assert_uint_eq(n, 102);
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(lines[i], "1.200000000 100 100 0 3000000 ", 30) == 0)
+			at = i;
+		ck_assert(i == 0 || strtod(lines[i - 1], NULL) <= strtod(lines[i], NULL));
+	}
+	ck_assert_uint_gt(at, 0);
+	ck_assert_double_le(strtod(lines[at - 1], NULL), 1.2);
+	ck_assert_double_ge(strtod(lines[at + 1], NULL), 1.2);
+	free(lines);
+	free(text);
+	/* The CPU view has no span. */
+	o.sample_type = REPORT_CPU;
+	text = run_format(fmt_json, p, &o);
+	ck_assert_ptr_null(strstr(text, "\"off_cpu\":true"));
+	n = split_lines(text, &lines);
+	ck_assert_uint_eq(n, 100);
+	free(lines);
+	free(text);
+	profile_free(p);
+}
+END_TEST
+
 /* The frame object at index i of a --json line's frames. */
 static void assert_json_frame(const struct json *frames, size_t i, const char *name,
 			      const char *folded, const char *module, const char *addr,
@@ -1045,6 +1101,7 @@ static Suite *fmt_suite(void)
 
 	tcase_add_test(tc, test_reader);
 	tcase_add_test(tc, test_script);
+	tcase_add_test(tc, test_script_offcpu);
 	tcase_add_test(tc, test_json);
 	tcase_add_test(tc, test_json_hostile);
 	tcase_add_test(tc, test_speedscope);

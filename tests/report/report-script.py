@@ -55,8 +55,8 @@ def main():
             check(False, "json line %d: %s" % (i + 1, e))
             continue
         check(isinstance(o, dict), "json line %d is not an object" % (i + 1))
-        check(set(o) == {"time", "time_ns", "pid", "tid", "cpu", "period", "comm", "cgroup",
-                         "frames"},
+        check(set(o) == {"time", "time_ns", "pid", "tid", "cpu", "period", "off_cpu", "comm",
+                         "cgroup", "frames"},
               "json line %d: fields %r" % (i + 1, sorted(o)))
         for fr in o.get("frames", []):
             check(set(fr) - {"file", "line"} == {"name", "folded", "module", "addr", "inlined", "kernel"},
