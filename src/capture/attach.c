@@ -89,6 +89,27 @@ void attach_open_wake_wide(struct attach *a)
 			open_wake(a, -1, a->rings[i].cpu, a->rings[i].fd);
 }
 
+void attach_open_switch_wide(struct attach *a, const struct perf_event_attr *sw)
+{
+	a->switch_wide = *sw;
+	a->has_switch_wide = true;
+	for (size_t i = 0; i < a->nrings && a->has_switch_wide; i++) {
+		int fd;
+
+		if (a->rings[i].tracking)
+			continue;
+		fd = event_open(&a->switch_wide, -1, a->rings[i].cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, a->rings[i].fd) == 0) {
+			xgrow(&a->fds, &a->fds_cap, a->nfds + 1, sizeof(*a->fds));
+			a->fds[a->nfds++] = fd;
+			continue;
+		}
+		a->has_switch_wide = false;
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
 bool attach_is_second(const struct attach *a, uint64_t id)
 {
 	/* Inherited events' samples carry their parent's id. */

@@ -73,6 +73,14 @@ struct attach {
 	 */
 	bool wake_wide;
 	/*
+	 * A dummy event opened once per CPU for every thread when
+	 * has_switch_wide (attach_open_switch_wide), into that CPU's ring:
+	 * its only output, the CPU-wide switch records, says which thread
+	 * each switch picks. Optional: a refusal leaves it out.
+	 */
+	struct perf_event_attr switch_wide;
+	bool has_switch_wide;
+	/*
 	 * The tracking event, when has_track: a dummy event beside each of
 	 * attr's that reports the mappings, names and tasks instead of it,
 	 * into rings of its own (track_pages data pages, one per CPU) that
@@ -110,6 +118,12 @@ void attach_add_wake(struct attach *a, const struct perf_event_attr *wake);
  * events as in attach_thread.
  */
 void attach_open_wake_wide(struct attach *a);
+/*
+ * Opens the dummy event of sw (see switch_wide) on each CPU that has a
+ * sampling ring, enabled; has_switch_wide says whether every CPU has it
+ * (a refusal closes none opened before, and ends the opening).
+ */
+void attach_open_switch_wide(struct attach *a, const struct perf_event_attr *sw);
 /* Whether id is that of a wake-up event. */
 bool attach_is_wake(const struct attach *a, uint64_t id);
 /* Closes and unmaps everything. */

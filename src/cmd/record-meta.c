@@ -99,6 +99,11 @@ void recorder_write_meta(struct recorder *r)
 	/* Whether each span has its wake-up: sleeping and runnable told apart, wakers known. */
 	if (o->off_cpu)
 		profile_set_meta(p, "wake-ups", r->wakeups ? "yes" : "no");
+	/* How many spans ended where their thread was picked (CPU-wide switch records). */
+	if (o->off_cpu && r->end_ns) {
+		set_meta_u64(p, "off-cpu-spans", r->offcpu.emitted);
+		set_meta_u64(p, "off-cpu-picked", r->offcpu.picked);
+	}
 	/* Where the samples' cgroups came from: each sample's, or each thread's from /proc. */
 	profile_set_meta(p, "cgroups", r->cgroup_sampled ? "sample" : "proc");
 	if (r->cut_why) {

@@ -274,6 +274,32 @@ static void make_wake_attr(struct recorder *r, struct perf_event_attr *attr,
 		wake->inherit = 0;
 }
 
+/*
+ * --off-cpu without -a, where CPU-wide events are allowed: switch records
+ * of every thread, per CPU, from a dummy event made from ev (the switch
+ * event's attributes), enabled at once. Each names the thread it picks,
+ * whose span then ends where the kernel starts counting its time on the
+ * CPU (offcpu_picked), not at its own switch-in record, written once the
+ * switch, the perf events' share of it included, is done. (With -a the
+ * switch event's own records are CPU-wide.)
+ */
+static void open_switch_wide(struct recorder *r, const struct perf_event_attr *ev)
+{
+	struct perf_event_attr sw = *ev;
+
+	if (!r->o->off_cpu || r->o->system_wide || (geteuid() != 0 && r->paranoid > 0))
+		return;
+	sw.type = PERF_TYPE_SOFTWARE;
+	sw.config = PERF_COUNT_SW_DUMMY;
+	sw.freq = 0;
+	sw.sample_period = 0;
+	sw.context_switch = 1;
+	sw.inherit = 0;
+	sw.enable_on_exec = 0;
+	sw.disabled = 0;
+	attach_open_switch_wide(&r->att, &sw);
+}
+
 /* The events are open: what the user is told of what they lack. */
 static void opened(struct recorder *r)
 {
@@ -342,6 +368,8 @@ again:
 		ret = open_targets(r, &pid);
 		if (ret == 0 && r->att.has_wake && r->wake_wide)
 			attach_open_wake_wide(&r->att);
+		if (ret == 0)
+			open_switch_wide(r, o->off_cpu_only ? &attr : &attr2);
 		if (ret == 0)
 			break;
 		/* A kernel before 5.7 has no cgroups in samples: read from /proc instead. */

@@ -100,6 +100,25 @@ void recorder_apply_switch(struct recorder *r, const struct rec_sample *s, uint1
 		      stacker_add_ahead(&r->stk, s, misc, ahead), recorder_comm_id(r, t));
 }
 
+void recorder_apply_switch_record(struct recorder *r, const struct sample_id *sid,
+				  const struct rec_switch *sw)
+{
+	/*
+	 * Without -a, CPU-wide records come from the wake-up event, opened
+	 * per CPU where allowed, of every thread: they say only which thread
+	 * was picked; the targets' own come from their events.
+	 */
+	bool own = !sw->cpu_wide || r->o->system_wide;
+
+	if (own && sw->out)
+		offcpu_switch_out(&r->offcpu, sid->pid, sid->tid, sid->cpu, sid->time,
+				  sw->preempted);
+	else if (own)
+		offcpu_switch_in(&r->offcpu, sid->tid, sid->time);
+	if (sw->cpu_wide && sw->out)
+		offcpu_picked(&r->offcpu, sid->tid, sw->next_prev_tid, sid->cpu, sid->time);
+}
+
 /*
  * A wake-up (sched_waking, taken in the waker's context): the woken
  * thread's span gets its waker. The idle task's are interrupts'.

@@ -191,13 +191,8 @@ static void apply(const void *bytes, uint32_t len, void *arg)
 		break;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
-		if (!rec.has_sid)
-			break;
-		if (rec.sw.out)
-			offcpu_switch_out(&r->offcpu, rec.sid.pid, rec.sid.tid, rec.sid.cpu,
-					  rec.sid.time, rec.sw.preempted);
-		else
-			offcpu_switch_in(&r->offcpu, rec.sid.tid, rec.sid.time);
+		if (rec.has_sid)
+			recorder_apply_switch_record(r, &rec.sid, &rec.sw);
 		break;
 	case PERF_RECORD_MMAP2: {
 		struct module_key k = {rec.mmap2.filename, rec.mmap2.maj, rec.mmap2.min,

@@ -168,6 +168,12 @@ void recorder_thread_exited(struct recorder *r, uint32_t pid, uint32_t tid, uint
 /* --off-cpu: a context-switch sample (the stack a thread is switched out at). */
 void recorder_apply_switch(struct recorder *r, const struct rec_sample *s, uint16_t misc,
 			   const void *ahead);
+/*
+ * --off-cpu: a switch record of thread sid->tid. A CPU-wide one's
+ * switch-out also names the thread picked next (offcpu_picked).
+ */
+void recorder_apply_switch_record(struct recorder *r, const struct sample_id *sid,
+				  const struct rec_switch *sw);
 /* --off-cpu: a wake-up sample (sched_waking, in the waker's context). */
 void recorder_apply_wake(struct recorder *r, const struct rec_sample *s, uint16_t misc,
 			 const void *ahead);

@@ -167,6 +167,29 @@ void offcpu_switch_in(struct offcpu *o, uint32_t tid, uint64_t time)
 	free(hmap_val_ptr(val));
 }
 
+/*
+ * How long before the record of a switch its outgoing thread's stack
+ * sample may have been taken and still be of that switch: the sample's
+ * own copying, on a slow virtual machine, with a wide margin.
+ */
+#define PICK_WINDOW_NS 1000000
+
+void offcpu_picked(struct offcpu *o, uint32_t prev_tid, uint32_t next_tid, uint32_t cpu,
+		   uint64_t time)
+{
+	const struct hmap_slot *slot = prev_tid ? hmap_find(&o->open, prev_tid) : NULL;
+	const struct offcpu_open *prev = slot ? hmap_ptr(slot) : NULL;
+	uint64_t emitted = o->emitted;
+
+	if (!next_tid || !hmap_find(&o->open, next_tid))
+		return;
+	if (prev && prev->have_stack && prev->s.cpu == cpu && prev->s.out <= time &&
+	    time - prev->s.out < PICK_WINDOW_NS)
+		time = prev->s.out;
+	offcpu_switch_in(o, next_tid, time);
+	o->picked += o->emitted - emitted;
+}
+
 void offcpu_exit(struct offcpu *o, uint32_t tid)
 {
 	uint64_t val;

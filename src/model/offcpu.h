@@ -55,6 +55,7 @@ struct offcpu {
 	void *arg;
 	uint64_t emitted, too_short, no_stack; /* spans handed on, and left out */
 	uint64_t wakeups, woken;	       /* wake-ups seen, and those that ended a sleep */
+	uint64_t picked;		       /* spans handed on that ended at their pick */
 };
 
 void offcpu_init(struct offcpu *o, uint64_t min_ns, offcpu_emit_fn emit, void *arg);
@@ -75,6 +76,17 @@ void offcpu_wakeup(struct offcpu *o, uint32_t tid, uint64_t time, uint32_t waker
 		   uint32_t waker_tid, uint32_t waker_stack, uint32_t waker_comm);
 /* Whether tid sleeps, switched out and not woken yet: a wake-up of it would count. */
 bool offcpu_awaits_wakeup(const struct offcpu *o, uint32_t tid);
+/*
+ * A CPU-wide switch-out record: on cpu at time, prev_tid (0: the idle
+ * task) was switched out for next_tid. next_tid's open span ends where
+ * the kernel starts counting its time on the CPU, once it is picked:
+ * at prev_tid's switch-out if it is recorded (its stack sample, taken
+ * as the switch begins), else at time; not at next_tid's own switch-in
+ * record, written once the switch, the perf events' share of it
+ * included (prev_tid's stack copy, next_tid's events), is done.
+ */
+void offcpu_picked(struct offcpu *o, uint32_t prev_tid, uint32_t next_tid, uint32_t cpu,
+		   uint64_t time);
 /* Thread tid exited: its last switch-out (after the exit record) opens no span. */
 void offcpu_exit(struct offcpu *o, uint32_t tid);
 /* The stop: every open span ends at time. */

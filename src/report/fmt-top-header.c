@@ -159,6 +159,25 @@ static void print_unwinding(const struct profile *p, FILE *out, int width)
 	sbuf_release(&b);
 }
 
+/*
+ * Where the recording's spans ended: at their threads' picks (CPU-wide
+ * switch records), or at their own switch-in records, later by the
+ * switch's cost.
+ */
+static void add_span_ends(const struct profile *p, struct sbuf *b)
+{
+	uint64_t spans, picked;
+
+	if (parse_u64(meta(p, "off-cpu-spans"), &spans) ||
+	    parse_u64(meta(p, "off-cpu-picked"), &picked) || !spans)
+		return;
+	sbuf_addf(b, "; %.0f%% of the spans end where their thread was picked to run",
+		  100.0 * (double)picked / (double)spans);
+	if (picked * 2 < spans)
+		sbuf_adds(b, ", the rest at its switch-in, after the switch (no CPU-wide switch "
+			     "records)");
+}
+
 void top_print_header(const struct profile *p, const struct report_opts *o,
 		      const struct aggregate *a, FILE *out, int width)
 {
@@ -233,6 +252,7 @@ void top_print_header(const struct profile *p, const struct report_opts *o,
 				&b,
 				"%.1f ms blocked, %.1f ms preempted (switched out while runnable)",
 				(double)a->blocked_ns / 1e6, (double)a->preempted_ns / 1e6);
+		add_span_ends(p, &b);
 		header_line(out, width, "Off-CPU:", b.buf);
 	}
 	sbuf_reset(&b);

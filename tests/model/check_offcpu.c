@@ -3,7 +3,8 @@
  * check_offcpu.c - pairing switch-outs with switch-ins: hand-built
  * sequences of context-switch samples and switch records give the spans
  * expected, with their stacks, lengths and preemption, and none for the
- * idle task, exited threads, short spans or switch-outs without a stack.
+ * idle task, exited threads, short spans or switch-outs without a stack;
+ * a span ends where its thread is picked, given CPU-wide records.
  */
 #include "config.h"
 
@@ -48,6 +49,61 @@ START_TEST(test_pair)
 	/* A switch-in with nothing open gives nothing. */
 	offcpu_switch_in(&o, 11, 6000);
 	ck_assert_uint_eq(g.n, 1);
+	offcpu_release(&o);
+}
+END_TEST
+
+/*
+ * Picks (CPU-wide switch-out records): the thread picked ends its span
+ * at the switch-out of the thread it replaces where that one is recorded
+ * on the same CPU (its sample, taken as the switch begins), else at the
+ * record; its own switch-in record then finds nothing open. A pick of a
+ * thread with nothing open, or of the idle task, changes nothing; a
+ * replaced thread's switch-out on another CPU, or too long before, is
+ * not of this switch.
+ */
+START_TEST(test_picked)
+{
+	struct spans g = {0};
+	struct offcpu o;
+
+	offcpu_init(&o, 0, collect, &g);
+	/* 11 sleeps on CPU 1; 12 (recorded) switches out on CPU 1 for it. */
+	offcpu_sample(&o, 10, 11, 1, 1000, 7, 3);
+	offcpu_switch_out(&o, 10, 11, 1, 1001, false);
+	offcpu_sample(&o, 10, 12, 1, 5000, 8, 3);
+	offcpu_switch_out(&o, 10, 12, 1, 5020, false);
+	offcpu_picked(&o, 12, 11, 1, 5021);
+	ck_assert_uint_eq(g.n, 1);
+	ck_assert_uint_eq(g.s[0].tid, 11);
+	ck_assert_uint_eq(g.s[0].out, 1000);
+	ck_assert_uint_eq(g.s[0].in, 5000);
+	offcpu_switch_in(&o, 11, 5030); /* its own record, later */
+	ck_assert_uint_eq(g.n, 1);
+	/* 12 picked after the idle task: at the record. */
+	offcpu_picked(&o, 0, 12, 1, 9000);
+	ck_assert_uint_eq(g.n, 2);
+	ck_assert_uint_eq(g.s[1].tid, 12);
+	ck_assert_uint_eq(g.s[1].in, 9000);
+	/* Nothing open: nothing. */
+	offcpu_picked(&o, 0, 12, 1, 9500);
+	offcpu_picked(&o, 12, 0, 1, 9600);
+	ck_assert_uint_eq(g.n, 2);
+	/* The replaced thread's switch-out on another CPU, or 2 ms before: at the record. */
+	offcpu_sample(&o, 10, 11, 0, 10000, 7, 3);
+	offcpu_switch_out(&o, 10, 11, 0, 10001, false);
+	offcpu_sample(&o, 10, 12, 1, 10500, 8, 3);
+	offcpu_switch_out(&o, 10, 12, 1, 10501, false);
+	offcpu_picked(&o, 12, 11, 0, 10600);
+	ck_assert_uint_eq(g.n, 3);
+	ck_assert_uint_eq(g.s[2].in, 10600);
+	offcpu_sample(&o, 10, 11, 1, 20000, 7, 3);
+	offcpu_switch_out(&o, 10, 11, 1, 20001, false);
+	offcpu_picked(&o, 11, 12, 1, 2030000);
+	ck_assert_uint_eq(g.n, 4);
+	ck_assert_uint_eq(g.s[3].tid, 12);
+	ck_assert_uint_eq(g.s[3].in, 2030000);
+	ck_assert_uint_eq(o.picked, 4);
 	offcpu_release(&o);
 }
 END_TEST
@@ -210,6 +266,7 @@ static Suite *offcpu_suite(void)
 	tcase_add_test(tc, test_left_out);
 	tcase_add_test(tc, test_finish);
 	tcase_add_test(tc, test_wakeup);
+	tcase_add_test(tc, test_picked);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -14,7 +14,8 @@
 #   runnable            (wake-up or preemption to switch-in) within
 #                       15% + 5 ms of schedstat's run delay;
 #   wall                (CPU periods plus off-CPU time) within 1% of its
-#                       life;
+#                       life; as root, 90% of the spans or more end where
+#                       their thread was picked (CPU-wide switch records);
 #   --pprof             off-CPU samples labelled with their waker's name
 #                       (go tool pprof -tags), 80% of the time or more;
 #   --firefox           the sleeper's sleeps as "Woken by" markers whose
@@ -78,6 +79,16 @@ within runnable "$(state_ns runnable)" "$delay" 150 5000000
 	fail "report --sample-type=wall exited $?"
 within wall "$(awk '/^Weight:/ { printf "%.0f\n", $2 * 1e6; exit }' "$tmp/wall.txt")" \
 	"$life" 10 0
+# As root, CPU-wide switch records end (nearly) every span where its
+# thread was picked; the header says how many.
+if [ "$(id -u)" -eq 0 ]; then
+	picked=$(tr -s ' \n' '  ' <"$tmp/wall.txt" |
+		sed -n 's/.*; \([0-9]*\)% of the spans end where their thread was picked.*/\1/p')
+	if [ -z "$picked" ] || [ "$picked" -lt 90 ]; then
+		fail "spans ended at their pick: '${picked:-none}'%, under 90%: $(grep -A2 '^Off-CPU' "$tmp/wall.txt")"
+	fi
+	say "spans ended at their thread's pick: $picked%"
+fi
 sleeping=$(state_ns sleeping)
 
 "$PERFMINI" report -i "$tmp/wk.data" --pprof --sample-type=off-cpu --tid "$tid" \
