@@ -367,6 +367,39 @@ static void put_new(struct df_out *o, const struct profile *p, uint32_t type, si
 	*done = n;
 }
 
+/*
+ * own_stacks: the stacks the file's records took up since the last chunk,
+ * in the file's numbering, their frames after the file's.
+ */
+static void put_own_stacks(struct df_out *o, const struct profile *p, struct datafile_out *w)
+{
+	struct df_mark *done = &w->done;
+	size_t at, off = done->stack_frames;
+
+	if (done->stacks >= w->nstack_of)
+		return;
+	at = run_begin(o, DF_STACK_FRAMES, done->stack_frames);
+	for (size_t i = done->stacks; i < w->nstack_of; i++) {
+		const struct pm_stack *st = &p->stacks[w->stack_of[i]];
+
+		for (uint32_t d = 0; d < st->depth; d++)
+			df_put_u32(o, p->stack_frames[st->off + d]);
+	}
+	df_section_end(o, at);
+	/* A stack record: u32 off, u32 depth (STACK_FIELDS). */
+	at = run_begin(o, DF_STACKS, done->stacks);
+	for (size_t i = done->stacks; i < w->nstack_of; i++) {
+		const struct pm_stack *st = &p->stacks[w->stack_of[i]];
+
+		df_put_u32(o, (uint32_t)off);
+		df_put_u32(o, st->depth);
+		off += st->depth;
+	}
+	df_section_end(o, at);
+	done->stack_frames = off;
+	done->stacks = w->nstack_of;
+}
+
 void df_put_chunk(struct df_out *o, const struct profile *p, struct datafile_out *w,
 		  enum df_chunk kind)
 {
@@ -407,8 +440,12 @@ void df_put_chunk(struct df_out *o, const struct profile *p, struct datafile_out
 	done->lines = p->nlines;
 	if (kind != DF_CHUNK_NAMES) {
 		put_new(o, p, DF_FRAMES, &done->frames);
-		put_new(o, p, DF_STACK_FRAMES, &done->stack_frames);
-		put_new(o, p, DF_STACKS, &done->stacks);
+		if (w->own_stacks) {
+			put_own_stacks(o, p, w);
+		} else {
+			put_new(o, p, DF_STACK_FRAMES, &done->stack_frames);
+			put_new(o, p, DF_STACKS, &done->stacks);
+		}
 		put_appended(o, p, DF_SAMPLES, &w->samples, &done->samples);
 		put_appended(o, p, DF_THREADS, &w->threads, &done->threads);
 		put_appended(o, p, DF_OFFCPU, &w->offcpu, &done->offcpu);

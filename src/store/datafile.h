@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/hmap.h"
 #include "util/outfile.h"
 #include "store/profile.h"
 
@@ -114,6 +115,15 @@ struct datafile_out {
 	struct outfile file;
 	struct df_mark done;
 	struct df_pending samples, threads, offcpu, wakeups;
+	/*
+	 * With own_stacks (datafile_own_stacks), the file holds only the
+	 * stacks its records use, numbered by first use: stack_ids maps a
+	 * profile stack id to the file's, stack_of the file's back.
+	 */
+	bool own_stacks;
+	struct hmap stack_ids;
+	uint32_t *stack_of;
+	size_t nstack_of, stack_of_cap;
 	uint64_t bytes;	    /* written to the file */
 	unsigned long sum;  /* CRC-32 of those bytes, END's */
 	uint64_t last_time; /* the latest sample or span time added, for SYNC */
@@ -127,6 +137,14 @@ struct datafile_out {
  * Nothing in store/ prints.
  */
 int datafile_create(struct datafile_out *out, const char *path, char *err, size_t errlen);
+/*
+ * From now on the file holds only the stacks that the records added to
+ * it use, not every stack of the profile: a recording in slices
+ * (--switch-output) writes each slice's stacks, not all stacks so far,
+ * into each. The records added must then be all the file's: none held
+ * by the profile itself.
+ */
+void datafile_own_stacks(struct datafile_out *out);
 /* Adds a sample, written with the next chunk. */
 void datafile_add_sample(struct datafile_out *out, const struct pm_sample *s);
 /*

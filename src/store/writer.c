@@ -33,6 +33,30 @@ int datafile_create(struct datafile_out *out, const char *path, char *err, size_
 	return 0;
 }
 
+void datafile_own_stacks(struct datafile_out *out)
+{
+	out->own_stacks = true;
+	hmap_init(&out->stack_ids);
+}
+
+/* Profile stack id as the file numbers it (own_stacks), given a number at its first use. */
+static uint32_t file_stack(struct datafile_out *out, uint32_t stack)
+{
+	struct hmap_slot *slot;
+	bool added;
+
+	if (!out->own_stacks || stack == PM_NONE)
+		return stack;
+	slot = hmap_insert(&out->stack_ids, stack, &added);
+	if (added) {
+		xgrow(&out->stack_of, &out->stack_of_cap, out->nstack_of + 1,
+		      sizeof(*out->stack_of));
+		slot->val = out->nstack_of;
+		out->stack_of[out->nstack_of++] = stack;
+	}
+	return (uint32_t)slot->val;
+}
+
 /* Room for one more record of size bytes in pa. */
 static unsigned char *pending_reserve(struct df_pending *pa, size_t size)
 {
@@ -60,7 +84,7 @@ void datafile_add_sample(struct datafile_out *out, const struct pm_sample *smp)
 	put_le32(rec + 16, smp->pid);
 	put_le32(rec + 20, smp->tid);
 	put_le32(rec + 24, smp->cpu);
-	put_le32(rec + 28, smp->stack);
+	put_le32(rec + 28, file_stack(out, smp->stack));
 	put_le32(rec + 32, smp->comm);
 	put_le32(rec + 36, smp->cgroup);
 	_Static_assert(36 + 4 == DF_SAMPLE_RECORD, "every byte of the record written");
@@ -85,18 +109,25 @@ void datafile_add_thread(struct datafile_out *out, const struct pm_thread *t)
 	pending_record(&out->threads, &one, DF_THREADS);
 }
 
-void datafile_add_offcpu(struct datafile_out *out, const struct pm_offcpu *s)
+void datafile_add_offcpu(struct datafile_out *out, const struct pm_offcpu *span)
 {
-	const struct profile one = {.offcpu = (struct pm_offcpu *)(uintptr_t)s, .noffcpu = 1};
+	struct pm_offcpu s1 = *span, *s = &s1;
+	const struct profile one = {.offcpu = s, .noffcpu = 1};
+
+	s1.stack = file_stack(out, span->stack);
 
 	pending_record(&out->offcpu, &one, DF_OFFCPU);
 	if (s->time > out->last_time)
 		out->last_time = s->time;
 }
 
-void datafile_add_wakeup(struct datafile_out *out, const struct pm_wakeup *w)
+void datafile_add_wakeup(struct datafile_out *out, const struct pm_wakeup *wakeup)
 {
-	const struct profile one = {.wakeups = (struct pm_wakeup *)(uintptr_t)w, .nwakeups = 1};
+	struct pm_wakeup w = *wakeup;
+	const struct profile one = {.wakeups = &w, .nwakeups = 1};
+
+	if (w.flags & PM_WAKEUP_SEEN)
+		w.stack = file_stack(out, w.stack);
 
 	pending_record(&out->wakeups, &one, DF_WAKEUPS);
 }
@@ -159,6 +190,11 @@ static void release_pending(struct datafile_out *out)
 	free(out->offcpu.buf);
 	free(out->wakeups.buf);
 	out->samples = out->threads = out->offcpu = out->wakeups = (struct df_pending){0};
+	if (out->own_stacks)
+		hmap_release(&out->stack_ids);
+	free(out->stack_of);
+	out->stack_of = NULL;
+	out->own_stacks = false;
 }
 
 void datafile_abandon(struct datafile_out *out)

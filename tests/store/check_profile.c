@@ -1118,6 +1118,84 @@ START_TEST(test_seal_names)
 }
 END_TEST
 
+/* The frame addresses of stack sid of p, leaf first, as "0x1010,0x1000". */
+static void stack_text(const struct profile *p, uint32_t sid, char *buf, size_t len)
+{
+	const struct pm_stack *st = &p->stacks[sid];
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (uint32_t d = 0; d < st->depth && at < len; d++)
+		at += (size_t)snprintf(
+			buf + at, len - at, "%s0x%llx", d ? "," : "",
+			(unsigned long long)p->frames[p->stack_frames[st->off + d]].addr);
+}
+
+/*
+ * A file of its own stacks (datafile_own_stacks): it holds only the
+ * stacks its samples, spans and wake-ups use, numbered by first use,
+ * each with its frames, across chunks; a second file (the next slice)
+ * only its own, though the profile holds them all.
+ */
+START_TEST(test_own_stacks)
+{
+	struct profile *p = profile_new(), *q;
+	char *dir = make_tmpdir(), *path = xasprintf("%s/o.data", dir);
+	char *path2 = xasprintf("%s/o2.data", dir), text[128];
+	struct datafile_out out;
+	uint32_t f[4], st[4];
+
+	profile_add_module(p, "/bin/demo", "", 0);
+	for (int i = 0; i < 4; i++)
+		f[i] = profile_intern_frame(p, 0, 0, 0x1000 + 16 * (uint64_t)i);
+	st[0] = profile_intern_stack(p, (uint32_t[]){f[0]}, 1);
+	st[1] = profile_intern_stack(p, (uint32_t[]){f[1], f[0]}, 2);
+	st[2] = profile_intern_stack(p, (uint32_t[]){f[2], f[1], f[0]}, 3);
+	st[3] = profile_intern_stack(p, (uint32_t[]){f[3], f[0]}, 2);
+	ck_assert_int_eq(datafile_create(&out, path, file_err, sizeof(file_err)), 0);
+	datafile_own_stacks(&out);
+	datafile_add_sample(&out, &(struct pm_sample){.time = 1, .period = 1, .stack = st[2]});
+	datafile_add_sample(&out, &(struct pm_sample){.time = 2, .period = 1, .stack = st[0]});
+	datafile_add_sample(&out, &(struct pm_sample){.time = 3, .period = 1, .stack = st[2]});
+	ck_assert_int_eq(datafile_flush(&out, p, file_err, sizeof(file_err)), 0);
+	datafile_add_offcpu(&out, &(struct pm_offcpu){.time = 4, .duration = 5, .stack = st[3]});
+	datafile_add_wakeup(&out, &(struct pm_wakeup){.flags = PM_WAKEUP_SEEN, .stack = st[0]});
+	ck_assert_int_eq(datafile_commit(&out, p, NULL, file_err, sizeof(file_err)), 0);
+	q = datafile_read(path, false, file_err, sizeof(file_err));
+	ck_assert_msg(q != NULL, "%s", file_err);
+	ck_assert_uint_eq(q->nstacks, 3); /* st[1] is used by none */
+	ck_assert_uint_eq(q->nsamples, 3);
+	stack_text(q, q->samples[0].stack, text, sizeof(text));
+	ck_assert_str_eq(text, "0x1020,0x1010,0x1000");
+	ck_assert_uint_eq(q->samples[2].stack, q->samples[0].stack);
+	stack_text(q, q->samples[1].stack, text, sizeof(text));
+	ck_assert_str_eq(text, "0x1000");
+	stack_text(q, q->offcpu[0].stack, text, sizeof(text));
+	ck_assert_str_eq(text, "0x1030,0x1000");
+	ck_assert_uint_eq(q->wakeups[0].stack, q->samples[1].stack);
+	profile_free(q);
+	/* The next slice: one sample of st[1]. */
+	ck_assert_int_eq(datafile_create(&out, path2, file_err, sizeof(file_err)), 0);
+	datafile_own_stacks(&out);
+	datafile_add_sample(&out, &(struct pm_sample){.time = 9, .period = 1, .stack = st[1]});
+	ck_assert_int_eq(datafile_commit(&out, p, NULL, file_err, sizeof(file_err)), 0);
+	q = datafile_read(path2, false, file_err, sizeof(file_err));
+	ck_assert_msg(q != NULL, "%s", file_err);
+	ck_assert_uint_eq(q->nstacks, 1);
+	ck_assert_uint_eq(q->nstack_frames, 2);
+	stack_text(q, q->samples[0].stack, text, sizeof(text));
+	ck_assert_str_eq(text, "0x1010,0x1000");
+	profile_free(q);
+	unlink(path);
+	unlink(path2);
+	rmdir(dir);
+	free(path);
+	free(path2);
+	free(dir);
+	profile_free(p);
+}
+END_TEST
+
 /* An existing file is replaced whole, and its old mode does not survive. */
 START_TEST(test_write_replaces)
 {
@@ -1300,6 +1378,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, test_stream_samples);
 	tcase_add_test(tc, test_stream_chunks);
 	tcase_add_test(tc, test_seal_names);
+	tcase_add_test(tc, test_own_stacks);
 	tcase_add_test(tc, test_write_replaces);
 	tcase_add_test(tc, test_write_read_errors);
 	tcase_add_test(tc, test_merge);
