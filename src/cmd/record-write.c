@@ -172,7 +172,7 @@ int recorder_switch(struct recorder *r)
 		r->write_failed = true;
 		return -1;
 	}
-	datafile_own_stacks(&next);
+	datafile_own_tables(&next);
 	/* The modules met since the last chunk, which new frames refer to. */
 	symbolize_modules(r->prof, &r->syms, false);
 	recorder_take_named(r);

@@ -654,7 +654,7 @@ int record_run(const struct record_opts *o)
 		return 1;
 	}
 	/* Each file only the stacks its own records use: a slice holds its own. */
-	datafile_own_stacks(&out);
+	datafile_own_tables(&out);
 	r->out = out;
 	/* The file gets its name with its first chunk, once the recording has started. */
 	ret = record_start(r, o);

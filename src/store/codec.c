@@ -367,15 +367,132 @@ static void put_new(struct df_out *o, const struct profile *p, uint32_t type, si
 	*done = n;
 }
 
+/* Profile frame f as the file numbers it (own_tables), given a number at its first use. */
+static uint32_t file_frame(struct datafile_out *w, uint32_t f)
+{
+	bool added;
+	struct hmap_slot *slot = hmap_insert(&w->frame_ids, f, &added);
+
+	if (!added)
+		return (uint32_t)slot->val;
+	if (w->nframe_of == w->frame_of_cap) {
+		size_t cap = w->frame_of_cap ? 2 * w->frame_of_cap : 256;
+
+		w->frame_of = xrealloc(w->frame_of, cap * sizeof(*w->frame_of));
+		w->frame_line0 = xrealloc(w->frame_line0, cap * sizeof(*w->frame_line0));
+		w->frame_nlines = xrealloc(w->frame_nlines, cap * sizeof(*w->frame_nlines));
+		w->frame_of_cap = cap;
+	}
+	w->frame_of[w->nframe_of] = f;
+	w->frame_line0[w->nframe_of] = 0;
+	w->frame_nlines[w->nframe_of] = 0;
+	slot->val = w->nframe_of;
+	return (uint32_t)w->nframe_of++;
+}
+
 /*
- * own_stacks: the stacks the file's records took up since the last chunk,
- * in the file's numbering, their frames after the file's.
+ * own_tables: the lines of the file's frames named since they were
+ * written (new ones' included), numbered on from the file's, then frame
+ * lines for those the file held already; each file frame's line0 and
+ * nlines noted for its record.
  */
-static void put_own_stacks(struct df_out *o, const struct profile *p, struct datafile_out *w)
+static void put_own_lines(struct df_out *o, const struct profile *p, struct datafile_out *w)
+{
+	const struct df_section *sec = df_section_of(DF_LINES);
+	struct df_mark *done = &w->done;
+	uint32_t *named = NULL;
+	size_t nnamed = 0, cap = 0, at = 0, n = done->lines;
+
+	for (size_t i = 0; i < w->nframe_of; i++)
+		if (p->frames[w->frame_of[i]].nlines > w->frame_nlines[i]) {
+			xgrow(&named, &cap, nnamed + 1, sizeof(*named));
+			named[nnamed++] = (uint32_t)i;
+		}
+	if (!nnamed)
+		return;
+	at = run_begin(o, DF_START_LINES, done->lines);
+	for (size_t j = 0; j < nnamed; j++) {
+		const struct pm_frame *f = &p->frames[w->frame_of[named[j]]];
+
+		for (uint32_t k = 0; k < f->nlines; k++)
+			df_put_u32(o, p->lines[f->line0 + k].start_line);
+	}
+	df_section_end(o, at);
+	at = run_begin(o, DF_LINES, done->lines);
+	for (size_t j = 0; j < nnamed; j++) {
+		const struct pm_frame *f = &p->frames[w->frame_of[named[j]]];
+
+		for (uint32_t k = 0; k < f->nlines; k++)
+			df_put_record(o, p, sec, f->line0 + k);
+	}
+	df_section_end(o, at);
+	at = 0;
+	for (size_t j = 0; j < nnamed; j++) {
+		uint32_t i = named[j];
+
+		w->frame_line0[i] = (uint32_t)n;
+		w->frame_nlines[i] = p->frames[w->frame_of[i]].nlines;
+		n += w->frame_nlines[i];
+		if (i >= done->frames)
+			continue; /* a new frame: its record says */
+		if (!at)
+			at = df_section_begin(o, DF_FRAME_LINES);
+		df_put_u32(o, i);
+		df_put_u32(o, w->frame_line0[i]);
+		df_put_u32(o, w->frame_nlines[i]);
+		df_put_u32(o, 0);
+	}
+	if (at)
+		df_section_end(o, at);
+	done->lines = n;
+	free(named);
+}
+
+/* own_tables: the frames new to the file, in its numbering, with its lines. */
+static void put_own_frames(struct df_out *o, const struct profile *p, struct datafile_out *w)
+{
+	const struct df_section *sec = df_section_of(DF_FRAMES);
+	struct df_mark *done = &w->done;
+	size_t at;
+
+	if (done->frames >= w->nframe_of)
+		return;
+	at = run_begin(o, DF_FRAMES, done->frames);
+	for (size_t i = done->frames; i < w->nframe_of; i++) {
+		struct pm_frame f = p->frames[w->frame_of[i]];
+		const struct profile one = {.frames = &f, .nframes = 1};
+
+		f.line0 = w->frame_line0[i];
+		f.nlines = w->frame_nlines[i];
+		df_put_record(o, &one, sec, 0);
+	}
+	df_section_end(o, at);
+	done->frames = w->nframe_of;
+}
+
+/*
+ * own_tables: the stacks the file's records took up since the last
+ * chunk, with their frames and lines, all in the file's numbering. A
+ * chunk of names only (stacks false) gives lines to the frames the file
+ * holds, and nothing more.
+ */
+static void put_own_tables(struct df_out *o, const struct profile *p, struct datafile_out *w,
+			   bool stacks)
 {
 	struct df_mark *done = &w->done;
 	size_t at, off = done->stack_frames;
 
+	/* The new stacks' frames numbered first: their lines go with the others'. */
+	for (size_t i = done->stacks; stacks && i < w->nstack_of; i++) {
+		const struct pm_stack *st = &p->stacks[w->stack_of[i]];
+
+		for (uint32_t d = 0; d < st->depth; d++)
+			file_frame(w, p->stack_frames[st->off + d]);
+	}
+	put_own_lines(o, p, w);
+	if (!stacks)
+		return;
+	put_own_frames(o, p, w);
 	if (done->stacks >= w->nstack_of)
 		return;
 	at = run_begin(o, DF_STACK_FRAMES, done->stack_frames);
@@ -383,7 +500,7 @@ static void put_own_stacks(struct df_out *o, const struct profile *p, struct dat
 		const struct pm_stack *st = &p->stacks[w->stack_of[i]];
 
 		for (uint32_t d = 0; d < st->depth; d++)
-			df_put_u32(o, p->stack_frames[st->off + d]);
+			df_put_u32(o, file_frame(w, p->stack_frames[st->off + d]));
 	}
 	df_section_end(o, at);
 	/* A stack record: u32 off, u32 depth (STACK_FIELDS). */
@@ -429,20 +546,22 @@ void df_put_chunk(struct df_out *o, const struct profile *p, struct datafile_out
 		done->modules = 0;
 	put_new(o, p, DF_MODULES, &done->modules);
 	put_new(o, p, DF_SEGMENTS, &done->segments);
-	if (done->lines < p->nlines) {
-		at = run_begin(o, DF_START_LINES, done->lines);
-		for (size_t i = done->lines; i < p->nlines; i++)
-			df_put_u32(o, p->lines[i].start_line);
-		df_section_end(o, at);
-		put_run(o, p, df_section_of(DF_LINES), done->lines, p->nlines);
+	if (w->own_tables) {
+		put_own_tables(o, p, w, kind != DF_CHUNK_NAMES);
+	} else {
+		if (done->lines < p->nlines) {
+			at = run_begin(o, DF_START_LINES, done->lines);
+			for (size_t i = done->lines; i < p->nlines; i++)
+				df_put_u32(o, p->lines[i].start_line);
+			df_section_end(o, at);
+			put_run(o, p, df_section_of(DF_LINES), done->lines, p->nlines);
+		}
+		put_frame_lines(o, p, done);
+		done->lines = p->nlines;
 	}
-	put_frame_lines(o, p, done);
-	done->lines = p->nlines;
 	if (kind != DF_CHUNK_NAMES) {
-		put_new(o, p, DF_FRAMES, &done->frames);
-		if (w->own_stacks) {
-			put_own_stacks(o, p, w);
-		} else {
+		if (!w->own_tables) {
+			put_new(o, p, DF_FRAMES, &done->frames);
 			put_new(o, p, DF_STACK_FRAMES, &done->stack_frames);
 			put_new(o, p, DF_STACKS, &done->stacks);
 		}

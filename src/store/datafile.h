@@ -116,14 +116,17 @@ struct datafile_out {
 	struct df_mark done;
 	struct df_pending samples, threads, offcpu, wakeups;
 	/*
-	 * With own_stacks (datafile_own_stacks), the file holds only the
-	 * stacks its records use, numbered by first use: stack_ids maps a
-	 * profile stack id to the file's, stack_of the file's back.
+	 * With own_tables (datafile_own_tables), the file holds only the
+	 * stacks its records use, numbered by first use, and the frames and
+	 * lines of those: stack_ids maps a profile stack id to the file's,
+	 * stack_of the file's back; frame_ids and frame_of the same for
+	 * frames, with each file frame's line0 in the file and the nlines
+	 * written (frame_line0, frame_nlines).
 	 */
-	bool own_stacks;
-	struct hmap stack_ids;
-	uint32_t *stack_of;
-	size_t nstack_of, stack_of_cap;
+	bool own_tables;
+	struct hmap stack_ids, frame_ids;
+	uint32_t *stack_of, *frame_of, *frame_line0, *frame_nlines;
+	size_t nstack_of, stack_of_cap, nframe_of, frame_of_cap;
 	uint64_t bytes;	    /* written to the file */
 	unsigned long sum;  /* CRC-32 of those bytes, END's */
 	uint64_t last_time; /* the latest sample or span time added, for SYNC */
@@ -139,12 +142,13 @@ struct datafile_out {
 int datafile_create(struct datafile_out *out, const char *path, char *err, size_t errlen);
 /*
  * From now on the file holds only the stacks that the records added to
- * it use, not every stack of the profile: a recording in slices
- * (--switch-output) writes each slice's stacks, not all stacks so far,
- * into each. The records added must then be all the file's: none held
- * by the profile itself.
+ * it use, and the frames and lines of those, not every stack, frame and
+ * line of the profile: a recording in slices (--switch-output) writes
+ * each slice's own into each, not all so far. Strings, modules and
+ * segments stay the profile's. The records added must then be all the
+ * file's: none held by the profile itself.
  */
-void datafile_own_stacks(struct datafile_out *out);
+void datafile_own_tables(struct datafile_out *out);
 /* Adds a sample, written with the next chunk. */
 void datafile_add_sample(struct datafile_out *out, const struct pm_sample *s);
 /*

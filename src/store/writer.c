@@ -33,19 +33,35 @@ int datafile_create(struct datafile_out *out, const char *path, char *err, size_
 	return 0;
 }
 
-void datafile_own_stacks(struct datafile_out *out)
+void datafile_own_tables(struct datafile_out *out)
 {
-	out->own_stacks = true;
+	out->own_tables = true;
 	hmap_init(&out->stack_ids);
+	hmap_init(&out->frame_ids);
 }
 
-/* Profile stack id as the file numbers it (own_stacks), given a number at its first use. */
+/* The numbering of own_tables, kept from the seal to the names. */
+static void release_own(struct datafile_out *out)
+{
+	if (!out->own_tables)
+		return;
+	hmap_release(&out->stack_ids);
+	hmap_release(&out->frame_ids);
+	free(out->stack_of);
+	free(out->frame_of);
+	free(out->frame_line0);
+	free(out->frame_nlines);
+	out->stack_of = out->frame_of = out->frame_line0 = out->frame_nlines = NULL;
+	out->own_tables = false;
+}
+
+/* Profile stack id as the file numbers it (own_tables), given a number at its first use. */
 static uint32_t file_stack(struct datafile_out *out, uint32_t stack)
 {
 	struct hmap_slot *slot;
 	bool added;
 
-	if (!out->own_stacks || stack == PM_NONE)
+	if (!out->own_tables || stack == PM_NONE)
 		return stack;
 	slot = hmap_insert(&out->stack_ids, stack, &added);
 	if (added) {
@@ -190,16 +206,12 @@ static void release_pending(struct datafile_out *out)
 	free(out->offcpu.buf);
 	free(out->wakeups.buf);
 	out->samples = out->threads = out->offcpu = out->wakeups = (struct df_pending){0};
-	if (out->own_stacks)
-		hmap_release(&out->stack_ids);
-	free(out->stack_of);
-	out->stack_of = NULL;
-	out->own_stacks = false;
 }
 
 void datafile_abandon(struct datafile_out *out)
 {
 	release_pending(out);
+	release_own(out);
 	outfile_abandon(&out->file);
 }
 
@@ -226,6 +238,7 @@ static int commit(struct datafile_out *out, const struct profile *p, enum df_chu
 	if (written)
 		*written = (size_t)out->bytes;
 	release_pending(out);
+	release_own(out);
 	snprintf(err, errlen, "cannot write '%s': ", out->file.path);
 	ret = outfile_commit(&out->file);
 	if (ret < 0)

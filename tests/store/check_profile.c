@@ -1118,73 +1118,96 @@ START_TEST(test_seal_names)
 }
 END_TEST
 
-/* The frame addresses of stack sid of p, leaf first, as "0x1010,0x1000". */
+/*
+ * The frames of stack sid of p, leaf first, as "0x1010 mid,0x1000 main":
+ * each address and its name ("?" unnamed).
+ */
 static void stack_text(const struct profile *p, uint32_t sid, char *buf, size_t len)
 {
 	const struct pm_stack *st = &p->stacks[sid];
 	size_t at = 0;
 
 	buf[0] = '\0';
-	for (uint32_t d = 0; d < st->depth && at < len; d++)
-		at += (size_t)snprintf(
-			buf + at, len - at, "%s0x%llx", d ? "," : "",
-			(unsigned long long)p->frames[p->stack_frames[st->off + d]].addr);
+	for (uint32_t d = 0; d < st->depth && at < len; d++) {
+		const struct pm_frame *f = &p->frames[p->stack_frames[st->off + d]];
+
+		at += (size_t)snprintf(buf + at, len - at, "%s0x%llx %s", d ? "," : "",
+				       (unsigned long long)f->addr,
+				       f->nlines ? strtab_get(&p->str, p->lines[f->line0].func)
+						 : "?");
+	}
+}
+
+/* Names frame f of p func (one line). */
+static void name_frame(struct profile *p, uint32_t f, const char *func)
+{
+	struct pm_line l = {.func = strtab_add(&p->str, func), .line = 1};
+
+	profile_add_line(p, f, &l);
 }
 
 /*
- * A file of its own stacks (datafile_own_stacks): it holds only the
+ * A file of its own tables (datafile_own_tables): it holds only the
  * stacks its samples, spans and wake-ups use, numbered by first use,
- * each with its frames, across chunks; a second file (the next slice)
- * only its own, though the profile holds them all.
+ * and their frames and lines, across chunks, a frame named after it was
+ * written getting its name in a later one; a second file (the next
+ * slice) only its own, though the profile holds them all.
  */
-START_TEST(test_own_stacks)
+START_TEST(test_own_tables)
 {
 	struct profile *p = profile_new(), *q;
 	char *dir = make_tmpdir(), *path = xasprintf("%s/o.data", dir);
-	char *path2 = xasprintf("%s/o2.data", dir), text[128];
+	char *path2 = xasprintf("%s/o2.data", dir), text[160];
 	struct datafile_out out;
-	uint32_t f[4], st[4];
+	uint32_t f[5], st[4];
 
 	profile_add_module(p, "/bin/demo", "", 0);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		f[i] = profile_intern_frame(p, 0, 0, 0x1000 + 16 * (uint64_t)i);
+	name_frame(p, f[4], "unused");
+	name_frame(p, f[0], "main");
 	st[0] = profile_intern_stack(p, (uint32_t[]){f[0]}, 1);
 	st[1] = profile_intern_stack(p, (uint32_t[]){f[1], f[0]}, 2);
 	st[2] = profile_intern_stack(p, (uint32_t[]){f[2], f[1], f[0]}, 3);
 	st[3] = profile_intern_stack(p, (uint32_t[]){f[3], f[0]}, 2);
 	ck_assert_int_eq(datafile_create(&out, path, file_err, sizeof(file_err)), 0);
-	datafile_own_stacks(&out);
+	datafile_own_tables(&out);
 	datafile_add_sample(&out, &(struct pm_sample){.time = 1, .period = 1, .stack = st[2]});
 	datafile_add_sample(&out, &(struct pm_sample){.time = 2, .period = 1, .stack = st[0]});
 	datafile_add_sample(&out, &(struct pm_sample){.time = 3, .period = 1, .stack = st[2]});
 	ck_assert_int_eq(datafile_flush(&out, p, file_err, sizeof(file_err)), 0);
+	name_frame(p, f[2], "leaf"); /* written unnamed */
 	datafile_add_offcpu(&out, &(struct pm_offcpu){.time = 4, .duration = 5, .stack = st[3]});
 	datafile_add_wakeup(&out, &(struct pm_wakeup){.flags = PM_WAKEUP_SEEN, .stack = st[0]});
 	ck_assert_int_eq(datafile_commit(&out, p, NULL, file_err, sizeof(file_err)), 0);
 	q = datafile_read(path, false, file_err, sizeof(file_err));
 	ck_assert_msg(q != NULL, "%s", file_err);
 	ck_assert_uint_eq(q->nstacks, 3); /* st[1] is used by none */
+	ck_assert_uint_eq(q->nframes, 4); /* f[4] by no stack */
 	ck_assert_uint_eq(q->nsamples, 3);
 	stack_text(q, q->samples[0].stack, text, sizeof(text));
-	ck_assert_str_eq(text, "0x1020,0x1010,0x1000");
+	ck_assert_str_eq(text, "0x1020 leaf,0x1010 ?,0x1000 main");
 	ck_assert_uint_eq(q->samples[2].stack, q->samples[0].stack);
 	stack_text(q, q->samples[1].stack, text, sizeof(text));
-	ck_assert_str_eq(text, "0x1000");
+	ck_assert_str_eq(text, "0x1000 main");
 	stack_text(q, q->offcpu[0].stack, text, sizeof(text));
-	ck_assert_str_eq(text, "0x1030,0x1000");
+	ck_assert_str_eq(text, "0x1030 ?,0x1000 main");
 	ck_assert_uint_eq(q->wakeups[0].stack, q->samples[1].stack);
 	profile_free(q);
-	/* The next slice: one sample of st[1]. */
+	/* The next slice: one sample of st[1], its leaf named meanwhile. */
+	name_frame(p, f[1], "mid");
 	ck_assert_int_eq(datafile_create(&out, path2, file_err, sizeof(file_err)), 0);
-	datafile_own_stacks(&out);
+	datafile_own_tables(&out);
 	datafile_add_sample(&out, &(struct pm_sample){.time = 9, .period = 1, .stack = st[1]});
 	ck_assert_int_eq(datafile_commit(&out, p, NULL, file_err, sizeof(file_err)), 0);
 	q = datafile_read(path2, false, file_err, sizeof(file_err));
 	ck_assert_msg(q != NULL, "%s", file_err);
 	ck_assert_uint_eq(q->nstacks, 1);
 	ck_assert_uint_eq(q->nstack_frames, 2);
+	ck_assert_uint_eq(q->nframes, 2);
+	ck_assert_uint_eq(q->nlines, 2);
 	stack_text(q, q->samples[0].stack, text, sizeof(text));
-	ck_assert_str_eq(text, "0x1010,0x1000");
+	ck_assert_str_eq(text, "0x1010 mid,0x1000 main");
 	profile_free(q);
 	unlink(path);
 	unlink(path2);
@@ -1378,7 +1401,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, test_stream_samples);
 	tcase_add_test(tc, test_stream_chunks);
 	tcase_add_test(tc, test_seal_names);
-	tcase_add_test(tc, test_own_stacks);
+	tcase_add_test(tc, test_own_tables);
 	tcase_add_test(tc, test_write_replaces);
 	tcase_add_test(tc, test_write_read_errors);
 	tcase_add_test(tc, test_merge);
