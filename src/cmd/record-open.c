@@ -191,9 +191,16 @@ static void make_attrs(const struct record_opts *o, const struct event_opts *ev,
 	/* Each sample's cgroup; the tracking event reports the cgroups made. */
 	if (cgroup)
 		attr->sample_type |= PERF_SAMPLE_CGROUP;
+	/*
+	 * A switch-out happens in the kernel: its sample must not exclude
+	 * the kernel, and leaves out the kernel's frames (--no-kernel) from
+	 * its call chain instead.
+	 */
 	if (o->off_cpu_only) {
 		attr->sample_type |= PERF_SAMPLE_ID | PERF_SAMPLE_CALLCHAIN;
 		attr->context_switch = 1;
+		attr->exclude_kernel = 0;
+		attr->exclude_callchain_kernel = ev->no_kernel;
 		*attr2 = *attr;
 	} else if (o->off_cpu) {
 		/* Both events' samples the same, an id telling them apart, a stack always. */
@@ -204,6 +211,8 @@ static void make_attrs(const struct record_opts *o, const struct event_opts *ev,
 		attr2->freq = 0;
 		attr2->sample_period = 1;
 		attr2->context_switch = 1;
+		attr2->exclude_kernel = 0;
+		attr2->exclude_callchain_kernel = ev->no_kernel;
 		/* The tracking event reports the mappings, names and tasks once. */
 		attr2->mmap = attr2->mmap2 = attr2->comm = attr2->comm_exec = attr2->task = 0;
 	}
@@ -300,11 +309,25 @@ static void open_switch_wide(struct recorder *r, const struct perf_event_attr *e
 	attach_open_switch_wide(&r->att, &sw);
 }
 
-/* The events are open: what the user is told of what they lack. */
-static void opened(struct recorder *r)
+/* The events are open: what the user is told of what they lack; -1 when nothing can be recorded. */
+static int opened(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
 
+	/* Threads are switched out in the kernel: user code only sees none. */
+	if (o->off_cpu && r->kernel_dropped) {
+		const char *why =
+			"kernel.perf_event_paranoid=2 lets this user sample user code only, "
+			"and threads are switched out in the kernel: no off-CPU time can "
+			"be recorded (run as root, or lower the setting to 1)";
+
+		if (o->off_cpu_only) {
+			error("%s", why);
+			return -1;
+		}
+		if (!o->quiet)
+			warning("%s", why);
+	}
 	if (r->kernel_dropped && !o->quiet)
 		warning("kernel.perf_event_paranoid=2 lets this user sample user code only: kernel "
 			"frames are left out (run as root, or lower the setting to 1, to have "
@@ -315,13 +338,14 @@ static void opened(struct recorder *r)
 		r->wakeups = false;
 		r->wake_err = r->att.wake_err;
 	}
-	if (o->off_cpu && !r->wakeups && !o->quiet)
+	if (o->off_cpu && !r->wakeups && !r->kernel_dropped && !o->quiet)
 		warning("no wake-ups (the sched_waking tracepoint: %s): off-CPU time is recorded "
 			"without its wakers, and sleeping and runnable are not told apart",
 			r->wake_err == -ENOENT	 ? "not found in tracefs"
 			: r->wake_err == -ENODEV ? "tracefs is not mounted, and mounting it at "
 						   "/sys/kernel/tracing needs root"
 						 : strerror(-r->wake_err));
+	return 0;
 }
 
 int recorder_open_events(struct recorder *r)
@@ -356,11 +380,11 @@ again:
 		attach_add_tracking(&r->att, &track,
 				    geteuid() == 0 ? TRACK_PAGES : TRACK_PAGES / 4);
 		if (o->off_cpu) {
-			attr2.exclude_kernel = attr.exclude_kernel;
+			attr2.exclude_kernel = r->kernel_dropped;
 			if (!o->off_cpu_only)
 				attach_add_second(&r->att, &attr2);
 			if (r->wakeups) {
-				wake.exclude_kernel = attr.exclude_kernel;
+				wake.exclude_kernel = r->kernel_dropped;
 				attach_add_wake(&r->att, &wake);
 				r->att.wake_wide = r->wake_wide;
 			}
@@ -379,7 +403,7 @@ again:
 			goto again;
 		}
 		if ((ret == -EACCES || ret == -EPERM) && r->att.failed == ATTACH_OPEN &&
-		    !attr.exclude_kernel && r->paranoid == 2) {
+		    !r->kernel_dropped && r->paranoid == 2) {
 			attach_release(&r->att);
 			attr.exclude_kernel = 1;
 			r->kernel_dropped = true;
@@ -398,6 +422,5 @@ again:
 		r->ring_reduced = true;
 		goto again;
 	}
-	opened(r);
-	return 0;
+	return opened(r);
 }

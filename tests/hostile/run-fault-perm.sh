@@ -13,6 +13,10 @@
 #                             only, as perf does, saying so in one line on
 #                             stderr (none with -q) and in the report's
 #                             header, with no kernel frame; refused at 3
+#   record --off-cpu-only     refused: threads are switched out in the
+#                             kernel; at level 2, record --off-cpu records
+#                             the samples and says in one line that it
+#                             records no off-CPU time
 #   record -p PID             a process of root's (also refused at any
 #                             paranoid level: another user's process); at
 #                             level 2 the error names CAP_SYS_PTRACE
@@ -89,6 +93,8 @@ refused() {
 }
 
 refused "record -a" -a -d 0.2
+# Threads are switched out in the kernel: user code only records no span.
+refused "record --off-cpu-only" --off-cpu-only -- "$ptmp/spin-pie" 0.1
 if [ "$level" -ge 3 ]; then
 	refused "record -- spin-pie" -- "$ptmp/spin-pie" 0.3
 else
@@ -116,6 +122,16 @@ else
 		fail "record -q at paranoid $level: exit $rc, stderr: $(cat "$tmp/q.err")"
 	fi
 	rm -f "$ptmp/out/q.data"
+	# --off-cpu records the samples and says, once, that it can record no span.
+	rc=0
+	run_timeout 30 as_user "$ptmp/perfmini" record --off-cpu -o "$ptmp/out/o.data" -- \
+		"$ptmp/spin-pie" 0.1 >"$tmp/o.out" 2>"$tmp/o.err" 3>&- || rc=$?
+	[ "$rc" -eq 0 ] || fail "record --off-cpu at paranoid $level: exit $rc: $(cat "$tmp/o.err")"
+	n=$(grep -c 'no off-CPU time can be recorded' "$tmp/o.err" || :)
+	[ "$n" -eq 1 ] || fail "record --off-cpu at paranoid $level does not say, once, that it" \
+		"records no off-CPU time: $(cat "$tmp/o.err")"
+	! grep -q 'wake-ups' "$tmp/o.err" || fail "record --off-cpu: a warning of wake-ups besides"
+	rm -f "$ptmp/out/o.data"
 	# A set-user-ID root program: no samples (the kernel stops a user's
 	# events at such an exec), and the summary says why.
 	if [ "$(id -u)" -eq 0 ]; then

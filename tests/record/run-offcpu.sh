@@ -17,7 +17,8 @@
 # when its off-CPU view is asked for, and a wall diff against it as base
 # is refused with one line, exit 1. And the recorder's memory does not
 # grow with the number of spans (pingpong, 50,000 against 400,000 rounds).
-# --off-cpu-only records the spans alone: see below.
+# --off-cpu-only records the spans alone, and --no-kernel keeps them with
+# user frames only: see below.
 set -eu
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 
@@ -168,6 +169,15 @@ if run_timeout 60 "$PERFMINI" report -i "$tmp/o.data" --json | grep -qv '"off_cp
 	fail "--json of an --off-cpu-only recording has a line that is not a span"
 fi
 say "--off-cpu-only: every wait as measured; script and json list the spans"
+
+# --no-kernel leaves the kernel's frames out of the spans' stacks, not the
+# spans: threads are switched out in the kernel.
+run_record 120 "$tmp/nk.data" --off-cpu --no-kernel -- "$TARGETS/waits" 20
+cp "$tmp/record.out" "$tmp/nktruth"
+run_timeout 60 "$PERFMINI" report -i "$tmp/nk.data" --folded --sample-type=off-cpu \
+	>"$tmp/nk.folded" || fail "report of --off-cpu --no-kernel failed"
+! grep -q '_\[k\]' "$tmp/nk.folded" || fail "--no-kernel: kernel frames in the off-CPU stacks"
+check_waits "$tmp/nk.folded" "$tmp/nktruth" "--no-kernel: "
 
 # A recording without --off-cpu: its off-CPU view says there is nothing to
 # show (stderr and the header), and an off-CPU diff against it is refused.
