@@ -1219,6 +1219,47 @@ START_TEST(test_own_tables)
 }
 END_TEST
 
+/*
+ * A sealed file of its own tables: a frame it holds unnamed, named after
+ * the seal, gets its name in the names-only chunk, in the file's
+ * numbering; frames and stacks the profile gained after the seal are not
+ * written to it.
+ */
+START_TEST(test_seal_own_tables)
+{
+	struct profile *p = profile_new(), *q;
+	char *dir = make_tmpdir(), *path = xasprintf("%s/so.data", dir), text[160];
+	struct datafile_out out;
+	uint32_t f[3], st[2];
+
+	profile_add_module(p, "/bin/demo", "", 0);
+	for (int i = 0; i < 3; i++)
+		f[i] = profile_intern_frame(p, 0, 0, 0x1000 + 16 * (uint64_t)i);
+	st[0] = profile_intern_stack(p, (uint32_t[]){f[2], f[1]}, 2);
+	ck_assert_int_eq(datafile_create(&out, path, file_err, sizeof(file_err)), 0);
+	datafile_own_tables(&out);
+	datafile_add_sample(&out, &(struct pm_sample){.time = 1, .period = 1, .stack = st[0]});
+	ck_assert_int_eq(datafile_seal(&out, p, file_err, sizeof(file_err)), 0);
+	name_frame(p, f[1], "outer");
+	name_frame(p, f[2], "inner");
+	st[1] = profile_intern_stack(p, (uint32_t[]){f[0]}, 1); /* the next file's */
+	ck_assert_int_eq(datafile_commit_names(&out, p, file_err, sizeof(file_err)), 0);
+	q = datafile_read(path, false, file_err, sizeof(file_err));
+	ck_assert_msg(q != NULL, "%s", file_err);
+	ck_assert_uint_eq(q->cut_at, 0);
+	ck_assert_uint_eq(q->nframes, 2);
+	ck_assert_uint_eq(q->nstacks, 1);
+	stack_text(q, q->samples[0].stack, text, sizeof(text));
+	ck_assert_str_eq(text, "0x1020 inner,0x1010 outer");
+	profile_free(q);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	free(dir);
+	profile_free(p);
+}
+END_TEST
+
 /* An existing file is replaced whole, and its old mode does not survive. */
 START_TEST(test_write_replaces)
 {
@@ -1402,6 +1443,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, test_stream_chunks);
 	tcase_add_test(tc, test_seal_names);
 	tcase_add_test(tc, test_own_tables);
+	tcase_add_test(tc, test_seal_own_tables);
 	tcase_add_test(tc, test_write_replaces);
 	tcase_add_test(tc, test_write_read_errors);
 	tcase_add_test(tc, test_merge);
