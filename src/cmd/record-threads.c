@@ -104,9 +104,10 @@ void recorder_apply_switch_record(struct recorder *r, const struct sample_id *si
 				  const struct rec_switch *sw)
 {
 	/*
-	 * Without -a, CPU-wide records come from the wake-up event, opened
-	 * per CPU where allowed, of every thread: they say only which thread
-	 * was picked; the targets' own come from their events.
+	 * Without -a, CPU-wide records come from the dummy event opened per
+	 * CPU where allowed (attach_open_switch_wide), of every thread: they
+	 * say only which thread was picked; the targets' own records come
+	 * from their own events.
 	 */
 	bool own = !sw->cpu_wide || r->o->system_wide;
 

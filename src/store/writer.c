@@ -127,14 +127,13 @@ void datafile_add_thread(struct datafile_out *out, const struct pm_thread *t)
 
 void datafile_add_offcpu(struct datafile_out *out, const struct pm_offcpu *span)
 {
-	struct pm_offcpu s1 = *span, *s = &s1;
-	const struct profile one = {.offcpu = s, .noffcpu = 1};
+	struct pm_offcpu s = *span;
+	const struct profile one = {.offcpu = &s, .noffcpu = 1};
 
-	s1.stack = file_stack(out, span->stack);
-
+	s.stack = file_stack(out, span->stack);
 	pending_record(&out->offcpu, &one, DF_OFFCPU);
-	if (s->time > out->last_time)
-		out->last_time = s->time;
+	if (s.time > out->last_time)
+		out->last_time = s.time;
 }
 
 void datafile_add_wakeup(struct datafile_out *out, const struct pm_wakeup *wakeup)
@@ -144,7 +143,6 @@ void datafile_add_wakeup(struct datafile_out *out, const struct pm_wakeup *wakeu
 
 	if (w.flags & PM_WAKEUP_SEEN)
 		w.stack = file_stack(out, w.stack);
-
 	pending_record(&out->wakeups, &one, DF_WAKEUPS);
 }
 
