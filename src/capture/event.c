@@ -204,18 +204,24 @@ static int tracefs_read(const char *tracepoint, const char *name, char *buf, siz
 	return err;
 }
 
-/*
- * Whether tracefs is mounted at either place. Where nothing mounted it
- * (a machine or container without systemd), it is mounted at
- * /sys/kernel/tracing, as perf does, if this process may.
- */
-static bool tracefs_ready(void)
+/* Whether tracefs is mounted at either place tracefs_read looks. */
+static bool tracefs_mounted(void)
 {
 	struct stat st;
 
-	if (stat("/sys/kernel/tracing/events", &st) == 0 ||
-	    stat("/sys/kernel/debug/tracing/events", &st) == 0)
-		return true;
+	return stat("/sys/kernel/tracing/events", &st) == 0 ||
+	       stat("/sys/kernel/debug/tracing/events", &st) == 0;
+}
+
+/*
+ * Mounts tracefs at /sys/kernel/tracing, as perf does, where nothing
+ * mounted it (a machine or container without systemd) and this process
+ * may; whether it is there now.
+ */
+static bool tracefs_mount(void)
+{
+	struct stat st;
+
 	if (stat("/sys/kernel/tracing", &st) != 0 || !S_ISDIR(st.st_mode))
 		return false;
 	return mount("nodev", "/sys/kernel/tracing", "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
@@ -229,9 +235,13 @@ int tracepoint_field(const char *tracepoint, const char *field, uint64_t *id, un
 	char buf[4096], *end;
 	int ret;
 
-	if ((ret = tracefs_read(tracepoint, "id", buf, sizeof(buf))) == -ENOENT && !tracefs_ready())
-		return -ENODEV;
-	if (ret < 0 && (ret = tracefs_read(tracepoint, "id", buf, sizeof(buf))) < 0)
+	ret = tracefs_read(tracepoint, "id", buf, sizeof(buf));
+	if (ret == -ENOENT && !tracefs_mounted()) {
+		if (!tracefs_mount())
+			return -ENODEV;
+		ret = tracefs_read(tracepoint, "id", buf, sizeof(buf));
+	}
+	if (ret < 0)
 		return ret;
 	*id = strtoull(buf, &end, 10);
 	if (end == buf)

@@ -233,6 +233,12 @@ static void make_attrs(const struct record_opts *o, const struct event_opts *ev,
 	attr->mmap = attr->mmap2 = attr->comm = attr->comm_exec = attr->task = 0;
 }
 
+/* Whether this recorder may open CPU-wide events: root, or kernel.perf_event_paranoid <= 0. */
+static bool cpu_wide_allowed(const struct recorder *r)
+{
+	return geteuid() == 0 || r->paranoid <= 0;
+}
+
 /*
  * --off-cpu: the wake-up event, sched_waking sampled with the waker's
  * stack, into wake (the other events' samples made alike: the raw data
@@ -278,7 +284,7 @@ static void make_wake_attr(struct recorder *r, struct perf_event_attr *attr,
 	 * CPU-wide event samples every wake-up of the machine with its
 	 * stack, and on a busy machine loses some of the command's own.
 	 */
-	r->wake_wide = !r->o->system_wide && !r->o->argv && (geteuid() == 0 || r->paranoid <= 0);
+	r->wake_wide = !r->o->system_wide && !r->o->argv && cpu_wide_allowed(r);
 	if (r->wake_wide)
 		wake->inherit = 0;
 }
@@ -296,7 +302,7 @@ static void open_switch_wide(struct recorder *r, const struct perf_event_attr *e
 {
 	struct perf_event_attr sw = *ev;
 
-	if (!r->o->off_cpu || r->o->system_wide || (geteuid() != 0 && r->paranoid > 0))
+	if (!r->o->off_cpu || r->o->system_wide || !cpu_wide_allowed(r))
 		return;
 	sw.type = PERF_TYPE_SOFTWARE;
 	sw.config = PERF_COUNT_SW_DUMMY;
