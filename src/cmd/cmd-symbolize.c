@@ -80,7 +80,7 @@ static void print_one(struct target *t, uint64_t addr)
 		m = map ? map->mod : NULL;
 		/* Memory that maps no file: JIT code, named by the perf map if any. */
 		if (!m || m->kind == MODULE_ANON) {
-			m = model_perfmap(&t->model, t->pid);
+			m = model_perfmap(&t->model, t->pid, map != NULL);
 			if (m && m->fd < 0)
 				m = NULL; /* the process wrote no perf map */
 		} else

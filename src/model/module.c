@@ -355,19 +355,19 @@ static bool is_mount_root(int fd)
  * not mounted there: a user may bind-mount, in a namespace of its own, a
  * file only root can read over its map, which root would then read.
  */
-static int open_perfmap(const struct module *m)
+static int open_perfmap(uint32_t pid, const char *map)
 {
 	char path[64];
 	struct stat st, owner;
 	int fd, root;
 
-	snprintf(path, sizeof(path), "/proc/%u", m->pid);
+	snprintf(path, sizeof(path), "/proc/%u", pid);
 	if (stat(path, &owner) < 0)
 		return -1;
-	root = open_root((pid_t)m->pid);
+	root = open_root((pid_t)pid);
 	if (root < 0)
 		return -1;
-	fd = open_regular(root, m->path, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS, &st);
+	fd = open_regular(root, map, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS, &st);
 	close(root);
 	if (fd >= 0 && ((st.st_uid != 0 && st.st_uid != owner.st_uid) || st.st_nlink != 1 ||
 			is_mount_root(fd))) {
@@ -399,12 +399,20 @@ struct module *module_set_perfmap(struct module_set *s, uint32_t pid, bool live)
 	return m;
 }
 
+int module_perfmap_probe(uint32_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", namespaced_pid(pid));
+	return open_perfmap(pid, path);
+}
+
 int module_perfmap_open(struct module *m)
 {
 	if (m->fd >= 0)
 		return 0;
 	errno = 0;
-	m->fd = open_perfmap(m);
+	m->fd = open_perfmap(m->pid, m->path);
 	if (m->fd < 0 && (errno == EMFILE || errno == ENFILE))
 		m->pin_error = errno;
 	return m->fd >= 0 ? 0 : -ENOENT;

@@ -121,6 +121,11 @@ struct module *module_set_perfmap(struct module_set *s, uint32_t pid, bool live)
  */
 int module_perfmap_open(struct module *m);
 /*
+ * The perf map of process pid opened as module_perfmap_open opens one,
+ * for a process with no module for it yet: a descriptor, or -1.
+ */
+int module_perfmap_probe(uint32_t pid);
+/*
  * The pid in the innermost PID namespace from /proc/PID/status text (the
  * last field of its "NSpid:" line). Returns 0, -ENOENT without such a line,
  * or -EINVAL.

@@ -475,29 +475,38 @@ uint64_t model_maps_generation(struct model *m, uint32_t pid)
 #define PERFMAP_RETRY_NS     20000000ULL
 #define PERFMAP_RETRY_MAX_NS 1000000000ULL
 
-struct module *model_perfmap(struct model *m, uint32_t pid)
+struct module *model_perfmap(struct model *m, uint32_t pid, bool anon)
 {
 	struct process *p = model_process(m, pid);
 	uint64_t now;
+	int fd;
 
 	if (!m->live)
 		return p->perfmap;
-	if (!p->perfmap)
+	if (!p->perfmap && anon)
 		p->perfmap = module_set_perfmap(m->mods, pid, true);
+	if (p->perfmap && p->perfmap->fd >= 0)
+		return p->perfmap;
 	/* A runtime may write its map after its first JIT code runs: look again soon. */
-	if (p->perfmap->fd < 0) {
-		now = now_coarse_ns();
-		if (!p->perfmap_checked_ns || now - p->perfmap_checked_ns >= p->perfmap_retry_ns) {
-			p->perfmap_checked_ns = now;
-			p->perfmap_retry_ns =
-				p->perfmap_retry_ns ? p->perfmap_retry_ns * 2 : PERFMAP_RETRY_NS;
-			if (p->perfmap_retry_ns > PERFMAP_RETRY_MAX_NS)
-				p->perfmap_retry_ns = PERFMAP_RETRY_MAX_NS;
-			/* Found: an address in no mapping is its JIT code now, not garbage. */
-			if (module_perfmap_open(p->perfmap) == 0)
-				maps_touch(p->maps);
-		}
+	now = now_coarse_ns();
+	if (p->perfmap_checked_ns && now - p->perfmap_checked_ns < p->perfmap_retry_ns)
+		return p->perfmap;
+	p->perfmap_checked_ns = now;
+	p->perfmap_retry_ns = p->perfmap_retry_ns ? p->perfmap_retry_ns * 2 : PERFMAP_RETRY_NS;
+	if (p->perfmap_retry_ns > PERFMAP_RETRY_MAX_NS)
+		p->perfmap_retry_ns = PERFMAP_RETRY_MAX_NS;
+	if (p->perfmap) {
+		if (module_perfmap_open(p->perfmap) < 0)
+			return p->perfmap;
+	} else {
+		/* No module for a map that may never be: most processes have none. */
+		if ((fd = module_perfmap_probe(pid)) < 0)
+			return NULL;
+		p->perfmap = module_set_perfmap(m->mods, pid, true);
+		p->perfmap->fd = fd;
 	}
+	/* Found: an address in no mapping is its JIT code now, not garbage. */
+	maps_touch(p->maps);
 	return p->perfmap;
 }
 

@@ -141,12 +141,14 @@ const struct mapping *model_find(struct model *m, uint32_t pid, uint64_t addr);
  */
 uint64_t model_maps_generation(struct model *m, uint32_t pid);
 /*
- * The module of pid's JIT code (module_set_perfmap), created on first use;
- * while its perf map has not been found, looked for again 20 ms after the
- * first look, then after twice the last wait each time, up to every
- * second. NULL when not live and none was set.
+ * The module of pid's JIT code (module_set_perfmap): made at the first
+ * address in anonymous executable memory (anon), or once its perf map is
+ * found for an address in no mapping; NULL before. While the map has
+ * not been found, it is looked for again 20 ms after the first look,
+ * then after twice the last wait each time, up to every second. NULL
+ * when not live and none was set.
  */
-struct module *model_perfmap(struct model *m, uint32_t pid);
+struct module *model_perfmap(struct model *m, uint32_t pid, bool anon);
 /* Looks once more for the perf maps not found yet (at the stop). */
 void model_perfmap_last_look(struct model *m);
 /* Records were lost: let the next miss of every process re-read its maps. */

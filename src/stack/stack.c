@@ -178,7 +178,7 @@ static void user_frame(struct stacker *s, uint32_t pid, uint64_t a, uint32_t *n)
 	 * process's perf map: later frames are looked up under the mappings
 	 * as they are now.
 	 */
-	jit = model_perfmap(s->model, pid);
+	jit = model_perfmap(s->model, pid, map != NULL);
 	s->gen = model_maps_generation(s->model, pid);
 	/*
 	 * Anonymous executable memory is JIT code, named at the stop from the

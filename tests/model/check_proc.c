@@ -782,6 +782,53 @@ START_TEST(test_model_exit_reused)
 }
 END_TEST
 
+/*
+ * A live process's JIT module: an address in no mapping makes none while
+ * the process has no perf map (most never do), but finds the map once it
+ * is written; anonymous executable memory makes one at once.
+ */
+START_TEST(test_model_perfmap_found)
+{
+	struct module_set mods;
+	struct model m;
+	struct module *jit;
+	char path[64];
+	size_t before;
+	FILE *f;
+
+	module_set_init(&mods);
+	model_init(&m, &mods, true);
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	unlink(path);
+	model_process(&m, (uint32_t)getpid()); /* its mappings read: their modules made */
+	before = mods.n;
+	ck_assert_ptr_null(model_perfmap(&m, (uint32_t)getpid(), false));
+	ck_assert_uint_eq(mods.n, before);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "7f0000001000 100 jitted\n");
+	fclose(f);
+	/* Looked for again 20 ms after the first look. */
+	usleep(60000);
+	jit = model_perfmap(&m, (uint32_t)getpid(), false);
+	unlink(path);
+	ck_assert_ptr_nonnull(jit);
+	ck_assert_int_eq(jit->kind, MODULE_PERFMAP);
+	ck_assert_int_ge(jit->fd, 0);
+	ck_assert_uint_eq(mods.n, before + 1);
+	ck_assert_ptr_eq(model_perfmap(&m, (uint32_t)getpid(), true), jit);
+	/* Anonymous executable memory: the module comes first, its map maybe later. */
+	model_process(&m, 1);
+	before = mods.n;
+	jit = model_perfmap(&m, 1, true);
+	ck_assert_ptr_nonnull(jit);
+	ck_assert_int_eq(jit->kind, MODULE_PERFMAP);
+	ck_assert_uint_eq(mods.n, before + 1);
+	model_release(&m);
+	module_set_release(&mods);
+}
+END_TEST
+
 /* The pid a process knows itself by, from /proc/PID/status text. */
 static int nspid_of(const char *text, uint32_t *out)
 {
@@ -959,6 +1006,7 @@ static Suite *proc_suite(void)
 	tcase_add_test(tc, test_model_unknown_process);
 	tcase_add_test(tc, test_model_exit);
 	tcase_add_test(tc, test_model_exit_reused);
+	tcase_add_test(tc, test_model_perfmap_found);
 	tcase_add_test(tc, test_cgroup_text);
 	tcase_add_test(tc, test_cgroups_ids);
 	suite_add_tcase(s, tc);
