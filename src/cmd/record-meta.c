@@ -283,6 +283,26 @@ char *recorder_privileged_command(char *const argv[])
 	return NULL;
 }
 
+/*
+ * What could not be named, per module: in the profile now and, with
+ * --switch-output, in the slices finished before it.
+ */
+static void print_missing(const struct recorder *r)
+{
+	struct missing *sum = NULL, *m = report_missing_count(r->prof);
+	size_t nsum = 0;
+
+	if (r->missing_sum) {
+		report_missing_add(&sum, &nsum, r->missing_sum, r->nmissing_sum);
+		report_missing_add(&sum, &nsum, m, r->prof->nmodules);
+		report_print_missing_counts(r->prof, sum, stderr, 5);
+	} else {
+		report_print_missing_counts(r->prof, m, stderr, 5);
+	}
+	free(sum);
+	free(m);
+}
+
 void recorder_print_summary(const struct recorder *r, size_t written)
 {
 	char size[32];
@@ -300,7 +320,7 @@ void recorder_print_summary(const struct recorder *r, size_t written)
 		warning("%s is %s: the kernel does not let a user sample a program that gains "
 			"privileges at its exec; record it as root (or as the user it runs as)",
 			r->o->argv[0], r->privileged);
-	report_print_missing(r->prof, stderr, 5);
+	print_missing(r);
 	if (r->cut_why)
 		warning("naming was cut short by %s: %zu frames left without names, shown as "
 			"[module+0xOFFSET]",

@@ -55,21 +55,48 @@ int recorder_flush(struct recorder *r, bool all_meta)
 #define SEALED_MAX 4
 
 /*
- * Whether frame i has its name, or gets none while recording: JIT frames
- * are named at the stop (their perf maps grow to the end), anonymous
- * memory never.
+ * Whether frame i of sealed file s has its name, or gets none while
+ * recording (anonymous memory never has one).
  */
-static bool frame_settled(const struct recorder *r, size_t i)
+static bool frame_settled(const struct recorder *r, const struct sealed *s, size_t i)
 {
-	const struct pm_frame *f = &r->prof->frames[i];
+	const struct pm_frame *f = &s->prof->frames[i];
 	enum module_kind kind;
 
 	if (f->nlines || f->module == PM_NONE || f->module >= r->mods.n)
 		return true;
 	kind = r->mods.mods[f->module]->kind;
-	if (kind != MODULE_FILE && kind != MODULE_VDSO && kind != MODULE_KERNEL)
+	if (kind != MODULE_FILE && kind != MODULE_VDSO && kind != MODULE_KERNEL &&
+	    kind != MODULE_PERFMAP)
 		return true;
-	return namer_resolved(r->namer, (uint32_t)i);
+	return recorder_resolved(&s->res, (uint32_t)i);
+}
+
+/* What profile p could not name, into the recording's counts for the summary. */
+static void count_missing(struct recorder *r, const struct profile *p)
+{
+	struct missing *m = report_missing_count(p);
+
+	report_missing_add(&r->missing_sum, &r->nmissing_sum, m, p->nmodules);
+	free(m);
+}
+
+/* Whether a sealed file holds profile p. */
+static bool sealed_holds(const struct recorder *r, const struct profile *p)
+{
+	for (size_t k = 0; k < r->nsealed; k++)
+		if (r->sealed[k].prof == p)
+			return true;
+	return false;
+}
+
+/* Sealed file k let go, its profile with it unless it is the last slice's. */
+static void drop_slice(struct recorder *r, size_t k)
+{
+	if (r->sealed[k].prof != r->last)
+		profile_free(r->sealed[k].prof);
+	free(r->sealed[k].res.b);
+	memmove(r->sealed + k, r->sealed + k + 1, (--r->nsealed - k) * sizeof(*r->sealed));
 }
 
 /* Sealed file k finished, and let go; said when it cannot be. */
@@ -77,23 +104,27 @@ static void finish_sealed(struct recorder *r, size_t k)
 {
 	char err[512];
 
-	if (datafile_commit_names(&r->sealed[k].out, r->prof, err, sizeof(err)) < 0)
+	if (datafile_commit_names(&r->sealed[k].out, r->sealed[k].prof, err, sizeof(err)) < 0)
 		warning("%s", err);
-	memmove(r->sealed + k, r->sealed + k + 1, (--r->nsealed - k) * sizeof(*r->sealed));
+	count_missing(r, r->sealed[k].prof);
+	drop_slice(r, k);
 }
 
 void recorder_finish_sealed(struct recorder *r, bool all)
 {
-	/*
-	 * Frames seen resolved before the drain that follows: their names
-	 * are in the profile when the files holding them are finished.
-	 */
-	while (r->nsealed && r->named_upto < r->sealed[r->nsealed - 1].nframes &&
-	       frame_settled(r, r->named_upto))
-		r->named_upto++;
 	recorder_take_named(r);
-	while (r->nsealed && (all || r->sealed[0].nframes <= r->named_upto))
-		finish_sealed(r, 0);
+	for (size_t k = 0; k < r->nsealed;) {
+		struct sealed *s = &r->sealed[k];
+
+		while (s->upto < s->prof->nframes && frame_settled(r, s, s->upto))
+			s->upto++;
+		if (all)
+			recorder_name_sealed(r, s);
+		if (all || s->upto == s->prof->nframes)
+			finish_sealed(r, k);
+		else
+			k++;
+	}
 }
 
 /* A sealed file removed by --switch-max-files: it is not finished. */
@@ -103,7 +134,7 @@ static void drop_sealed(struct recorder *r, const char *path)
 		if (strcmp(r->sealed[k].out.file.path, path))
 			continue;
 		datafile_abandon(&r->sealed[k].out);
-		memmove(r->sealed + k, r->sealed + k + 1, (--r->nsealed - k) * sizeof(*r->sealed));
+		drop_slice(r, k);
 		return;
 	}
 }
@@ -152,18 +183,72 @@ void recorder_slice_started(struct recorder *r, char *name)
 	}
 }
 
+/* The profile of the slice before, while what refers to it moves to the next. */
+struct carry {
+	struct recorder *r;
+	const struct profile *from;
+};
+
+/* An id an open off-CPU span holds, moved to the next slice's profile. */
+static void carry_span_id(uint32_t *id, bool is_stack, void *arg)
+{
+	struct carry *c = arg;
+
+	*id = is_stack ? stacker_carry_stack(&c->r->stk, c->from, *id)
+		       : strtab_add(&c->r->prof->str, strtab_get(&c->from->str, *id));
+}
+
+/* The string ids a thread keeps, moved to the next slice's profile. */
+static void carry_thread_ids(struct thread *t, void *arg)
+{
+	struct carry *c = arg;
+
+	t->comm_id = 0; /* made again from its name when next needed */
+	if (t->cgroup_known && t->cgroup_path)
+		t->cgroup_path =
+			strtab_add(&c->r->prof->str, strtab_get(&c->from->str, t->cgroup_path));
+}
+
+/*
+ * The next slice gets a profile of its own (the modules carried over), so
+ * that the recorder holds the stacks, frames and names of the slices not
+ * finished yet, not of the whole recording: what still refers to the one
+ * before (the spans of threads off the CPU now, the threads' names, the
+ * unwinds judged at the stop) moves to it, frames named anew. Returns the
+ * profile before, with its resolved frames in *res.
+ */
+static struct profile *next_profile(struct recorder *r, struct resolved *res)
+{
+	struct profile *before = r->prof;
+	struct carry c = {r, before};
+
+	if (r->last && !sealed_holds(r, r->last))
+		profile_free(r->last);
+	r->last = before;
+	*res = r->res;
+	r->res = (struct resolved){0};
+	r->prof = profile_new_next(before);
+	r->gen++;
+	stacker_switch_profile(&r->stk, r->prof);
+	offcpu_each_open(&r->offcpu, carry_span_id, &c);
+	model_each_thread(&r->model, carry_thread_ids, &c);
+	return before;
+}
+
 /*
  * --switch-output: every record of the file written now goes to it, and
- * the recording goes on in a new one, self-contained: its first chunk
- * holds every string, module, frame and stack of the profile again. The
- * file left is finished (the names of its frames, END) once they are
- * named (recorder_finish_sealed), at once when no thread names them
- * while recording. -1 (said) when either cannot be written.
+ * the recording goes on in a new one, self-contained, from a profile of
+ * its own (next_profile). The file left is finished (the names of its
+ * frames, END) once they are named (recorder_finish_sealed), at once
+ * when no thread names them while recording. -1 (said) when either
+ * cannot be written.
  */
 int recorder_switch(struct recorder *r)
 {
 	struct datafile_out next;
 	char *name = recorder_slice_name(r), err[512];
+	struct profile *before;
+	struct resolved res;
 	int ret;
 
 	if (datafile_create(&next, name, err, sizeof(err)) < 0) {
@@ -190,11 +275,16 @@ int recorder_switch(struct recorder *r)
 		r->write_failed = true;
 		return -1;
 	}
+	before = next_profile(r, &res);
 	if (r->namer) {
 		if (r->nsealed == SEALED_MAX)
 			finish_sealed(r, 0);
 		r->sealed = xrealloc(r->sealed, (r->nsealed + 1) * sizeof(*r->sealed));
-		r->sealed[r->nsealed++] = (struct sealed){r->out, r->prof->nframes};
+		r->sealed[r->nsealed++] = (struct sealed){r->out, before, r->gen - 1, res, 0};
+		recorder_name_jit(r, &r->sealed[r->nsealed - 1]);
+	} else {
+		count_missing(r, before);
+		free(res.b);
 	}
 	r->out = next;
 	recorder_slice_started(r, name);
@@ -208,4 +298,18 @@ bool recorder_switch_due(const struct recorder *r, uint64_t now)
 
 	return (o->switch_ns && now - r->slice_start >= o->switch_ns) ||
 	       (o->switch_bytes && r->out.bytes + datafile_pending(&r->out) >= o->switch_bytes);
+}
+
+void recorder_release_slices(struct recorder *r)
+{
+	for (size_t i = 0; i < r->nslices; i++)
+		free(r->slices[i]);
+	free(r->slices);
+	while (r->nsealed) {
+		datafile_abandon(&r->sealed[r->nsealed - 1].out);
+		drop_slice(r, r->nsealed - 1);
+	}
+	profile_free(r->last);
+	free(r->sealed);
+	free(r->missing_sum);
 }

@@ -564,13 +564,9 @@ static void recorder_free(struct recorder *r)
 	cgroups_release(&r->cgroups);
 	module_set_release(&r->mods);
 	profile_free(r->prof);
+	free(r->res.b);
 	free(r->privileged);
-	for (size_t i = 0; i < r->nslices; i++)
-		free(r->slices[i]);
-	free(r->slices);
-	while (r->nsealed)
-		datafile_abandon(&r->sealed[--r->nsealed].out);
-	free(r->sealed);
+	recorder_release_slices(r);
 	free(r);
 }
 

@@ -27,13 +27,27 @@
 #include "stack/stack.h"
 #include "stack/unwind.h"
 #include "store/datafile.h"
+#include "report/missing.h"
 #include "symbol/namer.h"
 #include "symbol/symbolize.h"
 
-/* --switch-output: a file sealed, and the frame ids below nframes it holds. */
+/* Which frames of a profile the naming thread resolved: a byte per frame id. */
+struct resolved {
+	uint8_t *b;
+	size_t n;
+};
+
+/*
+ * --switch-output: a file sealed, with the profile of its slice (whose
+ * frame ids the naming thread knows by gen), until its frames are named:
+ * those below upto have their names, or get none while recording.
+ */
 struct sealed {
 	struct datafile_out out;
-	size_t nframes;
+	struct profile *prof;
+	uint32_t gen;
+	struct resolved res;
+	size_t upto;
 };
 
 struct recorder {
@@ -44,7 +58,19 @@ struct recorder {
 	struct order q;
 	struct module_set mods;
 	struct model model;
+	/*
+	 * What is recorded goes into prof, and with --switch-output into a
+	 * new one for each slice: its frame ids are of generation gen for
+	 * the naming thread, and res says which of them it resolved.
+	 */
 	struct profile *prof;
+	uint32_t gen;
+	struct resolved res;
+	/*
+	 * --switch-output: the profile of the slice before (owned here unless
+	 * a sealed file still holds it), whose names a frame met again takes.
+	 */
+	struct profile *last;
 	struct unwinder *unwinder; /* DWARF mode */
 	struct stacker stk;
 	struct symbolizer syms; /* the naming thread's until the stop */
@@ -94,14 +120,15 @@ struct recorder {
 	size_t nslices;
 	/*
 	 * --switch-output: files sealed (every record in them) but waiting
-	 * for the names of their frames, oldest first: each is finished once
-	 * the frames it holds, ids below its nframes, are all below
-	 * named_upto, under which every frame has its name or gets none
-	 * while recording.
+	 * for the names of their frames, oldest first: each is finished, and
+	 * its profile let go, once every frame of it has its name or gets
+	 * none while recording. What the slices finished could not name, per
+	 * module, for the summary (missing_sum, of nmissing_sum modules).
 	 */
 	struct sealed *sealed;
 	size_t nsealed;
-	size_t named_upto;
+	struct missing *missing_sum;
+	size_t nmissing_sum;
 };
 
 /*
@@ -115,14 +142,30 @@ int recorder_open_events(struct recorder *r);
 
 /* The hook for each new frame (record-name.c); arg is the recorder. */
 void recorder_on_new_frame(void *arg, struct module *m, uint32_t frame, uint64_t addr);
-/* The frames the naming thread resolved since the last call: their lines into the profile. */
+/*
+ * The frames the naming thread resolved since the last call: their lines
+ * into the profile they are of (the slice's, sealed or not).
+ */
 void recorder_take_named(struct recorder *r);
+/* Whether frame f of profile res is of was resolved by the naming thread. */
+bool recorder_resolved(const struct resolved *res, uint32_t f);
 /*
  * At the stop, names every frame: the naming thread finishes what it
  * has, and the JIT frames (their perf maps now complete), within
  * --name-timeout or until *interrupt (a signal during the stop).
  */
 void recorder_name_frames(struct recorder *r, const volatile sig_atomic_t *interrupt);
+/*
+ * The JIT frames of sealed file s to the naming thread, now that their
+ * slice is over: it reads the perf maps again for them.
+ */
+void recorder_name_jit(struct recorder *r, struct sealed *s);
+/*
+ * At the stop, after recorder_name_frames: the frames of sealed file s
+ * the naming thread did not resolve (JIT frames) named, unless naming
+ * was cut short, and its modules' facts set.
+ */
+void recorder_name_sealed(struct recorder *r, struct sealed *s);
 /* Whether named frame f (arg: the recorder) is where a stack starts. */
 bool recorder_entry_frame(uint32_t f, void *arg);
 
@@ -185,6 +228,8 @@ void recorder_keep_offcpu(const struct offcpu_span *s, void *arg);
 char *recorder_slice_name(const struct recorder *r);
 /* A data file started under name (kept); the oldest removed past --switch-max-files. */
 void recorder_slice_started(struct recorder *r, char *name);
+/* The slices' names, the sealed files (abandoned: a recording that failed) and their profiles let go. */
+void recorder_release_slices(struct recorder *r);
 /* Whether the file written now is due to be closed (--switch-output's SPEC). */
 bool recorder_switch_due(const struct recorder *r, uint64_t now);
 /*

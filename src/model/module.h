@@ -33,7 +33,8 @@ enum module_kind {
  * A module, as the model knows it. Every field is set when the module is
  * made, on the thread that drains the rings, and never changed after but
  * for the descriptor of a MODULE_PERFMAP module (module_perfmap_open, on
- * that same thread; the naming thread leaves those modules to the stop).
+ * that same thread, once; the naming thread is handed that module's
+ * frames only after it is set, or at the stop).
  * What the stages above learn of a module they keep themselves, by id:
  * the symbolizer its symbols and DWARF (symfile.h), the unwinder its image
  * (unwind.h).

@@ -128,6 +128,24 @@ static void close_span(struct offcpu *o, struct offcpu_open *op, uint64_t time)
 	o->emit(&op->s, o->arg);
 }
 
+void offcpu_each_open(struct offcpu *o, offcpu_ids_fn fn, void *arg)
+{
+	struct hmap_slot *slot;
+
+	for (size_t pos = 0; (slot = hmap_next(&o->open, &pos));) {
+		struct offcpu_open *op = hmap_ptr(slot);
+
+		if (op->have_stack) {
+			fn(&op->s.stack, true, arg);
+			fn(&op->s.comm, false, arg);
+		}
+		if (op->s.wake) {
+			fn(&op->s.waker_stack, true, arg);
+			fn(&op->s.waker_comm, false, arg);
+		}
+	}
+}
+
 void offcpu_wakeup(struct offcpu *o, uint32_t tid, uint64_t time, uint32_t waker_pid,
 		   uint32_t waker_tid, uint32_t waker_stack, uint32_t waker_comm)
 {

@@ -87,6 +87,12 @@ bool offcpu_awaits_wakeup(const struct offcpu *o, uint32_t tid);
  */
 void offcpu_picked(struct offcpu *o, uint32_t prev_tid, uint32_t next_tid, uint32_t cpu,
 		   uint64_t time);
+/*
+ * Hands fn each stack id (is_stack) and name id that the open spans hold,
+ * to change: a recording's next slice numbers them anew.
+ */
+typedef void (*offcpu_ids_fn)(uint32_t *id, bool is_stack, void *arg);
+void offcpu_each_open(struct offcpu *o, offcpu_ids_fn fn, void *arg);
 /* Thread tid exited: its last switch-out (after the exit record) opens no span. */
 void offcpu_exit(struct offcpu *o, uint32_t tid);
 /* The stop: every open span ends at time. */

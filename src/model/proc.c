@@ -280,6 +280,22 @@ void model_reap(struct model *m, uint64_t before, void (*gone)(uint32_t pid, voi
 		m->dead_head = m->ndead = 0;
 }
 
+void model_each_thread(struct model *m, void (*fn)(struct thread *t, void *arg), void *arg)
+{
+	struct hmap_slot *s;
+
+	for (size_t pos = 0; (s = hmap_next(&m->threads, &pos));)
+		fn(hmap_ptr(s), arg);
+	/* The dead no longer in the table (a new thread took the tid). */
+	for (size_t i = m->dead_head; i < m->ndead; i++) {
+		const struct model_dead *d = &m->dead[i];
+
+		if (!d->proc &&
+		    ((s = hmap_find(&m->threads, d->id)) == NULL || hmap_ptr(s) != d->obj))
+			fn(d->obj, arg);
+	}
+}
+
 /* Inserts one executable mapping of module mod. */
 static void insert_map(struct process *p, uint64_t start, uint64_t end, uint64_t pgoff,
 		       uint32_t prot, struct module *mod)

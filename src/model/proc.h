@@ -125,6 +125,8 @@ void model_exit(struct model *m, uint32_t pid, uint32_t tid, uint64_t time);
  * took meanwhile.
  */
 void model_reap(struct model *m, uint64_t before, void (*gone)(uint32_t pid, void *arg), void *arg);
+/* Hands fn every thread the model holds, the exited not reaped yet included, once. */
+void model_each_thread(struct model *m, void (*fn)(struct thread *t, void *arg), void *arg);
 /* A new executable mapping; path with ino 0 is anonymous or a pseudo-file. */
 void model_mmap(struct model *m, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		const struct module_key *k, uint32_t prot);

@@ -73,8 +73,7 @@ static uint32_t startup_frames(const struct profile *p, const struct pm_stack *s
 	return n;
 }
 
-/* Per module (and a last slot for no module), the counts of struct missing. */
-static struct missing *count_missing(const struct profile *p)
+struct missing *report_missing_count(const struct profile *p)
 {
 	struct missing *m = xcalloc(p->nmodules + 1, sizeof(*m));
 	uint64_t *weight = profile_stack_weights(p);
@@ -116,9 +115,40 @@ static struct missing *count_missing(const struct profile *p)
 	return m;
 }
 
-size_t report_missing_lines(const struct profile *p, struct missing **out)
+void report_missing_add(struct missing **sum, size_t *nsum, const struct missing *add, size_t n)
 {
-	struct missing *m = count_missing(p);
+	struct missing *m = *sum;
+
+	if (!m || *nsum < n) {
+		/* The slot of no module moves to the end. */
+		struct missing none = m ? m[*nsum] : (struct missing){.module = PM_NONE};
+		size_t from = m ? *nsum : 0;
+
+		m = xrealloc(m, (n + 1) * sizeof(*m));
+		for (size_t i = from; i < n; i++)
+			m[i] = (struct missing){.module = (uint32_t)i,
+						.all_samples = none.all_samples};
+		m[n] = none;
+		*sum = m;
+		*nsum = n;
+	}
+	for (size_t i = 0; i <= n; i++) {
+		struct missing *x = &m[i < n ? i : *nsum];
+
+		x->frames += add[i].frames;
+		x->unnamed += add[i].unnamed;
+		x->named += add[i].named;
+		x->unplaced += add[i].unplaced;
+		x->samples += add[i].samples;
+	}
+	/* Every slot counts the samples of all the profiles added. */
+	for (size_t i = 0; i <= *nsum; i++)
+		m[i].all_samples += add[n].all_samples;
+}
+
+/* The modules of report_missing_lines, from p's counts m (moved to the front). */
+static size_t select_lines(const struct profile *p, struct missing *m)
+{
 	size_t n = 0;
 
 	/*
@@ -130,8 +160,13 @@ size_t report_missing_lines(const struct profile *p, struct missing **out)
 		    PM_MODULE_LINES(p->modules[i].flags))
 			m[n++] = m[i];
 	qsort(m, n, sizeof(*m), cmp_unplaced);
-	*out = m;
 	return n;
+}
+
+size_t report_missing_lines(const struct profile *p, struct missing **out)
+{
+	*out = report_missing_count(p);
+	return select_lines(p, *out);
 }
 
 size_t report_missing_shown(const struct missing *m, size_t n)
@@ -143,9 +178,9 @@ size_t report_missing_shown(const struct missing *m, size_t n)
 	return k;
 }
 
-size_t report_missing(const struct profile *p, struct missing **out)
+/* The modules of report_missing, from p's counts m (moved to the front). */
+static size_t select_unnamed(const struct profile *p, struct missing *m)
 {
-	struct missing *m = count_missing(p);
 	size_t n = 0;
 
 	for (size_t i = 0; i <= p->nmodules; i++) {
@@ -156,8 +191,13 @@ size_t report_missing(const struct profile *p, struct missing **out)
 			m[n++] = m[i];
 	}
 	qsort(m, n, sizeof(*m), cmp_missing);
-	*out = m;
 	return n;
+}
+
+size_t report_missing(const struct profile *p, struct missing **out)
+{
+	*out = report_missing_count(p);
+	return select_unnamed(p, *out);
 }
 
 void report_missing_say(const struct profile *p, const struct missing *m, bool lines,
@@ -211,12 +251,23 @@ void report_missing_say(const struct profile *p, const struct missing *m, bool l
 
 void report_print_missing(const struct profile *p, FILE *f, size_t max)
 {
+	struct missing *counts = report_missing_count(p);
+
+	report_print_missing_counts(p, counts, f, max);
+	free(counts);
+}
+
+void report_print_missing_counts(const struct profile *p, const struct missing *counts, FILE *f,
+				 size_t max)
+{
 	struct sbuf b = SBUF_INIT;
 
 	for (int lines = 0; lines < 2; lines++) {
-		struct missing *m;
-		size_t n = lines ? report_missing_lines(p, &m) : report_missing(p, &m);
+		struct missing *m = xmalloc((p->nmodules + 1) * sizeof(*m));
+		size_t n;
 
+		memcpy(m, counts, (p->nmodules + 1) * sizeof(*m));
+		n = lines ? select_lines(p, m) : select_unnamed(p, m);
 		if (!lines)
 			n = report_missing_shown(m, n);
 		for (size_t i = 0; i < n && i < max; i++) {

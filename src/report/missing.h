@@ -26,6 +26,19 @@ struct missing {
 };
 
 /*
+ * Per module of p, its counts (p->nmodules + 1 entries, the last for
+ * frames in no known mapping), of which report_missing and
+ * report_missing_lines choose; malloc'd.
+ */
+struct missing *report_missing_count(const struct profile *p);
+/*
+ * Adds counts add (of a profile with n modules, as report_missing_count
+ * gives them) to *sum (of *nsum modules; NULL and 0 at first), grown to
+ * n modules if it has fewer: the counts of a recording made of several
+ * profiles whose module ids agree (the slices of one recording).
+ */
+void report_missing_add(struct missing **sum, size_t *nsum, const struct missing *add, size_t n);
+/*
  * The modules with unnamed sampled frames, those whose share shows first,
  * then most unnamed first; returns the count and a malloc'd array through
  * *out.
@@ -51,5 +64,8 @@ void report_missing_say(const struct profile *p, const struct missing *m, bool l
  * shows (at most max), then for each with frames without lines.
  */
 void report_print_missing(const struct profile *p, FILE *f, size_t max);
+/* The same from counts (p->nmodules + 1 entries, as report_missing_count gives). */
+void report_print_missing_counts(const struct profile *p, const struct missing *counts, FILE *f,
+				 size_t max);
 
 #endif

@@ -119,6 +119,56 @@ static uint32_t add_frame(struct stacker *s, uint32_t *n, uint32_t module, uint3
 	return id;
 }
 
+/*
+ * The id in s's profile of frame f of profile from, added if new: with
+ * from's lines when it has them, else handed to new_frame to be named.
+ */
+static uint32_t carry_frame(struct stacker *s, const struct profile *from, uint32_t f)
+{
+	const struct pm_frame *fr = &from->frames[f];
+	struct profile *to = s->prof;
+	size_t before = to->nframes;
+	uint32_t id = profile_intern_frame(to, fr->module, fr->flags, fr->addr);
+
+	if (to->nframes == before)
+		return id;
+	profile_copy_lines(to, id, from, f);
+	if (!fr->nlines && fr->module != PM_NONE && s->new_frame)
+		s->new_frame(s->new_frame_arg, s->model->mods->mods[fr->module], id, fr->addr);
+	return id;
+}
+
+uint32_t stacker_carry_stack(struct stacker *s, const struct profile *from, uint32_t stack)
+{
+	const struct pm_stack *st = &from->stacks[stack];
+	uint32_t n = 0;
+
+	for (uint32_t d = 0; d < st->depth && n < STACK_MAX_FRAMES; d++)
+		s->frames[n++] = carry_frame(s, from, from->stack_frames[st->off + d]);
+	return profile_intern_stack(s->prof, s->frames, n);
+}
+
+void stacker_switch_profile(struct stacker *s, struct profile *to)
+{
+	struct profile *from = s->prof;
+	struct hmap outer = s->unw.outer;
+	const struct hmap_slot *slot;
+
+	s->prof = to;
+	hmap_init(&s->unw.outer);
+	for (size_t pos = 0; (slot = hmap_next(&outer, &pos));) {
+		uint64_t f = carry_frame(s, from, (uint32_t)slot->key);
+
+		hmap_insert(&s->unw.outer, (slot->key >> 32) << 32 | f, NULL)->val += slot->val;
+	}
+	hmap_release(&outer);
+	/* The caches hold ids of from. */
+	free(s->chains);
+	s->chains = NULL;
+	free(s->fslots);
+	s->fslots = NULL;
+}
+
 /* The slot of address addr under generation gen; true if it holds that frame. */
 static bool frame_slot(struct stacker *s, uint64_t addr, uint64_t gen, struct frame_slot **slot)
 {

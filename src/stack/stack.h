@@ -80,6 +80,20 @@ void stacker_init(struct stacker *s, struct model *model, struct profile *prof,
 		  struct unwinder *unwinder, stack_new_frame_fn new_frame, void *arg);
 void stacker_release(struct stacker *s);
 
+/*
+ * From now on, stacks are built into to, a profile that takes over from
+ * the one so far (a recording's next slice: profile_new_next): the
+ * unwinds still to be judged at the stop keep their outermost frames,
+ * carried into to; no frame or stack id of the profile before holds.
+ */
+void stacker_switch_profile(struct stacker *s, struct profile *to);
+/*
+ * The id in the profile now of stack of profile from (the one before
+ * stacker_switch_profile): its frames carried over, with their lines
+ * when from has them, else handed to new_frame to be named.
+ */
+uint32_t stacker_carry_stack(struct stacker *s, const struct profile *from, uint32_t stack);
+
 /* The id of sample smp's stack (misc: the record's misc field). */
 uint32_t stacker_add(struct stacker *s, const struct rec_sample *smp, uint16_t misc);
 

@@ -80,6 +80,26 @@ struct profile *profile_new(void)
 	return p;
 }
 
+struct profile *profile_new_next(const struct profile *p)
+{
+	struct profile *n = profile_new();
+
+	for (size_t i = 0; i < p->nmeta; i++)
+		profile_set_meta(n, strtab_get(&p->str, p->meta[i].key),
+				 strtab_get(&p->str, p->meta[i].value));
+	for (size_t i = 0; i < p->nmodules; i++) {
+		const struct pm_module *m = &p->modules[i];
+		uint32_t id = profile_add_module(n, strtab_get(&p->str, m->path),
+						 strtab_get(&p->str, m->build_id), m->flags);
+
+		if (m->reason)
+			n->modules[id].reason = strtab_add(&n->str, strtab_get(&p->str, m->reason));
+	}
+	for (size_t i = 0; i < p->nsegments; i++)
+		profile_add_segment(n, &p->segments[i]);
+	return n;
+}
+
 void profile_free(struct profile *p)
 {
 	if (!p)
@@ -189,6 +209,15 @@ uint32_t profile_intern_frame(struct profile *p, uint32_t module, uint32_t flags
 	return (uint32_t)p->nframes++;
 }
 
+uint32_t profile_find_frame(const struct profile *p, uint32_t module, uint32_t flags, uint64_t addr)
+{
+	struct frame_key k = {p, {.module = module, .flags = flags, .addr = addr}};
+	const struct hmap_slot *slot =
+		hmap_seek(&p->frame_index, frame_key(module, flags, addr), same_frame, &k);
+
+	return slot ? (uint32_t)slot->val : PM_NONE;
+}
+
 struct stack_key {
 	const struct profile *p;
 	const uint32_t *frames;
@@ -281,6 +310,19 @@ void profile_add_line(struct profile *p, uint32_t f, const struct pm_line *l)
 		fr->line0 = (uint32_t)p->nlines;
 	p->lines[p->nlines++] = *l;
 	fr->nlines++;
+}
+
+void profile_copy_lines(struct profile *p, uint32_t f, const struct profile *from, uint32_t g)
+{
+	const struct pm_frame *fr = &from->frames[g];
+
+	for (uint32_t k = 0; k < fr->nlines; k++) {
+		struct pm_line l = from->lines[fr->line0 + k];
+
+		l.func = strtab_add(&p->str, strtab_get(&from->str, l.func));
+		l.file = strtab_add(&p->str, strtab_get(&from->str, l.file));
+		profile_add_line(p, f, &l);
+	}
 }
 
 void profile_add_thread(struct profile *p, uint32_t pid, uint32_t tid, const char *comm)

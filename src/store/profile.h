@@ -202,6 +202,12 @@ struct profile {
 };
 
 struct profile *profile_new(void);
+/*
+ * A new profile that goes on where p leaves off, for the next slice of a
+ * recording: p's meta entries, and its modules (under the same ids) with
+ * their segments; no frame, stack or record of p.
+ */
+struct profile *profile_new_next(const struct profile *p);
 void profile_free(struct profile *p);
 
 void profile_set_meta(struct profile *p, const char *key, const char *value);
@@ -214,6 +220,9 @@ uint32_t profile_add_module(struct profile *p, const char *path, const char *bui
 			    uint32_t flags);
 /* The id of the frame (module, flags, addr), added if new. */
 uint32_t profile_intern_frame(struct profile *p, uint32_t module, uint32_t flags, uint64_t addr);
+/* The id of the frame (module, flags, addr), PM_NONE if p has none. */
+uint32_t profile_find_frame(const struct profile *p, uint32_t module, uint32_t flags,
+			    uint64_t addr);
 /* The id of the stack of these frames (leaf first), added if new. */
 uint32_t profile_intern_stack(struct profile *p, const uint32_t *frames, uint32_t depth);
 void profile_add_sample(struct profile *p, const struct pm_sample *s);
@@ -237,6 +246,8 @@ void profile_count_sample(struct profile *p, uint32_t stack);
 uint64_t *profile_stack_weights(const struct profile *p);
 /* Adds a line to frame f; lines must be added frame by frame. */
 void profile_add_line(struct profile *p, uint32_t f, const struct pm_line *l);
+/* Adds to frame f, which has none yet, the lines of frame g of profile from. */
+void profile_copy_lines(struct profile *p, uint32_t f, const struct profile *from, uint32_t g);
 void profile_add_thread(struct profile *p, uint32_t pid, uint32_t tid, const char *comm);
 void profile_add_segment(struct profile *p, const struct pm_segment *s);
 

@@ -101,3 +101,14 @@ size_t symbolizer_forget_idle(struct symbolizer *z, uint64_t now, uint64_t idle_
 		malloc_trim(0);
 	return n;
 }
+
+bool symbolizer_reread_perfmap(struct symbolizer *z, const struct module *m)
+{
+	struct symfile *f = symfile_find(z, m);
+
+	if (!f || f->unloaded || f->changed || m->kind != MODULE_PERFMAP)
+		return false;
+	symfile_unload(f);
+	f->unloaded = true;
+	return true;
+}

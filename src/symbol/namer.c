@@ -26,6 +26,7 @@
 #include "symbol/namer.h"
 #include "util/alloc.h"
 #include "util/clock.h"
+#include "util/hmap.h"
 #include "util/ration.h"
 #include "util/spsc.h"
 
@@ -62,7 +63,7 @@ static const struct ration_params namer_ration = {
 
 struct job {
 	struct module *m;
-	uint32_t frame;
+	uint32_t gen, frame;
 	uint64_t addr;
 };
 
@@ -73,7 +74,7 @@ struct job {
  */
 struct result {
 	struct result *next;
-	uint32_t frame;
+	uint32_t gen, frame;
 	int n; /* 0: no name */
 	uint64_t symoff;
 	struct srcline lv[];
@@ -99,17 +100,17 @@ struct namer {
 	/* Jobs of the kernel set aside while its symbols are read (defer_kernel). */
 	struct job *deferred;
 	size_t ndeferred, deferred_cap;
+	/* Perf maps (module id -> gen + 1): the generation each was read for last. */
+	struct hmap perfmap_gen;
 
 	/*
 	 * Results, under lock (taken briefly by the thread and by
-	 * namer_drain): those not drained yet, oldest first, and a byte per
-	 * frame id saying whether the thread resolved it.
+	 * namer_drain): those not drained yet, oldest first, and how many
+	 * frames the thread resolved.
 	 */
 	pthread_mutex_t lock;
 	struct result *ready, **ready_tail;
 	struct fact *facts, **facts_tail; /* modules read, not drained yet, oldest first */
-	uint8_t *resolved;
-	size_t nresolved;
 	uint64_t named;
 };
 
@@ -140,8 +141,8 @@ static const char *copy_str(const char *str, char **to)
 	return at;
 }
 
-/* Stores r as frame's result, its strings copied. */
-static void store(struct namer *n, uint32_t frame, const struct symres *r)
+/* Stores r as the result of j's frame, its strings copied. */
+static void store(struct namer *n, const struct job *j, const struct symres *r)
 {
 	size_t strs = 0, levels = (size_t)(r->n > 0 ? r->n : 0);
 	struct result *res;
@@ -151,7 +152,8 @@ static void store(struct namer *n, uint32_t frame, const struct symres *r)
 		strs += str_bytes(r->lv[k].func) + str_bytes(r->lv[k].file);
 	res = xmalloc(sizeof(*res) + levels * sizeof(*res->lv) + strs);
 	res->next = NULL;
-	res->frame = frame;
+	res->gen = j->gen;
+	res->frame = j->frame;
 	res->n = r->n;
 	res->symoff = r->symoff;
 	to = (char *)(res->lv + levels);
@@ -161,16 +163,6 @@ static void store(struct namer *n, uint32_t frame, const struct symres *r)
 		res->lv[k].file = copy_str(r->lv[k].file, &to);
 	}
 	pthread_mutex_lock(&n->lock);
-	if (frame >= n->nresolved) {
-		size_t k = n->nresolved ? n->nresolved : 4096;
-
-		while (k <= frame)
-			k *= 2;
-		n->resolved = xrealloc(n->resolved, k);
-		memset(n->resolved + n->nresolved, 0, k - n->nresolved);
-		n->nresolved = k;
-	}
-	n->resolved[frame] = 1;
 	*n->ready_tail = res;
 	n->ready_tail = &res->next;
 	n->named++;
@@ -231,6 +223,14 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 {
 	struct symfile *f;
 
+	/* A perf map grows while its program runs: read again for each generation. */
+	if (j->m->kind == MODULE_PERFMAP) {
+		struct hmap_slot *g = hmap_insert(&n->perfmap_gen, j->m->id, NULL);
+
+		if (g->val && g->val != (uint64_t)j->gen + 1)
+			symbolizer_reread_perfmap(n->z, j->m);
+		g->val = (uint64_t)j->gen + 1;
+	}
 	if (!(f = symfile_find(n->z, j->m)) || f->unloaded) {
 		ration(n);
 		if (!f && defer_kernel(n, j))
@@ -248,7 +248,7 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 		n->facts_tail = &fact->next;
 		pthread_mutex_unlock(&n->lock);
 	}
-	store(n, j->frame, r);
+	store(n, j, r);
 	symres_release(r);
 	/*
 	 * What a first read touched of the module's files (reading a unit's
@@ -302,6 +302,8 @@ static int cmp_job(const void *a, const void *b)
 		return xk ? -1 : 1;
 	if (x->m->id != y->m->id)
 		return x->m->id < y->m->id ? -1 : 1;
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
 	return x->frame < y->frame ? -1 : x->frame > y->frame;
 }
 
@@ -418,6 +420,7 @@ struct namer *namer_start(struct symbolizer *z)
 	n->wake = eventfd(0, EFD_CLOEXEC);
 	n->ready_tail = &n->ready;
 	n->facts_tail = &n->facts;
+	hmap_init(&n->perfmap_gen);
 	pthread_mutex_init(&n->lock, NULL);
 	if (n->wake < 0 || pthread_create(&n->thread, NULL, namer_main, n) != 0) {
 		if (n->wake >= 0)
@@ -431,9 +434,9 @@ struct namer *namer_start(struct symbolizer *z)
 	return n;
 }
 
-void namer_frame(struct namer *n, struct module *m, uint32_t frame, uint64_t addr)
+void namer_frame(struct namer *n, struct module *m, uint32_t gen, uint32_t frame, uint64_t addr)
 {
-	spsc_push(n->jobs, &(struct job){m, frame, addr});
+	spsc_push(n->jobs, &(struct job){m, gen, frame, addr});
 	n->unkicked = true;
 }
 
@@ -515,7 +518,7 @@ void namer_drain(struct namer *n, namer_result_fn fn, void *arg)
 		r->symoff = list->symoff;
 		if (list->n > 0)
 			memcpy(r->lv, list->lv, (size_t)list->n * sizeof(*r->lv));
-		fn(list->frame, r, arg);
+		fn(list->gen, list->frame, r, arg);
 		free(list);
 		list = next;
 	}
@@ -542,16 +545,6 @@ void namer_drain_modules(struct namer *n, namer_module_fn fn, void *arg)
 	}
 }
 
-bool namer_resolved(struct namer *n, uint32_t frame)
-{
-	bool done;
-
-	pthread_mutex_lock(&n->lock);
-	done = frame < n->nresolved && n->resolved[frame];
-	pthread_mutex_unlock(&n->lock);
-	return done;
-}
-
 void namer_free(struct namer *n)
 {
 	if (!n)
@@ -567,7 +560,7 @@ void namer_free(struct namer *n)
 		n->ready = next;
 	}
 	namer_drain_modules(n, NULL, NULL);
-	free(n->resolved);
+	hmap_release(&n->perfmap_gen);
 	close(n->wake);
 	ration_free(n->ration);
 	pthread_mutex_destroy(&n->lock);

@@ -52,9 +52,11 @@ struct namer *namer_start(struct symbolizer *z);
 
 /*
  * Queues frame id frame, at addr of m (recorder thread); the thread
- * starts on it at the next namer_kick or namer_finish.
+ * starts on it at the next namer_kick or namer_finish. gen is the
+ * caller's, handed back with the result: which of its tables the frame
+ * id is of (a recording in slices numbers each slice's frames anew).
  */
-void namer_frame(struct namer *n, struct module *m, uint32_t frame, uint64_t addr);
+void namer_frame(struct namer *n, struct module *m, uint32_t gen, uint32_t frame, uint64_t addr);
 /*
  * Wakes the thread if frames were queued since the last call: once a
  * round of the recorder's loop, not once a frame (each wakeup costs both
@@ -81,7 +83,7 @@ void namer_counts(struct namer *n, uint64_t *queued, uint64_t *done);
  * the namer holds only what was resolved since; it may drain while the
  * thread runs, and after namer_finish failed.
  */
-typedef void (*namer_result_fn)(uint32_t frame, const struct symres *r, void *arg);
+typedef void (*namer_result_fn)(uint32_t gen, uint32_t frame, const struct symres *r, void *arg);
 void namer_drain(struct namer *n, namer_result_fn fn, void *arg);
 
 /*
@@ -91,9 +93,6 @@ void namer_drain(struct namer *n, namer_result_fn fn, void *arg);
  */
 typedef void (*namer_module_fn)(const struct module_facts *f, void *arg);
 void namer_drain_modules(struct namer *n, namer_module_fn fn, void *arg);
-/* Whether the thread resolved frame id frame (with a name or without one). */
-bool namer_resolved(struct namer *n, uint32_t frame);
-
 /*
  * Frees n, ending its thread first if namer_finish has not; never after
  * namer_finish failed (the thread, left running, may still use it).

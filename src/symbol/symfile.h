@@ -148,6 +148,12 @@ size_t symbolizer_forget_idle(struct symbolizer *z, uint64_t now, uint64_t idle_
  * module reads takes its place). Returns whether anything was let go.
  */
 bool symbolizer_forget(struct symbolizer *z, const struct module *m);
+/*
+ * Lets go of what was read of perf map m, so that the next frame named
+ * in it reads the map again, with what its program has added since.
+ * Returns whether it had been read.
+ */
+bool symbolizer_reread_perfmap(struct symbolizer *z, const struct module *m);
 
 /* Why f's module has no names, or few; REASON_NONE when it has them. */
 enum module_reason symfile_reason(const struct symfile *f);

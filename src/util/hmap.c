@@ -161,3 +161,14 @@ struct hmap_slot *hmap_intern(struct hmap *h, uint64_t hash,
 		}
 	}
 }
+
+struct hmap_slot *hmap_seek(const struct hmap *h, uint64_t hash,
+			    bool (*same)(uint64_t val, const void *arg), const void *arg)
+{
+	for (uint64_t key = hash;; key = hash_u64(key)) {
+		struct hmap_slot *s = hmap_find(h, key);
+
+		if (!s || same(s->val, arg))
+			return s;
+	}
+}

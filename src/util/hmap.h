@@ -103,5 +103,8 @@ static inline uint64_t hmap_key_ptr(const void *p)
 struct hmap_slot *hmap_intern(struct hmap *h, uint64_t hash,
 			      bool (*same)(uint64_t val, const void *arg), const void *arg,
 			      bool *added);
+/* The entry hmap_intern would give for arg, if there is one; NULL, adding nothing, if not. */
+struct hmap_slot *hmap_seek(const struct hmap *h, uint64_t hash,
+			    bool (*same)(uint64_t val, const void *arg), const void *arg);
 
 #endif

@@ -53,6 +53,38 @@ START_TEST(test_pair)
 }
 END_TEST
 
+/* A recording's next slice renumbers the ids the open spans hold: each is handed on. */
+static void add_100(uint32_t *id, bool is_stack, void *arg)
+{
+	int *calls = arg;
+
+	*id += is_stack ? 100 : 1000;
+	(*calls)++;
+}
+
+START_TEST(test_each_open)
+{
+	struct spans g = {0};
+	struct offcpu o;
+	int calls = 0;
+
+	offcpu_init(&o, 0, collect, &g);
+	offcpu_sample(&o, 10, 11, 1, 1000, 7, 3);
+	offcpu_switch_out(&o, 10, 11, 1, 1002, false);
+	offcpu_wakeup(&o, 11, 2000, 20, 21, 8, 4);
+	offcpu_switch_out(&o, 10, 12, 1, 1500, false); /* no stack yet: nothing to renumber */
+	offcpu_each_open(&o, add_100, &calls);
+	ck_assert_int_eq(calls, 4);
+	offcpu_switch_in(&o, 11, 5000);
+	ck_assert_uint_eq(g.n, 1);
+	ck_assert_uint_eq(g.s[0].stack, 107);
+	ck_assert_uint_eq(g.s[0].comm, 1003);
+	ck_assert_uint_eq(g.s[0].waker_stack, 108);
+	ck_assert_uint_eq(g.s[0].waker_comm, 1004);
+	offcpu_release(&o);
+}
+END_TEST
+
 /*
  * Picks (CPU-wide switch-out records): the thread picked ends its span
  * at the switch-out of the thread it replaces where that one is recorded
@@ -262,6 +294,7 @@ static Suite *offcpu_suite(void)
 	TCase *tc = tcase_create("pairing");
 
 	tcase_add_test(tc, test_pair);
+	tcase_add_test(tc, test_each_open);
 	tcase_add_test(tc, test_two_threads);
 	tcase_add_test(tc, test_left_out);
 	tcase_add_test(tc, test_finish);

@@ -744,10 +744,17 @@ END_TEST
  * reaped, makes a new thread and process: the parent's mappings and name,
  * not the dead's; the reaping then forgets only the dead.
  */
+static void count_thread(struct thread *t, void *arg)
+{
+	(void)t;
+	(*(size_t *)arg)++;
+}
+
 START_TEST(test_model_exit_reused)
 {
 	struct fixture fx;
 	uint32_t gone = 0;
+	size_t seen = 0;
 	struct thread *t;
 
 	fx_init(&fx);
@@ -773,8 +780,14 @@ START_TEST(test_model_exit_reused)
 	model_exit(&fx.m, 100, 101, 12);
 	ck_assert_uint_eq(model_thread(&fx.m, 300, 101)->pid, 300);
 	ck_assert(!model_thread(&fx.m, 300, 101)->exited);
+	/* Every thread once: the living, and the dead whose tid another took (200, 201, 101). */
+	model_each_thread(&fx.m, count_thread, &seen);
+	ck_assert_uint_eq(seen, fx.m.threads.count + 3);
 	model_reap(&fx.m, UINT64_MAX, note_gone, &gone);
 	ck_assert_uint_eq(gone, 0); /* pid 200 is the new process's */
+	seen = 0;
+	model_each_thread(&fx.m, count_thread, &seen);
+	ck_assert_uint_eq(seen, fx.m.threads.count);
 	ck_assert_ptr_eq(model_thread(&fx.m, 200, 201), t);
 	ck_assert_ptr_nonnull(model_find(&fx.m, 200, 0x500010));
 	ck_assert_uint_eq(fx.m.procs.count, 3);

@@ -9,6 +9,14 @@
 #   a command, a new file at every 64 KiB: two files or more, none cut
 #               short, and merged they hold every sample the recorder's
 #               summary counted; spin_hot is the hottest in the merge;
+#   --off-cpu, a new file every second: pingpong's two threads each
+#               wait 3.5 s in one call (the pinger in usleep under main,
+#               the ponger in read under ponger), spans that begin in
+#               the first file and end in the fourth: they keep their
+#               stacks, named, in the file they end in;
+#   JIT code, a new file every second: every file names sym-jit's
+#               generated code (jit_hot, from its perf map), not only
+#               the last one;
 #   --since and --until (wall-clock times) keep all or none of them when
 #               they lie before or after the recording;
 #   the example unit contrib/perfmini-record.service: its ExecStart line
@@ -90,6 +98,44 @@ fi
 sed -n "/^ Self%/,\$p" "$tmp/c.top" >&3
 grep -Eq 'spin-pie +spin_hot$' "$tmp/c.top" || fail "report -i DIR: spin_hot is not the hottest"
 say "a command: $n files of 64 KiB, $merged samples as counted"
+
+# A span carried from file to file keeps its stack: each slice numbers its
+# stacks and frames anew.
+mkdir "$tmp/o"
+rc=0
+run_timeout 60 "$PERFMINI" record -q -o "$tmp/o/pp.data" --off-cpu --switch-output=1s -- \
+	"$TARGETS/pingpong" 1 3500 >"$tmp/o.out" 2>"$tmp/o.err" || rc=$?
+[ "$rc" -eq 0 ] || fail "record --off-cpu --switch-output=1s exited $rc: $(cat "$tmp/o.err")"
+last=$(find "$tmp/o" -name 'pp.data.*' | sort | tail -n 1)
+n=$(find "$tmp/o" -name 'pp.data.*' | wc -l)
+[ "$n" -ge 3 ] || fail "--off-cpu --switch-output=1s: $n file(s)"
+"$PERFMINI" report -i "$last" --folded --sample-type=off-cpu >"$tmp/o.folded" 2>&3 ||
+	fail "report --sample-type=off-cpu of $last exited $?"
+for w in ';main;usleep;[^ ]*nanosleep' '^ponger;.*;ponger;(__libc_)?read[;_ ]'; do
+	ns=$(awk -v re="$w" '$0 ~ re { s += $NF } END { printf "%.0f\n", s }' "$tmp/o.folded")
+	[ "$ns" -ge 3000000000 ] ||
+		fail "the last of $n files has $ns ns off the CPU in $w, not the 3.5 s wait begun in the first"
+done
+say "--off-cpu: the 3.5 s waits carried through $n files, stacks named in the last"
+
+# JIT frames are named in each file, from the perf map as it is when the
+# file's slice ends (at most four files wait for names: three here).
+mkdir "$tmp/j"
+rc=0
+run_timeout 60 "$PERFMINI" record -q -o "$tmp/j/j.data" --switch-output=1s -- \
+	"$TARGETS/sym-jit" 2.5 >"$tmp/j.out" 2>"$tmp/j.err" || rc=$?
+[ "$rc" -eq 0 ] || fail "record --switch-output=1s of sym-jit exited $rc: $(cat "$tmp/j.err")"
+n=0
+for f in "$tmp"/j/j.data.*; do
+	"$PERFMINI" report -i "$f" --folded >"$tmp/j.folded" 2>&3 || fail "report -i $f exited $?"
+	jit=$(awk '/\[anon\]|;jit_hot( |;)/ { s += $NF } END { print s + 0 }' "$tmp/j.folded")
+	named=$(awk '/;jit_hot( |;)/ { s += $NF } END { print s + 0 }' "$tmp/j.folded")
+	[ "$named" -eq "$jit" ] ||
+		fail "$f: $named of $jit samples in JIT code named jit_hot: $(sort -k2 -n "$tmp/j.folded" | tail -n 1)"
+	[ "$jit" -eq 0 ] || n=$((n + 1))
+done
+[ "$n" -ge 2 ] || fail "sym-jit: $n files with samples in JIT code"
+say "JIT code named in each of the $n files that sampled it"
 
 unit=$top_builddir/contrib/perfmini-record.service
 [ -f "$unit" ] || fail "no $unit: make check builds it"

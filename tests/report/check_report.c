@@ -17,6 +17,7 @@
 
 #include "report/aggregate.h"
 #include "report/inline-calls.h"
+#include "report/missing.h"
 #include "store/profile.h"
 #include "report/protobuf.h"
 #include "report-synth.h"
@@ -1578,6 +1579,65 @@ START_TEST(test_merge_inline)
 }
 END_TEST
 
+/*
+ * What the slices of one recording could not name, summed: a module met
+ * in a later slice only grows the sum, and frames in no mapping keep
+ * their own slot, at the end.
+ */
+START_TEST(test_missing_sum)
+{
+	struct profile *a = profile_new(), *b;
+	struct missing *sum = NULL, *m;
+	size_t nsum = 0;
+	uint32_t f0, f1, fu, st, lib;
+	struct pm_line l = {0};
+
+	profile_add_module(a, "/bin/app", "", 0);
+	f0 = profile_intern_frame(a, 0, 0, 0x10);
+	f1 = profile_intern_frame(a, 0, 0, 0x20);
+	fu = profile_intern_frame(a, PM_NONE, 0, 0x7f0000001234ULL);
+	l.func = strtab_add(&a->str, "named_fn");
+	profile_add_line(a, f0, &l);
+	st = profile_intern_stack(a, (uint32_t[]){f0, f1}, 2);
+	for (int i = 0; i < 3; i++)
+		profile_count_sample(a, st);
+	profile_count_sample(a, profile_intern_stack(a, &fu, 1));
+
+	b = profile_new_next(a);
+	lib = profile_add_module(b, "/lib/libb.so", "", 0);
+	st = profile_intern_stack(b,
+				  (uint32_t[]){profile_intern_frame(b, lib, 0, 0x30),
+					       profile_intern_frame(b, 0, 0, 0x20)},
+				  2);
+	profile_count_sample(b, st);
+	profile_count_sample(b, st);
+
+	m = report_missing_count(a);
+	report_missing_add(&sum, &nsum, m, a->nmodules);
+	free(m);
+	ck_assert_uint_eq(nsum, 1);
+	ck_assert_uint_eq(sum[1].module, PM_NONE);
+	m = report_missing_count(b);
+	report_missing_add(&sum, &nsum, m, b->nmodules);
+	free(m);
+	ck_assert_uint_eq(nsum, 2);
+	ck_assert_uint_eq(sum[0].frames, 8);
+	ck_assert_uint_eq(sum[0].unnamed, 5);
+	ck_assert_uint_eq(sum[0].named, 3);
+	ck_assert_uint_eq(sum[1].module, 1);
+	ck_assert_uint_eq(sum[1].frames, 2);
+	ck_assert_uint_eq(sum[1].unnamed, 2);
+	ck_assert_uint_eq(sum[2].module, PM_NONE);
+	ck_assert_uint_eq(sum[2].unnamed, 1);
+	ck_assert_uint_eq(sum[2].samples, 1);
+	for (size_t i = 0; i <= nsum; i++)
+		ck_assert_uint_eq(sum[i].all_samples, 6);
+	free(sum);
+	profile_free(a);
+	profile_free(b);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -1594,6 +1654,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_cgroup_names);
 	tcase_add_test(tc, test_aggregate_time);
 	tcase_add_test(tc, test_parse_errors);
+	tcase_add_test(tc, test_missing_sum);
 	tcase_add_test(tc, test_aggregate_roots);
 	tcase_add_test(tc, test_aggregate_roots_offcpu);
 	tcase_add_test(tc, test_aggregate_offcpu_state);

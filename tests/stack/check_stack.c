@@ -374,6 +374,70 @@ START_TEST(test_frame_cache)
 }
 END_TEST
 
+/*
+ * A recording's next slice: stacks go into a new profile, with none of
+ * the old ids; a stack of the old one carried over keeps its frames (by
+ * module and address), with their lines where they had them, the others
+ * handed to new_frame; the unwinds to judge at the stop keep their
+ * outermost frame; a sample met again makes the carried stack.
+ */
+START_TEST(test_switch_profile)
+{
+	struct fixture fx;
+	uint64_t ips[] = {U, 0x400100, 0x7f00000205ULL, 0x400fff};
+	struct pm_line l = {0};
+	struct profile *old, *next;
+	const struct hmap_slot *slot;
+	uint32_t id, outer, carried, frames;
+	size_t pos = 0;
+
+	fx_init(&fx);
+	id = add(&fx, ips, 4, 0x400100, PERF_RECORD_MISC_USER);
+	old = fx.prof;
+	l.func = strtab_add(&old->str, "leaf_fn");
+	l.file = strtab_add(&old->str, "app.c");
+	l.line = 12;
+	profile_add_line(old, old->stack_frames[old->stacks[id].off], &l);
+	outer = old->stack_frames[old->stacks[id].off + 2];
+	hmap_insert(&fx.stk.unw.outer, (uint64_t)UNWIND_COMPLETE << 32 | outer, NULL)->val = 3;
+
+	next = profile_new_next(old);
+	ck_assert_uint_eq(next->nmodules, old->nmodules);
+	ck_assert_uint_eq(next->nframes, 0);
+	frames = fx.new_frames;
+	stacker_switch_profile(&fx.stk, next);
+	fx.prof = next;
+	/* The outermost frame, unnamed, is named anew. */
+	ck_assert_uint_eq(fx.stk.unw.outer.count, 1);
+	slot = hmap_next(&fx.stk.unw.outer, &pos);
+	ck_assert_uint_eq(slot->val, 3);
+	ck_assert_uint_eq(slot->key >> 32, UNWIND_COMPLETE);
+	ck_assert_uint_eq(next->frames[(uint32_t)slot->key].addr, 0x1ffe);
+	ck_assert_uint_eq(fx.new_frames, frames + 1);
+
+	carried = stacker_carry_stack(&fx.stk, old, id);
+	ck_assert_uint_eq(depth(&fx, carried), 3);
+	for (uint32_t d = 0; d < 3; d++) {
+		const struct pm_frame *was =
+			&old->frames[old->stack_frames[old->stacks[id].off + d]];
+
+		ck_assert_uint_eq(frame(&fx, carried, d)->module, was->module);
+		ck_assert_uint_eq(frame(&fx, carried, d)->addr, was->addr);
+	}
+	/* The leaf kept its name; the middle frame is new and unnamed; the outer one was carried. */
+	ck_assert_uint_eq(frame(&fx, carried, 0)->nlines, 1);
+	ck_assert_str_eq(strtab_get(&next->str, next->lines[frame(&fx, carried, 0)->line0].func),
+			 "leaf_fn");
+	ck_assert_uint_eq(next->lines[frame(&fx, carried, 0)->line0].line, 12);
+	ck_assert_uint_eq(fx.new_frames, frames + 2);
+	/* The same sample now: the carried stack, no frame of the old profile. */
+	ck_assert_uint_eq(add(&fx, ips, 4, 0x400100, PERF_RECORD_MISC_USER), carried);
+	ck_assert_uint_eq(next->nstacks, 1);
+	profile_free(old);
+	fx_release(&fx);
+}
+END_TEST
+
 static Suite *stack_suite(void)
 {
 	Suite *s = suite_create("stack");
@@ -388,6 +452,7 @@ static Suite *stack_suite(void)
 	tcase_add_test(tc, test_chain_cache);
 	tcase_add_test(tc, test_chain_cache_unmapped);
 	tcase_add_test(tc, test_frame_cache);
+	tcase_add_test(tc, test_switch_profile);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -277,6 +277,38 @@ static struct profile *decode(const unsigned char *buf, size_t len, char *err, s
 	return p;
 }
 
+/*
+ * The next slice's profile: the meta entries, the modules under the same
+ * ids (paths, build-ids, flags, reasons) and their segments, nothing else.
+ */
+START_TEST(test_new_next)
+{
+	struct profile *p = make_profile(), *n = profile_new_next(p);
+
+	ck_assert_uint_eq(n->nmodules, p->nmodules);
+	for (size_t i = 0; i < p->nmodules; i++) {
+		ck_assert_str_eq(strtab_get(&n->str, n->modules[i].path),
+				 strtab_get(&p->str, p->modules[i].path));
+		ck_assert_str_eq(strtab_get(&n->str, n->modules[i].build_id),
+				 strtab_get(&p->str, p->modules[i].build_id));
+		ck_assert_str_eq(strtab_get(&n->str, n->modules[i].reason),
+				 strtab_get(&p->str, p->modules[i].reason));
+		ck_assert_uint_eq(n->modules[i].flags, p->modules[i].flags);
+	}
+	ck_assert_str_eq(strtab_get(&n->str, n->modules[1].reason), "kernel symbols hidden");
+	ck_assert_uint_eq(n->nsegments, 2);
+	ck_assert_mem_eq(n->segments, p->segments, 2 * sizeof(*n->segments));
+	ck_assert_str_eq(profile_get_meta(n, "command"), "demo --fast");
+	ck_assert_uint_eq(n->nmeta, p->nmeta);
+	ck_assert_uint_eq(n->nframes + n->nlines + n->nstacks + n->nstack_frames, 0);
+	ck_assert_uint_eq(n->nsamples + n->nthreads + n->noffcpu, 0);
+	/* Its own interning: the same frame again is its first. */
+	ck_assert_uint_eq(profile_intern_frame(n, 0, 0, 0x1207), 0);
+	profile_free(p);
+	profile_free(n);
+}
+END_TEST
+
 START_TEST(test_round_trip)
 {
 	struct profile *p = make_profile(), *q;
@@ -1421,6 +1453,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, test_strtab);
 	tcase_add_test(tc, test_intern_frames);
 	tcase_add_test(tc, test_intern_stacks);
+	tcase_add_test(tc, test_new_next);
 	tcase_add_test(tc, test_meta);
 	suite_add_tcase(s, tc);
 
