@@ -313,8 +313,8 @@ void recorder_print_summary(const struct recorder *r, size_t written)
 		"wrote %s (%s)\n",
 		(unsigned long long)(r->o->off_cpu_only ? r->nspans : r->nsamples),
 		r->o->off_cpu_only ? "off-CPU spans" : "samples",
-		(unsigned long long)(r->lost + r->lost_samples), r->sampled_pids.count,
-		r->sampled_pids.count == 1 ? "" : "es", r->nthreads, r->nthreads == 1 ? "" : "s",
+		(unsigned long long)(r->lost + r->lost_samples), r->nprocs,
+		r->nprocs == 1 ? "" : "es", r->nthreads, r->nthreads == 1 ? "" : "s",
 		(double)(r->end_ns - r->start_ns) / 1e9, r->o->output, size);
 	if (r->privileged && r->nsamples + r->nspans == 0)
 		warning("%s is %s: the kernel does not let a user sample a program that gains "

@@ -27,6 +27,16 @@ bool recorder_note_sampled(struct hmap *h, uint32_t id, uint32_t other)
 	return added;
 }
 
+void recorder_note_process(struct recorder *r, uint32_t pid)
+{
+	struct process *p = model_process(&r->model, pid);
+
+	if (!p->sampled) {
+		p->sampled = true;
+		r->nprocs++;
+	}
+}
+
 /*
  * The string id of t's name, kept in t until the name changes (0, the
  * empty name, is looked up each time): no hashing of it per sample.
@@ -177,7 +187,7 @@ void recorder_keep_offcpu(const struct offcpu_span *s, void *arg)
 	/* A thread that only waited goes into the profile's threads and the count too. */
 	if (recorder_note_sampled(&r->sampled_tids, s->tid, s->pid))
 		r->nthreads++;
-	recorder_note_sampled(&r->sampled_pids, s->pid, s->pid);
+	recorder_note_process(r, s->pid);
 }
 
 /* The threads sampled and still alive at the stop (the others went at their exit). */

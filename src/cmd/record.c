@@ -132,7 +132,7 @@ static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_
 		} else if (recorder_note_sampled(&r->sampled_tids, s->tid, s->pid)) {
 			r->nthreads++;
 		}
-		recorder_note_sampled(&r->sampled_pids, s->pid, s->pid);
+		recorder_note_process(r, s->pid);
 	}
 	r->nsamples++;
 }
@@ -534,7 +534,6 @@ static int recorder_init(struct recorder *r, const struct record_opts *o)
 	r->namer = namer_start(&r->syms);
 	stacker_init(&r->stk, &r->model, r->prof, r->unwinder, recorder_on_new_frame, r);
 	hmap_init(&r->sampled_tids);
-	hmap_init(&r->sampled_pids);
 	hmap_init(&r->pending);
 	offcpu_init(&r->offcpu, o->off_cpu_min_ns, recorder_keep_offcpu, r);
 	cgroups_init(&r->cgroups);
@@ -555,7 +554,6 @@ static void recorder_free(struct recorder *r)
 	attach_release(&r->att);
 	order_release(&r->q);
 	hmap_release(&r->sampled_tids);
-	hmap_release(&r->sampled_pids);
 	hmap_release(&r->pending);
 	offcpu_release(&r->offcpu);
 	stacker_release(&r->stk);

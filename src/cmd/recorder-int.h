@@ -81,7 +81,7 @@ struct recorder {
 	uint64_t last_flush;	  /* when the last chunk went to the file */
 	bool write_failed;	  /* the file could not be written: said, and stopped */
 	struct hmap sampled_tids; /* tid -> pid, of the living threads sampled */
-	struct hmap sampled_pids; /* pid, every process sampled */
+	size_t nprocs;		  /* processes sampled (or waited), as the model knew them */
 	size_t nthreads;	  /* threads sampled (or waited, --off-cpu), living or not */
 	uint64_t start_ns, end_ns;
 	time_t wall_start;
@@ -199,6 +199,12 @@ void recorder_add_threads(struct recorder *r);
 /* record-threads.c: threads, and their time off the CPU. */
 /* Notes id as sampled (with other); returns whether it is new. */
 bool recorder_note_sampled(struct hmap *h, uint32_t id, uint32_t other);
+/*
+ * Counts process pid as sampled, once while the model knows it: a
+ * process whose pid another takes later is another (no table of every
+ * pid ever sampled grows with the recording).
+ */
+void recorder_note_process(struct recorder *r, uint32_t pid);
 /* The string id of t's name, kept in t until the name changes. */
 uint32_t recorder_comm_id(struct recorder *r, struct thread *t);
 /* The string id of the path of t's cgroup as sample s gives it ("" unknown). */

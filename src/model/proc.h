@@ -38,6 +38,7 @@ struct process {
 	uint64_t perfmap_retry_ns;   /* how long after that it is looked for again */
 	struct module *perfmap;	     /* its JIT code's module, once it ran any */
 	bool exited;		     /* its leader's exit was applied: see model_exit */
+	bool sampled;		     /* kept for the model's user (the recorder), never read here */
 };
 
 struct thread {
