@@ -57,6 +57,9 @@ void unwind_image_close(struct unwind_image *img);
  * Returns as cfi_row_find.
  */
 int unwind_image_row(struct unwind_image *img, uint64_t vaddr, struct cfi_row *row);
+/* unwind_image_row, also giving the addresses [*lo, *hi) the row holds for. */
+int unwind_image_row_span(struct unwind_image *img, uint64_t vaddr, struct cfi_row *row,
+			  uint64_t *lo, uint64_t *hi);
 
 /* The user registers a sample must carry to be unwound (x86-64). */
 uint64_t unwind_regs_mask(void);
