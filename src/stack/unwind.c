@@ -53,12 +53,43 @@ struct addr_slot {
 	struct cfi_row row;
 };
 
+/*
+ * Unwinds met again. A thread sampled over and over in the same code at
+ * the same depth unwinds to the same callers, wherever in its innermost
+ * function the sample fell: from its caller's frame on, an unwind whose
+ * rows compute every CFA from the stack or frame pointer (plain_row)
+ * depends on nothing but that frame's address, stack and frame pointers,
+ * the words of the stack it read and the process's mappings. A sample
+ * that agrees on all of them has the same callers without looking up a
+ * row. Direct-mapped by process, address and stack pointer of the
+ * caller's frame; only unwinds by the tables alone whose every read was
+ * inside the copy are kept.
+ */
+#define MEMO_SLOTS 256
+#define MEMO_WORDS 96
+#define MEMO_IPS   48
+
+struct memo {
+	uint64_t gen;	     /* 0: empty */
+	uint64_t pc, sp, bp; /* the caller's frame: its return address, its registers */
+	uint64_t want;	     /* the bytes above sp the unwind read or wanted */
+	uint32_t pid;
+	uint16_t nwords;
+	uint8_t n, end;
+	bool bp_used;		  /* bp was read (else it is not compared) */
+	uint16_t off[MEMO_WORDS]; /* each word read, above sp */
+	uint64_t val[MEMO_WORDS];
+	uint64_t ips[MEMO_IPS]; /* the caller's frame's and its callers' */
+};
+
 struct unwinder {
 	struct model *model;
 	struct unwind_image **images; /* by module id; NULL until first needed */
 	size_t nimages;
 	struct row_slot *rows;
 	struct addr_slot *addrs;
+	struct memo *memo;
+	uint64_t memo_hits;
 };
 
 /* Everything an unwind of one sample needs, handed to the reader. */
@@ -66,6 +97,17 @@ struct uctx {
 	const unsigned char *stack;
 	uint64_t sp, len; /* the copy holds [sp, sp + len) */
 	uint64_t want;	  /* the furthest byte above sp a read asked for */
+	/*
+	 * For the memo, from the caller's frame on (log NULL: not yet, or
+	 * not at all): the words its result depends on, unkept once a read
+	 * missed the copy or they are too many (memo_step). The frame
+	 * pointer: whether it still holds the caller's frame's value
+	 * (bp_kept), and whether that was read; else whether it holds the
+	 * word at bp_slot, not logged yet (bp_pending).
+	 */
+	struct memo *log;
+	bool unkept, bp_kept, bp_used, bp_pending;
+	uint64_t bp_slot, bp_val;
 };
 
 /* perf's register numbers, by DWARF's (cfi.h). */
@@ -237,7 +279,13 @@ void unwinder_free(struct unwinder *u)
 	free(u->images);
 	free(u->rows);
 	free(u->addrs);
+	free(u->memo);
 	free(u);
+}
+
+uint64_t unwinder_memo_hits(const struct unwinder *u)
+{
+	return u->memo_hits;
 }
 
 /* Stepping. */
@@ -248,10 +296,155 @@ static int read_stack(void *arg, uint64_t addr, uint64_t *v)
 
 	if (addr >= c->sp && addr - c->sp < (1ULL << 32) && addr - c->sp + 8 > c->want)
 		c->want = addr - c->sp + 8;
-	if (addr < c->sp || c->len < 8 || addr - c->sp > c->len - 8)
+	if (addr < c->sp || c->len < 8 || addr - c->sp > c->len - 8) {
+		c->unkept = true;
 		return -EFAULT;
+	}
 	*v = load_u64(c->stack + (addr - c->sp));
+	/* The memo's unwind reads nothing below its frame (memo_log would not keep it). */
+	if (c->log && addr < c->log->sp)
+		c->unkept = true;
+	else if (c->log && addr - c->log->sp + 8 > c->log->want)
+		c->log->want = addr - c->log->sp + 8;
 	return 0;
+}
+
+/*
+ * Whether a row computes the CFA from the stack or frame pointer alone,
+ * the return address from the stack, the stack pointer from the CFA or
+ * its callee's, and the other registers from the CFA, the stack or their
+ * callee's values: a step that reads no register but those two, whose
+ * result for the next frame depends on no word but the return address's
+ * and the frame pointer's (memo_step).
+ */
+static bool plain_row(const struct cfi_row *row)
+{
+	if (row->signal || row->cfa.kind != CFI_REG ||
+	    (row->cfa.reg != CFI_RSP && row->cfa.reg != CFI_RBP))
+		return false;
+	for (int i = 0; i < CFI_NKEPT; i++) {
+		uint8_t k = row->rules[i].kind;
+
+		if (k != CFI_UNDEF && k != CFI_SAME && k != CFI_AT && k != CFI_VAL)
+			return false;
+		if (cfi_kept[i] == CFI_RSP && k == CFI_AT)
+			return false;
+	}
+	return row->rules[CFI_NKEPT - 1].kind == CFI_AT ||
+	       row->rules[CFI_NKEPT - 1].kind == CFI_UNDEF;
+}
+
+/*
+ * The memo's slot for the unwind of pid from the caller's frame g, where
+ * the sample's own frame is done (c); when it holds that unwind (every
+ * register and word it read the same), its frames go after those at
+ * ips[0, *n) and the answer is the sample's: NULL then. Else the slot to
+ * keep it in, logged from now on.
+ */
+static struct memo *memo_find(struct unwinder *u, uint32_t pid, uint64_t gen,
+			      const struct cfi_regs *g, struct uctx *c, struct memo *log,
+			      uint64_t *ips, int *n, struct unwind_result *res)
+{
+	uint64_t pc = g->r[CFI_RA], sp = g->r[CFI_RSP], bp = g->r[CFI_RBP], at = sp - c->sp;
+	struct memo *m;
+
+	if (!u->memo)
+		u->memo = xcalloc(MEMO_SLOTS, sizeof(*u->memo));
+	m = &u->memo[hash_u64(pc ^ hash_u64(sp ^ pid)) & (MEMO_SLOTS - 1)];
+	if (m->gen == gen && m->pid == pid && m->pc == pc && m->sp == sp &&
+	    (!m->bp_used || m->bp == bp)) {
+		uint16_t i = 0;
+
+		while (i < m->nwords && c->len >= 8 && at + m->off[i] <= c->len - 8 &&
+		       load_u64(c->stack + at + m->off[i]) == m->val[i])
+			i++;
+		if (i == m->nwords) {
+			memcpy(ips + *n, m->ips, m->n * sizeof(*ips));
+			*n += m->n;
+			res->end = (enum unwind_end)m->end;
+			res->how = UNWIND_BY_CFI;
+			if (at + m->want > c->want)
+				c->want = at + m->want;
+			u->memo_hits++;
+			return NULL;
+		}
+	}
+	/* What the sample's own frame did (a row not plain) does not count from here. */
+	*log = (struct memo){.gen = gen, .pc = pc, .sp = sp, .bp = bp, .pid = pid};
+	c->log = log;
+	c->unkept = false;
+	c->bp_kept = true;
+	return m;
+}
+
+/* Into slot m: the unwind logged in c, its frames ips[0, n), if the memo may keep it. */
+static void memo_keep(struct memo *m, const struct uctx *c, const uint64_t *ips, int n,
+		      const struct unwind_result *res)
+{
+	struct memo *log = c->log;
+
+	if (c->unkept || res->how != UNWIND_BY_CFI || n > MEMO_IPS)
+		return;
+	memcpy(log->ips, ips, (size_t)n * sizeof(*ips));
+	log->n = (uint8_t)n;
+	log->end = (uint8_t)res->end;
+	log->bp_used = c->bp_used;
+	*m = *log;
+}
+
+/* Word val at addr into the memo's log; unkept when it does not fit. */
+static void memo_log(struct uctx *c, uint64_t addr, uint64_t val)
+{
+	struct memo *m = c->log;
+
+	if (m->nwords == MEMO_WORDS || addr < m->sp || addr - m->sp > UINT16_MAX) {
+		c->unkept = true;
+		return;
+	}
+	m->off[m->nwords] = (uint16_t)(addr - m->sp);
+	m->val[m->nwords++] = val;
+}
+
+/*
+ * The memo's side of the step of row from in (before it, stepped false;
+ * after it, to out with CFA cfa): an unwind through a row not plain is
+ * not kept. A step reads the words of the registers the row restores;
+ * the result depends only on those of the return address, and on the
+ * frame pointer's where a later row reads it (its CFA, or a frame record
+ * guessed): those are logged. Saved values of other registers may change
+ * from sample to sample at the same place.
+ */
+static void memo_step(struct uctx *c, const struct cfi_row *row, bool guessed, bool stepped,
+		      const struct cfi_regs *in, const struct cfi_regs *out, uint64_t cfa)
+{
+	const struct cfi_rule *bp = &row->rules[1], *ra = &row->rules[CFI_NKEPT - 1];
+
+	_Static_assert(CFI_NKEPT > 1,
+		       "cfi_kept[1] is the frame pointer, the last the return address");
+	if (!c->log)
+		return;
+	if (!stepped) {
+		if (!plain_row(row))
+			c->unkept = true;
+		if (!guessed && row->cfa.reg != CFI_RBP)
+			return;
+		if (c->bp_kept)
+			c->bp_used = true;
+		else if (c->bp_pending)
+			memo_log(c, c->bp_slot, c->bp_val);
+		c->bp_pending = false;
+		return;
+	}
+	if (ra->kind == CFI_AT)
+		memo_log(c, cfa + (uint64_t)(int64_t)ra->off, out->r[CFI_RA]);
+	/* Kept by the row, or by a slot already popped (cfi_step's CFI_AT). */
+	if (bp->kind == CFI_SAME || (bp->kind == CFI_AT && cfi_known(in, CFI_RSP) &&
+				     cfa + (uint64_t)(int64_t)bp->off < in->r[CFI_RSP]))
+		return;
+	c->bp_kept = false;
+	c->bp_pending = bp->kind == CFI_AT;
+	c->bp_slot = cfa + (uint64_t)(int64_t)bp->off;
+	c->bp_val = out->r[CFI_RBP];
 }
 
 /*
@@ -417,6 +610,7 @@ void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 	struct uctx c = {.stack = s->stack, .len = s->stack_dyn_size};
 	struct cfi_regs sampled, regs[2];
 	bool exact = true; /* the address is where the frame is, not a return address */
+	struct memo *m = NULL, log;
 	uint64_t gen;
 	int n = 0, cur = 0;
 
@@ -436,6 +630,11 @@ void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 		bool guessed;
 		int ret;
 
+		/* The sample's own frame done: its callers may be the memo's. */
+		if (n == 1 && gen && !exact && max >= 1 + MEMO_IPS && cfi_known(in, CFI_RBP) &&
+		    in->r[CFI_RSP] >= c.sp &&
+		    !(m = memo_find(u, pid, gen, in, &c, &log, ips, &n, res)))
+			break;
 		if (n == max) {
 			res->end = UNWIND_TOO_DEEP;
 			break;
@@ -451,6 +650,7 @@ void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 			break;
 		}
 		ips[n++] = look;
+		memo_step(&c, row, guessed, false, in, out, 0);
 		/* A frame record lies above the stack pointer, or it is none. */
 		if (guessed && (!cfi_known(in, CFI_RBP) || in->r[CFI_RBP] < in->r[CFI_RSP] ||
 				in->r[CFI_RBP] & 7)) {
@@ -469,6 +669,8 @@ void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 					      read_stack, &c);
 		else
 			ret = cfi_step(row, img ? &img->pool : NULL, in, out, &cfa, read_stack, &c);
+		if (ret == 0)
+			memo_step(&c, row, guessed, true, in, out, cfa);
 		if (ret == -EFAULT && row->fp && cfi_known(in, CFI_RBP)) {
 			/* The copy ends at a frame that keeps a frame pointer: the chain goes on. */
 			long k = chain_index_of(&c, &sampled, chain, nchain, in->r[CFI_RBP]);
@@ -486,4 +688,6 @@ void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 	}
 	res->n = n;
 	res->copy_needed = c.want;
+	if (m)
+		memo_keep(m, &c, ips + 1, n - 1, res);
 }

@@ -120,5 +120,7 @@ struct unwind_result {
 void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 		   const unsigned char *chain, size_t nchain, uint64_t *ips, int max,
 		   struct unwind_result *res);
+/* How many unwinds were answered from the memo of unwinds met again (for tests and benchmarks). */
+uint64_t unwinder_memo_hits(const struct unwinder *u);
 
 #endif

@@ -460,6 +460,57 @@ START_TEST(test_unwind_self_spliced)
 END_TEST
 
 /*
+ * The memo of unwinds met again: the same sample unwinds the same, from
+ * the memo; one whose stack differs in a word the unwind read (the
+ * return addresses above capture's frame) is unwound afresh, and so is
+ * one whose copy ends before a word it read.
+ */
+START_TEST(test_unwind_memo)
+{
+	struct module_set mods;
+	struct model model;
+	struct unwinder *u;
+	struct rec_sample s;
+	struct unwind_result res, again;
+	unsigned char regs[CFI_NREGS * 8];
+	uint64_t ips[128], ips2[128];
+
+	level1();
+	module_set_init(&mods);
+	model_init(&model, &mods, true);
+	u = unwinder_new(&model);
+	fill_sample(&s, regs, COPY);
+	model_process(&model, s.pid); /* its mappings read, as a recording has them */
+	unwind_sample(u, s.pid, &s, NULL, 0, ips, 128, &res);
+	ck_assert_uint_eq(unwinder_memo_hits(u), 0);
+	ck_assert_int_ge(res.n, 5);
+	unwind_sample(u, s.pid, &s, NULL, 0, ips2, 128, &again);
+	ck_assert_uint_eq(unwinder_memo_hits(u), 1);
+	ck_assert_int_eq(again.n, res.n);
+	ck_assert_int_eq(again.end, res.end);
+	ck_assert_int_eq(again.how, res.how);
+	ck_assert_uint_eq(again.copy_needed, res.copy_needed);
+	ck_assert_mem_eq(ips2, ips, (size_t)res.n * sizeof(*ips));
+	/* Every word above the registers' frame changed: not the memo's. */
+	for (size_t off = cap.regs[CFI_RBP] - cap.regs[CFI_RSP]; off + 8 <= cap.len; off += 8)
+		cap.stack[off] ^= 0x40;
+	unwind_sample(u, s.pid, &s, NULL, 0, ips2, 128, &again);
+	ck_assert_uint_eq(unwinder_memo_hits(u), 1);
+	ck_assert(again.n != res.n || memcmp(ips2, ips, (size_t)res.n * sizeof(*ips)) != 0);
+	/* A copy too short for a word the memo's unwind read. */
+	level1();
+	fill_sample(&s, regs, COPY);
+	unwind_sample(u, s.pid, &s, NULL, 0, ips, 128, &res);
+	s.stack_dyn_size = res.copy_needed - 8;
+	unwind_sample(u, s.pid, &s, NULL, 0, ips2, 128, &again);
+	ck_assert_int_eq(again.end, UNWIND_SHORT_STACK);
+	unwinder_free(u);
+	model_release(&model);
+	module_set_release(&mods);
+}
+END_TEST
+
+/*
  * The rows of a file found so far (cfi_spans): 300 spans of 16 bytes
  * with 16-byte gaps between, added in a scattered order (so that the
  * unsorted tail is merged into the sorted part several times): every
@@ -518,6 +569,7 @@ static Suite *unwind_suite(void)
 	tc = tcase_create("own stack");
 	tcase_add_test(tc, test_unwind_self);
 	tcase_add_test(tc, test_unwind_self_spliced);
+	tcase_add_test(tc, test_unwind_memo);
 	suite_add_tcase(s, tc);
 	return s;
 }
