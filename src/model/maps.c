@@ -174,11 +174,13 @@ static size_t count_nodes(const struct node *n)
 
 /*
  * Cuts [start, end) out of the tree; returns the nodes left of start and
- * right of end (already trimmed) through *l and *r.
+ * right of end (already trimmed) through *l and *r, and whether any
+ * mapping lay in the range.
  */
-static void cut(struct maps *m, uint64_t start, uint64_t end, struct node **l, struct node **r)
+static bool cut(struct maps *m, uint64_t start, uint64_t end, struct node **l, struct node **r)
 {
 	struct node *mid, *last = NULL, *tail = NULL, *prev;
+	bool cut_any = false;
 
 	split(m->root, start, l, &mid);
 	split(mid, end, &mid, r);
@@ -187,6 +189,7 @@ static void cut(struct maps *m, uint64_t start, uint64_t end, struct node **l, s
 	/* A mapping that starts before start may reach into the range. */
 	prev = rightmost(*l);
 	if (prev && prev->map.end > start) {
+		cut_any = true;
 		if (prev->map.end > end) {
 			struct mapping right = prev->map;
 
@@ -198,6 +201,7 @@ static void cut(struct maps *m, uint64_t start, uint64_t end, struct node **l, s
 	}
 	/* The last mapping inside may reach beyond end: keep its tail. */
 	if (mid) {
+		cut_any = true;
 		mid = pop_rightmost(mid, &last);
 		if (last->map.end > end && !tail) {
 			last->map.pgoff += end - last->map.start;
@@ -212,6 +216,7 @@ static void cut(struct maps *m, uint64_t start, uint64_t end, struct node **l, s
 	}
 	if (tail)
 		*r = merge(tail, *r);
+	return cut_any;
 }
 
 int maps_insert(struct maps *m, const struct mapping *map)
@@ -232,9 +237,10 @@ void maps_remove(struct maps *m, uint64_t start, uint64_t end)
 
 	if (end <= start)
 		return;
-	cut(m, start, end, &l, &r);
+	/* Data mapped where no code is (a thread's stack, a heap) changes nothing. */
+	if (cut(m, start, end, &l, &r))
+		changed(m);
 	m->root = merge(l, r);
-	changed(m);
 }
 
 const struct mapping *maps_find(const struct maps *m, uint64_t addr)

@@ -44,9 +44,10 @@ size_t maps_count(const struct maps *m);
 bool maps_overlaps(const struct maps *m, uint64_t start, uint64_t end);
 
 /*
- * A number that changes whenever the set changes (insert, remove, clear),
- * never shared by two sets or two states of one: two lookups of one
- * address under equal generations give the same mapping.
+ * A number that changes whenever the set changes (insert, remove of a
+ * range something was mapped in, clear), never shared by two sets or two
+ * states of one: two lookups of one address under equal generations give
+ * the same mapping.
  */
 uint64_t maps_generation(const struct maps *m);
 /*

@@ -250,7 +250,10 @@ START_TEST(test_clear)
 }
 END_TEST
 
-/* Every change gives a new generation, and no two sets share one. */
+/*
+ * Every change gives a new generation, and no two sets share one; a
+ * removal that finds nothing to remove is no change.
+ */
 START_TEST(test_generation)
 {
 	struct maps *m = maps_new(), *c;
@@ -261,6 +264,10 @@ START_TEST(test_generation)
 	g[1] = maps_generation(m);
 	assert_map(m, 0x1000, 0x1000, 0x2000, 0, mod_a);
 	ck_assert_uint_eq(maps_generation(m), g[1]); /* lookups change nothing */
+	/* Removing where nothing is mapped (data mapped beside code) changes nothing. */
+	maps_remove(m, 0x3000, 0x8000);
+	maps_remove(m, 0x800, 0x1000);
+	ck_assert_uint_eq(maps_generation(m), g[1]);
 	maps_remove(m, 0x1000, 0x1800);
 	g[2] = maps_generation(m);
 	c = maps_clone(m);
