@@ -22,6 +22,7 @@
 #include "cmd/opts.h"
 #include "cmd/report-code.h"
 #include "cmd/report-inputs.h"
+#include "report/wall.h"
 #include "store/datafile.h"
 #include "util/outfile.h"
 #include "report/report.h"
@@ -329,8 +330,8 @@ static const struct cmd_opt options[] = {
 					    {"wall", REPORT_WALL},
 					    {NULL, 0}},
 	 .help = "cpu: the samples (the default); off-cpu: the time threads spent switched out "
-		 "(record --off-cpu), in nanoseconds; wall: both, the samples' periods (ns with "
-		 "cpu-clock) plus the off-CPU time"},
+		 "(record --off-cpu), in nanoseconds; wall: both, each sample weighing its "
+		 "thread's time on the CPU since its previous sample, plus the off-CPU time"},
 	{OPT_KEYWORD, "off-cpu-state", 0, "STATE", OPT_AT(R, o.offcpu_state), .flags = OPTF_EQ,
 	 .complete = COMPLETE_WORDS,
 	 .words = (const struct opt_word[]){{"any", REPORT_STATE_ANY},
@@ -616,7 +617,8 @@ static int report(struct report_cmd *c)
 	char err[512];
 	int ret;
 
-	p = report_read_inputs(c->inputs, c->ninputs, o->input, c->force);
+	p = report_read_inputs(c->inputs, c->ninputs, o->input, c->force,
+			       o->sample_type == REPORT_WALL);
 	if (!p)
 		return 1;
 	if ((ret = report_check_view(p, o->input, &o->sample_type, c->type_given,
@@ -633,6 +635,8 @@ static int report(struct report_cmd *c)
 			profile_free(p);
 		return 1;
 	}
+	if (base && o->sample_type == REPORT_WALL)
+		wall_weigh_samples(base);
 	o->base = base;
 	aggregate_prepare(o, p);
 	report_say_cut(base, o->base_input);

@@ -13,6 +13,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/report-inputs.h"
+#include "report/wall.h"
 #include "store/datafile.h"
 #include "util/alloc.h"
 #include "util/msg.h"
@@ -97,7 +98,7 @@ static int dir_files(const char *dir, char ***names, size_t *n)
 }
 
 /* Reads path and merges it into *into (made at the first); false after saying why. */
-static bool merge_one(const char *path, bool force, struct profile **into)
+static bool merge_one(const char *path, bool force, bool wall, struct profile **into)
 {
 	char err[512];
 	struct profile *p = datafile_read(path, force, err, sizeof(err));
@@ -107,6 +108,8 @@ static bool merge_one(const char *path, bool force, struct profile **into)
 		return false;
 	}
 	report_say_cut(p, path);
+	if (wall)
+		wall_weigh_samples(p);
 	if (!*into)
 		*into = profile_new();
 	profile_merge(*into, p);
@@ -115,7 +118,7 @@ static bool merge_one(const char *path, bool force, struct profile **into)
 }
 
 struct profile *report_read_inputs(const char *const *inputs, size_t ninputs, const char *input,
-				   bool force)
+				   bool force, bool wall)
 {
 	struct profile *p = NULL;
 	char err[512];
@@ -127,6 +130,8 @@ struct profile *report_read_inputs(const char *const *inputs, size_t ninputs, co
 			error("%s", err);
 		else
 			report_say_cut(p, input);
+		if (p && wall)
+			wall_weigh_samples(p);
 		return p;
 	}
 	for (size_t i = 0; i < (ninputs ? ninputs : 1); i++) {
@@ -136,14 +141,14 @@ struct profile *report_read_inputs(const char *const *inputs, size_t ninputs, co
 		bool ok = true;
 
 		if (stat(in, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			ok = merge_one(in, force, &p);
+			ok = merge_one(in, force, wall, &p);
 			files++;
 		} else if (dir_files(in, &names, &n) < 0 || n == 0) {
 			error("%s: %s", in, n == 0 ? "a directory without files" : strerror(errno));
 			ok = false;
 		} else {
 			for (size_t k = 0; k < n; k++) {
-				ok = ok && merge_one(names[k], force, &p);
+				ok = ok && merge_one(names[k], force, wall, &p);
 				free(names[k]);
 			}
 			free(names);

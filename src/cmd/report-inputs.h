@@ -17,10 +17,12 @@
  * The recording to report: input (the only -i, or the default) read, or
  * the ninputs files of inputs (each a file or a directory, whose files
  * are taken in the order of their names, those starting with '.' left
- * out) merged; each file cut short said so. NULL after saying why.
+ * out) merged; each file cut short said so. With wall, each file's
+ * samples weigh their wall time (wall_weigh_samples) before any merge.
+ * NULL after saying why.
  */
 struct profile *report_read_inputs(const char *const *inputs, size_t ninputs, const char *input,
-				   bool force);
+				   bool force, bool wall);
 /*
  * The view of p (read from input) once its file is known: a recording of
  * record --off-cpu-only has no CPU samples, so its view is off-CPU time

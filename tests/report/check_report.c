@@ -23,6 +23,7 @@
 #include "report-synth.h"
 #include "report/report.h"
 #include "report/svg-script.h"
+#include "report/wall.h"
 #include "unit-helpers.h"
 #include "util/alloc.h"
 #include "util/array.h"
@@ -1638,6 +1639,69 @@ START_TEST(test_missing_sum)
 }
 END_TEST
 
+/* A CPU sample of thread tid at time, of period, into p. */
+static void wall_sample(struct profile *p, uint32_t tid, uint64_t time, uint64_t period)
+{
+	struct pm_sample s = {.time = time, .period = period, .pid = 100, .tid = tid};
+
+	profile_add_sample(p, &s);
+}
+
+/* An off-CPU span of thread tid from time, duration long, into p. */
+static void wall_span(struct profile *p, uint32_t tid, uint64_t time, uint64_t duration)
+{
+	struct pm_offcpu x = {.time = time, .duration = duration, .pid = 100, .tid = tid};
+
+	profile_add_offcpu(p, &x);
+}
+
+/*
+ * wall_weigh_samples: a sample weighs its thread's time on the CPU since
+ * its previous sample, by the spans between (more or less than its
+ * period), a thread's first its period or the time since a span's end;
+ * at most its period where spans may be missing; a file without spans
+ * keeps its periods.
+ */
+START_TEST(test_wall_weights)
+{
+	static const uint64_t want[2][5] = {{500, 2000, 500, 600, 300}, {500, 1000, 500, 600, 300}};
+
+	for (int lost = 0; lost < 2; lost++) {
+		struct profile *p = profile_new();
+
+		if (lost)
+			profile_set_meta(p, "lost-records", "5");
+		/* Added out of order: the weights follow each thread's time. */
+		wall_sample(p, 101, 9100, 1000);
+		wall_sample(p, 101, 1000, 500);
+		wall_span(p, 101, 2000, 3000);
+		wall_sample(p, 101, 6000, 1000);
+		wall_sample(p, 101, 6500, 1000);
+		wall_span(p, 101, 7000, 2000);
+		wall_span(p, 201, 4000, 700);
+		wall_sample(p, 201, 5000, 1000);
+		wall_weigh_samples(p);
+		ck_assert_uint_eq(p->samples[1].period, want[lost][0]);
+		ck_assert_uint_eq(p->samples[2].period, want[lost][1]);
+		ck_assert_uint_eq(p->samples[3].period, want[lost][2]);
+		ck_assert_uint_eq(p->samples[0].period, want[lost][3]);
+		ck_assert_uint_eq(p->samples[4].period, want[lost][4]);
+		/* The spans stay as they were. */
+		ck_assert_uint_eq(p->offcpu[0].duration, 3000);
+		profile_free(p);
+	}
+	{
+		struct profile *p = profile_new();
+
+		wall_sample(p, 101, 1000, 500);
+		wall_sample(p, 101, 9000, 500);
+		wall_weigh_samples(p);
+		ck_assert_uint_eq(p->samples[1].period, 500);
+		profile_free(p);
+	}
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -1658,6 +1722,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_aggregate_roots);
 	tcase_add_test(tc, test_aggregate_roots_offcpu);
 	tcase_add_test(tc, test_aggregate_offcpu_state);
+	tcase_add_test(tc, test_wall_weights);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("formats");
