@@ -115,11 +115,13 @@ void recorder_apply_switch_record(struct recorder *r, const struct sample_id *si
 {
 	/*
 	 * Without -a, CPU-wide records come from the dummy event opened per
-	 * CPU where allowed (attach_open_switch_wide), of every thread: they
-	 * say only which thread was picked; the targets' own records come
-	 * from their own events.
+	 * CPU where allowed (attach_open_switch_wide), of every thread; the
+	 * targets' events then have no records of their own (they would
+	 * repeat these), and the targets' switches are those of threads
+	 * whose spans are open. Else the targets' records are their own.
 	 */
-	bool own = !sw->cpu_wide || r->o->system_wide;
+	bool own = !sw->cpu_wide || r->o->system_wide ||
+		   (r->att.has_switch_wide && offcpu_tracks(&r->offcpu, sid->tid));
 
 	if (own && sw->out)
 		offcpu_switch_out(&r->offcpu, sid->pid, sid->tid, sid->cpu, sid->time,

@@ -91,6 +91,7 @@ struct recorder {
 	bool kernel_dropped;  /* the kernel was excluded because paranoid forbade it */
 	char *privileged;     /* why the command gains privileges at its exec, or NULL */
 	bool ring_reduced;    /* the locked-memory limit made the rings smaller than asked */
+	bool no_switch_wide;  /* CPU-wide switch records could not be opened: each target's own */
 	struct hmap pending;  /* pid -> address-space changes drained, not applied */
 	struct offcpu offcpu; /* --off-cpu: switches paired into spans */
 	/*

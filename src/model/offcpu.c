@@ -166,6 +166,11 @@ void offcpu_wakeup(struct offcpu *o, uint32_t tid, uint64_t time, uint32_t waker
 	o->woken++;
 }
 
+bool offcpu_tracks(const struct offcpu *o, uint32_t tid)
+{
+	return hmap_find(&o->open, tid) || hmap_find(&o->exited, tid);
+}
+
 bool offcpu_awaits_wakeup(const struct offcpu *o, uint32_t tid)
 {
 	const struct hmap_slot *slot = hmap_find(&o->open, tid);

@@ -74,6 +74,12 @@ void offcpu_switch_in(struct offcpu *o, uint32_t tid, uint64_t time);
  */
 void offcpu_wakeup(struct offcpu *o, uint32_t tid, uint64_t time, uint32_t waker_pid,
 		   uint32_t waker_tid, uint32_t waker_stack, uint32_t waker_comm);
+/*
+ * Whether tid's switch records count: it has an open span (its stack
+ * sample came) or has exited (its last switch-out is awaited). CPU-wide
+ * records of other threads do not.
+ */
+bool offcpu_tracks(const struct offcpu *o, uint32_t tid);
 /* Whether tid sleeps, switched out and not woken yet: a wake-up of it would count. */
 bool offcpu_awaits_wakeup(const struct offcpu *o, uint32_t tid);
 /*

@@ -141,6 +141,30 @@ START_TEST(test_picked)
 END_TEST
 
 /*
+ * offcpu_tracks: a thread whose stack sample came, or that exited, has
+ * switch records that count; another thread (CPU-wide records of every
+ * thread) or one whose span ended has none.
+ */
+START_TEST(test_tracks)
+{
+	struct spans g = {0};
+	struct offcpu o;
+
+	offcpu_init(&o, 0, collect, &g);
+	ck_assert(!offcpu_tracks(&o, 11));
+	offcpu_sample(&o, 10, 11, 1, 1000, 7, 3);
+	ck_assert(offcpu_tracks(&o, 11));
+	ck_assert(!offcpu_tracks(&o, 12));
+	offcpu_switch_in(&o, 11, 2000);
+	ck_assert(!offcpu_tracks(&o, 11));
+	ck_assert_uint_eq(g.n, 1);
+	offcpu_exit(&o, 13);
+	ck_assert(offcpu_tracks(&o, 13));
+	offcpu_release(&o);
+}
+END_TEST
+
+/*
  * Wake-ups: the first one after a sleep's switch-out splits its span;
  * later ones, one before the switch-out, one of a preempted span and one
  * of a thread with nothing open are left out.
@@ -300,6 +324,7 @@ static Suite *offcpu_suite(void)
 	tcase_add_test(tc, test_finish);
 	tcase_add_test(tc, test_wakeup);
 	tcase_add_test(tc, test_picked);
+	tcase_add_test(tc, test_tracks);
 	suite_add_tcase(s, tc);
 	return s;
 }
