@@ -398,6 +398,9 @@ again:
 	/* Woken a quarter of the way: time to drain before the ring is full. */
 	ev.wakeup_bytes = (uint32_t)(pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	make_attrs(o, &ev, r->cgroup_sampled, !switch_wide(r), &attr, &attr2, &track);
+	/* Opened again (a smaller ring): what the first open had to drop stays dropped. */
+	if (r->kernel_dropped)
+		attr.exclude_kernel = 1;
 	if (o->off_cpu)
 		make_wake_attr(r, &attr, &attr2, &wake);
 	r->layout.sample_type = attr.sample_type;
