@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
@@ -271,11 +272,27 @@ const struct cmd_spec record_spec = {
  * 16,000 Hz, so that a ring still holds most of a second of samples and
  * the recorder may fall behind for that long without losing any.
  */
-static unsigned default_ring_pages(const struct event_opts *ev)
+/* The rings' most in all, by default: 256 MiB of 4 KiB pages. */
+#define RING_BUDGET_PAGES 65536u
+
+static unsigned default_ring_pages(const struct event_opts *ev, bool off_cpu)
 {
 	unsigned pages = ev->dwarf_stack ? 1024 : 128;
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 
 	for (uint64_t f = 4000; ev->period == 0 && ev->freq > f && f < 32000; f *= 2)
+		pages *= 2;
+	/*
+	 * --off-cpu with stack copies: a switch-out and a wake-up each take
+	 * as much room in the ring as the copy may (8 KiB by default), at
+	 * tens of thousands a second where threads switch all the time. 4096
+	 * pages (16 MiB) hold some 30 ms of pipe round trips pinned to one
+	 * CPU, where 1024 lost up to 4% of the switch records when the
+	 * recorder was woken late; fewer on a machine of many CPUs, so that
+	 * the rings stay within 256 MiB, but never under 1024.
+	 */
+	while (off_cpu && ev->dwarf_stack && pages < 4096 &&
+	       (ncpus <= 0 || (uint64_t)ncpus * pages * 2 <= RING_BUDGET_PAGES))
 		pages *= 2;
 	return pages;
 }
@@ -306,7 +323,7 @@ int cmd_record(int argc, char **argv)
 		o.ev.freq = 0;
 	}
 	if (!o.pages_given)
-		o.mmap_pages = default_ring_pages(&o.ev);
+		o.mmap_pages = default_ring_pages(&o.ev, o.off_cpu);
 	/* -a with a command: the whole system, for as long as the command runs. */
 	targets = (o.npids > 0) + (o.ntids > 0) + (o.system_wide || o.argv != NULL);
 	if (targets == 0)
