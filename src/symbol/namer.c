@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +33,9 @@
 
 /* The queue's jobs are allocated this many at a time. */
 #define CHUNK_JOBS 1024
+
+/* How much nicer than the recording thread this one runs (see namer_main). */
+#define NAMER_NICE 5
 /*
  * While recording on a busy machine, the thread's CPU time is rationed to
  * 0.5% of one CPU, with 20 ms of it saved up at most; the machine is busy
@@ -353,6 +357,16 @@ static void *namer_main(void *arg)
 	struct job j;
 	unsigned since_trim = 0;
 
+	/*
+	 * Below the recording thread, which must drain the rings in time:
+	 * sharing a CPU with it, this thread at the same priority held it
+	 * off long enough (tens of ms) for a ring of 16 MiB to fill.
+	 */
+	errno = 0;
+	int nice_now = getpriority(PRIO_PROCESS, (id_t)gettid());
+
+	if (errno == 0)
+		(void)setpriority(PRIO_PROCESS, (id_t)gettid(), nice_now + NAMER_NICE);
 	n->forget_at = now_coarse_ns();
 	while (!atomic_load(&n->cancel)) {
 		uint64_t v;
