@@ -234,10 +234,12 @@ void symbolize_set_module(struct profile *p, const struct module_facts *f)
 void symbolize_modules(struct profile *p, struct symbolizer *z, bool final)
 {
 	struct module_set *mods = z->mods;
-	uint8_t *has = final ? modules_with_segments(p) : NULL;
+	uint8_t *has;
 
 	for (size_t i = p->nmodules; i < mods->n; i++)
 		profile_add_module(p, mods->mods[i]->path, "", module_flags(mods->mods[i], NULL));
+	/* Of every module, those just added too (p->nmodules as it is now). */
+	has = final ? modules_with_segments(p) : NULL;
 	/*
 	 * What was read of each module for naming, if anything (a module no
 	 * sampled frame is in is not read now). Before the end, the naming
