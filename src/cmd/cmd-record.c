@@ -197,7 +197,7 @@ static const struct cmd_opt options[] = {
 	{OPT_NUMBER, "mmap-pages", 'm', "PAGES", OPT_SIZE(R, mmap_pages), OPT_GIVEN(R, pages_given),
 	 .flags = OPTF_POW2, .min = 1, .max = 1 << 20, .what = "a power of two up to 1048576",
 	 .help = "ring buffer pages per CPU, a power of two (default 128 with fp, 1024 in the "
-		 "hybrid and dwarf modes; more above -F 4000)"},
+		 "hybrid and dwarf modes, 4096 there with --off-cpu; more above -F 4000)"},
 	{OPT_STRINGS, "debug-dir", 0, "DIR", OPT_LIST(R, debug_dirs, ndebug_dirs),
 	 .complete = COMPLETE_DIR, .help = CMD_DEBUG_DIR_HELP},
 	{OPT_FLAG, "no-lines", 0, OPT_AT(R, no_lines),

@@ -17,7 +17,8 @@
 #                       life; as root, 90% of the spans or more end where
 #                       their thread was picked (CPU-wide switch records);
 #   wall of pingpong's pinger (some 20,000 switches a second) within 1%
-#                       of the time its rounds took;
+#                       of the time its rounds took (not over it by 1%,
+#                       where records were lost);
 #   --pprof             off-CPU samples labelled with their waker's name
 #                       (go tool pprof -tags), 80% of the time or more;
 #   --firefox           the sleeper's sleeps as "Woken by" markers whose
@@ -98,7 +99,8 @@ sleeping=$(state_ns sleeping)
 # target measures itself. (The CPU samples' periods plus the spans came
 # to 5-10% more on a virtual machine: see wall.h.) A larger ring, so that
 # no switch record is lost; where some were all the same (a loaded
-# machine), within 5%.
+# machine, a sanitizer build), the spans lost are missing from the wall
+# time, which must then still not exceed the rounds' time by 1%.
 run_record 120 "$tmp/pp.data" --off-cpu -m 4096 -- "$TARGETS/pingpong" 20000
 # shellcheck disable=SC2046 # the line's fields, split on purpose
 set -- $(grep '^pinger ' "$tmp/record.out")
@@ -107,14 +109,15 @@ pp_tid=$2 pp_elapsed=$3
 "$PERFMINI" report -i "$tmp/pp.data" --sample-type=wall --tid "$pp_tid" --folded \
 	>"$tmp/pp.folded" 2>&3 || fail "report --sample-type=wall of pingpong exited $?"
 "$PERFMINI" report -i "$tmp/pp.data" -n 0 >"$tmp/pp.top" 2>&3 || fail "report of pingpong exited $?"
-pp_permille=10
-if ! grep -q '^Lost: *none' "$tmp/pp.top"; then
+pp_wall=$(awk '/;pp_rounds[; ]/ { t += $NF } END { printf "%.0f\n", t }' "$tmp/pp.folded")
+if grep -q '^Lost: *none' "$tmp/pp.top"; then
+	within "pingpong's rounds, wall" "$pp_wall" "$pp_elapsed" 10 0
+else
 	grep '^Lost:' "$tmp/pp.top" >&3 || :
-	pp_permille=50
+	[ $((pp_wall / 101)) -le $((pp_elapsed / 100)) ] ||
+		fail "pingpong's rounds, wall: $((pp_wall / 1000000)) ms, over their $((pp_elapsed / 1000000)) ms"
+	say "pingpong's rounds, wall: $((pp_wall / 1000000)) ms of $((pp_elapsed / 1000000)) (records lost)"
 fi
-within "pingpong's rounds, wall" \
-	"$(awk '/;pp_rounds[; ]/ { t += $NF } END { printf "%.0f\n", t }' "$tmp/pp.folded")" \
-	"$pp_elapsed" "$pp_permille" 0
 
 "$PERFMINI" report -i "$tmp/wk.data" --pprof --sample-type=off-cpu --tid "$tid" \
 	-o "$tmp/wk.pb.gz" 2>&3 || fail "report --pprof exited $?"
