@@ -261,6 +261,9 @@ const struct cmd_spec record_spec = {
 	.operands = COMPLETE_COMMAND,
 };
 
+/* The rings' most in all, by default: 256 MiB of 4 KiB pages. */
+#define RING_BUDGET_PAGES 65536u
+
 /*
  * The default ring of each CPU: 128 pages (512 KiB), which holds about
  * three seconds of one busy CPU's frame-pointer samples at 999 Hz; 1024 in
@@ -272,9 +275,6 @@ const struct cmd_spec record_spec = {
  * 16,000 Hz, so that a ring still holds most of a second of samples and
  * the recorder may fall behind for that long without losing any.
  */
-/* The rings' most in all, by default: 256 MiB of 4 KiB pages. */
-#define RING_BUDGET_PAGES 65536u
-
 static unsigned default_ring_pages(const struct event_opts *ev, bool off_cpu)
 {
 	unsigned pages = ev->dwarf_stack ? 1024 : 128;
