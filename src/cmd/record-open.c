@@ -178,6 +178,30 @@ static int open_targets(struct recorder *r, pid_t *pid)
 #define TRACK_PAGES 64
 
 /*
+ * What the context-switch event (a switch's sample) has of its own,
+ * set in a, with its switch records when own_switches.
+ *
+ * A switch-out happens in the kernel: its sample must not exclude the
+ * kernel, and leaves out the kernel's frames (--no-kernel) from its call
+ * chain instead. In the hybrid mode its user frames (and a wake-up's,
+ * whose event is made from it) come from the stack copy alone: the
+ * kernel's frame-pointer walk of the user stack, which CPU samples
+ * splice beyond the copy, cost a pipe round trip 2.4 us of 24 on a
+ * virtual machine and was spliced onto 2 of some 107,000 off-CPU stacks
+ * of python3, redis-server, xz and node measured (node's JIT frames
+ * included, which the copy unwinds). (Not with --no-kernel: a chain of
+ * neither would be none, and the sample's own address, in the kernel,
+ * would stand for it.)
+ */
+static void switch_attr(struct perf_event_attr *a, const struct event_opts *ev, bool own_switches)
+{
+	a->context_switch = own_switches;
+	a->exclude_kernel = 0;
+	a->exclude_callchain_kernel = ev->no_kernel;
+	a->exclude_callchain_user |= ev->hybrid && !ev->no_kernel;
+}
+
+/*
  * The events' attributes: the sampling event's, the second (off-CPU:
  * context switches) when off_cpu, and the tracking event's. With
  * --off-cpu-only the sampling event is the context switches' itself
@@ -193,25 +217,9 @@ static void make_attrs(const struct record_opts *o, const struct event_opts *ev,
 	/* Each sample's cgroup; the tracking event reports the cgroups made. */
 	if (cgroup)
 		attr->sample_type |= PERF_SAMPLE_CGROUP;
-	/*
-	 * A switch-out happens in the kernel: its sample must not exclude
-	 * the kernel, and leaves out the kernel's frames (--no-kernel) from
-	 * its call chain instead. In the hybrid mode its user frames (and a
-	 * wake-up's, whose event is made from it) come from the stack copy
-	 * alone: the kernel's frame-pointer walk of the user stack, which
-	 * CPU samples splice beyond the copy, cost a pipe round trip 2.4 us
-	 * of 24 on a virtual machine and was spliced onto 2 of some 107,000
-	 * off-CPU stacks of python3, redis-server, xz and node measured
-	 * (node's JIT frames included, which the copy unwinds). (Not with
-	 * --no-kernel: a chain of neither would be none, and the sample's
-	 * own address, in the kernel, would stand for it.)
-	 */
 	if (o->off_cpu_only) {
 		attr->sample_type |= PERF_SAMPLE_ID | PERF_SAMPLE_CALLCHAIN;
-		attr->context_switch = own_switches;
-		attr->exclude_kernel = 0;
-		attr->exclude_callchain_kernel = ev->no_kernel;
-		attr->exclude_callchain_user |= ev->hybrid && !ev->no_kernel;
+		switch_attr(attr, ev, own_switches);
 		*attr2 = *attr;
 	} else if (o->off_cpu) {
 		/* Both events' samples the same, an id telling them apart, a stack always. */
@@ -221,10 +229,7 @@ static void make_attrs(const struct record_opts *o, const struct event_opts *ev,
 		attr2->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
 		attr2->freq = 0;
 		attr2->sample_period = 1;
-		attr2->context_switch = own_switches;
-		attr2->exclude_kernel = 0;
-		attr2->exclude_callchain_kernel = ev->no_kernel;
-		attr2->exclude_callchain_user |= ev->hybrid && !ev->no_kernel;
+		switch_attr(attr2, ev, own_switches);
 		/* The tracking event reports the mappings, names and tasks once. */
 		attr2->mmap = attr2->mmap2 = attr2->comm = attr2->comm_exec = attr2->task = 0;
 	}
