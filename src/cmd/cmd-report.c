@@ -78,7 +78,7 @@ static int write_output(const struct report_format *f, const struct profile *p,
 	/* A report is an ordinary file: the umask's mode, not 0600. */
 	mask = umask(0);
 	umask(mask);
-	ret = outfile_open(&file, path, 0666 & ~mask, &why);
+	ret = outfile_open(&file, path, 0666 & ~mask, 0, &why);
 	if (ret < 0) {
 		error("cannot create '%s': %s", path, why ? why : strerror(-ret));
 		return ret;

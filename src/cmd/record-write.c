@@ -251,7 +251,7 @@ int recorder_switch(struct recorder *r)
 	struct resolved res;
 	int ret;
 
-	if (datafile_create(&next, name, err, sizeof(err)) < 0) {
+	if (datafile_create(&next, name, OUTFILE_NEW, err, sizeof(err)) < 0) {
 		error("%s", err);
 		free(name);
 		r->write_failed = true;

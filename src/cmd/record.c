@@ -42,6 +42,7 @@
 #include "util/bytes.h"
 #include "util/clock.h"
 #include "util/msg.h"
+#include "util/outfile.h"
 #include "util/process.h"
 
 /* Records newer than this before the start of a round may still be in flight. */
@@ -77,6 +78,19 @@ static void on_signal(int sig)
 	errno = saved;
 }
 
+/* The end of -d, in now_ns's time; 0 before the start or without -d. */
+static uint64_t stop_deadline;
+
+/*
+ * The outputs' stop hook: a reader that takes nothing holds the recording
+ * up only until a signal or -d, and then not for long (outfile.h).
+ */
+static bool stop_due(void *arg)
+{
+	(void)arg;
+	return stop_requested || stopping || (stop_deadline && now_ns() >= stop_deadline);
+}
+
 /*
  * The handlers, first of all: a SIGINT even then stops the recording (a
  * shell script's background job starts with SIGINT ignored, and would
@@ -95,6 +109,7 @@ static void install_signals(void)
 	sigaction(SIGHUP, &sa, NULL); /* a closed terminal: stop, and keep what was sampled */
 	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	outfile_set_stop_hook(stop_due, NULL);
 }
 
 /* The pipe the handlers write to, which wakes the loop; 0 or -errno. */
@@ -408,11 +423,8 @@ static void record_loop(struct recorder *r, bool tty)
 {
 	size_t nfds = r->att.nrings + 1, nquiet;
 	struct pollfd *pfds = loop_fds(r, &nquiet), *quiet = pfds + nfds - nquiet;
-	uint64_t last_status = 0, deadline = 0, round_ns = ROUND_MIN_NS, new_file = now_ns();
-	uint64_t round_start = 0, last_reap = 0;
-
-	if (r->o->duration > 0)
-		deadline = r->start_ns + (uint64_t)(r->o->duration * 1e9);
+	uint64_t last_status = 0, deadline = stop_deadline, round_ns = ROUND_MIN_NS;
+	uint64_t round_start = 0, last_reap = 0, new_file = now_ns();
 
 	while (!stop_requested) {
 		uint64_t limit, now, nmods;
@@ -605,6 +617,8 @@ static int record_start(struct recorder *r, const struct record_opts *o)
 		symfile_get(&r->syms, module_set_kernel(&r->mods));
 	r->start_ns = now_ns();
 	r->wall_start = time(NULL);
+	if (o->duration > 0)
+		stop_deadline = r->start_ns + (uint64_t)(o->duration * 1e9);
 	/* Every event at once, after the start (a command's are enabled by its exec). */
 	if ((!o->argv || o->system_wide) && (ret = attach_enable(&r->att)) < 0) {
 		error("cannot enable the events: %s", strerror(-ret));
@@ -636,7 +650,8 @@ int record_run(const struct record_opts *o)
 	install_signals();
 	r->o = o;
 	slice = o->switch_ns || o->switch_bytes ? recorder_slice_name(r) : NULL;
-	if (datafile_create(&out, slice ? slice : o->output, err, sizeof(err)) < 0) {
+	if (datafile_create(&out, slice ? slice : o->output, slice ? OUTFILE_NEW : 0, err,
+			    sizeof(err)) < 0) {
 		error("%s", err);
 		free(slice);
 		free(r);

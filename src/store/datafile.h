@@ -101,8 +101,9 @@ struct df_pending {
  * unwritable or impossible output is found out only after a recording,
  * unnamed (outfile.h) until the first chunk names it. From then on the
  * file under its name reads at every moment as what the chunks written
- * so far hold: a recording killed keeps them. A device or a FIFO (-o -)
- * gets the same bytes.
+ * so far hold: a recording killed keeps them. A device or a FIFO
+ * (-o -) gets the same bytes, as fast as its reader takes them
+ * (outfile_write).
  *
  * Samples, threads and off-CPU spans are added one by one and wait in
  * memory for the next chunk (datafile_flush), which also writes what
@@ -139,7 +140,9 @@ struct datafile_out {
  * datafile_read) with a one-line message, naming the file, in err.
  * Nothing in store/ prints.
  */
-int datafile_create(struct datafile_out *out, const char *path, char *err, size_t errlen);
+/* flags: outfile_open's (OUTFILE_NEW: a new file whatever the name holds). */
+int datafile_create(struct datafile_out *out, const char *path, int flags, char *err,
+		    size_t errlen);
 /*
  * From now on the file holds only the stacks that the records added to
  * it use, and the frames and lines of those, not every stack, frame and

@@ -18,13 +18,13 @@
 #include "util/bytes.h"
 #include "util/io.h"
 
-int datafile_create(struct datafile_out *out, const char *path, char *err, size_t errlen)
+int datafile_create(struct datafile_out *out, const char *path, int flags, char *err, size_t errlen)
 {
 	const char *why;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	ret = outfile_open(&out->file, path, 0600, &why);
+	ret = outfile_open(&out->file, path, 0600, flags, &why);
 	if (ret < 0) {
 		snprintf(err, errlen, "cannot create '%s': %s", path, why ? why : strerror(-ret));
 		return ret;
@@ -156,7 +156,11 @@ static void write_error(const struct datafile_out *out, char *err, size_t errlen
 {
 	int e = -out->err;
 
-	if (e == ENOSPC || e == EDQUOT || e == EFBIG)
+	if (e == ETIMEDOUT)
+		snprintf(err, errlen,
+			 "cannot write '%s': its reader took nothing for %d s after the stop",
+			 out->file.path, OUTFILE_GRACE_MS / 1000);
+	else if (e == ENOSPC || e == EDQUOT || e == EFBIG)
 		snprintf(err, errlen, "cannot write '%s': %s; it keeps what was recorded before",
 			 out->file.path, strerror(e));
 	else
@@ -168,7 +172,7 @@ static int put(struct datafile_out *out, const struct df_out *o)
 {
 	if (out->err)
 		return out->err;
-	out->err = write_all(out->file.fd, o->buf, o->len);
+	out->err = outfile_write(&out->file, o->buf, o->len);
 	if (out->err == 0) {
 		out->sum = crc32_z(out->sum, o->buf, o->len);
 		out->bytes += o->len;
@@ -268,7 +272,7 @@ int datafile_write(const struct profile *p, const char *path, size_t *written, c
 		   size_t errlen)
 {
 	struct datafile_out out;
-	int ret = datafile_create(&out, path, err, errlen);
+	int ret = datafile_create(&out, path, 0, err, errlen);
 
 	return ret < 0 ? ret : datafile_commit(&out, p, written, err, errlen);
 }

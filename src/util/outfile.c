@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +18,27 @@
 
 #include "util/alloc.h"
 #include "util/array.h"
+#include "util/clock.h"
+#include "util/io.h"
 #include "util/outfile.h"
 #include "util/parse.h"
+
+/* How often a stream's waits look at the stop hook, in milliseconds. */
+#define STREAM_POLL_MS 50
+
+static bool (*stop_hook)(void *arg);
+static void *stop_arg;
+
+void outfile_set_stop_hook(bool (*stopping)(void *arg), void *arg)
+{
+	stop_hook = stopping;
+	stop_arg = arg;
+}
+
+static bool stopping(void)
+{
+	return stop_hook && stop_hook(stop_arg);
+}
 
 /*
  * The temporary files not yet committed, for the exit and signal
@@ -120,11 +141,40 @@ static bool may_replace(const char *path, const struct stat *st)
 	return ok;
 }
 
+/*
+ * Whether the entry st of path may have been put there by someone else:
+ * it is neither ours nor the directory's owner's, in a directory that
+ * others may write to (sticky, or writable by its group or by all), as
+ * the kernel's protected_fifos and protected_symlinks judge.
+ */
+static bool planted(const char *path, const struct stat *st)
+{
+	char *copy = xstrdup(path);
+	struct stat dir;
+	bool ret = false;
+
+	if (st->st_uid != geteuid() && stat(dirname(copy), &dir) == 0 && st->st_uid != dir.st_uid &&
+	    (dir.st_mode & (S_ISVTX | S_IWGRP | S_IWOTH)))
+		ret = true;
+	free(copy);
+	return ret;
+}
+
+/*
+ * A FIFO or a device, opened without waiting: a FIFO with no reader yet
+ * is tried again until one opens it or the stop hook says stop (ENXIO).
+ */
 static int open_stream(struct outfile *o, const char *path)
 {
-	o->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-	if (o->fd < 0)
-		return -errno;
+	for (;;) {
+		o->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (o->fd >= 0)
+			break;
+		if (errno != ENXIO || stopping())
+			return -errno;
+		poll(NULL, 0, STREAM_POLL_MS / 5);
+	}
+	o->waits = true;
 	return 0;
 }
 
@@ -255,7 +305,52 @@ int outfile_publish(struct outfile *o)
 	return ret;
 }
 
-int outfile_open(struct outfile *o, const char *path, mode_t mode, const char **why)
+/*
+ * Whether the link at path (entry st) leads to a device or a FIFO, *target
+ * then its status: a stream, not a file to replace.
+ */
+static bool link_to_stream(const char *path, const struct stat *st, struct stat *target)
+{
+	return S_ISLNK(st->st_mode) && stat(path, target) == 0 &&
+	       (S_ISCHR(target->st_mode) || S_ISFIFO(target->st_mode));
+}
+
+/*
+ * Whether the stream at path (entry st, target its end when a link) may
+ * be written: neither the link nor what it leads to was put there by
+ * someone else. *why says why not.
+ */
+static bool stream_allowed(const char *path, const struct stat *st, const struct stat *target,
+			   const char **why)
+{
+	char *real;
+	bool ok;
+
+	*why = "it is another user's FIFO or device in a directory others may write to: "
+	       "give a name of your own";
+	if (planted(path, st))
+		return false;
+	if (!S_ISLNK(st->st_mode))
+		return true;
+	real = realpath(path, NULL);
+	ok = real && !planted(real, target);
+	free(real);
+	return ok;
+}
+
+/* A standard stream's descriptor fd as o's own; its writes wait unless it is a file. */
+static int open_std(struct outfile *o, int fd)
+{
+	struct stat st;
+
+	o->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (o->fd < 0)
+		return -errno;
+	o->waits = fstat(o->fd, &st) < 0 || !S_ISREG(st.st_mode);
+	return 0;
+}
+
+int outfile_open(struct outfile *o, const char *path, mode_t mode, int flags, const char **why)
 {
 	struct stat st, target;
 	int fd, ret;
@@ -264,21 +359,21 @@ int outfile_open(struct outfile *o, const char *path, mode_t mode, const char **
 	o->fd = -1;
 	*why = NULL;
 	fd = std_stream(path);
-	if (fd >= 0) {
-		o->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-		if (o->fd < 0)
-			return -errno;
-		o->path = xstrdup(path);
-		o->own_fd = true;
-		return 0;
+	if (fd >= 0 && !(flags & OUTFILE_NEW)) {
+		ret = open_std(o, fd);
+		goto out;
 	}
-	if (lstat(path, &st) == 0) {
-		/* A link is followed only to a device or a FIFO: a stream, not a file. */
-		if (S_ISLNK(st.st_mode) && stat(path, &target) == 0 &&
-		    (S_ISCHR(target.st_mode) || S_ISFIFO(target.st_mode)))
-			st = target;
-		if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+	if (flags & OUTFILE_NEW) {
+		/* Whatever is under the name is replaced, never opened. */
+	} else if (lstat(path, &st) == 0) {
+		const struct stat *node = link_to_stream(path, &st, &target) ? &target : &st;
+
+		if (S_ISCHR(node->st_mode) || S_ISFIFO(node->st_mode)) {
+			if (!stream_allowed(path, &st, &target, why))
+				return -EPERM;
 			ret = open_stream(o, path);
+			if (ret == -ENXIO)
+				*why = "no reader opened the FIFO before the stop";
 			goto out;
 		}
 		if (S_ISDIR(st.st_mode)) {
@@ -318,6 +413,57 @@ void outfile_abandon(struct outfile *o)
 	free(o->path);
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
+}
+
+/*
+ * Waits until fd takes bytes, or the time left after the stop is spent;
+ * 0, or -ETIMEDOUT (a reader that takes nothing) or -errno.
+ */
+static int wait_reader(struct outfile *o)
+{
+	struct pollfd p = {.fd = o->fd, .events = POLLOUT};
+	bool stop = stopping();
+	uint64_t t0 = stop ? now_ns() : 0;
+	int n;
+
+	if (stop && o->waited >= OUTFILE_GRACE_MS * 1000000ULL)
+		return -ETIMEDOUT;
+	n = poll(&p, 1, STREAM_POLL_MS);
+	if (stop)
+		o->waited += now_ns() - t0;
+	if (n < 0 && errno != EINTR)
+		return -errno;
+	return 0;
+}
+
+int outfile_write(struct outfile *o, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+
+	if (!o->waits)
+		return write_all(o->fd, buf, len);
+	/*
+	 * A piece at a time, each no larger than what a pipe that polls
+	 * writable takes at once, so that a blocking descriptor (a shell's
+	 * pipe, left as it is) never blocks either.
+	 */
+	while (len) {
+		ssize_t n = write(o->fd, p, len < PIPE_BUF ? len : PIPE_BUF);
+		int ret;
+
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n == 0)
+			return -ENOSPC;
+		if (errno != EAGAIN && errno != EINTR)
+			return -errno;
+		if ((ret = wait_reader(o)) < 0)
+			return ret;
+	}
+	return 0;
 }
 
 int outfile_commit(struct outfile *o)

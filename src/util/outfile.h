@@ -15,10 +15,21 @@
  *     opened for appending);
  *   - a character device or a FIFO, or a symbolic link to one (/dev/null,
  *     a named pipe a reader waits on): opened and written directly, never
- *     replaced;
+ *     replaced, but only when it is ours or the directory's owner's, or
+ *     the directory is one that nobody else may write to: another user's
+ *     FIFO planted in /tmp is not a place to pour a recording into;
  *   - anything else (a directory, a socket, a block device, another user's
  *     file in a sticky directory that could not be replaced): refused when
  *     opened, before any work is done.
+ *
+ * With OUTFILE_NEW the name always gets a new regular file, whatever is
+ * there (a --switch-output slice, whose name can be guessed in advance):
+ * nothing already under the name is ever opened.
+ *
+ * A stream never holds the caller past its stop: a FIFO is opened without
+ * waiting for its reader (the open is tried again until one comes or the
+ * stop hook says to stop), and outfile_write waits for a reader that does
+ * not read only until then, and OUTFILE_GRACE_MS more in all after it.
  *
  * Invariant: until outfile_commit or outfile_abandon, a temporary file is
  * removed by an exit handler and by the handlers of fatal signals (those
@@ -29,23 +40,50 @@
 #define PERFMINI_OUTFILE_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct outfile {
 	char *path; /* as given */
 	char *tmp;  /* the temporary name, or NULL */
 	int fd;
-	bool own_fd;	/* fd is ours to close (not a dup of a standard stream) */
-	bool unnamed;	/* fd is a file without a name yet (O_TMPFILE) */
-	bool published; /* fd is the file under path now */
+	bool own_fd;	 /* fd is ours to close (not a dup of a standard stream) */
+	bool unnamed;	 /* fd is a file without a name yet (O_TMPFILE) */
+	bool published;	 /* fd is the file under path now */
+	bool waits;	 /* a stream: writes wait for its reader (outfile_write) */
+	uint64_t waited; /* nanoseconds outfile_write waited after the stop */
 };
+
+/* outfile_open's flags. */
+enum {
+	OUTFILE_NEW = 1, /* a new regular file under the name, whatever is there */
+};
+
+/* What a stream's writes may still wait, in all, once the stop hook says stop. */
+#define OUTFILE_GRACE_MS 5000
+
+/*
+ * The hook that says the command is stopping (a signal, its duration
+ * over): a stream's waits for its reader end then, or OUTFILE_GRACE_MS
+ * later. Without one they wait as long as the reader makes them.
+ */
+void outfile_set_stop_hook(bool (*stopping)(void *arg), void *arg);
 
 /*
  * Opens the output path for writing; a new file gets mode (less the
- * umask unless mode is 0600). Returns 0, or -errno with *why set to a
- * sentence for the user when errno alone would mislead ("is a directory").
+ * umask unless mode is 0600); flags: OUTFILE_NEW or 0. Returns 0, or
+ * -errno with *why set to a sentence for the user when errno alone would
+ * mislead ("is a directory").
  */
-int outfile_open(struct outfile *o, const char *path, mode_t mode, const char **why);
+int outfile_open(struct outfile *o, const char *path, mode_t mode, int flags, const char **why);
+/*
+ * Writes all of buf: to a file as write_all does; to a stream a piece at
+ * a time as its reader takes them, giving up with -ETIMEDOUT when the stop
+ * hook has said stop and the reader took nothing for OUTFILE_GRACE_MS
+ * (counted over every write after the stop). 0 or -errno.
+ */
+int outfile_write(struct outfile *o, const void *buf, size_t len);
 /*
  * Completes it: flushes a regular file to disk and renames it into place.
  * Returns 0 or -errno; either way o is released.

@@ -912,7 +912,7 @@ static void stream_profile(struct profile *p, const char *path, size_t keep)
 	struct pm_offcpu *spans = p->offcpu;
 	size_t n = p->nsamples, nt = p->nthreads, ns = p->noffcpu;
 
-	ck_assert_int_eq(datafile_create(&out, path, file_err, sizeof(file_err)), 0);
+	ck_assert_int_eq(datafile_create(&out, path, 0, file_err, sizeof(file_err)), 0);
 	p->nsamples = p->nthreads = p->noffcpu = 0;
 	for (size_t i = 0; i < n - keep; i++) {
 		datafile_add_sample(&out, &all[i]);
@@ -1027,7 +1027,7 @@ START_TEST(test_stream_chunks)
 	unsigned char *buf;
 
 	profile_add_module(p, "/bin/demo", "", 0);
-	ck_assert_int_eq(datafile_create(&out, path, file_err, sizeof(file_err)), 0);
+	ck_assert_int_eq(datafile_create(&out, path, 0, file_err, sizeof(file_err)), 0);
 	ck_assert_int_eq(access(path, F_OK), -1); /* no name before the first chunk */
 	for (uint64_t k = 0; k < 4; k++) {
 		struct stat st;
@@ -1109,7 +1109,7 @@ START_TEST(test_seal_names)
 
 	profile_add_module(p, "/bin/demo", "", 0);
 	profile_set_meta(p, "slice", "first");
-	ck_assert_int_eq(datafile_create(&out, path, file_err, sizeof(file_err)), 0);
+	ck_assert_int_eq(datafile_create(&out, path, 0, file_err, sizeof(file_err)), 0);
 	for (uint64_t i = 0; i < 6; i++)
 		grow_profile(p, 0x1000 + 16 * i, i, &out);
 	ck_assert_int_eq(datafile_seal(&out, p, file_err, sizeof(file_err)), 0);
@@ -1202,7 +1202,7 @@ START_TEST(test_own_tables)
 	st[1] = profile_intern_stack(p, (uint32_t[]){f[1], f[0]}, 2);
 	st[2] = profile_intern_stack(p, (uint32_t[]){f[2], f[1], f[0]}, 3);
 	st[3] = profile_intern_stack(p, (uint32_t[]){f[3], f[0]}, 2);
-	ck_assert_int_eq(datafile_create(&out, path, file_err, sizeof(file_err)), 0);
+	ck_assert_int_eq(datafile_create(&out, path, 0, file_err, sizeof(file_err)), 0);
 	datafile_own_tables(&out);
 	datafile_add_sample(&out, &(struct pm_sample){.time = 1, .period = 1, .stack = st[2]});
 	datafile_add_sample(&out, &(struct pm_sample){.time = 2, .period = 1, .stack = st[0]});
@@ -1228,7 +1228,7 @@ START_TEST(test_own_tables)
 	profile_free(q);
 	/* The next slice: one sample of st[1], its leaf named meanwhile. */
 	name_frame(p, f[1], "mid");
-	ck_assert_int_eq(datafile_create(&out, path2, file_err, sizeof(file_err)), 0);
+	ck_assert_int_eq(datafile_create(&out, path2, 0, file_err, sizeof(file_err)), 0);
 	datafile_own_tables(&out);
 	datafile_add_sample(&out, &(struct pm_sample){.time = 9, .period = 1, .stack = st[1]});
 	ck_assert_int_eq(datafile_commit(&out, p, NULL, file_err, sizeof(file_err)), 0);
@@ -1268,7 +1268,7 @@ START_TEST(test_seal_own_tables)
 	for (int i = 0; i < 3; i++)
 		f[i] = profile_intern_frame(p, 0, 0, 0x1000 + 16 * (uint64_t)i);
 	st[0] = profile_intern_stack(p, (uint32_t[]){f[2], f[1]}, 2);
-	ck_assert_int_eq(datafile_create(&out, path, file_err, sizeof(file_err)), 0);
+	ck_assert_int_eq(datafile_create(&out, path, 0, file_err, sizeof(file_err)), 0);
 	datafile_own_tables(&out);
 	datafile_add_sample(&out, &(struct pm_sample){.time = 1, .period = 1, .stack = st[0]});
 	ck_assert_int_eq(datafile_seal(&out, p, file_err, sizeof(file_err)), 0);
