@@ -99,9 +99,10 @@ struct df_pending {
  * A data file written as a recording goes (version 3): opened before
  * anything is recorded, so that neither a full descriptor table nor an
  * unwritable or impossible output is found out only after a recording,
- * unnamed (outfile.h) until the first chunk names it. From then on the
- * file under its name reads at every moment as what the chunks written
- * so far hold: a recording killed keeps them. A device or a FIFO
+ * unnamed (outfile.h) until the first chunk that holds a sample names it
+ * (an older file under the name stays whole until then). From then on
+ * the file under its name reads at every moment as what the chunks
+ * written so far hold: a recording killed keeps them. A device or a FIFO
  * (-o -) gets the same bytes, as fast as its reader takes them
  * (outfile_write).
  *

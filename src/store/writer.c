@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * writer.c - a data file written as a recording goes, a chunk at a time
- * (version 3): unnamed until its first chunk, then under its name, read
- * at every moment as what its chunks hold. See datafile.h.
+ * (version 3): unnamed until its first chunk that holds a sample (or its
+ * end), then under its name, read at every moment as what its chunks
+ * hold. See datafile.h.
  */
 #include "config.h"
 
@@ -167,8 +168,13 @@ static void write_error(const struct datafile_out *out, char *err, size_t errlen
 		snprintf(err, errlen, "cannot write '%s': %s", out->file.path, strerror(e));
 }
 
-/* o's bytes to the file, which gets its name at the first; 0 or -errno. */
-static int put(struct datafile_out *out, const struct df_out *o)
+/*
+ * o's bytes to the file, which gets its name with the first that holds a
+ * sample (name: an older file under the name stays until then, so that a
+ * recorder killed before its first sample leaves it as it was); 0 or
+ * -errno.
+ */
+static int put(struct datafile_out *out, const struct df_out *o, bool name)
 {
 	if (out->err)
 		return out->err;
@@ -177,7 +183,7 @@ static int put(struct datafile_out *out, const struct df_out *o)
 		out->sum = crc32_z(out->sum, o->buf, o->len);
 		out->bytes += o->len;
 	}
-	if (out->err == 0 && !out->named) {
+	if (out->err == 0 && name && !out->named) {
 		out->err = outfile_publish(&out->file);
 		out->named = out->err == 0;
 	}
@@ -189,10 +195,12 @@ int datafile_flush(struct datafile_out *out, const struct profile *p, char *err,
 	struct df_out o = {0};
 
 	if (out->err == 0) {
+		bool samples = out->samples.len > 0;
+
 		if (out->bytes == 0)
 			df_put_header(&o);
 		df_put_chunk(&o, p, out, DF_CHUNK_MORE);
-		put(out, &o);
+		put(out, &o, samples);
 		free(o.buf);
 	}
 	if (out->err)
@@ -229,7 +237,7 @@ static int commit(struct datafile_out *out, const struct profile *p, enum df_chu
 			df_put_header(&o);
 		df_put_chunk(&o, p, out, kind);
 		df_put_end(&o, crc32_z(out->sum, o.buf, o.len));
-		ret = put(out, &o);
+		ret = put(out, &o, true);
 		free(o.buf);
 	}
 	if (ret < 0) {

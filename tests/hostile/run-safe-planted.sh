@@ -14,7 +14,10 @@
 #  3. root's own FIFO whose reader opens it and never reads (a pipe of one
 #     page): 'record -d 2' ends within -d and the grace of
 #     OUTPUT_GRACE seconds, exit 1, one line naming the output; a SIGINT
-#     ends it the same way.
+#     ends it the same way;
+#  4. an older recording at the -o name and a recorder killed (SIGKILL) at
+#     20, 150 and 300 ms, before it holds a sample: the older file is
+#     still there, whole; a recording that completes replaces it.
 set -eu
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 
@@ -149,3 +152,22 @@ for how in duration SIGINT; do
 	wait "$stuck" 2>/dev/null || :
 done
 
+# 4. An older file, a recorder killed before its first sample.
+run_record 60 "$tmp/old.data" -- "$spin" 0.3
+sum=$(cksum <"$tmp/old.data")
+for ms in 20 150 300; do
+	"$PERFMINI" record -q -o "$tmp/old.data" -- "$spin" 10 >/dev/null 2>&1 &
+	rec=$!
+	track "$rec"
+	sleep "0.$(printf '%03d' "$ms")"
+	kill -KILL "$rec"
+	wait "$rec" 2>/dev/null || :
+	[ "$(cksum <"$tmp/old.data")" = "$sum" ] ||
+		fail "killed at $ms ms: the older file was replaced ($(wc -c <"$tmp/old.data") bytes)"
+	# shellcheck disable=SC2010 # our own names
+	left=$(ls -A "$tmp" | grep '^old\.data.' || :)
+	[ -z "$left" ] || fail "killed at $ms ms: left $left"
+done
+run_record 60 "$tmp/old.data" -- "$spin" 0.3
+[ "$(cksum <"$tmp/old.data")" != "$sum" ] || fail "a complete recording did not replace the file"
+say "killed before a sample: the older file stayed; a complete one replaced it"
