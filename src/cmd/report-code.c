@@ -26,8 +26,14 @@
 
 #define MAX_BYTES (256 * 1024)
 
-/* The module at path, opened; NULL with why. */
-static struct module *open_module(struct report_code *c, const char *path, struct sbuf *why)
+/*
+ * The module at path, opened; NULL with why. The file there now is read
+ * for a module that was not ours or root's (owner) only when it is still
+ * that owner's and has a build-id recorded (same_build checks it): else
+ * root's report would disassemble whatever file a user put at the path.
+ */
+static struct module *open_module(struct report_code *c, const char *path, const char *build_id,
+				  uint32_t owner, struct sbuf *why)
 {
 	struct module_key k = {.path = path};
 	struct module *m;
@@ -35,6 +41,16 @@ static struct module *open_module(struct report_code *c, const char *path, struc
 
 	if (stat(path, &st) < 0) {
 		sbuf_addf(why, "cannot open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (owner != geteuid() && owner != 0 && !*build_id) {
+		sbuf_addf(why, "%s was not yours or root's, and has no build-id to check it by",
+			  path);
+		return NULL;
+	}
+	if (owner != geteuid() && owner != 0 && owner != PM_OWNER_UNKNOWN && st.st_uid != owner) {
+		sbuf_addf(why, "%s belonged to uid %u when recorded, and to uid %u now", path,
+			  owner, (unsigned)st.st_uid);
 		return NULL;
 	}
 	k.maj = major(st.st_dev);
@@ -138,12 +154,12 @@ static void decode(struct report_code *c, struct module *m, struct disasm *d, co
 	}
 }
 
-static int disasm_function(void *arg, const char *path, const char *build_id, uint64_t start,
-			   const char *func, struct annotate_insn **insns, size_t *n,
-			   struct sbuf *why)
+static int disasm_function(void *arg, const char *path, const char *build_id, uint32_t owner,
+			   uint64_t start, const char *func, struct annotate_insn **insns,
+			   size_t *n, struct sbuf *why)
 {
 	struct report_code *c = arg;
-	struct module *m = open_module(c, path, why);
+	struct module *m = open_module(c, path, build_id, owner, why);
 	struct disasm *d = NULL;
 	uint8_t *code = NULL;
 	uint64_t vaddr = 0;

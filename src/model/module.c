@@ -200,6 +200,7 @@ static struct module *add_module(struct module_set *s, struct hmap_slot *slot,
 	m->gen = k->gen;
 	m->kind = module_kind_of(k->path, k->ino);
 	m->fd = -1;
+	m->uid = MODULE_NO_UID;
 	xgrow(&s->mods, &s->cap, s->n + 1, sizeof(*s->mods));
 	s->mods[s->n++] = m;
 	slot->val = m->id;
@@ -227,9 +228,19 @@ static void let_one_go(struct module_set *s)
 	}
 }
 
+/* The owner of m's file, once it is open. */
+static void note_owner(struct module *m)
+{
+	struct stat st;
+
+	if (m->uid == MODULE_NO_UID && m->fd >= 0 && fstat(m->fd, &st) == 0)
+		m->uid = (uint32_t)st.st_uid;
+}
+
 /* m's file is open: counted, and others let go past the budget. */
 static void note_pinned(struct module_set *s, struct module *m)
 {
+	note_owner(m);
 	s->pinned++;
 	xgrow(&s->pin_order, &s->pin_order_cap, s->npin_order + 1, sizeof(*s->pin_order));
 	s->pin_order[s->npin_order++] = m->id;
@@ -247,9 +258,10 @@ int module_use(struct module_set *s, struct module *m)
 
 		m->unpinned = false;
 		m->fd = pin(&k, (pid_t)m->seen_pid, m->seen_start, m->seen_end);
-		if (m->fd >= 0)
+		if (m->fd >= 0) {
+			note_owner(m);
 			s->pinned++;
-		else if (errno == EMFILE || errno == ENFILE)
+		} else if (errno == EMFILE || errno == ENFILE)
 			m->pin_error = errno;
 	}
 	return m->fd;

@@ -47,6 +47,7 @@ struct module {
 	uint64_t ino;
 	uint64_t gen;  /* the inode's generation, 0 when not known */
 	int fd;	       /* pinned file, -1 when it could not be opened (or was let go) */
+	uint32_t uid;  /* the owner of the file pinned, MODULE_NO_UID until one was */
 	int pin_error; /* why not: the errno of the last attempt (0: gone, or another file) */
 	uint32_t pid;  /* MODULE_PERFMAP: whose map */
 	/*
@@ -59,6 +60,9 @@ struct module {
 	uint32_t seen_pid;
 	uint64_t seen_start, seen_end;
 };
+
+/* module.uid of a module whose file was never opened. */
+#define MODULE_NO_UID UINT32_MAX
 
 struct module_set {
 	struct module **mods;

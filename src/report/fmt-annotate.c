@@ -71,6 +71,7 @@ struct annotate {
 	size_t nnodes, nodes_cap;
 	struct hmap node_ix; /* (parent, func, file, line) hash -> index + 1 */
 	struct srcfiles src;
+	bool by_path; /* the function shown: its sources may be read where recorded */
 };
 
 static const char *str(const struct annotate *a, uint32_t id)
@@ -309,7 +310,8 @@ static void bars(struct annotate *a, uint32_t depth, bool more)
 static void print_row(struct annotate *a, uint32_t node, const char *file, uint32_t line,
 		      uint32_t depth, uint64_t of)
 {
-	const char *text = line ? srcfile_line(&a->src, srcfiles_get(&a->src, file), line) : "";
+	const char *text =
+		line ? srcfile_line(&a->src, srcfiles_get(&a->src, file, a->by_path), line) : "";
 
 	print_counts(a, node == NO_NODE ? 0 : a->nodes[node].count, of);
 	if (line)
@@ -400,7 +402,7 @@ static const char *home_file(const struct node *v, size_t n)
 static void home_range(struct annotate *a, const struct node *v, size_t n, const char *home,
 		       uint32_t decl, uint32_t *lo, uint32_t *hi)
 {
-	struct srcfile *f = srcfiles_get(&a->src, home);
+	struct srcfile *f = srcfiles_get(&a->src, home, a->by_path);
 	uint32_t first = UINT32_MAX, last = 0;
 
 	for (size_t i = 0; i < n; i++)
@@ -439,13 +441,40 @@ static uint32_t own_node(const struct node *v, size_t n, const char *home, uint3
 	return NO_NODE;
 }
 
+/*
+ * Why the function's source is not shown: not found, or not looked for
+ * where its module's debug information says (srcfiles_may_read).
+ */
+static void not_shown(struct annotate *a, const struct afunc *g)
+{
+	uint32_t owner = a->p->modules[g->module].owner;
+	const char *where = a->o->nsource_dirs ? "not under --source-dir" : "give --source-dir DIR";
+
+	if (a->by_path)
+		fprintf(a->out, " (not found%s: lines and counts alone)",
+			a->o->nsource_dirs ? " under --source-dir" : "; give --source-dir DIR");
+	else if (!a->o->own_sources)
+		fprintf(a->out, " (not read where recorded: the data file is another user's; %s)",
+			where);
+	else if (owner == PM_OWNER_UNKNOWN)
+		fprintf(a->out,
+			" (not read where recorded: the recording does not say who owned the "
+			"module; %s)",
+			where);
+	else
+		fprintf(a->out,
+			" (not read where recorded: the module belonged to uid %u, whose debug "
+			"information may name any file; %s)",
+			owner, where);
+}
+
 /* The function's source with its counts. */
 static void print_source(struct annotate *a, const struct afunc *g, uint32_t decl)
 {
 	struct node *v;
 	size_t n = own_lines(a, &v);
 	const char *home = home_file(v, n);
-	struct srcfile *f = srcfiles_get(&a->src, home);
+	struct srcfile *f = srcfiles_get(&a->src, home, a->by_path);
 	struct sbuf shown = SBUF_INIT;
 	uint32_t lo, hi;
 	bool gap = false;
@@ -453,8 +482,7 @@ static void print_source(struct annotate *a, const struct afunc *g, uint32_t dec
 	home_range(a, v, n, home, decl, &lo, &hi);
 	fprintf(a->out, "Source: %s", *home ? printable(&shown, home) : "unknown");
 	if (*home && !f->text)
-		fprintf(a->out, " (not found%s: lines and counts alone)",
-			a->o->nsource_dirs ? " under --source-dir" : "; give --source-dir DIR");
+		not_shown(a, g);
 	fprintf(a->out, "\n\n%8s %9s %6s  %s\n", "Percent", "Samples", "Line", "Source");
 	for (uint32_t l = lo; l && l <= hi; l++) {
 		/* Without the text, a line without samples says nothing. */
@@ -504,8 +532,8 @@ static void print_asm(struct annotate *a, const struct afunc *g, long gi)
 	struct hmap at;
 	size_t n = 0;
 
-	if (a->o->code->disasm(a->o->code->arg, str(a, mod->path), str(a, mod->build_id), g->start,
-			       g->name, &ins, &n, &why) < 0) {
+	if (a->o->code->disasm(a->o->code->arg, str(a, mod->path), str(a, mod->build_id),
+			       mod->owner, g->start, g->name, &ins, &n, &why) < 0) {
 		fprintf(a->out, "\nInstructions: none shown: %s\n", why.buf ? why.buf : "");
 		sbuf_release(&why);
 		return;
@@ -523,7 +551,7 @@ static void print_asm(struct annotate *a, const struct afunc *g, long gi)
 		if (ins[i].file && (!file || line != ins[i].line || strcmp(file, ins[i].file))) {
 			file = ins[i].file;
 			line = ins[i].line;
-			text = srcfile_line(&a->src, srcfiles_get(&a->src, file), line);
+			text = srcfile_line(&a->src, srcfiles_get(&a->src, file, a->by_path), line);
 			fprintf(a->out, "%8s %9s %s:%u%s%s\n", "", "",
 				printable(&shown[0], report_base_name(file)), line,
 				*text ? "  " : "", text);
@@ -562,6 +590,7 @@ static void print_function(struct annotate *a, long gi)
 		if (!decl)
 			decl = outer(a, f)->start_line;
 	}
+	a->by_path = srcfiles_may_read(&a->src, mod->owner);
 	fprintf(a->out, "Function: %s", printable(&shown, g->name));
 	fprintf(a->out, " (%s): %llu samples, %.1f%% of the %llu selected\n",
 		printable(&shown, report_base_name(str(a, mod->path))), (unsigned long long)g->self,

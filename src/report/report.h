@@ -137,11 +137,13 @@ struct annotate_code {
 	 * The instructions of the function named func (its outermost level's
 	 * name) that starts at file offset start in the module at path,
 	 * whose build-id (lowercase hex, "" when none was recorded) the file
-	 * must have: *insns (malloc'd, annotate_insns_free) and *n. 0, or -1
+	 * must have, and whose file belonged to owner (pm_module.owner) when
+	 * recorded: *insns (malloc'd, annotate_insns_free) and *n. 0, or -1
 	 * with one line in why saying what stood in the way.
 	 */
-	int (*disasm)(void *arg, const char *path, const char *build_id, uint64_t start,
-		      const char *func, struct annotate_insn **insns, size_t *n, struct sbuf *why);
+	int (*disasm)(void *arg, const char *path, const char *build_id, uint32_t owner,
+		      uint64_t start, const char *func, struct annotate_insn **insns, size_t *n,
+		      struct sbuf *why);
 	void *arg;
 };
 

@@ -6,9 +6,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "report/source-int.h"
@@ -37,13 +40,38 @@ void srcfiles_release(struct srcfiles *a)
 	sbuf_release(&a->line);
 }
 
-/* The regular file at path, opened for reading when not too large; -1 else. */
-static int open_source(const char *path)
+/* Whether fd is a file of the kernel's making (/proc, /sys...): no source of anyone's. */
+static bool pseudo_file(int fd)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) < 0)
+		return true;
+	switch ((unsigned long)sf.f_type) {
+	case PROC_SUPER_MAGIC:
+	case SYSFS_MAGIC:
+	case DEBUGFS_MAGIC:
+	case TRACEFS_MAGIC:
+	case SECURITYFS_MAGIC:
+	case CGROUP_SUPER_MAGIC:
+	case CGROUP2_SUPER_MAGIC:
+	case BPF_FS_MAGIC:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The regular file at path (under dirfd, kept beneath it by resolve),
+ * opened for reading when not too large and not the kernel's; -1 else.
+ */
+static int open_source(int dirfd, const char *path, uint64_t resolve)
 {
 	struct stat st;
-	int fd = open_regular(AT_FDCWD, path, 0, &st);
+	int fd = open_regular(dirfd, path, resolve | RESOLVE_NO_MAGICLINKS, &st);
 
-	if (fd >= 0 && st.st_size > MAX_SOURCE) {
+	if (fd >= 0 && (st.st_size > MAX_SOURCE || pseudo_file(fd))) {
 		close(fd);
 		return -1;
 	}
@@ -51,28 +79,38 @@ static int open_source(const char *path)
 }
 
 /*
- * The file named path, as recorded (unless the data file is another
- * user's), else under each --source-dir: the whole path below it, then
- * the path less its leading directories one by one.
+ * The file named path: as recorded when by_path (the module's debug
+ * information may be trusted with it), else, or when not there, under
+ * each --source-dir, never outside it: the whole path below it, then the
+ * path less its leading directories one by one.
  */
-static int find_source(const struct report_opts *o, const char *path)
+static int find_source(const struct report_opts *o, const char *path, bool by_path)
 {
-	struct sbuf b = SBUF_INIT;
-	int fd = o->own_sources ? open_source(path) : -1;
+	int fd = by_path ? open_source(AT_FDCWD, path, 0) : -1;
 
 	for (size_t i = 0; fd < 0 && i < o->nsource_dirs; i++) {
+		int dir = open(o->source_dirs[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		if (dir < 0)
+			continue;
 		for (const char *tail = path; fd < 0 && tail; tail = strchr(tail, '/')) {
 			while (*tail == '/')
 				tail++;
 			if (!*tail)
 				break;
-			sbuf_reset(&b);
-			sbuf_addf(&b, "%s/%s", o->source_dirs[i], tail);
-			fd = open_source(b.buf);
+			/* The kernel keeps the lookup inside: no "..", no link, leads out. */
+			fd = open_source(dir, tail, RESOLVE_BENEATH);
 		}
+		close(dir);
 	}
-	sbuf_release(&b);
 	return fd;
+}
+
+bool srcfiles_may_read(const struct srcfiles *a, uint32_t owner)
+{
+	uid_t me = geteuid();
+
+	return a->o->own_sources && owner != PM_OWNER_UNKNOWN && (owner == me || owner == 0);
 }
 
 /* fd's bytes into f->text, split into lines; false when reading failed. */
@@ -106,18 +144,19 @@ static bool read_lines(int fd, struct srcfile *f)
 	return true;
 }
 
-struct srcfile *srcfiles_get(struct srcfiles *a, const char *path)
+struct srcfile *srcfiles_get(struct srcfiles *a, const char *path, bool by_path)
 {
 	struct srcfile *f;
 	int fd;
 
 	for (size_t i = 0; i < a->nfiles; i++)
-		if (!strcmp(a->files[i]->path, path))
+		if (a->files[i]->by_path == by_path && !strcmp(a->files[i]->path, path))
 			return a->files[i];
 	a->files = xrealloc(a->files, (a->nfiles + 1) * sizeof(*a->files));
 	f = a->files[a->nfiles++] = xcalloc(1, sizeof(*f));
 	f->path = xstrdup(path);
-	if (*path && (fd = find_source(a->o, path)) >= 0) {
+	f->by_path = by_path;
+	if (*path && (fd = find_source(a->o, path, by_path)) >= 0) {
 		read_lines(fd, f);
 		close(fd);
 	}

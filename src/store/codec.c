@@ -367,6 +367,19 @@ static void put_new(struct df_out *o, const struct profile *p, uint32_t type, si
 	*done = n;
 }
 
+/* The owners of p's modules from first on, as DF_MODULE_OWNERS, when there are any. */
+static void put_owners(struct df_out *o, const struct profile *p, size_t first)
+{
+	size_t at;
+
+	if (first >= p->nmodules)
+		return;
+	at = run_begin(o, DF_MODULE_OWNERS, first);
+	for (size_t i = first; i < p->nmodules; i++)
+		df_put_u32(o, p->modules[i].owner);
+	df_section_end(o, at);
+}
+
 /* Profile frame f as the file numbers it (own_tables), given a number at its first use. */
 static uint32_t file_frame(struct datafile_out *w, uint32_t f)
 {
@@ -544,6 +557,7 @@ void df_put_chunk(struct df_out *o, const struct profile *p, struct datafile_out
 	/* Modules learn their build-ids and reasons at the end. */
 	if (kind != DF_CHUNK_MORE)
 		done->modules = 0;
+	put_owners(o, p, done->modules);
 	put_new(o, p, DF_MODULES, &done->modules);
 	put_new(o, p, DF_SEGMENTS, &done->segments);
 	if (w->own_tables) {

@@ -66,6 +66,11 @@ enum datafile_section {
 	DF_SYNC = 15,
 	/* A minor addition of version 3: one per off-CPU span, in its order. */
 	DF_WAKEUPS = 16,
+	/*
+	 * A minor addition of version 3: per module record, a u32, the uid
+	 * of its file's owner (PM_OWNER_UNKNOWN when none is known).
+	 */
+	DF_MODULE_OWNERS = 17,
 };
 
 /* Serializes p; returns a malloc'd buffer and its size through *len. */

@@ -51,10 +51,14 @@ static uint32_t *merge_modules(struct profile *dst, const struct profile *src)
 			dst->modules[k].flags = m->flags;
 			dst->modules[k].reason = str_in(dst, src, m->reason);
 		}
+		/* Two recordings that disagree on the owner: nobody is sure of it. */
+		if (k < dst->nmodules && dst->modules[k].owner != m->owner)
+			dst->modules[k].owner = PM_OWNER_UNKNOWN;
 		if (k == dst->nmodules) {
 			k = profile_add_module(dst, strtab_get(&dst->str, path),
 					       strtab_get(&dst->str, id), m->flags);
 			dst->modules[k].reason = str_in(dst, src, m->reason);
+			dst->modules[k].owner = m->owner;
 			for (size_t g = 0; g < src->nsegments; g++)
 				if (src->segments[g].module == i) {
 					struct pm_segment s = src->segments[g];

@@ -23,15 +23,26 @@ struct run {
 	size_t first, n, at;
 };
 
+/*
+ * A column of u32s beside the records of a section (DF_START_LINES,
+ * DF_MODULE_OWNERS), kept until every section is read: its records may
+ * come later in the file.
+ */
+struct column {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+#define DF_LAST_TYPE DF_MODULE_OWNERS
+
 struct in {
 	uint32_t version; /* the header's */
 	char *err;
 	size_t errlen;
-	size_t sec_at[DF_WAKEUPS + 1];	  /* where each known section starts (the last RUN) */
-	struct run *runs[DF_WAKEUPS + 1]; /* version 3: every RUN of each type, in file order */
-	size_t nruns[DF_WAKEUPS + 1], runs_cap[DF_WAKEUPS + 1];
-	uint32_t *start_lines; /* DF_START_LINES, applied after every section */
-	size_t nstart_lines, start_lines_cap;
+	size_t sec_at[DF_LAST_TYPE + 1];    /* where each known section starts (the last RUN) */
+	struct run *runs[DF_LAST_TYPE + 1]; /* version 3: every RUN of each type, in file order */
+	size_t nruns[DF_LAST_TYPE + 1], runs_cap[DF_LAST_TYPE + 1];
+	struct column start_lines, owners;
 	uint64_t sync_time; /* the last SYNC's */
 	size_t cut;	    /* version 3 cut short: where the file breaks off */
 };
@@ -65,7 +76,8 @@ static const char *section_name(uint32_t type)
 					    "run",
 					    "frame lines",
 					    "sync",
-					    "wake-ups"};
+					    "wake-ups",
+					    "module owners"};
 
 	return type < ARRAY_SIZE(names) ? names[type] : "unknown";
 }
@@ -122,26 +134,25 @@ static int load_records(struct in *in, struct profile *p, const struct df_sectio
 	return 0;
 }
 
-/* The start lines from index first on (0 for a whole section). */
-static int load_start_lines(struct in *in, size_t first, const unsigned char *d, size_t size,
-			    size_t at)
+/* A column's u32s of section type from index first on (0 for a whole section). */
+static int load_column(struct in *in, uint32_t type, size_t first, const unsigned char *d,
+		       size_t size, size_t at)
 {
+	struct column *c = type == DF_START_LINES ? &in->start_lines : &in->owners;
 	size_t n = size / 4;
 
 	if (size % 4)
-		return fail(in,
-			    "bad start lines section at offset %zu: size %zu is not a "
-			    "multiple of 4",
-			    at, size);
-	if (first > in->nstart_lines)
-		return fail(in, "bad run at offset %zu: start lines from %zu of %zu", at, first,
-			    in->nstart_lines);
-	/* The lines may come later in the file: kept until they have. */
-	xgrow(&in->start_lines, &in->start_lines_cap, first + n, sizeof(*in->start_lines));
+		return fail(in, "bad %s section at offset %zu: size %zu is not a multiple of 4",
+			    section_name(type), at, size);
+	if (first > c->n)
+		return fail(in, "bad run at offset %zu: %s from %zu of %zu", at, section_name(type),
+			    first, c->n);
+	xgrow(&c->v, &c->cap, first + n, sizeof(*c->v));
 	for (size_t i = 0; i < n; i++)
-		in->start_lines[first + i] = get_le32(d + 4 * i);
-	if (first + n > in->nstart_lines)
-		in->nstart_lines = first + n;
+		c->v[first + i] = get_le32(d + 4 * i);
+	if (first + n > c->n)
+		c->n = first + n;
+	in->sec_at[type] = at;
 	return 0;
 }
 
@@ -178,8 +189,8 @@ static int load_run(struct in *in, struct profile *p, const unsigned char *d, si
 			    (unsigned long long)first);
 	if (type == DF_STRINGS)
 		return load_strings(in, p, (size_t)first, d, size, at);
-	if (type == DF_START_LINES)
-		return load_start_lines(in, (size_t)first, d, size, at);
+	if (type == DF_START_LINES || type == DF_MODULE_OWNERS)
+		return load_column(in, type, (size_t)first, d, size, at);
 	sec = df_section_of(type);
 	if (!sec)
 		return 0; /* a later addition: skipped */
@@ -223,8 +234,8 @@ static int load_section(struct in *in, struct profile *p, uint32_t type, const u
 	if (type == DF_STRINGS)
 		return load_strings(in, p, 0, d, size, at);
 	if (type == DF_START_LINES) {
-		in->nstart_lines = 0;
-		return load_start_lines(in, 0, d, size, at);
+		in->start_lines.n = 0;
+		return load_column(in, type, 0, d, size, at);
 	}
 	sec = df_section_of(type);
 	if (sec)
@@ -412,16 +423,22 @@ static int validate(struct in *in, const struct profile *p)
 			in,
 			"bad wake-ups section at offset %zu: %zu wake-ups for %zu off-CPU spans",
 			in->sec_at[DF_WAKEUPS], p->nwakeups, p->noffcpu);
-	if (in->start_lines) {
-		if (in->nstart_lines != p->nlines)
-			return fail(in,
-				    "bad start lines section at offset %zu: %zu entries "
-				    "for %zu "
-				    "lines",
-				    in->sec_at[DF_START_LINES], in->nstart_lines, p->nlines);
+	if (in->start_lines.v) {
+		if (in->start_lines.n != p->nlines)
+			return fail(
+				in,
+				"bad start lines section at offset %zu: %zu entries for %zu lines",
+				in->sec_at[DF_START_LINES], in->start_lines.n, p->nlines);
 		for (size_t i = 0; i < p->nlines; i++)
-			p->lines[i].start_line = in->start_lines[i];
+			p->lines[i].start_line = in->start_lines.v[i];
 	}
+	/* A file written before owners were: none known (never root's by default). */
+	if (in->owners.v && in->owners.n != p->nmodules)
+		return fail(in,
+			    "bad module owners section at offset %zu: %zu entries for %zu modules",
+			    in->sec_at[DF_MODULE_OWNERS], in->owners.n, p->nmodules);
+	for (size_t i = 0; i < p->nmodules; i++)
+		p->modules[i].owner = in->owners.v ? in->owners.v[i] : PM_OWNER_UNKNOWN;
 	return 0;
 }
 
@@ -549,7 +566,7 @@ static int read_sections(struct in *in, struct profile *p, const unsigned char *
 		if (in->version >= 3 && type == DF_SYNC &&
 		    read_sync(in, d, (size_t)size, at, df_sum_gap(sum, buf, summed, at)))
 			return -EBADMSG;
-		if (type <= DF_WAKEUPS)
+		if (type <= DF_LAST_TYPE)
 			in->sec_at[type] = at;
 		/* Version 3 repeats its RUN, FRAME_LINES and SYNC sections. */
 		if (type < 32 && !(in->version >= 3 && type >= DF_RUN && type <= DF_SYNC)) {
@@ -593,8 +610,9 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
 		p->cut_at = in.cut;
 		p->cut_time = in.sync_time;
 	}
-	free(in.start_lines);
-	for (size_t t = 0; t <= DF_WAKEUPS; t++)
+	free(in.start_lines.v);
+	free(in.owners.v);
+	for (size_t t = 0; t <= DF_LAST_TYPE; t++)
 		free(in.runs[t]);
 	return p;
 }

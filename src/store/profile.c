@@ -94,6 +94,7 @@ struct profile *profile_new_next(const struct profile *p)
 
 		if (m->reason)
 			n->modules[id].reason = strtab_add(&n->str, strtab_get(&p->str, m->reason));
+		n->modules[id].owner = m->owner;
 	}
 	for (size_t i = 0; i < p->nsegments; i++)
 		profile_add_segment(n, &p->segments[i]);
@@ -167,6 +168,7 @@ uint32_t profile_add_module(struct profile *p, const char *path, const char *bui
 	m->build_id = strtab_add(&p->str, build_id ? build_id : "");
 	m->flags = flags;
 	m->reason = 0;
+	m->owner = PM_OWNER_UNKNOWN;
 	return (uint32_t)p->nmodules++;
 }
 

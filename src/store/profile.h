@@ -51,11 +51,19 @@ enum pm_module_flags {
 #define PM_MODULE_LINES_SHIFT  16
 #define PM_MODULE_LINES(flags) (((flags) >> PM_MODULE_LINES_SHIFT) & 0xff)
 
+/* A module's owner when the recording could not say (no file, an older recording). */
+#define PM_OWNER_UNKNOWN UINT32_MAX
+
 struct pm_module {
 	uint32_t path;	   /* string */
 	uint32_t build_id; /* string: lowercase hex, or "" */
 	uint32_t flags;	   /* pm_module_flags */
 	uint32_t reason;   /* string: why symbols are missing, or "" */
+	/*
+	 * The uid that owned its file when recorded, or PM_OWNER_UNKNOWN
+	 * (DF_MODULE_OWNERS: not a field of the module record).
+	 */
+	uint32_t owner;
 };
 
 enum pm_frame_flags {

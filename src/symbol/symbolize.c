@@ -236,8 +236,13 @@ void symbolize_modules(struct profile *p, struct symbolizer *z, bool final)
 	struct module_set *mods = z->mods;
 	uint8_t *has;
 
-	for (size_t i = p->nmodules; i < mods->n; i++)
-		profile_add_module(p, mods->mods[i]->path, "", module_flags(mods->mods[i], NULL));
+	for (size_t i = p->nmodules; i < mods->n; i++) {
+		const struct module *m = mods->mods[i];
+		uint32_t id = profile_add_module(p, m->path, "", module_flags(m, NULL));
+
+		/* Who may be trusted with the files its debug information names. */
+		p->modules[id].owner = m->uid == MODULE_NO_UID ? PM_OWNER_UNKNOWN : m->uid;
+	}
 	/* Of every module, those just added too (p->nmodules as it is now). */
 	has = final ? modules_with_segments(p) : NULL;
 	/*

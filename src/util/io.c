@@ -81,7 +81,7 @@ int open_regular(int dirfd, const char *path, uint64_t resolve, struct stat *st)
 	int pfd, fd;
 
 	pfd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-	if (pfd < 0 && errno == ENOSYS && !(resolve & RESOLVE_IN_ROOT))
+	if (pfd < 0 && errno == ENOSYS && !(resolve & (RESOLVE_IN_ROOT | RESOLVE_BENEATH)))
 		pfd = openat(dirfd, path, O_PATH | O_NOFOLLOW | O_CLOEXEC); /* before Linux 5.6 */
 	if (pfd < 0)
 		return -1;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -1367,10 +1368,13 @@ static struct profile *annotate_profile(const char *src)
 {
 	struct profile *p = profile_new();
 	uint32_t m = profile_add_module(p, "/x/app", "", 0);
-	uint32_t f0 = profile_intern_frame(p, m, 0, 0x100),
-		 f1 = profile_intern_frame(p, m, 0, 0x104);
-	uint32_t f2 = profile_intern_frame(p, m, 0, 0x108),
-		 f3 = profile_intern_frame(p, m, 0, 0x200);
+	uint32_t f0, f1, f2, f3;
+
+	p->modules[m].owner = (uint32_t)geteuid();
+	f0 = profile_intern_frame(p, m, 0, 0x100);
+	f1 = profile_intern_frame(p, m, 0, 0x104);
+	f2 = profile_intern_frame(p, m, 0, 0x108);
+	f3 = profile_intern_frame(p, m, 0, 0x200);
 
 	add_level(p, f0, "work", src, 3, false, 0, 1);
 	add_level(p, f1, "mix", "mix.h", 2, true, 0, 0); /* innermost first */
@@ -1386,12 +1390,14 @@ static struct profile *annotate_profile(const char *src)
 }
 
 /* A disassembler that knows three instructions of work, one per frame. */
-static int fake_disasm(void *arg, const char *path, const char *build_id, uint64_t start,
-		       const char *func, struct annotate_insn **insns, size_t *n, struct sbuf *why)
+static int fake_disasm(void *arg, const char *path, const char *build_id, uint32_t owner,
+		       uint64_t start, const char *func, struct annotate_insn **insns, size_t *n,
+		       struct sbuf *why)
 {
 	static const char *const text[] = {"pushq %rbp", "imulq %rsi, %rax", "retq"};
 
 	(void)build_id;
+	(void)owner;
 	if (strcmp(path, "/x/app") || strcmp(func, "work") || start != 0x100) {
 		sbuf_adds(why, "asked for something else");
 		return -1;
@@ -1415,7 +1421,7 @@ START_TEST(test_annotate)
 	struct annotate_code code = {fake_disasm, NULL};
 	struct report_opts o = {.rows = -1, .own_sources = true, .annotate = "work"};
 	struct sbuf why = SBUF_INIT;
-	char path[64], *text;
+	char path[64], uid[64], *text;
 	struct profile *p;
 	FILE *f;
 
@@ -1469,10 +1475,74 @@ START_TEST(test_annotate)
 	/* Sources another user's file names are not read: lines and counts alone. */
 	o.own_sources = false;
 	text = run_format(fmt_annotate, p, &o, NULL);
-	ck_assert_msg(strstr(text, "(not found; give --source-dir DIR: lines and counts alone)"),
+	ck_assert_msg(strstr(text, "(not read where recorded: the data file is another user's; "
+				   "give --source-dir DIR)"),
 		      "%s", text);
 	ck_assert_msg(strstr(text, "   33.3%         4      3\n"), "%s", text);
 	free(text);
+	o.own_sources = true;
+
+	/*
+	 * A module of another user's (#line "/etc/shadow" in their program):
+	 * its paths are not read, and the report says why; under
+	 * --source-dir they are.
+	 */
+	p->modules[0].owner = (uint32_t)geteuid() + 1;
+	text = run_format(fmt_annotate, p, &o, NULL);
+	snprintf(uid, sizeof(uid), "belonged to uid %u,", (unsigned)geteuid() + 1);
+	ck_assert_msg(strstr(text, "(not read where recorded: the module belonged to "), "%s", text);
+	ck_assert_msg(strstr(text, uid), "%s", text);
+	ck_assert_msg(!strstr(text, "int s = 0;"), "%s", text);
+	free(text);
+	p->modules[0].owner = PM_OWNER_UNKNOWN;
+	text = run_format(fmt_annotate, p, &o, NULL);
+	ck_assert_msg(strstr(text, "the recording does not say who owned the module"), "%s", text);
+	ck_assert_msg(!strstr(text, "int s = 0;"), "%s", text);
+	free(text);
+	{
+		const char *dirs[] = {annotate_dir};
+
+		o.source_dirs = dirs;
+		o.nsource_dirs = 1;
+		text = run_format(fmt_annotate, p, &o, NULL);
+		ck_assert_msg(strstr(text, "int s = 0;"), "%s", text);
+		free(text);
+		o.source_dirs = NULL;
+		o.nsource_dirs = 0;
+	}
+	p->modules[0].owner = (uint32_t)geteuid();
+	{
+		/*
+		 * --source-dir is never left: not by a recorded "..", not by a
+		 * link in it that leads out.
+		 */
+		char inner[96], link[128];
+		const char *dirs[] = {inner};
+		struct profile *q;
+
+		snprintf(inner, sizeof(inner), "%s/inner", annotate_dir);
+		snprintf(link, sizeof(link), "%s/up", inner);
+		ck_assert_int_eq(mkdir(inner, 0700), 0);
+		ck_assert_int_eq(symlink("..", link), 0);
+		o.source_dirs = dirs;
+		o.nsource_dirs = 1;
+		o.own_sources = false;
+		q = annotate_profile("/any/where/../../work.c");
+		text = run_format(fmt_annotate, q, &o, NULL);
+		ck_assert_msg(!strstr(text, "int s = 0;"), "%s", text);
+		free(text);
+		profile_free(q);
+		q = annotate_profile("/src/up/work.c");
+		text = run_format(fmt_annotate, q, &o, NULL);
+		ck_assert_msg(!strstr(text, "int s = 0;"), "%s", text);
+		free(text);
+		profile_free(q);
+		unlink(link);
+		rmdir(inner);
+		o.source_dirs = NULL;
+		o.nsource_dirs = 0;
+		o.own_sources = true;
+	}
 
 	/* A name without samples, and the C++ and copy forms of names. */
 	o.annotate = "nothing";

@@ -149,7 +149,7 @@ mkdir -p "$tmp/src/deep/targets"
 sed 's|/\* loop \*/|/* loop, from the source dir */|' "$src" >"$tmp/src/deep/targets/annotate.c"
 "$PERFMINI" report -i "$tmp/O2.data" --force --annotate=an_work >"$tmp/forced.txt" 2>&3 ||
 	fail "report --force --annotate exited $?"
-grep -q 'not found; give --source-dir DIR' "$tmp/forced.txt" ||
+grep -q "not read where recorded: the data file is another user's" "$tmp/forced.txt" ||
 	fail "with --force and no --source-dir, the recorded source was read"
 "$PERFMINI" report -i "$tmp/O2.data" --force --annotate=an_work --source-dir "$tmp/src/deep" \
 	>"$tmp/dir.txt" 2>&3 || fail "report --annotate --source-dir exited $?"
