@@ -20,6 +20,7 @@
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/msg.h"
+#include "util/sbuf.h"
 
 /*
  * What was recorded since the last chunk, to the file: the modules met
@@ -99,13 +100,34 @@ static void drop_slice(struct recorder *r, size_t k)
 	memmove(r->sealed + k, r->sealed + k + 1, (--r->nsealed - k) * sizeof(*r->sealed));
 }
 
-/* Sealed file k finished, and let go; said when it cannot be. */
+/* A sealed file that could not be finished (its path copied), for recorder_say_incomplete. */
+static void note_incomplete(struct recorder *r, const char *path)
+{
+	r->incomplete = xrealloc(r->incomplete, (r->nincomplete + 1) * sizeof(*r->incomplete));
+	r->incomplete[r->nincomplete++] = xstrdup(path);
+}
+
+void recorder_say_incomplete(const struct recorder *r)
+{
+	struct sbuf b = SBUF_INIT;
+
+	if (!r->nincomplete)
+		return;
+	for (size_t i = 0; i < r->nincomplete; i++)
+		sbuf_addf(&b, "%s'%s'", i ? ", " : "", r->incomplete[i]);
+	error("could not finish %s: each reads as cut short, up to its last chunk", b.buf);
+	sbuf_release(&b);
+}
+
+/* Sealed file k finished, and let go; noted when it cannot be. */
 static void finish_sealed(struct recorder *r, size_t k)
 {
 	char err[512];
+	char *path = xstrdup(r->sealed[k].out.file.path);
 
 	if (datafile_commit_names(&r->sealed[k].out, r->sealed[k].prof, err, sizeof(err)) < 0)
-		warning("%s", err);
+		note_incomplete(r, path);
+	free(path);
 	count_missing(r, r->sealed[k].prof);
 	drop_slice(r, k);
 }
@@ -252,9 +274,10 @@ int recorder_switch(struct recorder *r)
 	int ret;
 
 	if (datafile_create(&next, name, OUTFILE_NEW, err, sizeof(err)) < 0) {
+		/* The stop finishes the file written now: it is not lost with the next. */
 		error("%s", err);
 		free(name);
-		r->write_failed = true;
+		r->failed = true;
 		return -1;
 	}
 	datafile_own_tables(&next);
@@ -312,4 +335,7 @@ void recorder_release_slices(struct recorder *r)
 	profile_free(r->last);
 	free(r->sealed);
 	free(r->missing_sum);
+	for (size_t i = 0; i < r->nincomplete; i++)
+		free(r->incomplete[i]);
+	free(r->incomplete);
 }

@@ -484,7 +484,12 @@ static void record_loop(struct recorder *r, bool tty)
 	free(pfds);
 }
 
-/* The stop: nothing sampled before it is dropped; names, then the file. */
+/*
+ * The stop: nothing sampled before it is dropped; names, then the file.
+ * Sealed files of --switch-output are finished even when the file written
+ * now cannot be (a full disk: its own error named it); those that cannot
+ * be are named too.
+ */
 static int record_stop(struct recorder *r, size_t *written)
 {
 	char err[512];
@@ -498,20 +503,23 @@ static int record_stop(struct recorder *r, size_t *written)
 	offcpu_finish(&r->offcpu, r->end_ns);
 	/* Every sample in the file before naming starts: a kill now loses none. */
 	recorder_take_named(r);
-	if (recorder_flush(r, false) < 0) {
+	ret = recorder_flush(r, false);
+	if (ret < 0)
 		datafile_abandon(&r->out);
-		return -1;
-	}
-	recorder_name_frames(r, &stop_again);
-	if (r->unwinder)
+	if (ret == 0 || r->nsealed)
+		recorder_name_frames(r, &stop_again);
+	if (ret == 0 && r->unwinder)
 		stacker_settle_unwind(&r->stk, recorder_entry_frame, r);
 	recorder_finish_sealed(r, true);
-	recorder_add_threads(r);
-	recorder_write_meta(r);
-	ret = datafile_commit(&r->out, r->prof, written, err, sizeof(err));
-	if (ret < 0)
-		error("%s", err);
-	return ret;
+	if (ret == 0) {
+		recorder_add_threads(r);
+		recorder_write_meta(r);
+		ret = datafile_commit(&r->out, r->prof, written, err, sizeof(err));
+		if (ret < 0)
+			error("%s", err);
+	}
+	recorder_say_incomplete(r);
+	return ret < 0 || r->failed ? -1 : 0;
 }
 
 /* The model's text finder: code moved to anonymous memory, through the file's segments. */

@@ -78,8 +78,11 @@ struct recorder {
 	size_t unnamed_cut;	/* frames left unnamed because naming was cut short */
 	const char *cut_why;	/* and why, or NULL */
 	struct datafile_out out;
-	uint64_t last_flush;	  /* when the last chunk went to the file */
-	bool write_failed;	  /* the file could not be written: said, and stopped */
+	uint64_t last_flush; /* when the last chunk went to the file */
+	bool write_failed;   /* the file could not be written: said, and stopped */
+	bool failed;	     /* something said stopped the recording: exit 1 */
+	char **incomplete;   /* sealed files that could not be finished, to be named */
+	size_t nincomplete;
 	struct hmap sampled_tids; /* tid -> pid, of the living threads sampled */
 	size_t nprocs;		  /* processes sampled (or waited), as the model knew them */
 	size_t nthreads;	  /* threads sampled (or waited, --off-cpu), living or not */
@@ -248,8 +251,13 @@ int recorder_switch(struct recorder *r);
  * Takes what the naming thread resolved into the profile (as
  * recorder_take_named), then finishes the sealed files whose frames are
  * named by now, every one with all (once naming is over); a file that
- * cannot be finished is said.
+ * cannot be finished is noted (recorder_note_incomplete).
  */
 void recorder_finish_sealed(struct recorder *r, bool all);
+/*
+ * One line naming every file noted, when there are any: each reads as
+ * cut short, up to its last chunk.
+ */
+void recorder_say_incomplete(const struct recorder *r);
 
 #endif

@@ -161,8 +161,11 @@ static void write_error(const struct datafile_out *out, char *err, size_t errlen
 		snprintf(err, errlen,
 			 "cannot write '%s': its reader took nothing for %d s after the stop",
 			 out->file.path, OUTFILE_GRACE_MS / 1000);
-	else if (e == ENOSPC || e == EDQUOT || e == EFBIG)
+	else if ((e == ENOSPC || e == EDQUOT || e == EFBIG) && out->named)
 		snprintf(err, errlen, "cannot write '%s': %s; it keeps what was recorded before",
+			 out->file.path, strerror(e));
+	else if (e == ENOSPC || e == EDQUOT || e == EFBIG)
+		snprintf(err, errlen, "cannot write '%s': %s; nothing of it was kept",
 			 out->file.path, strerror(e));
 	else
 		snprintf(err, errlen, "cannot write '%s': %s", out->file.path, strerror(e));
@@ -182,6 +185,15 @@ static int put(struct datafile_out *out, const struct df_out *o, bool name)
 	if (out->err == 0) {
 		out->sum = crc32_z(out->sum, o->buf, o->len);
 		out->bytes += o->len;
+	} else if (!outfile_is_stream(&out->file)) {
+		/*
+		 * The part of the chunk written is cut off: the file ends at its
+		 * last whole chunk, and the space it took (a full disk) goes to
+		 * the other files that still have chunks to finish.
+		 */
+		if (ftruncate(out->file.fd, (off_t)out->bytes) < 0) {
+			/* the reader still stops at the last SYNC */
+		}
 	}
 	if (out->err == 0 && name && !out->named) {
 		out->err = outfile_publish(&out->file);

@@ -24,35 +24,8 @@ id=$(LC_ALL=C readelf -nW "$exe" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
 [ -n "$id" ] || fail "sym-dinfod has no build-id"
 DELAY=2.5
 
-# The slow server: the debug file of one build-id, after DELAY seconds;
-# gone after two minutes at most.
-python3 -c '
-import http.server, sys, time
-bid, path, delay = sys.argv[1], sys.argv[2], float(sys.argv[3])
-class Slow(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        if self.path != "/buildid/%s/debuginfo" % bid:
-            self.send_error(404)
-            return
-        time.sleep(delay)
-        data = open(path, "rb").read()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-        print("served", flush=True)
-    def log_message(self, *args):
-        pass
-s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Slow)
-s.timeout = 1
-print(s.server_address[1], flush=True)
-end = time.time() + 120
-while time.time() < end:
-    s.handle_request()
-' "$id" "$TARGETS/sym-dinfod.dbg" "$DELAY" >"$tmp/srv" &
-track $!
-wait_line "$tmp/srv" '^[0-9]+$' 10 || fail "the slow server did not start"
-port=$(head -n 1 "$tmp/srv")
+# The slow server: the debug file of one build-id, after DELAY seconds.
+slow_debuginfod "$id" "$TARGETS/sym-dinfod.dbg" "$DELAY"
 
 mkdir "$tmp/s"
 rc=0

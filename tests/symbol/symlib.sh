@@ -303,3 +303,38 @@ plt_measurable() {
 	say "$1: perf puts ${pm_n% *} of ${pm_n#* } samples in a PLT entry"
 	[ "${pm_n% *}" -ge 5 ]
 }
+
+# slow_debuginfod ID FILE DELAY: starts a debuginfod server on localhost
+# that answers only for build-id ID, with FILE, after DELAY seconds (and
+# 404 for anything else); gone after two minutes at most. Sets port; the
+# server writes its port, then "served" for each answer, to $tmp/srv.
+slow_debuginfod() {
+	python3 -c '
+import http.server, sys, time
+bid, path, delay = sys.argv[1], sys.argv[2], float(sys.argv[3])
+class Slow(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        if self.path != "/buildid/%s/debuginfo" % bid:
+            self.send_error(404)
+            return
+        time.sleep(delay)
+        data = open(path, "rb").read()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        print("served", flush=True)
+    def log_message(self, *args):
+        pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+s.timeout = 1
+print(s.server_address[1], flush=True)
+end = time.time() + 120
+while time.time() < end:
+    s.handle_request()
+' "$1" "$2" "$3" >"$tmp/srv" &
+	track $!
+	wait_line "$tmp/srv" '^[0-9]+$' 10 || fail "the slow debuginfod server did not start"
+	# shellcheck disable=SC2034 # the caller's, as the comment above says
+	port=$(head -n 1 "$tmp/srv")
+}
