@@ -97,15 +97,63 @@ static int dir_files(const char *dir, char ***names, size_t *n)
 	return 0;
 }
 
-/* Reads path and merges it into *into (made at the first); false after saying why. */
-static bool merge_one(const char *path, bool force, bool wall, struct profile **into)
+/* The files merged so far, by device and inode: one given twice is merged once. */
+struct seen {
+	dev_t *dev;
+	ino_t *ino;
+	size_t n, cap;
+};
+
+/* Whether path is a file merged already (said so); else it is noted. */
+static bool seen_before(struct seen *s, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return false; /* datafile_read says why */
+	for (size_t i = 0; i < s->n; i++)
+		if (s->dev[i] == st.st_dev && s->ino[i] == st.st_ino) {
+			warning("%s is a file read already: it is merged once", path);
+			return true;
+		}
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 16;
+		s->dev = xrealloc(s->dev, s->cap * sizeof(*s->dev));
+		s->ino = xrealloc(s->ino, s->cap * sizeof(*s->ino));
+	}
+	s->dev[s->n] = st.st_dev;
+	s->ino[s->n++] = st.st_ino;
+	return false;
+}
+
+/* Whether path begins as a data file does (another file in a directory is skipped). */
+static bool has_magic(const char *path)
+{
+	char head[sizeof(DATAFILE_MAGIC) - 1];
+	FILE *f = fopen(path, "rbe");
+	bool ok = f && fread(head, 1, sizeof(head), f) == sizeof(head) &&
+		  !memcmp(head, DATAFILE_MAGIC, sizeof(head));
+
+	if (f)
+		fclose(f);
+	return ok;
+}
+
+/*
+ * Reads path and merges it into *into (made at the first), unless it was
+ * merged already: 1, 0 for a file merged already, -1 after saying why.
+ */
+static int merge_one(const char *path, bool force, bool wall, struct seen *s, struct profile **into)
 {
 	char err[512];
-	struct profile *p = datafile_read(path, force, err, sizeof(err));
+	struct profile *p;
 
+	if (seen_before(s, path))
+		return 0;
+	p = datafile_read(path, force, err, sizeof(err));
 	if (!p) {
 		error("%s", err);
-		return false;
+		return -1;
 	}
 	report_say_cut(p, path);
 	if (wall)
@@ -114,13 +162,14 @@ static bool merge_one(const char *path, bool force, bool wall, struct profile **
 		*into = profile_new();
 	profile_merge(*into, p);
 	profile_free(p);
-	return true;
+	return 1;
 }
 
 struct profile *report_read_inputs(const char *const *inputs, size_t ninputs, const char *input,
 				   bool force, bool wall)
 {
 	struct profile *p = NULL;
+	struct seen seen = {0};
 	char err[512];
 	struct stat st;
 	size_t files = 0;
@@ -141,24 +190,42 @@ struct profile *report_read_inputs(const char *const *inputs, size_t ninputs, co
 		bool ok = true;
 
 		if (stat(in, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			ok = merge_one(in, force, wall, &p);
-			files++;
+			int got = merge_one(in, force, wall, &seen, &p);
+
+			ok = got >= 0;
+			files += got > 0;
 		} else if (dir_files(in, &names, &n) < 0 || n == 0) {
 			error("%s: %s", in, n == 0 ? "a directory without files" : strerror(errno));
 			ok = false;
 		} else {
 			for (size_t k = 0; k < n; k++) {
-				ok = ok && merge_one(names[k], force, wall, &p);
+				/* A file of another kind beside the recordings: not one of them. */
+				int got = 0;
+
+				if (ok && !has_magic(names[k]))
+					warning("%s is not a perfmini data file: skipped",
+						names[k]);
+				else if (ok &&
+					 (got = merge_one(names[k], force, wall, &seen, &p)) < 0)
+					ok = false;
+				files += got > 0;
 				free(names[k]);
 			}
 			free(names);
-			files += n;
+		}
+		if (ok && !p) {
+			error("%s: no perfmini data file in it", in);
+			ok = false;
 		}
 		if (!ok) {
+			free(seen.dev);
+			free(seen.ino);
 			profile_free(p);
 			return NULL;
 		}
 	}
+	free(seen.dev);
+	free(seen.ino);
 	snprintf(err, sizeof(err), "%zu", files);
 	profile_set_meta(p, "merged-files", err);
 	return p;

@@ -384,6 +384,7 @@ static int open_perfmap(uint32_t pid, const char *map)
 	if (fd >= 0 && ((st.st_uid != 0 && st.st_uid != owner.st_uid) || st.st_nlink != 1 ||
 			is_mount_root(fd))) {
 		close(fd);
+		errno = EPERM; /* there, but refused: said as such (REASON_PERFMAP_REFUSED) */
 		return -1;
 	}
 	return fd;
@@ -425,7 +426,7 @@ int module_perfmap_open(struct module *m)
 		return 0;
 	errno = 0;
 	m->fd = open_perfmap(m->pid, m->path);
-	if (m->fd < 0 && (errno == EMFILE || errno == ENFILE))
+	if (m->fd < 0 && (errno == EMFILE || errno == ENFILE || errno == EPERM))
 		m->pin_error = errno;
 	return m->fd >= 0 ? 0 : -ENOENT;
 }

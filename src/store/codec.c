@@ -579,6 +579,13 @@ void df_put_chunk(struct df_out *o, const struct profile *p, struct datafile_out
 			put_new(o, p, DF_STACK_FRAMES, &done->stack_frames);
 			put_new(o, p, DF_STACKS, &done->stacks);
 		}
+		/* SYNC's time: the latest of the records, those the profile holds too. */
+		for (size_t i = done->samples; i < p->nsamples; i++)
+			if (p->samples[i].time > w->last_time)
+				w->last_time = p->samples[i].time;
+		for (size_t i = done->offcpu; i < p->noffcpu; i++)
+			if (p->offcpu[i].time > w->last_time)
+				w->last_time = p->offcpu[i].time;
 		put_appended(o, p, DF_SAMPLES, &w->samples, &done->samples);
 		put_appended(o, p, DF_THREADS, &w->threads, &done->threads);
 		put_appended(o, p, DF_OFFCPU, &w->offcpu, &done->offcpu);

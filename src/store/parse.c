@@ -43,8 +43,10 @@ struct in {
 	struct run *runs[DF_LAST_TYPE + 1]; /* version 3: every RUN of each type, in file order */
 	size_t nruns[DF_LAST_TYPE + 1], runs_cap[DF_LAST_TYPE + 1];
 	struct column start_lines, owners;
-	uint64_t sync_time; /* the last SYNC's */
-	size_t cut;	    /* version 3 cut short: where the file breaks off */
+	uint64_t sync_time;		   /* the last SYNC's */
+	uint64_t last_time;		   /* the latest sample or span time read so far */
+	size_t timed_samples, timed_spans; /* the records last_time has seen */
+	size_t cut;			   /* version 3 cut short: where the file breaks off */
 };
 
 static int fail(struct in *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -481,15 +483,35 @@ static int read_end(struct in *in, const unsigned char *buf, size_t len, size_t 
 
 /*
  * A chunk's end: its SYNC holds the checksum of everything before it, so
- * that a file cut short is checked as a whole one is, headers included.
+ * that a file cut short is checked as a whole one is, headers included;
+ * and the count of samples so far and the latest time of a sample or a
+ * span, both checked against the records (0: an older writer that did
+ * not say, in whole files and in the last chunk of a sealed slice).
  */
-static int read_sync(struct in *in, const unsigned char *d, size_t size, size_t at, uLong sum)
+static int read_sync(struct in *in, const struct profile *p, const unsigned char *d, size_t size,
+		     size_t at, uLong sum)
 {
+	uint64_t t, n;
+
 	if (size < DF_SYNC_PAYLOAD)
 		return fail(in, "bad sync section at offset %zu: %zu bytes", at, size);
 	if (get_le32(d + 16) != (uint32_t)sum)
 		return fail(in, "corrupt file: the checksum at offset %zu does not match", at);
-	in->sync_time = get_le64(d);
+	t = get_le64(d);
+	n = get_le64(d + 8);
+	for (; in->timed_samples < p->nsamples; in->timed_samples++)
+		if (p->samples[in->timed_samples].time > in->last_time)
+			in->last_time = p->samples[in->timed_samples].time;
+	for (; in->timed_spans < p->noffcpu; in->timed_spans++)
+		if (p->offcpu[in->timed_spans].time > in->last_time)
+			in->last_time = p->offcpu[in->timed_spans].time;
+	if (n && n != p->nsamples)
+		return fail(in, "bad sync section at offset %zu: it counts %llu samples, not %zu",
+			    at, (unsigned long long)n, p->nsamples);
+	if (t && t != in->last_time)
+		return fail(in, "bad sync section at offset %zu: time %llu ns, not %llu", at,
+			    (unsigned long long)t, (unsigned long long)in->last_time);
+	in->sync_time = t;
 	return 0;
 }
 
@@ -564,7 +586,7 @@ static int read_sections(struct in *in, struct profile *p, const unsigned char *
 		if (type == DF_END)
 			return read_end(in, buf, len, at, size, df_sum_gap(sum, buf, summed, at));
 		if (in->version >= 3 && type == DF_SYNC &&
-		    read_sync(in, d, (size_t)size, at, df_sum_gap(sum, buf, summed, at)))
+		    read_sync(in, p, d, (size_t)size, at, df_sum_gap(sum, buf, summed, at)))
 			return -EBADMSG;
 		if (type <= DF_LAST_TYPE)
 			in->sec_at[type] = at;
@@ -585,6 +607,25 @@ static int read_sections(struct in *in, struct profile *p, const unsigned char *
 	}
 }
 
+/*
+ * Whether buf's last bytes are an end section, its payload's CRC right:
+ * a file the walk through its sections could not follow to them was
+ * damaged, not cut short by a recorder killed.
+ */
+static bool ends_whole(const unsigned char *buf, size_t len)
+{
+	size_t at;
+
+	if (len < DF_HEADER_SIZE + DF_SECTION_HEAD + DF_END_PAYLOAD)
+		return false;
+	at = len - DF_SECTION_HEAD - DF_END_PAYLOAD;
+	return at % 8 == 0 && get_le32(buf + at) == DF_END &&
+	       get_le64(buf + at + 8) == DF_END_PAYLOAD &&
+	       get_le32(buf + at + 4) == (uint32_t)crc32_z(crc32(0L, Z_NULL, 0),
+							   buf + at + DF_SECTION_HEAD,
+							   DF_END_PAYLOAD);
+}
+
 struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err, size_t errlen)
 {
 	struct in in = {.err = err, .errlen = errlen};
@@ -596,6 +637,13 @@ struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err,
 		return NULL;
 	if (in.version >= 3) {
 		limit = read_limit(buf, len, &in.cut);
+		if (in.cut && ends_whole(buf, len)) {
+			fail(&in,
+			     "damaged at offset %zu: a section's size leads past the file, which "
+			     "ends with its end section: it was written whole, not cut short",
+			     in.cut);
+			return NULL;
+		}
 		if (in.cut && limit == DF_HEADER_SIZE) {
 			fail(&in, "truncated at offset %zu: cut short before its first chunk ended",
 			     in.cut);

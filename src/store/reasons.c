@@ -35,6 +35,9 @@ const char *module_reason_text(enum module_reason r)
 		       "met after that have no names";
 	case REASON_PERFMAP_EMPTY:
 		return "its perf map names no function (empty, or no line of it could be read)";
+	case REASON_PERFMAP_REFUSED:
+		return "its perf map was refused: it belongs to neither the process's user nor "
+		       "root, has other links, or is a mount point (a bind mount)";
 	}
 	return "";
 }
@@ -89,6 +92,9 @@ const char *module_reason_fix(enum module_reason r)
 	case REASON_PERFMAP_EMPTY:
 		return "check that the runtime writes its map as it compiles (\"START SIZE "
 		       "NAME\" lines, hexadecimal) and flushes it";
+	case REASON_PERFMAP_REFUSED:
+		return "let the runtime write /tmp/perf-PID.map itself, as a plain file of its "
+		       "own, in the process's /tmp";
 	case REASON_NO_DESCRIPTORS:
 		return "raise the limit on open files ('ulimit -n', or LimitNOFILE= for a "
 		       "service)";

@@ -15,17 +15,18 @@
  */
 enum module_reason {
 	REASON_NONE = 0,
-	REASON_STRIPPED = 1,	   /* only .dynsym: internal functions have no names */
-	REASON_NO_SYMBOLS = 2,	   /* no symbol table at all */
-	REASON_FILE_GONE = 3,	   /* the file could not be opened */
-	REASON_NOT_ELF = 4,	   /* the file is not ELF */
-	REASON_ANON = 5,	   /* executable memory with no file and no perf map */
-	REASON_KERNEL_HIDDEN = 6,  /* kallsyms shows no addresses */
-	REASON_NO_MAPPING = 7,	   /* the address was in no known mapping */
-	REASON_VDSO = 8,	   /* the vdso image could not be read */
-	REASON_NO_DESCRIPTORS = 9, /* perfmini ran out of file descriptors */
-	REASON_CHANGED = 10,	   /* the file shrank while perfmini read it */
-	REASON_PERFMAP_EMPTY = 11, /* a perf map that names no function */
+	REASON_STRIPPED = 1,	     /* only .dynsym: internal functions have no names */
+	REASON_NO_SYMBOLS = 2,	     /* no symbol table at all */
+	REASON_FILE_GONE = 3,	     /* the file could not be opened */
+	REASON_NOT_ELF = 4,	     /* the file is not ELF */
+	REASON_ANON = 5,	     /* executable memory with no file and no perf map */
+	REASON_KERNEL_HIDDEN = 6,    /* kallsyms shows no addresses */
+	REASON_NO_MAPPING = 7,	     /* the address was in no known mapping */
+	REASON_VDSO = 8,	     /* the vdso image could not be read */
+	REASON_NO_DESCRIPTORS = 9,   /* perfmini ran out of file descriptors */
+	REASON_CHANGED = 10,	     /* the file shrank while perfmini read it */
+	REASON_PERFMAP_EMPTY = 11,   /* a perf map that names no function */
+	REASON_PERFMAP_REFUSED = 12, /* a perf map there, refused (owner, links, mount) */
 };
 
 /*

@@ -16,6 +16,7 @@
 
 #include "store/codec-int.h"
 #include "util/alloc.h"
+#include "util/array.h"
 #include "util/bytes.h"
 #include "util/io.h"
 
@@ -220,14 +221,15 @@ int datafile_flush(struct datafile_out *out, const struct profile *p, char *err,
 	return out->err;
 }
 
-/* Everything out holds in memory. */
+/* Everything out holds in memory; the counts of records written stay (SYNC says them). */
 static void release_pending(struct datafile_out *out)
 {
-	free(out->samples.buf);
-	free(out->threads.buf);
-	free(out->offcpu.buf);
-	free(out->wakeups.buf);
-	out->samples = out->threads = out->offcpu = out->wakeups = (struct df_pending){0};
+	struct df_pending *all[] = {&out->samples, &out->threads, &out->offcpu, &out->wakeups};
+
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
+		free(all[i]->buf);
+		*all[i] = (struct df_pending){.written = all[i]->written};
+	}
 }
 
 void datafile_abandon(struct datafile_out *out)

@@ -20,6 +20,7 @@ int symfile_load_perfmap(struct symfile *f)
 	if (f->mod->fd < 0) {
 		/* The runtime never wrote one we could read, or we could not open it. */
 		f->reason = symfile_out_of_descriptors(f->mod->pin_error) ? REASON_NO_DESCRIPTORS
+			    : f->mod->pin_error == EPERM		  ? REASON_PERFMAP_REFUSED
 									  : REASON_ANON;
 		return -ENOENT;
 	}

@@ -20,7 +20,8 @@
 #     exit, with a complete file in which no sample is named.
 #  7. bind (as root): the map is a root-only file bind-mounted over
 #     /tmp/perf-PID.map in the target's own mount namespace (what a user
-#     may do in a user namespace): not named;
+#     may do in a user namespace): not named, and the report says the
+#     map was refused (no advice to write one);
 #  8. longline: the map's first "line" is 160 MiB without a newline, the
 #     good line after it: 'perfmini symbolize -p' names the code from the
 #     good line, and its peak memory stays under 64 MiB (a reader that
@@ -73,6 +74,13 @@ if [ "$(id -u)" -eq 0 ]; then
 	run_record 60 "$tmp/bind.data" -- "$FAULT_JIT" 0.4 bind
 	run_report "$tmp/bind.data" "$tmp/bind.folded"
 	unnamed "$tmp/bind.folded" "a root-only file bind-mounted over the map"
+	# The report says the map was refused, not that the runtime wrote none.
+	"$PERFMINI" report -i "$tmp/bind.data" -n 1 >"$tmp/bind.top" 2>&3 ||
+		fail "report of the bind-mounted map's recording failed"
+	grep -q 'perf map was refused' "$tmp/bind.top" ||
+		fail "bind: the report does not say the map was refused: $(grep -i 'map' "$tmp/bind.top")"
+	! grep -q 'have the runtime write' "$tmp/bind.top" ||
+		fail "bind: the report advises writing a map that is there"
 else
 	say "not root: maps of other users cannot be made here, not checked"
 fi

@@ -9,6 +9,8 @@
 #   a command, a new file at every 64 KiB: two files or more, none cut
 #               short, and merged they hold every sample the recorder's
 #               summary counted; spin_hot is the hottest in the merge;
+#               a text file beside them is skipped with a warning, and a
+#               file given twice (two spellings) merged once, said;
 #   --off-cpu, a new file every second: pingpong's two threads each
 #               wait 3.5 s in one call (the pinger in usleep under main,
 #               the ponger in read under ponger), spans that begin in
@@ -98,6 +100,25 @@ fi
 sed -n "/^ Self%/,\$p" "$tmp/c.top" >&3
 grep -Eq 'spin-pie +spin_hot$' "$tmp/c.top" || fail "report -i DIR: spin_hot is not the hottest"
 say "a command: $n files of 64 KiB, $merged samples as counted"
+# A file of another kind beside them is skipped, said; a file given twice
+# (by two spellings) is merged once, said.
+printf 'notes on the recording\n' >"$tmp/c/notes.txt"
+rc=0
+"$PERFMINI" report -i "$tmp/c" --folded >"$tmp/c2.folded" 2>"$tmp/c2.err" || rc=$?
+[ "$rc" -eq 0 ] || fail "report -i DIR with a text file in it exited $rc: $(cat "$tmp/c2.err")"
+grep -q "notes.txt is not a perfmini data file: skipped" "$tmp/c2.err" ||
+	fail "report -i DIR: the text file was not said skipped: $(cat "$tmp/c2.err")"
+[ "$(awk '{ s += $NF } END { print s + 0 }' "$tmp/c2.folded")" -eq "$merged" ] ||
+	fail "report -i DIR with a text file: not the samples of the recordings"
+rm "$tmp/c/notes.txt"
+one=$(find "$tmp/c" -name 'cmd.data.*' | sort | head -n 1)
+alone=$(samples "$one")
+"$PERFMINI" report -i "$one" -i "$tmp/c/../c/${one##*/}" --folded >"$tmp/c3.folded" \
+	2>"$tmp/c3.err" || fail "report -i F -i F exited $?: $(cat "$tmp/c3.err")"
+grep -q "is a file read already: it is merged once" "$tmp/c3.err" ||
+	fail "report -i F -i F: not said: $(cat "$tmp/c3.err")"
+[ "$(awk '{ s += $NF } END { print s + 0 }' "$tmp/c3.folded")" -eq "$alone" ] ||
+	fail "report -i F -i F: not the samples of F alone ($alone)"
 
 # A span carried from file to file keeps its stack: each slice numbers its
 # stacks and frames anew.

@@ -21,6 +21,7 @@
 #include "unit-helpers.h"
 #include "util/alloc.h"
 #include "util/array.h"
+#include "util/bytes.h"
 
 /* The message of the last failed datafile_* call on a file. */
 static char file_err[512];
@@ -434,6 +435,46 @@ START_TEST(test_decode_truncated)
 		ck_assert_uint_ge(q->cut_at, len - 24);
 		ck_assert_uint_gt(q->nsamples, 0);
 		profile_free(q);
+	}
+	free(buf);
+}
+END_TEST
+
+/*
+ * A whole file with a section's size made too large (its CRCs all
+ * right): damaged, not cut short, since it ends with a whole END. And a
+ * SYNC that says other samples or another time than its records hold
+ * (its checksum made right) is refused.
+ */
+START_TEST(test_decode_damaged)
+{
+	size_t len, at = 24;
+	unsigned char *buf = small_file(&len);
+	char err[256];
+
+	while (at + 16 <= len && get32(buf + at) != DF_SYNC) {
+		uint64_t size = get64(buf + at + 8);
+
+		if (get32(buf + at) == DF_RUN && get32(buf + at + 16) == DF_SAMPLES) {
+			put_le64(buf + at + 8, len);
+			ck_assert_ptr_null(decode(buf, len, err, sizeof(err)));
+			ck_assert_msg(strstr(err, "damaged at offset"), "message: %s", err);
+			put_le64(buf + at + 8, size);
+		}
+		at += 16 + size;
+		at += (8 - at % 8) % 8;
+	}
+	ck_assert_uint_eq(get32(buf + at), DF_SYNC);
+	for (int field = 0; field < 2; field++) {
+		unsigned char *d = buf + at + 16 + 8 * field;
+		uint64_t was = get64(d);
+
+		put_le64(d, was + 1000);
+		put_le32(buf + at + 4, (uint32_t)crc32(crc32(0L, Z_NULL, 0), buf + at + 16,
+						       (uInt)get64(buf + at + 8)));
+		ck_assert_ptr_null(decode(buf, len, err, sizeof(err)));
+		ck_assert_msg(strstr(err, "bad sync section"), "message: %s", err);
+		put_le64(d, was);
 	}
 	free(buf);
 }
@@ -1465,6 +1506,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, test_decode_versions);
 	tcase_add_test(tc, test_decode_truncated);
 	tcase_add_test(tc, test_decode_flipped);
+	tcase_add_test(tc, test_decode_damaged);
 	tcase_add_loop_test(tc, test_decode_bad_index, 0, (int)ARRAY_SIZE(breakers));
 	tcase_add_test(tc, test_decode_handmade);
 	tcase_set_timeout(tc, 60);
