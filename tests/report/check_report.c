@@ -1490,7 +1490,8 @@ START_TEST(test_annotate)
 	p->modules[0].owner = (uint32_t)geteuid() + 1;
 	text = run_format(fmt_annotate, p, &o, NULL);
 	snprintf(uid, sizeof(uid), "belonged to uid %u,", (unsigned)geteuid() + 1);
-	ck_assert_msg(strstr(text, "(not read where recorded: the module belonged to "), "%s", text);
+	ck_assert_msg(strstr(text, "(not read where recorded: the module belonged to "), "%s",
+		      text);
 	ck_assert_msg(strstr(text, uid), "%s", text);
 	ck_assert_msg(!strstr(text, "int s = 0;"), "%s", text);
 	free(text);
