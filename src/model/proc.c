@@ -110,6 +110,7 @@ static struct process *add_process(struct model *m, uint32_t pid, struct maps *m
 	struct process *p = xcalloc(1, sizeof(*p));
 
 	p->pid = pid;
+	p->serial = ++m->serials;
 	p->maps = maps ? maps : maps_new();
 	snprintf(p->comm, sizeof(p->comm), pid ? "pid-%u" : "swapper", pid);
 	hmap_put_ptr(&m->procs, pid, p);
@@ -158,9 +159,10 @@ static struct thread *get_thread(struct model *m, uint32_t pid, uint32_t tid, bo
 		if (!t->exited && t->pid == pid)
 			return t;
 		if (!t->exited) {
-			t->pid = pid; /* tid reused by another process */
+			t->pid = pid; /* tid reused by another process: another thread */
 			memcpy(t->comm, model_process(m, pid)->comm, COMM_MAX);
-			t->comm_id = 0;
+			t->serial = ++m->serials;
+			t->comm_gen = ++m->serials;
 			return t;
 		}
 		if (t->pid == pid && !born)
@@ -171,6 +173,8 @@ static struct thread *get_thread(struct model *m, uint32_t pid, uint32_t tid, bo
 	t = xcalloc(1, sizeof(*t));
 	t->tid = tid;
 	t->pid = pid;
+	t->serial = ++m->serials;
+	t->comm_gen = ++m->serials;
 	memcpy(t->comm, p->comm, COMM_MAX);
 	if (read_name && m->live && tid != pid) {
 		char path[64];
@@ -200,7 +204,7 @@ void model_comm(struct model *m, uint32_t pid, uint32_t tid, const char *comm, b
 	}
 	t = model_thread(m, pid, tid);
 	snprintf(t->comm, COMM_MAX, "%s", comm);
-	t->comm_id = 0;
+	t->comm_gen = ++m->serials;
 	if (exec || tid == pid)
 		snprintf(p->comm, COMM_MAX, "%s", comm);
 }
@@ -229,7 +233,7 @@ void model_fork(struct model *m, uint32_t pid, uint32_t ppid, uint32_t tid, uint
 	 */
 	t = get_thread(m, pid, tid, false, true);
 	memcpy(t->comm, parent->comm, COMM_MAX);
-	t->comm_id = 0;
+	t->comm_gen = ++m->serials;
 }
 
 static void add_dead(struct model *m, uint64_t time, void *obj, uint32_t id, bool proc)
@@ -267,13 +271,14 @@ void model_exit(struct model *m, uint32_t pid, uint32_t tid, uint64_t time)
 	}
 }
 
-void model_reap(struct model *m, uint64_t before, void (*gone)(uint32_t pid, void *arg), void *arg)
+void model_reap(struct model *m, uint64_t before, void (*gone)(uint32_t id, bool proc, void *arg),
+		void *arg)
 {
 	while (m->dead_head < m->ndead && m->dead[m->dead_head].time < before) {
 		const struct model_dead *d = &m->dead[m->dead_head++];
 
-		if (unlink_dead(m, d) && d->proc && gone)
-			gone(d->id, arg);
+		if (unlink_dead(m, d) && gone)
+			gone(d->id, d->proc, arg);
 		free_dead(d);
 	}
 	if (m->dead_head == m->ndead)

@@ -38,25 +38,20 @@ struct process {
 	uint64_t perfmap_retry_ns;   /* how long after that it is looked for again */
 	struct module *perfmap;	     /* its JIT code's module, once it ran any */
 	bool exited;		     /* its leader's exit was applied: see model_exit */
-	bool sampled;		     /* kept for the model's user (the recorder), never read here */
+	uint64_t serial;	     /* this process, told apart from others of its pid */
 };
 
 struct thread {
 	uint32_t tid, pid;
 	char comm[COMM_MAX];
 	/*
-	 * Kept for the model's user (the recorder), never read here: an id
-	 * it gave comm (0: none; the model resets it whenever comm changes),
-	 * and whether the thread was sampled; the cgroup id it was last seen
-	 * in, and the recorder's id for that cgroup's path (when
-	 * cgroup_known).
+	 * This thread, told apart from others of its tid (and of other
+	 * processes after a tid is taken by another): a number the model
+	 * gives each thread and process it makes, never twice.
 	 */
-	uint32_t comm_id;
-	uint32_t cgroup_path;
-	uint64_t cgroup;
-	bool cgroup_known;
-	bool sampled;
-	bool exited; /* its exit was applied: see model_exit */
+	uint64_t serial;
+	uint64_t comm_gen; /* another number each time comm changes (from the same count) */
+	bool exited;	   /* its exit was applied: see model_exit */
 };
 
 /* A thread or process that exited, until model_reap forgets it. */
@@ -96,6 +91,7 @@ struct model {
 	size_t dead_head, ndead, dead_cap;
 	model_text_fn text_of; /* NULL: moved code stays anonymous */
 	void *text_arg;
+	uint64_t serials; /* the numbers given so far (serial, comm_gen) */
 };
 
 void model_init(struct model *m, struct module_set *mods, bool live);
@@ -122,10 +118,11 @@ void model_exit(struct model *m, uint32_t pid, uint32_t tid, uint64_t time);
 /*
  * Forgets the threads and processes that exited before time `before`, so
  * that a long recording keeps only the living and the just dead; gone
- * (may be NULL) hears of each process forgotten whose pid no new process
- * took meanwhile.
+ * (may be NULL) hears of each thread and process forgotten (proc) whose
+ * id no new one took meanwhile.
  */
-void model_reap(struct model *m, uint64_t before, void (*gone)(uint32_t pid, void *arg), void *arg);
+void model_reap(struct model *m, uint64_t before, void (*gone)(uint32_t id, bool proc, void *arg),
+		void *arg);
 /* Hands fn every thread the model holds, the exited not reaped yet included, once. */
 void model_each_thread(struct model *m, void (*fn)(struct thread *t, void *arg), void *arg);
 /* A new executable mapping; path with ino 0 is anonymous or a pseudo-file. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * record-open.c - a recording's events opened on every target, retried
- * without the kernel or with smaller rings where the system says so,
- * and, when they cannot be, one line that says why and what to do.
+ * events.c - the session's perf events opened, and why not: the
+ * attributes of every event, the targets attached, what the kernel's
+ * settings leave out said to the user; see events-int.h.
  */
 #include "config.h"
 
@@ -12,30 +12,25 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "cmd/recorder-int.h"
+#include "session/events-int.h"
+#include "stack/unwind.h"
 #include "util/msg.h"
 #include "util/process.h"
 
-/*
- * The soft limit on open files raised to the hard one; the modules' files
- * may take half of it (the other half for the events, the naming
- * thread's copies and debug files), and at most 8,192 of them unused.
- */
-static void raise_nofile(struct recorder *r)
+size_t events_raise_nofile(void)
 {
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-		return;
+		return 8192;
 	if (rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 		getrlimit(RLIMIT_NOFILE, &rl);
 	}
 	if (rl.rlim_cur != RLIM_INFINITY)
-		module_set_budget(&r->mods, rl.rlim_cur / 2 < 8192 ? rl.rlim_cur / 2 + 1 : 8192);
-	else
-		module_set_budget(&r->mods, 8192);
+		return rl.rlim_cur / 2 < 8192 ? rl.rlim_cur / 2 + 1 : 8192;
+	return 8192;
 }
 
 static unsigned long read_proc_ulong(const char *path, unsigned long dflt)
@@ -52,44 +47,45 @@ static unsigned long read_proc_ulong(const char *path, unsigned long dflt)
 }
 
 /* Says why the events could not be opened for lack of permission, and what to do. */
-static void permission_failed(const struct recorder *r, pid_t pid)
+static void permission_failed(const struct sess_events *e, const struct record_opts *o, pid_t pid)
 {
-	if (r->o->system_wide)
+	if (o->system_wide)
 		error("no permission to record every process (-a): it needs root, "
 		      "CAP_PERFMON or kernel.perf_event_paranoid <= 0 (it is %ld)",
-		      r->paranoid);
-	else if (r->paranoid >= 3)
+		      e->paranoid);
+	else if (e->paranoid >= 3)
 		error("no permission to open perf events: kernel.perf_event_paranoid=%ld "
 		      "forbids them to users; run as root, grant CAP_PERFMON, or lower "
 		      "/proc/sys/kernel/perf_event_paranoid to 2 (user code only, as "
 		      "with --no-kernel) or 1",
-		      r->paranoid);
+		      e->paranoid);
 	else if (pid > 0)
 		error("no permission to profile process %d "
 		      "(kernel.perf_event_paranoid=%ld): "
 		      "it belongs to another user: attaching to it needs root, CAP_PERFMON or "
 		      "CAP_SYS_PTRACE",
-		      (int)pid, r->paranoid);
+		      (int)pid, e->paranoid);
 	else
 		error("no permission to open perf events (kernel.perf_event_paranoid=%ld): "
 		      "run as root, grant CAP_PERFMON, or lower "
 		      "/proc/sys/kernel/perf_event_paranoid",
-		      r->paranoid);
+		      e->paranoid);
 }
 
 /* Says, in one line, why opening the events for pid failed with -err, and what to do. */
-static void attach_failed(const struct recorder *r, int err, pid_t pid)
+static void attach_failed(const struct sess_events *e, const struct record_opts *o, int err,
+			  pid_t pid)
 {
-	const struct event_opts *ev = &r->o->ev;
+	const struct event_opts *ev = &o->ev;
 	struct rlimit rl;
 
 	err = -err;
-	switch (r->att.failed) {
+	switch (e->att.failed) {
 	case ATTACH_CPUS:
 		if (err == EINVAL)
-			error("bad CPU list '%s'", r->o->cpulist);
+			error("bad CPU list '%s'", o->cpulist);
 		else if (err == ENODEV)
-			error("CPU %d in '%s' is not online", r->att.failed_cpu, r->o->cpulist);
+			error("CPU %d in '%s' is not online", e->att.failed_cpu, o->cpulist);
 		else
 			error("cannot read the online CPU list /sys/devices/system/cpu/online");
 		return;
@@ -99,7 +95,7 @@ static void attach_failed(const struct recorder *r, int err, pid_t pid)
 		      strerror(err));
 		return;
 	case ATTACH_REDIRECT:
-		error("cannot redirect an event into the CPU %d ring: %s", r->att.failed_cpu,
+		error("cannot redirect an event into the CPU %d ring: %s", e->att.failed_cpu,
 		      strerror(err));
 		return;
 	case ATTACH_OPEN:
@@ -112,7 +108,7 @@ static void attach_failed(const struct recorder *r, int err, pid_t pid)
 		break;
 	case EACCES:
 	case EPERM:
-		permission_failed(r, pid);
+		permission_failed(e, o, pid);
 		break;
 	case EMFILE:
 	case ENFILE:
@@ -145,26 +141,25 @@ static void attach_failed(const struct recorder *r, int err, pid_t pid)
 }
 
 /* Opens the event for every target; -errno, with *pid the target that failed. */
-static int open_targets(struct recorder *r, pid_t *pid)
+static int open_targets(struct sess_events *e, const struct record_opts *o, pid_t child, pid_t *pid)
 {
-	const struct record_opts *o = r->o;
 	int ret;
 
 	*pid = -1;
-	if ((ret = attach_cpus(&r->att, o->cpulist)) < 0)
+	if ((ret = attach_cpus(&e->att, o->cpulist)) < 0)
 		return ret;
-	if (o->system_wide && (ret = attach_thread(&r->att, -1)) < 0)
+	if (o->system_wide && (ret = attach_thread(&e->att, -1)) < 0)
 		return ret;
-	if (o->argv && !o->system_wide && (ret = attach_thread(&r->att, *pid = r->child.pid)) < 0)
+	if (o->argv && !o->system_wide && (ret = attach_thread(&e->att, *pid = child)) < 0)
 		return ret;
 	for (size_t i = 0; i < o->npids; i++)
-		if ((ret = attach_process(&r->att, *pid = (pid_t)o->pids[i])) < 0)
+		if ((ret = attach_process(&e->att, *pid = (pid_t)o->pids[i])) < 0)
 			return ret;
 	for (size_t i = 0; i < o->ntids; i++) {
 		*pid = (pid_t)o->tids[i];
 		if (!process_alive(o->tids[i]))
 			return -ESRCH;
-		if ((ret = attach_thread(&r->att, *pid)) < 0)
+		if ((ret = attach_thread(&e->att, *pid)) < 0)
 			return ret;
 	}
 	return 0;
@@ -251,19 +246,20 @@ static void make_attrs(const struct record_opts *o, const struct event_opts *ev,
 }
 
 /* Whether this recorder may open CPU-wide events: root, or kernel.perf_event_paranoid <= 0. */
-static bool cpu_wide_allowed(const struct recorder *r)
+static bool cpu_wide_allowed(const struct sess_events *e)
 {
-	return geteuid() == 0 || r->paranoid <= 0;
+	return geteuid() == 0 || e->paranoid <= 0;
 }
 
 /*
  * --off-cpu: the wake-up event, sched_waking sampled with the waker's
  * stack, into wake (the other events' samples made alike: the raw data
  * the tracepoint has goes into every sample, 8 bytes in theirs). Where
- * tracefs has no such tracepoint, r->wake_err says why.
+ * tracefs has no such tracepoint, e->wake_err says why.
  */
-static void make_wake_attr(struct recorder *r, struct perf_event_attr *attr,
-			   struct perf_event_attr *attr2, struct perf_event_attr *wake)
+static void make_wake_attr(struct sess_events *e, const struct record_opts *o,
+			   struct perf_event_attr *attr, struct perf_event_attr *attr2,
+			   struct perf_event_attr *wake)
 {
 	unsigned off, size;
 	uint64_t id;
@@ -278,10 +274,10 @@ static void make_wake_attr(struct recorder *r, struct perf_event_attr *attr,
 	if (err == -ENOENT)
 		err = tracepoint_field("sched/sched_wakeup", "pid", &id, &off, &size);
 
-	r->wakeups = false;
+	e->wakeups = false;
 	if (err == 0 && size != 4)
 		err = -ENOTSUP;
-	r->wake_err = err;
+	e->wake_err = err;
 	if (err)
 		return;
 	attr->sample_type |= PERF_SAMPLE_RAW;
@@ -290,8 +286,8 @@ static void make_wake_attr(struct recorder *r, struct perf_event_attr *attr,
 	wake->type = PERF_TYPE_TRACEPOINT;
 	wake->config = id;
 	wake->context_switch = 0;
-	r->wake_pid_off = off;
-	r->wakeups = true;
+	e->wake_pid_off = off;
+	e->wakeups = true;
 	/*
 	 * An attached process's wake-ups come from anywhere (a server's from
 	 * its clients): where CPU-wide events are allowed (root, or
@@ -301,8 +297,8 @@ static void make_wake_attr(struct recorder *r, struct perf_event_attr *attr,
 	 * CPU-wide event samples every wake-up of the machine with its
 	 * stack, and on a busy machine loses some of the command's own.
 	 */
-	r->wake_wide = !r->o->system_wide && !r->o->argv && cpu_wide_allowed(r);
-	if (r->wake_wide)
+	e->wake_wide = !o->system_wide && !o->argv && cpu_wide_allowed(e);
+	if (e->wake_wide)
 		wake->inherit = 0;
 }
 
@@ -310,9 +306,9 @@ static void make_wake_attr(struct recorder *r, struct perf_event_attr *attr,
  * Whether --off-cpu without -a takes its switch records from CPU-wide
  * events (open_switch_wide): where they are allowed and could be opened.
  */
-static bool switch_wide(const struct recorder *r)
+static bool switch_wide(const struct sess_events *e, const struct record_opts *o)
 {
-	return r->o->off_cpu && !r->o->system_wide && cpu_wide_allowed(r) && !r->no_switch_wide;
+	return o->off_cpu && !o->system_wide && cpu_wide_allowed(e) && !e->no_switch_wide;
 }
 
 /*
@@ -327,11 +323,12 @@ static bool switch_wide(const struct recorder *r)
  * virtual machine measured). (With -a the switch event's own records are
  * CPU-wide.)
  */
-static void open_switch_wide(struct recorder *r, const struct perf_event_attr *ev)
+static void open_switch_wide(struct sess_events *e, const struct record_opts *o,
+			     const struct perf_event_attr *ev)
 {
 	struct perf_event_attr sw = *ev;
 
-	if (!switch_wide(r))
+	if (!switch_wide(e, o))
 		return;
 	sw.type = PERF_TYPE_SOFTWARE;
 	sw.config = PERF_COUNT_SW_DUMMY;
@@ -341,16 +338,14 @@ static void open_switch_wide(struct recorder *r, const struct perf_event_attr *e
 	sw.inherit = 0;
 	sw.enable_on_exec = 0;
 	sw.disabled = 0;
-	attach_open_switch_wide(&r->att, &sw);
+	attach_open_switch_wide(&e->att, &sw);
 }
 
 /* The events are open: what the user is told of what they lack; -1 when nothing can be recorded. */
-static int opened(struct recorder *r)
+static int opened(struct sess_events *e, const struct record_opts *o)
 {
-	const struct record_opts *o = r->o;
-
 	/* Threads are switched out in the kernel: user code only sees none. */
-	if (o->off_cpu && r->kernel_dropped) {
+	if (o->off_cpu && e->kernel_dropped) {
 		const char *why =
 			"kernel.perf_event_paranoid=2 lets this user sample user code only, "
 			"and threads are switched out in the kernel: no off-CPU time can "
@@ -363,29 +358,28 @@ static int opened(struct recorder *r)
 		if (!o->quiet)
 			warning("%s", why);
 	}
-	if (r->kernel_dropped && !o->quiet)
+	if (e->kernel_dropped && !o->quiet)
 		warning("kernel.perf_event_paranoid=2 lets this user sample user code only: kernel "
 			"frames are left out (run as root, or lower the setting to 1, to have "
 			"them)");
-	if (r->ring_reduced && o->pages_given && !o->quiet)
-		warning("ring buffer reduced to %u pages by the locked-memory limit", r->att.pages);
-	if (o->off_cpu && r->wakeups && !r->att.has_wake && r->att.ids_wake.count == 0) {
-		r->wakeups = false;
-		r->wake_err = r->att.wake_err;
+	if (e->ring_reduced && o->pages_given && !o->quiet)
+		warning("ring buffer reduced to %u pages by the locked-memory limit", e->att.pages);
+	if (o->off_cpu && e->wakeups && !e->att.has_wake && e->att.ids_wake.count == 0) {
+		e->wakeups = false;
+		e->wake_err = e->att.wake_err;
 	}
-	if (o->off_cpu && !r->wakeups && !r->kernel_dropped && !o->quiet)
+	if (o->off_cpu && !e->wakeups && !e->kernel_dropped && !o->quiet)
 		warning("no wake-ups (the sched_waking tracepoint: %s): off-CPU time is recorded "
 			"without its wakers, and sleeping and runnable are not told apart",
-			r->wake_err == -ENOENT	 ? "not found in tracefs"
-			: r->wake_err == -ENODEV ? "tracefs is not mounted, and mounting it at "
+			e->wake_err == -ENOENT	 ? "not found in tracefs"
+			: e->wake_err == -ENODEV ? "tracefs is not mounted, and mounting it at "
 						   "/sys/kernel/tracing needs root"
-						 : strerror(-r->wake_err));
+						 : strerror(-e->wake_err));
 	return 0;
 }
 
-int recorder_open_events(struct recorder *r)
+int events_open(struct sess_events *e, const struct record_opts *o, pid_t child)
 {
-	const struct record_opts *o = r->o;
 	struct event_opts ev = o->ev;
 	struct perf_event_attr attr, attr2, track, wake;
 	unsigned pages = o->mmap_pages;
@@ -397,74 +391,104 @@ int recorder_open_events(struct recorder *r)
 	ev.disabled = true;
 	if (ev.dwarf_stack)
 		ev.dwarf_regs = unwind_regs_mask();
-	r->cgroup_sampled = true;
-	r->paranoid = (long)read_proc_ulong("/proc/sys/kernel/perf_event_paranoid", 2);
+	e->cgroup_sampled = true;
+	e->paranoid = (long)read_proc_ulong("/proc/sys/kernel/perf_event_paranoid", 2);
 again:
 	/* Woken a quarter of the way: time to drain before the ring is full. */
 	ev.wakeup_bytes = (uint32_t)(pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
-	make_attrs(o, &ev, r->cgroup_sampled, !switch_wide(r), &attr, &attr2, &track);
+	make_attrs(o, &ev, e->cgroup_sampled, !switch_wide(e, o), &attr, &attr2, &track);
 	/* Opened again (a smaller ring): what the first open had to drop stays dropped. */
-	if (r->kernel_dropped)
+	if (e->kernel_dropped)
 		attr.exclude_kernel = 1;
 	if (o->off_cpu)
-		make_wake_attr(r, &attr, &attr2, &wake);
-	r->layout.sample_type = attr.sample_type;
-	r->layout.regs_user_mask = attr.sample_regs_user;
-	r->layout.sample_id_all = true;
-	raise_nofile(r);
+		make_wake_attr(e, o, &attr, &attr2, &wake);
+	e->layout.sample_type = attr.sample_type;
+	e->layout.regs_user_mask = attr.sample_regs_user;
+	e->layout.sample_id_all = true;
 	for (;;) {
-		attach_init(&r->att, &attr, pages);
+		attach_init(&e->att, &attr, pages);
 		track.exclude_kernel = attr.exclude_kernel;
-		attach_add_tracking(&r->att, &track,
+		attach_add_tracking(&e->att, &track,
 				    geteuid() == 0 ? TRACK_PAGES : TRACK_PAGES / 4);
 		if (o->off_cpu) {
-			attr2.exclude_kernel = r->kernel_dropped;
+			attr2.exclude_kernel = e->kernel_dropped;
 			if (!o->off_cpu_only)
-				attach_add_second(&r->att, &attr2);
-			if (r->wakeups) {
-				wake.exclude_kernel = r->kernel_dropped;
-				attach_add_wake(&r->att, &wake);
-				r->att.wake_wide = r->wake_wide;
+				attach_add_second(&e->att, &attr2);
+			if (e->wakeups) {
+				wake.exclude_kernel = e->kernel_dropped;
+				attach_add_wake(&e->att, &wake);
+				e->att.wake_wide = e->wake_wide;
 			}
 		}
-		ret = open_targets(r, &pid);
-		if (ret == 0 && r->att.has_wake && r->wake_wide)
-			attach_open_wake_wide(&r->att);
+		ret = open_targets(e, o, child, &pid);
+		if (ret == 0 && e->att.has_wake && e->wake_wide)
+			attach_open_wake_wide(&e->att);
 		if (ret == 0)
-			open_switch_wide(r, o->off_cpu_only ? &attr : &attr2);
+			open_switch_wide(e, o, o->off_cpu_only ? &attr : &attr2);
 		/* Without them the targets' events keep their own records. */
-		if (ret == 0 && switch_wide(r) && !r->att.has_switch_wide) {
-			attach_release(&r->att);
-			r->no_switch_wide = true;
+		if (ret == 0 && switch_wide(e, o) && !e->att.has_switch_wide) {
+			attach_release(&e->att);
+			e->no_switch_wide = true;
 			goto again;
 		}
 		if (ret == 0)
 			break;
 		/* A kernel before 5.7 has no cgroups in samples: read from /proc instead. */
-		if (ret == -EINVAL && r->cgroup_sampled && r->att.failed == ATTACH_OPEN) {
-			attach_release(&r->att);
-			r->cgroup_sampled = false;
+		if (ret == -EINVAL && e->cgroup_sampled && e->att.failed == ATTACH_OPEN) {
+			attach_release(&e->att);
+			e->cgroup_sampled = false;
 			goto again;
 		}
-		if ((ret == -EACCES || ret == -EPERM) && r->att.failed == ATTACH_OPEN &&
-		    !r->kernel_dropped && r->paranoid == 2) {
-			attach_release(&r->att);
+		if ((ret == -EACCES || ret == -EPERM) && e->att.failed == ATTACH_OPEN &&
+		    !e->kernel_dropped && e->paranoid == 2) {
+			attach_release(&e->att);
 			attr.exclude_kernel = 1;
-			r->kernel_dropped = true;
+			e->kernel_dropped = true;
 			continue;
 		}
-		attach_failed(r, ret, pid);
+		attach_failed(e, o, ret, pid);
 		return -1;
 	}
 	/*
 	 * A ring the locked-memory limit made smaller needs events that wake
 	 * the recorder sooner: opened again with the size that fits.
 	 */
-	if (r->att.pages < pages) {
-		pages = r->att.pages;
-		attach_release(&r->att);
-		r->ring_reduced = true;
+	if (e->att.pages < pages) {
+		pages = e->att.pages;
+		attach_release(&e->att);
+		e->ring_reduced = true;
 		goto again;
 	}
-	return opened(r);
+	return opened(e, o);
+}
+
+size_t events_drain(struct sess_events *ev, ring_record_fn fn, void *arg)
+{
+	return attach_drain(&ev->att, fn, arg);
+}
+
+unsigned events_tracking_fill(struct sess_events *ev)
+{
+	return attach_tracking_fill(&ev->att);
+}
+
+int events_enable(struct sess_events *ev)
+{
+	return attach_enable(&ev->att);
+}
+
+void events_disable(struct sess_events *ev)
+{
+	attach_disable(&ev->att);
+}
+
+void events_offline(struct sess_events *ev, const struct decode_layout *layout)
+{
+	ev->layout = *layout;
+	ev->cgroup_sampled = (layout->sample_type & PERF_SAMPLE_CGROUP) != 0;
+}
+
+void events_release(struct sess_events *ev)
+{
+	attach_release(&ev->att);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * record-meta.c - what a recording says of itself: the meta entries of
+ * meta.c - what a recording says of itself: the meta entries of
  * its data file (command, event, call graph, unwinding, losses), the
  * status line while it runs and the summary the user reads at the end.
  */
@@ -13,7 +13,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "cmd/recorder-int.h"
+#include "session/session-int.h"
 #include "report/missing.h"
 #include "util/alloc.h"
 #include "util/clock.h"
@@ -29,11 +29,11 @@ static void set_meta_u64(struct profile *p, const char *key, uint64_t v)
 	profile_set_meta(p, key, buf);
 }
 
-static const char *cut_module_path(const struct recorder *r, uint64_t key)
+static const char *cut_module_path(const struct session *s, uint64_t key)
 {
 	uint32_t mod = stack_cut_module(key);
 
-	return mod == PM_NONE ? "[unknown]" : r->mods.mods[mod]->path;
+	return mod == PM_NONE ? "[unknown]" : s->mods.mods[mod]->path;
 }
 
 /*
@@ -41,40 +41,41 @@ static const char *cut_module_path(const struct recorder *r, uint64_t key)
  * which module and why they stopped: "unwind-cut" holds one line per
  * (module, reason) as "COUNT\tREASON\tMODULE".
  */
-static void write_unwind_meta(struct recorder *r)
+static void write_unwind_meta(struct session *s)
 {
-	const struct stack_unwind_stats *u = &r->stk.unw;
+	const struct stack_unwind_stats *u = &s->stk.unw;
 	struct sbuf b = SBUF_INIT;
 
-	set_meta_u64(r->prof, "unwind-stacks", u->unwound);
-	set_meta_u64(r->prof, "unwind-complete", u->ends[UNWIND_COMPLETE]);
-	set_meta_u64(r->prof, "unwind-by-cfi", u->how[UNWIND_BY_CFI]);
-	set_meta_u64(r->prof, "unwind-spliced", u->how[UNWIND_BY_SPLICE]);
-	set_meta_u64(r->prof, "unwind-fp-only", u->how[UNWIND_BY_FP_ONLY]);
-	const struct hmap_slot *s;
+	set_meta_u64(s->out.prof, "unwind-stacks", u->unwound);
+	set_meta_u64(s->out.prof, "unwind-complete", u->ends[UNWIND_COMPLETE]);
+	set_meta_u64(s->out.prof, "unwind-by-cfi", u->how[UNWIND_BY_CFI]);
+	set_meta_u64(s->out.prof, "unwind-spliced", u->how[UNWIND_BY_SPLICE]);
+	set_meta_u64(s->out.prof, "unwind-fp-only", u->how[UNWIND_BY_FP_ONLY]);
+	const struct hmap_slot *slot;
 
-	for (size_t pos = 0; (s = hmap_next(&u->cut, &pos));)
-		sbuf_addf(&b, "%llu\t%s\t%s\n", (unsigned long long)s->val,
-			  unwind_end_text(stack_cut_reason(s->key)), cut_module_path(r, s->key));
-	profile_set_meta(r->prof, "unwind-cut", b.buf);
+	for (size_t pos = 0; (slot = hmap_next(&u->cut, &pos));)
+		sbuf_addf(&b, "%llu\t%s\t%s\n", (unsigned long long)slot->val,
+			  unwind_end_text(stack_cut_reason(slot->key)),
+			  cut_module_path(s, slot->key));
+	profile_set_meta(s->out.prof, "unwind-cut", b.buf);
 	sbuf_release(&b);
 }
 
-void recorder_progress_meta(struct recorder *r)
+void meta_progress(struct session *s)
 {
-	uint64_t end = r->end_ns ? r->end_ns : now_ns();
+	uint64_t end = s->end_ns ? s->end_ns : now_ns();
 
-	set_meta_u64(r->prof, "duration-ns", end > r->start_ns ? end - r->start_ns : 0);
-	set_meta_u64(r->prof, "samples", r->nsamples);
-	set_meta_u64(r->prof, "lost-records", r->lost);
-	set_meta_u64(r->prof, "lost-samples", r->lost_samples);
-	set_meta_u64(r->prof, "bad-records", r->bad_records);
+	set_meta_u64(s->out.prof, "duration-ns", end > s->start_ns ? end - s->start_ns : 0);
+	set_meta_u64(s->out.prof, "samples", s->nsamples);
+	set_meta_u64(s->out.prof, "lost-records", s->lost);
+	set_meta_u64(s->out.prof, "lost-samples", s->lost_samples);
+	set_meta_u64(s->out.prof, "bad-records", s->bad_records);
 }
 
-void recorder_write_meta(struct recorder *r)
+void meta_write(struct session *s)
 {
-	const struct record_opts *o = r->o;
-	struct profile *p = r->prof;
+	const struct record_opts *o = s->o;
+	struct profile *p = s->out.prof;
 	struct sbuf cmd = SBUF_INIT;
 	struct utsname u;
 
@@ -98,24 +99,24 @@ void recorder_write_meta(struct recorder *r)
 	profile_set_meta(p, "off-cpu", o->off_cpu_only ? "only" : o->off_cpu ? "yes" : "no");
 	/* Whether each span has its wake-up: sleeping and runnable told apart, wakers known. */
 	if (o->off_cpu)
-		profile_set_meta(p, "wake-ups", r->wakeups ? "yes" : "no");
+		profile_set_meta(p, "wake-ups", s->ev.wakeups ? "yes" : "no");
 	/* How many spans ended where their thread was picked (CPU-wide switch records). */
-	if (o->off_cpu && r->end_ns) {
-		set_meta_u64(p, "off-cpu-spans", r->offcpu.emitted);
-		set_meta_u64(p, "off-cpu-picked", r->offcpu.picked);
+	if (o->off_cpu && s->end_ns) {
+		set_meta_u64(p, "off-cpu-spans", s->wt.offcpu.emitted);
+		set_meta_u64(p, "off-cpu-picked", s->wt.offcpu.picked);
 	}
 	/* Where the samples' cgroups came from: each sample's, or each thread's from /proc. */
-	profile_set_meta(p, "cgroups", r->cgroup_sampled ? "sample" : "proc");
-	if (r->cut_why) {
+	profile_set_meta(p, "cgroups", s->ev.cgroup_sampled ? "sample" : "proc");
+	if (s->nm.cut_why) {
 		char buf[160];
 
 		snprintf(buf, sizeof(buf), "cut short by %s: %zu frames left without names",
-			 r->cut_why, r->unnamed_cut);
+			 s->nm.cut_why, s->nm.unnamed_cut);
 		profile_set_meta(p, "naming", buf);
 	}
 	if (o->ev.no_kernel)
 		profile_set_meta(p, "kernel-excluded", "--no-kernel");
-	else if (r->kernel_dropped)
+	else if (s->ev.kernel_dropped)
 		profile_set_meta(p, "kernel-excluded", "kernel.perf_event_paranoid=2");
 	profile_set_meta(p, "call-graph",
 			 o->ev.hybrid	     ? "hybrid"
@@ -126,10 +127,10 @@ void recorder_write_meta(struct recorder *r)
 	 * How unwinds ended is settled at the stop (stacker_settle_unwind):
 	 * a file cut short has none rather than counts half made.
 	 */
-	if (o->ev.dwarf_stack && r->end_ns)
-		write_unwind_meta(r);
-	set_meta_u64(p, "start-time", (uint64_t)r->wall_start);
-	recorder_progress_meta(r);
+	if (o->ev.dwarf_stack && s->end_ns)
+		write_unwind_meta(s);
+	set_meta_u64(p, "start-time", (uint64_t)s->wall_start);
+	meta_progress(s);
 	if (uname(&u) == 0) {
 		profile_set_meta(p, "hostname", u.nodename);
 		profile_set_meta(p, "kernel", u.release);
@@ -149,15 +150,15 @@ static bool writes_to(const char *pid, int fd, dev_t tty)
 	return stat(path, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == tty;
 }
 
-bool recorder_status_wanted(const struct recorder *r)
+bool session_status_wanted(const struct session *s)
 {
 	struct stat st;
 	char pid[16];
 
-	if (r->o->quiet || !isatty(STDERR_FILENO) || fstat(STDERR_FILENO, &st) < 0 || r->o->argv)
+	if (s->o->quiet || !isatty(STDERR_FILENO) || fstat(STDERR_FILENO, &st) < 0 || s->o->argv)
 		return false;
-	for (size_t i = 0; i < r->o->npids + r->o->ntids; i++) {
-		uint32_t id = i < r->o->npids ? r->o->pids[i] : r->o->tids[i - r->o->npids];
+	for (size_t i = 0; i < s->o->npids + s->o->ntids; i++) {
+		uint32_t id = i < s->o->npids ? s->o->pids[i] : s->o->tids[i - s->o->npids];
 
 		snprintf(pid, sizeof(pid), "%u", id);
 		if (writes_to(pid, STDOUT_FILENO, st.st_rdev) ||
@@ -167,12 +168,12 @@ bool recorder_status_wanted(const struct recorder *r)
 	return true;
 }
 
-void recorder_status_line(const struct recorder *r, uint64_t now)
+void session_status_line(const struct session *s)
 {
 	fprintf(stderr, "\r\033[Kperfmini: recording %.1f s, %llu %s",
-		(double)(now - r->start_ns) / 1e9,
-		(unsigned long long)(r->o->off_cpu_only ? r->nspans : r->nsamples),
-		r->o->off_cpu_only ? "off-CPU spans" : "samples");
+		(double)(now_ns() - s->start_ns) / 1e9,
+		(unsigned long long)(s->o->off_cpu_only ? s->wt.nspans : s->nsamples),
+		s->o->off_cpu_only ? "off-CPU spans" : "samples");
 	fflush(stderr);
 }
 
@@ -199,9 +200,9 @@ static int cmp_cut(const void *a, const void *b)
 }
 
 /* Summary lines: the share of stacks that reached the entry, and the worst cuts. */
-static void print_unwind_summary(const struct recorder *r)
+static void print_unwind_summary(const struct session *s)
 {
-	const struct stack_unwind_stats *u = &r->stk.unw;
+	const struct stack_unwind_stats *u = &s->stk.unw;
 	struct hmap_slot *cuts = xcalloc(u->cut.count + 1, sizeof(*cuts));
 	struct sbuf shown = SBUF_INIT; /* paths come from other processes: shown printable */
 	size_t n = 0;
@@ -214,7 +215,7 @@ static void print_unwind_summary(const struct recorder *r)
 			fprintf(stderr, "; %llu %s", (unsigned long long)u->ends[e],
 				unwind_end_text((enum unwind_end)e));
 	fputc('\n', stderr);
-	if (r->o->ev.hybrid)
+	if (s->o->ev.hybrid)
 		fprintf(stderr,
 			"perfmini: unwinding: %llu by unwind tables alone, %llu spliced onto frame "
 			"pointers, %llu frame pointers only\n",
@@ -222,17 +223,17 @@ static void print_unwind_summary(const struct recorder *r)
 			(unsigned long long)u->how[UNWIND_BY_SPLICE],
 			(unsigned long long)u->how[UNWIND_BY_FP_ONLY]);
 	/* Where they stopped: the three (module, reason) pairs with most stacks. */
-	const struct hmap_slot *s;
+	const struct hmap_slot *slot;
 
-	for (size_t pos = 0; (s = hmap_next(&u->cut, &pos));)
-		cuts[n++] = *s;
+	for (size_t pos = 0; (slot = hmap_next(&u->cut, &pos));)
+		cuts[n++] = *slot;
 	qsort(cuts, n, sizeof(*cuts), cmp_cut);
 	for (size_t i = 0; i < n && i < 3; i++) {
 		struct sbuf share = SBUF_INIT;
 
 		sbuf_add_share(&share, cuts[i].val, u->unwound);
 		fprintf(stderr, "perfmini: %s: %s of the stacks stopped there: %s\n",
-			printable(&shown, cut_module_path(r, cuts[i].key)), share.buf,
+			printable(&shown, cut_module_path(s, cuts[i].key)), share.buf,
 			unwind_end_text(stack_cut_reason(cuts[i].key)));
 		sbuf_release(&share);
 	}
@@ -248,7 +249,7 @@ static void print_unwind_summary(const struct recorder *r)
  * such an exec, as it stops ptrace, so the recording has no samples of
  * it. Allocated.
  */
-char *recorder_privileged_command(char *const argv[])
+char *meta_privileged_command(char *const argv[])
 {
 	const char *path = getenv("PATH"), *p;
 	struct stat st;
@@ -287,23 +288,23 @@ char *recorder_privileged_command(char *const argv[])
  * What could not be named, per module: in the profile now and, with
  * --switch-output, in the slices finished before it.
  */
-static void print_missing(const struct recorder *r)
+static void print_missing(const struct session *s)
 {
-	struct missing *sum = NULL, *m = report_missing_count(r->prof);
+	struct missing *sum = NULL, *m = report_missing_count(s->out.prof);
 	size_t nsum = 0;
 
-	if (r->missing_sum) {
-		report_missing_add(&sum, &nsum, r->missing_sum, r->nmissing_sum);
-		report_missing_add(&sum, &nsum, m, r->prof->nmodules);
-		report_print_missing_counts(r->prof, sum, stderr, 5);
+	if (s->out.missing_sum) {
+		report_missing_add(&sum, &nsum, s->out.missing_sum, s->out.nmissing_sum);
+		report_missing_add(&sum, &nsum, m, s->out.prof->nmodules);
+		report_print_missing_counts(s->out.prof, sum, stderr, 5);
 	} else {
-		report_print_missing_counts(r->prof, m, stderr, 5);
+		report_print_missing_counts(s->out.prof, m, stderr, 5);
 	}
 	free(sum);
 	free(m);
 }
 
-void recorder_print_summary(const struct recorder *r, size_t written)
+void session_print_summary(const struct session *s, size_t written)
 {
 	char size[32];
 
@@ -311,24 +312,24 @@ void recorder_print_summary(const struct recorder *r, size_t written)
 	fprintf(stderr,
 		"perfmini: %llu %s, %llu lost, %zu process%s, %zu thread%s in %.2f s; "
 		"wrote %s (%s)\n",
-		(unsigned long long)(r->o->off_cpu_only ? r->nspans : r->nsamples),
-		r->o->off_cpu_only ? "off-CPU spans" : "samples",
-		(unsigned long long)(r->lost + r->lost_samples), r->nprocs,
-		r->nprocs == 1 ? "" : "es", r->nthreads, r->nthreads == 1 ? "" : "s",
-		(double)(r->end_ns - r->start_ns) / 1e9, r->o->output, size);
-	if (r->privileged && r->nsamples + r->nspans == 0)
+		(unsigned long long)(s->o->off_cpu_only ? s->wt.nspans : s->nsamples),
+		s->o->off_cpu_only ? "off-CPU spans" : "samples",
+		(unsigned long long)(s->lost + s->lost_samples), s->th.nprocs,
+		s->th.nprocs == 1 ? "" : "es", s->th.nthreads, s->th.nthreads == 1 ? "" : "s",
+		(double)(s->end_ns - s->start_ns) / 1e9, s->o->output, size);
+	if (s->privileged && s->nsamples + s->wt.nspans == 0)
 		warning("%s is %s: the kernel does not let a user sample a program that gains "
 			"privileges at its exec; record it as root (or as the user it runs as)",
-			r->o->argv[0], r->privileged);
-	print_missing(r);
-	if (r->cut_why)
+			s->o->argv[0], s->privileged);
+	print_missing(s);
+	if (s->nm.cut_why)
 		warning("naming was cut short by %s: %zu frames left without names, shown as "
 			"[module+0xOFFSET]",
-			r->cut_why, r->unnamed_cut);
-	if (r->unwinder)
-		print_unwind_summary(r);
-	if (r->lost || r->lost_samples)
+			s->nm.cut_why, s->nm.unnamed_cut);
+	if (s->unwinder)
+		print_unwind_summary(s);
+	if (s->lost || s->lost_samples)
 		warning("%llu records and %llu samples were lost: try a larger ring (-m) or a "
 			"lower frequency (-F)",
-			(unsigned long long)r->lost, (unsigned long long)r->lost_samples);
+			(unsigned long long)s->lost, (unsigned long long)s->lost_samples);
 }

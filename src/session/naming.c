@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * record-name.c - a recording's frames named: each new frame handed to
- * the naming thread as it is made, what the thread resolved taken into
- * the profile as the recording goes, and at the stop the rest (JIT
- * frames, what the thread did not finish) within --name-timeout.
+ * naming.c - a recording's frames named: each new frame handed to the
+ * naming thread as it is made, what the thread resolved taken into the
+ * profile of its slice as the recording goes, and at the stop the rest
+ * (JIT frames, what the thread did not finish) within --name-timeout;
+ * see naming-int.h.
  */
 #include "config.h"
 
@@ -11,26 +12,58 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/recorder-int.h"
+#include "session/session-int.h"
 #include "util/alloc.h"
 #include "util/clock.h"
+#include "util/msg.h"
+
+int naming_init(struct sess_naming *nm, struct module_set *mods, const struct record_opts *o)
+{
+	memset(nm, 0, sizeof(*nm));
+	symbolizer_init(&nm->syms, mods, o->no_lines);
+	for (size_t i = 0; i < o->ndebug_dirs; i++)
+		if (symbolizer_add_debug_dir(&nm->syms, o->debug_dirs[i]) < 0) {
+			error("bad --debug-dir '%s': %s", o->debug_dirs[i], strerror(errno));
+			symbolizer_release(&nm->syms);
+			return -1;
+		}
+	nm->namer = namer_start(&nm->syms);
+	return 0;
+}
+
+void naming_release(struct sess_naming *nm)
+{
+	namer_free(nm->namer);
+	symbolizer_release(&nm->syms);
+	free(nm->res.b);
+	for (size_t i = 0; i < nm->nold; i++)
+		free(nm->old[i].res.b);
+	free(nm->old);
+}
+
+void naming_kick(struct sess_naming *nm)
+{
+	if (nm->namer)
+		namer_kick(nm->namer);
+}
 
 /*
  * Whether new frame f takes its name from the slice before, where it has
  * one (--switch-output): not a JIT frame, whose address may hold other
  * code by now.
  */
-static bool named_before(struct recorder *r, const struct module *m, uint32_t f)
+static bool named_before(struct session *s, const struct module *m, uint32_t f)
 {
-	const struct pm_frame *fr = &r->prof->frames[f];
+	const struct profile *last = s->out.last;
+	const struct pm_frame *fr = &s->out.prof->frames[f];
 	uint32_t g;
 
-	if (!r->last || m->kind == MODULE_PERFMAP)
+	if (!last || m->kind == MODULE_PERFMAP)
 		return false;
-	g = profile_find_frame(r->last, fr->module, fr->flags, fr->addr);
-	if (g == PM_NONE || !r->last->frames[g].nlines)
+	g = profile_find_frame(last, fr->module, fr->flags, fr->addr);
+	if (g == PM_NONE || !last->frames[g].nlines)
 		return false;
-	profile_copy_lines(r->prof, f, r->last, g);
+	profile_copy_lines(s->out.prof, f, last, g);
 	return true;
 }
 
@@ -39,23 +72,33 @@ static bool named_before(struct recorder *r, const struct module *m, uint32_t f)
  * wait for the end of their slice: the perf map keeps growing while the
  * program runs.
  */
-void recorder_on_new_frame(void *arg, struct module *m, uint32_t frame, uint64_t addr)
+void naming_new_frame(struct session *s, struct module *m, uint32_t frame, uint64_t addr)
 {
-	struct recorder *r = arg;
+	struct sess_naming *nm = &s->nm;
 
-	/* Its file is kept open from now on (and opened again if it was let go). */
-	if (m->kind == MODULE_FILE)
-		module_use(&r->mods, m);
-	if (r->namer && named_before(r, m, frame))
+	if (nm->namer && named_before(s, m, frame))
 		return;
-	if (r->namer &&
+	if (nm->namer &&
 	    (m->kind == MODULE_FILE || m->kind == MODULE_VDSO || m->kind == MODULE_KERNEL))
-		namer_frame(r->namer, m, r->gen, frame, addr);
+		namer_frame(nm->namer, m, nm->gen, frame, addr);
 }
 
-bool recorder_resolved(const struct resolved *res, uint32_t f)
+/* The marks of generation gen, NULL when it is gone. */
+static struct resolved *marks_of(const struct sess_naming *nm, uint32_t gen)
 {
-	return f < res->n && res->b[f];
+	if (gen == nm->gen)
+		return (struct resolved *)&nm->res;
+	for (size_t k = 0; k < nm->nold; k++)
+		if (nm->old[k].gen == gen)
+			return (struct resolved *)&nm->old[k].res;
+	return NULL;
+}
+
+bool naming_resolved(const struct sess_naming *nm, uint32_t gen, uint32_t f)
+{
+	const struct resolved *res = marks_of(nm, gen);
+
+	return res && f < res->n && res->b[f];
 }
 
 static void mark_resolved(struct resolved *res, uint32_t f)
@@ -78,19 +121,15 @@ static void mark_resolved(struct resolved *res, uint32_t f)
  */
 static void take_named(uint32_t gen, uint32_t frame, const struct symres *res, void *arg)
 {
-	struct recorder *r = arg;
-	struct profile *p = r->prof;
-	struct resolved *marks = &r->res;
+	struct session *s = arg;
+	struct resolved *marks = marks_of(&s->nm, gen);
+	struct profile *p = s->out.prof;
 
-	for (size_t k = 0; gen != r->gen && k < r->nsealed; k++) {
-		if (r->sealed[k].gen == gen) {
-			p = r->sealed[k].prof;
-			marks = &r->sealed[k].res;
-			break;
-		}
-	}
-	if (marks == &r->res && gen != r->gen)
+	if (!marks)
 		return;
+	for (size_t k = 0; gen != s->nm.gen && k < s->nm.nold; k++)
+		if (s->nm.old[k].gen == gen)
+			p = s->nm.old[k].prof;
 	symbolize_add_levels(p, frame, res);
 	mark_resolved(marks, frame);
 }
@@ -98,26 +137,62 @@ static void take_named(uint32_t gen, uint32_t frame, const struct symres *res, v
 /* What the naming thread found of a module: into the module tables of the profiles. */
 static void take_module(const struct module_facts *f, void *arg)
 {
-	struct recorder *r = arg;
+	struct session *s = arg;
 
-	symbolize_modules(r->prof, &r->syms, false);
-	symbolize_set_module(r->prof, f);
-	for (size_t k = 0; k < r->nsealed; k++)
-		symbolize_set_module(r->sealed[k].prof, f);
+	symbolize_modules(s->out.prof, &s->nm.syms, false);
+	symbolize_set_module(s->out.prof, f);
+	for (size_t k = 0; k < s->nm.nold; k++)
+		symbolize_set_module(s->nm.old[k].prof, f);
 }
 
-void recorder_take_named(struct recorder *r)
+void naming_take(struct session *s)
 {
-	if (!r->namer)
+	if (!s->nm.namer)
 		return;
-	namer_drain_modules(r->namer, take_module, r);
-	namer_drain(r->namer, take_named, r);
+	namer_drain_modules(s->nm.namer, take_module, s);
+	namer_drain(s->nm.namer, take_named, s);
+}
+
+void naming_read_kernel(struct sess_naming *nm, struct module_set *mods)
+{
+	symfile_get(&nm->syms, module_set_kernel(mods));
+}
+
+void naming_add_modules(struct session *s)
+{
+	symbolize_modules(s->out.prof, &s->nm.syms, false);
+}
+
+uint32_t naming_next_slice(struct sess_naming *nm, struct profile *prof)
+{
+	uint32_t gen = nm->gen++;
+
+	if (nm->namer) {
+		nm->old = xrealloc(nm->old, (nm->nold + 1) * sizeof(*nm->old));
+		nm->old[nm->nold++] = (struct gen_marks){gen, prof, nm->res};
+	} else {
+		free(nm->res.b);
+	}
+	nm->res = (struct resolved){0};
+	return gen;
+}
+
+void naming_forget(struct sess_naming *nm, uint32_t gen)
+{
+	for (size_t k = 0; k < nm->nold; k++)
+		if (nm->old[k].gen == gen) {
+			free(nm->old[k].res.b);
+			memmove(nm->old + k, nm->old + k + 1, (--nm->nold - k) * sizeof(*nm->old));
+			return;
+		}
 }
 
 /* Whether the naming thread resolved frame of the profile, with a name or without one. */
 static bool resolved_by_namer(uint32_t frame, void *arg)
 {
-	return recorder_resolved(arg, frame);
+	const struct resolved *res = arg;
+
+	return frame < res->n && res->b[frame];
 }
 
 /*
@@ -125,20 +200,21 @@ static bool resolved_by_namer(uint32_t frame, void *arg)
  * (unwind_is_entry_name), or, in a binary without symbols, the code at its
  * ELF entry point (_start is a few dozen bytes).
  */
-bool recorder_entry_frame(uint32_t f, void *arg)
+bool naming_entry_frame(uint32_t f, void *arg)
 {
-	struct recorder *r = arg;
-	const struct pm_frame *fr = &r->prof->frames[f];
+	struct session *s = arg;
+	const struct profile *p = s->out.prof;
+	const struct pm_frame *fr = &p->frames[f];
 
 	if (fr->nlines) {
-		const struct pm_line *outer = &r->prof->lines[fr->line0 + fr->nlines - 1];
+		const struct pm_line *outer = &p->lines[fr->line0 + fr->nlines - 1];
 
-		if (unwind_is_entry_name(strtab_get(&r->prof->str, outer->func)))
+		if (unwind_is_entry_name(strtab_get(&p->str, outer->func)))
 			return true;
 	}
 	/* Naming cut short leaves the symbolizer to the thread. */
-	return fr->module != PM_NONE && !r->cut_why &&
-	       symbolize_at_entry(&r->syms, r->mods.mods[fr->module], fr->addr);
+	return fr->module != PM_NONE && !s->nm.cut_why &&
+	       symbolize_at_entry(&s->nm.syms, s->mods.mods[fr->module], fr->addr);
 }
 
 /*
@@ -148,55 +224,57 @@ bool recorder_entry_frame(uint32_t f, void *arg)
  * the recorder may still write), the others marked resolved: they get no
  * name while recording.
  */
-static void queue_jit(struct recorder *r, const struct profile *p, uint32_t gen,
+static void queue_jit(struct session *s, const struct profile *p, uint32_t gen,
 		      struct resolved *res)
 {
 	for (size_t i = 0; i < p->nframes; i++) {
 		const struct pm_frame *f = &p->frames[i];
-		struct module *m = f->module < r->mods.n ? r->mods.mods[f->module] : NULL;
+		struct module *m = f->module < s->mods.n ? s->mods.mods[f->module] : NULL;
 
 		if (!m || m->kind != MODULE_PERFMAP)
 			continue;
 		if (!res || m->fd >= 0)
-			namer_frame(r->namer, m, gen, (uint32_t)i, f->addr);
+			namer_frame(s->nm.namer, m, gen, (uint32_t)i, f->addr);
 		else
 			mark_resolved(res, (uint32_t)i);
 	}
 }
 
-/*
- * Names every frame: the naming thread finishes what it has, and the JIT
- * frames (left to the stop, their perf maps now complete), within
- * --name-timeout or until a signal during the stop.
- */
-void recorder_name_frames(struct recorder *r, const volatile sig_atomic_t *interrupt)
+void naming_name_frames(struct session *s, const volatile sig_atomic_t *interrupt)
 {
+	struct sess_naming *nm = &s->nm;
 	int ret = 0;
 
-	model_perfmap_last_look(&r->model);
-	if (r->namer) {
+	if (nm->namer) {
 		uint64_t deadline = 0;
 
-		queue_jit(r, r->prof, r->gen, NULL);
-		if (r->o->name_timeout > 0)
-			deadline = now_ns() + (uint64_t)(r->o->name_timeout * 1e9);
-		ret = namer_finish(r->namer, deadline, interrupt);
+		queue_jit(s, s->out.prof, nm->gen, NULL);
+		if (s->o->name_timeout > 0)
+			deadline = now_ns() + (uint64_t)(s->o->name_timeout * 1e9);
+		ret = namer_finish(nm->namer, deadline, interrupt);
 		if (ret == -ETIMEDOUT)
-			r->cut_why = "--name-timeout";
+			nm->cut_why = "--name-timeout";
 		else if (ret == -EINTR)
-			r->cut_why = "a signal during the stop";
+			nm->cut_why = "a signal during the stop";
 	}
-	recorder_take_named(r);
-	r->unnamed_cut = symbolize_profile(r->prof, &r->syms, r->namer ? resolved_by_namer : NULL,
-					   &r->res, r->cut_why != NULL);
+	naming_take(s);
+	nm->unnamed_cut =
+		symbolize_profile(s->out.prof, &nm->syms, nm->namer ? resolved_by_namer : NULL,
+				  &nm->res, nm->cut_why != NULL);
 }
 
-void recorder_name_jit(struct recorder *r, struct sealed *s)
+void naming_name_jit(struct session *s, const struct profile *p, uint32_t gen)
 {
-	queue_jit(r, s->prof, s->gen, &s->res);
+	struct resolved *res = marks_of(&s->nm, gen);
+
+	if (s->nm.namer && res)
+		queue_jit(s, p, gen, res);
 }
 
-void recorder_name_sealed(struct recorder *r, struct sealed *s)
+void naming_name_sealed(struct session *s, struct profile *p, uint32_t gen)
 {
-	symbolize_profile(s->prof, &r->syms, resolved_by_namer, &s->res, r->cut_why != NULL);
+	struct resolved none = {0}, *res = marks_of(&s->nm, gen);
+
+	symbolize_profile(p, &s->nm.syms, resolved_by_namer, res ? res : &none,
+			  s->nm.cut_why != NULL);
 }

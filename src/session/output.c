@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * record-write.c - the data file as the recording goes: a chunk of what
- * was recorded since the last (recorder_flush), and with --switch-output
- * a new file at each interval or size, each file complete; see
- * recorder-int.h.
+ * output.c - the data file as the recording goes: a chunk of what was
+ * recorded since the last (output_flush), and with --switch-output a new
+ * file at each interval or size, each file complete; see output-int.h.
  */
 #include "config.h"
 
@@ -14,39 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd/recorder-int.h"
+#include "session/session-int.h"
 #include "store/datafile.h"
 #include "symbol/symbolize.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/msg.h"
 #include "util/sbuf.h"
-
-/*
- * What was recorded since the last chunk, to the file: the modules met
- * (their names; build-ids and reasons come at the end), the counts. A
- * file that cannot be written (a full disk) is said once and stops the
- * recording: the file keeps the chunks written before. -1 then.
- */
-int recorder_flush(struct recorder *r, bool all_meta)
-{
-	char err[512];
-
-	if (r->write_failed)
-		return -1;
-	symbolize_modules(r->prof, &r->syms, false);
-	if (all_meta)
-		recorder_write_meta(r);
-	else
-		recorder_progress_meta(r);
-	r->last_flush = now_ns();
-	if (datafile_flush(&r->out, r->prof, err, sizeof(err)) < 0) {
-		error("%s", err);
-		r->write_failed = true;
-		return -1;
-	}
-	return 0;
-}
 
 /*
  * Sealed files waiting for names, at most: past it the oldest is finished
@@ -56,117 +29,11 @@ int recorder_flush(struct recorder *r, bool all_meta)
 #define SEALED_MAX 4
 
 /*
- * Whether frame i of sealed file s has its name, or gets none while
- * recording (anonymous memory never has one).
- */
-static bool frame_settled(const struct recorder *r, const struct sealed *s, size_t i)
-{
-	const struct pm_frame *f = &s->prof->frames[i];
-	enum module_kind kind;
-
-	if (f->nlines || f->module == PM_NONE || f->module >= r->mods.n)
-		return true;
-	kind = r->mods.mods[f->module]->kind;
-	if (kind != MODULE_FILE && kind != MODULE_VDSO && kind != MODULE_KERNEL &&
-	    kind != MODULE_PERFMAP)
-		return true;
-	return recorder_resolved(&s->res, (uint32_t)i);
-}
-
-/* What profile p could not name, into the recording's counts for the summary. */
-static void count_missing(struct recorder *r, const struct profile *p)
-{
-	struct missing *m = report_missing_count(p);
-
-	report_missing_add(&r->missing_sum, &r->nmissing_sum, m, p->nmodules);
-	free(m);
-}
-
-/* Whether a sealed file holds profile p. */
-static bool sealed_holds(const struct recorder *r, const struct profile *p)
-{
-	for (size_t k = 0; k < r->nsealed; k++)
-		if (r->sealed[k].prof == p)
-			return true;
-	return false;
-}
-
-/* Sealed file k let go, its profile with it unless it is the last slice's. */
-static void drop_slice(struct recorder *r, size_t k)
-{
-	if (r->sealed[k].prof != r->last)
-		profile_free(r->sealed[k].prof);
-	free(r->sealed[k].res.b);
-	memmove(r->sealed + k, r->sealed + k + 1, (--r->nsealed - k) * sizeof(*r->sealed));
-}
-
-/* A sealed file that could not be finished (its path copied), for recorder_say_incomplete. */
-static void note_incomplete(struct recorder *r, const char *path)
-{
-	r->incomplete = xrealloc(r->incomplete, (r->nincomplete + 1) * sizeof(*r->incomplete));
-	r->incomplete[r->nincomplete++] = xstrdup(path);
-}
-
-void recorder_say_incomplete(const struct recorder *r)
-{
-	struct sbuf b = SBUF_INIT;
-
-	if (!r->nincomplete)
-		return;
-	for (size_t i = 0; i < r->nincomplete; i++)
-		sbuf_addf(&b, "%s'%s'", i ? ", " : "", r->incomplete[i]);
-	error("could not finish %s: each reads as cut short, up to its last chunk", b.buf);
-	sbuf_release(&b);
-}
-
-/* Sealed file k finished, and let go; noted when it cannot be. */
-static void finish_sealed(struct recorder *r, size_t k)
-{
-	char err[512];
-	char *path = xstrdup(r->sealed[k].out.file.path);
-
-	if (datafile_commit_names(&r->sealed[k].out, r->sealed[k].prof, err, sizeof(err)) < 0)
-		note_incomplete(r, path);
-	free(path);
-	count_missing(r, r->sealed[k].prof);
-	drop_slice(r, k);
-}
-
-void recorder_finish_sealed(struct recorder *r, bool all)
-{
-	recorder_take_named(r);
-	for (size_t k = 0; k < r->nsealed;) {
-		struct sealed *s = &r->sealed[k];
-
-		while (s->upto < s->prof->nframes && frame_settled(r, s, s->upto))
-			s->upto++;
-		if (all)
-			recorder_name_sealed(r, s);
-		if (all || s->upto == s->prof->nframes)
-			finish_sealed(r, k);
-		else
-			k++;
-	}
-}
-
-/* A sealed file removed by --switch-max-files: it is not finished. */
-static void drop_sealed(struct recorder *r, const char *path)
-{
-	for (size_t k = 0; k < r->nsealed; k++) {
-		if (strcmp(r->sealed[k].out.file.path, path))
-			continue;
-		datafile_abandon(&r->sealed[k].out);
-		drop_slice(r, k);
-		return;
-	}
-}
-
-/*
  * --switch-output: the name of a data file started now,
  * OUTPUT.YYYYMMDDhhmmssSSS in local time (as perf names them), made
  * unique should the last one have the same.
  */
-char *recorder_slice_name(const struct recorder *r)
+static char *slice_name(const struct sess_output *out, const char *output)
 {
 	struct timespec ts;
 	struct tm tm;
@@ -176,166 +43,333 @@ char *recorder_slice_name(const struct recorder *r)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	localtime_r(&ts.tv_sec, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
-	name = xasprintf("%s.%s%03ld", r->o->output, stamp, ts.tv_nsec / 1000000);
-	for (unsigned k = 1; r->nslices && !strcmp(name, r->slices[r->nslices - 1]); k++) {
+	name = xasprintf("%s.%s%03ld", output, stamp, ts.tv_nsec / 1000000);
+	for (unsigned k = 1; out->nslices && !strcmp(name, out->slices[out->nslices - 1]); k++) {
 		free(name);
-		name = xasprintf("%s.%s%03ld-%u", r->o->output, stamp, ts.tv_nsec / 1000000, k);
+		name = xasprintf("%s.%s%03ld-%u", output, stamp, ts.tv_nsec / 1000000, k);
 	}
 	return name;
 }
 
-/* A data file started: its name kept; the oldest removed past --switch-max-files. */
-void recorder_slice_started(struct recorder *r, char *name)
+int output_create(struct sess_output *out, const struct record_opts *o)
 {
+	bool sliced = o->switch_ns || o->switch_bytes;
+	char err[512];
+
+	memset(out, 0, sizeof(*out));
+	out->next_name = sliced ? slice_name(out, o->output) : NULL;
+	if (datafile_create(&out->out, sliced ? out->next_name : o->output,
+			    sliced ? OUTFILE_NEW : 0, err, sizeof(err)) < 0) {
+		error("%s", err);
+		free(out->next_name);
+		out->next_name = NULL;
+		return -1;
+	}
+	/* Each file only the stacks its own records use: a slice holds its own. */
+	datafile_own_tables(&out->out);
+	out->prof = profile_new();
+	return 0;
+}
+
+void output_add_sample(struct sess_output *out, const struct pm_sample *smp)
+{
+	datafile_add_sample(&out->out, smp);
+	profile_count_sample(out->prof, smp->stack);
+}
+
+void output_add_thread(struct sess_output *out, const struct pm_thread *t)
+{
+	datafile_add_thread(&out->out, t);
+}
+
+void output_add_span(struct sess_output *out, const struct pm_offcpu *span,
+		     const struct pm_wakeup *w)
+{
+	datafile_add_offcpu(&out->out, span);
+	if (w)
+		datafile_add_wakeup(&out->out, w);
+}
+
+/*
+ * A file that cannot be written (a full disk) is said once and stops the
+ * recording: the file keeps the chunks written before.
+ */
+int output_flush(struct session *s, bool all_meta)
+{
+	struct sess_output *out = &s->out;
+	char err[512];
+
+	if (out->write_failed)
+		return -1;
+	naming_add_modules(s);
+	if (all_meta)
+		meta_write(s);
+	else
+		meta_progress(s);
+	out->last_flush = now_ns();
+	if (datafile_flush(&out->out, out->prof, err, sizeof(err)) < 0) {
+		error("%s", err);
+		out->write_failed = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* A chunk goes to the file this often, or when this much waits for it. */
+#define CHUNK_NS    500000000ULL
+#define CHUNK_BYTES (1024 * 1024)
+
+bool output_chunk_due(const struct sess_output *out, uint64_t now)
+{
+	return now - out->last_flush >= CHUNK_NS || datafile_pending(&out->out) >= CHUNK_BYTES;
+}
+
+bool output_switch_due(const struct session *s, uint64_t now)
+{
+	const struct record_opts *o = s->o;
+	const struct sess_output *out = &s->out;
+
+	return (o->switch_ns && now - out->slice_start >= o->switch_ns) ||
+	       (o->switch_bytes && out->out.bytes + datafile_pending(&out->out) >= o->switch_bytes);
+}
+
+void output_abandon(struct sess_output *out)
+{
+	datafile_abandon(&out->out);
+}
+
+int output_commit(struct session *s, size_t *written)
+{
+	char err[512];
+	int ret = datafile_commit(&s->out.out, s->out.prof, written, err, sizeof(err));
+
+	if (ret < 0)
+		error("%s", err);
+	return ret < 0 ? -1 : 0;
+}
+
+/*
+ * Whether frame i of sealed file sf has its name, or gets none while
+ * recording (anonymous memory never has one).
+ */
+static bool frame_settled(const struct session *s, const struct sealed *sf, size_t i)
+{
+	const struct pm_frame *f = &sf->prof->frames[i];
+	enum module_kind kind;
+
+	if (f->nlines || f->module == PM_NONE || f->module >= s->mods.n)
+		return true;
+	kind = s->mods.mods[f->module]->kind;
+	if (kind != MODULE_FILE && kind != MODULE_VDSO && kind != MODULE_KERNEL &&
+	    kind != MODULE_PERFMAP)
+		return true;
+	return naming_resolved(&s->nm, sf->gen, (uint32_t)i);
+}
+
+/* What profile p could not name, into the recording's counts for the summary. */
+static void count_missing(struct sess_output *out, const struct profile *p)
+{
+	struct missing *m = report_missing_count(p);
+
+	report_missing_add(&out->missing_sum, &out->nmissing_sum, m, p->nmodules);
+	free(m);
+}
+
+/* Whether a sealed file holds profile p. */
+static bool sealed_holds(const struct sess_output *out, const struct profile *p)
+{
+	for (size_t k = 0; k < out->nsealed; k++)
+		if (out->sealed[k].prof == p)
+			return true;
+	return false;
+}
+
+/* Sealed file k let go, its profile with it unless it is the last slice's. */
+static void drop_slice(struct session *s, size_t k)
+{
+	struct sess_output *out = &s->out;
+
+	if (out->sealed[k].prof != out->last)
+		profile_free(out->sealed[k].prof);
+	naming_forget(&s->nm, out->sealed[k].gen);
+	memmove(out->sealed + k, out->sealed + k + 1, (--out->nsealed - k) * sizeof(*out->sealed));
+}
+
+/* A sealed file that could not be finished (its path copied), for output_say_incomplete. */
+static void note_incomplete(struct sess_output *out, const char *path)
+{
+	out->incomplete =
+		xrealloc(out->incomplete, (out->nincomplete + 1) * sizeof(*out->incomplete));
+	out->incomplete[out->nincomplete++] = xstrdup(path);
+}
+
+void output_say_incomplete(const struct sess_output *out)
+{
+	struct sbuf b = SBUF_INIT;
+
+	if (!out->nincomplete)
+		return;
+	for (size_t i = 0; i < out->nincomplete; i++)
+		sbuf_addf(&b, "%s'%s'", i ? ", " : "", out->incomplete[i]);
+	error("could not finish %s: each reads as cut short, up to its last chunk", b.buf);
+	sbuf_release(&b);
+}
+
+/* Sealed file k finished, and let go; noted when it cannot be. */
+static void finish_sealed(struct session *s, size_t k)
+{
+	struct sess_output *out = &s->out;
+	char err[512];
+	char *path = xstrdup(out->sealed[k].out.file.path);
+
+	if (datafile_commit_names(&out->sealed[k].out, out->sealed[k].prof, err, sizeof(err)) < 0)
+		note_incomplete(out, path);
+	free(path);
+	count_missing(out, out->sealed[k].prof);
+	drop_slice(s, k);
+}
+
+void output_finish_sealed(struct session *s, bool all)
+{
+	struct sess_output *out = &s->out;
+
+	naming_take(s);
+	for (size_t k = 0; k < out->nsealed;) {
+		struct sealed *sf = &out->sealed[k];
+
+		while (sf->upto < sf->prof->nframes && frame_settled(s, sf, sf->upto))
+			sf->upto++;
+		if (all)
+			naming_name_sealed(s, sf->prof, sf->gen);
+		if (all || sf->upto == sf->prof->nframes)
+			finish_sealed(s, k);
+		else
+			k++;
+	}
+}
+
+/* A sealed file removed by --switch-max-files: it is not finished. */
+static void drop_sealed(struct session *s, const char *path)
+{
+	struct sess_output *out = &s->out;
+
+	for (size_t k = 0; k < out->nsealed; k++) {
+		if (strcmp(out->sealed[k].out.file.path, path))
+			continue;
+		datafile_abandon(&out->sealed[k].out);
+		drop_slice(s, k);
+		return;
+	}
+}
+
+void output_slice_started(struct session *s)
+{
+	struct sess_output *out = &s->out;
+	const struct record_opts *o = s->o;
 	char ns[32];
 
-	r->slices = xrealloc(r->slices, (r->nslices + 1) * sizeof(*r->slices));
-	r->slices[r->nslices++] = name;
-	r->slice_start = now_ns();
+	if (!out->next_name)
+		return;
+	out->slices = xrealloc(out->slices, (out->nslices + 1) * sizeof(*out->slices));
+	out->slices[out->nslices++] = out->next_name;
+	out->next_name = NULL;
+	out->slice_start = now_ns();
 	snprintf(ns, sizeof(ns), "%llu",
-		 (unsigned long long)(r->slice_start > r->start_ns ? r->slice_start - r->start_ns
-								   : 0));
-	profile_set_meta(r->prof, "slice-start-ns", ns);
-	while (r->o->switch_max_files && r->nslices > r->o->switch_max_files) {
-		drop_sealed(r, r->slices[0]);
-		if (unlink(r->slices[0]) < 0 && errno != ENOENT)
-			warning("cannot remove '%s': %s", r->slices[0], strerror(errno));
-		free(r->slices[0]);
-		memmove(r->slices, r->slices + 1, --r->nslices * sizeof(*r->slices));
+		 (unsigned long long)(out->slice_start > s->start_ns
+					      ? out->slice_start - s->start_ns
+					      : 0));
+	profile_set_meta(out->prof, "slice-start-ns", ns);
+	while (o->switch_max_files && out->nslices > o->switch_max_files) {
+		drop_sealed(s, out->slices[0]);
+		if (unlink(out->slices[0]) < 0 && errno != ENOENT)
+			warning("cannot remove '%s': %s", out->slices[0], strerror(errno));
+		free(out->slices[0]);
+		memmove(out->slices, out->slices + 1, --out->nslices * sizeof(*out->slices));
 	}
 }
 
-/* The profile of the slice before, while what refers to it moves to the next. */
-struct carry {
-	struct recorder *r;
-	const struct profile *from;
-};
-
-/* An id an open off-CPU span holds, moved to the next slice's profile. */
-static void carry_span_id(uint32_t *id, bool is_stack, void *arg)
+int output_open_next(struct session *s)
 {
-	struct carry *c = arg;
+	struct sess_output *out = &s->out;
+	char err[512];
 
-	*id = is_stack ? stacker_carry_stack(&c->r->stk, c->from, *id)
-		       : strtab_add(&c->r->prof->str, strtab_get(&c->from->str, *id));
-}
-
-/* The string ids a thread keeps, moved to the next slice's profile. */
-static void carry_thread_ids(struct thread *t, void *arg)
-{
-	struct carry *c = arg;
-
-	t->comm_id = 0; /* made again from its name when next needed */
-	if (t->cgroup_known && t->cgroup_path)
-		t->cgroup_path =
-			strtab_add(&c->r->prof->str, strtab_get(&c->from->str, t->cgroup_path));
-}
-
-/*
- * The next slice gets a profile of its own (the modules carried over), so
- * that the recorder holds the stacks, frames and names of the slices not
- * finished yet, not of the whole recording: what still refers to the one
- * before (the spans of threads off the CPU now, the threads' names, the
- * unwinds judged at the stop) moves to it, frames named anew. Returns the
- * profile before, with its resolved frames in *res.
- */
-static struct profile *next_profile(struct recorder *r, struct resolved *res)
-{
-	struct profile *before = r->prof;
-	struct carry c = {r, before};
-
-	if (r->last && !sealed_holds(r, r->last))
-		profile_free(r->last);
-	r->last = before;
-	*res = r->res;
-	r->res = (struct resolved){0};
-	r->prof = profile_new_next(before);
-	r->gen++;
-	stacker_switch_profile(&r->stk, r->prof);
-	offcpu_each_open(&r->offcpu, carry_span_id, &c);
-	model_each_thread(&r->model, carry_thread_ids, &c);
-	return before;
-}
-
-/*
- * --switch-output: every record of the file written now goes to it, and
- * the recording goes on in a new one, self-contained, from a profile of
- * its own (next_profile). The file left is finished (the names of its
- * frames, END) once they are named (recorder_finish_sealed), at once
- * when no thread names them while recording. -1 (said) when either
- * cannot be written.
- */
-int recorder_switch(struct recorder *r)
-{
-	struct datafile_out next;
-	char *name = recorder_slice_name(r), err[512];
-	struct profile *before;
-	struct resolved res;
-	int ret;
-
-	if (datafile_create(&next, name, OUTFILE_NEW, err, sizeof(err)) < 0) {
+	out->next_name = slice_name(out, s->o->output);
+	if (datafile_create(&out->next, out->next_name, OUTFILE_NEW, err, sizeof(err)) < 0) {
 		/* The stop finishes the file written now: it is not lost with the next. */
 		error("%s", err);
-		free(name);
-		r->failed = true;
+		free(out->next_name);
+		out->next_name = NULL;
+		out->failed = true;
 		return -1;
 	}
-	datafile_own_tables(&next);
-	/* The modules met since the last chunk, which new frames refer to. */
-	symbolize_modules(r->prof, &r->syms, false);
-	recorder_take_named(r);
-	recorder_add_threads(r);
-	recorder_write_meta(r);
-	if (r->namer)
-		ret = datafile_seal(&r->out, r->prof, err, sizeof(err));
+	datafile_own_tables(&out->next);
+	return 0;
+}
+
+/*
+ * The file written now sealed, or finished at once when no thread names
+ * frames while recording: every record of it goes to it now. Its
+ * profile, and the next slice's made from it (the modules carried over),
+ * so that the recorder holds the stacks, frames and names of the slices
+ * not finished yet, not of the whole recording.
+ */
+struct profile *output_seal(struct session *s, uint32_t gen)
+{
+	struct sess_output *out = &s->out;
+	struct profile *before = out->prof;
+	char err[512];
+	int ret;
+
+	if (s->nm.namer)
+		ret = datafile_seal(&out->out, before, err, sizeof(err));
 	else
-		ret = datafile_commit(&r->out, r->prof, NULL, err, sizeof(err));
+		ret = datafile_commit(&out->out, before, NULL, err, sizeof(err));
 	if (ret < 0) {
 		error("%s", err);
-		datafile_abandon(&r->out);
-		datafile_abandon(&next);
-		free(name);
-		r->write_failed = true;
-		return -1;
+		datafile_abandon(&out->out);
+		datafile_abandon(&out->next);
+		free(out->next_name);
+		out->next_name = NULL;
+		out->write_failed = true;
+		return NULL;
 	}
-	before = next_profile(r, &res);
-	if (r->namer) {
-		if (r->nsealed == SEALED_MAX)
-			finish_sealed(r, 0);
-		r->sealed = xrealloc(r->sealed, (r->nsealed + 1) * sizeof(*r->sealed));
-		r->sealed[r->nsealed++] = (struct sealed){r->out, before, r->gen - 1, res, 0};
-		recorder_name_jit(r, &r->sealed[r->nsealed - 1]);
+	if (out->last && !sealed_holds(out, out->last))
+		profile_free(out->last);
+	out->last = before;
+	out->prof = profile_new_next(before);
+	if (s->nm.namer) {
+		if (out->nsealed == SEALED_MAX)
+			finish_sealed(s, 0);
+		out->sealed = xrealloc(out->sealed, (out->nsealed + 1) * sizeof(*out->sealed));
+		out->sealed[out->nsealed++] = (struct sealed){out->out, before, gen, 0};
 	} else {
-		count_missing(r, before);
-		free(res.b);
+		count_missing(out, before);
 	}
-	r->out = next;
-	recorder_slice_started(r, name);
-	return recorder_flush(r, true);
+	out->out = out->next;
+	memset(&out->next, 0, sizeof(out->next));
+	return out->prof;
 }
 
-/* Whether the file written now is to be closed and the next one started. */
-bool recorder_switch_due(const struct recorder *r, uint64_t now)
+void output_release(struct sess_output *out)
 {
-	const struct record_opts *o = r->o;
+	datafile_abandon(&out->out);
+	datafile_abandon(&out->next);
+	for (size_t i = 0; i < out->nslices; i++)
+		free(out->slices[i]);
+	free(out->slices);
+	while (out->nsealed) {
+		struct sealed *sf = &out->sealed[--out->nsealed];
 
-	return (o->switch_ns && now - r->slice_start >= o->switch_ns) ||
-	       (o->switch_bytes && r->out.bytes + datafile_pending(&r->out) >= o->switch_bytes);
-}
-
-void recorder_release_slices(struct recorder *r)
-{
-	for (size_t i = 0; i < r->nslices; i++)
-		free(r->slices[i]);
-	free(r->slices);
-	while (r->nsealed) {
-		datafile_abandon(&r->sealed[r->nsealed - 1].out);
-		drop_slice(r, r->nsealed - 1);
+		datafile_abandon(&sf->out);
+		if (sf->prof != out->last)
+			profile_free(sf->prof);
 	}
-	profile_free(r->last);
-	free(r->sealed);
-	free(r->missing_sum);
-	for (size_t i = 0; i < r->nincomplete; i++)
-		free(r->incomplete[i]);
-	free(r->incomplete);
+	profile_free(out->last);
+	profile_free(out->prof);
+	free(out->sealed);
+	free(out->missing_sum);
+	free(out->next_name);
+	for (size_t i = 0; i < out->nincomplete; i++)
+		free(out->incomplete[i]);
+	free(out->incomplete);
 }

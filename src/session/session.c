@@ -1,48 +1,42 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * record.c - one recording session; see record.h.
+ * session.c - one recording session; see session.h and session-int.h.
  *
- * The loop: poll the per-CPU rings (and a self-pipe that signals write
- * to), copy every record into the time-ordered queue, apply the records
- * older than the flush limit, repeat. At the stop: disable the events,
- * drain everything, apply all, symbolize, write. The stages it drives are
- * modules of their own: attach (events and rings), order (time order),
- * proc (the process model), stack (sample stacks), symbolize (names) and
- * datafile (the file); what is left here is their orchestration and what
- * the user is told.
+ * The loop: poll the per-CPU rings (and the caller's wake-up pipe), copy
+ * every record into the time-ordered queue, apply the records older than
+ * the flush limit, repeat. At the stop: disable the events, drain
+ * everything, apply all, name, write. The stages it drives are of their
+ * own folders: attach (events and rings), order (time order), proc (the
+ * process model), stack (sample stacks), symbol (names) and store (the
+ * file); the session's parts (session-int.h) keep what a recording
+ * needs of each; what is left here is their orchestration.
  */
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "elf/elfread.h"
 #include "capture/attach.h"
-#include "store/datafile.h"
 #include "capture/decode.h"
 #include "capture/launch.h"
-#include "symbol/namer.h"
+#include "elf/elfread.h"
+#include "model/offcpu.h"
 #include "model/order.h"
 #include "model/proc.h"
-#include "cmd/record.h"
-#include "cmd/recorder-int.h"
+#include "session/session-int.h"
 #include "stack/stack.h"
-#include "symbol/symbolize.h"
-#include "model/offcpu.h"
 #include "stack/unwind.h"
+#include "symbol/namer.h"
+#include "symbol/symbolize.h"
 #include "util/alloc.h"
 #include "util/bytes.h"
 #include "util/clock.h"
 #include "util/msg.h"
-#include "util/outfile.h"
 #include "util/process.h"
 
 /* Records newer than this before the start of a round may still be in flight. */
@@ -54,102 +48,27 @@
  */
 #define LINGER_NS 1000000000ULL
 
-/*
- * The first SIGINT, SIGTERM or SIGHUP stops the recording; a second cuts
- * its naming short, and so does the first once the recording has stopped
- * by itself (the command exited, -d): stopping says it has.
- */
-static volatile sig_atomic_t stop_requested, stop_again, stopping;
-static int wake_pipe[2] = {-1, -1};
-
-static void on_signal(int sig)
-{
-	int saved = errno;
-	char c = (char)sig;
-
-	if (sig != SIGCHLD) {
-		if (stop_requested || stopping)
-			stop_again = 1;
-		stop_requested = 1;
-	}
-	if (wake_pipe[1] >= 0 && write(wake_pipe[1], &c, 1) < 0) {
-		/* full pipe: a wakeup is already pending */
-	}
-	errno = saved;
-}
-
-/* The end of -d, in now_ns's time; 0 before the start or without -d. */
-static uint64_t stop_deadline;
-
-/*
- * The outputs' stop hook: a reader that takes nothing holds the recording
- * up only until a signal or -d, and then not for long (outfile.h).
- */
-static bool stop_due(void *arg)
-{
-	(void)arg;
-	return stop_requested || stopping || (stop_deadline && now_ns() >= stop_deadline);
-}
-
-/*
- * The handlers, first of all: a SIGINT even then stops the recording (a
- * shell script's background job starts with SIGINT ignored, and would
- * lose it). The pipe comes later (open_wake_pipe): the output file is
- * opened before it, so that it has a descriptor whatever the limit.
- */
-static void install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL); /* a closed terminal: stop, and keep what was sampled */
-	sigaction(SIGCHLD, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	outfile_set_stop_hook(stop_due, NULL);
-}
-
-/* The pipe the handlers write to, which wakes the loop; 0 or -errno. */
-static int open_wake_pipe(void)
-{
-	return pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0 ? -errno : 0;
-}
-
 /* Applying records to the model and the profile, in time order. */
 
-static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_t misc,
+static void apply_sample(struct session *s, const struct rec_sample *smp, uint16_t misc,
 			 const void *ahead)
 {
-	struct thread *t = model_thread(&r->model, s->pid, s->tid);
+	const struct thread *t = model_thread(&s->model, smp->pid, smp->tid);
 	struct pm_sample out;
 
 	memset(&out, 0, sizeof(out));
-	out.time = s->time > r->start_ns ? s->time - r->start_ns : 0;
-	out.period = s->period;
-	out.pid = s->pid;
-	out.tid = s->tid;
-	out.cpu = s->cpu;
-	out.stack = stacker_add_ahead(&r->stk, s, misc, ahead);
-	out.comm = recorder_comm_id(r, t);
-	out.cgroup = recorder_cgroup_id(r, t, s);
+	out.time = smp->time > s->start_ns ? smp->time - s->start_ns : 0;
+	out.period = smp->period;
+	out.pid = smp->pid;
+	out.tid = smp->tid;
+	out.cpu = smp->cpu;
+	out.stack = stacker_add_ahead(&s->stk, smp, misc, ahead);
+	out.comm = threads_comm_id(&s->th, t, s->out.prof);
+	out.cgroup = threads_cgroup_id(&s->th, t, smp, s->ev.cgroup_sampled, s->out.prof);
 	/* To the file at once: a long recording keeps no samples in memory. */
-	datafile_add_sample(&r->out, &out);
-	profile_count_sample(r->prof, out.stack);
-	if (!t->sampled) {
-		t->sampled = true;
-		if (t->exited) {
-			/* First sampled on its way out: written down now, its name final. */
-			recorder_write_thread(r, t);
-			r->nthreads++;
-		} else if (recorder_note_sampled(&r->sampled_tids, s->tid, s->pid)) {
-			r->nthreads++;
-		}
-		recorder_note_process(r, s->pid);
-	}
-	r->nsamples++;
+	output_add_sample(&s->out, &out);
+	threads_sampled(&s->th, &s->model, t, &s->out);
+	s->nsamples++;
 }
 
 /*
@@ -157,14 +76,14 @@ static void apply_sample(struct recorder *r, const struct rec_sample *s, uint16_
  * space (new mappings, exec), by pid: a sample of such a process is not
  * unwound before its turn, when the model has them.
  */
-static void pending_change(struct recorder *r, uint32_t pid, int delta)
+static void pending_change(struct session *s, uint32_t pid, int delta)
 {
 	bool added;
-	struct hmap_slot *slot = hmap_insert(&r->pending, pid, &added);
+	struct hmap_slot *slot = hmap_insert(&s->pending, pid, &added);
 
 	slot->val += (uint64_t)(int64_t)delta;
 	if (slot->val == 0 || (added && delta < 0))
-		hmap_remove(&r->pending, pid, NULL);
+		hmap_remove(&s->pending, pid, NULL);
 }
 
 /*
@@ -173,9 +92,23 @@ static void pending_change(struct recorder *r, uint32_t pid, int delta)
  * made, with none of its parent's mappings) and no change to its address
  * space waits in the queue.
  */
-static bool unwind_now(struct recorder *r, uint32_t pid)
+static bool unwind_now(struct session *s, uint32_t pid)
 {
-	return !hmap_find(&r->pending, pid) && model_knows(&r->model, pid);
+	return !hmap_find(&s->pending, pid) && model_knows(&s->model, pid);
+}
+
+/* A sample: of the wake-up event, of the context switches (--off-cpu), or the CPU's. */
+static void apply_any_sample(struct session *s, const struct rec_sample *smp, uint16_t misc,
+			     const void *ahead)
+{
+	const struct attach *att = &s->ev.att;
+
+	if (s->ev.wakeups && attach_is_wake(att, smp->id))
+		waits_wake(s, smp, misc, ahead);
+	else if (s->o->off_cpu_only || (att->has_attr2 && attach_is_second(att, smp->id)))
+		waits_switch_sample(s, smp, misc, ahead);
+	else
+		apply_sample(s, smp, misc, ahead);
 }
 
 /*
@@ -185,29 +118,24 @@ static bool unwind_now(struct recorder *r, uint32_t pid)
  */
 static void apply(const void *bytes, uint32_t len, void *arg)
 {
-	struct recorder *r = arg;
+	struct session *s = arg;
 	uint32_t size = load_u16((const unsigned char *)bytes + 6);
 	const void *ahead = size < len ? (const unsigned char *)bytes + size : NULL;
+	const struct decode_layout *layout = &s->ev.layout;
 	struct record rec;
 
-	if (record_decode(bytes, ahead ? size : len, &r->layout, &rec) < 0) {
-		r->bad_records++;
+	if (record_decode(bytes, ahead ? size : len, layout, &rec) < 0) {
+		s->bad_records++;
 		return;
 	}
 	switch (rec.type) {
 	case PERF_RECORD_SAMPLE:
-		if (r->wakeups && attach_is_wake(&r->att, rec.sample.id))
-			recorder_apply_wake(r, &rec.sample, rec.misc, ahead);
-		else if (r->o->off_cpu_only ||
-			 (r->att.has_attr2 && attach_is_second(&r->att, rec.sample.id)))
-			recorder_apply_switch(r, &rec.sample, rec.misc, ahead);
-		else
-			apply_sample(r, &rec.sample, rec.misc, ahead);
+		apply_any_sample(s, &rec.sample, rec.misc, ahead);
 		break;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		if (rec.has_sid)
-			recorder_apply_switch_record(r, &rec.sid, &rec.sw);
+			waits_switch_record(s, &rec.sid, &rec.sw);
 		break;
 	case PERF_RECORD_MMAP2: {
 		struct module_key k = {rec.mmap2.filename, rec.mmap2.maj, rec.mmap2.min,
@@ -215,37 +143,64 @@ static void apply(const void *bytes, uint32_t len, void *arg)
 
 		if (rec.mmap2.pid == UINT32_MAX)
 			break; /* kernel modules: symbolized through kallsyms */
-		pending_change(r, rec.mmap2.pid, -1);
-		model_mmap(&r->model, rec.mmap2.pid, rec.mmap2.addr, rec.mmap2.len, rec.mmap2.pgoff,
+		pending_change(s, rec.mmap2.pid, -1);
+		model_mmap(&s->model, rec.mmap2.pid, rec.mmap2.addr, rec.mmap2.len, rec.mmap2.pgoff,
 			   &k, rec.mmap2.prot);
 		break;
 	}
 	case PERF_RECORD_COMM:
 		if (rec.comm.exec)
-			pending_change(r, rec.comm.pid, -1);
-		model_comm(&r->model, rec.comm.pid, rec.comm.tid, rec.comm.comm, rec.comm.exec);
+			pending_change(s, rec.comm.pid, -1);
+		model_comm(&s->model, rec.comm.pid, rec.comm.tid, rec.comm.comm, rec.comm.exec);
 		break;
 	case PERF_RECORD_FORK:
-		model_fork(&r->model, rec.task.pid, rec.task.ppid, rec.task.tid, rec.task.ptid);
+		model_fork(&s->model, rec.task.pid, rec.task.ppid, rec.task.tid, rec.task.ptid);
 		break;
 	case PERF_RECORD_EXIT:
-		if (r->o->off_cpu)
-			offcpu_exit(&r->offcpu, rec.task.tid);
-		recorder_thread_exited(r, rec.task.pid, rec.task.tid, record_time(&rec));
+		if (s->o->off_cpu)
+			waits_exit(s, rec.task.tid);
+		threads_exited(&s->th, &s->model, rec.task.pid, rec.task.tid, record_time(&rec),
+			       &s->out);
 		break;
 	case PERF_RECORD_CGROUP:
-		cgroups_add(&r->cgroups, rec.cgroup.id, rec.cgroup.path);
+		threads_cgroup_made(&s->th, rec.cgroup.id, rec.cgroup.path);
 		break;
 	case PERF_RECORD_LOST:
-		r->lost += rec.lost.lost;
-		model_lost(&r->model);
+		s->lost += rec.lost.lost;
+		model_lost(&s->model);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
-		r->lost_samples += rec.lost.lost;
+		s->lost_samples += rec.lost.lost;
 		break;
 	default:
 		break;
 	}
+}
+
+/*
+ * A sample with a stack copy, unwound now while the copy is at hand, and
+ * queued with only the part of its copy that this read (to be unwound
+ * again should its process's mappings change meanwhile), the unwinding
+ * after it.
+ */
+static void push_unwound(struct session *s, const struct perf_event_header *hdr,
+			 const struct record *rec)
+{
+	unsigned char *at = order_push_begin(&s->q, hdr->size + STACK_AHEAD_MAX);
+	uint64_t need = UINT64_MAX;
+	size_t ahead = 0, len;
+
+	if (unwind_now(s, rec->sample.pid))
+		ahead = stacker_unwind_ahead(&s->stk, &rec->sample, at + hdr->size, &need);
+	/*
+	 * At least the copy's first 512 bytes: an unwinding that read
+	 * nothing must not leave the sample looking as if it had no copy
+	 * (its chain alone, should it be unwound again).
+	 */
+	len = record_trim_stack(hdr, hdr->size, &rec->sample,
+				ahead ? (need > 512 ? need : 512) : UINT64_MAX, at);
+	memmove(at + len, at + hdr->size, ahead);
+	order_push_end(&s->q, (uint32_t)(len + ahead), record_time(rec));
 }
 
 /*
@@ -255,84 +210,75 @@ static void apply(const void *bytes, uint32_t len, void *arg)
  */
 static int drain_one(const struct perf_event_header *hdr, void *arg)
 {
-	struct recorder *r = arg;
+	struct session *s = arg;
+	const struct decode_layout *layout = &s->ev.layout;
 	struct record rec;
 	uint32_t type;
 	uint64_t time;
 
-	if (record_peek(hdr, hdr->size, &r->layout, &type, &time) < 0) {
-		r->bad_records++;
+	if (record_peek(hdr, hdr->size, layout, &type, &time) < 0) {
+		s->bad_records++;
 		return 0;
 	}
 	if (type != PERF_RECORD_MMAP2 && type != PERF_RECORD_COMM &&
-	    !(type == PERF_RECORD_SAMPLE && (r->layout.sample_type & PERF_SAMPLE_STACK_USER))) {
-		order_push(&r->q, hdr, hdr->size, time);
+	    !(type == PERF_RECORD_SAMPLE && (layout->sample_type & PERF_SAMPLE_STACK_USER))) {
+		order_push(&s->q, hdr, hdr->size, time);
 		return 0;
 	}
-	if (record_decode(hdr, hdr->size, &r->layout, &rec) < 0) {
-		r->bad_records++;
+	if (record_decode(hdr, hdr->size, layout, &rec) < 0) {
+		s->bad_records++;
 		return 0;
 	}
 	if (rec.type == PERF_RECORD_MMAP2 && rec.mmap2.pid != UINT32_MAX)
-		pending_change(r, rec.mmap2.pid, 1);
+		pending_change(s, rec.mmap2.pid, 1);
 	else if (rec.type == PERF_RECORD_COMM && rec.comm.exec)
-		pending_change(r, rec.comm.pid, 1);
+		pending_change(s, rec.comm.pid, 1);
 	/* A new mapping's file pinned now, while it (and its process) exists; applied in turn. */
 	if (rec.type == PERF_RECORD_MMAP2 && rec.mmap2.pid != UINT32_MAX &&
 	    (rec.mmap2.prot & PROT_EXEC)) {
 		struct module_key k = {rec.mmap2.filename, rec.mmap2.maj, rec.mmap2.min,
 				       rec.mmap2.ino, rec.mmap2.ino_generation};
 
-		module_set_get(&r->mods, &k, (pid_t)rec.mmap2.pid, rec.mmap2.addr,
+		module_set_get(&s->mods, &k, (pid_t)rec.mmap2.pid, rec.mmap2.addr,
 			       rec.mmap2.addr + rec.mmap2.len);
 	}
-	if (rec.type == PERF_RECORD_SAMPLE && rec.sample.stack_size) {
-		/*
-		 * Unwound now, while the copy is at hand; the sample waits in
-		 * the queue with only the part of its copy that this read (to
-		 * be unwound again should its process's mappings change
-		 * meanwhile), the unwinding after it.
-		 */
-		unsigned char *at = order_push_begin(&r->q, hdr->size + STACK_AHEAD_MAX);
-		uint64_t need = UINT64_MAX;
-		size_t ahead = 0;
-
-		if (unwind_now(r, rec.sample.pid))
-			ahead = stacker_unwind_ahead(&r->stk, &rec.sample, at + hdr->size, &need);
-		/*
-		 * At least the copy's first 512 bytes: an unwinding that read
-		 * nothing must not leave the sample looking as if it had no
-		 * copy (its chain alone, should it be unwound again).
-		 */
-		size_t len = record_trim_stack(hdr, hdr->size, &rec.sample,
-					       ahead ? (need > 512 ? need : 512) : UINT64_MAX, at);
-
-		memmove(at + len, at + hdr->size, ahead);
-		order_push_end(&r->q, (uint32_t)(len + ahead), record_time(&rec));
-		return 0;
-	}
-	order_push(&r->q, hdr, hdr->size, record_time(&rec));
+	if (rec.type == PERF_RECORD_SAMPLE && rec.sample.stack_size)
+		push_unwound(s, hdr, &rec);
+	else
+		order_push(&s->q, hdr, hdr->size, record_time(&rec));
 	return 0;
 }
 
-static void drain_all(struct recorder *r)
+static void drain_all(struct session *s)
 {
-	r->bad_records += attach_drain(&r->att, drain_one, r);
+	s->bad_records += events_drain(&s->ev, drain_one, s);
+}
+
+void session_feed(struct session *s, const void *rec, size_t len)
+{
+	if (len >= sizeof(struct perf_event_header) && len == load_u16((const char *)rec + 6))
+		drain_one(rec, s);
+	else
+		s->bad_records++;
 }
 
 /* The loop. */
 
-static bool targets_alive(struct recorder *r)
+static bool targets_alive(struct session *s)
 {
-	if (r->o->argv)
-		return !launch_poll(&r->child);
-	if (r->o->system_wide)
+	const struct record_opts *o = s->o;
+
+	if (s->offline)
 		return true;
-	for (size_t i = 0; i < r->o->npids; i++)
-		if (process_alive(r->o->pids[i]))
+	if (o->argv)
+		return !launch_poll(&s->child);
+	if (o->system_wide)
+		return true;
+	for (size_t i = 0; i < o->npids; i++)
+		if (process_alive(o->pids[i]))
 			return true;
-	for (size_t i = 0; i < r->o->ntids; i++)
-		if (process_alive(r->o->tids[i]))
+	for (size_t i = 0; i < o->ntids; i++)
+		if (process_alive(o->tids[i]))
 			return true;
 	return false;
 }
@@ -355,10 +301,6 @@ static bool targets_alive(struct recorder *r)
 
 /* The processes and threads gone for LINGER_NS are forgotten this often. */
 #define REAP_NS 100000000ULL
-
-/* A chunk goes to the file this often, or when this much waits for it. */
-#define CHUNK_NS    500000000ULL
-#define CHUNK_BYTES (1024 * 1024)
 
 /* The next wait: the fullest tracking ring fill% full, elapsed ns after the last drain. */
 static uint64_t next_round_ns(uint64_t round_ns, unsigned fill, uint64_t elapsed, uint64_t now,
@@ -398,36 +340,92 @@ static bool wait_round(struct pollfd *quiet, size_t nquiet, uint64_t round_start
 
 /*
  * What the loop polls: the tracking rings first, then the sampling ones
- * and the self-pipe last, the quiet ones (wait_round), *nquiet of them.
+ * and the wake-up pipe last, the quiet ones (wait_round), *nquiet of them.
  */
-static struct pollfd *loop_fds(const struct recorder *r, size_t *nquiet)
+static struct pollfd *loop_fds(const struct session *s, int wake_fd, size_t *nquiet)
 {
-	struct pollfd *pfds = xcalloc(r->att.nrings + 1, sizeof(*pfds));
+	const struct attach *att = &s->ev.att;
+	struct pollfd *pfds = xcalloc(att->nrings + 1, sizeof(*pfds));
 	size_t i = 0;
 
 	*nquiet = 1;
 	for (int k = 0; k < 2; k++)
-		for (size_t j = 0; j < r->att.nrings; j++)
-			if (r->att.rings[j].tracking == (k == 0)) {
-				pfds[i].fd = r->att.rings[j].fd;
+		for (size_t j = 0; j < att->nrings; j++)
+			if (att->rings[j].tracking == (k == 0)) {
+				pfds[i].fd = att->rings[j].fd;
 				pfds[i++].events = POLLIN;
 				*nquiet += (size_t)k;
 			}
-	pfds[i].fd = wake_pipe[0];
+	pfds[i].fd = wake_fd;
 	pfds[i].events = POLLIN;
 	return pfds;
 }
 
-/* Drains and applies until a signal, -d, the targets' end, or a file that cannot be written. */
-static void record_loop(struct recorder *r, bool tty)
+/*
+ * --switch-output: every record of the file written now goes to it, and
+ * the recording goes on in a new one, self-contained, from a profile of
+ * its own (output_seal): what still refers to the one before (the spans
+ * of threads off the CPU now, the threads' names, the stacks) moves to
+ * it, its frames named anew. The file left is finished (the names of its
+ * frames, END) once they are named (output_finish_sealed), at once when
+ * no thread names them while recording. -1 (said) when either cannot be
+ * written.
+ */
+static int session_switch(struct session *s)
 {
-	size_t nfds = r->att.nrings + 1, nquiet;
-	struct pollfd *pfds = loop_fds(r, &nquiet), *quiet = pfds + nfds - nquiet;
-	uint64_t last_status = 0, deadline = stop_deadline, round_ns = ROUND_MIN_NS;
-	uint64_t round_start = 0, last_reap = 0, new_file = now_ns();
+	struct profile *before = s->out.prof, *next;
+	uint32_t gen = s->nm.gen;
 
-	while (!stop_requested) {
-		uint64_t limit, now, nmods;
+	if (output_open_next(s) < 0)
+		return -1;
+	/* The modules met since the last chunk, which new frames refer to. */
+	naming_add_modules(s);
+	naming_take(s);
+	threads_write_alive(&s->th, &s->model, &s->out);
+	meta_write(s);
+	next = output_seal(s, gen);
+	if (!next)
+		return -1;
+	naming_next_slice(&s->nm, before);
+	stacker_switch_profile(&s->stk, next);
+	waits_next_slice(s, before, next);
+	threads_next_slice(&s->th, before, next);
+	naming_name_jit(s, before, gen);
+	output_slice_started(s);
+	return output_flush(s, true);
+}
+
+/* The records older than the round's flush limit applied; the dead of long ago reaped. */
+static void apply_round(struct session *s, uint64_t round_start, uint64_t *last_reap)
+{
+	uint64_t limit = round_start > FLUSH_SLACK_NS ? round_start - FLUSH_SLACK_NS : 0;
+
+	order_flush(&s->q, limit, apply, s);
+	naming_kick(&s->nm);
+	if (round_start - *last_reap >= REAP_NS) {
+		model_reap(&s->model, limit > LINGER_NS ? limit - LINGER_NS : 0, threads_forget,
+			   &s->th);
+		*last_reap = round_start;
+	}
+	/* The frames named meanwhile into the profile; the files sealed whole finished. */
+	output_finish_sealed(s, false);
+}
+
+/* Drains and applies until a signal, -d, the targets' end, or a file that cannot be written. */
+uint64_t session_deadline(const struct session *s)
+{
+	return s->o->duration > 0 ? s->start_ns + (uint64_t)(s->o->duration * 1e9) : 0;
+}
+
+void session_run(struct session *s, const volatile sig_atomic_t *stop, int wake_fd, bool status)
+{
+	size_t nfds = s->ev.att.nrings + 1, nquiet;
+	struct pollfd *pfds = loop_fds(s, wake_fd, &nquiet), *quiet = pfds + nfds - nquiet;
+	uint64_t deadline = session_deadline(s), round_ns = ROUND_MIN_NS, round_start = 0;
+	uint64_t last_reap = 0, last_status = 0, new_file = now_ns();
+
+	while (!*stop) {
+		uint64_t now, nmods;
 		int timeout = 100;
 		unsigned fill;
 		char sink[64];
@@ -435,7 +433,7 @@ static void record_loop(struct recorder *r, bool tty)
 		/* What is left of the round's wait, then what came meanwhile, without sleeping again. */
 		if (wait_round(quiet, nquiet, round_start, round_ns, deadline))
 			timeout = 0;
-		if (stop_requested)
+		if (*stop)
 			break;
 		if (deadline) {
 			now = now_ns();
@@ -446,81 +444,69 @@ static void record_loop(struct recorder *r, bool tty)
 		}
 		if (poll(pfds, nfds, timeout) < 0 && errno != EINTR)
 			break; /* cannot wait: stop rather than spin */
-		if (pfds[nfds - 1].revents)
-			while (read(wake_pipe[0], sink, sizeof(sink)) > 0)
+		if (wake_fd >= 0 && pfds[nfds - 1].revents)
+			while (read(wake_fd, sink, sizeof(sink)) > 0)
 				;
 		now = round_start;
 		round_start = now_ns();
-		fill = attach_tracking_fill(&r->att);
-		nmods = r->mods.n;
-		drain_all(r);
-		if (r->mods.n != nmods)
+		fill = events_tracking_fill(&s->ev);
+		nmods = s->mods.n;
+		drain_all(s);
+		if (s->mods.n != nmods)
 			new_file = round_start;
 		round_ns = next_round_ns(round_ns, fill, round_start - now, round_start, new_file);
-		limit = round_start > FLUSH_SLACK_NS ? round_start - FLUSH_SLACK_NS : 0;
-		order_flush(&r->q, limit, apply, r);
-		if (r->namer)
-			namer_kick(r->namer);
-		if (round_start - last_reap >= REAP_NS) {
-			model_reap(&r->model, limit > LINGER_NS ? limit - LINGER_NS : 0, NULL,
-				   NULL);
-			last_reap = round_start;
-		}
-		/* The frames named meanwhile into the profile; the files sealed whole finished. */
-		recorder_finish_sealed(r, false);
-		if (!targets_alive(r))
+		apply_round(s, round_start, &last_reap);
+		if (!targets_alive(s))
 			break;
 		now = now_ns();
-		if ((now - r->last_flush >= CHUNK_NS || datafile_pending(&r->out) >= CHUNK_BYTES) &&
-		    recorder_flush(r, false) < 0)
+		if (output_chunk_due(&s->out, now) && output_flush(s, false) < 0)
 			break;
-		if (recorder_switch_due(r, now) && recorder_switch(r) < 0)
+		if (output_switch_due(s, now) && session_switch(s) < 0)
 			break;
-		if (tty && now - last_status > 250000000ULL) {
-			recorder_status_line(r, now);
+		if (status && now - last_status > 250000000ULL) {
+			session_status_line(s);
 			last_status = now;
 		}
 	}
 	free(pfds);
 }
 
-/*
- * The stop: nothing sampled before it is dropped; names, then the file.
- * Sealed files of --switch-output are finished even when the file written
- * now cannot be (a full disk: its own error named it); those that cannot
- * be are named too.
- */
-static int record_stop(struct recorder *r, size_t *written)
+int session_stop(struct session *s, const volatile sig_atomic_t *interrupt, size_t *written)
 {
-	char err[512];
 	int ret;
 
-	attach_disable(&r->att);
-	r->end_ns = now_ns();
-	drain_all(r);
-	order_flush(&r->q, UINT64_MAX, apply, r);
+	if (!s->offline)
+		events_disable(&s->ev);
+	s->end_ns = now_ns();
+	if (!s->offline)
+		drain_all(s);
+	order_flush(&s->q, UINT64_MAX, apply, s);
 	/* Threads still off the CPU at the stop: their spans end there. */
-	offcpu_finish(&r->offcpu, r->end_ns);
+	waits_finish(s, s->end_ns);
 	/* Every sample in the file before naming starts: a kill now loses none. */
-	recorder_take_named(r);
-	ret = recorder_flush(r, false);
+	naming_take(s);
+	ret = output_flush(s, false);
 	if (ret < 0)
-		datafile_abandon(&r->out);
-	if (ret == 0 || r->nsealed)
-		recorder_name_frames(r, &stop_again);
-	if (ret == 0 && r->unwinder)
-		stacker_settle_unwind(&r->stk, recorder_entry_frame, r);
-	recorder_finish_sealed(r, true);
-	if (ret == 0) {
-		recorder_add_threads(r);
-		recorder_write_meta(r);
-		ret = datafile_commit(&r->out, r->prof, written, err, sizeof(err));
-		if (ret < 0)
-			error("%s", err);
+		output_abandon(&s->out);
+	/* Sealed files are finished even when the file written now cannot be. */
+	if (ret == 0 || s->out.nsealed) {
+		if (s->model.live)
+			model_perfmap_last_look(&s->model);
+		naming_name_frames(s, interrupt);
 	}
-	recorder_say_incomplete(r);
-	return ret < 0 || r->failed ? -1 : 0;
+	if (ret == 0 && s->unwinder)
+		stacker_settle_unwind(&s->stk, naming_entry_frame, s);
+	output_finish_sealed(s, true);
+	if (ret == 0) {
+		threads_write_alive(&s->th, &s->model, &s->out);
+		meta_write(s);
+		ret = output_commit(s, written);
+	}
+	output_say_incomplete(&s->out);
+	return ret < 0 || s->out.failed ? -1 : 0;
 }
+
+/* Setting up and tearing down. */
 
 /* The model's text finder: code moved to anonymous memory, through the file's segments. */
 static int moved_text(void *arg, const struct module *mod, const struct maps_line *nb, uint64_t lo,
@@ -530,87 +516,102 @@ static int moved_text(void *arg, const struct module *mod, const struct maps_lin
 	return elf_moved_text(mod->fd, nb->start, nb->end, nb->pgoff, nb->prot, lo, hi, off);
 }
 
-/* Setting up and tearing down. */
-
-static int recorder_init(struct recorder *r, const struct record_opts *o)
+/* The stacker's hook for each new frame. */
+static void on_new_frame(void *arg, struct module *m, uint32_t frame, uint64_t addr)
 {
-	memset(r, 0, sizeof(*r));
-	r->o = o;
-	module_set_init(&r->mods);
-	symbolizer_init(&r->syms, &r->mods, o->no_lines);
-	for (size_t i = 0; i < o->ndebug_dirs; i++)
-		if (symbolizer_add_debug_dir(&r->syms, o->debug_dirs[i]) < 0) {
-			error("bad --debug-dir '%s': %s", o->debug_dirs[i], strerror(errno));
-			symbolizer_release(&r->syms);
-			module_set_release(&r->mods);
-			return -1;
-		}
-	model_init(&r->model, &r->mods, true);
-	model_set_text_finder(&r->model, moved_text, NULL);
-	r->prof = profile_new();
-	order_init(&r->q);
+	struct session *s = arg;
+
+	/* Its file is kept open from now on (and opened again if it was let go). */
+	if (m->kind == MODULE_FILE)
+		module_use(&s->mods, m);
+	naming_new_frame(s, m, frame, addr);
+}
+
+/* A session of o whose output is made: NULL after saying why. */
+static struct session *session_make(const struct record_opts *o, bool live)
+{
+	struct session *s = xcalloc(1, sizeof(*s));
+
+	s->o = o;
+	s->offline = !live;
+	if (output_create(&s->out, o) < 0) {
+		free(s);
+		return NULL;
+	}
+	module_set_init(&s->mods);
+	if (naming_init(&s->nm, &s->mods, o) < 0) {
+		output_abandon(&s->out);
+		output_release(&s->out);
+		module_set_release(&s->mods);
+		free(s);
+		return NULL;
+	}
+	model_init(&s->model, &s->mods, live);
+	model_set_text_finder(&s->model, moved_text, NULL);
+	order_init(&s->q);
 	if (o->ev.dwarf_stack)
-		r->unwinder = unwinder_new(&r->model);
-	r->namer = namer_start(&r->syms);
-	stacker_init(&r->stk, &r->model, r->prof, r->unwinder, recorder_on_new_frame, r);
-	hmap_init(&r->sampled_tids);
-	hmap_init(&r->pending);
-	offcpu_init(&r->offcpu, o->off_cpu_min_ns, recorder_keep_offcpu, r);
-	cgroups_init(&r->cgroups);
-	return 0;
+		s->unwinder = unwinder_new(&s->model);
+	stacker_init(&s->stk, &s->model, s->out.prof, s->unwinder, on_new_frame, s);
+	hmap_init(&s->pending);
+	threads_init(&s->th);
+	waits_init(&s->wt, o->off_cpu_min_ns, s);
+	return s;
 }
 
-/*
- * Frees a recording (only where leaks are checked: the exit frees it all
- * else). Never one whose naming was cut short: record_run ends the process
- * instead, its naming thread perhaps still using what r holds.
- */
-static void recorder_free(struct recorder *r)
+struct session *session_new(const struct record_opts *o)
 {
-	if (!FREE_AT_EXIT)
-		return;
-	namer_free(r->namer);
-	symbolizer_release(&r->syms);
-	attach_release(&r->att);
-	order_release(&r->q);
-	hmap_release(&r->sampled_tids);
-	hmap_release(&r->pending);
-	offcpu_release(&r->offcpu);
-	stacker_release(&r->stk);
-	unwinder_free(r->unwinder);
-	model_release(&r->model);
-	cgroups_release(&r->cgroups);
-	module_set_release(&r->mods);
-	profile_free(r->prof);
-	free(r->res.b);
-	free(r->privileged);
-	recorder_release_slices(r);
-	free(r);
+	return session_make(o, true);
 }
 
-/* Starts what is to be recorded: the command, the events; then the clock. */
-static int record_start(struct recorder *r, const struct record_opts *o)
+struct session *session_new_offline(const struct record_opts *o, const struct decode_layout *layout)
 {
+	struct session *s = session_make(o, false);
+
+	if (!s)
+		return NULL;
+	events_offline(&s->ev, layout);
+	s->start_ns = 1;
+	s->wall_start = time(NULL);
+	output_slice_started(s);
+	if (output_flush(s, true) < 0) {
+		session_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* The events opened (the command started first, stopped before its exec); -1 once said. */
+static int open_targets(struct session *s)
+{
+	const struct record_opts *o = s->o;
 	int ret;
 
-	if ((ret = open_wake_pipe()) < 0) {
-		error("cannot create a pipe: %s", strerror(-ret));
-		return -1;
-	}
 	if (o->argv)
-		r->privileged = recorder_privileged_command(o->argv);
-	if (o->argv && (ret = launch_start(&r->child, o->argv)) < 0) {
+		s->privileged = meta_privileged_command(o->argv);
+	if (o->argv && (ret = launch_start(&s->child, o->argv)) < 0) {
 		error("cannot start '%s': %s", o->argv[0], strerror(-ret));
 		return -1;
 	}
-	if (recorder_open_events(r) < 0) {
+	module_set_budget(&s->mods, events_raise_nofile());
+	if (events_open(&s->ev, o, o->argv ? s->child.pid : 0) < 0) {
 		if (o->argv)
-			launch_abort(&r->child);
+			launch_abort(&s->child);
 		return -1;
 	}
 	/* The cgroups made from now on come as records. */
-	if (r->cgroup_sampled)
-		cgroups_walk(&r->cgroups);
+	if (s->ev.cgroup_sampled)
+		threads_cgroups_walk(&s->th);
+	return 0;
+}
+
+/* Starts what is to be recorded: the command, the events; then the clock. */
+int session_start(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	int ret;
+
+	if (open_targets(s) < 0)
+		return -1;
 	/*
 	 * A whole-system recording, which always has kernel frames, reads the
 	 * kernel's symbols (/proc/kallsyms: some 50 ms of the kernel's time,
@@ -621,94 +622,58 @@ static int record_start(struct recorder *r, const struct record_opts *o)
 	 * command may have no kernel frame to name.) The naming thread has no
 	 * job yet to touch the symbolizer with.
 	 */
-	if (o->system_wide && !o->ev.no_kernel && !r->kernel_dropped)
-		symfile_get(&r->syms, module_set_kernel(&r->mods));
-	r->start_ns = now_ns();
-	r->wall_start = time(NULL);
-	if (o->duration > 0)
-		stop_deadline = r->start_ns + (uint64_t)(o->duration * 1e9);
+	if (o->system_wide && !o->ev.no_kernel && !s->ev.kernel_dropped)
+		naming_read_kernel(&s->nm, &s->mods);
+	s->start_ns = now_ns();
+	s->wall_start = time(NULL);
 	/* Every event at once, after the start (a command's are enabled by its exec). */
-	if ((!o->argv || o->system_wide) && (ret = attach_enable(&r->att)) < 0) {
+	if ((!o->argv || o->system_wide) && (ret = events_enable(&s->ev)) < 0) {
 		error("cannot enable the events: %s", strerror(-ret));
 		return -1;
 	}
 	/* Attached processes: their mappings from before the events saw any. */
 	for (size_t i = 0; i < o->npids; i++)
-		model_process(&r->model, o->pids[i]);
-	if (o->argv && (ret = launch_release(&r->child)) < 0) {
+		model_process(&s->model, o->pids[i]);
+	if (o->argv && (ret = launch_release(&s->child)) < 0) {
 		error("cannot run '%s': %s", o->argv[0], strerror(-ret));
 		return -1;
 	}
-	return 0;
+	output_slice_started(s);
+	/* The file gets its name with its first sample. */
+	return output_flush(s, true);
 }
 
-int record_run(const struct record_opts *o)
+bool session_cut_short(const struct session *s)
 {
-	struct recorder *r = xcalloc(1, sizeof(*r));
-	struct datafile_out out;
-	char err[512], *slice;
-	bool tty;
-	size_t written = 0;
-	int ret;
+	return s->nm.cut_why != NULL;
+}
 
-	/*
-	 * The output exists before anything else is opened, the events above
-	 * all: its descriptor is reserved, and a bad output is said at once.
-	 */
-	install_signals();
-	r->o = o;
-	slice = o->switch_ns || o->switch_bytes ? recorder_slice_name(r) : NULL;
-	if (datafile_create(&out, slice ? slice : o->output, slice ? OUTFILE_NEW : 0, err,
-			    sizeof(err)) < 0) {
-		error("%s", err);
-		free(slice);
-		free(r);
-		return 1;
-	}
-	if (recorder_init(r, o) < 0) {
-		datafile_abandon(&out);
-		free(r);
-		return 1;
-	}
-	/* Each file only the stacks its own records use: a slice holds its own. */
-	datafile_own_tables(&out);
-	r->out = out;
-	/* The file gets its name with its first chunk, once the recording has started. */
-	ret = record_start(r, o);
-	if (ret == 0 && slice) {
-		recorder_slice_started(r, slice);
-		slice = NULL;
-	}
-	if (ret < 0 || recorder_flush(r, true) < 0) {
-		free(slice);
-		datafile_abandon(&r->out);
-		if (r->write_failed && o->argv)
-			launch_stop(&r->child);
-		recorder_free(r);
-		return 1;
-	}
-	tty = recorder_status_wanted(r);
-	record_loop(r, tty);
-	stopping = 1;
-	if (tty)
-		fprintf(stderr, "\r\033[K");
-	ret = record_stop(r, &written) < 0 ? 1 : 0;
-	if (!o->quiet && ret == 0)
-		recorder_print_summary(r, written);
-	/*
-	 * A command still running (after -d or a signal) is asked to stop, once
-	 * the file is safe.
-	 */
-	if (o->argv)
-		launch_stop(&r->child);
-	if (r->cut_why) {
-		/*
-		 * The naming thread may still be inside libdw: the process ends
-		 * here, with no exit-time teardown running under it.
-		 */
-		fflush(NULL);
-		_exit(ret);
-	}
-	recorder_free(r);
-	return ret;
+void session_stop_command(struct session *s)
+{
+	if (s->o->argv && !s->offline)
+		launch_stop(&s->child);
+}
+
+/*
+ * Frees a session (only where leaks are checked: the exit frees it all
+ * else). Never one whose naming was cut short: the caller ends the
+ * process instead, its naming thread perhaps still using what s holds.
+ */
+void session_free(struct session *s)
+{
+	if (!FREE_AT_EXIT || !s)
+		return;
+	naming_release(&s->nm);
+	events_release(&s->ev);
+	order_release(&s->q);
+	hmap_release(&s->pending);
+	waits_release(&s->wt);
+	stacker_release(&s->stk);
+	unwinder_free(s->unwinder);
+	model_release(&s->model);
+	threads_release(&s->th);
+	module_set_release(&s->mods);
+	output_release(&s->out);
+	free(s->privileged);
+	free(s);
 }

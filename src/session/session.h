@@ -1,21 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * record.h - a recording session: open the events, drain the rings while
- * the targets run, apply records in time order to the process model,
- * normalize each sample's stack, and at the end symbolize and write the
- * data file.
+ * session.h - a recording session, the engine of 'perfmini record': open
+ * the events, drain the rings while the targets run, apply the records in
+ * time order to the process model, make each sample's stack, name frames
+ * while recording, and write the data file (in slices with
+ * --switch-output); at the stop, name the rest and finish the files.
  *
  * Invariant: a sample is normalized against the mappings live at its
  * timestamp, because records from every CPU pass through one queue
  * ordered by time before they are applied.
+ *
+ * The session speaks to the user through util/msg.h (one line for what
+ * stops it, warnings for what it lacks) and prints the summary it is
+ * asked for; cmd/ parses the options, handles the signals and calls, in
+ * order: session_new, session_start, session_run, session_stop, then
+ * session_print_summary and session_free. Only the recording thread
+ * calls these; the session's naming thread is its own.
  */
-#ifndef PERFMINI_RECORD_H
-#define PERFMINI_RECORD_H
+#ifndef PERFMINI_SESSION_H
+#define PERFMINI_SESSION_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "capture/decode.h"
 #include "capture/event.h"
 
 struct record_opts {
@@ -51,7 +61,60 @@ struct record_opts {
 	char **argv_shown;
 };
 
-/* Runs a whole recording; returns the process exit status. */
-int record_run(const struct record_opts *o);
+struct session;
+
+/*
+ * A session of o (which must outlive it), its output created first of
+ * all, so that a bad output is said before anything runs and has its
+ * descriptor whatever the limit. NULL after saying why.
+ */
+struct session *session_new(const struct record_opts *o);
+/*
+ * Starts what is to be recorded: the command (stopped before its exec),
+ * the events, the clock; then lets the command run. 0, or -1 once said.
+ */
+int session_start(struct session *s);
+/*
+ * Drains and applies until *stop, -d, the targets' end, or an output
+ * that cannot be written. wake_fd (-1: none) is polled with the rings: a
+ * byte written to its other end (a signal handler's) wakes the loop; it
+ * is read empty here. With status, the status line is drawn four times
+ * a second (session_status_wanted says when it may be).
+ */
+void session_run(struct session *s, const volatile sig_atomic_t *stop, int wake_fd, bool status);
+/* When -d ends the recording, in now_ns's time; 0 without -d (or before the start). */
+uint64_t session_deadline(const struct session *s);
+/*
+ * The stop: the events disabled, every record applied, frames named (a
+ * set *interrupt cuts the naming short), the files finished; *written
+ * gets the last file's size. 0, or -1 once said (the exit status is
+ * then 1).
+ */
+int session_stop(struct session *s, const volatile sig_atomic_t *interrupt, size_t *written);
+/* The status line on stderr, when session_status_wanted. */
+bool session_status_wanted(const struct session *s);
+void session_status_line(const struct session *s);
+/* The summary on stderr: samples, file, what has no name, unwinding, losses. */
+void session_print_summary(const struct session *s, size_t written);
+/*
+ * Whether naming was cut short at the stop: the naming thread may still
+ * be inside libdw, so the process must end without tearing the session
+ * down (session_free must not be called).
+ */
+bool session_cut_short(const struct session *s);
+/* Asks a command still running to stop (after -d or a signal), once the file is safe. */
+void session_stop_command(struct session *s);
+void session_free(struct session *s);
+
+/*
+ * For the engine's tests: a session of o that opens no events and starts
+ * nothing, its output created as session_new does, fed whole perf records
+ * (their layout as the events would have made them) by session_feed;
+ * session_stop then writes the file. The model is not live: nothing is
+ * read from /proc.
+ */
+struct session *session_new_offline(const struct record_opts *o,
+				    const struct decode_layout *layout);
+void session_feed(struct session *s, const void *rec, size_t len);
 
 #endif

@@ -526,6 +526,7 @@ END_TEST
 START_TEST(test_model_thread_comm)
 {
 	struct fixture fx;
+	uint64_t gen;
 
 	fx_init(&fx);
 	model_comm(&fx.m, 100, 100, "server", false);
@@ -533,9 +534,9 @@ START_TEST(test_model_thread_comm)
 	ck_assert_str_eq(model_thread(&fx.m, 100, 101)->comm, "server");
 
 	/* prctl(PR_SET_NAME) in a thread renames the thread only. */
-	model_thread(&fx.m, 100, 101)->comm_id = 7; /* the user's id of "server" */
+	gen = model_thread(&fx.m, 100, 101)->comm_gen; /* the user's "server" is of it */
 	model_comm(&fx.m, 100, 101, "worker", false);
-	ck_assert_uint_eq(model_thread(&fx.m, 100, 101)->comm_id, 0); /* stale: cleared */
+	ck_assert_uint_ne(model_thread(&fx.m, 100, 101)->comm_gen, gen); /* stale: told */
 	ck_assert_str_eq(model_thread(&fx.m, 100, 101)->comm, "worker");
 	ck_assert_str_eq(model_thread(&fx.m, 100, 100)->comm, "server");
 	ck_assert_str_eq(model_process(&fx.m, 100)->comm, "server");
@@ -643,6 +644,7 @@ START_TEST(test_model_tid_reuse)
 {
 	struct fixture fx;
 	struct thread *t;
+	uint64_t serial, gen;
 
 	fx_init(&fx);
 	model_comm(&fx.m, 100, 100, "old", false);
@@ -650,11 +652,14 @@ START_TEST(test_model_tid_reuse)
 	t = model_thread(&fx.m, 100, 4242);
 	ck_assert_uint_eq(t->pid, 100);
 	ck_assert_str_eq(t->comm, "old");
-	t->comm_id = 3;
+	serial = t->serial;
+	gen = t->comm_gen;
 	t = model_thread(&fx.m, 500, 4242);
 	ck_assert_uint_eq(t->pid, 500);
 	ck_assert_str_eq(t->comm, "new");
-	ck_assert_uint_eq(t->comm_id, 0); /* the old name's id is not the new one's */
+	/* Another thread, of another name: what a user kept of the old is not the new's. */
+	ck_assert_uint_ne(t->serial, serial);
+	ck_assert_uint_ne(t->comm_gen, gen);
 	fx_release(&fx);
 }
 END_TEST
@@ -679,11 +684,12 @@ START_TEST(test_model_unknown_process)
 END_TEST
 
 /* A process the model forgot, for test_model_exit. */
-static void note_gone(uint32_t pid, void *arg)
+static void note_gone(uint32_t id, bool proc, void *arg)
 {
 	uint32_t *last = arg;
 
-	*last = pid;
+	if (proc)
+		*last = id;
 }
 
 /*

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * events-int.h - the session's part that opens the perf events and holds
+ * them with their rings (events.c alone writes it): what the kernel
+ * allowed, and how the records they write are laid out.
+ */
+#ifndef PERFMINI_SESSION_EVENTS_INT_H
+#define PERFMINI_SESSION_EVENTS_INT_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "capture/attach.h"
+#include "capture/decode.h"
+#include "session/session.h"
+
+struct sess_events {
+	struct attach att;
+	struct decode_layout layout;
+	long paranoid;	     /* kernel.perf_event_paranoid when the events were opened */
+	bool kernel_dropped; /* the kernel was excluded because paranoid forbade it */
+	bool ring_reduced;   /* the locked-memory limit made the rings smaller than asked */
+	bool no_switch_wide; /* CPU-wide switch records could not be opened: each target's own */
+	/*
+	 * --off-cpu: wake-ups sampled (the sched_waking tracepoint);
+	 * wake_pid_off is where the woken thread's id lies in a sample's
+	 * raw data. wake_err: why the kernel gave none (-errno), 0 when it
+	 * did. wake_wide: the wake-up event per CPU, for every thread.
+	 */
+	bool wakeups;
+	bool wake_wide;
+	unsigned wake_pid_off;
+	int wake_err;
+	/*
+	 * Each sample's cgroup is in the sample (PERF_SAMPLE_CGROUP), where
+	 * the kernel has it; else each thread's is read from /proc.
+	 */
+	bool cgroup_sampled;
+};
+
+/*
+ * The soft limit on open files raised to the hard one; returns the files
+ * the modules may keep open (half of it, at most 8,192 unused ones: the
+ * other half for the events, the naming thread's copies and debug files).
+ */
+size_t events_raise_nofile(void);
+/*
+ * Opens the events of every target of o (child: the command's pid, or
+ * 0), with their rings, disabled (a command's are enabled by its exec,
+ * the others all at once by events_enable); -1 once the failure is said
+ * to the user. Where kernel.perf_event_paranoid lets a user sample only
+ * user code, the kernel is left out, as perf does, and the user told.
+ */
+int events_open(struct sess_events *ev, const struct record_opts *o, pid_t child);
+/* Drains every ring through fn (attach_drain); the records that made no sense. */
+size_t events_drain(struct sess_events *ev, ring_record_fn fn, void *arg);
+/* How full the fullest tracking ring is, in percent. */
+unsigned events_tracking_fill(struct sess_events *ev);
+/* Every event enabled at once (0 or -errno), or disabled. */
+int events_enable(struct sess_events *ev);
+void events_disable(struct sess_events *ev);
+/* The layout of records without events (a session's tests). */
+void events_offline(struct sess_events *ev, const struct decode_layout *layout);
+void events_release(struct sess_events *ev);
+
+#endif

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * output-int.h - the session's part that writes its data files (output.c
+ * alone writes it): the file written now, a chunk at a time, and with
+ * --switch-output the slices: each a file of its own, made from a
+ * profile of its own, sealed when its slice ends and finished once its
+ * frames are named.
+ */
+#ifndef PERFMINI_SESSION_OUTPUT_INT_H
+#define PERFMINI_SESSION_OUTPUT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/missing.h"
+#include "session/session.h"
+#include "store/datafile.h"
+#include "store/profile.h"
+
+struct session;
+
+/*
+ * --switch-output: a file sealed, with the profile of its slice (whose
+ * frame ids the naming thread knows by gen), until its frames are named:
+ * those below upto have their names, or get none while recording.
+ */
+struct sealed {
+	struct datafile_out out;
+	struct profile *prof;
+	uint32_t gen;
+	size_t upto;
+};
+
+struct sess_output {
+	struct datafile_out out;  /* the file written now */
+	struct datafile_out next; /* --switch-output: the next, made before the switch */
+	char *next_name;
+	/*
+	 * What is recorded goes into prof, and with --switch-output into a
+	 * new one for each slice; last is the profile of the slice before
+	 * (owned here unless a sealed file still holds it), whose names a
+	 * frame met again takes.
+	 */
+	struct profile *prof;
+	struct profile *last;
+	uint64_t last_flush;  /* when the last chunk went to the file */
+	bool write_failed;    /* the file could not be written: said, and stopped */
+	bool failed;	      /* something said stopped the recording: exit 1 */
+	uint64_t slice_start; /* when the file written now was started */
+	char **slices;	      /* the files' names, oldest first (those removed gone) */
+	size_t nslices;
+	/*
+	 * Files sealed (every record in them) but waiting for the names of
+	 * their frames, oldest first: each is finished, and its profile let
+	 * go, once every frame of it has its name or gets none while
+	 * recording. What the slices finished could not name, per module,
+	 * for the summary (missing_sum, of nmissing_sum modules).
+	 */
+	struct sealed *sealed;
+	size_t nsealed;
+	struct missing *missing_sum;
+	size_t nmissing_sum;
+	char **incomplete; /* sealed files that could not be finished, to be named */
+	size_t nincomplete;
+};
+
+/*
+ * Records to the file written now, with its next chunk: a sample, a
+ * thread, an off-CPU span with its wake-up (NULL: none are recorded).
+ */
+void output_add_sample(struct sess_output *out, const struct pm_sample *smp);
+void output_add_thread(struct sess_output *out, const struct pm_thread *t);
+void output_add_span(struct sess_output *out, const struct pm_offcpu *span,
+		     const struct pm_wakeup *w);
+
+/* The first file (o's output, or its first slice's name); -1 once said. */
+int output_create(struct sess_output *out, const struct record_opts *o);
+void output_release(struct sess_output *out);
+/*
+ * What was recorded since the last chunk, to the file (all_meta: every
+ * meta entry, else the counts); -1 once a write failure is said.
+ */
+int output_flush(struct session *s, bool all_meta);
+/* Whether a chunk is due: CHUNK_NS since the last, or CHUNK_BYTES waiting. */
+bool output_chunk_due(const struct sess_output *out, uint64_t now);
+/* Whether the file written now is due to be closed (--switch-output's SPEC). */
+bool output_switch_due(const struct session *s, uint64_t now);
+/* The file written now let go (a recording that failed): it stays as its chunks left it. */
+void output_abandon(struct sess_output *out);
+/* The last chunk and END; *written its size. 0, or -1 once said. */
+int output_commit(struct session *s, size_t *written);
+/*
+ * --switch-output, first step: the next file made (under the next
+ * slice's name), nothing else changed yet. 0, or -1 once said (the file
+ * written now goes on, to be finished at the stop).
+ */
+int output_open_next(struct session *s);
+/*
+ * Second step, once the records of the slice are in its profile: the file
+ * written now sealed (or finished, with no naming thread), the profile
+ * in which the recording goes on made and returned, the one before left
+ * to the sealed file (of naming generation gen). NULL once a failure is
+ * said.
+ */
+struct profile *output_seal(struct session *s, uint32_t gen);
+/* Last step: the next file takes the records from now on. */
+void output_slice_started(struct session *s);
+/*
+ * Finishes the sealed files whose frames are named by now, every one
+ * with all (once naming is over); a file that cannot be finished is
+ * noted, for output_say_incomplete.
+ */
+void output_finish_sealed(struct session *s, bool all);
+/* One line naming every sealed file that could not be finished, when there are any. */
+void output_say_incomplete(const struct sess_output *out);
+
+#endif
