@@ -12,7 +12,15 @@
 #include <stdlib.h>
 
 #include "model/maps.h"
+#include "model/module.h"
 #include "util/alloc.h"
+
+/* A mapping made, or let go: its module counts the mappings of it. */
+static void hold(const struct mapping *map, int delta)
+{
+	if (map->mod)
+		module_mapped(map->mod, delta);
+}
 
 struct node {
 	struct mapping map;
@@ -66,6 +74,7 @@ static void free_nodes(struct node *n)
 		struct node *r = n->right;
 
 		free_nodes(n->left);
+		hold(&n->map, -1);
 		free(n);
 		n = r;
 	}
@@ -95,6 +104,7 @@ static struct node *clone_nodes(const struct node *n)
 		return NULL;
 	c = xmalloc(sizeof(*c));
 	*c = *n;
+	hold(&c->map, 1);
 	c->left = clone_nodes(n->left);
 	c->right = clone_nodes(n->right);
 	return c;
@@ -146,6 +156,7 @@ static struct node *new_node(struct maps *m, const struct mapping *map)
 	n->map = *map;
 	n->prio = next_prio(m);
 	m->count++;
+	hold(map, 1);
 	return n;
 }
 
@@ -212,6 +223,8 @@ static bool cut(struct maps *m, uint64_t start, uint64_t end, struct node **l, s
 		}
 		m->count -= count_nodes(mid) + (last ? 1 : 0);
 		free_nodes(mid);
+		if (last)
+			hold(&last->map, -1);
 		free(last);
 	}
 	if (tail)

@@ -44,6 +44,7 @@ void module_set_release(struct module_set *s)
 		module_free(s->mods[i]);
 	free(s->mods);
 	free(s->pin_order);
+	free(s->idle);
 	hmap_release(&s->index);
 	memset(s, 0, sizeof(*s));
 }
@@ -201,6 +202,7 @@ static struct module *add_module(struct module_set *s, struct hmap_slot *slot,
 	m->kind = module_kind_of(k->path, k->ino);
 	m->fd = -1;
 	m->uid = MODULE_NO_UID;
+	m->set = s;
 	xgrow(&s->mods, &s->cap, s->n + 1, sizeof(*s->mods));
 	s->mods[s->n++] = m;
 	slot->val = m->id;
@@ -276,8 +278,22 @@ struct module *module_set_get(struct module_set *s, const struct module_key *k, 
 	bool added;
 
 	slot = hmap_intern(&s->index, key_hash(k), same_module, &sk, &added);
-	if (!added)
-		return s->mods[slot->val];
+	if (!added) {
+		m = s->mods[slot->val];
+		/* Let go since no process mapped it: pinned again through this mapping. */
+		if (m->retired && m->fd < 0 && pid > 0) {
+			m->retired = false;
+			m->seen_pid = (uint32_t)pid;
+			m->seen_start = start;
+			m->seen_end = end;
+			m->fd = pin(k, pid, start, end);
+			if (m->fd >= 0) {
+				m->unpinned = false;
+				s->pinned++;
+			}
+		}
+		return m;
+	}
 	m = add_module(s, slot, k);
 	if (m->kind == MODULE_FILE) {
 		errno = 0;
@@ -450,4 +466,45 @@ int module_vdso_copy(unsigned char **bytes, size_t *len)
 	*bytes = xmalloc(*len);
 	memcpy(*bytes, (const void *)(uintptr_t)start, *len);
 	return 0;
+}
+
+void module_mapped(struct module *m, int delta)
+{
+	struct module_set *s = m->set;
+
+	m->nmaps = (uint32_t)((int64_t)m->nmaps + delta);
+	if (m->nmaps || m->noted_idle || !s)
+		return;
+	m->noted_idle = true;
+	xgrow(&s->idle, &s->idle_cap, s->nidle + 1, sizeof(*s->idle));
+	s->idle[s->nidle++] = m->id;
+}
+
+size_t module_set_take_idle(struct module_set *s, uint32_t **ids)
+{
+	size_t n = 0;
+
+	*ids = s->nidle ? xmalloc(s->nidle * sizeof(**ids)) : NULL;
+	for (size_t i = 0; i < s->nidle; i++) {
+		struct module *m = s->mods[s->idle[i]];
+
+		m->noted_idle = false;
+		if (!m->nmaps)
+			(*ids)[n++] = m->id;
+	}
+	s->nidle = 0;
+	return n;
+}
+
+bool module_unpin(struct module_set *s, struct module *m)
+{
+	if (m->kind != MODULE_FILE || m->fd < 0)
+		return false;
+	close(m->fd);
+	m->fd = -1;
+	m->used = false;
+	m->unpinned = true;
+	m->retired = true;
+	s->pinned--;
+	return true;
 }

@@ -59,6 +59,15 @@ struct module {
 	bool used, unpinned;
 	uint32_t seen_pid;
 	uint64_t seen_start, seen_end;
+	/*
+	 * The mappings of it the model holds (maps.c counts them); at 0 the
+	 * module is noted idle (module_set.idle) for its owner to let its
+	 * file and what was read of it go (module_unpin). Recording thread.
+	 */
+	uint32_t nmaps;
+	bool noted_idle;	/* in module_set.idle now */
+	bool retired;		/* module_unpin closed its file: opened at its next mapping */
+	struct module_set *set; /* the set it is of */
 };
 
 /* module.uid of a module whose file was never opened. */
@@ -73,6 +82,8 @@ struct module_set {
 	uint32_t *pin_order; /* module ids, in the order they were pinned */
 	size_t npin_order, pin_order_cap;
 	size_t pin_next; /* the first of pin_order that may still be let go */
+	uint32_t *idle;	 /* ids of modules whose last mapping went (module_set_take_idle) */
+	size_t nidle, idle_cap;
 };
 
 /* What identifies the file behind a mapping. */
@@ -110,6 +121,24 @@ void module_set_budget(struct module_set *s, size_t max_open);
  * it was let go. Recording thread. Returns m->fd.
  */
 int module_use(struct module_set *s, struct module *m);
+/*
+ * m is mapped once more, or once less (maps.c): at 0 it is noted idle in
+ * its set. Recording thread.
+ */
+void module_mapped(struct module *m, int delta);
+/*
+ * The modules noted idle since the last call (into *ids, malloc'd; their
+ * count returned), those mapped again meanwhile left out.
+ */
+size_t module_set_take_idle(struct module_set *s, uint32_t **ids);
+/*
+ * Closes m's file and marks it not used, to be opened again at its next
+ * mapping (module_set_get): a module no process maps any more holds no
+ * descriptor. Recording thread,
+ * and only once nothing else reads m's file (the naming thread, the
+ * unwinder). Returns whether a file was closed.
+ */
+bool module_unpin(struct module_set *s, struct module *m);
 /*
  * The module of pid's anonymous executable memory (JIT code), named by its
  * perf map /tmp/perf-N.map, N the pid the process knows itself by (its own

@@ -13,13 +13,16 @@
 #include <sys/mman.h>
 
 #include "model/maps.h"
+#include "model/module.h"
 #include "unit-helpers.h"
 #include "util/array.h"
 
 /* Modules are only compared by pointer here. */
-static struct module *const mod_a = (struct module *)0x1000a;
-static struct module *const mod_b = (struct module *)0x1000b;
-static struct module *const mod_c = (struct module *)0x1000c;
+/* Modules of no set: each counts the mappings of it (maps.c). */
+static struct module modules[3];
+#define mod_a (&modules[0])
+#define mod_b (&modules[1])
+#define mod_c (&modules[2])
 
 static void insert(struct maps *m, uint64_t start, uint64_t end, uint64_t pgoff, struct module *mod)
 {
@@ -372,10 +375,11 @@ struct model {
 	struct cell c[PAGES];
 };
 
+static struct module random_mods[3];
 static struct module *const mods[] = {
-	(struct module *)0x2000a,
-	(struct module *)0x2000b,
-	(struct module *)0x2000c,
+	&random_mods[0],
+	&random_mods[1],
+	&random_mods[2],
 	NULL,
 };
 
@@ -453,6 +457,33 @@ static void model_remove(struct model *md, size_t p0, size_t p1)
 		memset(&md->c[i], 0, sizeof(md->c[i]));
 }
 
+/* The mappings of a module counted by walking the maps. */
+struct mod_count {
+	const struct module *mod;
+	uint32_t n;
+};
+
+static int count_mod(const struct mapping *map, void *arg)
+{
+	struct mod_count *c = arg;
+
+	c->n += map->mod == c->mod;
+	return 0;
+}
+
+/* Each module's count of mappings (module.nmaps) is the mappings of it in a and b. */
+static void check_counts(const struct maps *a, const struct maps *b)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(random_mods); i++) {
+		struct mod_count c = {&random_mods[i], 0};
+
+		maps_foreach(a, count_mod, &c);
+		if (b)
+			maps_foreach(b, count_mod, &c);
+		ck_assert_uint_eq(random_mods[i].nmaps, c.n);
+	}
+}
+
 START_TEST(test_random_against_model)
 {
 	struct model *md = calloc(2, sizeof(*md)), *cmd = md + 1;
@@ -481,8 +512,10 @@ START_TEST(test_random_against_model)
 			ck_assert_int_eq(maps_insert(m, &map), 0);
 			model_insert(md, ++id, p0, p1, map.pgoff, map.mod, map.prot);
 		}
-		if (op % 50 == 0)
+		if (op % 50 == 0) {
 			check_against_model(m, md);
+			check_counts(m, clone);
+		}
 		/* Now and then fork: the clone must go its own way from here. */
 		if (op % 1000 == 500) {
 			if (clone) {
@@ -499,12 +532,17 @@ START_TEST(test_random_against_model)
 		}
 	}
 	check_against_model(m, md);
+	check_counts(m, clone);
 	if (clone) {
 		check_against_model(clone, cmd);
 		maps_free(clone);
 	}
+	check_counts(m, NULL);
 	maps_free(m);
 	free(md);
+	/* Every mapping let go: no module is mapped. */
+	for (size_t i = 0; i < ARRAY_SIZE(random_mods); i++)
+		ck_assert_uint_eq(random_mods[i].nmaps, 0);
 }
 END_TEST
 
