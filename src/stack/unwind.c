@@ -283,6 +283,24 @@ void unwinder_free(struct unwinder *u)
 	free(u);
 }
 
+void unwinder_forget(struct unwinder *u, const struct module *m)
+{
+	struct unwind_image *img = m->id < u->nimages ? u->images[m->id] : NULL;
+
+	if (!img)
+		return;
+	/* What the caches hold of its rows goes with it: the memory may be another's next. */
+	for (size_t i = 0; u->rows && i < ROW_SLOTS; i++)
+		if (u->rows[i].img == img)
+			u->rows[i].img = NULL;
+	for (size_t i = 0; u->addrs && i < ADDR_SLOTS; i++)
+		if (u->addrs[i].img == img)
+			u->addrs[i].gen = 0;
+	unwind_image_close(img);
+	free(img);
+	u->images[m->id] = NULL;
+}
+
 uint64_t unwinder_memo_hits(const struct unwinder *u)
 {
 	return u->memo_hits;

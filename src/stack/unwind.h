@@ -120,6 +120,11 @@ struct unwind_result {
 void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 		   const unsigned char *chain, size_t nchain, uint64_t *ips, int max,
 		   struct unwind_result *res);
+/*
+ * Lets go of what was read of m's unwind tables (its file is to be
+ * closed: no process maps it any more); read again if it is needed.
+ */
+void unwinder_forget(struct unwinder *u, const struct module *m);
 /* How many unwinds were answered from the memo of unwinds met again (for tests and benchmarks). */
 uint64_t unwinder_memo_hits(const struct unwinder *u);
 

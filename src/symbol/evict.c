@@ -17,6 +17,7 @@
 #include "symbol/srcline.h"
 #include "symbol/symfile-int.h"
 #include "util/array.h"
+#include "util/hash.h"
 #include "util/pages.h"
 
 void symbolizer_trim(struct symbolizer *z)
@@ -87,6 +88,26 @@ static bool forget(struct symfile *f)
 bool symbolizer_forget(struct symbolizer *z, const struct module *m)
 {
 	return forget(symfile_find(z, m));
+}
+
+void symbolizer_retire(struct symbolizer *z, const struct module *m)
+{
+	struct symfile *f = symfile_find(z, m);
+	struct hmap_slot *slot;
+
+	if (!f)
+		return;
+	/* No copy of its binary looks its lines up in its DWARF from now on. */
+	if (f->build_id_len &&
+	    (slot = hmap_find(&z->build_ids, hash_bytes(f->build_id, f->build_id_len))) &&
+	    slot->val == m->id)
+		hmap_remove(&z->build_ids, slot->key, NULL);
+	for (size_t i = 0; f->twinned && i < z->nfiles; i++)
+		if (z->files[i] && z->files[i]->twin == m->id + 1) {
+			z->files[i]->twin = 0;
+			f->twinned--;
+		}
+	forget(f);
 }
 
 size_t symbolizer_forget_idle(struct symbolizer *z, uint64_t now, uint64_t idle_ns)

@@ -65,11 +65,18 @@ static const struct ration_params namer_ration = {
 /* How often a thread with nothing else to do looks whether the kernel's symbols are read. */
 #define DEFERRED_LOOK_MS 2
 
+/*
+ * A frame to name, or (gen and frame RETIRE) a module to let go
+ * (namer_retire); epoch: its module's when queued (namer_abandon).
+ */
 struct job {
 	struct module *m;
 	uint32_t gen, frame;
 	uint64_t addr;
+	uint32_t epoch;
 };
+
+#define RETIRE UINT32_MAX
 
 /*
  * A frame's levels as the thread resolved them, until namer_drain hands
@@ -95,8 +102,13 @@ struct namer {
 	pthread_t thread;
 	int wake; /* eventfd the thread sleeps on */
 
-	struct spsc *jobs; /* struct job, from the recorder to the thread */
-	bool unkicked;	   /* the recorder's: jobs queued since namer_kick */
+	struct spsc *jobs;     /* struct job, from the recorder to the thread */
+	struct spsc *abandons; /* struct job: modules given up (namer_abandon), ahead of jobs */
+	struct hmap epochs;    /* the recorder's: module id -> how often it gave it up */
+	/* Module id -> 1 + the last epoch given up: its jobs queued before are skipped. */
+	struct hmap given_up;
+	_Atomic uint64_t skipped; /* frames not named: their module was given up */
+	bool unkicked;		  /* the recorder's: jobs queued since namer_kick */
 	_Atomic bool sleeping, done, cancel;
 	bool joined;	       /* by namer_finish: the thread is gone */
 	struct ration *ration; /* the thread's CPU time while recording: see ration() */
@@ -116,6 +128,8 @@ struct namer {
 	struct result *ready, **ready_tail;
 	struct fact *facts, **facts_tail; /* modules read, not drained yet, oldest first */
 	uint64_t named;
+	uint32_t *retired; /* ids of the modules let go, not drained yet */
+	size_t nretired, retired_cap;
 };
 
 static void wake(struct namer *n)
@@ -173,13 +187,46 @@ static void store(struct namer *n, const struct job *j, const struct symres *r)
 	pthread_mutex_unlock(&n->lock);
 }
 
+/* Says module id is let go: namer_drain_retired hands it on. */
+static void say_retired(struct namer *n, uint32_t id)
+{
+	pthread_mutex_lock(&n->lock);
+	xgrow(&n->retired, &n->retired_cap, n->nretired + 1, sizeof(*n->retired));
+	n->retired[n->nretired++] = id;
+	pthread_mutex_unlock(&n->lock);
+}
+
 /*
- * While recording, before a job (the thread holds nothing then): on a
- * busy machine, waits until the thread's CPU time is back within its
- * ration (namer_ration); on a machine with CPU time to spare it runs
- * freely. A wakeup of the stop ends the wait.
+ * The modules the recorder gave up (namer_abandon), ahead of every job:
+ * what was read of each let go, its jobs queued before skipped, and said.
  */
-static void ration(struct namer *n)
+static void take_abandons(struct namer *n)
+{
+	struct job j;
+
+	while (spsc_pop(n->abandons, &j)) {
+		symbolizer_retire(n->z, j.m);
+		hmap_insert(&n->given_up, j.m->id, NULL)->val = (uint64_t)j.epoch + 1;
+		say_retired(n, j.m->id);
+	}
+}
+
+/* Whether j was queued before its module was given up. */
+static bool given_up(struct namer *n, const struct job *j)
+{
+	const struct hmap_slot *s = hmap_find(&n->given_up, j->m->id);
+
+	return s && j->epoch < s->val;
+}
+
+/*
+ * While recording, before the first read of job j's module (the thread
+ * holds nothing then): on a busy machine, waits until the thread's CPU
+ * time is back within its ration (namer_ration); on a machine with CPU
+ * time to spare it runs freely. A wakeup of the stop ends the wait, and
+ * so does the recorder giving up j's module meanwhile.
+ */
+static void ration(struct namer *n, const struct job *j)
 {
 	bool gave_back = false;
 
@@ -199,6 +246,9 @@ static void ration(struct namer *n)
 		if (poll(&p, 1, ms > 100 ? 100 : (int)ms) > 0 && read(n->wake, &v, sizeof(v)) < 0) {
 			/* a wakeup read by nobody else: the loop sees done or a job */
 		}
+		take_abandons(n);
+		if (given_up(n, j))
+			return;
 	}
 }
 
@@ -227,6 +277,17 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 {
 	struct symfile *f;
 
+	take_abandons(n);
+	if (j->gen == RETIRE && j->frame == RETIRE) {
+		/* Every job of the module queued before this one is done (or skipped). */
+		if (!given_up(n, j)) {
+			symbolizer_retire(n->z, j->m);
+			say_retired(n, j->m->id);
+		}
+		return;
+	}
+	if (given_up(n, j))
+		goto skip;
 	/* A perf map grows while its program runs: read again for each generation. */
 	if (j->m->kind == MODULE_PERFMAP) {
 		struct hmap_slot *g = hmap_insert(&n->perfmap_gen, j->m->id, NULL);
@@ -236,7 +297,9 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 		g->val = (uint64_t)j->gen + 1;
 	}
 	if (!(f = symfile_find(n->z, j->m)) || f->unloaded) {
-		ration(n);
+		ration(n, j);
+		if (given_up(n, j))
+			goto skip;
 		if (!f && defer_kernel(n, j))
 			return;
 	}
@@ -267,6 +330,13 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 	if ((f = symfile_find(n->z, j->m)) && f->fresh && !atomic_load(&n->done) &&
 	    ration_machine_free(n->ration) && symbolizer_give_back_due(n->z))
 		symbolizer_give_back(n->z);
+	return;
+skip:
+	/* Its file is closed, or about to be: resolved without a name. */
+	r->n = 0;
+	r->symoff = 0;
+	store(n, j, r);
+	atomic_fetch_add(&n->skipped, 1);
 }
 
 /* The kernel's jobs set aside: its symbols waited for, then its frames named. */
@@ -431,6 +501,9 @@ struct namer *namer_start(struct symbolizer *z)
 	z->give_back_bytes = NAMER_GIVE_BACK_BYTES;
 	n->ration = ration_new(&namer_ration, NULL);
 	n->jobs = spsc_new(sizeof(struct job), CHUNK_JOBS);
+	n->abandons = spsc_new(sizeof(struct job), 64);
+	hmap_init(&n->given_up);
+	hmap_init(&n->epochs);
 	n->wake = eventfd(0, EFD_CLOEXEC);
 	n->ready_tail = &n->ready;
 	n->facts_tail = &n->facts;
@@ -442,16 +515,63 @@ struct namer *namer_start(struct symbolizer *z)
 		ration_free(n->ration);
 		pthread_mutex_destroy(&n->lock);
 		spsc_free(n->jobs);
+		spsc_free(n->abandons);
+		hmap_release(&n->given_up);
+		hmap_release(&n->epochs);
 		free(n);
 		return NULL;
 	}
 	return n;
 }
 
+/* How often the recorder gave m up: its jobs carry it. */
+static uint32_t epoch_of(struct namer *n, const struct module *m)
+{
+	const struct hmap_slot *s = n->epochs.count ? hmap_find(&n->epochs, m->id) : NULL;
+
+	return s ? (uint32_t)s->val : 0;
+}
+
 void namer_frame(struct namer *n, struct module *m, uint32_t gen, uint32_t frame, uint64_t addr)
 {
-	spsc_push(n->jobs, &(struct job){m, gen, frame, addr});
+	spsc_push(n->jobs, &(struct job){m, gen, frame, addr, epoch_of(n, m)});
 	n->unkicked = true;
+}
+
+void namer_retire(struct namer *n, struct module *m)
+{
+	/* Sorted last of its module's jobs at the stop (cmp_job). */
+	spsc_push(n->jobs, &(struct job){m, RETIRE, RETIRE, 0, epoch_of(n, m)});
+	n->unkicked = true;
+}
+
+void namer_abandon(struct namer *n, struct module *m)
+{
+	struct hmap_slot *s = hmap_insert(&n->epochs, m->id, NULL);
+
+	spsc_push(n->abandons, &(struct job){m, RETIRE, RETIRE, 0, (uint32_t)s->val++});
+	wake(n);
+}
+
+uint64_t namer_skipped(struct namer *n)
+{
+	return atomic_load(&n->skipped);
+}
+
+void namer_drain_retired(struct namer *n, namer_retired_fn fn, void *arg)
+{
+	uint32_t *ids;
+	size_t nids;
+
+	pthread_mutex_lock(&n->lock);
+	ids = n->retired;
+	nids = n->nretired;
+	n->retired = NULL;
+	n->nretired = n->retired_cap = 0;
+	pthread_mutex_unlock(&n->lock);
+	for (size_t i = 0; i < nids; i++)
+		fn(ids[i], arg);
+	free(ids);
 }
 
 void namer_kick(struct namer *n)
@@ -567,6 +687,9 @@ void namer_free(struct namer *n)
 	if (!n->joined)
 		namer_finish(n, 0, NULL);
 	spsc_free(n->jobs);
+	spsc_free(n->abandons);
+	hmap_release(&n->given_up);
+	hmap_release(&n->epochs);
 	while (n->ready) {
 		struct result *next = n->ready->next;
 
@@ -574,6 +697,7 @@ void namer_free(struct namer *n)
 		n->ready = next;
 	}
 	namer_drain_modules(n, NULL, NULL);
+	free(n->retired);
 	hmap_release(&n->perfmap_gen);
 	close(n->wake);
 	ration_free(n->ration);

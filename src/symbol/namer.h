@@ -94,6 +94,28 @@ void namer_drain(struct namer *n, namer_result_fn fn, void *arg);
 typedef void (*namer_module_fn)(const struct module_facts *f, void *arg);
 void namer_drain_modules(struct namer *n, namer_module_fn fn, void *arg);
 /*
+ * Queues the end of module m (recorder thread): once every frame of it
+ * queued before is named, the thread lets go of what it read of m
+ * (symbolizer_retire) and says so through namer_drain_retired, after
+ * which it reads nothing of m's until a frame of it is queued again.
+ */
+void namer_retire(struct namer *n, struct module *m);
+/*
+ * Gives m up at once (recorder thread), ahead of every job queued: what
+ * was read of it is let go, its frames queued before are resolved without
+ * a name (counted by namer_skipped), and it is said let go through
+ * namer_drain_retired, after which the thread reads nothing of m's until
+ * a frame of it is queued again (a count of abandons per module, kept
+ * here, tells those from the older).
+ * For a recorder that must close files the thread has not reached.
+ */
+void namer_abandon(struct namer *n, struct module *m);
+/* How many frames were resolved without a name because their module was given up. */
+uint64_t namer_skipped(struct namer *n);
+/* Hands fn the id of each module the thread let go since the last call. */
+typedef void (*namer_retired_fn)(uint32_t module, void *arg);
+void namer_drain_retired(struct namer *n, namer_retired_fn fn, void *arg);
+/*
  * Frees n, ending its thread first if namer_finish has not; never after
  * namer_finish failed (the thread, left running, may still use it).
  */

@@ -84,6 +84,7 @@ struct symfile {
 	 * DWARF, read once for every copy. 0: none.
 	 */
 	uint32_t twin;
+	uint32_t twinned; /* symfiles whose twin this one is */
 	/*
 	 * symbolizer_forget_idle freed what it read to name frames: only the
 	 * module's reason, build-id, segments and entry are left (what the

@@ -126,8 +126,10 @@ static void find_twin(struct symbolizer *z, struct symfile *f)
 		return;
 	}
 	if (slot->val != f->mod->id && slot->val < z->nfiles && z->files[slot->val] &&
-	    same_build(f, z->files[slot->val]))
+	    same_build(f, z->files[slot->val])) {
 		f->twin = (uint32_t)slot->val + 1;
+		z->files[slot->val]->twinned++;
+	}
 }
 
 struct symfile *symfile_get(struct symbolizer *z, struct module *m)

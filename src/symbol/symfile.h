@@ -149,6 +149,13 @@ size_t symbolizer_forget_idle(struct symbolizer *z, uint64_t now, uint64_t idle_
  */
 bool symbolizer_forget(struct symbolizer *z, const struct module *m);
 /*
+ * Lets go of what was read of m for good: as symbolizer_forget, and no
+ * copy of its file looks its lines up in its DWARF any more (the
+ * recorder closes its file next). Read again by symfile_get should its
+ * file be opened again.
+ */
+void symbolizer_retire(struct symbolizer *z, const struct module *m);
+/*
  * Lets go of what was read of perf map m, so that the next frame named
  * in it reads the map again, with what its program has added since.
  * Returns whether it had been read.
