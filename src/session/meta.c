@@ -107,6 +107,15 @@ void meta_write(struct session *s)
 	}
 	/* Where the samples' cgroups came from: each sample's, or each thread's from /proc. */
 	profile_set_meta(p, "cgroups", s->ev.cgroup_sampled ? "sample" : "proc");
+	if (s->nm.abandoned) {
+		char buf[160];
+
+		snprintf(buf, sizeof(buf),
+			 "%llu frames of %zu modules left without names: their files were closed "
+			 "under the limit of open files before they were read",
+			 (unsigned long long)naming_skipped(&s->nm), s->nm.abandoned);
+		profile_set_meta(p, "naming-given-up", buf);
+	}
 	if (s->nm.cut_why) {
 		char buf[160];
 
@@ -326,6 +335,13 @@ void session_print_summary(const struct session *s, size_t written)
 		warning("naming was cut short by %s: %zu frames left without names, shown as "
 			"[module+0xOFFSET]",
 			s->nm.cut_why, s->nm.unnamed_cut);
+	if (s->nm.abandoned)
+		warning("%llu frames of %zu programs that had ended were left without names: the "
+			"naming thread, rationed on a busy machine, had not read them when the "
+			"limit of %zu open files for modules made their files close (raise "
+			"'ulimit -n')",
+			(unsigned long long)naming_skipped(&s->nm), s->nm.abandoned,
+			s->mods.pin_budget);
 	if (s->unwinder)
 		print_unwind_summary(s);
 	if (s->lost || s->lost_samples)

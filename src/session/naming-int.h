@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "model/module.h"
+#include "util/hmap.h"
 #include "store/profile.h"
 #include "symbol/namer.h"
 #include "symbol/symbolize.h"
@@ -47,6 +48,16 @@ struct sess_naming {
 	size_t nold;
 	size_t unnamed_cut;  /* frames left unnamed because naming was cut short */
 	const char *cut_why; /* and why, or NULL */
+	/*
+	 * Modules whose end the naming thread was told (naming_retire), in
+	 * that order, some perhaps let go since (their files closed) or
+	 * mapped again; abandoning: how many of them were given up
+	 * (naming_hold_budget) and not said let go yet; abandoned: in all.
+	 */
+	uint32_t *retiring;
+	size_t nretiring, retiring_cap;
+	struct hmap abandoning; /* ids of modules given up, their files not closed yet */
+	size_t abandoned;
 };
 
 /* The symbolizer (o's --debug-dir, --no-lines) and its thread; -1 once said. */
@@ -62,6 +73,23 @@ void naming_new_frame(struct session *s, struct module *m, uint32_t frame, uint6
  * facts it read into every profile.
  */
 void naming_take(struct session *s);
+/*
+ * Module m, used, is mapped by no process any more: what was read of it
+ * is let go, and its file closed, once every frame of it queued to the
+ * naming thread is named (at once without one).
+ */
+void naming_retire(struct session *s, struct module *m);
+/*
+ * Past the budget of files open (the module set's), modules whose end
+ * the naming thread was told and has not reached are given up, oldest
+ * first (namer_abandon): their frames not named yet stay without names,
+ * and their files are closed once it says so. A machine that runs new
+ * programs faster than a rationed naming thread reads them keeps within
+ * its descriptors.
+ */
+void naming_hold_budget(struct session *s);
+/* How many frames were left without names because their module was given up. */
+uint64_t naming_skipped(const struct sess_naming *nm);
 /* Whether frame f of generation gen was resolved by the naming thread. */
 bool naming_resolved(const struct sess_naming *nm, uint32_t gen, uint32_t f);
 /*

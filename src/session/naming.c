@@ -20,11 +20,13 @@
 int naming_init(struct sess_naming *nm, struct module_set *mods, const struct record_opts *o)
 {
 	memset(nm, 0, sizeof(*nm));
+	hmap_init(&nm->abandoning);
 	symbolizer_init(&nm->syms, mods, o->no_lines);
 	for (size_t i = 0; i < o->ndebug_dirs; i++)
 		if (symbolizer_add_debug_dir(&nm->syms, o->debug_dirs[i]) < 0) {
 			error("bad --debug-dir '%s': %s", o->debug_dirs[i], strerror(errno));
 			symbolizer_release(&nm->syms);
+			hmap_release(&nm->abandoning);
 			return -1;
 		}
 	nm->namer = namer_start(&nm->syms);
@@ -39,6 +41,8 @@ void naming_release(struct sess_naming *nm)
 	for (size_t i = 0; i < nm->nold; i++)
 		free(nm->old[i].res.b);
 	free(nm->old);
+	free(nm->retiring);
+	hmap_release(&nm->abandoning);
 }
 
 void naming_kick(struct sess_naming *nm)
@@ -145,12 +149,38 @@ static void take_module(const struct module_facts *f, void *arg)
 		symbolize_set_module(s->nm.old[k].prof, f);
 }
 
+/* A module the naming thread let go: its file closed, unless it was mapped again since. */
+static void take_retired(uint32_t id, void *arg)
+{
+	struct session *s = arg;
+	struct module *m = s->mods.mods[id];
+
+	hmap_remove(&s->nm.abandoning, id, NULL);
+	if (!m->nmaps)
+		module_unpin(&s->mods, m);
+}
+
 void naming_take(struct session *s)
 {
 	if (!s->nm.namer)
 		return;
 	namer_drain_modules(s->nm.namer, take_module, s);
 	namer_drain(s->nm.namer, take_named, s);
+	namer_drain_retired(s->nm.namer, take_retired, s);
+}
+
+void naming_retire(struct session *s, struct module *m)
+{
+	struct sess_naming *nm = &s->nm;
+
+	if (nm->namer) {
+		namer_retire(nm->namer, m);
+		xgrow(&nm->retiring, &nm->retiring_cap, nm->nretiring + 1, sizeof(*nm->retiring));
+		nm->retiring[nm->nretiring++] = m->id;
+		return;
+	}
+	symbolizer_retire(&s->nm.syms, m);
+	module_unpin(&s->mods, m);
 }
 
 void naming_read_kernel(struct sess_naming *nm, struct module_set *mods)
@@ -161,6 +191,37 @@ void naming_read_kernel(struct sess_naming *nm, struct module_set *mods)
 void naming_add_modules(struct session *s)
 {
 	symbolize_modules(s->out.prof, &s->nm.syms, false);
+}
+
+void naming_hold_budget(struct session *s)
+{
+	struct sess_naming *nm = &s->nm;
+	size_t budget = s->mods.pin_budget, k = 0;
+	bool added;
+
+	/* Those let go already, or mapped again, in front: done with. */
+	while (k < nm->nretiring &&
+	       (s->mods.mods[nm->retiring[k]]->fd < 0 || s->mods.mods[nm->retiring[k]]->nmaps))
+		k++;
+	while (budget && s->mods.pinned > budget + nm->abandoning.count && k < nm->nretiring) {
+		struct module *m = s->mods.mods[nm->retiring[k++]];
+
+		if (m->fd < 0 || m->nmaps)
+			continue;
+		hmap_insert(&nm->abandoning, m->id, &added);
+		if (!added)
+			continue;
+		nm->abandoned++;
+		namer_abandon(nm->namer, m);
+	}
+	/* The entries looked at are done with: let go, abandoned, or mapped again. */
+	memmove(nm->retiring, nm->retiring + k, (nm->nretiring - k) * sizeof(*nm->retiring));
+	nm->nretiring -= k;
+}
+
+uint64_t naming_skipped(const struct sess_naming *nm)
+{
+	return nm->namer ? namer_skipped(nm->namer) : 0;
 }
 
 uint32_t naming_next_slice(struct sess_naming *nm, struct profile *prof)

@@ -63,6 +63,14 @@ struct sess_output {
 	size_t nmissing_sum;
 	char **incomplete; /* sealed files that could not be finished, to be named */
 	size_t nincomplete;
+	/*
+	 * Descriptors held for the files to come (of /dev/null): one is
+	 * closed before each file is made, and made again once one is
+	 * closed, so that a rotation never fails for lack of descriptors
+	 * however many the modules and the naming thread hold.
+	 */
+	int spare[8];
+	size_t nspare;
 };
 
 /*

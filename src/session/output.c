@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,27 @@ static char *slice_name(const struct sess_output *out, const char *output)
 	return name;
 }
 
+/* The spare descriptors made up to as many files as may be open at once (SEALED_MAX + 2). */
+static void spares_fill(struct sess_output *out)
+{
+	_Static_assert(SEALED_MAX + 2 <= sizeof(out->spare) / sizeof(out->spare[0]),
+		       "a spare for every file");
+	while (out->nspare < SEALED_MAX + 2) {
+		int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			return;
+		out->spare[out->nspare++] = fd;
+	}
+}
+
+/* A spare given back, for a file about to be made. */
+static void spare_take(struct sess_output *out)
+{
+	if (out->nspare)
+		close(out->spare[--out->nspare]);
+}
+
 int output_create(struct sess_output *out, const struct record_opts *o)
 {
 	bool sliced = o->switch_ns || o->switch_bytes;
@@ -68,6 +90,8 @@ int output_create(struct sess_output *out, const struct record_opts *o)
 	/* Each file only the stacks its own records use: a slice holds its own. */
 	datafile_own_tables(&out->out);
 	out->prof = profile_new();
+	if (sliced)
+		spares_fill(out);
 	return 0;
 }
 
@@ -227,6 +251,7 @@ static void finish_sealed(struct session *s, size_t k)
 	free(path);
 	count_missing(out, out->sealed[k].prof);
 	drop_slice(s, k);
+	spares_fill(out);
 }
 
 void output_finish_sealed(struct session *s, bool all)
@@ -258,6 +283,7 @@ static void drop_sealed(struct session *s, const char *path)
 			continue;
 		datafile_abandon(&out->sealed[k].out);
 		drop_slice(s, k);
+		spares_fill(out);
 		return;
 	}
 }
@@ -294,6 +320,7 @@ int output_open_next(struct session *s)
 	char err[512];
 
 	out->next_name = slice_name(out, s->o->output);
+	spare_take(out);
 	if (datafile_create(&out->next, out->next_name, OUTFILE_NEW, err, sizeof(err)) < 0) {
 		/* The stop finishes the file written now: it is not lost with the next. */
 		error("%s", err);
@@ -347,6 +374,9 @@ struct profile *output_seal(struct session *s, uint32_t gen)
 	}
 	out->out = out->next;
 	memset(&out->next, 0, sizeof(out->next));
+	/* Without a naming thread the file before is finished: its descriptor is free again. */
+	if (!s->nm.namer)
+		spares_fill(out);
 	return out->prof;
 }
 
@@ -372,4 +402,6 @@ void output_release(struct sess_output *out)
 	for (size_t i = 0; i < out->nincomplete; i++)
 		free(out->incomplete[i]);
 	free(out->incomplete);
+	while (out->nspare)
+		close(out->spare[--out->nspare]);
 }

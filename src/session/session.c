@@ -395,6 +395,35 @@ static int session_switch(struct session *s)
 	return output_flush(s, true);
 }
 
+/*
+ * The modules no process maps any more (their last mapping went with a
+ * process reaped, an exec, or a mapping over it): what was read of their
+ * unwind tables, names and DWARF let go, and their files closed (once the
+ * naming thread has named every frame of theirs queued before: see
+ * naming_retire). A machine that runs thousands of short-lived programs
+ * holds the descriptors and memory of those that run now, not of every
+ * one it ran; a module mapped again is opened again (module_set_get).
+ */
+static void retire_modules(struct session *s)
+{
+	uint32_t *ids;
+	size_t n = module_set_take_idle(&s->mods, &ids);
+
+	for (size_t i = 0; i < n; i++) {
+		struct module *m = s->mods.mods[ids[i]];
+
+		if (m->kind != MODULE_FILE || m->fd < 0)
+			continue;
+		if (s->unwinder)
+			unwinder_forget(s->unwinder, m);
+		if (m->used)
+			naming_retire(s, m);
+		else
+			module_unpin(&s->mods, m);
+	}
+	free(ids);
+}
+
 /* The records older than the round's flush limit applied; the dead of long ago reaped. */
 static void apply_round(struct session *s, uint64_t round_start, uint64_t *last_reap)
 {
@@ -405,6 +434,7 @@ static void apply_round(struct session *s, uint64_t round_start, uint64_t *last_
 	if (round_start - *last_reap >= REAP_NS) {
 		model_reap(&s->model, limit > LINGER_NS ? limit - LINGER_NS : 0, threads_forget,
 			   &s->th);
+		retire_modules(s);
 		*last_reap = round_start;
 	}
 	/* The frames named meanwhile into the profile; the files sealed whole finished. */
@@ -452,8 +482,11 @@ void session_run(struct session *s, const volatile sig_atomic_t *stop, int wake_
 		fill = events_tracking_fill(&s->ev);
 		nmods = s->mods.n;
 		drain_all(s);
-		if (s->mods.n != nmods)
+		if (s->mods.n != nmods) {
 			new_file = round_start;
+			if (s->nm.namer)
+				naming_hold_budget(s);
+		}
 		round_ns = next_round_ns(round_ns, fill, round_start - now, round_start, new_file);
 		apply_round(s, round_start, &last_reap);
 		if (!targets_alive(s))

@@ -1,0 +1,86 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# A storm of new programs under a small limit of open files. Another user
+# (uid 65533, by setpriv) runs fault-storm for STORM seconds: fresh
+# copies of a program written, run a few milliseconds each and deleted,
+# as fast as the machine allows. Root records the whole system under
+# 'ulimit -n 1024' with '--switch-output=3s', the recorder's open files
+# and memory read every half second. Then:
+#  - the recorder ends at -d with exit 0, and every slice it started is a
+#    file that reads whole (a rotation never failed for lack of
+#    descriptors);
+#  - its open files stayed under the limit's half, the budget of the
+#    modules' files, and its events', outputs' and naming's (MAX_FDS):
+#    the files of programs that ended are closed;
+#  - its resident memory in the last third stayed within twice its
+#    highest of the first third, and under MAX_RSS_KB: it follows what
+#    runs, not what ran;
+#  - the storm's programs are in the recording: storm_hot is sampled.
+set -eu
+. "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+
+need_perf
+[ "$(id -u)" -eq 0 ] || skip "the test plays root and another user"
+command -v setpriv >/dev/null 2>&1 || fail "setpriv (util-linux) is needed"
+STORM=${STORM:-12}
+MAX_FDS=700
+MAX_RSS_KB=262144
+storm=$top_builddir/tests/hostile/fault-storm
+[ -x "$storm" ] || fail "no $storm: build it first (make check)"
+chmod 755 "$tmp"
+mkdir -m 1777 "$tmp/run"
+cp "$storm" "$tmp/fault-storm"
+chmod 755 "$tmp/fault-storm"
+mkdir "$tmp/out"
+
+# shellcheck disable=SC3045 # dash, bash and busybox sh all have ulimit -n
+(
+	ulimit -n 1024
+	exec "$PERFMINI" record -q -a -F 499 --switch-output=3s -d "$((STORM + 3))" \
+		-o "$tmp/out/storm.data" >"$tmp/rec.out" 2>"$tmp/rec.err"
+) &
+rec=$!
+track "$rec"
+wait_attached "$rec" 30 || fail "the recorder did not start"
+setpriv --reuid=65533 --regid=65533 --clear-groups -- "$tmp/fault-storm" "$tmp/run" "$STORM" \
+	>"$tmp/storm.out" 2>"$tmp/storm.err" &
+storm_pid=$!
+track "$storm_pid"
+: >"$tmp/samples"
+while alive "$rec"; do
+	fds=$(find "/proc/$rec/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
+	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$rec/status" 2>/dev/null || :)
+	[ -n "$rss" ] && echo "$fds $rss" >>"$tmp/samples"
+	sleep 0.5
+done
+rc=0
+wait "$rec" || rc=$?
+wait "$storm_pid" || fail "fault-storm failed: $(cat "$tmp/storm.err")"
+say "$(cat "$tmp/storm.out"), recorder exit $rc: $(head -c 400 "$tmp/rec.err")"
+[ "$rc" -eq 0 ] || fail "record -a under the storm exited $rc"
+[ ! -s "$tmp/rec.err" ] || fail "record -q printed: $(cat "$tmp/rec.err")"
+
+n=0
+for f in "$tmp"/out/storm.data.*; do
+	run_report "$f" "$tmp/slice.folded"
+	if grep -q 'cut short' "$tmp/report.err"; then
+		fail "$f reads as cut short"
+	fi
+	n=$((n + 1))
+done
+[ "$n" -ge 4 ] || fail "$n slices of 3 s in $((STORM + 3)) s"
+"$PERFMINI" report -i "$tmp/out" --folded >"$tmp/all.folded" 2>&3 || fail "report -i DIR failed"
+grep -q ';storm_hot' "$tmp/all.folded" || fail "no storm_hot among the slices' stacks"
+
+nsamples=$(awk 'END { print NR }' "$tmp/samples")
+[ "$nsamples" -ge 6 ] || fail "only $nsamples looks at the recorder"
+max_fds=$(awk '$1 > m { m = $1 } END { print m + 0 }' "$tmp/samples")
+third=$((nsamples / 3))
+first_rss=$(awk -v t="$third" 'NR <= t && $2 > m { m = $2 } END { print m + 0 }' "$tmp/samples")
+last_rss=$(awk -v s="$((nsamples - third))" 'NR > s && $2 > m { m = $2 } END { print m + 0 }' \
+	"$tmp/samples")
+say "$n slices; open files at most $max_fds; RSS first third $first_rss KiB, last $last_rss KiB"
+[ "$max_fds" -le "$MAX_FDS" ] || fail "$max_fds open files, want at most $MAX_FDS"
+[ "$last_rss" -le "$MAX_RSS_KB" ] || fail "RSS $last_rss KiB, want at most $MAX_RSS_KB"
+[ "$last_rss" -le $((2 * first_rss)) ] ||
+	fail "RSS grew from $first_rss to $last_rss KiB: more than twice"
