@@ -109,7 +109,7 @@ int record_run(const struct record_opts *o)
 	}
 	stop_deadline = session_deadline(s);
 	tty = session_status_wanted(s);
-	session_run(s, &stop_requested, wake_pipe[0], tty);
+	session_run(s, &(struct session_run){&stop_requested, wake_pipe[0], -1, 0, tty});
 	stopping = 1;
 	if (tty)
 		fprintf(stderr, "\r\033[K");

@@ -39,8 +39,16 @@
 #include "stack/unwind.h"
 #include "util/hmap.h"
 
+/* The loop's pace, kept from one session_run to the next. */
+struct loop {
+	uint64_t round_ns, round_start; /* the wait between drains, and when the last began */
+	uint64_t last_reap, last_status;
+	uint64_t new_file; /* when a new file was last mapped (0: the loop never ran) */
+};
+
 struct session {
 	const struct record_opts *o;
+	struct loop loop;
 	bool offline; /* session_new_offline's: no events, nothing started */
 	/* The stages it drives. */
 	struct launch child; /* with a command */
@@ -54,7 +62,9 @@ struct session {
 	uint64_t start_ns, end_ns;
 	time_t wall_start;
 	uint64_t nsamples, lost, lost_samples, bad_records;
-	char *privileged; /* why the command gains privileges at its exec, or NULL */
+	char *privileged;	     /* why the command gains privileges at its exec, or NULL */
+	session_sample_fn on_sample; /* a live view's hook, or NULL */
+	void *on_sample_arg;
 	/* Its parts. */
 	struct sess_events ev;
 	struct sess_threads th;

@@ -69,6 +69,19 @@ static void apply_sample(struct session *s, const struct rec_sample *smp, uint16
 	output_add_sample(&s->out, &out);
 	threads_sampled(&s->th, &s->model, t, &s->out);
 	s->nsamples++;
+	if (s->on_sample)
+		s->on_sample(&out, s->on_sample_arg);
+}
+
+void session_on_sample(struct session *s, session_sample_fn fn, void *arg)
+{
+	s->on_sample = fn;
+	s->on_sample_arg = arg;
+}
+
+const struct profile *session_profile(const struct session *s)
+{
+	return s->out.prof;
 }
 
 /*
@@ -339,16 +352,18 @@ static bool wait_round(struct pollfd *quiet, size_t nquiet, uint64_t round_start
 }
 
 /*
- * What the loop polls: the tracking rings first, then the sampling ones
- * and the wake-up pipe last, the quiet ones (wait_round), *nquiet of them.
+ * What the loop polls: the tracking rings first, then the sampling ones,
+ * the wake-up pipe and the caller's input last, the quiet ones
+ * (wait_round), *nquiet of them; *nfds in all.
  */
-static struct pollfd *loop_fds(const struct session *s, int wake_fd, size_t *nquiet)
+static struct pollfd *loop_fds(const struct session *s, const struct session_run *run, size_t *nfds,
+			       size_t *nquiet)
 {
 	const struct attach *att = &s->ev.att;
-	struct pollfd *pfds = xcalloc(att->nrings + 1, sizeof(*pfds));
+	struct pollfd *pfds = xcalloc(att->nrings + 2, sizeof(*pfds));
 	size_t i = 0;
 
-	*nquiet = 1;
+	*nquiet = 2;
 	for (int k = 0; k < 2; k++)
 		for (size_t j = 0; j < att->nrings; j++)
 			if (att->rings[j].tracking == (k == 0)) {
@@ -356,8 +371,11 @@ static struct pollfd *loop_fds(const struct session *s, int wake_fd, size_t *nqu
 				pfds[i++].events = POLLIN;
 				*nquiet += (size_t)k;
 			}
-	pfds[i].fd = wake_fd;
-	pfds[i].events = POLLIN;
+	pfds[i].fd = run->wake_fd;
+	pfds[i++].events = POLLIN;
+	pfds[i].fd = run->input_fd;
+	pfds[i++].events = POLLIN;
+	*nfds = i;
 	return pfds;
 }
 
@@ -447,61 +465,89 @@ uint64_t session_deadline(const struct session *s)
 	return s->o->duration > 0 ? s->start_ns + (uint64_t)(s->o->duration * 1e9) : 0;
 }
 
-void session_run(struct session *s, const volatile sig_atomic_t *stop, int wake_fd, bool status)
+/*
+ * One round: the rings drained, what is due applied, written, switched.
+ * false when the recording is over (its targets gone, a file that cannot
+ * be written).
+ */
+static bool one_round(struct session *s, const struct session_run *run, struct loop *l)
 {
-	size_t nfds = s->ev.att.nrings + 1, nquiet;
-	struct pollfd *pfds = loop_fds(s, wake_fd, &nquiet), *quiet = pfds + nfds - nquiet;
-	uint64_t deadline = session_deadline(s), round_ns = ROUND_MIN_NS, round_start = 0;
-	uint64_t last_reap = 0, last_status = 0, new_file = now_ns();
+	uint64_t now = l->round_start, nmods = s->mods.n;
+	unsigned fill = events_tracking_fill(&s->ev);
 
-	while (!*stop) {
-		uint64_t now, nmods;
+	l->round_start = now_ns();
+	drain_all(s);
+	if (s->mods.n != nmods) {
+		l->new_file = l->round_start;
+		if (s->nm.namer)
+			naming_hold_budget(s);
+	}
+	l->round_ns =
+		next_round_ns(l->round_ns, fill, l->round_start - now, l->round_start, l->new_file);
+	apply_round(s, l->round_start, &l->last_reap);
+	if (!targets_alive(s))
+		return false;
+	now = now_ns();
+	if (output_chunk_due(&s->out, now) && output_flush(s, false) < 0)
+		return false;
+	if (output_switch_due(s, now) && session_switch(s) < 0)
+		return false;
+	if (run->status && now - l->last_status > 250000000ULL) {
+		session_status_line(s);
+		l->last_status = now;
+	}
+	return true;
+}
+
+bool session_run(struct session *s, const struct session_run *run)
+{
+	size_t nfds, nquiet;
+	struct pollfd *pfds = loop_fds(s, run, &nfds, &nquiet), *quiet = pfds + nfds - nquiet;
+	struct loop *l = &s->loop;
+	uint64_t deadline = session_deadline(s), wake = deadline;
+	bool more = true;
+
+	if (!l->new_file) {
+		l->round_ns = ROUND_MIN_NS;
+		l->new_file = now_ns();
+	}
+	if (run->until && (!wake || run->until < wake))
+		wake = run->until;
+	while (!*run->stop) {
+		uint64_t now;
 		int timeout = 100;
-		unsigned fill;
 		char sink[64];
 
 		/* What is left of the round's wait, then what came meanwhile, without sleeping again. */
-		if (wait_round(quiet, nquiet, round_start, round_ns, deadline))
+		if (wait_round(quiet, nquiet, l->round_start, l->round_ns, wake))
 			timeout = 0;
-		if (*stop)
-			break;
-		if (deadline) {
-			now = now_ns();
-			if (now >= deadline)
-				break;
-			if (timeout && (deadline - now) / 1000000 < (uint64_t)timeout)
-				timeout = (int)((deadline - now) / 1000000) + 1;
-		}
-		if (poll(pfds, nfds, timeout) < 0 && errno != EINTR)
-			break; /* cannot wait: stop rather than spin */
-		if (wake_fd >= 0 && pfds[nfds - 1].revents)
-			while (read(wake_fd, sink, sizeof(sink)) > 0)
-				;
-		now = round_start;
-		round_start = now_ns();
-		fill = events_tracking_fill(&s->ev);
-		nmods = s->mods.n;
-		drain_all(s);
-		if (s->mods.n != nmods) {
-			new_file = round_start;
-			if (s->nm.namer)
-				naming_hold_budget(s);
-		}
-		round_ns = next_round_ns(round_ns, fill, round_start - now, round_start, new_file);
-		apply_round(s, round_start, &last_reap);
-		if (!targets_alive(s))
+		if (*run->stop)
 			break;
 		now = now_ns();
-		if (output_chunk_due(&s->out, now) && output_flush(s, false) < 0)
+		if (deadline && now >= deadline) {
+			more = false;
 			break;
-		if (output_switch_due(s, now) && session_switch(s) < 0)
-			break;
-		if (status && now - last_status > 250000000ULL) {
-			session_status_line(s);
-			last_status = now;
 		}
+		if (wake && timeout && (wake > now ? wake - now : 0) / 1000000 < (uint64_t)timeout)
+			timeout = (int)((wake > now ? wake - now : 0) / 1000000) + 1;
+		if (poll(pfds, nfds, timeout) < 0 && errno != EINTR) {
+			more = false;
+			break; /* cannot wait: stop rather than spin */
+		}
+		if (run->wake_fd >= 0 && pfds[nfds - 2].revents)
+			while (read(run->wake_fd, sink, sizeof(sink)) > 0)
+				;
+		if (!one_round(s, run, l)) {
+			more = false;
+			break;
+		}
+		/* The caller's turn: its input waits for it, unread. */
+		if ((run->input_fd >= 0 && pfds[nfds - 1].revents) ||
+		    (run->until && now_ns() >= run->until))
+			break;
 	}
 	free(pfds);
+	return more && !*run->stop;
 }
 
 int session_stop(struct session *s, const volatile sig_atomic_t *interrupt, size_t *written)

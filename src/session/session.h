@@ -27,6 +27,7 @@
 
 #include "capture/decode.h"
 #include "capture/event.h"
+#include "store/profile.h"
 
 struct record_opts {
 	uint32_t *pids; /* -p */
@@ -74,14 +75,39 @@ struct session *session_new(const struct record_opts *o);
  * the events, the clock; then lets the command run. 0, or -1 once said.
  */
 int session_start(struct session *s);
+/* How session_run runs, and when it returns. */
+struct session_run {
+	const volatile sig_atomic_t *stop; /* set (by a signal): the recording stops */
+	/*
+	 * Polled with the rings (-1: none): a byte written to wake_fd's
+	 * other end (a signal handler's) wakes the loop, and is read empty
+	 * here; input_fd readable (a key pressed) returns to the caller,
+	 * unread.
+	 */
+	int wake_fd, input_fd;
+	uint64_t until; /* now_ns() time to return at, for a caller that draws (0: none) */
+	bool status;	/* the status line, four times a second (session_status_wanted) */
+};
+
 /*
  * Drains and applies until *stop, -d, the targets' end, or an output
- * that cannot be written. wake_fd (-1: none) is polled with the rings: a
- * byte written to its other end (a signal handler's) wakes the loop; it
- * is read empty here. With status, the status line is drawn four times
- * a second (session_status_wanted says when it may be).
+ * that cannot be written: then false, the recording over; or, true,
+ * until run->until or run->input_fd, to be called again.
  */
-void session_run(struct session *s, const volatile sig_atomic_t *stop, int wake_fd, bool status);
+bool session_run(struct session *s, const struct session_run *run);
+/*
+ * A live view's hook (perfmini top): fn hears of every CPU sample as it
+ * is applied, as it goes to the file (its stack an id of the profile
+ * session_profile gives), on the recording thread.
+ */
+typedef void (*session_sample_fn)(const struct pm_sample *smp, void *arg);
+void session_on_sample(struct session *s, session_sample_fn fn, void *arg);
+/*
+ * The profile the recording goes into now: its strings, modules, frames
+ * with the names found so far, stacks. Read-only, until the next call of
+ * the session's.
+ */
+const struct profile *session_profile(const struct session *s);
 /* When -d ends the recording, in now_ns's time; 0 without -d (or before the start). */
 uint64_t session_deadline(const struct session *s);
 /*
