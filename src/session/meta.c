@@ -61,15 +61,23 @@ static void write_unwind_meta(struct session *s)
 	sbuf_release(&b);
 }
 
+/*
+ * The counts so far: of the recording, or with --switch-output of the
+ * slice the file holds (from its start), so that the files merged add
+ * up to the recording.
+ */
 void meta_progress(struct session *s)
 {
+	static const char *const keys[] = {"samples", "lost-records", "lost-samples",
+					   "bad-records"};
+	const uint64_t counts[] = {s->nsamples, s->lost, s->lost_samples, s->bad_records};
+	bool slices = s->o->switch_ns || s->o->switch_bytes;
 	uint64_t end = s->end_ns ? s->end_ns : now_ns();
+	uint64_t start = slices && s->out.slice_start ? s->out.slice_start : s->start_ns;
 
-	set_meta_u64(s->out.prof, "duration-ns", end > s->start_ns ? end - s->start_ns : 0);
-	set_meta_u64(s->out.prof, "samples", s->nsamples);
-	set_meta_u64(s->out.prof, "lost-records", s->lost);
-	set_meta_u64(s->out.prof, "lost-samples", s->lost_samples);
-	set_meta_u64(s->out.prof, "bad-records", s->bad_records);
+	set_meta_u64(s->out.prof, "duration-ns", end > start ? end - start : 0);
+	for (size_t i = 0; i < 4; i++)
+		set_meta_u64(s->out.prof, keys[i], counts[i] - (slices ? s->out.at_start[i] : 0));
 }
 
 void meta_write(struct session *s)
@@ -344,8 +352,14 @@ void session_print_summary(const struct session *s, size_t written)
 			s->mods.pin_budget);
 	if (s->unwinder)
 		print_unwind_summary(s);
-	if (s->lost || s->lost_samples)
+	if (s->lost_tracking)
+		warning("%llu records of mappings, names and tasks were lost (the tracking rings "
+			"of %u pages per CPU): try -m with four times as many pages, which sizes "
+			"them a quarter of it",
+			(unsigned long long)s->lost_tracking, s->ev.att.track_pages);
+	if (s->lost > s->lost_tracking || s->lost_samples)
 		warning("%llu records and %llu samples were lost: try a larger ring (-m) or a "
 			"lower frequency (-F)",
-			(unsigned long long)s->lost, (unsigned long long)s->lost_samples);
+			(unsigned long long)(s->lost - s->lost_tracking),
+			(unsigned long long)s->lost_samples);
 }

@@ -48,7 +48,13 @@ struct sess_output {
 	bool write_failed;    /* the file could not be written: said, and stopped */
 	bool failed;	      /* something said stopped the recording: exit 1 */
 	uint64_t slice_start; /* when the file written now was started */
-	char **slices;	      /* the files' names, oldest first (those removed gone) */
+	/*
+	 * The session's counts when it was started (samples, lost records,
+	 * lost samples, bad records): each slice's meta entries give its
+	 * own, so that a merge of slices adds them up right.
+	 */
+	uint64_t at_start[4];
+	char **slices; /* the files' names, oldest first (those removed gone) */
 	size_t nslices;
 	/*
 	 * Files sealed (every record in them) but waiting for the names of

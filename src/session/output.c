@@ -300,6 +300,10 @@ void output_slice_started(struct session *s)
 	out->slices[out->nslices++] = out->next_name;
 	out->next_name = NULL;
 	out->slice_start = now_ns();
+	out->at_start[0] = s->nsamples;
+	out->at_start[1] = s->lost;
+	out->at_start[2] = s->lost_samples;
+	out->at_start[3] = s->bad_records;
 	snprintf(ns, sizeof(ns), "%llu",
 		 (unsigned long long)(out->slice_start > s->start_ns
 					      ? out->slice_start - s->start_ns

@@ -147,12 +147,36 @@ static void merge_offcpu(struct profile *dst, const struct profile *src, const u
 	}
 }
 
-/* Meta: dst's first file's, with the counts summed and the duration the longest. */
+static void set_u64(struct profile *p, const char *key, uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	profile_set_meta(p, key, buf);
+}
+
+/*
+ * Whether p and q are slices of one recording (--switch-output): the same
+ * start time, each with where its slice begins.
+ */
+static bool same_recording(const struct profile *p, const struct profile *q)
+{
+	const char *a = profile_get_meta(p, "start-time"), *b = profile_get_meta(q, "start-time");
+
+	return a && b && !strcmp(a, b) && profile_get_meta(p, "slice-start-ns") &&
+	       profile_get_meta(q, "slice-start-ns");
+}
+
+/*
+ * Meta: dst's first file's, with the counts summed; the duration, for
+ * slices of one recording, from the first's start to the last's end,
+ * else the longest.
+ */
 static void merge_meta(struct profile *dst, const struct profile *src)
 {
 	static const char *const sums[] = {"samples", "lost-records", "lost-samples",
 					   "bad-records"};
-	char buf[32];
+	uint64_t d0, d1, s0, s1;
 
 	if (!dst->nmeta) {
 		for (size_t i = 0; i < src->nmeta; i++)
@@ -160,16 +184,19 @@ static void merge_meta(struct profile *dst, const struct profile *src)
 					 strtab_get(&src->str, src->meta[i].value));
 		return;
 	}
-	for (size_t i = 0; i < sizeof(sums) / sizeof(sums[0]); i++) {
-		snprintf(buf, sizeof(buf), "%llu",
-			 (unsigned long long)(profile_get_meta_u64(dst, sums[i]) +
-					      profile_get_meta_u64(src, sums[i])));
-		profile_set_meta(dst, sums[i], buf);
-	}
-	if (profile_get_meta_u64(src, "duration-ns") > profile_get_meta_u64(dst, "duration-ns")) {
-		snprintf(buf, sizeof(buf), "%llu",
-			 (unsigned long long)profile_get_meta_u64(src, "duration-ns"));
-		profile_set_meta(dst, "duration-ns", buf);
+	for (size_t i = 0; i < sizeof(sums) / sizeof(sums[0]); i++)
+		set_u64(dst, sums[i],
+			profile_get_meta_u64(dst, sums[i]) + profile_get_meta_u64(src, sums[i]));
+	d0 = profile_get_meta_u64(dst, "duration-ns");
+	d1 = profile_get_meta_u64(src, "duration-ns");
+	if (same_recording(dst, src)) {
+		s0 = profile_get_meta_u64(dst, "slice-start-ns");
+		s1 = profile_get_meta_u64(src, "slice-start-ns");
+		set_u64(dst, "duration-ns",
+			(s0 + d0 > s1 + d1 ? s0 + d0 : s1 + d1) - (s0 < s1 ? s0 : s1));
+		set_u64(dst, "slice-start-ns", s0 < s1 ? s0 : s1);
+	} else if (d1 > d0) {
+		set_u64(dst, "duration-ns", d1);
 	}
 }
 

@@ -6,6 +6,8 @@
 #               that reads, two at least with samples (the newest may
 #               have begun just before the stop); 'report -i DIR' merges them: its samples are
 #               the sum of theirs, and so with -i given for each file;
+#               each file's Duration is its own slice's (under 1.6 s) and
+#               the merge's the three files' span (about 3 s, not 5.5);
 #   a command, a new file at every 64 KiB: two files or more, none cut
 #               short, and merged they hold every sample the recorder's
 #               summary counted; spin_hot is the hottest in the merge;
@@ -69,6 +71,19 @@ done
 [ "$with" -ge 2 ] || fail "only $with of the 3 files have samples"
 merged=$(samples "$tmp/a")
 [ "$merged" -eq "$sum" ] || fail "report -i DIR: $merged samples, the files hold $sum"
+# Each file's header says its own slice's length, and the merge of the
+# three kept the span of those three: some 3 s, not the 5.5 s recorded.
+duration() {
+	"$PERFMINI" report -i "$1" -n 1 2>&3 | sed -n 's/^Duration: *\([0-9.]*\) s.*/\1/p'
+}
+for f in "$tmp"/a/sys.data.*; do
+	d=$(duration "$f")
+	awk -v d="$d" 'BEGIN { exit !(d > 0 && d < 1.6) }' ||
+		fail "$f says it lasted ${d:-?} s, for a slice of 1 s"
+done
+d=$(duration "$tmp/a")
+awk -v d="$d" 'BEGIN { exit !(d > 1.5 && d < 3.8) }' ||
+	fail "the 3 files merged say they lasted ${d:-?} s, want about 3"
 # shellcheck disable=SC2046 # one file per -i
 each=$(samples $(ls "$tmp"/a/sys.data.*))
 [ "$each" -eq "$sum" ] || fail "report -i F -i G -i H: $each samples, the files hold $sum"

@@ -1486,6 +1486,52 @@ START_TEST(test_merge)
 }
 END_TEST
 
+/* A slice of a recording started at 1000: its own counts and duration, from slice_ms. */
+static struct profile *slice_meta(uint64_t slice_ms, uint64_t dur_ms, const char *start,
+				  const char *lost)
+{
+	struct profile *p = profile_new();
+	char buf[32];
+
+	profile_set_meta(p, "start-time", start);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)slice_ms * 1000000);
+	profile_set_meta(p, "slice-start-ns", buf);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)dur_ms * 1000000);
+	profile_set_meta(p, "duration-ns", buf);
+	profile_set_meta(p, "lost-records", lost);
+	return p;
+}
+
+/*
+ * Slices of one recording merged: their own lost counts summed, and the
+ * duration from the first's start to the last's end (five 60 s slices
+ * are 300 s, not the recording's whole length, nor one slice's); files
+ * of other recordings keep the longest.
+ */
+START_TEST(test_merge_slices)
+{
+	struct profile *m = profile_new();
+
+	for (int i = 0; i < 5; i++) {
+		struct profile *s = slice_meta(120000 + (uint64_t)i * 60000, 60000, "1000", "3");
+
+		profile_merge(m, s);
+		profile_free(s);
+	}
+	ck_assert_uint_eq(profile_get_meta_u64(m, "duration-ns"), 300000000000ULL);
+	ck_assert_uint_eq(profile_get_meta_u64(m, "slice-start-ns"), 120000000000ULL);
+	ck_assert_uint_eq(profile_get_meta_u64(m, "lost-records"), 15);
+	{
+		struct profile *other = slice_meta(0, 400000, "2000", "0");
+
+		profile_merge(m, other);
+		profile_free(other);
+	}
+	ck_assert_uint_eq(profile_get_meta_u64(m, "duration-ns"), 400000000000ULL);
+	profile_free(m);
+}
+END_TEST
+
 static Suite *profile_suite(void)
 {
 	Suite *s = suite_create("profile");
@@ -1507,6 +1553,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, test_decode_truncated);
 	tcase_add_test(tc, test_decode_flipped);
 	tcase_add_test(tc, test_decode_damaged);
+	tcase_add_test(tc, test_merge_slices);
 	tcase_add_loop_test(tc, test_decode_bad_index, 0, (int)ARRAY_SIZE(breakers));
 	tcase_add_test(tc, test_decode_handmade);
 	tcase_set_timeout(tc, 60);
