@@ -352,9 +352,12 @@ size_t attach_drain(struct attach *a, ring_record_fn fn, void *arg)
 {
 	size_t bad = 0;
 
-	for (size_t i = 0; i < a->nrings; i++)
+	for (size_t i = 0; i < a->nrings; i++) {
+		a->draining_tracking = a->rings[i].tracking;
 		if (ring_drain(&a->rings[i].ring, fn, arg) == -EBADMSG)
 			bad++;
+	}
+	a->draining_tracking = false;
 	return bad;
 }
 

@@ -90,6 +90,7 @@ struct attach {
 	struct perf_event_attr track;
 	bool has_track;
 	unsigned track_pages;
+	bool draining_tracking; /* attach_drain is in a tracking ring (for its callback) */
 	bool cpus[ATTACH_MAX_CPUS];
 	int *fds;
 	size_t nfds, fds_cap;
@@ -152,8 +153,9 @@ int attach_enable(struct attach *a);
 int attach_disable(struct attach *a);
 
 /*
- * Drains every ring into fn (see ring_drain). Returns the number of rings
- * whose data could not be framed (a record of impossible size).
+ * Drains every ring into fn (see ring_drain); while a tracking ring is
+ * drained, draining_tracking says so. Returns the number of rings whose
+ * data could not be framed (a record of impossible size).
  */
 size_t attach_drain(struct attach *a, ring_record_fn fn, void *arg);
 

@@ -167,10 +167,24 @@ static int open_targets(struct sess_events *e, const struct record_opts *o, pid_
 
 /*
  * Data pages of a tracking ring (per CPU): room for a burst of some 1,500
- * mappings; a quarter for users whose locked memory is counted, so that
- * the sampling rings keep theirs.
+ * mappings; four times as many for a whole system's (a build's burst of
+ * processes), a quarter for users whose locked memory is counted, so
+ * that the sampling rings keep theirs. A ring asked for with -m gets a
+ * tracking ring a quarter of its size, when that is more: the advice to
+ * raise -m after records were lost reaches them too.
  */
 #define TRACK_PAGES 64
+
+static unsigned track_pages(const struct record_opts *o)
+{
+	unsigned pages = geteuid() != 0	  ? TRACK_PAGES / 4
+			 : o->system_wide ? 4 * TRACK_PAGES
+					  : TRACK_PAGES;
+
+	if (o->pages_given && geteuid() == 0 && o->mmap_pages / 4 > pages)
+		pages = o->mmap_pages / 4;
+	return pages;
+}
 
 /*
  * What the context-switch event (a switch's sample) has of its own,
@@ -408,8 +422,7 @@ again:
 	for (;;) {
 		attach_init(&e->att, &attr, pages);
 		track.exclude_kernel = attr.exclude_kernel;
-		attach_add_tracking(&e->att, &track,
-				    geteuid() == 0 ? TRACK_PAGES : TRACK_PAGES / 4);
+		attach_add_tracking(&e->att, &track, track_pages(o));
 		if (o->off_cpu) {
 			attr2.exclude_kernel = e->kernel_dropped;
 			if (!o->off_cpu_only)

@@ -62,6 +62,7 @@ struct session {
 	uint64_t start_ns, end_ns;
 	time_t wall_start;
 	uint64_t nsamples, lost, lost_samples, bad_records;
+	uint64_t lost_tracking;	     /* of lost: those the tracking rings lost */
 	char *privileged;	     /* why the command gains privileges at its exec, or NULL */
 	session_sample_fn on_sample; /* a live view's hook, or NULL */
 	void *on_sample_arg;

@@ -233,6 +233,10 @@ static int drain_one(const struct perf_event_header *hdr, void *arg)
 		s->bad_records++;
 		return 0;
 	}
+	/* Lost in a tracking ring: mappings, names, tasks (the advice differs). */
+	if (type == PERF_RECORD_LOST && s->ev.att.draining_tracking &&
+	    record_decode(hdr, hdr->size, layout, &rec) == 0)
+		s->lost_tracking += rec.lost.lost;
 	if (type != PERF_RECORD_MMAP2 && type != PERF_RECORD_COMM &&
 	    !(type == PERF_RECORD_SAMPLE && (layout->sample_type & PERF_SAMPLE_STACK_USER))) {
 		order_push(&s->q, hdr, hdr->size, time);
