@@ -473,7 +473,10 @@ void module_mapped(struct module *m, int delta)
 	struct module_set *s = m->set;
 
 	m->nmaps = (uint32_t)((int64_t)m->nmaps + delta);
-	if (m->nmaps || m->noted_idle || !s)
+	if (m->nmaps)
+		return;
+	m->idle_gen++;
+	if (m->noted_idle || !s)
 		return;
 	m->noted_idle = true;
 	xgrow(&s->idle, &s->idle_cap, s->nidle + 1, sizeof(*s->idle));

@@ -65,6 +65,7 @@ struct module {
 	 * file and what was read of it go (module_unpin). Recording thread.
 	 */
 	uint32_t nmaps;
+	uint32_t idle_gen;	/* how often nmaps fell to 0: tells an idle spell from an older */
 	bool noted_idle;	/* in module_set.idle now */
 	bool retired;		/* module_unpin closed its file: opened at its next mapping */
 	struct module_set *set; /* the set it is of */

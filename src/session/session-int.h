@@ -46,9 +46,18 @@ struct loop {
 	uint64_t new_file; /* when a new file was last mapped (0: the loop never ran) */
 };
 
+/* Modules no process maps, by when they went idle, oldest first (retire_modules). */
+struct idle {
+	uint32_t *ids;
+	uint32_t *gen; /* the module's idle_gen then: a spell ended since is not this one */
+	uint64_t *since;
+	size_t n, cap, gen_cap, since_cap;
+};
+
 struct session {
 	const struct record_opts *o;
 	struct loop loop;
+	struct idle idle;
 	bool offline; /* session_new_offline's: no events, nothing started */
 	/* The stages it drives. */
 	struct launch child; /* with a command */

@@ -418,23 +418,47 @@ static int session_switch(struct session *s)
 }
 
 /*
- * The modules no process maps any more (their last mapping went with a
- * process reaped, an exec, or a mapping over it): what was read of their
- * unwind tables, names and DWARF let go, and their files closed (once the
- * naming thread has named every frame of theirs queued before: see
- * naming_retire). A machine that runs thousands of short-lived programs
- * holds the descriptors and memory of those that run now, not of every
- * one it ran; a module mapped again is opened again (module_set_get).
+ * How long a module no process maps waits before it is let go: a build
+ * runs its compilers over and over, each run mapping the same files
+ * again, which are not read anew each time. Sooner while the files open
+ * pass RETIRE_PRESSURE percent of the budget.
  */
-static void retire_modules(struct session *s)
+#define RETIRE_IDLE_NS	10000000000ULL
+#define RETIRE_PRESSURE 50
+
+/*
+ * The modules no process maps any more (their last mapping went with a
+ * process reaped, an exec, or a mapping over it), once idle for
+ * RETIRE_IDLE_NS: what was read of their unwind tables, names and DWARF
+ * let go, and their files closed (once the naming thread has named every
+ * frame of theirs queued before: see naming_retire). A machine that runs
+ * thousands of short-lived programs holds the descriptors and memory of
+ * those that run now, not of every one it ran; a module mapped again is
+ * opened again (module_set_get).
+ */
+static void retire_modules(struct session *s, uint64_t now)
 {
+	struct idle *q = &s->idle;
 	uint32_t *ids;
-	size_t n = module_set_take_idle(&s->mods, &ids);
+	size_t n = module_set_take_idle(&s->mods, &ids), k = 0;
+	bool pressed =
+		s->mods.pin_budget && s->mods.pinned * 100 > s->mods.pin_budget * RETIRE_PRESSURE;
 
+	xgrow(&q->ids, &q->cap, q->n + n, sizeof(*q->ids));
+	xgrow(&q->gen, &q->gen_cap, q->n + n, sizeof(*q->gen));
+	xgrow(&q->since, &q->since_cap, q->n + n, sizeof(*q->since));
 	for (size_t i = 0; i < n; i++) {
-		struct module *m = s->mods.mods[ids[i]];
+		q->ids[q->n] = ids[i];
+		q->gen[q->n] = s->mods.mods[ids[i]]->idle_gen;
+		q->since[q->n++] = now;
+	}
+	free(ids);
+	/* Oldest first: those idle long enough, or all of them under pressure. */
+	for (; k < q->n && (pressed || now - q->since[k] >= RETIRE_IDLE_NS); k++) {
+		struct module *m = s->mods.mods[q->ids[k]];
 
-		if (m->kind != MODULE_FILE || m->fd < 0)
+		/* Mapped again since (and noted again should it go idle), or let go already. */
+		if (m->nmaps || m->idle_gen != q->gen[k] || m->kind != MODULE_FILE || m->fd < 0)
 			continue;
 		if (s->unwinder)
 			unwinder_forget(s->unwinder, m);
@@ -443,7 +467,10 @@ static void retire_modules(struct session *s)
 		else
 			module_unpin(&s->mods, m);
 	}
-	free(ids);
+	memmove(q->ids, q->ids + k, (q->n - k) * sizeof(*q->ids));
+	memmove(q->gen, q->gen + k, (q->n - k) * sizeof(*q->gen));
+	memmove(q->since, q->since + k, (q->n - k) * sizeof(*q->since));
+	q->n -= k;
 }
 
 /* The records older than the round's flush limit applied; the dead of long ago reaped. */
@@ -456,7 +483,7 @@ static void apply_round(struct session *s, uint64_t round_start, uint64_t *last_
 	if (round_start - *last_reap >= REAP_NS) {
 		model_reap(&s->model, limit > LINGER_NS ? limit - LINGER_NS : 0, threads_forget,
 			   &s->th);
-		retire_modules(s);
+		retire_modules(s, round_start);
 		*last_reap = round_start;
 	}
 	/* The frames named meanwhile into the profile; the files sealed whole finished. */
@@ -755,6 +782,9 @@ void session_free(struct session *s)
 	unwinder_free(s->unwinder);
 	model_release(&s->model);
 	threads_release(&s->th);
+	free(s->idle.ids);
+	free(s->idle.gen);
+	free(s->idle.since);
 	module_set_release(&s->mods);
 	output_release(&s->out);
 	free(s->privileged);
