@@ -31,37 +31,6 @@
 #include "util/msg.h"
 
 /*
- * The formats, each chosen by its option "--NAME". A new format is a
- * function of report.h's shape, a line here, its FORMAT row in the
- * options below and its lines in perfmini-report(1).
- */
-static const struct report_format {
-	const char *name; /* its option, without "--" */
-	int (*fn)(const struct profile *p, const struct report_opts *o, FILE *out);
-	const char *default_output; /* NULL: standard output */
-	bool binary;		    /* never written to a terminal */
-	bool diff;		    /* compares with --diff BASE */
-} formats[] = {
-	{"top", fmt_top, NULL, false, true}, /* the default */
-	{"folded", fmt_folded, NULL, false, true},
-	{"pprof", fmt_pprof, "perfmini.pb.gz", true, true},
-	{"svg", fmt_svg, "perfmini.svg", false, true},
-	{"script", fmt_script, NULL, false, false},
-	{"json", fmt_json, NULL, false, false},
-	{"speedscope", fmt_speedscope, "perfmini.speedscope.json", false, false},
-	{"firefox", fmt_firefox, "perfmini.firefox.json", false, false},
-	{"annotate", fmt_annotate, NULL, false, false},
-};
-
-static const struct report_format *format_find(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(formats); i++)
-		if (strcmp(formats[i].name, name) == 0)
-			return &formats[i];
-	return NULL;
-}
-
-/*
  * Runs f into path (outfile.h: a regular file replaced whole, a device,
  * FIFO or standard stream written directly); "-" is standard output.
  */
@@ -99,7 +68,7 @@ static int write_output(const struct report_format *f, const struct profile *p,
 		outfile_abandon(&file);
 		return ret;
 	}
-	ret = f->fn(p, o, out);
+	ret = report_write(f, p, o, out);
 	/* The flush's errno says more than a format's -EIO (EFBIG, ENOSPC). */
 	if (fflush(out) != 0)
 		ret = -errno;
@@ -142,7 +111,7 @@ struct report_cmd {
 static int opt_format(void *opts, const struct cmd_opt *row, const char *arg)
 {
 	struct report_cmd *c = opts;
-	const struct report_format *f = format_find(row->name);
+	const struct report_format *f = report_format_find(row->name);
 
 	(void)arg;
 	if (c->f && c->f != f)
@@ -405,13 +374,13 @@ static int check_sort(struct report_cmd *c)
 
 	if (!c->sort_given)
 		return 0;
-	if (c->f->fn == fmt_folded && (!roots || o->row_keys != roots))
+	if (c->f->write == fmt_folded && (!roots || o->row_keys != roots))
 		return usage_error(
 			"--sort with --folded takes comm, pid, tid or cgroup (the root frame)");
 	if (threads && (o->row_keys & REPORT_ROW_CGROUP))
 		return usage_error("--sort: cgroup and comm, pid or tid cannot be combined");
 	threads = roots;
-	if (c->f->fn != fmt_top && c->f->fn != fmt_folded)
+	if (c->f->write != fmt_top && c->f->write != fmt_folded)
 		return usage_error("--sort applies to --top and --folded, not --%s", c->f->name);
 	if (threads && (c->per_pid || c->per_tid))
 		return usage_error("--sort's comm, pid, tid and cgroup and --per-%s: give one",
@@ -460,7 +429,7 @@ static int check_wakers(struct report_cmd *c)
 {
 	if (!c->wakers)
 		return 0;
-	if (c->f->fn != fmt_top && c->f->fn != fmt_folded)
+	if (c->f->write != fmt_top && c->f->write != fmt_folded)
 		return usage_error("--wakers applies to --top and --folded, not --%s", c->f->name);
 	if (c->type_given || c->o.base_input || c->sort_given)
 		return usage_error("--wakers weighs sleeping time: %s does not apply",
@@ -491,7 +460,7 @@ static int check_options(struct report_cmd *c)
 			c->per_pid ? "per-pid" : "per-tid");
 	o->root = c->per_pid ? REPORT_ROOT_PID : c->per_tid ? REPORT_ROOT_TID : REPORT_ROOT_COMM;
 	if (!c->f)
-		c->f = &formats[0];
+		c->f = report_format_default();
 	if ((ret = check_sort(c)) != 0)
 		return ret;
 	if ((ret = check_wakers(c)) != 0)
@@ -503,9 +472,9 @@ static int check_options(struct report_cmd *c)
 				   "HH:MM[:SS]",
 				   c->since && parse_when(c->since) < 0 ? "since" : "until",
 				   c->since && parse_when(c->since) < 0 ? c->since : c->until);
-	if (c->rows_given && c->f->fn != fmt_top && c->f->fn != fmt_annotate)
+	if (c->rows_given && c->f->write != fmt_top && c->f->write != fmt_annotate)
 		return usage_error("-n applies to --top and --annotate, not --%s", c->f->name);
-	if ((c->asm_view || c->source_given) && c->f->fn != fmt_annotate)
+	if ((c->asm_view || c->source_given) && c->f->write != fmt_annotate)
 		return usage_error("--%s applies to --annotate",
 				   c->asm_view ? "asm" : "source-dir");
 	o->own_sources = !c->force;
@@ -544,7 +513,7 @@ static int annotate_ready(struct report_cmd *c, const struct profile *p, struct 
 {
 	struct sbuf why = SBUF_INIT;
 
-	if (c->f->fn != fmt_annotate)
+	if (c->f->write != fmt_annotate)
 		return 0;
 	if (report_annotate_check(p, &c->o, &why) < 0) {
 		error("%s", why.buf);
@@ -574,7 +543,8 @@ static int wakers_ready(const struct report_cmd *c, const struct profile *p,
 		return 1;
 	}
 	*wf = *c->f;
-	wf->fn = c->f->fn == fmt_top ? fmt_wakers_top : fmt_wakers_folded;
+	wf->write = c->f->write == fmt_top ? fmt_wakers_top : fmt_wakers_folded;
+	wf->aggregated = false; /* the wakers' formats group the spans themselves */
 	return 0;
 }
 
@@ -623,7 +593,7 @@ static int report(struct report_cmd *c)
 		return 1;
 	if ((ret = report_check_view(p, o->input, &o->sample_type, c->type_given,
 				     o->offcpu_state != REPORT_STATE_ANY,
-				     c->f->fn == fmt_annotate)) != 0 ||
+				     c->f->write == fmt_annotate)) != 0 ||
 	    wall_window(c, p)) {
 		if (FREE_AT_EXIT)
 			profile_free(p);

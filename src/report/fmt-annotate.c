@@ -609,8 +609,10 @@ static int by_self_ix(const void *x, const void *y)
 	return by_self(&sort_funcs[*(const size_t *)x], &sort_funcs[*(const size_t *)y]);
 }
 
-int fmt_annotate(const struct profile *p, const struct report_opts *o, FILE *out)
+int fmt_annotate(const struct report_data *d, FILE *out)
 {
+	const struct profile *p = d->p;
+	const struct report_opts *o = d->o;
 	struct annotate a = {.p = p, .o = o, .out = out};
 	size_t *order, shown = 0, limit;
 
@@ -637,5 +639,5 @@ int fmt_annotate(const struct profile *p, const struct report_opts *o, FILE *out
 		fprintf(out, "No function has samples of its own among those selected.\n");
 	free(order);
 	annotate_release(&a);
-	return ferror(out) ? -EIO : 0;
+	return 0;
 }

@@ -536,8 +536,10 @@ static void write_thread(struct firefox *x, const struct tl_thread *th, struct s
 	sbuf_adds(out, "}");
 }
 
-int fmt_firefox(const struct profile *p, const struct report_opts *o, FILE *out)
+int fmt_firefox(const struct report_data *d, FILE *out)
 {
+	const struct profile *p = d->p;
+	const struct report_opts *o = d->o;
 	struct firefox x = {.p = p, .o = o, .libs = SBUF_INIT, .b = SBUF_INIT};
 	struct sbuf threads = SBUF_INIT, meta = SBUF_INIT;
 	uint64_t freq = profile_get_meta_u64(p, "frequency"),
@@ -590,5 +592,5 @@ int fmt_firefox(const struct profile *p, const struct report_opts *o, FILE *out)
 	free(x.lib_of);
 	free(x.stack_of);
 	timeline_free(x.t);
-	return ferror(out) ? -EIO : 0;
+	return 0;
 }

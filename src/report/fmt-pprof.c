@@ -420,16 +420,14 @@ static int gzip_write(const unsigned char *buf, size_t len, FILE *out)
 		fwrite(chunk, 1, sizeof(chunk) - z.avail_out, out);
 	}
 	deflateEnd(&z);
-	if (zr != Z_STREAM_END)
-		return -EIO;
-	return ferror(out) ? -EIO : 0;
+	return zr == Z_STREAM_END ? 0 : -EIO;
 }
 
-int fmt_pprof(const struct profile *p, const struct report_opts *o, FILE *out)
+int fmt_pprof(const struct report_data *d, FILE *out)
 {
-	unsigned keys = AGG_BY_THREAD | AGG_BY_CGROUP | AGG_BY_WAKER;
-	struct aggregate *a = aggregate_new(p, o, keys);
-	struct aggregate *base = o->base ? aggregate_new(o->base, o, keys) : NULL;
+	const struct profile *p = d->p;
+	const struct report_opts *o = d->o;
+	const struct aggregate *a = d->a, *base = d->base;
 	struct pprof x = {
 		.p = p, .o = o, .name = SBUF_INIT, .valid = SBUF_INIT, .label = SBUF_INIT};
 	struct pb msg = {0};
@@ -471,8 +469,5 @@ int fmt_pprof(const struct profile *p, const struct report_opts *o, FILE *out)
 	hmap_release(&x.str_ids);
 	hmap_release(&x.func_ids);
 	strtab_release(&x.str);
-	if (base)
-		aggregate_free(base);
-	aggregate_free(a);
 	return ret;
 }

@@ -223,15 +223,15 @@ static int run(const struct profile *p, const struct report_opts *o, FILE *out, 
 	sbuf_release(&s.names);
 	sbuf_release(&s.b);
 	sbuf_release(&comm);
-	return ferror(out) ? -EIO : 0;
+	return 0;
 }
 
-int fmt_script(const struct profile *p, const struct report_opts *o, FILE *out)
+int fmt_script(const struct report_data *d, FILE *out)
 {
-	return run(p, o, out, false);
+	return run(d->p, d->o, out, false);
 }
 
-int fmt_json(const struct profile *p, const struct report_opts *o, FILE *out)
+int fmt_json(const struct report_data *d, FILE *out)
 {
-	return run(p, o, out, true);
+	return run(d->p, d->o, out, true);
 }

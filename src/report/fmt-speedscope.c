@@ -136,8 +136,10 @@ static void stack_text(struct speedscope *s, struct timeline *t, uint32_t sid, c
 	*len = s->stack_span[sid][1];
 }
 
-int fmt_speedscope(const struct profile *p, const struct report_opts *o, FILE *out)
+int fmt_speedscope(const struct report_data *d, FILE *out)
 {
+	const struct profile *p = d->p;
+	const struct report_opts *o = d->o;
 	struct speedscope s = {
 		.p = p, .o = o, .frames = SBUF_INIT, .stacks = SBUF_INIT, .b = SBUF_INIT};
 	struct timeline *t = timeline_new(p, o);
@@ -201,5 +203,5 @@ int fmt_speedscope(const struct profile *p, const struct report_opts *o, FILE *o
 	hmap_release(&s.frame_index);
 	hmap_release(&s.level_index);
 	timeline_free(t);
-	return ferror(out) ? -EIO : 0;
+	return 0;
 }

@@ -621,10 +621,11 @@ static uint32_t drawn_depth(const struct svg *g)
 	return d;
 }
 
-int fmt_svg(const struct profile *p, const struct report_opts *o, FILE *out)
+int fmt_svg(const struct report_data *d, FILE *out)
 {
-	struct aggregate *a = aggregate_new(p, o, 0);
-	struct aggregate *base = o->base ? aggregate_new(o->base, o, 0) : NULL;
+	const struct profile *p = d->p;
+	const struct report_opts *o = d->o;
+	const struct aggregate *a = d->a, *base = d->base;
 	struct svg g = {.p = p, .o = o, .b = SBUF_INIT};
 	int height;
 
@@ -635,9 +636,9 @@ int fmt_svg(const struct profile *p, const struct report_opts *o, FILE *out)
 	if (base) {
 		build(&g, o->base, base, true);
 		for (size_t i = 0; i < g.nnodes; i++) {
-			double d = fabs(node_change(&g, &g.nodes[i]));
+			double change = fabs(node_change(&g, &g.nodes[i]));
 
-			g.max_change = d > g.max_change ? d : g.max_change;
+			g.max_change = change > g.max_change ? change : g.max_change;
 		}
 	}
 	g.max_depth = g.total ? drawn_depth(&g) : 0;
@@ -677,8 +678,5 @@ int fmt_svg(const struct profile *p, const struct report_opts *o, FILE *out)
 	hmap_release(&g.entries);
 	strtab_release(&g.str);
 	sbuf_release(&g.b);
-	if (base)
-		aggregate_free(base);
-	aggregate_free(a);
-	return ferror(out) ? -EIO : 0;
+	return 0;
 }

@@ -600,9 +600,11 @@ static void print_diff_table(struct top *t, FILE *out, int width)
 	free(order);
 }
 
-int fmt_top(const struct profile *p, const struct report_opts *o, FILE *out)
+int fmt_top(const struct report_data *d, FILE *out)
 {
-	struct aggregate *a = aggregate_new(p, o, 0);
+	const struct profile *p = d->p;
+	const struct report_opts *o = d->o;
+	const struct aggregate *a = d->a, *base = d->base;
 	unsigned keys = o->row_keys ? o->row_keys : REPORT_ROW_MODULE | REPORT_ROW_SYMBOL;
 	struct top t = {.p = p,
 			.o = o,
@@ -624,7 +626,6 @@ int fmt_top(const struct profile *p, const struct report_opts *o, FILE *out)
 	t.level0 = xcalloc(p->nframes, sizeof(*t.level0));
 	t.module_of = xcalloc(p->nframes, sizeof(*t.module_of));
 	int hwidth = width > 0 ? width : env_columns() < MIN_COLUMNS ? MIN_COLUMNS : env_columns();
-	struct aggregate *base = o->base ? aggregate_new(o->base, o, 0) : NULL;
 
 	top_print_header(p, o, a, out, hwidth);
 	if (base)
@@ -651,8 +652,5 @@ int fmt_top(const struct profile *p, const struct report_opts *o, FILE *out)
 	hmap_release(&t.row_index);
 	strtab_release(&t.str);
 	sbuf_release(&t.b);
-	if (base)
-		aggregate_free(base);
-	aggregate_free(a);
-	return ferror(out) ? -EIO : 0;
+	return 0;
 }

@@ -174,8 +174,10 @@ static int by_text(const void *x, const void *y)
 	return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
-int fmt_wakers_folded(const struct profile *p, const struct report_opts *o, FILE *out)
+int fmt_wakers_folded(const struct report_data *d, FILE *out)
 {
+	const struct profile *p = d->p;
+	const struct report_opts *o = d->o;
 	struct wakers w;
 	char **lines;
 	size_t n = 0;
@@ -197,7 +199,7 @@ int fmt_wakers_folded(const struct profile *p, const struct report_opts *o, FILE
 	}
 	free(lines);
 	wakers_release(&w);
-	return ferror(out) ? -EIO : 0;
+	return 0;
 }
 
 static const struct wentry *sort_base;
@@ -239,8 +241,10 @@ static void print_wakers(const struct wakers *w, size_t s, const size_t *order, 
 	sbuf_release(&b);
 }
 
-int fmt_wakers_top(const struct profile *p, const struct report_opts *o, FILE *out)
+int fmt_wakers_top(const struct report_data *d, FILE *out)
 {
+	const struct profile *p = d->p;
+	const struct report_opts *o = d->o;
 	struct wakers w;
 	size_t *order, rows = 0, limit;
 	uint64_t total = 0;
@@ -276,5 +280,5 @@ int fmt_wakers_top(const struct profile *p, const struct report_opts *o, FILE *o
 	free(order);
 	sbuf_release(&b);
 	wakers_release(&w);
-	return ferror(out) ? -EIO : 0;
+	return 0;
 }

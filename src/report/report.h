@@ -264,35 +264,75 @@ struct report_opts {
 	const struct annotate_code *code; /* --asm: the disassembler; NULL without */
 };
 
+struct aggregate;
+
 /*
- * The formats (cmd-report.c picks one from its table). Each writes the
- * whole report to out and returns 0, or -errno when writing failed.
+ * What a format reads: the recording and the options, and, for a format
+ * whose row says it groups samples, the samples o selects grouped
+ * (aggregate.h) once by report_write, of the recording and of --diff's
+ * base. A format only reads them.
+ */
+struct report_data {
+	const struct profile *p;
+	const struct report_opts *o;
+	const struct aggregate *a;    /* p's; NULL for a format that does not group */
+	const struct aggregate *base; /* o->base's; NULL without --diff */
+};
+
+/* A format: a row of driver.c's table, chosen by its option "--NAME". */
+struct report_format {
+	const char *name; /* its option, without "--" */
+	/* Writes the whole report to out: 0, or -errno when something failed. */
+	int (*write)(const struct report_data *d, FILE *out);
+	bool aggregated;	    /* d->a and d->base are made for it... */
+	unsigned agg_flags;	    /* ...with these (enum agg_flags) */
+	const char *default_output; /* NULL: standard output */
+	bool binary;		    /* never written to a terminal */
+	bool diff;		    /* compares with --diff BASE */
+};
+
+/* The format named name (its option without "--"); NULL when none is. */
+const struct report_format *report_format_find(const char *name);
+/* The format a report has when none is chosen (--top). */
+const struct report_format *report_format_default(void);
+/*
+ * Runs format f on p as o says, into out: the samples grouped for it
+ * first (when its row says so), freed after. 0, or -errno: the format's,
+ * or -EIO when out has an error.
+ */
+int report_write(const struct report_format *f, const struct profile *p,
+		 const struct report_opts *o, FILE *out);
+
+/*
+ * The formats, as the table's rows run them (report_write). Each writes
+ * the whole report to out and returns 0, or -errno when something failed
+ * (an error on out itself is report_write's to see).
  */
 /* The folded format: "comm;outermost;...;leaf COUNT", sorted, one per stack. */
-int fmt_folded(const struct profile *p, const struct report_opts *o, FILE *out);
+int fmt_folded(const struct report_data *d, FILE *out);
 /* The functions (or modules) with the most samples, as a table. */
-int fmt_top(const struct profile *p, const struct report_opts *o, FILE *out);
+int fmt_top(const struct report_data *d, FILE *out);
 /* pprof's profile.proto, gzipped. */
-int fmt_pprof(const struct profile *p, const struct report_opts *o, FILE *out);
+int fmt_pprof(const struct report_data *d, FILE *out);
 /* A self-contained interactive flame graph. */
-int fmt_svg(const struct profile *p, const struct report_opts *o, FILE *out);
+int fmt_svg(const struct report_data *d, FILE *out);
 /* One line per sample: "TIME PID TID CPU PERIOD COMM<TAB>outermost;...;leaf". */
-int fmt_script(const struct profile *p, const struct report_opts *o, FILE *out);
+int fmt_script(const struct report_data *d, FILE *out);
 /* One JSON object per line and sample, its frames innermost first. */
-int fmt_json(const struct profile *p, const struct report_opts *o, FILE *out);
+int fmt_json(const struct report_data *d, FILE *out);
 /*
  * --annotate: a function's source, each line with its share of the
  * function's self samples, inlined code under the line that inlined it;
  * with o->code, its instructions too.
  */
-int fmt_annotate(const struct profile *p, const struct report_opts *o, FILE *out);
+int fmt_annotate(const struct report_data *d, FILE *out);
 /*
  * --wakers (fmt-wakers.c): the sleeping time of the off-CPU spans o
  * selects, each sleeper's stack with its waker's: folded as offwaketime
  * folds them ("SLEEPER;...;--;...;WAKER NS"), or as a table.
  */
-int fmt_wakers_folded(const struct profile *p, const struct report_opts *o, FILE *out);
-int fmt_wakers_top(const struct profile *p, const struct report_opts *o, FILE *out);
+int fmt_wakers_folded(const struct report_data *d, FILE *out);
+int fmt_wakers_top(const struct report_data *d, FILE *out);
 /*
  * Whether o->annotate names a function with self samples among those o
  * selects: 0, or -1 with one line in why (and the hottest names).
@@ -303,8 +343,8 @@ int report_annotate_check(const struct profile *p, const struct report_opts *o, 
  * speedscope's JSON file format: a sampled profile per thread, its
  * samples in time order weighed in nanoseconds.
  */
-int fmt_speedscope(const struct profile *p, const struct report_opts *o, FILE *out);
+int fmt_speedscope(const struct report_data *d, FILE *out);
 /* The Firefox Profiler's processed format: a track per thread, grouped by process. */
-int fmt_firefox(const struct profile *p, const struct report_opts *o, FILE *out);
+int fmt_firefox(const struct report_data *d, FILE *out);
 
 #endif

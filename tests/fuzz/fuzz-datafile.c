@@ -30,8 +30,7 @@ static void one_line(const char *err)
 		abort();
 }
 
-static void run_format(int (*fn)(const struct profile *, const struct report_opts *, FILE *),
-		       const struct profile *p, const struct report_opts *o)
+static void run_format(const char *name, const struct profile *p, const struct report_opts *o)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -39,7 +38,7 @@ static void run_format(int (*fn)(const struct profile *, const struct report_opt
 
 	if (!out)
 		abort();
-	if (fn(p, o, out) < 0)
+	if (report_write(report_format_find(name), p, o, out) < 0)
 		abort(); /* writing to memory does not fail */
 	fclose(out);
 	free(buf);
@@ -89,10 +88,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		o.has_start = true;
 		o.start_ns = (h >> 16) & 0xfffff;
 	}
-	run_format(fmt_folded, p, &o);
-	run_format(fmt_top, p, &o);
-	run_format(fmt_pprof, p, &o);
-	run_format(fmt_svg, p, &o);
+	run_format("folded", p, &o);
+	run_format("top", p, &o);
+	run_format("pprof", p, &o);
+	run_format("svg", p, &o);
 	profile_free(p);
 	return 0;
 }

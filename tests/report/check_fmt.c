@@ -25,15 +25,14 @@
 #include "util/sbuf.h"
 
 /* A format's whole output (free it). */
-static char *run_format(int (*fn)(const struct profile *, const struct report_opts *, FILE *),
-			const struct profile *p, const struct report_opts *o)
+static char *run_format(const char *name, const struct profile *p, const struct report_opts *o)
 {
 	char *text = NULL;
 	size_t n = 0;
 	FILE *out = open_memstream(&text, &n);
 
 	ck_assert_ptr_nonnull(out);
-	ck_assert_int_eq(fn(p, o, out), 0);
+	ck_assert_int_eq(report_write(report_format_find(name), p, o, out), 0);
 	ck_assert_int_eq(fclose(out), 0);
 	ck_assert_uint_eq(strlen(text), n); /* no NUL byte in the output */
 	return text;
@@ -452,7 +451,7 @@ START_TEST(test_script)
 {
 	struct profile *p = synth_profile();
 	struct report_opts o = {.rows = -1};
-	char *text = run_format(fmt_script, p, &o), **lines;
+	char *text = run_format("script", p, &o), **lines;
 	size_t n = split_lines(text, &lines);
 	double last = -1;
 
@@ -492,7 +491,7 @@ START_TEST(test_script)
 	free(text);
 
 	/* Kernel frames: "_[k]"; unresolved frames by module and offset; ';' out of comm. */
-	text = run_format(fmt_script, p, &o);
+	text = run_format("script", p, &o);
 	ck_assert_ptr_nonnull(strstr(text, "\n1.500000000 200 200 1 1001001 other\t"
 					   "entry_SYSCALL_64_[k];clear_page_erms_[k]\n"));
 	ck_assert_ptr_nonnull(strstr(text, "\n2.500000000 200 200 0 500000 other\t"
@@ -508,14 +507,14 @@ START_TEST(test_script)
 	/* Filtered: pid 200 only (S5 and S6). */
 	o.pids = (uint32_t[]){200};
 	o.npids = 1;
-	text = run_format(fmt_script, p, &o);
+	text = run_format("script", p, &o);
 	n = split_lines(text, &lines);
 	ck_assert_uint_eq(n, 10);
 	free(lines);
 	free(text);
 	/* --no-kernel keeps S6's samples, with no frame left; --kernel-only drops S5's. */
 	o.no_kernel = true;
-	text = run_format(fmt_script, p, &o);
+	text = run_format("script", p, &o);
 	ck_assert_ptr_null(strstr(text, "_[k]"));
 	n = split_lines(text, &lines);
 	ck_assert_uint_eq(n, 10);
@@ -524,7 +523,7 @@ START_TEST(test_script)
 	free(text);
 	o.no_kernel = false;
 	o.kernel_only = true;
-	text = run_format(fmt_script, p, &o);
+	text = run_format("script", p, &o);
 	ck_assert_str_eq(text, "1.500000000 200 200 0 1001001 other\t"
 			       "entry_SYSCALL_64_[k];clear_page_erms_[k]\n"
 			       "1.500000000 200 200 1 1001001 other\t"
@@ -553,19 +552,19 @@ START_TEST(test_script_offcpu)
 	x.time = 250000000;
 	x.duration = 7000;
 	profile_add_offcpu(p, &x);
-	text = run_format(fmt_script, p, &o);
+	text = run_format("script", p, &o);
 	ck_assert_str_eq(text, "0.250000000 100 100 0 7000 app\t"
 			       "__libc_start_call_main;main;work;mid_inl_[i];leaf_inl_[i]\n"
 			       "1.200000000 100 100 0 3000000 app\t"
 			       "__libc_start_call_main;main;work;mid_inl_[i];leaf_inl_[i]\n");
 	free(text);
-	text = run_format(fmt_json, p, &o);
+	text = run_format("json", p, &o);
 	ck_assert_ptr_nonnull(strstr(text, "\"period\":3000000,\"off_cpu\":true,"));
 	ck_assert_ptr_null(strstr(text, "\"off_cpu\":false"));
 	free(text);
 	/* Wall: the 100 samples and both spans, in time order. */
 	o.sample_type = REPORT_WALL;
-	text = run_format(fmt_script, p, &o);
+	text = run_format("script", p, &o);
 	n = split_lines(text, &lines);
 	ck_assert_uint_eq(n, 102);
 	for (size_t i = 0; i < n; i++) {
@@ -580,7 +579,7 @@ START_TEST(test_script_offcpu)
 	free(text);
 	/* The CPU view has no span. */
 	o.sample_type = REPORT_CPU;
-	text = run_format(fmt_json, p, &o);
+	text = run_format("json", p, &o);
 	ck_assert_ptr_null(strstr(text, "\"off_cpu\":true"));
 	n = split_lines(text, &lines);
 	ck_assert_uint_eq(n, 100);
@@ -636,7 +635,7 @@ START_TEST(test_json)
 {
 	struct profile *p = synth_profile();
 	struct report_opts o = {.rows = -1};
-	char *text = run_format(fmt_json, p, &o), **lines;
+	char *text = run_format("json", p, &o), **lines;
 	size_t n = split_lines(text, &lines);
 	struct json *j, *frames;
 
@@ -694,7 +693,7 @@ START_TEST(test_json)
 
 	/* --no-inline: one object per frame, the real function. */
 	o.names.no_inline = true;
-	text = run_format(fmt_json, p, &o);
+	text = run_format("json", p, &o);
 	n = split_lines(text, &lines);
 	j = json_line(lines, n, 0, 100);
 	ck_assert_uint_eq(jget(j, "frames")->n, 3);
@@ -730,7 +729,7 @@ START_TEST(test_json_hostile)
 	s.comm = strtab_add(&p->str, "t\x1b]0;x\x07");
 	s.stack = profile_intern_stack(p, &f, 1);
 	profile_add_sample(p, &s);
-	text = run_format(fmt_json, p, &o);
+	text = run_format("json", p, &o);
 	ck_assert_ptr_nonnull(strchr(text, '\n'));
 	ck_assert_ptr_eq(strchr(text, '\n'), text + strlen(text) - 1);
 	j = json_parse_n(text, strlen(text));
@@ -749,7 +748,7 @@ START_TEST(test_json_hostile)
 		ck_assert(*c == '\n' || (unsigned char)*c >= 0x20);
 	free(text);
 
-	text = run_format(fmt_script, p, &o);
+	text = run_format("script", p, &o);
 	ck_assert_ptr_eq(strchr(text, '\n'), text + strlen(text) - 1);
 	ck_assert_ptr_null(strchr(text, '\x1b'));
 	ck_assert_ptr_null(strchr(text, '\x01'));
@@ -839,7 +838,7 @@ START_TEST(test_speedscope)
 {
 	struct profile *p = tiny_profile();
 	struct report_opts o = {.rows = -1, .input = "x.data"};
-	char *text = run_format(fmt_speedscope, p, &o);
+	char *text = run_format("speedscope", p, &o);
 	struct json *j = json_parse_n(text, strlen(text));
 	const struct json *frames, *profiles, *a, *b;
 	struct sbuf st = SBUF_INIT;
@@ -899,7 +898,7 @@ START_TEST(test_speedscope_synth)
 {
 	struct profile *p = synth_profile();
 	struct report_opts o = {.rows = -1, .input = "app.data"};
-	char *text = run_format(fmt_speedscope, p, &o);
+	char *text = run_format("speedscope", p, &o);
 	struct json *j = json_parse_n(text, strlen(text));
 	const struct json *frames = jget(jget(j, "shared"), "frames"),
 			  *profiles = jget(j, "profiles");
@@ -978,7 +977,7 @@ START_TEST(test_firefox)
 	static const char *const func_cols[] = {"name", "resource", "fileName", "lineNumber"};
 	struct profile *p = tiny_profile();
 	struct report_opts o = {.rows = -1, .input = "x.data"};
-	char *text = run_format(fmt_firefox, p, &o);
+	char *text = run_format("firefox", p, &o);
 	struct json *j = json_parse_n(text, strlen(text));
 	const struct json *meta = jget(j, "meta"), *threads = jget(j, "threads"), *a, *b, *lib;
 	const struct json *frames, *funcs, *strings;
@@ -1053,7 +1052,7 @@ START_TEST(test_firefox)
 
 	/* Wall time: the samples weigh their periods, in ms. */
 	o.sample_type = REPORT_WALL;
-	text = run_format(fmt_firefox, p, &o);
+	text = run_format("firefox", p, &o);
 	j = json_parse_n(text, strlen(text));
 	a = jat(jget(j, "threads"), 0);
 	ck_assert_str_eq(jstr(jget(jget(a, "samples"), "weightType")), "tracing-ms");

@@ -94,7 +94,7 @@ static struct profile *make_profile(void)
 	return p;
 }
 
-/* fmt_folded's whole output as a string (free it). */
+/* The folded format's whole output as a string (free it). */
 static char *folded_with(const struct profile *p, bool no_kernel, const struct name_opts *names)
 {
 	struct report_opts o = {.input = "test.data", .no_kernel = no_kernel, .names = *names};
@@ -103,7 +103,7 @@ static char *folded_with(const struct profile *p, bool no_kernel, const struct n
 	FILE *out = open_memstream(&text, &len);
 
 	ck_assert_ptr_nonnull(out);
-	ck_assert_int_eq(fmt_folded(p, &o, out), 0);
+	ck_assert_int_eq(report_write(report_format_find("folded"), p, &o, out), 0);
 	fclose(out);
 	ck_assert_uint_eq(strlen(text), len);
 	return text;

@@ -33,15 +33,15 @@
 #define PERIOD 1001001ULL
 
 /* A report format's whole output (free it); *len gets its size. */
-static char *run_format(int (*fn)(const struct profile *, const struct report_opts *, FILE *),
-			const struct profile *p, const struct report_opts *o, size_t *len)
+static char *run_format(const char *name, const struct profile *p, const struct report_opts *o,
+			size_t *len)
 {
 	char *text = NULL;
 	size_t n = 0;
 	FILE *out = open_memstream(&text, &n);
 
 	ck_assert_ptr_nonnull(out);
-	ck_assert_int_eq(fn(p, o, out), 0);
+	ck_assert_int_eq(report_write(report_format_find(name), p, o, out), 0);
 	fclose(out);
 	if (len)
 		*len = n;
@@ -567,7 +567,7 @@ START_TEST(test_top_counts)
 {
 	struct profile *p = synth_profile();
 	struct report_opts o = {.rows = -1, .columns = 100};
-	char *text = run_format(fmt_top, p, &o, NULL);
+	char *text = run_format("top", p, &o, NULL);
 
 	assert_row(text, "leaf_inl_[i]", "app", " 45.0%   55.0%     45     55");
 	assert_row(text, "mid_inl_[i]", "app", "  0.0%   55.0%      0     55");
@@ -585,7 +585,7 @@ START_TEST(test_top_counts)
 	free(text);
 
 	o.sort = REPORT_SORT_TOTAL;
-	text = run_format(fmt_top, p, &o, NULL);
+	text = run_format("top", p, &o, NULL);
 	ck_assert(top_row(text, "main", "app") < top_row(text, "leaf_inl_[i]", "app"));
 	free(text);
 	profile_free(p);
@@ -618,7 +618,7 @@ START_TEST(test_top_width)
 		o.columns = widths[w];
 		for (int lines = 0; lines < 2; lines++) {
 			o.names.lines = lines;
-			text = run_format(fmt_top, p, &o, NULL);
+			text = run_format("top", p, &o, NULL);
 			ck_assert_ptr_nonnull(
 				strstr(text, widths[w] < 80 ? "...::_M_r" : "...::_M_realloc_ins"));
 			ck_assert_ptr_null(strstr(text, "__normal_iterator<int*, std::vector"));
@@ -639,7 +639,7 @@ START_TEST(test_top_uncut)
 {
 	struct profile *p = synth_profile();
 	struct report_opts o = {.rows = -1, .names.lines = true, .names.full_paths = true};
-	char *text = run_format(fmt_top, p, &o, NULL);
+	char *text = run_format("top", p, &o, NULL);
 
 	ck_assert_ptr_nonnull(strstr(text, "  /usr/include/c++/12/bits/vector.tcc:439  "
 					   "std::vector<int, std::allocator<int> "
@@ -657,7 +657,7 @@ START_TEST(test_top_module)
 {
 	struct profile *p = synth_profile();
 	struct report_opts o = {.rows = -1, .row_keys = REPORT_ROW_MODULE};
-	char *text = run_format(fmt_top, p, &o, NULL);
+	char *text = run_format("top", p, &o, NULL);
 	const char *table = strstr(text, " Self%  Total%   Self  Total  Module\n");
 
 	ck_assert_ptr_nonnull(table);
@@ -737,7 +737,7 @@ START_TEST(test_top_rows)
 {
 	struct profile *p = synth_profile();
 	struct report_opts o = {.rows = 3, .columns = 100};
-	char *text = run_format(fmt_top, p, &o, NULL);
+	char *text = run_format("top", p, &o, NULL);
 	const char *table = strstr(text, " Self%");
 	size_t n = 0;
 
@@ -758,17 +758,17 @@ START_TEST(test_empty)
 	char *text;
 	size_t len;
 
-	text = run_format(fmt_top, p, &o, NULL);
+	text = run_format("top", p, &o, NULL);
 	ck_assert_ptr_nonnull(strstr(text, "\nNo samples.\n"));
 	free(text);
-	text = run_format(fmt_folded, p, &o, NULL);
+	text = run_format("folded", p, &o, NULL);
 	ck_assert_str_eq(text, "");
 	free(text);
-	text = run_format(fmt_svg, p, &o, NULL);
+	text = run_format("svg", p, &o, NULL);
 	ck_assert_ptr_nonnull(strstr(text, "No samples."));
 	ck_assert_ptr_nonnull(strstr(text, "</svg>\n"));
 	free(text);
-	text = run_format(fmt_pprof, p, &o, &len);
+	text = run_format("pprof", p, &o, &len);
 	ck_assert_uint_ge(len, 18);
 	ck_assert_int_eq((unsigned char)text[0], 0x1f);
 	ck_assert_int_eq((unsigned char)text[1], 0x8b);
@@ -830,7 +830,7 @@ START_TEST(test_pprof_gzip)
 	struct profile *p = synth_profile();
 	struct report_opts o = {.rows = -1};
 	size_t len;
-	char *gz = run_format(fmt_pprof, p, &o, &len);
+	char *gz = run_format("pprof", p, &o, &len);
 	unsigned char buf[1 << 16];
 	z_stream z = {0};
 
@@ -958,7 +958,7 @@ START_TEST(test_pprof_function_files)
 	s.stack = profile_intern_stack(p, &fb, 1);
 	profile_add_sample(p, &s);
 
-	gz = run_format(fmt_pprof, p, &o, &len);
+	gz = run_format("pprof", p, &o, &len);
 	ck_assert_int_eq(inflateInit2(&z, 16 + MAX_WBITS), Z_OK);
 	z.next_in = (Bytef *)gz;
 	z.avail_in = (uInt)len;
@@ -1006,7 +1006,7 @@ START_TEST(test_svg_elided)
 		profile_add_sample(p, &s);
 	s.stack = profile_intern_stack(p, (uint32_t[]){fc, fb}, 2);
 	profile_add_sample(p, &s);
-	text = run_format(fmt_svg, p, &o, NULL);
+	text = run_format("svg", p, &o, NULL);
 	ck_assert_ptr_nonnull(strstr(text, "<title>hot (1999 samples, 99.95%)</title>"));
 	ck_assert_ptr_null(strstr(text, "<title>rare"));
 	/* all, x, hot: three rows. */
@@ -1037,7 +1037,7 @@ START_TEST(test_svg_escaping)
 	s.stack = profile_intern_stack(p, &f, 1);
 	profile_add_sample(p, &s);
 	profile_set_meta(p, "command", "record -- sh -c 'a && b < c'");
-	text = run_format(fmt_svg, p, &o, NULL);
+	text = run_format("svg", p, &o, NULL);
 	ck_assert_ptr_nonnull(strstr(text, "<title>a&lt;b&gt;&amp;&quot;c&apos;?"
 					   "?(???\xc3\xa9\xe2\x88\x9a (1 "
 					   "sample, 100.00%)</title>"));
@@ -1145,7 +1145,7 @@ START_TEST(test_diff)
 	const char *f, *g;
 
 	aggregate_prepare(&o, p);
-	text = run_format(fmt_top, p, &o, NULL);
+	text = run_format("top", p, &o, NULL);
 	ck_assert_msg(strstr(text, "Base:     old.data, 200 samples"), "%s", text);
 	assert_diff_row(text, "f", "   70.0     30.0    -40.0     70.0     30.0    -40.0");
 	assert_diff_row(text, "g", "   30.0     70.0    +40.0     30.0     70.0    +40.0");
@@ -1160,7 +1160,7 @@ START_TEST(test_diff)
 	 * Folded: BASE normalized to the new total (140 * 100 / 200), then
 	 * NEW; without the thread in the key, no root frame.
 	 */
-	text = run_format(fmt_folded, p, &o, NULL);
+	text = run_format("folded", p, &o, NULL);
 	ck_assert_str_eq(text, "main;f 70 30\nmain;g 30 70\n");
 	free(text);
 
@@ -1168,7 +1168,7 @@ START_TEST(test_diff)
 	profile_free(base);
 	base = mix_profile("/old/prog", 0x1000, 999, 1);
 	o.base = base;
-	text = run_format(fmt_folded, p, &o, NULL);
+	text = run_format("folded", p, &o, NULL);
 	ck_assert_str_eq(text, "main;f 100 30\nmain;g 1 70\n");
 	free(text);
 
@@ -1197,7 +1197,7 @@ START_TEST(test_diff_key)
 
 	aggregate_prepare(&o, p);
 	ck_assert_int_eq(o.root, REPORT_ROOT_NONE);
-	text = run_format(fmt_top, p, &o, NULL);
+	text = run_format("top", p, &o, NULL);
 	ck_assert_msg(diff_row_in(text, NULL, "prog-O2", "f") &&
 			      !diff_row_in(text, NULL, "prog-O0", "f"),
 		      "%s", text);
@@ -1206,7 +1206,7 @@ START_TEST(test_diff_key)
 				 "   70.0     30.0    -40.0     70.0     30.0    -40.0", 51),
 			 0);
 	free(text);
-	text = run_format(fmt_folded, p, &o, NULL);
+	text = run_format("folded", p, &o, NULL);
 	ck_assert_str_eq(text, "main;f 70 30\nmain;g 30 70\n");
 	free(text);
 
@@ -1214,7 +1214,7 @@ START_TEST(test_diff_key)
 	o = (struct report_opts){
 		.rows = -1, .columns = 120, .base = base, .diff_key = REPORT_KEY_MODULE};
 	aggregate_prepare(&o, p);
-	text = run_format(fmt_top, p, &o, NULL);
+	text = run_format("top", p, &o, NULL);
 	ck_assert_int_eq(strncmp(diff_row_in(text, NULL, "prog-O0", "f"),
 				 "   70.0      0.0    -70.0     70.0      0.0    -70.0", 51),
 			 0);
@@ -1222,7 +1222,7 @@ START_TEST(test_diff_key)
 				 "    0.0     30.0    +30.0      0.0     30.0    +30.0", 51),
 			 0);
 	free(text);
-	text = run_format(fmt_folded, p, &o, NULL);
+	text = run_format("folded", p, &o, NULL);
 	ck_assert_str_eq(text, "prog-O0`main;prog-O0`f 70 0\nprog-O0`main;prog-O0`g 30 0\n"
 			       "prog-O2`main;prog-O2`f 0 30\nprog-O2`main;prog-O2`g 0 70\n");
 	free(text);
@@ -1232,13 +1232,13 @@ START_TEST(test_diff_key)
 		.rows = -1, .columns = 120, .base = base, .diff_key = REPORT_KEY_THREAD};
 	aggregate_prepare(&o, p);
 	ck_assert_int_eq(o.root, REPORT_ROOT_COMM);
-	text = run_format(fmt_top, p, &o, NULL);
+	text = run_format("top", p, &o, NULL);
 	ck_assert_msg(diff_row_in(text, "prog-O0", "prog-O0", "f") &&
 			      diff_row_in(text, "prog-O2", "prog-O2", "f"),
 		      "%s", text);
 	ck_assert_ptr_nonnull(strstr(text, "Thread   Module   Function"));
 	free(text);
-	text = run_format(fmt_folded, p, &o, NULL);
+	text = run_format("folded", p, &o, NULL);
 	ck_assert_str_eq(text, "prog-O0;main;f 70 0\nprog-O0;main;g 30 0\n"
 			       "prog-O2;main;f 0 30\nprog-O2;main;g 0 70\n");
 	free(text);
@@ -1434,7 +1434,7 @@ START_TEST(test_annotate)
 	p = annotate_profile(path);
 
 	ck_assert_int_eq(report_annotate_check(p, &o, &why), 0);
-	text = run_format(fmt_annotate, p, &o, NULL);
+	text = run_format("annotate", p, &o, NULL);
 	ck_assert_msg(strstr(text, "Function: work (app): 12 samples, 80.0% of the 15 selected\n"),
 		      "%s", text);
 	/* Lines 1 to 6 (the declaration to the brace), counted where the code came from. */
@@ -1452,7 +1452,7 @@ START_TEST(test_annotate)
 	/* --asm: each instruction with its frame's samples, its line above it. */
 	code.arg = path;
 	o.code = &code;
-	text = run_format(fmt_annotate, p, &o, NULL);
+	text = run_format("annotate", p, &o, NULL);
 	ck_assert_msg(strstr(text, "                   work.c:3          int s = 0;\n"
 				   "   33.3%         4 0x1100     pushq %rbp\n"
 				   "                   mix.h:2\n"
@@ -1464,17 +1464,17 @@ START_TEST(test_annotate)
 	/* Without a function: the hottest first, then main; -n 1 only work. */
 	o.code = NULL;
 	o.annotate = NULL;
-	text = run_format(fmt_annotate, p, &o, NULL);
+	text = run_format("annotate", p, &o, NULL);
 	ck_assert_msg(strstr(text, "Function: work") < strstr(text, "Function: main"), "%s", text);
 	free(text);
 	o.rows = 1;
-	text = run_format(fmt_annotate, p, &o, NULL);
+	text = run_format("annotate", p, &o, NULL);
 	ck_assert_msg(!strstr(text, "Function: main"), "%s", text);
 	free(text);
 
 	/* Sources another user's file names are not read: lines and counts alone. */
 	o.own_sources = false;
-	text = run_format(fmt_annotate, p, &o, NULL);
+	text = run_format("annotate", p, &o, NULL);
 	ck_assert_msg(strstr(text, "(not read where recorded: the data file is another user's; "
 				   "give --source-dir DIR)"),
 		      "%s", text);
@@ -1488,7 +1488,7 @@ START_TEST(test_annotate)
 	 * --source-dir they are.
 	 */
 	p->modules[0].owner = (uint32_t)geteuid() + 1;
-	text = run_format(fmt_annotate, p, &o, NULL);
+	text = run_format("annotate", p, &o, NULL);
 	snprintf(uid, sizeof(uid), "belonged to uid %u,", (unsigned)geteuid() + 1);
 	ck_assert_msg(strstr(text, "(not read where recorded: the module belonged to "), "%s",
 		      text);
@@ -1496,7 +1496,7 @@ START_TEST(test_annotate)
 	ck_assert_msg(!strstr(text, "int s = 0;"), "%s", text);
 	free(text);
 	p->modules[0].owner = PM_OWNER_UNKNOWN;
-	text = run_format(fmt_annotate, p, &o, NULL);
+	text = run_format("annotate", p, &o, NULL);
 	ck_assert_msg(strstr(text, "the recording does not say who owned the module"), "%s", text);
 	ck_assert_msg(!strstr(text, "int s = 0;"), "%s", text);
 	free(text);
@@ -1505,7 +1505,7 @@ START_TEST(test_annotate)
 
 		o.source_dirs = dirs;
 		o.nsource_dirs = 1;
-		text = run_format(fmt_annotate, p, &o, NULL);
+		text = run_format("annotate", p, &o, NULL);
 		ck_assert_msg(strstr(text, "int s = 0;"), "%s", text);
 		free(text);
 		o.source_dirs = NULL;
@@ -1529,12 +1529,12 @@ START_TEST(test_annotate)
 		o.nsource_dirs = 1;
 		o.own_sources = false;
 		q = annotate_profile("/any/where/../../work.c");
-		text = run_format(fmt_annotate, q, &o, NULL);
+		text = run_format("annotate", q, &o, NULL);
 		ck_assert_msg(!strstr(text, "int s = 0;"), "%s", text);
 		free(text);
 		profile_free(q);
 		q = annotate_profile("/src/up/work.c");
-		text = run_format(fmt_annotate, q, &o, NULL);
+		text = run_format("annotate", q, &o, NULL);
 		ck_assert_msg(!strstr(text, "int s = 0;"), "%s", text);
 		free(text);
 		profile_free(q);
@@ -1585,7 +1585,7 @@ START_TEST(test_top_sort_comm)
 {
 	struct profile *p = synth_profile();
 	struct report_opts o = {.rows = -1, .row_keys = REPORT_ROW_COMM};
-	char *text = run_format(fmt_top, p, &o, NULL);
+	char *text = run_format("top", p, &o, NULL);
 	const char *table = strstr(text, " Self%");
 
 	ck_assert_ptr_nonnull(table);
@@ -1619,10 +1619,10 @@ START_TEST(test_merge_inline)
 
 	aggregate_prepare(&o, p);
 	ck_assert(o.names.no_inline);
-	text = run_format(fmt_folded, p, &o, NULL);
+	text = run_format("folded", p, &o, NULL);
 	ck_assert_str_eq(text, "main;hot 90 90\nmain;hot;other 10 10\n");
 	free(text);
-	text = run_format(fmt_top, p, &o, NULL);
+	text = run_format("top", p, &o, NULL);
 	ck_assert_int_eq(strncmp(diff_row_in(text, NULL, "app-O2", "hot"),
 				 "   90.0     90.0      0.0    100.0    100.0      0.0", 51),
 			 0);
@@ -1634,7 +1634,7 @@ START_TEST(test_merge_inline)
 	/* Without it: step and step_[i] are rows of their own. */
 	o = (struct report_opts){.rows = -1, .columns = 120, .base = base};
 	aggregate_prepare(&o, p);
-	text = run_format(fmt_folded, p, &o, NULL);
+	text = run_format("folded", p, &o, NULL);
 	ck_assert_str_eq(text, "main;hot 20 20\nmain;hot;other 10 10\nmain;hot;step 70 0\n"
 			       "main;hot;step_[i] 0 70\n");
 	free(text);
@@ -1642,7 +1642,7 @@ START_TEST(test_merge_inline)
 	/* No base: the -O2 recording merged alone. */
 	o = (struct report_opts){.rows = -1, .merge_inline = true};
 	aggregate_prepare(&o, p);
-	text = run_format(fmt_folded, p, &o, NULL);
+	text = run_format("folded", p, &o, NULL);
 	ck_assert_str_eq(text, "app-O2;main;hot 90\napp-O2;main;hot;other 10\n");
 	free(text);
 	aggregate_opts_release(&o);
