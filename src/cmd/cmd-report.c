@@ -7,14 +7,12 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "report/aggregate.h"
@@ -22,7 +20,6 @@
 #include "cmd/opts.h"
 #include "cmd/report-code.h"
 #include "cmd/report-inputs.h"
-#include "report/wall.h"
 #include "store/datafile.h"
 #include "util/outfile.h"
 #include "report/report.h"
@@ -103,8 +100,7 @@ struct report_cmd {
 	bool wakers, type_given;
 	const char **inputs; /* -i */
 	size_t ninputs;
-	const char *since, *until; /* --since, --until: wall-clock times */
-	bool time_given;
+	bool time_given, since_given, until_given;
 };
 
 /* --top, --folded, ...: one format, named by its row. */
@@ -158,10 +154,11 @@ static int opt_cgroup(void *opts, const struct cmd_opt *row, const char *arg)
 	return aggregate_parse_cgroups(arg, &((struct report_cmd *)opts)->o);
 }
 
-static int opt_time(void *opts, const struct cmd_opt *row, const char *arg)
+/* --time, --since, --until: the time window (aggregate_parse_window), the row's off saying which. */
+static int opt_window(void *opts, const struct cmd_opt *row, const char *arg)
 {
-	(void)row;
-	return aggregate_parse_time(arg, &((struct report_cmd *)opts)->o);
+	return aggregate_parse_window(arg, (enum report_window_opt)row->off,
+				      &((struct report_cmd *)opts)->o);
 }
 
 static int opt_diff_key(void *opts, const struct cmd_opt *row, const char *arg)
@@ -269,16 +266,16 @@ static const struct cmd_opt options[] = {
 	{OPT_CALL, "cgroup", 0, "PATHS", .call = opt_cgroup,
 	 .what = "a list of cgroup paths, each from the root (/system.slice/x.service)",
 	 .help = "only samples in these cgroups (v2 paths, comma-separated) or below them"},
-	{OPT_STRING, "since", 0, "WHEN", OPT_AT(R, since),
-	 .what = "a time: @EPOCH, YYYY-MM-DD HH:MM[:SS] or HH:MM[:SS] (today)",
+	{OPT_CALL, "since", 0, "WHEN", .off = REPORT_WINDOW_SINCE, OPT_GIVEN(R, since_given),
+	 .call = opt_window, .what = "a time: @EPOCH, YYYY-MM-DD HH:MM[:SS] or HH:MM[:SS] (today)",
 	 .help = "only samples from WHEN on, a wall-clock time (@EPOCH seconds, YYYY-MM-DD "
 		 "HH:MM[:SS], or HH:MM[:SS] today, local time), to the second: across the files "
 		 "of a long recording (-i DIR)"},
-	{OPT_STRING, "until", 0, "WHEN", OPT_AT(R, until),
-	 .what = "a time: @EPOCH, YYYY-MM-DD HH:MM[:SS] or HH:MM[:SS] (today)",
+	{OPT_CALL, "until", 0, "WHEN", .off = REPORT_WINDOW_UNTIL, OPT_GIVEN(R, until_given),
+	 .call = opt_window, .what = "a time: @EPOCH, YYYY-MM-DD HH:MM[:SS] or HH:MM[:SS] (today)",
 	 .help = "only samples before WHEN, likewise"},
-	{OPT_CALL, "time", 0, "START,END", OPT_GIVEN(R, time_given), .call = opt_time,
-	 .what = "START,END in seconds, START <= END (e.g. 1.5,3 or 1.5,)",
+	{OPT_CALL, "time", 0, "START,END", .off = REPORT_WINDOW_TIME, OPT_GIVEN(R, time_given),
+	 .call = opt_window, .what = "START,END in seconds, START <= END (e.g. 1.5,3 or 1.5,)",
 	 .help = "only samples from START to before END, in seconds from the start of the "
 		 "recording; either may be left out: --time 1.5, or --time ,2"},
 	{OPT_FLAG, "no-kernel", 0, OPT_AT(R, o.no_kernel), .help = "leave kernel frames out"},
@@ -397,33 +394,6 @@ static int check_sort(struct report_cmd *c)
 	return 0;
 }
 
-/* WHEN of --since or --until as seconds since the epoch; -1 when it is no such time. */
-static long long parse_when(const char *when)
-{
-	static const char *const layouts[] = {"%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%H:%M:%S",
-					      "%H:%M"};
-	char *end;
-
-	if (when[0] == '@') {
-		long long v = strtoll(when + 1, &end, 10);
-
-		return end > when + 1 && !*end && v >= 0 ? v : -1;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(layouts); i++) {
-		time_t now = time(NULL);
-		struct tm tm;
-
-		localtime_r(&now, &tm); /* a time of day alone: today */
-		tm.tm_sec = 0;
-		end = strptime(when, layouts[i], &tm);
-		if (end && !*end) {
-			tm.tm_isdst = -1;
-			return (long long)mktime(&tm);
-		}
-	}
-	return -1;
-}
-
 /* --wakers: its formats, the off-CPU time; 0 or the usage error's status. */
 static int check_wakers(struct report_cmd *c)
 {
@@ -465,13 +435,8 @@ static int check_options(struct report_cmd *c)
 		return ret;
 	if ((ret = check_wakers(c)) != 0)
 		return ret;
-	if ((c->since || c->until) && c->time_given)
+	if ((c->since_given || c->until_given) && c->time_given)
 		return usage_error("--time and --since or --until exclude each other");
-	if ((c->since && parse_when(c->since) < 0) || (c->until && parse_when(c->until) < 0))
-		return usage_error("--%s: '%s' is not a time: @EPOCH, YYYY-MM-DD HH:MM[:SS] or "
-				   "HH:MM[:SS]",
-				   c->since && parse_when(c->since) < 0 ? "since" : "until",
-				   c->since && parse_when(c->since) < 0 ? c->since : c->until);
 	if (c->rows_given && c->f->write != fmt_top && c->f->write != fmt_annotate)
 		return usage_error("-n applies to --top and --annotate, not --%s", c->f->name);
 	if ((c->asm_view || c->source_given) && c->f->write != fmt_annotate)
@@ -549,81 +514,28 @@ static int wakers_ready(const struct report_cmd *c, const struct profile *p,
 }
 
 /*
- * --since and --until: wall-clock times made offsets from the recording's
- * start (its start-time, to the second). 0, or 1 after saying why.
+ * What the recordings read say against the options, before any output:
+ * 0, or the exit status after one line.
  */
-static int wall_window(struct report_cmd *c, const struct profile *p)
+static int check_recordings(struct report_cmd *c, const struct profile *p)
 {
 	struct report_opts *o = &c->o;
-	long long start = (long long)profile_get_meta_u64(p, "start-time");
-	long long since = c->since ? parse_when(c->since) : 0;
-	long long until = c->until ? parse_when(c->until) : 0;
+	const char *lines_meta;
+	int ret;
 
-	if (!c->since && !c->until)
-		return 0;
-	if (!start) {
+	ret = report_check_view(p, o->input, &o->sample_type, c->type_given,
+				o->offcpu_state != REPORT_STATE_ANY, c->f->write == fmt_annotate);
+	if (ret != 0)
+		return ret;
+	if (aggregate_place_window(o, p) < 0) {
 		error("%s has no start time: --since and --until cannot be placed in it", o->input);
 		return 1;
 	}
-	if (c->since) {
-		o->has_start = true;
-		o->start_ns = since > start ? (uint64_t)(since - start) * 1000000000ull : 0;
-	}
-	if (c->until) {
-		o->has_end = true;
-		o->end_ns = until > start ? (uint64_t)(until - start) * 1000000000ull : 0;
-	}
-	return 0;
-}
-
-/* Reads the data files and writes the report: the exit status. */
-static int report(struct report_cmd *c)
-{
-	struct report_opts *o = &c->o;
-	struct profile *p, *base = NULL;
-	struct report_code code;
-	struct report_format wf;
-	const char *lines_meta;
-	char err[512];
-	int ret;
-
-	p = report_read_inputs(c->inputs, c->ninputs, o->input, c->force,
-			       o->sample_type == REPORT_WALL);
-	if (!p)
+	if (o->sample_type != REPORT_CPU && o->base && !off_cpu_recorded(o->base, o->base_input))
 		return 1;
-	if ((ret = report_check_view(p, o->input, &o->sample_type, c->type_given,
-				     o->offcpu_state != REPORT_STATE_ANY,
-				     c->f->write == fmt_annotate)) != 0 ||
-	    wall_window(c, p)) {
-		if (FREE_AT_EXIT)
-			profile_free(p);
-		return ret ? ret : 1;
-	}
-	if (o->base_input && !(base = datafile_read(o->base_input, c->force, err, sizeof(err)))) {
-		error("%s", err);
-		if (FREE_AT_EXIT)
-			profile_free(p);
-		return 1;
-	}
-	if (base && o->sample_type == REPORT_WALL)
-		wall_weigh_samples(base);
-	o->base = base;
-	aggregate_prepare(o, p);
-	report_say_cut(base, o->base_input);
-	if (o->sample_type != REPORT_CPU && !off_cpu_recorded(base, o->base_input)) {
-		if (FREE_AT_EXIT) {
-			profile_free(p);
-			profile_free(base);
-		}
-		return 1;
-	}
 	if ((o->ncgroups || (o->row_keys & REPORT_ROW_CGROUP)) && !profile_get_meta(p, "cgroups")) {
 		error("%s was recorded without cgroups (by an older perfmini): --%s does not apply",
 		      o->input, o->ncgroups ? "cgroup" : "sort=cgroup");
-		if (FREE_AT_EXIT) {
-			profile_free(p);
-			profile_free(base);
-		}
 		return 1;
 	}
 	if (o->sample_type != REPORT_CPU && !off_cpu_recorded(p, NULL))
@@ -633,6 +545,28 @@ static int report(struct report_cmd *c)
 	if (o->names.lines && lines_meta && strcmp(lines_meta, "no") == 0)
 		warning("%s was recorded with --no-lines: it has no source lines to show",
 			o->input);
+	return 0;
+}
+
+/* Reads the data files and writes the report: the exit status. */
+static int report(struct report_cmd *c)
+{
+	struct report_opts *o = &c->o;
+	bool wall = o->sample_type == REPORT_WALL;
+	struct profile *p, *base = NULL;
+	struct report_code code;
+	struct report_format wf;
+	int ret = 1;
+
+	p = report_read_inputs(c->inputs, c->ninputs, o->input, c->force, wall);
+	if (!p)
+		return 1;
+	if (o->base_input && !(base = report_read_one(o->base_input, c->force, wall)))
+		goto out;
+	o->base = base;
+	if ((ret = check_recordings(c, p)) != 0)
+		goto out;
+	aggregate_prepare(o, p);
 	ret = annotate_ready(c, p, &code);
 	if (ret == 0 && c->wakers)
 		ret = wakers_ready(c, p, &wf);
@@ -642,10 +576,10 @@ static int report(struct report_cmd *c)
 			      : 0;
 	if (o->code)
 		report_code_release(&code);
+out:
 	if (FREE_AT_EXIT) {
 		profile_free(p);
-		if (base)
-			profile_free(base);
+		profile_free(base);
 	}
 	return ret;
 }

@@ -49,13 +49,13 @@ int report_check_view(const struct profile *p, const char *input, enum report_sa
 }
 
 /* A file cut short (the recorder killed, or still recording) is said so. */
-void report_say_cut(const struct profile *p, const char *path)
+static void say_cut(const struct profile *p, const char *path)
 {
-	if (p && p->cut_at && !p->nsamples && !p->noffcpu)
+	if (p->cut_at && !p->nsamples && !p->noffcpu)
 		warning("%s is cut short at offset %llu (the recorder was killed, or is still "
 			"recording): it holds no sample yet",
 			path, (unsigned long long)p->cut_at);
-	else if (p && p->cut_at)
+	else if (p->cut_at)
 		warning("%s is cut short at offset %llu (the recorder was killed, or is still "
 			"recording): it holds what was recorded in its first %.2f s",
 			path, (unsigned long long)p->cut_at, (double)p->cut_time / 1e9);
@@ -139,25 +139,33 @@ static bool has_magic(const char *path)
 	return ok;
 }
 
+struct profile *report_read_one(const char *path, bool force, bool wall)
+{
+	char err[512];
+	struct profile *p = datafile_read(path, force, err, sizeof(err));
+
+	if (!p) {
+		error("%s", err);
+		return NULL;
+	}
+	say_cut(p, path);
+	if (wall)
+		wall_weigh_samples(p);
+	return p;
+}
+
 /*
  * Reads path and merges it into *into (made at the first), unless it was
  * merged already: 1, 0 for a file merged already, -1 after saying why.
  */
 static int merge_one(const char *path, bool force, bool wall, struct seen *s, struct profile **into)
 {
-	char err[512];
 	struct profile *p;
 
 	if (seen_before(s, path))
 		return 0;
-	p = datafile_read(path, force, err, sizeof(err));
-	if (!p) {
-		error("%s", err);
+	if (!(p = report_read_one(path, force, wall)))
 		return -1;
-	}
-	report_say_cut(p, path);
-	if (wall)
-		wall_weigh_samples(p);
 	if (!*into)
 		*into = profile_new();
 	profile_merge(*into, p);
@@ -174,15 +182,8 @@ struct profile *report_read_inputs(const char *const *inputs, size_t ninputs, co
 	struct stat st;
 	size_t files = 0;
 
-	if (ninputs <= 1 && (stat(input, &st) < 0 || !S_ISDIR(st.st_mode))) {
-		if (!(p = datafile_read(input, force, err, sizeof(err))))
-			error("%s", err);
-		else
-			report_say_cut(p, input);
-		if (p && wall)
-			wall_weigh_samples(p);
-		return p;
-	}
+	if (ninputs <= 1 && (stat(input, &st) < 0 || !S_ISDIR(st.st_mode)))
+		return report_read_one(input, force, wall);
 	for (size_t i = 0; i < (ninputs ? ninputs : 1); i++) {
 		const char *in = ninputs ? inputs[i] : input;
 		char **names;

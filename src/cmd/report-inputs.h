@@ -24,6 +24,12 @@
 struct profile *report_read_inputs(const char *const *inputs, size_t ninputs, const char *input,
 				   bool force, bool wall);
 /*
+ * One data file read: a file cut short said so, and with wall its
+ * samples weighed by their wall time (wall_weigh_samples). NULL after
+ * saying why.
+ */
+struct profile *report_read_one(const char *path, bool force, bool wall);
+/*
  * The view of p (read from input) once its file is known: a recording of
  * record --off-cpu-only has no CPU samples, so its view is off-CPU time
  * (*type, when the user gave none: !type_given), and a CPU or wall view
@@ -33,7 +39,5 @@ struct profile *report_read_inputs(const char *const *inputs, size_t ninputs, co
  */
 int report_check_view(const struct profile *p, const char *input, enum report_sample_type *type,
 		      bool type_given, bool state_given, bool annotate);
-/* A file cut short (the recorder killed, or still recording) is said so; p NULL: nothing. */
-void report_say_cut(const struct profile *p, const char *path);
 
 #endif

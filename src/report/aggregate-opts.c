@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "report/aggregate.h"
 #include "report/inline-calls.h"
@@ -115,12 +116,66 @@ static int parse_seconds(const char *s, size_t len, uint64_t *ns)
 	return 0;
 }
 
-int aggregate_parse_time(const char *s, struct report_opts *o)
+/*
+ * WHEN, a wall-clock time (@EPOCH, YYYY-MM-DD HH:MM[:SS], or HH:MM[:SS]
+ * today, local time), as seconds since the epoch into *at; -EINVAL.
+ */
+static int parse_when(const char *when, long long *at)
+{
+	static const char *const layouts[] = {"%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%H:%M:%S",
+					      "%H:%M"};
+	char *end;
+
+	if (when[0] == '@') {
+		long long v = strtoll(when + 1, &end, 10);
+
+		if (end == when + 1 || *end || v < 0)
+			return -EINVAL;
+		*at = v;
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(layouts); i++) {
+		time_t now = time(NULL);
+		struct tm tm;
+
+		localtime_r(&now, &tm); /* a time of day alone: today */
+		tm.tm_sec = 0;
+		end = strptime(when, layouts[i], &tm);
+		if (end && !*end) {
+			tm.tm_isdst = -1;
+			*at = (long long)mktime(&tm);
+			return *at < 0 ? -EINVAL : 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* --since WHEN or --until WHEN: one bound, a wall-clock time. */
+static int parse_wall_bound(const char *s, bool until, struct report_opts *o)
+{
+	long long at;
+
+	if (parse_when(s, &at) < 0)
+		return -EINVAL;
+	o->wall_clock = true;
+	if (until) {
+		o->has_end = true;
+		o->until = at;
+	} else {
+		o->has_start = true;
+		o->since = at;
+	}
+	return 0;
+}
+
+int aggregate_parse_window(const char *s, enum report_window_opt which, struct report_opts *o)
 {
 	const char *comma = strchr(s, ',');
 	uint64_t start = 0, end = 0;
 	bool has_start, has_end;
 
+	if (which != REPORT_WINDOW_TIME)
+		return parse_wall_bound(s, which == REPORT_WINDOW_UNTIL, o);
 	if (!comma || strchr(comma + 1, ','))
 		return -EINVAL;
 	has_start = comma > s;
@@ -135,6 +190,22 @@ int aggregate_parse_time(const char *s, struct report_opts *o)
 	o->has_end = has_end;
 	o->start_ns = start;
 	o->end_ns = end;
+	return 0;
+}
+
+int aggregate_place_window(struct report_opts *o, const struct profile *p)
+{
+	long long start = (long long)profile_get_meta_u64(p, "start-time");
+
+	if (!o->wall_clock)
+		return 0;
+	if (!start)
+		return -ENOENT;
+	if (o->has_start)
+		o->start_ns = o->since > start ? (uint64_t)(o->since - start) * 1000000000ull : 0;
+	if (o->has_end)
+		o->end_ns = o->until > start ? (uint64_t)(o->until - start) * 1000000000ull : 0;
+	o->wall_clock = false;
 	return 0;
 }
 

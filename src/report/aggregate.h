@@ -98,8 +98,6 @@ void aggregate_describe(const struct report_opts *o, struct sbuf *b);
  * -EINVAL, leaving o as it was.
  *   ids:  "1,2,3" (parse_id_list's, 0 to UINT32_MAX), appended to *ids, each once
  *   comm: "a,b", appended to o->comms (names with ',' cannot be given)
- *   time: "START,END" in seconds from the start of the recording, either
- *         side may be empty: "1.5," "2,3" ",0.25"
  */
 int aggregate_parse_ids(const char *s, uint32_t **ids, size_t *n);
 int aggregate_parse_comms(const char *s, struct report_opts *o);
@@ -107,7 +105,21 @@ int aggregate_parse_comms(const char *s, struct report_opts *o);
 int aggregate_parse_cgroups(const char *s, struct report_opts *o);
 /* Whether cgroup path (a sample's) is one of o->cgroups or lies below one. */
 bool aggregate_cgroup_listed(const struct report_opts *o, const char *path);
-int aggregate_parse_time(const char *s, struct report_opts *o);
+/*
+ * The time window, as each of its options gives it (enum
+ * report_window_opt): "START,END" in seconds from the start of the
+ * recording, either side may be empty ("1.5," "2,3" ",0.25"), into
+ * has_start, start_ns, has_end, end_ns; or one bound as a wall-clock time
+ * (@EPOCH, YYYY-MM-DD HH:MM[:SS], HH:MM[:SS] today), which
+ * aggregate_place_window places in the recording.
+ */
+int aggregate_parse_window(const char *s, enum report_window_opt which, struct report_opts *o);
+/*
+ * The wall-clock bounds of o (--since, --until) made offsets from p's
+ * start (its start-time, to the second); a bound before the start is 0.
+ * 0 (also when there are none), or -ENOENT when p has no start time.
+ */
+int aggregate_place_window(struct report_opts *o, const struct profile *p);
 /*
  * diff-key: "module", "thread" or both, comma-separated, into o->diff_key
  * (enum report_diff_key; any other word is -EINVAL)

@@ -149,6 +149,13 @@ struct annotate_code {
 
 void annotate_insns_free(struct annotate_insn *v, size_t n);
 
+/* The options that give the time window (aggregate_parse_window). */
+enum report_window_opt {
+	REPORT_WINDOW_TIME,  /* --time START,END: seconds from the recording's start */
+	REPORT_WINDOW_SINCE, /* --since WHEN: a wall-clock time */
+	REPORT_WINDOW_UNTIL, /* --until WHEN */
+};
+
 /* --top's order: by self samples (the default) or by total samples. */
 enum report_sort {
 	REPORT_SORT_SELF,
@@ -215,6 +222,13 @@ struct report_opts {
 	size_t ncgroups;
 	bool has_start, has_end;
 	uint64_t start_ns, end_ns; /* [start, end) from the recording's start */
+	/*
+	 * --since, --until: the bounds given are wall-clock times, in seconds
+	 * since the epoch, until aggregate_place_window makes them start_ns
+	 * and end_ns.
+	 */
+	bool wall_clock;
+	long long since, until;
 	enum report_root root;
 	enum report_sample_type sample_type;
 	enum report_offcpu_state offcpu_state;

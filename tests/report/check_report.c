@@ -321,24 +321,60 @@ START_TEST(test_aggregate_time)
 	struct profile *p = synth_profile();
 	struct report_opts o = {.rows = -1};
 
-	ck_assert_int_eq(aggregate_parse_time("1.5,2", &o), 0);
+	ck_assert_int_eq(aggregate_parse_window("1.5,2", REPORT_WINDOW_TIME, &o), 0);
 	ck_assert(o.has_start && o.has_end);
 	ck_assert_uint_eq(o.start_ns, 1500000000);
 	ck_assert_uint_eq(o.end_ns, 2000000000);
 	/* S1 1.50-1.95: 10; S3 1.50-1.95: 10; S6 at 1.5: 2; S7 1.5, 1.75: 2. */
 	ck_assert_uint_eq(selected(p, &o), 24);
-	ck_assert_int_eq(aggregate_parse_time(",0.5", &o), 0);
+	ck_assert_int_eq(aggregate_parse_window(",0.5", REPORT_WINDOW_TIME, &o), 0);
 	ck_assert(!o.has_start && o.has_end);
 	ck_assert_uint_eq(selected(p, &o), 11); /* S4's first sample is at 0.5 */
-	ck_assert_int_eq(aggregate_parse_time("2.9,", &o), 0);
+	ck_assert_int_eq(aggregate_parse_window("2.9,", REPORT_WINDOW_TIME, &o), 0);
 	ck_assert(o.has_start && !o.has_end);
 	ck_assert_uint_eq(selected(p, &o), 6); /* S2 at 2.9, S8 */
-	ck_assert_int_eq(aggregate_parse_time("1.5,1.5", &o), 0);
+	ck_assert_int_eq(aggregate_parse_window("1.5,1.5", REPORT_WINDOW_TIME, &o), 0);
 	ck_assert_uint_eq(selected(p, &o), 0);
-	ck_assert_int_eq(aggregate_parse_time(",", &o), 0);
+	ck_assert_int_eq(aggregate_parse_window(",", REPORT_WINDOW_TIME, &o), 0);
 	ck_assert_uint_eq(selected(p, &o), 100);
-	ck_assert_int_eq(aggregate_parse_time("0,3", &o), 0);
+	ck_assert_int_eq(aggregate_parse_window("0,3", REPORT_WINDOW_TIME, &o), 0);
 	ck_assert_uint_eq(selected(p, &o), 100);
+	profile_free(p);
+}
+END_TEST
+
+/*
+ * --since and --until: wall-clock bounds, placed by the recording's start
+ * time to the second; one before the start is the start.
+ */
+START_TEST(test_wall_window)
+{
+	struct profile *p = synth_profile();
+	struct report_opts o = {.rows = -1};
+
+	profile_set_meta(p, "start-time", "0"); /* none: written before perfmini kept it */
+	ck_assert_int_eq(aggregate_parse_window("@1000", REPORT_WINDOW_SINCE, &o), 0);
+	ck_assert_int_eq(aggregate_place_window(&o, p), -ENOENT);
+	profile_set_meta(p, "start-time", "999");
+	ck_assert_int_eq(aggregate_parse_window("@1002", REPORT_WINDOW_UNTIL, &o), 0);
+	ck_assert_int_eq(aggregate_place_window(&o, p), 0);
+	ck_assert(o.has_start && o.has_end && !o.wall_clock);
+	ck_assert_uint_eq(o.start_ns, 1000000000);
+	ck_assert_uint_eq(o.end_ns, 3000000000);
+	ck_assert_uint_eq(selected(p, &o), 72); /* as --time 1,3 */
+	ck_assert_int_eq(aggregate_parse_window("1,3", REPORT_WINDOW_TIME, &o), 0);
+	ck_assert_uint_eq(selected(p, &o), 72);
+	ck_assert_int_eq(aggregate_parse_window("@5", REPORT_WINDOW_SINCE, &o), 0);
+	ck_assert_int_eq(aggregate_place_window(&o, p), 0);
+	ck_assert_uint_eq(o.start_ns, 0);
+	ck_assert_int_eq(aggregate_parse_window("12:34", REPORT_WINDOW_UNTIL, &o), 0);
+	ck_assert_int_eq(aggregate_parse_window("2024-02-29 23:59:59", REPORT_WINDOW_UNTIL, &o), 0);
+	for (size_t i = 0; i < 5; i++) {
+		static const char *const bad[] = {"@", "@-1", "@1x", "25:00", "yesterday"};
+
+		ck_assert_msg(aggregate_parse_window(bad[i], REPORT_WINDOW_SINCE, &o) == -EINVAL,
+			      "'%s'", bad[i]);
+	}
 	profile_free(p);
 }
 END_TEST
@@ -353,8 +389,9 @@ START_TEST(test_parse_errors)
 	static const char *const bad_comms[] = {"", "a,", ",a", "a,,b"};
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad_times); i++) {
-		ck_assert_msg(aggregate_parse_time(bad_times[i], &o) == -EINVAL, "time '%s'",
-			      bad_times[i]);
+		ck_assert_msg(aggregate_parse_window(bad_times[i], REPORT_WINDOW_TIME, &o) ==
+				      -EINVAL,
+			      "time '%s'", bad_times[i]);
 		ck_assert(!o.has_start && !o.has_end);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(bad_ids); i++) {
@@ -1788,6 +1825,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_aggregate_by_waker);
 	tcase_add_test(tc, test_cgroup_names);
 	tcase_add_test(tc, test_aggregate_time);
+	tcase_add_test(tc, test_wall_window);
 	tcase_add_test(tc, test_parse_errors);
 	tcase_add_test(tc, test_missing_sum);
 	tcase_add_test(tc, test_aggregate_roots);
