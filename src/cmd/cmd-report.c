@@ -101,6 +101,7 @@ struct report_cmd {
 	const char **inputs; /* -i */
 	size_t ninputs;
 	bool time_given, since_given, until_given;
+	const char *tree_opt; /* the first option that makes a tree (-g, --children...) */
 };
 
 /* --top, --folded, ...: one format, named by its row. */
@@ -161,6 +162,61 @@ static int opt_window(void *opts, const struct cmd_opt *row, const char *arg)
 				      &((struct report_cmd *)opts)->o);
 }
 
+/* -g ORDER,THRESHOLD,...: perf's words for the call tree (--tree). */
+static int opt_call_graph(void *opts, const struct cmd_opt *row, const char *arg)
+{
+	struct report_cmd *c = opts;
+	char *copy = xstrdup(arg), *save = NULL, *end;
+	int ret = 0;
+
+	for (char *w = strtok_r(copy, ",", &save); w && ret == 0; w = strtok_r(NULL, ",", &save)) {
+		double v;
+
+		if (!strcmp(w, "caller") || !strcmp(w, "callee"))
+			c->o.tree_order = w[5] == 'r' ? REPORT_TREE_CALLER : REPORT_TREE_CALLEE;
+		else if (!strcmp(w, "address"))
+			c->o.names.lines = true;
+		else if (strcmp(w, "graph") && strcmp(w, "function")) {
+			v = strtod(w, &end);
+			if (*end || end == w || !(v >= 0 && v <= 100))
+				ret = -1;
+			else
+				c->o.tree_threshold = v;
+		}
+	}
+	free(copy);
+	if (!c->tree_opt)
+		c->tree_opt = row->name;
+	return ret;
+}
+
+/* --children, --no-children: what a row of --tree counts. */
+static int opt_children(void *opts, const struct cmd_opt *row, const char *arg)
+{
+	struct report_cmd *c = opts;
+
+	(void)arg;
+	c->o.tree_self = row->off;
+	if (!c->tree_opt)
+		c->tree_opt = row->name;
+	return 0;
+}
+
+/* --percent-limit PCT: the rows of --tree under PCT% of the samples left out. */
+static int opt_percent_limit(void *opts, const struct cmd_opt *row, const char *arg)
+{
+	struct report_cmd *c = opts;
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (*end || end == arg || !(v >= 0 && v <= 100))
+		return -1;
+	c->o.percent_limit = v;
+	if (!c->tree_opt)
+		c->tree_opt = row->name;
+	return 0;
+}
+
 static int opt_diff_key(void *opts, const struct cmd_opt *row, const char *arg)
 {
 	(void)row;
@@ -208,7 +264,8 @@ static const struct cmd_opt options[] = {
 		      "to its width (C++ names keep their own name); elsewhere never cut"),
 	{OPT_NUMBER, "rows", 'n', "N", OPT_SIZE(R, o.rows), OPT_GIVEN(R, rows_given), .min = 0,
 	 .max = 1e9, .what = "a number of rows",
-	 .help = "--top: N rows (default 25 on a terminal, all otherwise; 0 for all); "
+	 .help = "--top, --tree: N rows (--top: default 25 on a terminal, all otherwise; 0 for "
+		 "all); "
 		 "--annotate without a FUNCTION: the N hottest functions (default 5)"},
 	{OPT_CALL, "sort", 0, "KEYS", OPT_GIVEN(R, sort_given), .call = opt_sort,
 	 .what = "self, total, or keys among comm, pid, tid, cgroup, module, symbol",
@@ -225,8 +282,32 @@ static const struct cmd_opt options[] = {
 	 .help = "--top: order by 'self' (default) or 'total' samples; or, as perf report's "
 		 "--sort, a row per distinct combination of KEYS, comma-separated: comm (the "
 		 "thread's name), pid (the process), tid (the thread), cgroup (its v2 path), "
-		 "module (or dso), symbol (or sym); the default is module,symbol. --folded: comm, "
+		 "module (or dso), symbol (or sym); the default is module,symbol. --tree: the "
+		 "same. --folded: comm, "
 		 "pid, tid or cgroup, the root frame"},
+	FORMAT("tree", "the hottest functions, each with the tree of its callees (or, -g callee, "
+		       "its callers) and their shares of all samples, drawn as perf report --stdio "
+		       "draws its call graphs; branches under -g's threshold folded into one line. "
+		       "With --diff, each share's change in points. -n, --sort, every filter and "
+		       "--sample-type apply"),
+	{OPT_CALL, "call-graph", 'g', "WORDS", .call = opt_call_graph,
+	 .what = "made of caller or callee, graph, function or address, and a threshold in "
+		 "percent; perf's flat, fractal and folded are not drawn here (--tree draws "
+		 "graphs, --folded folds stacks)",
+	 .help = "--tree as perf report's -g: 'caller' draws each function's callees (the "
+		 "default with --children), 'callee' its callers (the default with "
+		 "--no-children); a number is the share (%) under which branches are folded "
+		 "(default 0.5); 'address' names frames with their lines (--lines); 'graph' and "
+		 "'function' are the default. Makes the report a --tree"},
+	{OPT_CALL, "children", 0, .off = false, .call = opt_children,
+	 .help = "--tree: a row's share is every sample the function is in (Children), beside "
+		 "its own (Self); rows by Children (the default)"},
+	{OPT_CALL, "no-children", 0, .off = true, .call = opt_children,
+	 .help = "--tree: rows by their own samples only, each with the tree of those"},
+	{OPT_CALL, "percent-limit", 0, "PCT", .call = opt_percent_limit,
+	 .what = "a share in percent, from 0 to 100",
+	 .help = "--tree: leave out the functions under PCT% of the samples (their Children, or "
+		 "Self with --no-children)"},
 	FORMAT("folded", "folded stacks, comm;outermost;...;leaf COUNT, for flamegraph.pl and "
 			 "speedscope"),
 	FORMAT("pprof", "gzipped profile.proto for pprof (default output perfmini.pb.gz)"),
@@ -342,6 +423,7 @@ const struct cmd_spec report_spec = {
 	.epilogue =
 		"Examples:\n"
 		"  perfmini report                          the hottest functions\n"
+		"  perfmini report -g callee --percent-limit 5   who calls the hottest\n"
 		"  perfmini report --folded | flamegraph.pl > profile.svg\n"
 		"  perfmini report --folded > app.folded    then open it in speedscope\n"
 		"  perfmini report --svg -o app.svg         then open it in a browser\n"
@@ -377,8 +459,9 @@ static int check_sort(struct report_cmd *c)
 	if (threads && (o->row_keys & REPORT_ROW_CGROUP))
 		return usage_error("--sort: cgroup and comm, pid or tid cannot be combined");
 	threads = roots;
-	if (c->f->write != fmt_top && c->f->write != fmt_folded)
-		return usage_error("--sort applies to --top and --folded, not --%s", c->f->name);
+	if (c->f->write != fmt_top && c->f->write != fmt_folded && c->f->write != fmt_tree)
+		return usage_error("--sort applies to --top, --tree and --folded, not --%s",
+				   c->f->name);
 	if (threads && (c->per_pid || c->per_tid))
 		return usage_error("--sort's comm, pid, tid and cgroup and --per-%s: give one",
 				   c->per_pid ? "pid" : "tid");
@@ -430,15 +513,22 @@ static int check_options(struct report_cmd *c)
 			c->per_pid ? "per-pid" : "per-tid");
 	o->root = c->per_pid ? REPORT_ROOT_PID : c->per_tid ? REPORT_ROOT_TID : REPORT_ROOT_COMM;
 	if (!c->f)
-		c->f = report_format_default();
+		c->f = report_format_find(c->tree_opt ? "tree" : "top");
+	if (c->tree_opt && c->f->write != fmt_tree)
+		return usage_error("--%s applies to --tree, not --%s", c->tree_opt, c->f->name);
+	/* As perf: --children orders by Children, unless --sort says self. */
+	if (c->f->write == fmt_tree && !o->tree_self && !(c->sort_given && !o->row_keys))
+		o->sort = REPORT_SORT_TOTAL;
 	if ((ret = check_sort(c)) != 0)
 		return ret;
 	if ((ret = check_wakers(c)) != 0)
 		return ret;
 	if ((c->since_given || c->until_given) && c->time_given)
 		return usage_error("--time and --since or --until exclude each other");
-	if (c->rows_given && c->f->write != fmt_top && c->f->write != fmt_annotate)
-		return usage_error("-n applies to --top and --annotate, not --%s", c->f->name);
+	if (c->rows_given && c->f->write != fmt_top && c->f->write != fmt_annotate &&
+	    c->f->write != fmt_tree)
+		return usage_error("-n applies to --top, --tree and --annotate, not --%s",
+				   c->f->name);
 	if ((c->asm_view || c->source_given) && c->f->write != fmt_annotate)
 		return usage_error("--%s applies to --annotate",
 				   c->asm_view ? "asm" : "source-dir");
@@ -586,7 +676,7 @@ out:
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_cmd c = {.o = {.input = "perfmini.data", .rows = -1}};
+	struct report_cmd c = {.o = {.input = "perfmini.data", .rows = -1, .tree_threshold = 0.5}};
 	int first, ret;
 
 	ret = cmd_parse(&report_spec, argc, argv, &c, &first);

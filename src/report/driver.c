@@ -24,6 +24,7 @@
  */
 static const struct report_format formats[] = {
 	{.name = "top", .write = fmt_top, .aggregated = true, .diff = true},
+	{.name = "tree", .write = fmt_tree, .aggregated = true, .diff = true},
 	{.name = "folded", .write = fmt_folded, .aggregated = true, .diff = true},
 	{.name = "pprof",
 	 .write = fmt_pprof,

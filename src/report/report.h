@@ -149,6 +149,13 @@ struct annotate_code {
 
 void annotate_insns_free(struct annotate_insn *v, size_t n);
 
+/* --tree: which way each function's tree goes (-g caller or callee). */
+enum report_tree_order {
+	REPORT_TREE_DEFAULT, /* as perf: callees with --children, callers with --no-children */
+	REPORT_TREE_CALLER,  /* caller order: the function's callees below it */
+	REPORT_TREE_CALLEE,  /* callee order: the function's callers below it */
+};
+
 /* The options that give the time window (aggregate_parse_window). */
 enum report_window_opt {
 	REPORT_WINDOW_TIME,  /* --time START,END: seconds from the recording's start */
@@ -269,6 +276,12 @@ struct report_opts {
 	enum report_sort sort;
 	unsigned row_keys; /* enum report_row_key; 0: module and symbol */
 
+	/* --tree (fmt-tree.c) */
+	enum report_tree_order tree_order;
+	bool tree_self;	       /* --no-children: rows by their self samples, trees of those */
+	double tree_threshold; /* -g's THRESHOLD: branches under this share (%) are folded */
+	double percent_limit;  /* --percent-limit: rows under this share (%) are left out */
+
 	/* --annotate: the function (NULL: the rows hottest, 5 by default) */
 	const char *annotate;
 	bool annotate_given;
@@ -326,6 +339,8 @@ int report_write(const struct report_format *f, const struct profile *p,
 int fmt_folded(const struct report_data *d, FILE *out);
 /* The functions (or modules) with the most samples, as a table. */
 int fmt_top(const struct report_data *d, FILE *out);
+/* The hottest functions, each with the tree of its callers or callees, as perf report draws it. */
+int fmt_tree(const struct report_data *d, FILE *out);
 /* pprof's profile.proto, gzipped. */
 int fmt_pprof(const struct report_data *d, FILE *out);
 /* A self-contained interactive flame graph. */

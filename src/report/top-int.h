@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * top-int.h - between fmt-top.c (the table) and fmt-top-header.c (the
- * header above it); nothing else includes it.
+ * header above it), whose header fmt-tree.c prints too; nothing else
+ * includes it.
  */
 #ifndef PERFMINI_REPORT_TOP_INT_H
 #define PERFMINI_REPORT_TOP_INT_H

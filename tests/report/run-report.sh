@@ -225,7 +225,7 @@ expect_error "bad time" 2 "--time: '2,1'" -i "$data" --time 2,1
 expect_error "time without comma" 2 "--time: '1.5'" -i "$data" --time 1.5
 expect_error "bad pid" 2 "--pid: 'x'" -i "$data" --pid x
 expect_error "bad sort" 2 "--sort: 'name' is not self, total, or keys among comm, pid, tid, cgroup, module, symbol" -i "$data" --sort name
-expect_error "-n elsewhere" 2 "applies to --top and --annotate" -i "$data" --svg -n 3
+expect_error "-n elsewhere" 2 "applies to --top, --tree and --annotate" -i "$data" --svg -n 3
 expect_error "sort total elsewhere" 2 "takes comm, pid, tid or cgroup" -i "$data" --folded --sort total
 expect_error "missing file" 1 "cannot open" -i "$tmp/nothing.data"
 expect_error "unwritable output" 1 "cannot create" -i "$data" --svg -o "$tmp/no/dir/x.svg"
