@@ -27,6 +27,12 @@ static bool is_option(const struct cmd_opt *r)
 	return r->kind != OPT_SECTION && r->kind != OPT_OPERAND;
 }
 
+/* Whether row r is one of spec's: its table may be shared with other commands. */
+static bool in_spec(const struct cmd_spec *spec, const struct cmd_opt *r)
+{
+	return !r->cmds || !spec->cmd || (r->cmds & spec->cmd);
+}
+
 static void *field(void *opts, size_t off)
 {
 	return (char *)opts + off;
@@ -184,10 +190,10 @@ static int apply(const struct cmd_opt *r, void *opts, const char *arg)
 	return 0;
 }
 
-/* getopt_long's tables from the rows: a long option each, val the row's index + 256. */
-static struct option *long_options(const struct cmd_opt *rows, struct sbuf *shorts,
-				   bool operands_end)
+/* getopt_long's tables from spec's rows: a long option each, val the row's index + 256. */
+static struct option *long_options(const struct cmd_spec *spec, struct sbuf *shorts)
 {
+	const struct cmd_opt *rows = spec->opts;
 	size_t n = 0, k = 0;
 	struct option *lo;
 
@@ -195,9 +201,9 @@ static struct option *long_options(const struct cmd_opt *rows, struct sbuf *shor
 		n++;
 	lo = xcalloc(n + 1, sizeof(*lo));
 	/* ':': a missing value is told apart from an unknown option. */
-	sbuf_adds(shorts, operands_end ? "+:" : ":");
+	sbuf_adds(shorts, spec->operands_end_options ? "+:" : ":");
 	for (size_t i = 0; i < n; i++) {
-		if (!is_option(&rows[i]))
+		if (!is_option(&rows[i]) || !in_spec(spec, &rows[i]))
 			continue;
 		if (rows[i].name) {
 			lo[k].name = rows[i].name;
@@ -214,13 +220,26 @@ static struct option *long_options(const struct cmd_opt *rows, struct sbuf *shor
 }
 
 /* The row of short option c, or of long option index c - 256. */
-static const struct cmd_opt *row_of(const struct cmd_opt *rows, int c)
+static const struct cmd_opt *row_of(const struct cmd_spec *spec, int c)
 {
+	const struct cmd_opt *rows = spec->opts;
+
 	if (c >= 256)
 		return &rows[c - 256];
 	for (size_t i = 0; rows[i].kind != OPT_END; i++)
-		if (is_option(&rows[i]) && rows[i].key == c)
+		if (is_option(&rows[i]) && in_spec(spec, &rows[i]) && rows[i].key == c)
 			return &rows[i];
+	return NULL;
+}
+
+/* The hint of spec for the option word (its value after '=' left out); NULL when none. */
+static const struct opt_hint *hint_of(const struct cmd_spec *spec, const char *word)
+{
+	size_t len = strcspn(word, "=");
+
+	for (const struct opt_hint *h = spec->hints; h && h->perf; h++)
+		if (strlen(h->perf) == len && !strncmp(h->perf, word, len))
+			return h;
 	return NULL;
 }
 
@@ -235,7 +254,16 @@ static int bad_option(const struct cmd_spec *spec, int c, const char *arg)
 	const char *why = c == ':'	  ? "needs a value"
 			  : optopt >= 256 ? "takes no value"
 					  : "is unknown";
+	char shortopt[3] = {'-', (char)optopt, '\0'};
+	const struct opt_hint *h = NULL;
 
+	if (c == '?' && optopt > 0 && optopt < 256)
+		h = hint_of(spec, shortopt);
+	else if (c == '?' && optopt == 0)
+		h = hint_of(spec, arg);
+	if (h)
+		return cmd_usage_error(spec->name, "%s is perf's, not perfmini %s's: %s", h->perf,
+				       spec->name, h->instead);
 	if (optopt > 0 && optopt < 256)
 		return cmd_usage_error(spec->name, "option '-%c' %s", optopt, why);
 	return cmd_usage_error(spec->name, "option '%.*s' %s", (int)strcspn(arg, "="), arg, why);
@@ -244,14 +272,14 @@ static int bad_option(const struct cmd_spec *spec, int c, const char *arg)
 int cmd_parse(const struct cmd_spec *spec, int argc, char **argv, void *opts, int *first)
 {
 	struct sbuf shorts = SBUF_INIT;
-	struct option *lo = long_options(spec->opts, &shorts, spec->operands_end_options);
+	struct option *lo = long_options(spec, &shorts);
 	const struct cmd_opt *r;
 	int c, ret = -1;
 
 	optind = 0; /* 0, not 1: glibc then reads the optstring afresh ("+" included) */
 	opterr = 0; /* getopt's messages would start with the command's name alone */
 	while (ret < 0 && (c = getopt_long(argc, argv, shorts.buf, lo, NULL)) != -1) {
-		r = c == '?' || c == ':' ? NULL : row_of(spec->opts, c);
+		r = c == '?' || c == ':' ? NULL : row_of(spec, c);
 		if (!r)
 			ret = bad_option(spec, c, argv[optind - 1]);
 		else if (r->kind == OPT_HELP)
@@ -319,7 +347,7 @@ void cmd_help(const struct cmd_spec *spec, FILE *out)
 	size_t col = 0;
 
 	for (r = spec->opts; r->kind != OPT_END; r++) {
-		if (r->kind == OPT_SECTION)
+		if (r->kind == OPT_SECTION || !in_spec(spec, r))
 			continue;
 		left_column(r, &left);
 		if (left.len + 2 <= HELP_MAX_COLUMN && left.len + 2 > col)
@@ -327,6 +355,8 @@ void cmd_help(const struct cmd_spec *spec, FILE *out)
 	}
 	fputs(spec->usage, out);
 	for (r = spec->opts; r->kind != OPT_END; r++) {
+		if (!in_spec(spec, r))
+			continue;
 		if (r->kind == OPT_SECTION) {
 			fprintf(out, "\n%s\n", r->help);
 			continue;
@@ -370,7 +400,7 @@ static void complete_how(const struct cmd_opt *r, FILE *out)
 void cmd_complete(const struct cmd_spec *spec, FILE *out)
 {
 	for (const struct cmd_opt *r = spec->opts; r->kind != OPT_END; r++) {
-		if (!is_option(r))
+		if (!is_option(r) || !in_spec(spec, r))
 			continue;
 		if (r->name) {
 			fprintf(out, "--%s ", r->name);

@@ -8,7 +8,10 @@
  * help. From the one table come the getopt_long parsing (cmd_parse), the
  * --help text (cmd_help) and the listing the bash completion reads
  * (cmd_complete): an option added to the table is parsed, documented and
- * completed at once.
+ * completed at once. Commands that share most of their options (report,
+ * script, annotate) share one table, each row saying which of them it
+ * belongs to; a command also names perf's options it does not have, each
+ * with what to use instead, so that a perf user is told in one line.
  */
 #ifndef PERFMINI_OPTS_H
 #define PERFMINI_OPTS_H
@@ -92,6 +95,14 @@ struct cmd_opt {
 	const char *(*word_at)(size_t i);
 	/* The help: wrapped to the terminal's 80 columns; "\n" starts a line. */
 	const char *help;
+	/* The commands of a shared table it belongs to (their cmd_spec.cmd); 0: all of them. */
+	unsigned cmds;
+};
+
+/* A perf option a command does not have, and what to use instead. */
+struct opt_hint {
+	const char *perf; /* as perf spells it: "--tui", "-G" */
+	const char *instead;
 };
 
 struct cmd_spec {
@@ -101,6 +112,10 @@ struct cmd_spec {
 	const struct cmd_opt *opts; /* ended by an OPT_END row */
 	bool operands_end_options;  /* the first operand ends the options (a command to run) */
 	enum opt_complete operands; /* how the shell completes operands */
+	/* In a table shared by commands, this one's bit: only rows whose cmds has it. 0: all. */
+	unsigned cmd;
+	/* perf's options it has not, ended by a NULL perf: "--tui is perf's: INSTEAD". */
+	const struct opt_hint *hints;
 };
 
 /*

@@ -87,7 +87,39 @@ static const struct cmd_opt rows[] = {
 	{OPT_END},
 };
 
+/* A table two commands share: a row of both, and a row of each with the same letter. */
+static const struct cmd_opt shared_rows[] = {
+	{OPT_FLAG, "flag", 'f', OPT_AT(T, flag), .help = "both commands'"},
+	{OPT_SECTION, .help = "First's:", .cmds = 1},
+	{OPT_STRING, "str", 's', "TEXT", OPT_AT(T, str), .cmds = 1, .help = "the first's -s"},
+	{OPT_NUMBER, "num", 's', "N", OPT_SIZE(T, num), .min = 0, .max = 10, .cmds = 2,
+	 .help = "the second's -s"},
+	{OPT_HELP, "help", 'h', .help = "this help"},
+	{OPT_END},
+};
+
 #undef T
+
+static const struct opt_hint hints[] = {
+	{"--tui", "use --flag"},
+	{"-G", "use -f"},
+	{NULL, NULL},
+};
+
+static const struct cmd_spec first_spec = {
+	.name = "first",
+	.usage = "usage: perfmini first\n",
+	.opts = shared_rows,
+	.cmd = 1,
+	.hints = hints,
+};
+
+static const struct cmd_spec second_spec = {
+	.name = "second",
+	.usage = "usage: perfmini second\n",
+	.opts = shared_rows,
+	.cmd = 2,
+};
 
 static const struct cmd_spec spec = {
 	.name = "test",
@@ -97,6 +129,9 @@ static const struct cmd_spec spec = {
 	.operands_end_options = true,
 	.operands = COMPLETE_COMMAND,
 };
+
+/* The spec parse() parses by: spec unless a test says otherwise. */
+static const struct cmd_spec *parse_spec = &spec;
 
 /* What a parse wrote to stderr and stdout. */
 static char err_text[1024], out_text[8192];
@@ -131,7 +166,7 @@ static int parse(struct t_opts *o, int *first, ...)
 	fflush(stdout);
 	dup2(fileno(err), 2);
 	dup2(fileno(out), 1);
-	ret = cmd_parse(&spec, argc, argv, o, first);
+	ret = cmd_parse(parse_spec, argc, argv, o, first);
 	fflush(stdout);
 	dup2(saved_err, 2);
 	dup2(saved_out, 1);
@@ -360,6 +395,70 @@ START_TEST(test_optional)
 }
 END_TEST
 
+/* A shared table: each command has its rows, and its help and completion list them alone. */
+START_TEST(test_shared)
+{
+	struct t_opts o;
+	int first;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	parse_spec = &first_spec;
+	ck_assert_int_eq(parse(&o, &first, "-f", "-s", "x", NULL), -1);
+	ck_assert(o.flag);
+	ck_assert_str_eq(o.str, "x");
+	ck_assert_int_eq(parse(&o, &first, "--num", "3", NULL), 2);
+	ck_assert_ptr_nonnull(strstr(err_text, "option '--num' is unknown"));
+	ck_assert_int_eq(parse(&o, &first, "--help", NULL), 0);
+	ck_assert_ptr_nonnull(strstr(out_text, "\nFirst's:\n  -s, --str TEXT "));
+	ck_assert_ptr_null(strstr(out_text, "--num"));
+	parse_spec = &second_spec;
+	ck_assert_int_eq(parse(&o, &first, "-f", "-s", "3", NULL), -1);
+	ck_assert_uint_eq(o.num, 3);
+	ck_assert_ptr_null(o.str);
+	ck_assert_int_eq(parse(&o, &first, "--str", "x", NULL), 2);
+	ck_assert_ptr_nonnull(strstr(err_text, "option '--str' is unknown"));
+	ck_assert_int_eq(parse(&o, &first, "--help", NULL), 0);
+	ck_assert_ptr_nonnull(strstr(out_text, "  -s, --num N "));
+	ck_assert_ptr_null(strstr(out_text, "First's"));
+	ck_assert_ptr_null(strstr(out_text, "--str"));
+	parse_spec = &spec;
+	f = open_memstream(&text, &size);
+	ck_assert_ptr_nonnull(f);
+	cmd_complete(&second_spec, f);
+	fclose(f);
+	ck_assert_str_eq(text, "--flag -\n-f -\n--num any\n-s any\n--help -\n-h -\n");
+	free(text);
+}
+END_TEST
+
+/* perf's options a command has not: one line that says what to use instead. */
+START_TEST(test_hints)
+{
+	struct t_opts o;
+	int first;
+
+	parse_spec = &first_spec;
+	ck_assert_int_eq(parse(&o, &first, "--tui", NULL), 2);
+	ck_assert_ptr_nonnull(strstr(err_text, "perfmini: --tui is perf's, not perfmini first's: "
+					       "use --flag\n"));
+	ck_assert_int_eq(count_lines(err_text), 2);
+	ck_assert_int_eq(parse(&o, &first, "--tui=x", NULL), 2);
+	ck_assert_ptr_nonnull(strstr(err_text, "--tui is perf's"));
+	ck_assert_int_eq(parse(&o, &first, "-fG", NULL), 2);
+	ck_assert_ptr_nonnull(strstr(err_text, "-G is perf's, not perfmini first's: use -f"));
+	/* Not a hint: as before. */
+	ck_assert_int_eq(parse(&o, &first, "--tuix", NULL), 2);
+	ck_assert_ptr_nonnull(strstr(err_text, "option '--tuix' is unknown"));
+	/* A command without the hint. */
+	parse_spec = &second_spec;
+	ck_assert_int_eq(parse(&o, &first, "--tui", NULL), 2);
+	ck_assert_ptr_nonnull(strstr(err_text, "option '--tui' is unknown"));
+	parse_spec = &spec;
+}
+END_TEST
+
 static Suite *opts_suite(void)
 {
 	Suite *s = suite_create("opts");
@@ -371,6 +470,8 @@ static Suite *opts_suite(void)
 	tcase_add_test(tc, test_help);
 	tcase_add_test(tc, test_complete);
 	tcase_add_test(tc, test_optional);
+	tcase_add_test(tc, test_shared);
+	tcase_add_test(tc, test_hints);
 	suite_add_tcase(s, tc);
 	return s;
 }
