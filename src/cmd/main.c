@@ -20,7 +20,10 @@ static const struct command {
 } commands[] = {
 	{"record", cmd_record, &record_spec, "sample call stacks into a data file"},
 	{"report", cmd_report, &report_spec,
-	 "print a data file: top table, folded stacks, pprof, SVG"},
+	 "print a data file: top table, call tree, folded stacks, pprof, SVG"},
+	{"script", cmd_script, &script_spec, "print a data file one sample a line"},
+	{"annotate", cmd_annotate, &annotate_spec,
+	 "print a function's source with the samples of each line"},
 	{"symbolize", cmd_symbolize, &symbolize_spec,
 	 "print the functions at addresses of a file or process"},
 };

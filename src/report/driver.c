@@ -20,7 +20,7 @@
 /*
  * A new format is a function of report.h's shape, a row here, its
  * FORMAT row in cmd-report.c's options and its lines in
- * perfmini-report(1). The first row is the default.
+ * perfmini-report(1).
  */
 static const struct report_format formats[] = {
 	{.name = "top", .write = fmt_top, .aggregated = true, .diff = true},
@@ -46,11 +46,6 @@ static const struct report_format formats[] = {
 	{.name = "firefox", .write = fmt_firefox, .default_output = "perfmini.firefox.json"},
 	{.name = "annotate", .write = fmt_annotate},
 };
-
-const struct report_format *report_format_default(void)
-{
-	return &formats[0];
-}
 
 const struct report_format *report_format_find(const char *name)
 {

@@ -320,8 +320,6 @@ struct report_format {
 
 /* The format named name (its option without "--"); NULL when none is. */
 const struct report_format *report_format_find(const char *name);
-/* The format a report has when none is chosen (--top). */
-const struct report_format *report_format_default(void);
 /*
  * Runs format f on p as o says, into out: the samples grouped for it
  * first (when its row says so), freed after. 0, or -errno: the format's,
