@@ -75,6 +75,7 @@ void event_attr(struct perf_event_attr *attr, const struct event_opts *o)
 		attr->sample_stack_user = o->dwarf_stack;
 	}
 	attr->exclude_kernel = o->no_kernel;
+	attr->exclude_user = o->no_user;
 	attr->exclude_hv = 1;
 	attr->exclude_guest = 1;
 	attr->inherit = o->inherit;
@@ -229,10 +230,9 @@ static bool tracefs_mount(void)
 	       stat("/sys/kernel/tracing/events", &st) == 0;
 }
 
-int tracepoint_field(const char *tracepoint, const char *field, uint64_t *id, unsigned *offset,
-		     unsigned *size)
+int tracepoint_id(const char *tracepoint, uint64_t *id)
 {
-	char buf[4096], *end;
+	char buf[64], *end;
 	int ret;
 
 	ret = tracefs_read(tracepoint, "id", buf, sizeof(buf));
@@ -244,9 +244,100 @@ int tracepoint_field(const char *tracepoint, const char *field, uint64_t *id, un
 	if (ret < 0)
 		return ret;
 	*id = strtoull(buf, &end, 10);
-	if (end == buf)
-		return -ENOENT;
+	return end == buf ? -ENOENT : 0;
+}
+
+int tracepoint_field(const char *tracepoint, const char *field, uint64_t *id, unsigned *offset,
+		     unsigned *size)
+{
+	char buf[4096];
+	int ret;
+
+	if ((ret = tracepoint_id(tracepoint, id)) < 0)
+		return ret;
 	if ((ret = tracefs_read(tracepoint, "format", buf, sizeof(buf))) < 0)
 		return ret;
 	return tracepoint_parse_field(buf, field, offset, size);
+}
+
+/* MODS of ":MODS": u and k; -EINVAL for any other letter or none. */
+static int parse_mods(const char *s, unsigned *mods)
+{
+	*mods = 0;
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s == 'u')
+			*mods |= EVENT_MOD_USER;
+		else if (*s == 'k')
+			*mods |= EVENT_MOD_KERNEL;
+		else
+			return -EINVAL;
+	}
+	/* Both: everywhere, as without. */
+	if (*mods == (EVENT_MOD_USER | EVENT_MOD_KERNEL))
+		*mods = 0;
+	return 0;
+}
+
+/* Whether s (len bytes) is a tracefs name: letters, digits and '_' (and none of "/.."). */
+static bool tracefs_name(const char *s, size_t len)
+{
+	if (len == 0 || len > 96)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!(s[i] == '_' || (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= 'A' && s[i] <= 'Z')))
+			return false;
+	return true;
+}
+
+int event_parse(const char *spec, struct event_desc *desc, unsigned *mods)
+{
+	size_t first = strcspn(spec, ":"), second;
+	const struct event_desc *known;
+	char name[256];
+	uint64_t id;
+	int ret;
+
+	*mods = 0;
+	if (first >= sizeof(name))
+		return -EINVAL;
+	memcpy(name, spec, first);
+	name[first] = '\0';
+	if ((known = event_find(name))) {
+		*desc = *known;
+		desc->name = spec;
+		return spec[first] ? parse_mods(spec + first + 1, mods) : 0;
+	}
+	if (!spec[first])
+		return -ENOENT;
+	/* SYSTEM:NAME[:MODS], read from tracefs as SYSTEM/NAME. */
+	second = strcspn(spec + first + 1, ":");
+	if (!tracefs_name(spec, first) || !tracefs_name(spec + first + 1, second))
+		return -EINVAL;
+	if (spec[first + 1 + second] && parse_mods(spec + first + 2 + second, mods) < 0)
+		return -EINVAL;
+	snprintf(name, sizeof(name), "%.*s/%.*s", (int)first, spec, (int)second, spec + first + 1);
+	if ((ret = tracepoint_id(name, &id)) < 0)
+		return ret;
+	*desc = (struct event_desc){spec, PERF_TYPE_TRACEPOINT, id};
+	return 0;
+}
+
+int event_max_frequency(uint64_t *hz)
+{
+	char buf[32], *end;
+	ssize_t got;
+	int fd = open("/proc/sys/kernel/perf_event_max_sample_rate", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	got = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (got <= 0)
+		return -EIO;
+	buf[got] = '\0';
+	*hz = strtoull(buf, &end, 10);
+	return end == buf || *hz == 0 ? -EIO : 0;
 }

@@ -23,6 +23,25 @@ struct event_desc {
 
 /* The event called name (cpu-clock, task-clock, cycles, ...), or NULL. */
 const struct event_desc *event_find(const char *name);
+
+/* What an event's modifiers (":u", ":k", as perf spells them) ask for. */
+enum event_mods {
+	EVENT_MOD_USER = 1 << 0,   /* u: only what happens in user code */
+	EVENT_MOD_KERNEL = 1 << 1, /* k: only what happens in the kernel */
+};
+
+/*
+ * The event spelled spec, as perf's -e takes it: a name of event_list's,
+ * or a tracepoint "SYSTEM:NAME" of tracefs (its id read there, tracefs
+ * mounted first as tracepoint_field does), either followed by ":MODS",
+ * of u and k (both: no restriction). Fills *desc (its name is spec
+ * itself) and *mods (enum event_mods). 0, or -EINVAL (not so spelled, or
+ * another modifier), -ENOENT (no such event or tracepoint), -ENODEV (no
+ * tracefs mounted) or -EACCES (tracefs not readable).
+ */
+int event_parse(const char *spec, struct event_desc *desc, unsigned *mods);
+/* The kernel's highest sampling frequency (kernel.perf_event_max_sample_rate); 0 or -errno. */
+int event_max_frequency(uint64_t *hz);
 /* The known event names, NULL-terminated, for --help and errors. */
 const struct event_desc *event_list(size_t *n);
 
@@ -31,6 +50,7 @@ struct event_opts {
 	uint64_t freq;	 /* samples per second, when period is 0 */
 	uint64_t period; /* events per sample, or 0 */
 	bool no_kernel;
+	bool no_user; /* samples only where the event happens in the kernel (":k") */
 	bool callchain;
 	uint32_t dwarf_stack; /* DWARF and hybrid modes: bytes of user stack per sample, else 0 */
 	uint64_t dwarf_regs;  /* DWARF and hybrid modes: the user registers to sample */
@@ -54,6 +74,8 @@ int event_open(const struct perf_event_attr *attr, pid_t pid, int cpu, int group
  */
 int cpulist_parse(const char *s, bool *cpus, int max);
 
+/* The id of a tracepoint (system/name) in tracefs, mounted as tracepoint_field does; -errno. */
+int tracepoint_id(const char *tracepoint, uint64_t *id);
 /*
  * A tracepoint (system/name, as "sched/sched_wakeup") from tracefs
  * (/sys/kernel/tracing, else /sys/kernel/debug/tracing): its id, and the

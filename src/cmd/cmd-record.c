@@ -68,14 +68,50 @@ static int opt_call_graph(void *opts, const struct cmd_opt *row, const char *arg
 	return parse_call_graph(arg ? arg : "none", ev);
 }
 
-/* -e: an event of event_list()'s. */
+/*
+ * What the parse of -e, -F and -c leaves for cmd_record, which runs once
+ * a process: the event of the last -e, and whether -F or -c gave a rate.
+ */
+static struct {
+	struct event_desc event; /* its name is the -e argument itself */
+	const char *spec;	 /* the -e that could not be opened as an event, and why */
+	int err;
+	bool rate_given;
+} parsed;
+
+/*
+ * -e EVENT[:MODS], or a tracepoint SYSTEM:NAME[:MODS] (event_parse). A
+ * tracepoint that cannot be read is said after the parse, with its cause.
+ */
 static int opt_event(void *opts, const struct cmd_opt *row, const char *arg)
 {
 	struct record_opts *o = opts;
+	unsigned mods;
+	int ret = event_parse(arg, &parsed.event, &mods);
 
 	(void)row;
 	o->ev_given = true;
-	return (o->ev.ev = event_find(arg)) ? 0 : -1;
+	if (ret == -EINVAL || (ret == -ENOENT && !strchr(arg, ':')))
+		return -1;
+	parsed.spec = ret < 0 ? arg : NULL;
+	parsed.err = ret;
+	o->ev.ev = &parsed.event;
+	o->ev.no_kernel |= (mods & EVENT_MOD_USER) != 0;
+	o->ev.no_user = (mods & EVENT_MOD_KERNEL) != 0;
+	return 0;
+}
+
+/* Why -e's tracepoint could not be had, as its usage error says it; 2. */
+static int event_error(void)
+{
+	const char *why = parsed.err == -ENODEV	  ? "no tracefs is mounted, and it could not be "
+						    "mounted at /sys/kernel/tracing"
+			  : parsed.err == -EACCES ? "tracefs is not readable here (run as root)"
+			  : parsed.err == -ENOENT ? "no such tracepoint in tracefs (see its "
+						    "events/ directory, or perf list tracepoint)"
+						  : strerror(-parsed.err);
+
+	return cmd_usage_error("record", "-e %s: %s", parsed.spec, why);
 }
 
 /* The name of event i, for the completion. */
@@ -87,7 +123,6 @@ static const char *event_at(size_t i)
 	return i < n ? list[i].name : NULL;
 }
 
-/* -F: a frequency, which replaces an earlier -c. */
 /*
  * --switch-output=SPEC: a time ("30s", "10m", "1h", "1d") or a size
  * ("512K", "100M", "1G", "4096B"), as perf's; at least 1 s or 64 KiB.
@@ -137,17 +172,34 @@ static int opt_switch_output(void *opts, const struct cmd_opt *row, const char *
 	return 0;
 }
 
+/* -F HZ, or -F max: the kernel's highest (kernel.perf_event_max_sample_rate). */
 static int opt_freq(void *opts, const struct cmd_opt *row, const char *arg)
 {
 	struct record_opts *o = opts;
 	uint64_t v;
 
 	(void)row;
-	if (parse_u64(arg, &v) < 0 || v == 0 || v > 1000000)
+	if (!strcmp(arg, "max") ? event_max_frequency(&v) < 0
+				: parse_u64(arg, &v) < 0 || v == 0 || v > 1000000)
 		return -1;
+	parsed.rate_given = true;
 	o->ev.freq = v;
 	o->ev.period = 0;
 	o->ev_given = true;
+	return 0;
+}
+
+/* -c PERIOD: one sample every PERIOD events, which replaces an earlier -F. */
+static int opt_count(void *opts, const struct cmd_opt *row, const char *arg)
+{
+	struct record_opts *o = opts;
+	uint64_t v;
+
+	(void)row;
+	if (parse_u64(arg, &v) < 0 || v == 0)
+		return -1;
+	o->ev.period = v;
+	o->ev_given = parsed.rate_given = true;
 	return 0;
 }
 
@@ -168,15 +220,20 @@ static const struct cmd_opt options[] = {
 	 .help = "run the command and follow its descendants"},
 
 	{OPT_SECTION, .help = "Sampling:"},
-	{OPT_CALL, "event", 'e', "EVENT", .call = opt_event, .what = "a known event",
+	{OPT_CALL, "event", 'e', "EVENT", .call = opt_event,
+	 .what = "a known event or a tracepoint SYSTEM:NAME, then :u or :k if any",
 	 .complete = COMPLETE_WORDS, .word_at = event_at,
 	 .help = "cpu-clock (default), task-clock, page-faults, context-switches, or a hardware "
 		 "event where the machine has a PMU: cycles, instructions, cache-references, "
-		 "cache-misses, branches, branch-misses, ref-cycles"},
-	{OPT_CALL, "freq", 'F', "HZ", .call = opt_freq, .what = "a frequency from 1 to 1000000",
-	 .help = "samples per second per CPU (default 999)"},
-	{OPT_NUMBER, "count", 'c', "PERIOD", OPT_SIZE(R, ev.period), OPT_GIVEN(R, ev_given),
-	 .min = 1, .max = 1e19, .what = "a positive number of events",
+		 "cache-misses, branches, branch-misses, ref-cycles; or a tracepoint SYSTEM:NAME "
+		 "of tracefs (sched:sched_switch, syscalls:sys_enter_write), each hit sampled "
+		 "unless -c or -F says otherwise. As perf's, :u samples only user code (as "
+		 "--no-kernel), :k only the kernel (cpu-clock:u)"},
+	{OPT_CALL, "freq", 'F', "HZ", .call = opt_freq,
+	 .what = "a frequency from 1 to 1000000, or max",
+	 .help = "samples per second per CPU (default 999); max: the kernel's highest, "
+		 "kernel.perf_event_max_sample_rate"},
+	{OPT_CALL, "count", 'c', "PERIOD", .call = opt_count, .what = "a positive number of events",
 	 .help = "one sample every PERIOD events instead of -F"},
 	{OPT_CALL, NULL, 'g', .call = opt_call_graph,
 	 .help = "call chains, in the default mode (hybrid)"},
@@ -246,6 +303,44 @@ static const struct cmd_opt options[] = {
 
 #undef R
 
+/* What a perf user may type that record does not take, and what to use instead. */
+#define NO_BRANCH "there are no branch records: perfmini samples call stacks (--call-graph)"
+#define NO_REGS	  "no registers are kept: --call-graph=dwarf copies what unwinding needs"
+
+static const struct opt_hint hints[] = {
+	{"-b", NO_BRANCH},
+	{"--branch-any", NO_BRANCH},
+	{"-j", NO_BRANCH},
+	{"--branch-filter", NO_BRANCH},
+	{"-s", "perfmini samples stacks; perf stat counts events"},
+	{"--stat", "perfmini samples stacks; perf stat counts events"},
+	{"-R", "tracepoints' raw data is not kept: each hit's stack is"},
+	{"--raw-samples", "tracepoints' raw data is not kept: each hit's stack is"},
+	{"--data", "there are no data addresses: perfmini samples call stacks"},
+	{"-z", "data files are not compressed: --switch-output keeps each one small"},
+	{"--compression-level",
+	 "data files are not compressed: --switch-output keeps each one small"},
+	{"-i", "threads and children are always followed: -t TID records only those threads"},
+	{"--no-inherit", "threads and children are always followed: -t TID records only those "
+			 "threads"},
+	{"-G", "each sample keeps its cgroup: record -a, then report --cgroup PATHS"},
+	{"--cgroup", "each sample keeps its cgroup: record -a, then report --cgroup PATHS"},
+	{"-T", "every sample keeps its time already (report --time, --script)"},
+	{"--timestamp", "every sample keeps its time already (report --time, --script)"},
+	{"--user-regs", NO_REGS},
+	{"--intr-regs", NO_REGS},
+	{"--per-thread", "events are opened per CPU, or per thread for -t: nothing to choose"},
+	{"-N", "names are read while recording, from the binaries: no build-id cache is kept"},
+	{"--no-buildid-cache", "names are read while recording: no build-id cache is kept"},
+	{"-B", "names are read while recording: no build-id cache is kept"},
+	{"--no-buildid", "names are read while recording: no build-id cache is kept"},
+	{"-r", "run it under chrt: chrt -f 10 perfmini record ..."},
+	{"--realtime", "run it under chrt: chrt -f 10 perfmini record ..."},
+	{"-D", "start it later: sleep N; perfmini record -p PID"},
+	{"--delay", "start it later: sleep N; perfmini record -p PID"},
+	{NULL, NULL},
+};
+
 const struct cmd_spec record_spec = {
 	.name = "record",
 	.usage = "usage: perfmini record [options] -- COMMAND [ARG...]\n"
@@ -259,6 +354,7 @@ const struct cmd_spec record_spec = {
 	.opts = options,
 	.operands_end_options = true,
 	.operands = COMPLETE_COMMAND,
+	.hints = hints,
 };
 
 /* The rings' most in all, by default: 256 MiB of 4 KiB pages. */
@@ -313,6 +409,15 @@ int cmd_record(int argc, char **argv)
 	ret = cmd_parse(&record_spec, argc, argv, &o, &first);
 	if (ret >= 0)
 		goto out;
+	if (parsed.spec) {
+		ret = event_error();
+		goto out;
+	}
+	/* A tracepoint: each hit, as perf samples one, unless -c or -F said otherwise. */
+	if (o.ev.ev->type == PERF_TYPE_TRACEPOINT && !parsed.rate_given) {
+		o.ev.period = 1;
+		o.ev.freq = 0;
+	}
 	if (first < argc)
 		o.argv = argv + first;
 	if (o.off_cpu_only && !o.ev_given) {

@@ -156,6 +156,46 @@ START_TEST(test_event_attr)
 	ck_assert_uint_eq(a.sample_type & PERF_SAMPLE_CALLCHAIN, 0);
 	ck_assert_uint_eq(a.disabled, 1);
 	ck_assert_uint_eq(a.enable_on_exec, 1);
+	ck_assert_uint_eq(a.exclude_user, 0);
+	o.no_kernel = false;
+	o.no_user = true; /* ":k" */
+	event_attr(&a, &o);
+	ck_assert_uint_eq(a.exclude_user, 1);
+	ck_assert_uint_eq(a.exclude_kernel, 0);
+}
+END_TEST
+
+/*
+ * perf's spellings of -e: a known event with :u, :k (both: neither), its
+ * name the spelling itself; what is not so spelled is refused before
+ * tracefs is read (tracepoints themselves: run-perf-spellings.sh).
+ */
+START_TEST(test_event_parse)
+{
+	static const char *const bad[] = {
+		"cpu-clock:", "cpu-clock:p",  "cpu-clock:uu:k",	      "cpu-clock:u:k",
+		"a/b:c",      "sched:x/../y", "sched:sched_switch:q", ":sched_switch",
+		"sched:",     "sched:a b"};
+	struct event_desc d;
+	unsigned mods;
+
+	ck_assert_int_eq(event_parse("cpu-clock", &d, &mods), 0);
+	ck_assert_str_eq(d.name, "cpu-clock");
+	ck_assert_uint_eq(d.type, PERF_TYPE_SOFTWARE);
+	ck_assert_uint_eq(mods, 0);
+	ck_assert_int_eq(event_parse("cpu-clock:u", &d, &mods), 0);
+	ck_assert_str_eq(d.name, "cpu-clock:u");
+	ck_assert_uint_eq(d.config, PERF_COUNT_SW_CPU_CLOCK);
+	ck_assert_uint_eq(mods, EVENT_MOD_USER);
+	ck_assert_int_eq(event_parse("task-clock:k", &d, &mods), 0);
+	ck_assert_uint_eq(d.config, PERF_COUNT_SW_TASK_CLOCK);
+	ck_assert_uint_eq(mods, EVENT_MOD_KERNEL);
+	ck_assert_int_eq(event_parse("cycles:ku", &d, &mods), 0);
+	ck_assert_uint_eq(d.type, PERF_TYPE_HARDWARE);
+	ck_assert_uint_eq(mods, 0);
+	ck_assert_int_eq(event_parse("no-such-event", &d, &mods), -ENOENT);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		ck_assert_msg(event_parse(bad[i], &d, &mods) == -EINVAL, "'%s' taken", bad[i]);
 }
 END_TEST
 
@@ -201,6 +241,7 @@ static Suite *event_suite(void)
 	tc = tcase_create("events");
 	tcase_add_test(tc, test_event_find);
 	tcase_add_test(tc, test_event_attr);
+	tcase_add_test(tc, test_event_parse);
 	suite_add_tcase(s, tc);
 	return s;
 }
