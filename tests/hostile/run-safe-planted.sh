@@ -124,11 +124,11 @@ for how in duration SIGINT; do
 	if [ "$how" = duration ]; then
 		"$PERFMINI" record -q -d 2 -o "$tmp/stuck" -- "$spin" 60 \
 			>"$tmp/stuck.out" 2>"$tmp/stuck.err" &
-		limit=$((2 + OUTPUT_GRACE + 6))
+		limit=$((2 + OUTPUT_GRACE + 20))
 	else
 		"$PERFMINI" record -q -o "$tmp/stuck" -- "$spin" 60 \
 			>"$tmp/stuck.out" 2>"$tmp/stuck.err" &
-		limit=$((OUTPUT_GRACE + 6))
+		limit=$((OUTPUT_GRACE + 20))
 	fi
 	rec=$!
 	track "$rec"
