@@ -392,6 +392,26 @@ static int opened(struct sess_events *e, const struct record_opts *o)
 	return 0;
 }
 
+/* The events of attr (and its companions') readied to open, with rings of pages. */
+static void add_events(struct sess_events *e, const struct record_opts *o, unsigned pages,
+		       const struct perf_event_attr *attr, struct perf_event_attr *attr2,
+		       struct perf_event_attr *track, struct perf_event_attr *wake)
+{
+	attach_init(&e->att, attr, pages);
+	track->exclude_kernel = attr->exclude_kernel;
+	attach_add_tracking(&e->att, track, track_pages(o));
+	if (!o->off_cpu)
+		return;
+	attr2->exclude_kernel = e->kernel_dropped;
+	if (!o->off_cpu_only)
+		attach_add_second(&e->att, attr2);
+	if (e->wakeups) {
+		wake->exclude_kernel = e->kernel_dropped;
+		attach_add_wake(&e->att, wake);
+		e->att.wake_wide = e->wake_wide;
+	}
+}
+
 int events_open(struct sess_events *e, const struct record_opts *o, pid_t child)
 {
 	struct event_opts ev = o->ev;
@@ -420,19 +440,7 @@ again:
 	e->layout.regs_user_mask = attr.sample_regs_user;
 	e->layout.sample_id_all = true;
 	for (;;) {
-		attach_init(&e->att, &attr, pages);
-		track.exclude_kernel = attr.exclude_kernel;
-		attach_add_tracking(&e->att, &track, track_pages(o));
-		if (o->off_cpu) {
-			attr2.exclude_kernel = e->kernel_dropped;
-			if (!o->off_cpu_only)
-				attach_add_second(&e->att, &attr2);
-			if (e->wakeups) {
-				wake.exclude_kernel = e->kernel_dropped;
-				attach_add_wake(&e->att, &wake);
-				e->att.wake_wide = e->wake_wide;
-			}
-		}
+		add_events(e, o, pages, &attr, &attr2, &track, &wake);
 		ret = open_targets(e, o, child, &pid);
 		if (ret == 0 && e->att.has_wake && e->wake_wide)
 			attach_open_wake_wide(&e->att);

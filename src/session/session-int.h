@@ -9,6 +9,7 @@
  *   wt   waits.c    off-CPU spans and wake-ups        (waits-int.h)
  *   out  output.c   the data files and their slices   (output-int.h)
  *   nm   naming.c   frames named                      (naming-int.h)
+ *   rt   retire.c   modules no process maps, let go   (retire-int.h)
  *
  * session.c owns the rest (the stages, the counts) and drives the loop;
  * meta.c reads everything and writes only the profile's meta entries and
@@ -32,6 +33,7 @@
 #include "session/events-int.h"
 #include "session/naming-int.h"
 #include "session/output-int.h"
+#include "session/retire-int.h"
 #include "session/session.h"
 #include "session/threads-int.h"
 #include "session/waits-int.h"
@@ -46,18 +48,9 @@ struct loop {
 	uint64_t new_file; /* when a new file was last mapped (0: the loop never ran) */
 };
 
-/* Modules no process maps, by when they went idle, oldest first (retire_modules). */
-struct idle {
-	uint32_t *ids;
-	uint32_t *gen; /* the module's idle_gen then: a spell ended since is not this one */
-	uint64_t *since;
-	size_t n, cap, gen_cap, since_cap;
-};
-
 struct session {
 	const struct record_opts *o;
 	struct loop loop;
-	struct idle idle;
 	bool offline; /* session_new_offline's: no events, nothing started */
 	/* The stages it drives. */
 	struct launch child; /* with a command */
@@ -81,6 +74,7 @@ struct session {
 	struct sess_waits wt;
 	struct sess_output out;
 	struct sess_naming nm;
+	struct sess_retire rt;
 };
 
 /* meta.c: what the recording says of itself, read from every part. */

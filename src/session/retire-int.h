@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * retire-int.h - the session's part that lets go of the modules no
+ * process maps any more (retire.c alone writes it): their unwind tables,
+ * what naming read of them, and their files, once they have been idle a
+ * while (or at once under the pressure of the budget of open files).
+ */
+#ifndef PERFMINI_SESSION_RETIRE_INT_H
+#define PERFMINI_SESSION_RETIRE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct session;
+
+/* Modules no process maps, by when they went idle, oldest first. */
+struct sess_retire {
+	uint32_t *ids;
+	uint32_t *gen; /* the module's idle_gen then: a spell ended since is not this one */
+	uint64_t *since;
+	size_t n, cap, gen_cap, since_cap;
+};
+
+/*
+ * The modules gone idle since the last call queued (module_set_take_idle),
+ * and those idle long enough (or every one, under pressure) let go; now
+ * is the round's time.
+ */
+void retire_modules(struct session *s, uint64_t now);
+void retire_release(struct sess_retire *q);
+
+#endif

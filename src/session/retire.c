@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * retire.c - the modules no process maps any more, let go: their unwind
+ * tables, what naming read of them and their files; see retire-int.h.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "session/session-int.h"
+#include "util/alloc.h"
+
+/*
+ * How long a module no process maps waits before it is let go: a build
+ * runs its compilers over and over, each run mapping the same files
+ * again, which are not read anew each time. Sooner while the files open
+ * pass RETIRE_PRESSURE percent of the budget.
+ */
+#define RETIRE_IDLE_NS	10000000000ULL
+#define RETIRE_PRESSURE 50
+
+/*
+ * The modules no process maps any more (their last mapping went with a
+ * process reaped, an exec, or a mapping over it), once idle for
+ * RETIRE_IDLE_NS: what was read of their unwind tables, names and DWARF
+ * let go, and their files closed (once the naming thread has named every
+ * frame of theirs queued before: see naming_retire). A machine that runs
+ * thousands of short-lived programs holds the descriptors and memory of
+ * those that run now, not of every one it ran; a module mapped again is
+ * opened again (module_set_get).
+ */
+void retire_modules(struct session *s, uint64_t now)
+{
+	struct sess_retire *q = &s->rt;
+	uint32_t *ids;
+	size_t n = module_set_take_idle(&s->mods, &ids), k = 0;
+	bool pressed =
+		s->mods.pin_budget && s->mods.pinned * 100 > s->mods.pin_budget * RETIRE_PRESSURE;
+
+	xgrow(&q->ids, &q->cap, q->n + n, sizeof(*q->ids));
+	xgrow(&q->gen, &q->gen_cap, q->n + n, sizeof(*q->gen));
+	xgrow(&q->since, &q->since_cap, q->n + n, sizeof(*q->since));
+	for (size_t i = 0; i < n; i++) {
+		q->ids[q->n] = ids[i];
+		q->gen[q->n] = s->mods.mods[ids[i]]->idle_gen;
+		q->since[q->n++] = now;
+	}
+	free(ids);
+	/* Oldest first: those idle long enough, or all of them under pressure. */
+	for (; k < q->n && (pressed || now - q->since[k] >= RETIRE_IDLE_NS); k++) {
+		struct module *m = s->mods.mods[q->ids[k]];
+
+		/* Mapped again since (and noted again should it go idle), or let go already. */
+		if (m->nmaps || m->idle_gen != q->gen[k] || m->kind != MODULE_FILE || m->fd < 0)
+			continue;
+		if (s->unwinder)
+			unwinder_forget(s->unwinder, m);
+		if (m->used)
+			naming_retire(s, m);
+		else
+			module_unpin(&s->mods, m);
+	}
+	memmove(q->ids, q->ids + k, (q->n - k) * sizeof(*q->ids));
+	memmove(q->gen, q->gen + k, (q->n - k) * sizeof(*q->gen));
+	memmove(q->since, q->since + k, (q->n - k) * sizeof(*q->since));
+	q->n -= k;
+}
+
+void retire_release(struct sess_retire *q)
+{
+	free(q->ids);
+	free(q->gen);
+	free(q->since);
+}
