@@ -361,6 +361,16 @@ size_t attach_drain(struct attach *a, ring_record_fn fn, void *arg)
 	return bad;
 }
 
+uint64_t attach_lost(const struct attach *a)
+{
+	uint64_t sum = 0, v[2];
+
+	for (size_t i = 0; i < a->nfds; i++)
+		if (read(a->fds[i], v, sizeof(v)) == (ssize_t)sizeof(v))
+			sum += v[1];
+	return sum;
+}
+
 unsigned attach_tracking_fill(const struct attach *a)
 {
 	unsigned most = 0;

@@ -153,6 +153,13 @@ int attach_enable(struct attach *a);
 int attach_disable(struct attach *a);
 
 /*
+ * The samples the kernel dropped, in all the events (their rings were
+ * full), as each counts them (PERF_FORMAT_LOST); 0 where the kernel
+ * does not count them. Read it after the last drain.
+ */
+uint64_t attach_lost(const struct attach *a);
+
+/*
  * Drains every ring into fn (see ring_drain); while a tracking ring is
  * drained, draining_tracking says so. Returns the number of rings whose
  * data could not be framed (a record of impossible size).

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -45,6 +46,23 @@ const struct event_desc *event_list(size_t *n)
 {
 	*n = ARRAY_SIZE(events);
 	return events;
+}
+
+/*
+ * Whether the kernel counts the samples an event lost (PERF_FORMAT_LOST,
+ * Linux 6.0): an older one refuses the bit, and the open would fail for
+ * it.
+ */
+bool event_has_format_lost(void)
+{
+	static int has = -1;
+	struct utsname u;
+	unsigned major = 0, minor = 0;
+
+	if (has < 0)
+		has = uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
+		      major >= 6;
+	return has;
 }
 
 void event_attr(struct perf_event_attr *attr, const struct event_opts *o)
@@ -89,6 +107,9 @@ void event_attr(struct perf_event_attr *attr, const struct event_opts *o)
 	attr->sample_id_all = 1;
 	attr->use_clockid = 1;
 	attr->clockid = CLOCK_MONOTONIC;
+	/* How many samples the kernel dropped, read at the stop (attach_lost). */
+	if (event_has_format_lost())
+		attr->read_format = PERF_FORMAT_LOST;
 	if (o->wakeup_bytes) {
 		attr->watermark = 1;
 		attr->wakeup_watermark = o->wakeup_bytes;

@@ -63,6 +63,8 @@ struct event_opts {
 
 /* Fills attr from opts. */
 void event_attr(struct perf_event_attr *attr, const struct event_opts *o);
+/* Whether events count their lost samples (PERF_FORMAT_LOST): Linux 6.0 and later. */
+bool event_has_format_lost(void);
 
 /* perf_event_open(2): a descriptor or -errno. */
 int event_open(const struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,

@@ -56,6 +56,8 @@ int events_open(struct sess_events *ev, const struct record_opts *o, pid_t child
 size_t events_drain(struct sess_events *ev, ring_record_fn fn, void *arg);
 /* How full the fullest tracking ring is, in percent. */
 unsigned events_tracking_fill(struct sess_events *ev);
+/* The samples the kernel dropped, as the events count them (attach_lost). */
+uint64_t events_lost(const struct sess_events *ev);
 /* Every event enabled at once (0 or -errno), or disabled. */
 int events_enable(struct sess_events *ev);
 void events_disable(struct sess_events *ev);

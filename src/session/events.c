@@ -493,6 +493,11 @@ unsigned events_tracking_fill(struct sess_events *ev)
 	return attach_tracking_fill(&ev->att);
 }
 
+uint64_t events_lost(const struct sess_events *ev)
+{
+	return attach_lost(&ev->att);
+}
+
 int events_enable(struct sess_events *ev)
 {
 	return attach_enable(&ev->att);

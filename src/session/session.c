@@ -516,14 +516,23 @@ bool session_run(struct session *s, const struct session_run *run)
 
 int session_stop(struct session *s, const volatile sig_atomic_t *interrupt, size_t *written)
 {
+	uint64_t dropped = 0;
 	int ret;
 
 	if (!s->offline)
 		events_disable(&s->ev);
 	s->end_ns = now_ns();
-	if (!s->offline)
+	if (!s->offline) {
 		drain_all(s);
+		dropped = events_lost(&s->ev);
+	}
 	order_flush(&s->q, UINT64_MAX, apply, s);
+	/*
+	 * What the kernel dropped in a burst just before the stop comes in
+	 * no record: the events' own counts tell.
+	 */
+	if (dropped > s->lost_samples)
+		s->lost_samples = dropped;
 	/* Threads still off the CPU at the stop: their spans end there. */
 	waits_finish(s, s->end_ns);
 	/* Every sample in the file before naming starts: a kill now loses none. */
