@@ -188,7 +188,8 @@ static uint32_t level_kind(const struct profile *p, uint32_t f, uint32_t level,
 	if (l && (l->flags & PM_LINE_INLINED))
 		return KIND_INLINED;
 	if (fr->module != PM_NONE &&
-	    (p->modules[fr->module].flags & (PM_MODULE_PERFMAP | PM_MODULE_ANON)))
+	    (p->modules[fr->module].flags & (PM_MODULE_PERFMAP | PM_MODULE_ANON)) &&
+	    (l || !(fr->flags & PM_FRAME_NOMAP)))
 		return KIND_JIT;
 	return KIND_USER;
 }

@@ -104,7 +104,7 @@ void report_unresolved_name(const struct profile *p, uint32_t f, struct sbuf *b)
 	 * mapping, or in anonymous memory that no perf map names, is named
 	 * without one, so that two recordings of a program fold alike.
 	 */
-	if (fr->module == PM_NONE) {
+	if (fr->module == PM_NONE || (fr->flags & PM_FRAME_NOMAP)) {
 		sbuf_adds(b, "[unknown]");
 		return;
 	}

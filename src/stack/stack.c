@@ -237,7 +237,7 @@ static void user_frame(struct stacker *s, uint32_t pid, uint64_t a, uint32_t *n)
 	 */
 	if (jit && (map || jit->fd >= 0)) {
 		s->cacheable = false;
-		add_frame(s, n, jit->id, 0, a);
+		add_frame(s, n, jit->id, map ? 0 : PM_FRAME_NOMAP, a);
 		return;
 	}
 	/*

@@ -68,6 +68,12 @@ struct pm_module {
 
 enum pm_frame_flags {
 	PM_FRAME_KERNEL = 1 << 0,
+	/*
+	 * A user address in no mapping, given to the process's perf map: named
+	 * "[unknown]", not "[anon]", when the map does not name it (the old
+	 * image's return address in a sample taken during exec).
+	 */
+	PM_FRAME_NOMAP = 1 << 1,
 };
 
 /*

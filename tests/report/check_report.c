@@ -244,6 +244,33 @@ START_TEST(test_aggregate_cgroup)
 END_TEST
 
 /*
+ * An address in JIT memory that the perf map does not name is "[anon]";
+ * one in no mapping, given to the perf map (the old image's address in a
+ * sample taken during exec), is "[unknown]", as one in no module.
+ */
+START_TEST(test_unresolved_jit_names)
+{
+	struct profile *p = profile_new();
+	uint32_t jit = profile_add_module(p, "/tmp/perf-300.map", "", PM_MODULE_PERFMAP);
+	uint32_t fanon = profile_intern_frame(p, jit, 0, 0x7f0000001000ULL);
+	uint32_t fnomap = profile_intern_frame(p, jit, PM_FRAME_NOMAP, 0x55000000a0ULL);
+	uint32_t fnone = profile_intern_frame(p, PM_NONE, 0, 0x7f00dead0000ULL);
+	struct sbuf b = SBUF_INIT;
+
+	report_unresolved_name(p, fanon, &b);
+	ck_assert_str_eq(b.buf, "[anon]");
+	sbuf_reset(&b);
+	report_unresolved_name(p, fnomap, &b);
+	ck_assert_str_eq(b.buf, "[unknown]");
+	sbuf_reset(&b);
+	report_unresolved_name(p, fnone, &b);
+	ck_assert_str_eq(b.buf, "[unknown]");
+	sbuf_release(&b);
+	profile_free(p);
+}
+END_TEST
+
+/*
  * The cgroup as the root (--sort=cgroup), and as a key of its own
  * (pprof's labels); an off-CPU span has its thread's cgroup.
  */
@@ -1816,6 +1843,7 @@ static Suite *report_suite(void)
 	TCase *tc = tcase_create("aggregate");
 
 	tcase_add_test(tc, test_aggregate_all);
+	tcase_add_test(tc, test_unresolved_jit_names);
 	tcase_add_test(tc, test_aggregate_no_kernel);
 	tcase_add_test(tc, test_aggregate_kernel_only);
 	tcase_add_test(tc, test_aggregate_ids);
