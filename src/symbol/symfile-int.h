@@ -7,7 +7,6 @@
 #ifndef PERFMINI_SYMFILE_INT_H
 #define PERFMINI_SYMFILE_INT_H
 
-#include <errno.h>
 #include <stdbool.h>
 
 #include "symbol/dwname.h"
@@ -111,12 +110,6 @@ int symfile_load_elf(struct symfile *f);
 int symfile_load_kernel(struct symbolizer *z, struct symfile *f);
 int symfile_load_vdso(struct symfile *f);
 int symfile_load_perfmap(struct symfile *f);
-
-/* Whether err (an errno) means that perfmini has no descriptor left. */
-static inline bool symfile_out_of_descriptors(int err)
-{
-	return err == EMFILE || err == ENFILE;
-}
 
 /*
  * libdwfl's find_debuginfo callback for every symbolizer's modules

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * io.c - whole writes and unnamed files; see io.h.
+ * io.c - whole writes, unnamed files and regular files opened safely;
+ * see io.h.
  */
 #include "config.h"
 
@@ -105,4 +106,9 @@ int open_regular(int dirfd, const char *path, uint64_t resolve, struct stat *st)
 	}
 	close(pfd);
 	return fd;
+}
+
+bool out_of_descriptors(int err)
+{
+	return err == EMFILE || err == ENFILE;
 }

@@ -7,6 +7,7 @@
 #ifndef PERFMINI_IO_H
 #define PERFMINI_IO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,5 +35,12 @@ struct stat;
  * regular file).
  */
 int open_regular(int dirfd, const char *path, uint64_t resolve, struct stat *st);
+
+/*
+ * Whether err (an errno) says that no descriptor is left: to the process
+ * (EMFILE) or to the system (ENFILE). An open that failed so says nothing
+ * of the file, which may well be there.
+ */
+bool out_of_descriptors(int err);
 
 #endif
