@@ -129,7 +129,13 @@ void symfile_remember_region(struct symfile *f, const void *raw, size_t n);
 void symfile_remember_map(struct symfile *f, Elf *e);
 /* Ends f's Dwfl, and with it the mappings remembered. */
 void symfile_end_dwfl(struct symfile *f);
-/* Frees f and all it holds. */
+/*
+ * Frees what f read to name frames (symbols, DWARF, the caches), keeping
+ * what the profile's module table takes: its reason, build-id, segments
+ * and entry.
+ */
+void symfile_unload(struct symfile *f);
+/* Frees f and all it holds (symfile_get makes it). */
 void symfile_free(struct symfile *f);
 
 #endif

@@ -2,7 +2,8 @@
 /*
  * symfile.c - the symbolizer, and its symfiles by module id: each made on
  * first use, its shared fields set, then read by its source's loader
- * (load-elf.c, load-kernel.c, load-vdso.c, load-perfmap.c); see
+ * (load-elf.c, load-kernel.c, load-vdso.c, load-perfmap.c), and freed
+ * here too (evict.c decides when what was read is let go); see
  * symfile.h. The loaders call nothing here.
  */
 #include "config.h"
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "symbol/srcline.h"
 #include "symbol/symfile-int.h"
 #include "symbol/symfile.h"
 #include "util/alloc.h"
@@ -130,6 +132,46 @@ static void find_twin(struct symbolizer *z, struct symfile *f)
 		f->twin = (uint32_t)slot->val + 1;
 		z->files[slot->val]->twinned++;
 	}
+}
+
+void symfile_unload(struct symfile *f)
+{
+	struct hmap_slot *s;
+
+	free(f->image);
+	f->image = NULL;
+	if (f->zfd >= 0)
+		close(f->zfd);
+	f->zfd = -1;
+	free(f->zname);
+	f->zname = NULL;
+	for (size_t pos = 0; (s = hmap_next(&f->demangled, &pos));)
+		free(hmap_ptr(s));
+	hmap_release(&f->demangled);
+	for (size_t pos = 0; (s = hmap_next(&f->paths, &pos));)
+		free(hmap_ptr(s));
+	hmap_release(&f->paths);
+	srcline_release(f);
+	dwname_free(f->dwname);
+	f->dwname = NULL;
+	if (f->dwfl)
+		symfile_end_dwfl(f);
+	symtab_release(&f->syms);
+	ksyms_release(&f->ksyms);
+}
+
+void symfile_free(struct symfile *f)
+{
+	/*
+	 * What libelf and libdw were doing when the file changed under them
+	 * was cut off midway: none of it is touched again, not even to free.
+	 */
+	if (!f || f->changed)
+		return;
+	symfile_unload(f);
+	free(f->segs);
+	free(f->debugfile);
+	free(f);
 }
 
 struct symfile *symfile_get(struct symbolizer *z, struct module *m)
