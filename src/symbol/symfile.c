@@ -176,15 +176,7 @@ void symfile_free(struct symfile *f)
 
 struct symfile *symfile_get(struct symbolizer *z, struct module *m)
 {
-	if (m->id >= z->nfiles) {
-		size_t n = z->nfiles ? z->nfiles : 64;
-
-		while (n <= m->id)
-			n *= 2;
-		z->files = xrealloc(z->files, n * sizeof(*z->files));
-		memset(z->files + z->nfiles, 0, (n - z->nfiles) * sizeof(*z->files));
-		z->nfiles = n;
-	}
+	xgrow_zero(&z->files, &z->nfiles, (size_t)m->id + 1, sizeof(*z->files));
 	if (!z->files[m->id] || z->files[m->id]->unloaded) {
 		struct symfile *old = z->files[m->id], *f = xcalloc(1, sizeof(*f));
 

@@ -449,6 +449,35 @@ START_TEST(test_bsearch_last_le)
 }
 END_TEST
 
+/* A table grown by id: what it held stays, every element added is 0. */
+START_TEST(test_xgrow_zero)
+{
+	uint64_t *t = NULL;
+	size_t cap = 0;
+
+	xgrow_zero(&t, &cap, 3, sizeof(*t));
+	ck_assert_uint_ge(cap, 3);
+	for (size_t i = 0; i < cap; i++)
+		ck_assert_uint_eq(t[i], 0);
+	for (size_t i = 0; i < cap; i++)
+		t[i] = i + 1;
+	xgrow_zero(&t, &cap, cap, sizeof(*t)); /* room enough: nothing changes */
+	for (size_t i = 0; i < cap; i++)
+		ck_assert_uint_eq(t[i], i + 1);
+	{
+		size_t old = cap;
+
+		xgrow_zero(&t, &cap, 1000, sizeof(*t));
+		ck_assert_uint_ge(cap, 1000);
+		for (size_t i = 0; i < old; i++)
+			ck_assert_uint_eq(t[i], i + 1);
+		for (size_t i = old; i < cap; i++)
+			ck_assert_uint_eq(t[i], 0);
+	}
+	free(t);
+}
+END_TEST
+
 static Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -475,6 +504,9 @@ static Suite *util_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pages");
 	tcase_add_test(tc, test_give_back);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("alloc");
+	tcase_add_test(tc, test_xgrow_zero);
 	suite_add_tcase(s, tc);
 	return s;
 }
