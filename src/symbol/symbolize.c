@@ -282,7 +282,7 @@ size_t symbolize_profile(struct profile *p, struct symbolizer *z,
 		symbolize_addr(z, mods->mods[f->module], f->addr, false, r);
 		if (++named % 64 == 0)
 			symbolizer_trim(z);
-		else if ((sf = symfile_find(z, mods->mods[f->module])) && sf->fresh)
+		else if ((sf = symfile_find(z, mods->mods[f->module])) && symfile_fresh(sf))
 			symbolizer_give_back(z);
 		symbolize_add_levels(p, (uint32_t)i, r);
 		symres_release(r);

@@ -90,7 +90,7 @@ struct symfile {
 	 * profile's module table takes); symfile_get reads it again.
 	 */
 	bool unloaded;
-	bool told; /* its module_facts went to the recorder (namer.c) */
+	bool told; /* symfile_take_news said it was read */
 };
 
 /*

@@ -48,6 +48,11 @@ bool symbolizer_kernel_ready(struct symbolizer *z)
 	return !z->kernel_reader || ksyms_read_done(z->kernel_reader);
 }
 
+uint64_t symbolizer_kernel_read_cpu_ns(const struct symbolizer *z)
+{
+	return z->kernel_read_cpu_ns;
+}
+
 void symbolizer_release(struct symbolizer *z)
 {
 	if (z->kernel_reader) {
@@ -210,4 +215,22 @@ enum module_reason symfile_reason(const struct symfile *f)
 size_t symfile_nsyms(const struct symfile *f)
 {
 	return f->syms.n;
+}
+
+bool symfile_loaded(const struct symfile *f)
+{
+	return !f->unloaded;
+}
+
+bool symfile_fresh(const struct symfile *f)
+{
+	return f->fresh;
+}
+
+bool symfile_take_news(struct symfile *f)
+{
+	bool news = !f->told;
+
+	f->told = true;
+	return news;
 }

@@ -86,6 +86,12 @@ int symbolizer_add_debug_dir(struct symbolizer *z, const char *dir);
 bool symbolizer_read_kernel(struct symbolizer *z, const struct module *m);
 /* Whether using the kernel's symbols would not wait: no reading is under way, or it ended. */
 bool symbolizer_kernel_ready(struct symbolizer *z);
+/*
+ * The CPU time that the reading of the kernel's symbols used on its own
+ * thread, once the kernel's symfile waited for it (0 before, and when it
+ * was read without a thread).
+ */
+uint64_t symbolizer_kernel_read_cpu_ns(const struct symbolizer *z);
 
 /*
  * The symfile of m, read on first use: segments, build-id and symbols
@@ -117,14 +123,20 @@ void symbolizer_trim(struct symbolizer *z);
 
 /*
  * symbolizer_trim's giving back of pages alone, cheap enough to follow
- * every frame whose naming read something new of its module (f->fresh):
- * reading a unit's DWARF touches much of the file at once.
+ * every frame whose naming read something new of its module
+ * (symfile_fresh): reading a unit's DWARF touches much of the file at
+ * once.
  */
 void symbolizer_give_back(struct symbolizer *z);
+/*
+ * Makes symbolizer_give_back_due wait for bytes more of files resident
+ * than after the last give-back (0, the default: due at every call).
+ */
+void symbolizer_set_give_back_bytes(struct symbolizer *z, size_t bytes);
 
 /*
  * Whether symbolizer_give_back has something worth its cost to do: with
- * z->give_back_bytes set, once that many more bytes of files are resident
+ * symbolizer_set_give_back_bytes set, once that many more bytes of files are resident
  * in this process than after the last give-back. Each give-back flushes
  * the TLBs of the other CPUs that run this process's threads, and what
  * the next frames of the same modules read comes back at the price of a
@@ -166,6 +178,25 @@ bool symbolizer_reread_perfmap(struct symbolizer *z, const struct module *m);
 enum module_reason symfile_reason(const struct symfile *f);
 /* The number of function symbols f's symbol tables gave. */
 size_t symfile_nsyms(const struct symfile *f);
+/*
+ * Whether what was read of f's module to name frames is held: false once
+ * it was let go (symbolizer_forget_idle, symbolizer_forget,
+ * symbolizer_reread_perfmap), until symfile_get reads it again.
+ */
+bool symfile_loaded(const struct symfile *f);
+/*
+ * Whether something new was read of f's module since the last
+ * give-back (symbolizer_give_back): its symbols, the index of its
+ * DWARF's units, a unit's scopes or line table, each a whole region of
+ * its files read at once.
+ */
+bool symfile_fresh(const struct symfile *f);
+/*
+ * True once for each reading of f's module (the first call after
+ * symfile_get read it, or read it again after it was let go), false
+ * after: so that what was read is told once (namer.c).
+ */
+bool symfile_take_news(struct symfile *f);
 
 /* m's symfile if it was read already, else NULL (nothing is read). */
 static inline struct symfile *symfile_find(struct symbolizer *z, const struct module *m)
