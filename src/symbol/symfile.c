@@ -20,9 +20,10 @@
 #include "util/clock.h"
 #include "util/hash.h"
 
-void symbolizer_init(struct symbolizer *z, struct module_set *mods, bool no_lines)
+struct symbolizer *symbolizer_new(struct module_set *mods, bool no_lines)
 {
-	memset(z, 0, sizeof(*z));
+	struct symbolizer *z = xcalloc(1, sizeof(*z));
+
 	z->mods = mods;
 	z->no_lines = no_lines;
 	z->dwfl_cb.find_elf = dwfl_build_id_find_elf;
@@ -32,6 +33,7 @@ void symbolizer_init(struct symbolizer *z, struct module_set *mods, bool no_line
 	z->statm = -1;
 	z->lines_budget = SYMBOLIZER_LINES_BUDGET;
 	hmap_init(&z->build_ids);
+	return z;
 }
 
 bool symbolizer_read_kernel(struct symbolizer *z, const struct module *m)
@@ -53,8 +55,10 @@ uint64_t symbolizer_kernel_read_cpu_ns(const struct symbolizer *z)
 	return z->kernel_read_cpu_ns;
 }
 
-void symbolizer_release(struct symbolizer *z)
+void symbolizer_free(struct symbolizer *z)
 {
+	if (!z)
+		return;
 	if (z->kernel_reader) {
 		struct ksyms k;
 
@@ -70,7 +74,7 @@ void symbolizer_release(struct symbolizer *z)
 		close(z->pagemap);
 	if (z->statm >= 0)
 		close(z->statm);
-	memset(z, 0, sizeof(*z));
+	free(z);
 }
 
 /* Reads what f's module is into f (stored in z before: see symfile_changed). */
@@ -205,6 +209,11 @@ void symfile_changed(struct symbolizer *z, struct module *m)
 		z->files[m->id]->changed = true;
 		z->files[m->id]->reason = REASON_CHANGED;
 	}
+}
+
+struct symfile *symfile_find(struct symbolizer *z, const struct module *m)
+{
+	return m->id < z->nfiles ? z->files[m->id] : NULL;
 }
 
 enum module_reason symfile_reason(const struct symfile *f)

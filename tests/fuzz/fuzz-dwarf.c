@@ -191,7 +191,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	size_t na, ni, done = 0;
 	struct module_set s;
-	struct symbolizer z;
+	struct symbolizer *z;
 	struct module_key k;
 	struct module *m;
 	struct image im;
@@ -226,13 +226,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	k.ino = st.st_ino;
 
 	module_set_init(&s);
-	symbolizer_init(&z, &s, false);
+	z = symbolizer_new(&s, false);
 	m = module_set_get(&s, &k, 0, 0, 0);
 	if (m->kind != MODULE_FILE || m->fd < 0)
 		abort();
 	for (uint64_t a = TEXT_ADDR; a < TEXT_ADDR + TEXT_SIZE; a += TEXT_SIZE / 8)
-		lookup(&z, m, a);
-	symbolizer_release(&z);
+		lookup(z, m, a);
+	symbolizer_free(z);
 	module_set_release(&s);
 	return 0;
 }

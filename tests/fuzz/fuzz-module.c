@@ -135,7 +135,7 @@ static void lookup(struct symbolizer *s, struct module *m, uint64_t addr, bool i
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct module_set s;
-	struct symbolizer z;
+	struct symbolizer *z;
 	struct unwind_image img;
 	struct module_key k;
 	struct module *m;
@@ -161,24 +161,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	k.ino = st.st_ino;
 
 	module_set_init(&s);
-	symbolizer_init(&z, &s, false);
+	z = symbolizer_new(&s, false);
 	m = module_set_get(&s, &k, 0, 0, 0);
 	if (m->kind != MODULE_FILE || m->fd < 0)
 		abort();
-	f = symfile_get(&z, m);
+	f = symfile_get(z, m);
 	fuzz_check_symtab(&f->syms);
 	if (f->build_id_len > BUILD_ID_MAX)
 		abort();
 
 	/* File offsets in each segment, the symbols' own addresses, and a few from the input. */
 	for (size_t i = 0; i < f->nsegs && probes < 16; i++, probes += 2) {
-		lookup(&z, m, f->segs[i].offset, false);
-		lookup(&z, m, f->segs[i].offset + f->segs[i].filesz / 2, false);
+		lookup(z, m, f->segs[i].offset, false);
+		lookup(z, m, f->segs[i].offset + f->segs[i].filesz / 2, false);
 	}
 	for (size_t i = 0; i < f->syms.n && probes < 16; i += 1 + f->syms.n / 4, probes++)
-		lookup(&z, m, f->syms.syms[i].addr + f->syms.syms[i].size / 2, true);
+		lookup(z, m, f->syms.syms[i].addr + f->syms.syms[i].size / 2, true);
 	for (size_t i = 0; i + 8 <= size && probes < 16 && i < 64; i += 8, probes++)
-		lookup(&z, m, load_u64(data + size - 8 - i), i & 8);
+		lookup(z, m, load_u64(data + size - 8 - i), i & 8);
 
 	if (unwind_image_open(&img, m) == 0) {
 		if (img.nbytes != size)
@@ -191,7 +191,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			step(&img, f->syms.syms[i].addr, data, size);
 		unwind_image_close(&img);
 	}
-	symbolizer_release(&z);
+	symbolizer_free(z);
 	module_set_release(&s);
 	return 0;
 }
