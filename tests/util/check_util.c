@@ -16,6 +16,7 @@
 #include "unit-helpers.h"
 #include "util/alloc.h"
 #include "util/array.h"
+#include "util/io.h"
 #include "util/pages.h"
 #include "util/parse.h"
 #include "util/sbuf.h"
@@ -478,6 +479,65 @@ START_TEST(test_xgrow_zero)
 }
 END_TEST
 
+/* A regular file read whole, and the same bytes through a pipe (grown as they come). */
+START_TEST(test_read_whole)
+{
+	char path[] = "/tmp/check_util.XXXXXX", *buf;
+	int fd = mkstemp(path), p[2];
+	size_t n = 100000, len;
+	char *want = xmalloc(n);
+
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	for (size_t i = 0; i < n; i++)
+		want[i] = (char)('a' + i % 26);
+	ck_assert_int_eq(write_all(fd, want, n), 0);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	ck_assert_int_eq(read_whole(fd, &buf, &len), 0);
+	ck_assert_uint_eq(len, n);
+	ck_assert(memcmp(buf, want, n) == 0 && buf[n] == '\0');
+	free(buf);
+	/* From where the file stands: its last 10 bytes. */
+	ck_assert_int_eq(lseek(fd, (off_t)n - 10, SEEK_SET), (off_t)n - 10);
+	ck_assert_int_eq(read_whole(fd, &buf, &len), 0);
+	ck_assert_uint_eq(len, 10);
+	ck_assert_str_eq(buf, want + n - 10);
+	free(buf);
+	close(fd);
+
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(write_all(p[1], want, 50000), 0); /* fits in the pipe */
+	close(p[1]);
+	ck_assert_int_eq(read_whole(p[0], &buf, &len), 0);
+	ck_assert_uint_eq(len, 50000);
+	ck_assert(memcmp(buf, want, 50000) == 0 && buf[50000] == '\0');
+	free(buf);
+	close(p[0]);
+
+	ck_assert_int_eq(read_whole(-1, &buf, &len), -EBADF);
+	ck_assert_ptr_null(buf);
+	free(want);
+}
+END_TEST
+
+/* A small file: cut to the buffer, NUL-terminated; a missing one says so. */
+START_TEST(test_read_small)
+{
+	char path[] = "/tmp/check_util.XXXXXX", buf[8];
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write_all(fd, "0::/a/b\n", 8), 0);
+	close(fd);
+	ck_assert_int_eq(read_small(path, buf, sizeof(buf)), 7);
+	ck_assert_str_eq(buf, "0::/a/b");
+	ck_assert_int_eq(read_small(path, buf, 4), 3);
+	ck_assert_str_eq(buf, "0::");
+	unlink(path);
+	ck_assert_int_eq(read_small(path, buf, sizeof(buf)), -ENOENT);
+}
+END_TEST
+
 static Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -507,6 +567,10 @@ static Suite *util_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("alloc");
 	tcase_add_test(tc, test_xgrow_zero);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("io");
+	tcase_add_test(tc, test_read_whole);
+	tcase_add_test(tc, test_read_small);
 	suite_add_tcase(s, tc);
 	return s;
 }
