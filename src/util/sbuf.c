@@ -21,8 +21,8 @@ void sbuf_init(struct sbuf *b)
 	b->cap = 0;
 }
 
-/* Room for extra more bytes and the NUL; the shared "" is never realloc'd. */
-static void grow(struct sbuf *b, size_t extra)
+/* The shared "" is never realloc'd. */
+void sbuf_grow(struct sbuf *b, size_t extra)
 {
 	if (!b->cap)
 		b->buf = NULL;
@@ -45,6 +45,12 @@ void sbuf_truncate(struct sbuf *b, size_t len)
 		b->len = len;
 		b->buf[len] = '\0';
 	}
+}
+
+void sbuf_setlen(struct sbuf *b, size_t len)
+{
+	b->len = len;
+	b->buf[len] = '\0';
 }
 
 char *sbuf_detach(struct sbuf *b, size_t *len)
@@ -71,7 +77,7 @@ void sbuf_addn(struct sbuf *b, const char *s, size_t n)
 			sbuf_init(b);
 		return;
 	}
-	grow(b, n);
+	sbuf_grow(b, n);
 	memcpy(b->buf + b->len, s, n);
 	b->len += n;
 	b->buf[b->len] = '\0';
@@ -94,7 +100,7 @@ void sbuf_addf(struct sbuf *b, const char *fmt, ...)
 		sbuf_addn(b, "", 0);
 		return;
 	}
-	grow(b, (size_t)n);
+	sbuf_grow(b, (size_t)n);
 	va_start(ap, fmt);
 	vsnprintf(b->buf + b->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);

@@ -450,6 +450,32 @@ START_TEST(test_bsearch_last_le)
 }
 END_TEST
 
+/* Bytes of any value, NULs among them, written in place after room was made. */
+START_TEST(test_sbuf_bytes)
+{
+	struct sbuf b = SBUF_INIT;
+	static const char rec[5] = {1, 0, 2, 0, 3};
+
+	for (int i = 0; i < 1000; i++) {
+		sbuf_grow(&b, sizeof(rec));
+		memcpy(b.buf + b.len, rec, sizeof(rec));
+		sbuf_setlen(&b, b.len + sizeof(rec));
+	}
+	sbuf_addn(&b, rec, sizeof(rec));
+	ck_assert_uint_eq(b.len, 1001 * sizeof(rec));
+	ck_assert_int_eq(b.buf[b.len], '\0');
+	for (size_t i = 0; i < b.len; i++)
+		ck_assert_int_eq(b.buf[i], rec[i % sizeof(rec)]);
+	/* Room made, then less written than the room: only that counts. */
+	sbuf_reset(&b);
+	sbuf_grow(&b, 100);
+	b.buf[0] = 'x';
+	sbuf_setlen(&b, 1);
+	ck_assert_str_eq(b.buf, "x");
+	sbuf_release(&b);
+}
+END_TEST
+
 /* A table grown by id: what it held stays, every element added is 0. */
 START_TEST(test_xgrow_zero)
 {
@@ -557,6 +583,7 @@ static Suite *util_suite(void)
 	tcase_add_test(tc, test_sbuf_zeroed);
 	tcase_add_test(tc, test_sbuf_shown);
 	tcase_add_test(tc, test_sbuf_share);
+	tcase_add_test(tc, test_sbuf_bytes);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("parsing");
 	tcase_add_test(tc, test_id_list);
