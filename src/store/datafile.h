@@ -27,9 +27,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "store/profile.h"
 #include "util/hmap.h"
 #include "util/outfile.h"
-#include "store/profile.h"
+#include "util/sbuf.h"
 
 #define DATAFILE_MAGIC	 "PERFMINI"
 #define DATAFILE_VERSION 3
@@ -95,8 +96,7 @@ struct df_mark {
 
 /* Records added to a file as they come, encoded, until the next chunk. */
 struct df_pending {
-	unsigned char *buf;
-	size_t len, cap;
+	struct sbuf recs;
 	uint64_t written; /* records of the kind in the file, these excluded */
 };
 

@@ -26,6 +26,10 @@ int datafile_create(struct datafile_out *out, const char *path, int flags, char 
 	int ret;
 
 	memset(out, 0, sizeof(*out));
+	sbuf_init(&out->samples.recs);
+	sbuf_init(&out->threads.recs);
+	sbuf_init(&out->offcpu.recs);
+	sbuf_init(&out->wakeups.recs);
 	ret = outfile_open(&out->file, path, 0600, flags, &why);
 	if (ret < 0) {
 		snprintf(err, errlen, "cannot create '%s': %s", path, why ? why : strerror(-ret));
@@ -75,17 +79,14 @@ static uint32_t file_stack(struct datafile_out *out, uint32_t stack)
 	return (uint32_t)slot->val;
 }
 
-/* Room for one more record of size bytes in pa. */
+/* Room for one more record of size bytes in pa, counted in: the caller writes it. */
 static unsigned char *pending_reserve(struct df_pending *pa, size_t size)
 {
-	unsigned char *rec;
+	size_t at = pa->recs.len;
 
-	/* Per sample: the call only when the buffer must grow. */
-	if (pa->len + size > pa->cap)
-		xgrow(&pa->buf, &pa->cap, pa->len + size, 1);
-	rec = pa->buf + pa->len;
-	pa->len += size;
-	return rec;
+	sbuf_grow(&pa->recs, size);
+	sbuf_setlen(&pa->recs, at + size);
+	return (unsigned char *)pa->recs.buf + at;
 }
 
 /*
@@ -150,7 +151,8 @@ void datafile_add_wakeup(struct datafile_out *out, const struct pm_wakeup *wakeu
 
 size_t datafile_pending(const struct datafile_out *out)
 {
-	return out->samples.len + out->threads.len + out->offcpu.len + out->wakeups.len;
+	return out->samples.recs.len + out->threads.recs.len + out->offcpu.recs.len +
+	       out->wakeups.recs.len;
 }
 
 /* The message for a write error: a full disk said as such. */
@@ -208,7 +210,7 @@ int datafile_flush(struct datafile_out *out, const struct profile *p, char *err,
 	struct df_out o = {0};
 
 	if (out->err == 0) {
-		bool samples = out->samples.len > 0;
+		bool samples = out->samples.recs.len > 0;
 
 		if (out->bytes == 0)
 			df_put_header(&o);
@@ -226,10 +228,8 @@ static void release_pending(struct datafile_out *out)
 {
 	struct df_pending *all[] = {&out->samples, &out->threads, &out->offcpu, &out->wakeups};
 
-	for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
-		free(all[i]->buf);
-		*all[i] = (struct df_pending){.written = all[i]->written};
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++)
+		sbuf_release(&all[i]->recs);
 }
 
 void datafile_abandon(struct datafile_out *out)

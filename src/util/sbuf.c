@@ -24,6 +24,8 @@ void sbuf_init(struct sbuf *b)
 /* The shared "" is never realloc'd. */
 void sbuf_grow(struct sbuf *b, size_t extra)
 {
+	if (b->len + extra < b->cap)
+		return; /* room enough: what runs for each sample recorded */
 	if (!b->cap)
 		b->buf = NULL;
 	xgrow(&b->buf, &b->cap, b->len + extra + 1, 1);

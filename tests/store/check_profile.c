@@ -1182,7 +1182,7 @@ START_TEST(test_seal_names)
 	ck_assert_uint_eq(q->frames[3].nlines, 0);
 	ck_assert_str_eq(profile_get_meta(q, "slice"), "first");
 	profile_free(q);
-	free(next.samples.buf);
+	sbuf_release(&next.samples.recs);
 	unlink(path);
 	rmdir(dir);
 	free(path);
