@@ -7,6 +7,7 @@ ratios); and the readers of what the tools leave behind (perfmini's
 summary line, perf.data's records, pstat's line, /proc). Nothing here
 knows a figure: the figures import it, it imports none of them.
 """
+import math
 import os
 import re
 import shlex
@@ -118,13 +119,18 @@ def fkb(kb):
 
 
 def fratio(x):
+    """x as a ratio: 3 significant digits from 1 up (none after the point
+    from 100), 2 below 1, however small, so that a ratio far below 1
+    (perfmini's stop time over perf's) reads 0.0020×, never 0.00×."""
     if x is None or x != x:
         return "n/a"
     if x >= 100:
         return "%.0f×" % x
     if x >= 10:
         return "%.1f×" % x
-    return "%.2f×" % x
+    if x >= 1 or x <= 0:
+        return "%.2f×" % x if x else "0×"
+    return "%.*f×" % (max(2, 1 - math.floor(math.log10(x))), x)
 
 
 def total_cpu(rec, rep):

@@ -623,12 +623,12 @@ class Bench:
                 "|---|---|---|---|",
                 "| frame pointers | %.0f B (call chain %.1f entries) | %.0f B | — |" % (
                     fp["size"], fp["chain"], pm_fp),
-                "| hybrid, 8 KiB (perfmini's default) | — (perf has no such mode) | %.0f B | %.0f× |" % (
-                    pm_hy, pm_hy / pm_fp),
+                "| hybrid, 8 KiB (perfmini's default) | — (perf has no such mode) | %.0f B | %s |" % (
+                    pm_hy, fratio(pm_hy / pm_fp)),
                 "| DWARF, `dwarf,8192` | %.0f B (%.0f user registers, %.0f B of stack copied of "
-                "which %.0f B in use, call chain %.1f entries) | %.0f B | %.0f× (perf: %.0f×) |" % (
-                    dw["size"], dw["regs"], dw["stack"], dw["dyn"], dw["chain"], pm_dw, pm_dw / pm_fp,
-                    dw["size"] / fp["size"])]
+                "which %.0f B in use, call chain %.1f entries) | %.0f B | %s (perf: %s) |" % (
+                    dw["size"], dw["regs"], dw["stack"], dw["dyn"], dw["chain"], pm_dw,
+                    fratio(pm_dw / pm_fp), fratio(dw["size"] / fp["size"]))]
 
     def xz_text(self, xz_mb, fig):
         """The generated text that xz compresses (made once per run)."""
