@@ -11,12 +11,13 @@
 #include "config.h"
 
 #include <errno.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include <gelf.h>
 
 #include "cmd/report-code.h"
 #include "elf/disasm.h"

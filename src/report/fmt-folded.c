@@ -20,9 +20,9 @@
 #include <string.h>
 
 #include "report/aggregate.h"
-#include "util/hmap.h"
 #include "report/report.h"
 #include "util/alloc.h"
+#include "util/hmap.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
 

@@ -43,6 +43,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
 #include <zlib.h>
 
 #include "report/pprof-int.h"

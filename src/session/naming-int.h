@@ -19,10 +19,10 @@
 #include <stdint.h>
 
 #include "model/module.h"
-#include "util/hmap.h"
 #include "store/profile.h"
 #include "symbol/namer.h"
 #include "symbol/symbolize.h"
+#include "util/hmap.h"
 
 struct session;
 

@@ -6,11 +6,12 @@
 
 #include <asm/perf_regs.h>
 #include <errno.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <gelf.h>
 
 #include "elf/addr.h"
 #include "elf/elfread.h"

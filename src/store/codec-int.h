@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
 #include <zlib.h>
 
 #include "store/datafile.h"

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
 #include <zlib.h>
 
 #include "store/codec-int.h"

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
 #include <zlib.h>
 
 #include "store/codec-int.h"

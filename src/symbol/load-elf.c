@@ -11,9 +11,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <gelf.h>
 
 #include "symbol/symfile-int.h"
 #include "util/alloc.h"

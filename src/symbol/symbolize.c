@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbol/symfile-int.h"
-#include "util/busguard.h"
 #include "symbol/demangle.h"
 #include "symbol/symbolize.h"
+#include "symbol/symfile-int.h"
 #include "util/alloc.h"
+#include "util/busguard.h"
 
 /* Kernel and perf-map frames carry absolute addresses, file frames offsets. */
 static bool absolute(const struct module *m)

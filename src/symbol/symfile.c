@@ -8,10 +8,11 @@
  */
 #include "config.h"
 
-#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <libelf.h>
 
 #include "symbol/srcline.h"
 #include "symbol/symfile-int.h"

@@ -24,9 +24,9 @@
 
 #include "fuzz-util.h"
 #include "model/module.h"
+#include "stack/unwind.h"
 #include "symbol/symbolize.h"
 #include "symbol/symfile-int.h" /* white-box: what the module gave */
-#include "stack/unwind.h"
 #include "util/bytes.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -9,22 +9,23 @@
 
 #include <errno.h>
 #include <stdbool.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
 #include <zlib.h>
 
+#include "report-synth.h"
 #include "report/aggregate.h"
 #include "report/inline-calls.h"
 #include "report/missing.h"
-#include "store/profile.h"
 #include "report/protobuf.h"
-#include "report-synth.h"
 #include "report/report.h"
 #include "report/svg-script.h"
 #include "report/wall.h"
+#include "store/profile.h"
 #include "unit-helpers.h"
 #include "util/alloc.h"
 #include "util/array.h"

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/hmap.h"
 #include "unit-helpers.h"
 #include "util/array.h"
 #include "util/hash.h"
+#include "util/hmap.h"
 
 START_TEST(test_basic)
 {
