@@ -3,7 +3,8 @@
  * writer.c - a data file written as a recording goes, a chunk at a time
  * (version 3): unnamed until its first chunk that holds a sample (or its
  * end), then under its name, read at every moment as what its chunks
- * hold. See datafile.h.
+ * hold. Its state (struct datafile_out, codec-int.h) is made here and
+ * ended here; nothing outside store/ sees it. See datafile.h.
  */
 #include "config.h"
 
@@ -21,12 +22,14 @@
 #include "util/bytes.h"
 #include "util/io.h"
 
-int datafile_create(struct datafile_out *out, const char *path, int flags, char *err, size_t errlen)
+int datafile_create(struct datafile_out **outp, const char *path, int flags, char *err,
+		    size_t errlen)
 {
+	struct datafile_out *out = xcalloc(1, sizeof(*out));
 	const char *why;
 	int ret;
 
-	memset(out, 0, sizeof(*out));
+	*outp = NULL;
 	sbuf_init(&out->samples.recs);
 	sbuf_init(&out->threads.recs);
 	sbuf_init(&out->offcpu.recs);
@@ -34,9 +37,11 @@ int datafile_create(struct datafile_out *out, const char *path, int flags, char 
 	ret = outfile_open(&out->file, path, 0600, flags, &why);
 	if (ret < 0) {
 		snprintf(err, errlen, "cannot create '%s': %s", path, why ? why : strerror(-ret));
+		free(out);
 		return ret;
 	}
 	out->sum = crc32(0L, Z_NULL, 0);
+	*outp = out;
 	return 0;
 }
 
@@ -150,6 +155,16 @@ void datafile_add_wakeup(struct datafile_out *out, const struct pm_wakeup *wakeu
 	pending_record(&out->wakeups, &one, DF_WAKEUPS);
 }
 
+uint64_t datafile_written(const struct datafile_out *out)
+{
+	return out->bytes;
+}
+
+const char *datafile_path(const struct datafile_out *out)
+{
+	return out->file.path;
+}
+
 size_t datafile_pending(const struct datafile_out *out)
 {
 	return out->samples.recs.len + out->threads.recs.len + out->offcpu.recs.len +
@@ -233,17 +248,24 @@ static void release_pending(struct datafile_out *out)
 		sbuf_release(&all[i]->recs);
 }
 
-void datafile_abandon(struct datafile_out *out)
+void datafile_abandon(struct datafile_out **outp)
 {
+	struct datafile_out *out = *outp;
+
+	if (!out)
+		return;
 	release_pending(out);
 	release_own(out);
 	outfile_abandon(&out->file);
+	free(out);
+	*outp = NULL;
 }
 
-/* The last chunk, of kind, then END; the file closed. */
-static int commit(struct datafile_out *out, const struct profile *p, enum df_chunk kind,
+/* The last chunk, of kind, then END; the file closed, and *outp ended. */
+static int commit(struct datafile_out **outp, const struct profile *p, enum df_chunk kind,
 		  size_t *written, char *err, size_t errlen)
 {
+	struct datafile_out *out = *outp;
 	struct df_out o = {0};
 	int ret = out->err;
 
@@ -257,7 +279,7 @@ static int commit(struct datafile_out *out, const struct profile *p, enum df_chu
 	}
 	if (ret < 0) {
 		write_error(out, err, errlen);
-		datafile_abandon(out);
+		datafile_abandon(outp);
 		return ret;
 	}
 	if (written)
@@ -268,10 +290,12 @@ static int commit(struct datafile_out *out, const struct profile *p, enum df_chu
 	ret = outfile_commit(&out->file);
 	if (ret < 0)
 		snprintf(err + strlen(err), errlen - strlen(err), "%s", strerror(-ret));
+	free(out);
+	*outp = NULL;
 	return ret;
 }
 
-int datafile_commit(struct datafile_out *out, const struct profile *p, size_t *written, char *err,
+int datafile_commit(struct datafile_out **out, const struct profile *p, size_t *written, char *err,
 		    size_t errlen)
 {
 	return commit(out, p, DF_CHUNK_LAST, written, err, errlen);
@@ -285,7 +309,7 @@ int datafile_seal(struct datafile_out *out, const struct profile *p, char *err, 
 	return ret;
 }
 
-int datafile_commit_names(struct datafile_out *out, const struct profile *p, char *err,
+int datafile_commit_names(struct datafile_out **out, const struct profile *p, char *err,
 			  size_t errlen)
 {
 	return commit(out, p, DF_CHUNK_NAMES, NULL, err, errlen);
@@ -294,7 +318,7 @@ int datafile_commit_names(struct datafile_out *out, const struct profile *p, cha
 int datafile_write(const struct profile *p, const char *path, size_t *written, char *err,
 		   size_t errlen)
 {
-	struct datafile_out out;
+	struct datafile_out *out;
 	int ret = datafile_create(&out, path, 0, err, errlen);
 
 	return ret < 0 ? ret : datafile_commit(&out, p, written, err, errlen);
