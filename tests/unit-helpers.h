@@ -6,10 +6,11 @@
 #ifndef PERFMINI_UNIT_HELPERS_H
 #define PERFMINI_UNIT_HELPERS_H
 
-#include <check.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include <check.h>
 
 /* Runs s with CK_NORMAL output; returns the exit status for main(). */
 int unit_run(Suite *s);

@@ -11,8 +11,8 @@ The recorder's own footprint, perfmini beside perf in the same run:
       its stop time (SIGINT to exit);
   15. in DWARF mode, the samples a target still gets when the CPUs are
       contended.
-Each function takes the Bench of measure.py (its helpers, paths, sections
-and summary rows). Processes are started here and stopped here by their
+Each function takes the Bench of measure.py (its paths, sections and
+summary rows); the helpers it shares with measure.py are common.py's. Processes are started here and stopped here by their
 own pids; nothing else on the machine is signalled.
 """
 import os
@@ -22,8 +22,8 @@ import subprocess
 import threading
 import time
 
-from measure import (Stats, fkb, fint, fratio, fsize, ftime, log, median, perf_data_stats,
-                     perfmini_summary, pstat_line, q)
+from common import (Stats, fkb, fint, fratio, fsize, ftime, log, median, perf_data_stats,
+                    perfmini_summary, pstat_line, q)
 
 # ----------------------------------------------------------------------------
 # Processes

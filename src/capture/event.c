@@ -18,6 +18,7 @@
 
 #include "capture/event.h"
 #include "util/array.h"
+#include "util/io.h"
 
 static const struct event_desc events[] = {
 	{"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
@@ -207,21 +208,13 @@ static int tracefs_read(const char *tracepoint, const char *name, char *buf, siz
 	for (size_t i = 0; i < ARRAY_SIZE(roots); i++) {
 		char path[256];
 		ssize_t got;
-		int fd;
 
 		snprintf(path, sizeof(path), "%s/events/%s/%s", roots[i], tracepoint, name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			if (errno == EACCES || errno == EPERM)
-				err = -EACCES;
-			continue;
-		}
-		got = read(fd, buf, size - 1);
-		close(fd);
-		if (got <= 0)
-			continue;
-		buf[got] = '\0';
-		return 0;
+		got = read_small(path, buf, size);
+		if (got == -EACCES || got == -EPERM)
+			err = -EACCES;
+		if (got > 0)
+			return 0;
 	}
 	return err;
 }

@@ -15,18 +15,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report/aggregate.h"
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "cmd/report-code.h"
 #include "cmd/report-inputs.h"
 #include "cmd/report-int.h"
-#include "store/datafile.h"
-#include "util/outfile.h"
+#include "report/aggregate.h"
 #include "report/report.h"
+#include "store/datafile.h"
 #include "util/alloc.h"
 #include "util/array.h"
 #include "util/msg.h"
+#include "util/outfile.h"
 
 /*
  * Runs f into path (outfile.h: a regular file replaced whole, a device,

@@ -24,7 +24,7 @@
 
 struct target {
 	struct module_set mods;
-	struct symbolizer syms;
+	struct symbolizer *syms;
 	struct model model; /* -p */
 	struct module *exe; /* -e */
 	uint32_t pid;
@@ -87,7 +87,7 @@ static void print_one(struct target *t, uint64_t addr)
 			frame_addr = addr_to_file_offset(addr, map->start, map->pgoff);
 	}
 	where = printable(&shown[2], m ? m->path : map ? "[anon]" : "[no mapping]");
-	if (!m || !symbolize_addr(&t->syms, m, frame_addr, m == t->exe, &r)) {
+	if (!m || !symbolize_addr(t->syms, m, frame_addr, m == t->exe, &r)) {
 		printf("0x%llx ?\? %s\n", (unsigned long long)addr, where);
 		if (m)
 			symres_release(&r);
@@ -166,7 +166,7 @@ static void open_exe(struct target *t, const char *exe)
 	free(full);
 	if (t->exe->fd < 0)
 		die("cannot open '%s'", exe);
-	f = symfile_get(&t->syms, t->exe);
+	f = symfile_get(t->syms, t->exe);
 	if (symfile_reason(f) && symfile_reason(f) != REASON_STRIPPED && !symfile_nsyms(f))
 		warning("%s: %s", exe, module_reason_text(symfile_reason(f)));
 }
@@ -215,9 +215,9 @@ int cmd_symbolize(int argc, char **argv)
 	ret = 0;
 	memset(&t, 0, sizeof(t));
 	module_set_init(&t.mods);
-	symbolizer_init(&t.syms, &t.mods, false);
+	t.syms = symbolizer_new(&t.mods, false);
 	for (size_t i = 0; i < o.ndebug_dirs; i++)
-		if (symbolizer_add_debug_dir(&t.syms, o.debug_dirs[i]) < 0)
+		if (symbolizer_add_debug_dir(t.syms, o.debug_dirs[i]) < 0)
 			die("bad --debug-dir '%s': %s", o.debug_dirs[i], strerror(errno));
 	free(o.debug_dirs);
 	if (o.exe)
@@ -237,7 +237,7 @@ int cmd_symbolize(int argc, char **argv)
 	}
 	if (o.pid)
 		model_release(&t.model);
-	symbolizer_release(&t.syms);
+	symbolizer_free(t.syms);
 	module_set_release(&t.mods);
 	for (size_t i = 0; i < ARRAY_SIZE(shown); i++)
 		sbuf_release(&shown[i]);

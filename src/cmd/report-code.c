@@ -11,12 +11,13 @@
 #include "config.h"
 
 #include <errno.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include <gelf.h>
 
 #include "cmd/report-code.h"
 #include "elf/disasm.h"
@@ -119,7 +120,7 @@ static size_t read_code(Elf *e, int fd, uint64_t start, uint8_t **code, uint64_t
 static const char *outer_name(struct report_code *c, struct module *m, uint64_t off,
 			      struct symres *r)
 {
-	if (!symbolize_addr(&c->syms, m, off, false, r) || !r->n)
+	if (!symbolize_addr(c->syms, m, off, false, r) || !r->n)
 		return NULL;
 	return r->lv[r->n - 1].func;
 }
@@ -197,13 +198,13 @@ void report_code_init(struct report_code *c)
 	memset(c, 0, sizeof(*c));
 	elf_version(EV_CURRENT);
 	module_set_init(&c->mods);
-	symbolizer_init(&c->syms, &c->mods, false);
+	c->syms = symbolizer_new(&c->mods, false);
 	c->code.disasm = disasm_function;
 	c->code.arg = c;
 }
 
 void report_code_release(struct report_code *c)
 {
-	symbolizer_release(&c->syms);
+	symbolizer_free(c->syms);
 	module_set_release(&c->mods);
 }

@@ -15,7 +15,7 @@
 struct report_code {
 	struct annotate_code code; /* what report_opts.code points at */
 	struct module_set mods;
-	struct symbolizer syms;
+	struct symbolizer *syms;
 };
 
 void report_code_init(struct report_code *c);

@@ -9,11 +9,12 @@
  */
 #include "config.h"
 
-#include <capstone/capstone.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include <capstone/capstone.h>
 
 #include "elf/disasm.h"
 #include "util/alloc.h"

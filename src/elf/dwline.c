@@ -4,11 +4,12 @@
  */
 #include "config.h"
 
-#include <dwarf.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <dwarf.h>
 
 #include "elf/dwline.h"
 #include "util/alloc.h"

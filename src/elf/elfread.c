@@ -4,11 +4,12 @@
  */
 #include "config.h"
 
-#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <elfutils/libdwelf.h>
 
 #include "elf/elfread.h"
 #include "util/alloc.h"

@@ -10,10 +10,11 @@
 #ifndef PERFMINI_ELFREAD_H
 #define PERFMINI_ELFREAD_H
 
-#include <gelf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <gelf.h>
 
 #include "elf/addr.h"
 #include "elf/symtab.h"

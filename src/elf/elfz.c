@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
 #include <zlib.h>
 #include <zstd.h>
 

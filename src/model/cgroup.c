@@ -16,6 +16,7 @@
 #include "model/cgroup.h"
 #include "util/alloc.h"
 #include "util/array.h"
+#include "util/io.h"
 
 /* A walk goes no deeper than this, and stops after this many cgroups. */
 #define WALK_DEPTH 32
@@ -216,17 +217,7 @@ bool cgroup_line_in(const char *text, char *buf, size_t len)
 bool cgroup_of_pid(uint32_t pid, char *buf, size_t len)
 {
 	char path[64], text[8192];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%u/cgroup", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	text[n] = '\0';
-	return cgroup_line_in(text, buf, len);
+	return read_small(path, text, sizeof(text)) > 0 && cgroup_line_in(text, buf, len);
 }

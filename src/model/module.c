@@ -6,16 +6,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <linux/openat2.h>
-#include <linux/magic.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-#include <string.h>
 
 #include "model/module.h"
 #include "util/alloc.h"
@@ -263,7 +263,7 @@ int module_use(struct module_set *s, struct module *m)
 		if (m->fd >= 0) {
 			note_owner(m);
 			s->pinned++;
-		} else if (errno == EMFILE || errno == ENFILE)
+		} else if (out_of_descriptors(errno))
 			m->pin_error = errno;
 	}
 	return m->fd;
@@ -303,7 +303,7 @@ struct module *module_set_get(struct module_set *s, const struct module_key *k, 
 		m->fd = pin(k, pid, start, end);
 		if (m->fd >= 0)
 			note_pinned(s, m);
-		else if (errno == EMFILE || errno == ENFILE)
+		else if (out_of_descriptors(errno))
 			m->pin_error = errno;
 	}
 	return m;
@@ -442,7 +442,7 @@ int module_perfmap_open(struct module *m)
 		return 0;
 	errno = 0;
 	m->fd = open_perfmap(m->pid, m->path);
-	if (m->fd < 0 && (errno == EMFILE || errno == ENFILE || errno == EPERM))
+	if (m->fd < 0 && (out_of_descriptors(errno) || errno == EPERM))
 		m->pin_error = errno;
 	return m->fd >= 0 ? 0 : -ENOENT;
 }

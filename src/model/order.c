@@ -13,12 +13,14 @@
 void order_init(struct order *q)
 {
 	memset(q, 0, sizeof(*q));
+	sbuf_init(&q->bytes);
+	sbuf_init(&q->spare);
 }
 
 void order_release(struct order *q)
 {
-	free(q->buf);
-	free(q->spare);
+	sbuf_release(&q->bytes);
+	sbuf_release(&q->spare);
 	free(q->ents);
 	free(q->tmp);
 	order_init(q);
@@ -26,8 +28,8 @@ void order_release(struct order *q)
 
 void *order_push_begin(struct order *q, uint32_t max_len)
 {
-	xgrow(&q->buf, &q->cap, q->len + max_len, 1);
-	return q->buf + q->len;
+	sbuf_grow(&q->bytes, max_len);
+	return q->bytes.buf + q->bytes.len;
 }
 
 void order_push_end(struct order *q, uint32_t len, uint64_t time)
@@ -37,9 +39,9 @@ void order_push_end(struct order *q, uint32_t len, uint64_t time)
 	xgrow(&q->ents, &q->ents_cap, q->n + 1, sizeof(*q->ents));
 	e = &q->ents[q->n++];
 	e->time = time;
-	e->off = q->len;
+	e->off = q->bytes.len;
 	e->len = len;
-	q->len += len;
+	sbuf_setlen(&q->bytes, q->bytes.len + len);
 }
 
 void order_push(struct order *q, const void *rec, uint32_t len, uint64_t time)
@@ -110,39 +112,35 @@ void order_flush(struct order *q, uint64_t limit, order_deliver_fn fn, void *arg
 		return;
 	sort_ents(q);
 	for (i = 0; i < q->n && q->ents[i].time <= limit; i++)
-		fn(q->buf + q->ents[i].off, q->ents[i].len, arg);
+		fn(q->bytes.buf + q->ents[i].off, q->ents[i].len, arg);
 	kept = q->n - i;
 	q->n = 0;
 	if (!kept) {
-		q->len = 0;
+		sbuf_reset(&q->bytes);
 		return;
 	}
 	for (size_t j = i; j < i + kept; j++)
 		keep_len += q->ents[j].len;
-	if (q->len - keep_len < keep_len || q->len - keep_len < COMPACT_MIN) {
+	if (q->bytes.len - keep_len < keep_len || q->bytes.len - keep_len < COMPACT_MIN) {
 		/* Not worth a copy yet: the kept entries move down, their bytes stay. */
 		memmove(q->ents, q->ents + i, kept * sizeof(*q->ents));
 		q->n = kept;
 		return;
 	}
 	/* The rest, in order, compacted into the spare buffer, which becomes the buffer. */
-	q->len = 0;
-	xgrow(&q->spare, &q->spare_cap, keep_len, 1);
+	sbuf_reset(&q->spare);
+	sbuf_grow(&q->spare, keep_len);
 	for (size_t j = i; j < i + kept; j++) {
 		struct order_ent e = q->ents[j];
 
-		memcpy(q->spare + q->len, q->buf + e.off, e.len);
-		e.off = q->len;
+		sbuf_addn(&q->spare, q->bytes.buf + e.off, e.len);
+		e.off = q->spare.len - e.len;
 		q->ents[q->n++] = e;
-		q->len += e.len;
 	}
 	{
-		unsigned char *b = q->buf;
-		size_t cap = q->cap;
+		struct sbuf b = q->bytes;
 
-		q->buf = q->spare;
-		q->cap = q->spare_cap;
+		q->bytes = q->spare;
 		q->spare = b;
-		q->spare_cap = cap;
 	}
 }

@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/sbuf.h"
+
 struct order_ent {
 	uint64_t time;
 	size_t off;
@@ -30,10 +32,8 @@ struct order_ent {
 };
 
 struct order {
-	unsigned char *buf; /* the records' bytes, back to back */
-	size_t len, cap;
-	unsigned char *spare; /* where a flush compacts the records it keeps */
-	size_t spare_cap;
+	struct sbuf bytes;	/* the records' bytes, back to back */
+	struct sbuf spare;	/* where a flush compacts the records it keeps */
 	struct order_ent *ents; /* in push order, but for the sorted kept prefix */
 	size_t n, ents_cap;
 	struct order_ent *tmp; /* the merge's other half */

@@ -22,9 +22,9 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "util/hmap.h"
 #include "model/maps.h"
 #include "model/module.h"
+#include "util/hmap.h"
 
 #define COMM_MAX 16
 

@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/profile.h"
 #include "report/report.h"
+#include "store/profile.h"
 #include "util/sbuf.h"
 
 /* Samples with identical stacks and root grouped. */

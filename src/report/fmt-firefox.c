@@ -130,26 +130,23 @@ struct firefox {
 	struct sbuf b;
 };
 
-struct string_key {
-	const struct tables *tb;
-	const char *s;
-};
-
-static bool same_string(uint64_t val, const void *arg)
+/* String val of the thread's stringArray (tables ctx). */
+static const char *string_at(uint64_t val, const void *ctx, size_t *len)
 {
-	const struct string_key *k = arg;
+	const struct tables *tb = ctx;
+	const char *at = tb->text.buf + tb->string_at[val];
 
-	return strcmp(k->tb->text.buf + k->tb->string_at[val], k->s) == 0;
+	*len = strlen(at);
+	return at;
 }
 
 /* The index of s in the thread's stringArray, added if new. */
 static uint32_t string_of(struct tables *tb, const char *s)
 {
-	struct string_key k = {tb, s};
 	struct hmap_slot *slot;
 	bool added;
 
-	slot = hmap_intern(&tb->string_index, hash_bytes(s, strlen(s)), same_string, &k, &added);
+	slot = hmap_intern_str(&tb->string_index, s, strlen(s), string_at, tb, &added);
 	if (added) {
 		xgrow(&tb->string_at, &tb->strings_cap, tb->nstrings + 1, sizeof(*tb->string_at));
 		tb->string_at[tb->nstrings] = tb->text.len;

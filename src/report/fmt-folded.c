@@ -20,10 +20,9 @@
 #include <string.h>
 
 #include "report/aggregate.h"
-#include "util/hmap.h"
 #include "report/report.h"
 #include "util/alloc.h"
-#include "util/hash.h"
+#include "util/hmap.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
 
@@ -39,16 +38,13 @@ static int cmp_line(const void *a, const void *b)
 	return strcmp(x->text, y->text);
 }
 
-struct line_key {
-	struct folded_line *const *lines;
-	const char *text;
-};
-
-static bool same_line(uint64_t val, const void *arg)
+/* The text of line val of the lines ctx points at (they move as they grow). */
+static const char *line_text(uint64_t val, const void *ctx, size_t *len)
 {
-	const struct line_key *k = arg;
+	const struct folded_line *lines = *(struct folded_line *const *)ctx;
 
-	return strcmp((*k->lines)[val].text, k->text) == 0;
+	*len = strlen(lines[val].text);
+	return lines[val].text;
 }
 
 struct folded {
@@ -71,7 +67,6 @@ static void add_stacks(struct folded *fo, const struct profile *p, const struct 
 
 	for (size_t i = 0; i < a->nstacks; i++) {
 		const struct agg_stack *g = &a->stacks[i];
-		struct line_key k = {&lines, NULL};
 		struct hmap_slot *m;
 		bool added, first = o->root == REPORT_ROOT_NONE;
 
@@ -96,8 +91,7 @@ static void add_stacks(struct folded *fo, const struct profile *p, const struct 
 			if (span[f][1])
 				sbuf_addn(&b, names.buf + span[f][0] - 1, span[f][1]);
 		}
-		k.text = b.buf;
-		m = hmap_intern(&fo->merged, hash_bytes(b.buf, b.len), same_line, &k, &added);
+		m = hmap_intern_str(&fo->merged, b.buf, b.len, line_text, &lines, &added);
 		if (added) {
 			xgrow(&lines, &cap, nlines + 1, sizeof(*lines));
 			lines[nlines].text = xstrndup(b.buf, b.len);

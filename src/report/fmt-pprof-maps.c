@@ -66,7 +66,7 @@ uint64_t pprof_frame_address(const struct pprof *x, const struct pm_frame *fr, u
 	return fr->addr - p->segments[*seg].offset + p->segments[*seg].vaddr;
 }
 
-static void encode_mapping(struct pprof *x, const struct mapping *mp, uint64_t id, struct pb *out)
+static void encode_mapping(struct pprof *x, const struct mapping *mp, uint64_t id, struct sbuf *out)
 {
 	const struct profile *p = x->p;
 	const struct pm_module *m = &p->modules[mp->module];
@@ -85,7 +85,7 @@ static void encode_mapping(struct pprof *x, const struct mapping *mp, uint64_t i
 	}
 	if (limit <= mp->hi) /* wrapped at the top of the address space */
 		limit = UINT64_MAX;
-	x->scratch.len = 0;
+	sbuf_reset(&x->scratch);
 	pb_uint(&x->scratch, MAPPING_ID, id);
 	if (start)
 		pb_uint(&x->scratch, MAPPING_MEMORY_START, start);
@@ -103,7 +103,7 @@ static void encode_mapping(struct pprof *x, const struct mapping *mp, uint64_t i
 }
 
 /* The mappings, the main program's first (its executable ones leading). */
-void pprof_encode_mappings(struct pprof *x, struct pb *out)
+void pprof_encode_mappings(struct pprof *x, struct sbuf *out)
 {
 	const struct profile *p = x->p;
 	uint32_t mm = x->main_module;

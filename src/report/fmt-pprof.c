@@ -43,6 +43,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
 #include <zlib.h>
 
 #include "report/pprof-int.h"
@@ -90,7 +91,7 @@ static uint64_t function_id(struct pprof *x, const char *name)
 	uint64_t name_id = pprof_str_id(x, name);
 	const struct name_file *nf = name_file(x, name_id);
 	struct hmap_slot *slot;
-	struct pb f = {0};
+	struct sbuf f = SBUF_INIT;
 	bool added;
 
 	slot = hmap_insert(&x->func_ids, name_id, &added);
@@ -106,13 +107,13 @@ static uint64_t function_id(struct pprof *x, const char *name)
 	if (nf->start_line)
 		pb_uint(&f, FUNCTION_START_LINE, nf->start_line);
 	pb_message(&x->functions, PROFILE_FUNCTION, &f);
-	pb_release(&f);
+	sbuf_release(&f);
 	return slot->val;
 }
 
 static void add_line(struct pprof *x, uint64_t func, uint32_t line)
 {
-	x->line.len = 0;
+	sbuf_reset(&x->line);
 	pb_uint(&x->line, LINE_FUNCTION_ID, func);
 	if (line)
 		pb_uint(&x->line, LINE_LINE, line);
@@ -131,7 +132,7 @@ static uint64_t location_id(struct pprof *x, uint32_t f)
 		return x->loc_of[f];
 	id = ++x->nlocs;
 	x->loc_of[f] = (uint32_t)id;
-	x->scratch.len = 0;
+	sbuf_reset(&x->scratch);
 	pb_uint(&x->scratch, LOCATION_ID, id);
 	addr = fr->addr;
 	if (fr->module != PM_NONE && !x->no_mappings) {
@@ -176,7 +177,7 @@ static uint64_t root_location(struct pprof *x, const struct aggregate *a, uint32
 		return x->root_loc[root];
 	id = ++x->nlocs;
 	x->root_loc[root] = (uint32_t)id;
-	x->scratch.len = 0;
+	sbuf_reset(&x->scratch);
 	pb_uint(&x->scratch, LOCATION_ID, id);
 	add_line(x, function_id(x, a->roots[root]), 0);
 	pb_message(&x->locations, PROFILE_LOCATION, &x->scratch);
@@ -185,7 +186,7 @@ static uint64_t root_location(struct pprof *x, const struct aggregate *a, uint32
 
 static void add_label(struct pprof *x, const char *key, const char *str, uint64_t num)
 {
-	x->line.len = 0;
+	sbuf_reset(&x->line);
 	pb_uint(&x->line, LABEL_KEY, pprof_str_id(x, key));
 	if (str)
 		pb_uint(&x->line, LABEL_STR, pprof_str_id(x, str));
@@ -211,19 +212,19 @@ static void add_cgroup_labels(struct pprof *x, const char *path)
 		add_label(x, "container_id", x->label.buf, 0);
 }
 
-static void add_value_type(struct pprof *x, struct pb *out, uint32_t field, const char *type,
+static void add_value_type(struct pprof *x, struct sbuf *out, uint32_t field, const char *type,
 			   const char *unit)
 {
-	struct pb v = {0};
+	struct sbuf v = SBUF_INIT;
 
 	pb_uint(&v, VALUE_TYPE_TYPE, pprof_str_id(x, type));
 	pb_uint(&v, VALUE_TYPE_UNIT, pprof_str_id(x, unit));
 	pb_message(out, field, &v);
-	pb_release(&v);
+	sbuf_release(&v);
 }
 
 /* The header fields: sample types, period, times, comments. */
-static void encode_header(struct pprof *x, const struct aggregate *a, struct pb *out)
+static void encode_header(struct pprof *x, const struct aggregate *a, struct sbuf *out)
 {
 	const struct profile *p = x->p;
 	const char *event = profile_get_meta(p, "event");
@@ -289,23 +290,13 @@ static void collect_files(struct pprof *x, const struct aggregate *a)
 	}
 }
 
-/* Appends the fields already encoded in m. */
-static void append(struct pb *out, const struct pb *m)
-{
-	if (!m->len)
-		return;
-	xgrow(&out->buf, &out->cap, out->len + m->len, 1);
-	memcpy(out->buf + out->len, m->buf, m->len);
-	out->len += m->len;
-}
-
 /*
  * The samples of a. For the base of a --diff, to is the reported
  * recording's aggregate: the values are normalized to its totals, negated,
  * and labelled as pprof labels a diff base's.
  */
 static void encode_samples(struct pprof *x, const struct aggregate *a, const struct aggregate *to,
-			   struct pb *out)
+			   struct sbuf *out)
 {
 	const struct profile *p = x->p;
 
@@ -313,7 +304,7 @@ static void encode_samples(struct pprof *x, const struct aggregate *a, const str
 		const struct agg_stack *g = &a->stacks[i];
 		uint64_t count = g->count, period = g->period;
 
-		x->sb.len = 0;
+		sbuf_reset(&x->sb);
 		for (uint32_t d = 0; d < g->depth; d++)
 			pb_uint(&x->sb, SAMPLE_LOCATION_ID, location_id(x, a->frames[g->off + d]));
 		/* A root frame where asked for, and in a --diff keyed on threads. */
@@ -359,7 +350,7 @@ static struct side side_swap(struct pprof *x, struct side s)
 
 /* The whole Profile message into out. */
 static void encode(struct pprof *x, const struct aggregate *a, const struct aggregate *base,
-		   struct pb *out)
+		   struct sbuf *out)
 {
 	struct side other = {0};
 
@@ -386,8 +377,8 @@ static void encode(struct pprof *x, const struct aggregate *a, const struct aggr
 	free(other.loc_of);
 	free(other.root_loc);
 	pprof_encode_mappings(x, out);
-	append(out, &x->locations);
-	append(out, &x->functions);
+	sbuf_addn(out, x->locations.buf, x->locations.len);
+	sbuf_addn(out, x->functions.buf, x->functions.len);
 	for (size_t i = 0; i < x->nstr; i++)
 		pb_string(out, PROFILE_STRING_TABLE, strtab_get(&x->str, x->str_order[i]));
 }
@@ -430,7 +421,7 @@ int fmt_pprof(const struct report_data *d, FILE *out)
 	const struct aggregate *a = d->a, *base = d->base;
 	struct pprof x = {
 		.p = p, .o = o, .name = SBUF_INIT, .valid = SBUF_INIT, .label = SBUF_INIT};
-	struct pb msg = {0};
+	struct sbuf msg = SBUF_INIT;
 	int ret;
 
 	strtab_init(&x.str);
@@ -446,13 +437,13 @@ int fmt_pprof(const struct report_data *d, FILE *out)
 	pprof_index_segments(&x);
 	x.main_module = pprof_find_main_module(p, a);
 	encode(&x, a, base, &msg);
-	ret = gzip_write(msg.buf, msg.len, out);
-	pb_release(&msg);
-	pb_release(&x.functions);
-	pb_release(&x.locations);
-	pb_release(&x.scratch);
-	pb_release(&x.line);
-	pb_release(&x.sb);
+	ret = gzip_write((const unsigned char *)msg.buf, msg.len, out);
+	sbuf_release(&msg);
+	sbuf_release(&x.functions);
+	sbuf_release(&x.locations);
+	sbuf_release(&x.scratch);
+	sbuf_release(&x.line);
+	sbuf_release(&x.sb);
 	sbuf_release(&x.name);
 	sbuf_release(&x.valid);
 	sbuf_release(&x.label);

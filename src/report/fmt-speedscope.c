@@ -24,7 +24,6 @@
 #include "report/report.h"
 #include "report/timeline.h"
 #include "util/alloc.h"
-#include "util/hash.h"
 #include "util/hmap.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
@@ -42,18 +41,13 @@ struct speedscope {
 	struct sbuf b;
 };
 
-struct frame_key {
-	const struct speedscope *s;
-	const char *text;
-	size_t len;
-};
-
-static bool same_frame(uint64_t val, const void *arg)
+/* Shared frame val's JSON object in frames (speedscope ctx). */
+static const char *frame_text(uint64_t val, const void *ctx, size_t *len)
 {
-	const struct frame_key *k = arg;
-	const size_t *span = k->s->frame_span[val];
+	const struct speedscope *s = ctx;
 
-	return span[1] == k->len && memcmp(k->s->frames.buf + span[0], k->text, k->len) == 0;
+	*len = s->frame_span[val][1];
+	return s->frames.buf + s->frame_span[val][0];
 }
 
 /*
@@ -66,7 +60,6 @@ static uint32_t shared_frame(struct speedscope *s, uint32_t f, uint32_t level)
 	const struct profile *p = s->p;
 	const struct pm_line *l = report_level_line(p, f, level, &s->o->names);
 	struct hmap_slot *slot, *cached;
-	struct frame_key k = {s, NULL, 0};
 	uint32_t line;
 	bool added;
 
@@ -90,9 +83,7 @@ static uint32_t shared_frame(struct speedscope *s, uint32_t f, uint32_t level)
 	if (line)
 		sbuf_addf(&s->b, ",\"line\":%u", line);
 	sbuf_adds(&s->b, "}");
-	k.text = s->b.buf;
-	k.len = s->b.len;
-	slot = hmap_intern(&s->frame_index, hash_bytes(s->b.buf, s->b.len), same_frame, &k, &added);
+	slot = hmap_intern_str(&s->frame_index, s->b.buf, s->b.len, frame_text, s, &added);
 	if (added) {
 		xgrow(&s->frame_span, &s->frames_cap, s->nframes + 1, sizeof(*s->frame_span));
 		if (s->nframes)

@@ -35,11 +35,11 @@
 #include <string.h>
 
 #include "report/aggregate.h"
-#include "util/hmap.h"
 #include "report/report.h"
 #include "report/svg-script.h"
 #include "util/alloc.h"
 #include "util/hash.h"
+#include "util/hmap.h"
 #include "util/msg.h"
 #include "util/parse.h"
 #include "util/sbuf.h"

@@ -27,11 +27,11 @@
 #include <unistd.h>
 
 #include "report/aggregate.h"
-#include "util/hmap.h"
 #include "report/missing.h"
 #include "report/report.h"
 #include "report/top-int.h"
 #include "util/alloc.h"
+#include "util/hmap.h"
 #include "util/parse.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "report/missing.h"
-#include "store/reasons.h"
 #include "report/report.h"
+#include "store/reasons.h"
 #include "util/alloc.h"
 #include "util/array.h"
 #include "util/sbuf.h"

@@ -88,16 +88,16 @@ struct name_file {
 struct pprof {
 	const struct profile *p;
 	const struct report_opts *o;
-	struct strtab str;    /* interning */
-	struct hmap str_ids;  /* offset in str -> string table index */
-	uint32_t *str_order;  /* string table index -> offset in str */
-	size_t nstr, str_cap; /* entries in the string table */
-	struct hmap func_ids; /* name string index -> function id */
-	struct pb functions;  /* the encoded Function messages */
+	struct strtab str;     /* interning */
+	struct hmap str_ids;   /* offset in str -> string table index */
+	uint32_t *str_order;   /* string table index -> offset in str */
+	size_t nstr, str_cap;  /* entries in the string table */
+	struct hmap func_ids;  /* name string index -> function id */
+	struct sbuf functions; /* the encoded Function messages */
 	size_t nfuncs;
 	uint32_t *loc_of; /* frame -> location id, 0 none yet */
 	uint32_t *root_loc;
-	struct pb locations;
+	struct sbuf locations;
 	size_t nlocs;
 	struct hmap mapping_ids; /* module << 32 | seg + 1 (0: none) -> mapping id */
 	struct mapping *mappings;
@@ -110,7 +110,7 @@ struct pprof {
 	struct name_file *name_files;
 	size_t nname_files, name_files_cap;
 	bool no_mappings; /* the base of a --diff: locations without a mapping */
-	struct pb scratch, line, sb;
+	struct sbuf scratch, line, sb;
 	struct sbuf name;
 	struct sbuf valid; /* str_id's scratch */
 	struct sbuf label; /* a label's value, made from a cgroup's path */
@@ -127,7 +127,7 @@ uint64_t pprof_mapping_id(struct pprof *x, uint32_t module, uint32_t seg, uint64
  */
 uint64_t pprof_frame_address(const struct pprof *x, const struct pm_frame *fr, uint32_t *seg);
 /* The mappings, the main program's first (its executable ones leading). */
-void pprof_encode_mappings(struct pprof *x, struct pb *out);
+void pprof_encode_mappings(struct pprof *x, struct sbuf *out);
 /* The module pprof names the profile after: the program most samples ran. */
 uint32_t pprof_find_main_module(const struct profile *p, const struct aggregate *a);
 /* Groups the segments by module: segs_of[m] .. segs_of[m + 1] in seg_index. */

@@ -116,21 +116,10 @@ bool srcfiles_may_read(const struct srcfiles *a, uint32_t owner)
 /* fd's bytes into f->text, split into lines; false when reading failed. */
 static bool read_lines(int fd, struct srcfile *f)
 {
-	size_t len = 0, cap = 0, lcap = 0;
-	ssize_t got;
+	size_t len, lcap = 0;
 
-	do {
-		xgrow(&f->text, &cap, len + 65536 + 1, 1);
-		got = read(fd, f->text + len, cap - len - 1);
-		if (got > 0)
-			len += (size_t)got;
-	} while (got > 0 || (got < 0 && errno == EINTR));
-	if (got < 0) {
-		free(f->text);
-		f->text = NULL;
+	if (read_whole(fd, &f->text, &len) < 0)
 		return false;
-	}
-	f->text[len] = '\0';
 	for (char *s = f->text; s < f->text + len;) {
 		char *nl = memchr(s, '\n', (size_t)(f->text + len - s));
 

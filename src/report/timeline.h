@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/profile.h"
 #include "report/report.h"
+#include "store/profile.h"
 
 /* One CPU sample, or one off-CPU span (--sample-type off-cpu, wall). */
 struct tl_event {

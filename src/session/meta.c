@@ -13,8 +13,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "session/session-int.h"
 #include "report/missing.h"
+#include "session/session-int.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/msg.h"

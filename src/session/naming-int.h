@@ -19,10 +19,10 @@
 #include <stdint.h>
 
 #include "model/module.h"
-#include "util/hmap.h"
 #include "store/profile.h"
 #include "symbol/namer.h"
 #include "symbol/symbolize.h"
+#include "util/hmap.h"
 
 struct session;
 
@@ -40,11 +40,11 @@ struct gen_marks {
 };
 
 struct sess_naming {
-	struct symbolizer syms; /* the naming thread's until the stop */
-	struct namer *namer;	/* NULL: frames are named at the stop */
-	uint32_t gen;		/* the current slice's generation */
-	struct resolved res;	/* of the current slice's frames */
-	struct gen_marks *old;	/* of the sealed slices */
+	struct symbolizer *syms; /* the naming thread's until the stop */
+	struct namer *namer;	 /* NULL: frames are named at the stop */
+	uint32_t gen;		 /* the current slice's generation */
+	struct resolved res;	 /* of the current slice's frames */
+	struct gen_marks *old;	 /* of the sealed slices */
 	size_t nold;
 	size_t unnamed_cut;  /* frames left unnamed because naming was cut short */
 	const char *cut_why; /* and why, or NULL */

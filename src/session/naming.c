@@ -21,22 +21,23 @@ int naming_init(struct sess_naming *nm, struct module_set *mods, const struct re
 {
 	memset(nm, 0, sizeof(*nm));
 	hmap_init(&nm->abandoning);
-	symbolizer_init(&nm->syms, mods, o->no_lines);
+	nm->syms = symbolizer_new(mods, o->no_lines);
 	for (size_t i = 0; i < o->ndebug_dirs; i++)
-		if (symbolizer_add_debug_dir(&nm->syms, o->debug_dirs[i]) < 0) {
+		if (symbolizer_add_debug_dir(nm->syms, o->debug_dirs[i]) < 0) {
 			error("bad --debug-dir '%s': %s", o->debug_dirs[i], strerror(errno));
-			symbolizer_release(&nm->syms);
+			symbolizer_free(nm->syms);
+			nm->syms = NULL;
 			hmap_release(&nm->abandoning);
 			return -1;
 		}
-	nm->namer = namer_start(&nm->syms);
+	nm->namer = namer_start(nm->syms);
 	return 0;
 }
 
 void naming_release(struct sess_naming *nm)
 {
 	namer_free(nm->namer);
-	symbolizer_release(&nm->syms);
+	symbolizer_free(nm->syms);
 	free(nm->res.b);
 	for (size_t i = 0; i < nm->nold; i++)
 		free(nm->old[i].res.b);
@@ -143,7 +144,7 @@ static void take_module(const struct module_facts *f, void *arg)
 {
 	struct session *s = arg;
 
-	symbolize_modules(s->out.prof, &s->nm.syms, false);
+	symbolize_modules(s->out.prof, s->nm.syms, false);
 	symbolize_set_module(s->out.prof, f);
 	for (size_t k = 0; k < s->nm.nold; k++)
 		symbolize_set_module(s->nm.old[k].prof, f);
@@ -179,18 +180,18 @@ void naming_retire(struct session *s, struct module *m)
 		nm->retiring[nm->nretiring++] = m->id;
 		return;
 	}
-	symbolizer_retire(&s->nm.syms, m);
+	symbolizer_retire(s->nm.syms, m);
 	module_unpin(&s->mods, m);
 }
 
 void naming_read_kernel(struct sess_naming *nm, struct module_set *mods)
 {
-	symfile_get(&nm->syms, module_set_kernel(mods));
+	symfile_get(nm->syms, module_set_kernel(mods));
 }
 
 void naming_add_modules(struct session *s)
 {
-	symbolize_modules(s->out.prof, &s->nm.syms, false);
+	symbolize_modules(s->out.prof, s->nm.syms, false);
 }
 
 void naming_hold_budget(struct session *s)
@@ -275,7 +276,7 @@ bool naming_entry_frame(uint32_t f, void *arg)
 	}
 	/* Naming cut short leaves the symbolizer to the thread. */
 	return fr->module != PM_NONE && !s->nm.cut_why &&
-	       symbolize_at_entry(&s->nm.syms, s->mods.mods[fr->module], fr->addr);
+	       symbolize_at_entry(s->nm.syms, s->mods.mods[fr->module], fr->addr);
 }
 
 /*
@@ -320,7 +321,7 @@ void naming_name_frames(struct session *s, const volatile sig_atomic_t *interrup
 	}
 	naming_take(s);
 	nm->unnamed_cut =
-		symbolize_profile(s->out.prof, &nm->syms, nm->namer ? resolved_by_namer : NULL,
+		symbolize_profile(s->out.prof, nm->syms, nm->namer ? resolved_by_namer : NULL,
 				  &nm->res, nm->cut_why != NULL);
 }
 
@@ -336,6 +337,6 @@ void naming_name_sealed(struct session *s, struct profile *p, uint32_t gen)
 {
 	struct resolved none = {0}, *res = marks_of(&s->nm, gen);
 
-	symbolize_profile(p, &s->nm.syms, resolved_by_namer, res ? res : &none,
+	symbolize_profile(p, s->nm.syms, resolved_by_namer, res ? res : &none,
 			  s->nm.cut_why != NULL);
 }

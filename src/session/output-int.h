@@ -26,15 +26,15 @@ struct session;
  * those below upto have their names, or get none while recording.
  */
 struct sealed {
-	struct datafile_out out;
+	struct datafile_out *out;
 	struct profile *prof;
 	uint32_t gen;
 	size_t upto;
 };
 
 struct sess_output {
-	struct datafile_out out;  /* the file written now */
-	struct datafile_out next; /* --switch-output: the next, made before the switch */
+	struct datafile_out *out;  /* the file written now */
+	struct datafile_out *next; /* --switch-output: the next, made before the switch */
 	char *next_name;
 	/*
 	 * What is recorded goes into prof, and with --switch-output into a

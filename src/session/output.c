@@ -88,30 +88,39 @@ int output_create(struct sess_output *out, const struct record_opts *o)
 		return -1;
 	}
 	/* Each file only the stacks its own records use: a slice holds its own. */
-	datafile_own_tables(&out->out);
+	datafile_own_tables(out->out);
 	out->prof = profile_new();
 	if (sliced)
 		spares_fill(out);
 	return 0;
 }
 
+/*
+ * The records of the file written now. After a seal that failed there is
+ * none (the file was let go): the records the stop still applies go
+ * nowhere.
+ */
 void output_add_sample(struct sess_output *out, const struct pm_sample *smp)
 {
-	datafile_add_sample(&out->out, smp);
+	if (out->out)
+		datafile_add_sample(out->out, smp);
 	profile_count_sample(out->prof, smp->stack);
 }
 
 void output_add_thread(struct sess_output *out, const struct pm_thread *t)
 {
-	datafile_add_thread(&out->out, t);
+	if (out->out)
+		datafile_add_thread(out->out, t);
 }
 
 void output_add_span(struct sess_output *out, const struct pm_offcpu *span,
 		     const struct pm_wakeup *w)
 {
-	datafile_add_offcpu(&out->out, span);
+	if (!out->out)
+		return;
+	datafile_add_offcpu(out->out, span);
 	if (w)
-		datafile_add_wakeup(&out->out, w);
+		datafile_add_wakeup(out->out, w);
 }
 
 /*
@@ -131,7 +140,7 @@ int output_flush(struct session *s, bool all_meta)
 	else
 		meta_progress(s);
 	out->last_flush = now_ns();
-	if (datafile_flush(&out->out, out->prof, err, sizeof(err)) < 0) {
+	if (datafile_flush(out->out, out->prof, err, sizeof(err)) < 0) {
 		error("%s", err);
 		out->write_failed = true;
 		return -1;
@@ -145,7 +154,7 @@ int output_flush(struct session *s, bool all_meta)
 
 bool output_chunk_due(const struct sess_output *out, uint64_t now)
 {
-	return now - out->last_flush >= CHUNK_NS || datafile_pending(&out->out) >= CHUNK_BYTES;
+	return now - out->last_flush >= CHUNK_NS || datafile_pending(out->out) >= CHUNK_BYTES;
 }
 
 bool output_switch_due(const struct session *s, uint64_t now)
@@ -154,7 +163,8 @@ bool output_switch_due(const struct session *s, uint64_t now)
 	const struct sess_output *out = &s->out;
 
 	return (o->switch_ns && now - out->slice_start >= o->switch_ns) ||
-	       (o->switch_bytes && out->out.bytes + datafile_pending(&out->out) >= o->switch_bytes);
+	       (o->switch_bytes &&
+		datafile_written(out->out) + datafile_pending(out->out) >= o->switch_bytes);
 }
 
 void output_abandon(struct sess_output *out)
@@ -244,7 +254,7 @@ static void finish_sealed(struct session *s, size_t k)
 {
 	struct sess_output *out = &s->out;
 	char err[512];
-	char *path = xstrdup(out->sealed[k].out.file.path);
+	char *path = xstrdup(datafile_path(out->sealed[k].out));
 
 	if (datafile_commit_names(&out->sealed[k].out, out->sealed[k].prof, err, sizeof(err)) < 0)
 		note_incomplete(out, path);
@@ -279,7 +289,7 @@ static void drop_sealed(struct session *s, const char *path)
 	struct sess_output *out = &s->out;
 
 	for (size_t k = 0; k < out->nsealed; k++) {
-		if (strcmp(out->sealed[k].out.file.path, path))
+		if (strcmp(datafile_path(out->sealed[k].out), path))
 			continue;
 		datafile_abandon(&out->sealed[k].out);
 		drop_slice(s, k);
@@ -333,7 +343,7 @@ int output_open_next(struct session *s)
 		out->failed = true;
 		return -1;
 	}
-	datafile_own_tables(&out->next);
+	datafile_own_tables(out->next);
 	return 0;
 }
 
@@ -352,7 +362,7 @@ struct profile *output_seal(struct session *s, uint32_t gen)
 	int ret;
 
 	if (s->nm.namer)
-		ret = datafile_seal(&out->out, before, err, sizeof(err));
+		ret = datafile_seal(out->out, before, err, sizeof(err));
 	else
 		ret = datafile_commit(&out->out, before, NULL, err, sizeof(err));
 	if (ret < 0) {
@@ -377,7 +387,7 @@ struct profile *output_seal(struct session *s, uint32_t gen)
 		count_missing(out, before);
 	}
 	out->out = out->next;
-	memset(&out->next, 0, sizeof(out->next));
+	out->next = NULL;
 	/* Without a naming thread the file before is finished: its descriptor is free again. */
 	if (!s->nm.namer)
 		spares_fill(out);

@@ -4,10 +4,11 @@
  */
 #include "config.h"
 
-#include <dwarf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <dwarf.h>
 
 #include "stack/cfi.h"
 #include "util/alloc.h"

@@ -19,10 +19,11 @@
 #ifndef PERFMINI_CFI_H
 #define PERFMINI_CFI_H
 
-#include <elfutils/libdw.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <elfutils/libdw.h>
 
 #define CFI_NREGS 17
 #define CFI_RBX	  3

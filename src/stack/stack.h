@@ -26,10 +26,10 @@
 #include <stdint.h>
 
 #include "capture/decode.h"
-#include "util/hmap.h"
 #include "model/proc.h"
-#include "store/profile.h"
 #include "stack/unwind.h"
+#include "store/profile.h"
+#include "util/hmap.h"
 
 /* The most frames a stack keeps: the kernel's callchain limit and a margin. */
 #define STACK_MAX_FRAMES (PERF_MAX_STACK_DEPTH + 16)

@@ -6,10 +6,11 @@
 #include "config.h"
 
 #include <errno.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include <gelf.h>
 
 #include "elf/elfread.h"
 #include "stack/unwind.h"

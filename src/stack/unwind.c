@@ -6,11 +6,12 @@
 
 #include <asm/perf_regs.h>
 #include <errno.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <gelf.h>
 
 #include "elf/addr.h"
 #include "elf/elfread.h"
@@ -208,15 +209,7 @@ static void sample_regs(const struct rec_sample *s, struct cfi_regs *g)
 /* The image of m, opened on first use; NULL when it cannot be read. */
 static struct unwind_image *image_of(struct unwinder *u, struct module *m)
 {
-	if (m->id >= u->nimages) {
-		size_t n = u->nimages ? u->nimages : 64;
-
-		while (n <= m->id)
-			n *= 2;
-		u->images = xrealloc(u->images, n * sizeof(*u->images));
-		memset(u->images + u->nimages, 0, (n - u->nimages) * sizeof(*u->images));
-		u->nimages = n;
-	}
+	xgrow_zero(&u->images, &u->nimages, (size_t)m->id + 1, sizeof(*u->images));
 	if (!u->images[m->id]) {
 		struct unwind_image *img = xcalloc(1, sizeof(*img));
 

@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "elf/addr.h"
 #include "capture/decode.h"
+#include "elf/addr.h"
 #include "model/proc.h"
 #include "stack/cfi.h"
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * codec-int.h - the data file's layout, private to store/: the section
- * table, and the encoder of sections and chunks into bytes. No function
+ * table, and the encoder of sections and chunks into bytes; and the
+ * state of a file being written (struct datafile_out), which writer.c
+ * keeps and the chunk encoder reads. No function
  * here does I/O. The decoder and validator are datafile_decode
  * (parse.c); the file's writer and reader, with their system calls, are
  * writer.c and reader.c.
@@ -11,9 +13,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
 #include <zlib.h>
 
 #include "store/datafile.h"
+#include "util/hmap.h"
+#include "util/outfile.h"
+#include "util/sbuf.h"
 
 /*
  * Sizes in the file, as perfmini-data(5) documents them: codec.c checks
@@ -117,6 +123,46 @@ enum df_chunk {
 	DF_CHUNK_MORE,	/* what p gained, the records added */
 	DF_CHUNK_LAST,	/* the same, every module again (build-ids, reasons) */
 	DF_CHUNK_NAMES, /* only what names the frames w holds, every module again */
+};
+
+/*
+ * How much of a profile's arrays a file holds already: what the next
+ * chunk adds starts there.
+ */
+struct df_mark {
+	size_t str; /* bytes of the string table */
+	size_t modules, segments, lines, frames, stack_frames, stacks;
+	size_t samples, threads, offcpu, wakeups; /* those the profile itself holds */
+};
+
+/* Records added to a file as they come, encoded, until the next chunk. */
+struct df_pending {
+	struct sbuf recs;
+	uint64_t written; /* records of the kind in the file, these excluded */
+};
+
+/* A data file being written: see datafile.h. */
+struct datafile_out {
+	struct outfile file;
+	struct df_mark done;
+	struct df_pending samples, threads, offcpu, wakeups;
+	/*
+	 * With own_tables (datafile_own_tables), the file holds only the
+	 * stacks its records use, numbered by first use, and the frames and
+	 * lines of those: stack_ids maps a profile stack id to the file's,
+	 * stack_of the file's back; frame_ids and frame_of the same for
+	 * frames, with each file frame's line0 in the file and the nlines
+	 * written (frame_line0, frame_nlines).
+	 */
+	bool own_tables;
+	struct hmap stack_ids, frame_ids;
+	uint32_t *stack_of, *frame_of, *frame_line0, *frame_nlines;
+	size_t nstack_of, stack_of_cap, nframe_of, frame_of_cap;
+	uint64_t bytes;	    /* written to the file */
+	unsigned long sum;  /* CRC-32 of those bytes, END's */
+	uint64_t last_time; /* the latest sample or span time added, for SYNC */
+	bool named;	    /* the file is under its name */
+	int err;	    /* the first write error: nothing is written after it */
 };
 
 /*

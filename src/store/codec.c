@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
 #include <zlib.h>
 
 #include "store/codec-int.h"
@@ -319,9 +320,9 @@ static void put_appended(struct df_out *o, const struct profile *p, uint32_t typ
 	const struct df_section *sec = df_section_of(type);
 	size_t n = *df_rec_count(p, sec);
 
-	put_run_bytes(o, type, pa->written, pa->buf, pa->len);
-	pa->written += pa->len / df_rec_size(sec);
-	pa->len = 0;
+	put_run_bytes(o, type, pa->written, pa->recs.buf, pa->recs.len);
+	pa->written += pa->recs.len / df_rec_size(sec);
+	sbuf_reset(&pa->recs);
 	if (*done < n) {
 		size_t at = run_begin(o, type, pa->written);
 

@@ -27,9 +27,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "util/hmap.h"
-#include "util/outfile.h"
 #include "store/profile.h"
+#include "util/outfile.h"
 
 #define DATAFILE_MAGIC	 "PERFMINI"
 #define DATAFILE_VERSION 3
@@ -84,23 +83,6 @@ unsigned char *datafile_encode(const struct profile *p, size_t *len);
 struct profile *datafile_decode(const unsigned char *buf, size_t len, char *err, size_t errlen);
 
 /*
- * How much of a profile's arrays a file holds already: what the next
- * chunk adds starts there.
- */
-struct df_mark {
-	size_t str; /* bytes of the string table */
-	size_t modules, segments, lines, frames, stack_frames, stacks;
-	size_t samples, threads, offcpu, wakeups; /* those the profile itself holds */
-};
-
-/* Records added to a file as they come, encoded, until the next chunk. */
-struct df_pending {
-	unsigned char *buf;
-	size_t len, cap;
-	uint64_t written; /* records of the kind in the file, these excluded */
-};
-
-/*
  * A data file written as a recording goes (version 3): opened before
  * anything is recorded, so that neither a full descriptor table nor an
  * unwritable or impossible output is found out only after a recording,
@@ -117,37 +99,24 @@ struct df_pending {
  * names, stacks. The caller flushes every second or so, and when
  * datafile_pending grows: memory holds a second of records, not a
  * recording.
+ *
+ * Its state is the writer's own (store/codec-int.h). datafile_create
+ * makes one; datafile_commit, datafile_commit_names and datafile_abandon
+ * end it, each taking the caller's pointer and leaving it NULL, so that
+ * a file ended is never used again.
  */
-struct datafile_out {
-	struct outfile file;
-	struct df_mark done;
-	struct df_pending samples, threads, offcpu, wakeups;
-	/*
-	 * With own_tables (datafile_own_tables), the file holds only the
-	 * stacks its records use, numbered by first use, and the frames and
-	 * lines of those: stack_ids maps a profile stack id to the file's,
-	 * stack_of the file's back; frame_ids and frame_of the same for
-	 * frames, with each file frame's line0 in the file and the nlines
-	 * written (frame_line0, frame_nlines).
-	 */
-	bool own_tables;
-	struct hmap stack_ids, frame_ids;
-	uint32_t *stack_of, *frame_of, *frame_line0, *frame_nlines;
-	size_t nstack_of, stack_of_cap, nframe_of, frame_of_cap;
-	uint64_t bytes;	    /* written to the file */
-	unsigned long sum;  /* CRC-32 of those bytes, END's */
-	uint64_t last_time; /* the latest sample or span time added, for SYNC */
-	bool named;	    /* the file is under its name */
-	int err;	    /* the first write error: nothing is written after it */
-};
+struct datafile_out;
 
 /*
  * Every call below that takes err returns 0 or -errno (NULL for
  * datafile_read) with a one-line message, naming the file, in err.
  * Nothing in store/ prints.
  */
-/* flags: outfile_open's (OUTFILE_NEW: a new file whatever the name holds). */
-int datafile_create(struct datafile_out *out, const char *path, int flags, char *err,
+/*
+ * Creates the file at path, into *out (NULL when it cannot be).
+ * flags: outfile_open's (OUTFILE_NEW: a new file whatever the name holds).
+ */
+int datafile_create(struct datafile_out **out, const char *path, int flags, char *err,
 		    size_t errlen);
 /*
  * From now on the file holds only the stacks that the records added to
@@ -174,6 +143,10 @@ void datafile_add_offcpu(struct datafile_out *out, const struct pm_offcpu *s);
 void datafile_add_wakeup(struct datafile_out *out, const struct pm_wakeup *w);
 /* Bytes waiting for the next chunk. */
 size_t datafile_pending(const struct datafile_out *out);
+/* Bytes written to the file so far. */
+uint64_t datafile_written(const struct datafile_out *out);
+/* The file's path, as datafile_create was given it. */
+const char *datafile_path(const struct datafile_out *out);
 /*
  * Writes a chunk: what p gained since the last, the records added, a
  * SYNC; names the file at the first. After a write error (a full disk)
@@ -183,9 +156,10 @@ int datafile_flush(struct datafile_out *out, const struct profile *p, char *err,
 /*
  * The last chunk, in which every module and meta entry of p is written
  * again (they change to the end: build-ids, reasons, counts), then END;
- * closes the file. *written, when not NULL, gets the file's size.
+ * closes the file. *written, when not NULL, gets the file's size. Ends
+ * *out, written or not (as datafile_abandon when not).
  */
-int datafile_commit(struct datafile_out *out, const struct profile *p, size_t *written, char *err,
+int datafile_commit(struct datafile_out **out, const struct profile *p, size_t *written, char *err,
 		    size_t errlen);
 /*
  * A file whose records are all added, to be finished later, once more of
@@ -197,15 +171,16 @@ int datafile_seal(struct datafile_out *out, const struct profile *p, char *err, 
  * Finishes a sealed file: a last chunk of only what names its frames
  * (the strings and lines of frames named since, every module and
  * segment again), none of the frames, stacks or meta entries p gained
- * after the seal, then END; closes the file.
+ * after the seal, then END; closes the file. Ends *out, as
+ * datafile_commit does.
  */
-int datafile_commit_names(struct datafile_out *out, const struct profile *p, char *err,
+int datafile_commit_names(struct datafile_out **out, const struct profile *p, char *err,
 			  size_t errlen);
 /*
- * Releases out: a file not named yet is gone; one named keeps the chunks
- * written, and reads as cut short.
+ * Ends *out unfinished: a file not named yet is gone; one named keeps
+ * the chunks written, and reads as cut short. *out NULL: nothing to do.
  */
-void datafile_abandon(struct datafile_out *out);
+void datafile_abandon(struct datafile_out **out);
 
 /* datafile_create and datafile_commit at once. */
 int datafile_write(const struct profile *p, const char *path, size_t *written, char *err,

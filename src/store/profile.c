@@ -29,31 +29,25 @@ void strtab_release(struct strtab *t)
 	t->len = t->cap = 0;
 }
 
-struct str_key {
-	const struct strtab *t;
-	const char *s;
-	size_t n;
-};
-
-/* Whether the string at offset val is k's n bytes. */
-static bool same_str(uint64_t val, const void *arg)
+/* The string at offset val of strtab ctx. */
+static const char *str_at(uint64_t val, const void *ctx, size_t *len)
 {
-	const struct str_key *k = arg;
-	const char *at = k->t->buf + val;
+	const struct strtab *t = ctx;
+	const char *at = t->buf + val;
 
-	return strncmp(at, k->s, k->n) == 0 && at[k->n] == '\0';
+	*len = strlen(at);
+	return at;
 }
 
 uint32_t strtab_addn(struct strtab *t, const char *s, size_t n)
 {
-	struct str_key k = {t, s, n};
 	struct hmap_slot *slot;
 	bool added;
 	uint32_t off;
 
 	if (n == 0)
 		return 0;
-	slot = hmap_intern(&t->index, hash_bytes(s, n), same_str, &k, &added);
+	slot = hmap_intern_str(&t->index, s, n, str_at, t, &added);
 	if (!added)
 		return (uint32_t)slot->val;
 	xgrow(&t->buf, &t->cap, t->len + n + 1, 1);

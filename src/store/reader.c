@@ -15,16 +15,15 @@
 #include <unistd.h>
 
 #include "store/datafile.h"
-#include "util/alloc.h"
+#include "util/io.h"
 
 struct profile *datafile_read(const char *path, bool force, char *err, size_t errlen)
 {
 	struct profile *p = NULL;
-	unsigned char *buf = NULL;
-	size_t len = 0, cap = 0;
-	char why[256];
+	char *buf = NULL, why[256];
+	size_t len = 0;
 	struct stat st;
-	int fd;
+	int fd, ret;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
@@ -62,27 +61,12 @@ struct profile *datafile_read(const char *path, bool force, char *err, size_t er
 			goto out;
 		}
 	}
-	/* One read, into exactly its size, for a file that does not grow meanwhile. */
-	if (st.st_size > 0) {
-		cap = (size_t)st.st_size + 1;
-		buf = xmalloc(cap);
+	ret = read_whole(fd, &buf, &len);
+	if (ret < 0) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(-ret));
+		goto out;
 	}
-	for (;;) {
-		ssize_t n;
-
-		xgrow(&buf, &cap, len + 1, 1);
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	p = datafile_decode(buf, len, why, sizeof(why));
+	p = datafile_decode((const unsigned char *)buf, len, why, sizeof(why));
 	if (!p)
 		snprintf(err, errlen, "%s: %s", path, why);
 out:

@@ -3,7 +3,8 @@
  * writer.c - a data file written as a recording goes, a chunk at a time
  * (version 3): unnamed until its first chunk that holds a sample (or its
  * end), then under its name, read at every moment as what its chunks
- * hold. See datafile.h.
+ * hold. Its state (struct datafile_out, codec-int.h) is made here and
+ * ended here; nothing outside store/ sees it. See datafile.h.
  */
 #include "config.h"
 
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
 #include <zlib.h>
 
 #include "store/codec-int.h"
@@ -20,18 +22,26 @@
 #include "util/bytes.h"
 #include "util/io.h"
 
-int datafile_create(struct datafile_out *out, const char *path, int flags, char *err, size_t errlen)
+int datafile_create(struct datafile_out **outp, const char *path, int flags, char *err,
+		    size_t errlen)
 {
+	struct datafile_out *out = xcalloc(1, sizeof(*out));
 	const char *why;
 	int ret;
 
-	memset(out, 0, sizeof(*out));
+	*outp = NULL;
+	sbuf_init(&out->samples.recs);
+	sbuf_init(&out->threads.recs);
+	sbuf_init(&out->offcpu.recs);
+	sbuf_init(&out->wakeups.recs);
 	ret = outfile_open(&out->file, path, 0600, flags, &why);
 	if (ret < 0) {
 		snprintf(err, errlen, "cannot create '%s': %s", path, why ? why : strerror(-ret));
+		free(out);
 		return ret;
 	}
 	out->sum = crc32(0L, Z_NULL, 0);
+	*outp = out;
 	return 0;
 }
 
@@ -75,17 +85,14 @@ static uint32_t file_stack(struct datafile_out *out, uint32_t stack)
 	return (uint32_t)slot->val;
 }
 
-/* Room for one more record of size bytes in pa. */
+/* Room for one more record of size bytes in pa, counted in: the caller writes it. */
 static unsigned char *pending_reserve(struct df_pending *pa, size_t size)
 {
-	unsigned char *rec;
+	size_t at = pa->recs.len;
 
-	/* Per sample: the call only when the buffer must grow. */
-	if (pa->len + size > pa->cap)
-		xgrow(&pa->buf, &pa->cap, pa->len + size, 1);
-	rec = pa->buf + pa->len;
-	pa->len += size;
-	return rec;
+	sbuf_grow(&pa->recs, size);
+	sbuf_setlen(&pa->recs, at + size);
+	return (unsigned char *)pa->recs.buf + at;
 }
 
 /*
@@ -148,9 +155,20 @@ void datafile_add_wakeup(struct datafile_out *out, const struct pm_wakeup *wakeu
 	pending_record(&out->wakeups, &one, DF_WAKEUPS);
 }
 
+uint64_t datafile_written(const struct datafile_out *out)
+{
+	return out->bytes;
+}
+
+const char *datafile_path(const struct datafile_out *out)
+{
+	return out->file.path;
+}
+
 size_t datafile_pending(const struct datafile_out *out)
 {
-	return out->samples.len + out->threads.len + out->offcpu.len + out->wakeups.len;
+	return out->samples.recs.len + out->threads.recs.len + out->offcpu.recs.len +
+	       out->wakeups.recs.len;
 }
 
 /* The message for a write error: a full disk said as such. */
@@ -208,7 +226,7 @@ int datafile_flush(struct datafile_out *out, const struct profile *p, char *err,
 	struct df_out o = {0};
 
 	if (out->err == 0) {
-		bool samples = out->samples.len > 0;
+		bool samples = out->samples.recs.len > 0;
 
 		if (out->bytes == 0)
 			df_put_header(&o);
@@ -226,23 +244,28 @@ static void release_pending(struct datafile_out *out)
 {
 	struct df_pending *all[] = {&out->samples, &out->threads, &out->offcpu, &out->wakeups};
 
-	for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
-		free(all[i]->buf);
-		*all[i] = (struct df_pending){.written = all[i]->written};
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++)
+		sbuf_release(&all[i]->recs);
 }
 
-void datafile_abandon(struct datafile_out *out)
+void datafile_abandon(struct datafile_out **outp)
 {
+	struct datafile_out *out = *outp;
+
+	if (!out)
+		return;
 	release_pending(out);
 	release_own(out);
 	outfile_abandon(&out->file);
+	free(out);
+	*outp = NULL;
 }
 
-/* The last chunk, of kind, then END; the file closed. */
-static int commit(struct datafile_out *out, const struct profile *p, enum df_chunk kind,
+/* The last chunk, of kind, then END; the file closed, and *outp ended. */
+static int commit(struct datafile_out **outp, const struct profile *p, enum df_chunk kind,
 		  size_t *written, char *err, size_t errlen)
 {
+	struct datafile_out *out = *outp;
 	struct df_out o = {0};
 	int ret = out->err;
 
@@ -256,7 +279,7 @@ static int commit(struct datafile_out *out, const struct profile *p, enum df_chu
 	}
 	if (ret < 0) {
 		write_error(out, err, errlen);
-		datafile_abandon(out);
+		datafile_abandon(outp);
 		return ret;
 	}
 	if (written)
@@ -267,10 +290,12 @@ static int commit(struct datafile_out *out, const struct profile *p, enum df_chu
 	ret = outfile_commit(&out->file);
 	if (ret < 0)
 		snprintf(err + strlen(err), errlen - strlen(err), "%s", strerror(-ret));
+	free(out);
+	*outp = NULL;
 	return ret;
 }
 
-int datafile_commit(struct datafile_out *out, const struct profile *p, size_t *written, char *err,
+int datafile_commit(struct datafile_out **out, const struct profile *p, size_t *written, char *err,
 		    size_t errlen)
 {
 	return commit(out, p, DF_CHUNK_LAST, written, err, errlen);
@@ -284,7 +309,7 @@ int datafile_seal(struct datafile_out *out, const struct profile *p, char *err, 
 	return ret;
 }
 
-int datafile_commit_names(struct datafile_out *out, const struct profile *p, char *err,
+int datafile_commit_names(struct datafile_out **out, const struct profile *p, char *err,
 			  size_t errlen)
 {
 	return commit(out, p, DF_CHUNK_NAMES, NULL, err, errlen);
@@ -293,7 +318,7 @@ int datafile_commit_names(struct datafile_out *out, const struct profile *p, cha
 int datafile_write(const struct profile *p, const char *path, size_t *written, char *err,
 		   size_t errlen)
 {
-	struct datafile_out out;
+	struct datafile_out *out;
 	int ret = datafile_create(&out, path, 0, err, errlen);
 
 	return ret < 0 ? ret : datafile_commit(&out, p, written, err, errlen);

@@ -12,7 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +20,8 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
-#include <linux/openat2.h>
+
+#include <gelf.h>
 #include <zlib.h>
 
 #include "elf/elfz.h"
@@ -184,7 +185,7 @@ static int try_debug_file(const char *path, const char *main, const unsigned cha
 	int fd = open_regular(AT_FDCWD, path, RESOLVE_NO_MAGICLINKS, &a);
 
 	if (fd < 0)
-		return errno == EMFILE || errno == ENFILE ? -2 : -1;
+		return out_of_descriptors(errno) ? -2 : -1;
 	if (stat(main, &b) < 0 || (a.st_dev == b.st_dev && a.st_ino == b.st_ino) ||
 	    !owner_may_read(&b, &a))
 		goto no;
@@ -298,7 +299,7 @@ int symfile_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modnam
 	else
 		fd = local_find_debuginfo(mod, file_name, debuglink_file, debuglink_crc,
 					  *f->dwfl_cb->debuginfo_path, debuginfo_file_name);
-	if (fd < 0 && f && (errno == EMFILE || errno == ENFILE))
+	if (fd < 0 && f && out_of_descriptors(errno))
 		f->debug_no_fd = true;
 	if (fd < 0 || !f || f->zname)
 		return fd;

@@ -9,9 +9,10 @@
  */
 #include "config.h"
 
-#include <libiberty/demangle.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <libiberty/demangle.h>
 
 /* libiberty.h defines its own, the same; util.h's is the project's. */
 #undef ARRAY_SIZE

@@ -18,17 +18,18 @@
 #include "config.h"
 
 #include <ctype.h>
-#include <dwarf.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbol/symfile-int.h"
+#include <dwarf.h>
+
 #include "symbol/demangle.h"
 #include "symbol/dwname-int.h"
 #include "symbol/dwname.h"
-#include "util/hmap.h"
+#include "symbol/symfile-int.h"
 #include "util/alloc.h"
 #include "util/array.h"
+#include "util/hmap.h"
 #include "util/sbuf.h"
 
 /* The parent of every DIE of a unit, ascending by offset (the order of a walk). */

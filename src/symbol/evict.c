@@ -7,18 +7,11 @@
  */
 #include "config.h"
 
-#include <fcntl.h>
 #include <malloc.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "symbol/srcline.h"
 #include "symbol/symfile-int.h"
-#include "util/array.h"
 #include "util/hash.h"
-#include "util/pages.h"
 
 void symbolizer_trim(struct symbolizer *z)
 {
@@ -32,47 +25,6 @@ void symbolizer_trim(struct symbolizer *z)
 			srcline_trim(z->files[i], held > z->lines_budget);
 	if (symbolizer_give_back_due(z))
 		symbolizer_give_back(z);
-}
-
-/* Frees what f read to name frames, keeping what the profile's module table takes. */
-static void symfile_unload(struct symfile *f)
-{
-	struct hmap_slot *s;
-
-	free(f->image);
-	f->image = NULL;
-	if (f->zfd >= 0)
-		close(f->zfd);
-	f->zfd = -1;
-	free(f->zname);
-	f->zname = NULL;
-	for (size_t pos = 0; (s = hmap_next(&f->demangled, &pos));)
-		free(hmap_ptr(s));
-	hmap_release(&f->demangled);
-	for (size_t pos = 0; (s = hmap_next(&f->paths, &pos));)
-		free(hmap_ptr(s));
-	hmap_release(&f->paths);
-	srcline_release(f);
-	dwname_free(f->dwname);
-	f->dwname = NULL;
-	if (f->dwfl)
-		symfile_end_dwfl(f);
-	symtab_release(&f->syms);
-	ksyms_release(&f->ksyms);
-}
-
-void symfile_free(struct symfile *f)
-{
-	/*
-	 * What libelf and libdw were doing when the file changed under them
-	 * was cut off midway: none of it is touched again, not even to free.
-	 */
-	if (!f || f->changed)
-		return;
-	symfile_unload(f);
-	free(f->segs);
-	free(f->debugfile);
-	free(f);
 }
 
 /* Lets go of what f read, if it is of a module of a file; returns whether it did. */

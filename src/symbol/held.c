@@ -83,6 +83,11 @@ static uint64_t file_pages(struct symbolizer *z)
 	return sscanf(buf, "%llu %llu %llu", &size, &rss, &shared) == 3 ? shared : 0;
 }
 
+void symbolizer_set_give_back_bytes(struct symbolizer *z, size_t bytes)
+{
+	z->give_back_bytes = bytes;
+}
+
 /* How often, at most, symbolizer_give_back_due reads /proc/self/statm. */
 #define STATM_LOOK_NS 50000000ULL
 

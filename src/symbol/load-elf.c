@@ -11,12 +11,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <gelf.h>
+
 #include "symbol/symfile-int.h"
 #include "util/alloc.h"
+#include "util/io.h"
 
 static bool has_section(Elf *e, const char *name)
 {
@@ -100,7 +102,7 @@ static int dwfl_symbols(struct symfile *f)
 	int n, plt, added = 0, ret;
 
 	if ((ret = dwfl_report(f)) < 0)
-		return symfile_out_of_descriptors(-ret) ? ret : 0;
+		return out_of_descriptors(-ret) ? ret : 0;
 	if (!(elf = dwfl_module_getelf(f->dwmod, &bias)))
 		return 0;
 	n = dwfl_module_getsymtab(f->dwmod);
@@ -161,8 +163,8 @@ int symfile_load_elf(struct symfile *f)
 	int n, ret = 0;
 
 	if (f->mod->fd < 0) {
-		f->reason = symfile_out_of_descriptors(f->mod->pin_error) ? REASON_NO_DESCRIPTORS
-									  : REASON_FILE_GONE;
+		f->reason = out_of_descriptors(f->mod->pin_error) ? REASON_NO_DESCRIPTORS
+								  : REASON_FILE_GONE;
 		return -ENOENT;
 	}
 	e = elf_begin(f->mod->fd, ELF_C_READ_MMAP, NULL);

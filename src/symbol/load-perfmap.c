@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "symbol/symfile-int.h"
+#include "util/io.h"
 
 int symfile_load_perfmap(struct symfile *f)
 {
@@ -19,9 +20,9 @@ int symfile_load_perfmap(struct symfile *f)
 
 	if (f->mod->fd < 0) {
 		/* The runtime never wrote one we could read, or we could not open it. */
-		f->reason = symfile_out_of_descriptors(f->mod->pin_error) ? REASON_NO_DESCRIPTORS
-			    : f->mod->pin_error == EPERM		  ? REASON_PERFMAP_REFUSED
-									  : REASON_ANON;
+		f->reason = out_of_descriptors(f->mod->pin_error) ? REASON_NO_DESCRIPTORS
+			    : f->mod->pin_error == EPERM	  ? REASON_PERFMAP_REFUSED
+								  : REASON_ANON;
 		return -ENOENT;
 	}
 	fd = dup(f->mod->fd);
@@ -30,8 +31,7 @@ int symfile_load_perfmap(struct symfile *f)
 
 		if (fd >= 0)
 			close(fd);
-		f->reason =
-			symfile_out_of_descriptors(err) ? REASON_NO_DESCRIPTORS : REASON_FILE_GONE;
+		f->reason = out_of_descriptors(err) ? REASON_NO_DESCRIPTORS : REASON_FILE_GONE;
 		return -EIO;
 	}
 	rewind(map);

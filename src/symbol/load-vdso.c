@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+
 #include <libelf.h>
 
 #include "symbol/symfile-int.h"

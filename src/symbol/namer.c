@@ -23,8 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "symbol/symfile-int.h"
 #include "symbol/namer.h"
+#include "symbol/symfile.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/hmap.h"
@@ -296,7 +296,7 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 			symbolizer_reread_perfmap(n->z, j->m);
 		g->val = (uint64_t)j->gen + 1;
 	}
-	if (!(f = symfile_find(n->z, j->m)) || f->unloaded) {
+	if (!(f = symfile_find(n->z, j->m)) || !symfile_loaded(f)) {
 		ration(n, j);
 		if (given_up(n, j))
 			goto skip;
@@ -305,10 +305,9 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 	}
 	symbolize_addr(n->z, j->m, j->addr, false, r);
 	/* A module read the first time: what it is, before the first frame named in it. */
-	if ((f = symfile_find(n->z, j->m)) && !f->told) {
+	if ((f = symfile_find(n->z, j->m)) && symfile_take_news(f)) {
 		struct fact *fact = xcalloc(1, sizeof(*fact));
 
-		f->told = true;
 		symbolize_module_facts(n->z, j->m, &fact->f);
 		pthread_mutex_lock(&n->lock);
 		*n->facts_tail = fact;
@@ -327,7 +326,7 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 	 * At the stop each module is let go whole once named, its mappings
 	 * with it (finish_by_module).
 	 */
-	if ((f = symfile_find(n->z, j->m)) && f->fresh && !atomic_load(&n->done) &&
+	if ((f = symfile_find(n->z, j->m)) && symfile_fresh(f) && !atomic_load(&n->done) &&
 	    ration_machine_free(n->ration) && symbolizer_give_back_due(n->z))
 		symbolizer_give_back(n->z);
 	return;
@@ -345,7 +344,7 @@ static void run_deferred(struct namer *n, struct symres *r)
 	if (!n->ndeferred)
 		return;
 	symfile_get(n->z, n->deferred[0].m);
-	ration_charge(n->ration, n->z->kernel_read_cpu_ns);
+	ration_charge(n->ration, symbolizer_kernel_read_cpu_ns(n->z));
 	for (size_t i = 0; i < n->ndeferred; i++)
 		run_job(n, &n->deferred[i], r);
 	n->ndeferred = 0;
@@ -407,7 +406,7 @@ static void finish_by_module(struct namer *n, struct symres *r)
 		if (i == 0 || jobs[i - 1].m != jobs[i].m) {
 			struct symfile *f = symfile_find(n->z, jobs[i].m);
 
-			read_now = !f || f->unloaded;
+			read_now = !f || !symfile_loaded(f);
 		}
 		run_job(n, &jobs[i], r);
 		if ((i + 1) % TRIM_JOBS == 0)
@@ -498,7 +497,7 @@ struct namer *namer_start(struct symbolizer *z)
 	struct namer *n = xcalloc(1, sizeof(*n));
 
 	n->z = z;
-	z->give_back_bytes = NAMER_GIVE_BACK_BYTES;
+	symbolizer_set_give_back_bytes(z, NAMER_GIVE_BACK_BYTES);
 	n->ration = ration_new(&namer_ration, NULL);
 	n->jobs = spsc_new(sizeof(struct job), CHUNK_JOBS);
 	n->abandons = spsc_new(sizeof(struct job), 64);

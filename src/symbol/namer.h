@@ -11,13 +11,16 @@
  * machine it reads a module for the first time (the costly part of
  * naming) only within a ration of 0.5% of one CPU (20 ms of it saved up
  * at most), so that it takes little from the profiled programs, and what
- * it has not named by the stop it names then, at full speed. It runs at
- * normal priority, never in the idle class nor at a low nice level:
- * sharing the recorder's address space, a starved thread preempted in
- * the middle of a system call (mmap, say) holds kernel locks the recorder
- * needs, and the recorder stalled behind it long enough to lose records
- * (seen with SCHED_IDLE and nice 19 on a busy machine: up to seconds of
- * samples lost, in about one run of six).
+ * it has not named by the stop it names then, at full speed. It runs 5
+ * nicer than the recording thread, which must drain the rings before
+ * they fill (at the same priority, sharing a CPU with it, it held the
+ * recorder off for tens of milliseconds: records were lost), but never
+ * in the idle class nor at a low nice level: sharing the recorder's
+ * address space, a starved thread preempted in the middle of a system
+ * call (mmap, say) holds kernel locks the recorder needs, and the
+ * recorder stalled behind it long enough to lose records (seen with
+ * SCHED_IDLE and nice 19 on a busy machine: up to seconds of samples
+ * lost, in about one run of six).
  *
  * What it read of a module no frame was named in for a minute is let go
  * (symbolizer_forget_idle), to be read again if the module's code runs
@@ -65,7 +68,7 @@ void namer_frame(struct namer *n, struct module *m, uint32_t gen, uint32_t frame
 void namer_kick(struct namer *n);
 
 /*
- * Lets the thread finish what is queued, at normal priority, and joins
+ * Lets the thread finish what is queued, without its ration, and joins
  * it. It is cut short when deadline_ns (on now_ns()'s clock; 0 for none)
  * passes or *interrupt becomes non-zero: the frames not named by then stay
  * unnamed, and the thread, if it is still busy, is left to end with the

@@ -4,8 +4,9 @@
  */
 #include "config.h"
 
-#include <dwarf.h>
 #include <stdlib.h>
+
+#include <dwarf.h>
 
 #include "symbol/scopes.h"
 #include "util/alloc.h"

@@ -4,18 +4,19 @@
  */
 #include "config.h"
 
-#include <dwarf.h>
-#include <elfutils/libdw.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbol/symfile-int.h"
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
+
 #include "elf/dwline.h"
 #include "symbol/demangle.h"
 #include "symbol/dwname.h"
 #include "symbol/scopes.h"
 #include "symbol/srcline.h"
+#include "symbol/symfile-int.h"
 #include "util/alloc.h"
 #include "util/array.h"
 #include "util/hash.h"

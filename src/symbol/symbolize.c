@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbol/symfile-int.h"
-#include "util/busguard.h"
 #include "symbol/demangle.h"
 #include "symbol/symbolize.h"
+#include "symbol/symfile-int.h"
 #include "util/alloc.h"
+#include "util/busguard.h"
 
 /* Kernel and perf-map frames carry absolute addresses, file frames offsets. */
 static bool absolute(const struct module *m)
@@ -282,7 +282,7 @@ size_t symbolize_profile(struct profile *p, struct symbolizer *z,
 		symbolize_addr(z, mods->mods[f->module], f->addr, false, r);
 		if (++named % 64 == 0)
 			symbolizer_trim(z);
-		else if ((sf = symfile_find(z, mods->mods[f->module])) && sf->fresh)
+		else if ((sf = symfile_find(z, mods->mods[f->module])) && symfile_fresh(sf))
 			symbolizer_give_back(z);
 		symbolize_add_levels(p, (uint32_t)i, r);
 		symres_release(r);

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "elf/addr.h"
+#include "elf/elfread.h"
 #include "model/module.h"
 #include "store/profile.h"
 #include "symbol/srcline.h"

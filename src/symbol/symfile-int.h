@@ -1,19 +1,58 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * symfile-int.h - struct symfile, for the files of symbol/ alone: what
- * naming read of one module, and the caches srcline.c and dwname.c keep
- * in it. Everything outside symbol/ goes through symfile.h's calls.
+ * symfile-int.h - struct symbolizer and struct symfile, for the files of
+ * symbol/ alone: what naming read of each module, and the caches
+ * srcline.c and dwname.c keep in it, read through libdwfl. Everything
+ * outside symbol/ goes through symfile.h's calls, and sees no libdwfl.
  */
 #ifndef PERFMINI_SYMFILE_INT_H
 #define PERFMINI_SYMFILE_INT_H
 
-#include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
+#include <elfutils/libdwfl.h>
+
+#include "elf/addr.h"
+#include "elf/elfread.h"
+#include "elf/ksyms.h"
+#include "elf/perfmap.h"
+#include "elf/symtab.h"
 #include "symbol/dwname.h"
 #include "symbol/symfile.h"
+#include "util/hmap.h"
 
 struct srcline_units;
+
+struct symbolizer {
+	struct module_set *mods; /* the model's: what the ids stand for */
+	struct symfile **files;	 /* by module id, NULL until first used */
+	size_t nfiles;
+	char *debuginfo_path;	/* for libdwfl: "-:.debug:/usr/lib/debug[:DIR...]" */
+	Dwfl_Callbacks dwfl_cb; /* points at debuginfo_path: the symbolizer must not move */
+	bool no_lines;
+	int pagemap; /* /proc/self/pagemap for symbolizer_trim; -1 when not open, -2 when it cannot be */
+	int statm; /* /proc/self/statm, the same way */
+	/*
+	 * symbolizer_trim gives the pages back once this many more bytes of
+	 * files are resident than after the last time (0: at every call);
+	 * file_pages is how many were resident then; statm_at, when
+	 * symbolizer_give_back_due last looked (now_coarse_ns).
+	 */
+	size_t give_back_bytes;
+	uint64_t file_pages;
+	uint64_t statm_at;
+	size_t lines_budget; /* symbolizer_trim's: SYMBOLIZER_LINES_BUDGET (tests set less) */
+	struct ksyms_reader *kernel_reader; /* see symbolizer_read_kernel, NULL if none */
+	uint64_t kernel_read_cpu_ns;	    /* the CPU time its thread used, once waited for */
+	/*
+	 * Build-id hash -> module id of the first file read with it: copies
+	 * of one binary (containers' libraries, a program copied and run
+	 * many times) look their lines up in one module's DWARF.
+	 */
+	struct hmap build_ids;
+};
 
 struct symfile {
 	struct module *mod; /* what it is and its pinned file */
@@ -91,7 +130,7 @@ struct symfile {
 	 * profile's module table takes); symfile_get reads it again.
 	 */
 	bool unloaded;
-	bool told; /* its module_facts went to the recorder (namer.c) */
+	bool told; /* symfile_take_news said it was read */
 };
 
 /*
@@ -112,12 +151,6 @@ int symfile_load_kernel(struct symbolizer *z, struct symfile *f);
 int symfile_load_vdso(struct symfile *f);
 int symfile_load_perfmap(struct symfile *f);
 
-/* Whether err (an errno) means that perfmini has no descriptor left. */
-static inline bool symfile_out_of_descriptors(int err)
-{
-	return err == EMFILE || err == ENFILE;
-}
-
 /*
  * libdwfl's find_debuginfo callback for every symbolizer's modules
  * (debugfile.c): the separate debug file of mod, checked against its
@@ -136,7 +169,42 @@ void symfile_remember_region(struct symfile *f, const void *raw, size_t n);
 void symfile_remember_map(struct symfile *f, Elf *e);
 /* Ends f's Dwfl, and with it the mappings remembered. */
 void symfile_end_dwfl(struct symfile *f);
-/* Frees f and all it holds. */
+/*
+ * Frees what f read to name frames (symbols, DWARF, the caches), keeping
+ * what the profile's module table takes: its reason, build-id, segments
+ * and entry.
+ */
+void symfile_unload(struct symfile *f);
+/* Frees f and all it holds (symfile_get makes it). */
 void symfile_free(struct symfile *f);
+
+/*
+ * A descriptor of the ELF file fd from which libelf reads every debug
+ * section: fd itself, or (when fd has zstd-compressed sections, which
+ * libelf 0.188 cannot read, or with zlib, zlib-compressed ones, which
+ * libelf would expand into the recorder's memory) an unnamed file
+ * holding the file's image with its compressed sections expanded
+ * (elfz.h), on disk where possible, so that only the pages libdw reads
+ * are in memory. Takes fd: it is closed when the copy replaces it (the
+ * copy is made while fd is open, so the two numbers differ). When
+ * sections cannot be expanded, returns fd and sets *why (if not NULL)
+ * to the reason (not for zlib alone: libelf reads those itself).
+ */
+int symfile_expand_fd(int fd, enum module_lines *why, bool zlib);
+
+/*
+ * The module's DWARF (see dwfl_module_getdwarf), from its expanded copy
+ * when it is in a separate debug file with compressed sections; NULL when it
+ * has none.
+ */
+Dwarf *symfile_dwarf(struct symfile *f, Dwarf_Addr *bias);
+
+/*
+ * Reports the module again in a new Dwfl when its separate debug file
+ * turned out to have compressed sections (so that libdwfl reads the expanded
+ * copy); a no-op otherwise or the second time. Pointers into the old
+ * Dwfl's data die: call it before anything keeps one. Returns 0 or -errno.
+ */
+int symfile_dwfl_reload(struct symfile *f);
 
 #endif

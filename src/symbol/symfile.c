@@ -2,25 +2,29 @@
 /*
  * symfile.c - the symbolizer, and its symfiles by module id: each made on
  * first use, its shared fields set, then read by its source's loader
- * (load-elf.c, load-kernel.c, load-vdso.c, load-perfmap.c); see
+ * (load-elf.c, load-kernel.c, load-vdso.c, load-perfmap.c), and freed
+ * here too (evict.c decides when what was read is let go); see
  * symfile.h. The loaders call nothing here.
  */
 #include "config.h"
 
-#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <libelf.h>
+
+#include "symbol/srcline.h"
 #include "symbol/symfile-int.h"
 #include "symbol/symfile.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/hash.h"
 
-void symbolizer_init(struct symbolizer *z, struct module_set *mods, bool no_lines)
+struct symbolizer *symbolizer_new(struct module_set *mods, bool no_lines)
 {
-	memset(z, 0, sizeof(*z));
+	struct symbolizer *z = xcalloc(1, sizeof(*z));
+
 	z->mods = mods;
 	z->no_lines = no_lines;
 	z->dwfl_cb.find_elf = dwfl_build_id_find_elf;
@@ -30,6 +34,7 @@ void symbolizer_init(struct symbolizer *z, struct module_set *mods, bool no_line
 	z->statm = -1;
 	z->lines_budget = SYMBOLIZER_LINES_BUDGET;
 	hmap_init(&z->build_ids);
+	return z;
 }
 
 bool symbolizer_read_kernel(struct symbolizer *z, const struct module *m)
@@ -46,8 +51,15 @@ bool symbolizer_kernel_ready(struct symbolizer *z)
 	return !z->kernel_reader || ksyms_read_done(z->kernel_reader);
 }
 
-void symbolizer_release(struct symbolizer *z)
+uint64_t symbolizer_kernel_read_cpu_ns(const struct symbolizer *z)
 {
+	return z->kernel_read_cpu_ns;
+}
+
+void symbolizer_free(struct symbolizer *z)
+{
+	if (!z)
+		return;
 	if (z->kernel_reader) {
 		struct ksyms k;
 
@@ -63,7 +75,7 @@ void symbolizer_release(struct symbolizer *z)
 		close(z->pagemap);
 	if (z->statm >= 0)
 		close(z->statm);
-	memset(z, 0, sizeof(*z));
+	free(z);
 }
 
 /* Reads what f's module is into f (stored in z before: see symfile_changed). */
@@ -132,17 +144,49 @@ static void find_twin(struct symbolizer *z, struct symfile *f)
 	}
 }
 
+void symfile_unload(struct symfile *f)
+{
+	struct hmap_slot *s;
+
+	free(f->image);
+	f->image = NULL;
+	if (f->zfd >= 0)
+		close(f->zfd);
+	f->zfd = -1;
+	free(f->zname);
+	f->zname = NULL;
+	for (size_t pos = 0; (s = hmap_next(&f->demangled, &pos));)
+		free(hmap_ptr(s));
+	hmap_release(&f->demangled);
+	for (size_t pos = 0; (s = hmap_next(&f->paths, &pos));)
+		free(hmap_ptr(s));
+	hmap_release(&f->paths);
+	srcline_release(f);
+	dwname_free(f->dwname);
+	f->dwname = NULL;
+	if (f->dwfl)
+		symfile_end_dwfl(f);
+	symtab_release(&f->syms);
+	ksyms_release(&f->ksyms);
+}
+
+void symfile_free(struct symfile *f)
+{
+	/*
+	 * What libelf and libdw were doing when the file changed under them
+	 * was cut off midway: none of it is touched again, not even to free.
+	 */
+	if (!f || f->changed)
+		return;
+	symfile_unload(f);
+	free(f->segs);
+	free(f->debugfile);
+	free(f);
+}
+
 struct symfile *symfile_get(struct symbolizer *z, struct module *m)
 {
-	if (m->id >= z->nfiles) {
-		size_t n = z->nfiles ? z->nfiles : 64;
-
-		while (n <= m->id)
-			n *= 2;
-		z->files = xrealloc(z->files, n * sizeof(*z->files));
-		memset(z->files + z->nfiles, 0, (n - z->nfiles) * sizeof(*z->files));
-		z->nfiles = n;
-	}
+	xgrow_zero(&z->files, &z->nfiles, (size_t)m->id + 1, sizeof(*z->files));
 	if (!z->files[m->id] || z->files[m->id]->unloaded) {
 		struct symfile *old = z->files[m->id], *f = xcalloc(1, sizeof(*f));
 
@@ -168,6 +212,11 @@ void symfile_changed(struct symbolizer *z, struct module *m)
 	}
 }
 
+struct symfile *symfile_find(struct symbolizer *z, const struct module *m)
+{
+	return m->id < z->nfiles ? z->files[m->id] : NULL;
+}
+
 enum module_reason symfile_reason(const struct symfile *f)
 {
 	return f->reason;
@@ -176,4 +225,22 @@ enum module_reason symfile_reason(const struct symfile *f)
 size_t symfile_nsyms(const struct symfile *f)
 {
 	return f->syms.n;
+}
+
+bool symfile_loaded(const struct symfile *f)
+{
+	return !f->unloaded;
+}
+
+bool symfile_fresh(const struct symfile *f)
+{
+	return f->fresh;
+}
+
+bool symfile_take_news(struct symfile *f)
+{
+	bool news = !f->told;
+
+	f->told = true;
+	return news;
 }

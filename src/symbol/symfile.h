@@ -21,55 +21,24 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <elfutils/libdwfl.h>
-
-#include "elf/addr.h"
-#include "elf/elfread.h"
-#include "elf/ksyms.h"
-#include "elf/perfmap.h"
-#include "util/hmap.h"
 #include "model/module.h"
 #include "store/reasons.h"
-#include "elf/symtab.h"
 
 /*
  * What naming read of one module: private to symbol/ (symfile-int.h);
  * the rest use the calls below.
  */
 struct symfile;
+/* The symfiles of a set of modules, by module id (symfile-int.h). */
+struct symbolizer;
 
-struct symbolizer {
-	struct module_set *mods; /* the model's: what the ids stand for */
-	struct symfile **files;	 /* by module id, NULL until first used */
-	size_t nfiles;
-	char *debuginfo_path;	/* for libdwfl: "-:.debug:/usr/lib/debug[:DIR...]" */
-	Dwfl_Callbacks dwfl_cb; /* points at debuginfo_path: the symbolizer must not move */
-	bool no_lines;
-	int pagemap; /* /proc/self/pagemap for symbolizer_trim; -1 when not open, -2 when it cannot be */
-	int statm; /* /proc/self/statm, the same way */
-	/*
-	 * symbolizer_trim gives the pages back once this many more bytes of
-	 * files are resident than after the last time (0: at every call);
-	 * file_pages is how many were resident then; statm_at, when
-	 * symbolizer_give_back_due last looked (now_coarse_ns).
-	 */
-	size_t give_back_bytes;
-	uint64_t file_pages;
-	uint64_t statm_at;
-	size_t lines_budget; /* symbolizer_trim's: SYMBOLIZER_LINES_BUDGET (tests set less) */
-	struct ksyms_reader *kernel_reader; /* see symbolizer_read_kernel, NULL if none */
-	uint64_t kernel_read_cpu_ns;	    /* the CPU time its thread used, once waited for */
-	/*
-	 * Build-id hash -> module id of the first file read with it: copies
-	 * of one binary (containers' libraries, a program copied and run
-	 * many times) look their lines up in one module's DWARF.
-	 */
-	struct hmap build_ids;
-};
-
-/* no_lines: names from symbol tables only, DWARF never read. */
-void symbolizer_init(struct symbolizer *z, struct module_set *mods, bool no_lines);
-void symbolizer_release(struct symbolizer *z);
+/*
+ * A symbolizer of the modules of mods (the model's: what their ids
+ * stand for). no_lines: names from symbol tables only, DWARF never read.
+ */
+struct symbolizer *symbolizer_new(struct module_set *mods, bool no_lines);
+/* Frees z, its symfiles and all they hold; NULL is a no-op. */
+void symbolizer_free(struct symbolizer *z);
 /*
  * Adds a directory searched for debug files (by build-id and by name),
  * made absolute. Returns 0 or -errno (no such directory).
@@ -86,6 +55,12 @@ int symbolizer_add_debug_dir(struct symbolizer *z, const char *dir);
 bool symbolizer_read_kernel(struct symbolizer *z, const struct module *m);
 /* Whether using the kernel's symbols would not wait: no reading is under way, or it ended. */
 bool symbolizer_kernel_ready(struct symbolizer *z);
+/*
+ * The CPU time that the reading of the kernel's symbols used on its own
+ * thread, once the kernel's symfile waited for it (0 before, and when it
+ * was read without a thread).
+ */
+uint64_t symbolizer_kernel_read_cpu_ns(const struct symbolizer *z);
 
 /*
  * The symfile of m, read on first use: segments, build-id and symbols
@@ -106,10 +81,10 @@ struct symfile *symfile_get(struct symbolizer *z, struct module *m);
  * before it sleeps.
  *
  * It also keeps what source lines hold while they are looked up (each
- * unit's line rows and scope index, srcline_trim) to z->lines_budget
- * bytes (SYMBOLIZER_LINES_BUDGET) where it can: above that, those of the units not looked up in
- * since the last call are dropped, to be read again if a later frame
- * needs them. What the frames being named need at once is kept whatever
+ * unit's line rows and scope index, srcline_trim) to
+ * SYMBOLIZER_LINES_BUDGET bytes (tests set less) where it can: above
+ * that, those of the units not looked up in since the last call are
+ * dropped, to be read again if a later frame needs them. What the frames being named need at once is kept whatever
  * its size.
  */
 #define SYMBOLIZER_LINES_BUDGET (2u << 20)
@@ -117,14 +92,20 @@ void symbolizer_trim(struct symbolizer *z);
 
 /*
  * symbolizer_trim's giving back of pages alone, cheap enough to follow
- * every frame whose naming read something new of its module (f->fresh):
- * reading a unit's DWARF touches much of the file at once.
+ * every frame whose naming read something new of its module
+ * (symfile_fresh): reading a unit's DWARF touches much of the file at
+ * once.
  */
 void symbolizer_give_back(struct symbolizer *z);
+/*
+ * Makes symbolizer_give_back_due wait for bytes more of files resident
+ * than after the last give-back (0, the default: due at every call).
+ */
+void symbolizer_set_give_back_bytes(struct symbolizer *z, size_t bytes);
 
 /*
  * Whether symbolizer_give_back has something worth its cost to do: with
- * z->give_back_bytes set, once that many more bytes of files are resident
+ * symbolizer_set_give_back_bytes set, once that many more bytes of files are resident
  * in this process than after the last give-back. Each give-back flushes
  * the TLBs of the other CPUs that run this process's threads, and what
  * the next frames of the same modules read comes back at the price of a
@@ -166,46 +147,33 @@ bool symbolizer_reread_perfmap(struct symbolizer *z, const struct module *m);
 enum module_reason symfile_reason(const struct symfile *f);
 /* The number of function symbols f's symbol tables gave. */
 size_t symfile_nsyms(const struct symfile *f);
+/*
+ * Whether what was read of f's module to name frames is held: false once
+ * it was let go (symbolizer_forget_idle, symbolizer_forget,
+ * symbolizer_reread_perfmap), until symfile_get reads it again.
+ */
+bool symfile_loaded(const struct symfile *f);
+/*
+ * Whether something new was read of f's module since the last
+ * give-back (symbolizer_give_back): its symbols, the index of its
+ * DWARF's units, a unit's scopes or line table, each a whole region of
+ * its files read at once.
+ */
+bool symfile_fresh(const struct symfile *f);
+/*
+ * True once for each reading of f's module (the first call after
+ * symfile_get read it, or read it again after it was let go), false
+ * after: so that what was read is told once (namer.c).
+ */
+bool symfile_take_news(struct symfile *f);
 
 /* m's symfile if it was read already, else NULL (nothing is read). */
-static inline struct symfile *symfile_find(struct symbolizer *z, const struct module *m)
-{
-	return m->id < z->nfiles ? z->files[m->id] : NULL;
-}
+struct symfile *symfile_find(struct symbolizer *z, const struct module *m);
 
 /*
  * Marks m's symfile changed (see above): called after SIGBUS cut a read
  * of its files short.
  */
 void symfile_changed(struct symbolizer *z, struct module *m);
-
-/*
- * A descriptor of the ELF file fd from which libelf reads every debug
- * section: fd itself, or (when fd has zstd-compressed sections, which
- * libelf 0.188 cannot read, or with zlib, zlib-compressed ones, which
- * libelf would expand into the recorder's memory) an unnamed file
- * holding the file's image with its compressed sections expanded
- * (elfz.h), on disk where possible, so that only the pages libdw reads
- * are in memory. Takes fd: it is closed when the copy replaces it (the
- * copy is made while fd is open, so the two numbers differ). When
- * sections cannot be expanded, returns fd and sets *why (if not NULL)
- * to the reason (not for zlib alone: libelf reads those itself).
- */
-int symfile_expand_fd(int fd, enum module_lines *why, bool zlib);
-
-/*
- * The module's DWARF (see dwfl_module_getdwarf), from its expanded copy
- * when it is in a separate debug file with compressed sections; NULL when it
- * has none.
- */
-Dwarf *symfile_dwarf(struct symfile *f, Dwarf_Addr *bias);
-
-/*
- * Reports the module again in a new Dwfl when its separate debug file
- * turned out to have compressed sections (so that libdwfl reads the expanded
- * copy); a no-op otherwise or the second time. Pointers into the old
- * Dwfl's data die: call it before anything keeps one. Returns 0 or -errno.
- */
-int symfile_dwfl_reload(struct symfile *f);
 
 #endif

@@ -64,6 +64,15 @@ void xgrow(void *pp, size_t *cap, size_t need, size_t sz)
 	*cap = n;
 }
 
+void xgrow_zero(void *pp, size_t *cap, size_t need, size_t sz)
+{
+	size_t old = *cap;
+
+	xgrow(pp, cap, need, sz);
+	if (*cap > old)
+		memset((char *)*(void **)pp + old * sz, 0, (*cap - old) * sz);
+}
+
 char *xstrdup(const char *s)
 {
 	return xstrndup(s, strlen(s));

@@ -29,6 +29,11 @@ void *xrealloc(void *p, size_t size);
  * elements, doubling from 16; *cap is updated. *pp may be NULL with *cap 0.
  */
 void xgrow(void *pp, size_t *cap, size_t need, size_t sz);
+/*
+ * The same for a table indexed by id (a module's, say), whose elements
+ * are 0 until set: the elements added are zeroed.
+ */
+void xgrow_zero(void *pp, size_t *cap, size_t need, size_t sz);
 char *xstrdup(const char *s);
 /* The first n bytes of s (which need not be NUL-terminated), NUL-terminated. */
 char *xstrndup(const char *s, size_t n);

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/alloc.h"
 #include "util/hash.h"
@@ -171,4 +172,29 @@ struct hmap_slot *hmap_seek(const struct hmap *h, uint64_t hash,
 		if (!s || same(s->val, arg))
 			return s;
 	}
+}
+
+struct str_arg {
+	const char *s;
+	size_t n;
+	hmap_text_fn text;
+	const void *ctx;
+};
+
+/* Whether the string of value val is arg's. */
+static bool same_str(uint64_t val, const void *arg)
+{
+	const struct str_arg *a = arg;
+	size_t len;
+	const char *t = a->text(val, a->ctx, &len);
+
+	return len == a->n && memcmp(t, a->s, a->n) == 0;
+}
+
+struct hmap_slot *hmap_intern_str(struct hmap *h, const char *s, size_t n, hmap_text_fn text,
+				  const void *ctx, bool *added)
+{
+	struct str_arg a = {s, n, text, ctx};
+
+	return hmap_intern(h, hash_bytes(s, n), same_str, &a, added);
 }

@@ -107,4 +107,16 @@ struct hmap_slot *hmap_intern(struct hmap *h, uint64_t hash,
 struct hmap_slot *hmap_seek(const struct hmap *h, uint64_t hash,
 			    bool (*same)(uint64_t val, const void *arg), const void *arg);
 
+/*
+ * What an entry's value stands for, for hmap_intern_str: the string
+ * (its bytes, *len of them) that the caller keeps for value val, in ctx.
+ */
+typedef const char *(*hmap_text_fn)(uint64_t val, const void *ctx, size_t *len);
+/*
+ * Interning strings: hmap_intern for the n bytes at s, under their hash
+ * (hash_bytes), the entries' strings given by text.
+ */
+struct hmap_slot *hmap_intern_str(struct hmap *h, const char *s, size_t n, hmap_text_fn text,
+				  const void *ctx, bool *added);
+
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * io.c - whole writes and unnamed files; see io.h.
+ * io.c - whole writes and reads, unnamed files and regular files opened
+ * safely; see io.h.
  */
 #include "config.h"
 
@@ -14,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util/alloc.h"
 #include "util/array.h"
 #include "util/io.h"
 
@@ -50,6 +52,72 @@ int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 		off += (uint64_t)n;
 	}
 	return 0;
+}
+
+/* Reads fd into the room bytes at buf until they are full or its end; the count or -errno. */
+static ssize_t read_full(int fd, char *buf, size_t room)
+{
+	size_t n = 0;
+
+	while (n < room) {
+		ssize_t got = read(fd, buf + n, room - n);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -errno;
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	return (ssize_t)n;
+}
+
+int read_whole(int fd, char **buf, size_t *len)
+{
+	size_t n = 0, cap = 0;
+	struct stat st;
+	char *b = NULL;
+
+	/* A byte more than its size: the read that finds the end needs room. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		cap = (size_t)st.st_size + 2;
+		b = xmalloc(cap);
+	}
+	for (;;) {
+		size_t room;
+		ssize_t got;
+
+		xgrow(&b, &cap, n + 2, 1); /* a byte to read and the NUL */
+		room = cap - n - 1;
+		got = read_full(fd, b + n, room);
+		if (got < 0) {
+			free(b);
+			*buf = NULL;
+			return (int)got;
+		}
+		n += (size_t)got;
+		if ((size_t)got < room)
+			break; /* the end */
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+ssize_t read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = size ? read_full(fd, buf, size - 1) : 0;
+	close(fd);
+	if (n >= 0 && size)
+		buf[n] = '\0';
+	return n;
 }
 
 /* The places of unnamed files, in the order they are tried. */
@@ -105,4 +173,9 @@ int open_regular(int dirfd, const char *path, uint64_t resolve, struct stat *st)
 	}
 	close(pfd);
 	return fd;
+}
+
+bool out_of_descriptors(int err)
+{
+	return err == EMFILE || err == ENFILE;
 }

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "util/ration.h"
 #include "util/alloc.h"
 #include "util/clock.h"
+#include "util/ration.h"
 
 /* The deepest debt and the highest balance before the cap, far from overflow. */
 #define TOKENS_MIN (INT64_MIN / 2)

@@ -21,9 +21,11 @@ void sbuf_init(struct sbuf *b)
 	b->cap = 0;
 }
 
-/* Room for extra more bytes and the NUL; the shared "" is never realloc'd. */
-static void grow(struct sbuf *b, size_t extra)
+/* The shared "" is never realloc'd. */
+void sbuf_grow(struct sbuf *b, size_t extra)
 {
+	if (b->len + extra < b->cap)
+		return; /* room enough: what runs for each sample recorded */
 	if (!b->cap)
 		b->buf = NULL;
 	xgrow(&b->buf, &b->cap, b->len + extra + 1, 1);
@@ -45,6 +47,12 @@ void sbuf_truncate(struct sbuf *b, size_t len)
 		b->len = len;
 		b->buf[len] = '\0';
 	}
+}
+
+void sbuf_setlen(struct sbuf *b, size_t len)
+{
+	b->len = len;
+	b->buf[len] = '\0';
 }
 
 char *sbuf_detach(struct sbuf *b, size_t *len)
@@ -71,7 +79,7 @@ void sbuf_addn(struct sbuf *b, const char *s, size_t n)
 			sbuf_init(b);
 		return;
 	}
-	grow(b, n);
+	sbuf_grow(b, n);
 	memcpy(b->buf + b->len, s, n);
 	b->len += n;
 	b->buf[b->len] = '\0';
@@ -94,7 +102,7 @@ void sbuf_addf(struct sbuf *b, const char *fmt, ...)
 		sbuf_addn(b, "", 0);
 		return;
 	}
-	grow(b, (size_t)n);
+	sbuf_grow(b, (size_t)n);
 	va_start(ap, fmt);
 	vsnprintf(b->buf + b->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);

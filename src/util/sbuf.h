@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sbuf.h - a growable string.
+ * sbuf.h - a growable string, and the byte buffer of whatever is built
+ * in memory before it is written (a protobuf message, a data file's
+ * records, the records waiting to be put in time order): its bytes may
+ * be any, NULs included, and the NUL after them is then only kept.
  *
  * Invariant: once initialized (SBUF_INIT or sbuf_init), buf is a valid
  * NUL-terminated string of len bytes, never NULL: "" before anything is
@@ -41,6 +44,17 @@ void sbuf_init(struct sbuf *b);
 void sbuf_reset(struct sbuf *b);
 /* Shortens b to its first len bytes; a len past b->len changes nothing. */
 void sbuf_truncate(struct sbuf *b, size_t len);
+/*
+ * Makes room for extra more bytes (and the NUL) after b's len, which
+ * stays: for bytes written in place at b->buf + b->len, then counted in
+ * with sbuf_setlen. b->buf may move.
+ */
+void sbuf_grow(struct sbuf *b, size_t extra);
+/*
+ * Makes b len bytes long, len within the room sbuf_grow made: the bytes
+ * written in place past the old len count from now on.
+ */
+void sbuf_setlen(struct sbuf *b, size_t len);
 /*
  * Hands b's string over: a malloc'd NUL-terminated string of b->len bytes
  * (its length in *len unless len is NULL), which the caller frees; b is

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/spsc.h"
 #include "util/alloc.h"
+#include "util/spsc.h"
 
 struct spsc_chunk {
 	_Atomic size_t filled;		 /* elements published, written by the producer */

@@ -10,12 +10,13 @@
 
 #include <elf.h>
 #include <errno.h>
-#include <gelf.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <gelf.h>
 #include <zlib.h>
 #include <zstd.h>
 

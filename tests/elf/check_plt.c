@@ -9,11 +9,12 @@
 #include "config.h"
 
 #include <fcntl.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <gelf.h>
 
 #include "elf/elfread.h"
 #include "elf/symtab.h"

@@ -8,23 +8,24 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdbool.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <link.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <gelf.h>
+
 #include "elf/addr.h"
 #include "elf/elfread.h"
-#include "model/proc.h"
-#include "symbol/symfile.h"
 #include "elf/ksyms.h"
 #include "elf/perfmap.h"
 #include "elf/symtab.h"
+#include "model/proc.h"
+#include "symbol/symfile.h"
 #include "unit-helpers.h"
 #include "util/alloc.h"
 #include "util/array.h"

@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "report/aggregate.h"
-#include "store/datafile.h"
 #include "report/report.h"
+#include "store/datafile.h"
 #include "util/hash.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -17,14 +17,9 @@
 #include "config.h"
 
 #include <elf.h>
-#include <fcntl.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <unistd.h>
 
 #include "fuzz-util.h"
 #include "model/module.h"
@@ -38,38 +33,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define TEXT_ADDR 0x1000
 #define TEXT_SIZE 0x100
 
-static char dir[64], path[96];
-static int fd = -1;
-static volatile uint64_t sink;
-
-static void cleanup(void)
-{
-	if (path[0])
-		unlink(path);
-	if (dir[0])
-		rmdir(dir);
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *tmpdir = getenv("TMPDIR");
-
 	(void)argc;
 	(void)argv;
-	unsetenv("DEBUGINFOD_URLS");
-	snprintf(dir, sizeof(dir), "%s/fuzz-dwarf.XXXXXX",
-		 tmpdir && *tmpdir && strlen(tmpdir) < 32 ? tmpdir : "/tmp");
-	if (!mkdtemp(dir)) {
-		perror("fuzz-dwarf: mkdtemp");
-		exit(1);
-	}
-	snprintf(path, sizeof(path), "%s/module", dir);
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		perror("fuzz-dwarf: open");
-		exit(1);
-	}
-	atexit(cleanup);
+	fuzz_file_init("fuzz-dwarf");
 	return 0;
 }
 
@@ -171,31 +139,13 @@ static struct image make_elf(const uint8_t *abbrev, size_t na, const uint8_t *in
 	return im;
 }
 
-static void lookup(struct symbolizer *s, struct module *m, uint64_t vaddr)
-{
-	struct symres r;
-	int n = symbolize_addr(s, m, vaddr, true, &r);
-
-	if (n < 0 || n > SRCLINE_MAX_DEPTH || n != r.n)
-		abort();
-	for (int i = 0; i < n; i++) {
-		if (r.lv[i].func)
-			sink += strlen(r.lv[i].func);
-		if (r.lv[i].file)
-			sink += strlen(r.lv[i].file);
-	}
-	symres_release(&r);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	size_t na, ni, done = 0;
+	size_t na, ni;
 	struct module_set s;
-	struct symbolizer z;
-	struct module_key k;
+	struct symbolizer *z;
 	struct module *m;
 	struct image im;
-	struct stat st;
 
 	if (size < 8)
 		return 0;
@@ -208,31 +158,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ni > size - na)
 		ni = size - na;
 	im = make_elf(data, na, data + na, ni, data + na + ni, size - na - ni);
-	if (ftruncate(fd, 0) < 0)
-		abort();
-	while (done < im.len) {
-		ssize_t w = pwrite(fd, im.buf + done, im.len - done, (off_t)done);
-
-		if (w <= 0)
-			abort();
-		done += (size_t)w;
-	}
+	fuzz_file_write(im.buf, im.len);
 	free(im.buf);
-	if (fstat(fd, &st) < 0)
-		abort();
-	k.path = path;
-	k.maj = major(st.st_dev);
-	k.min = minor(st.st_dev);
-	k.ino = st.st_ino;
-
 	module_set_init(&s);
-	symbolizer_init(&z, &s, false);
-	m = module_set_get(&s, &k, 0, 0, 0);
-	if (m->kind != MODULE_FILE || m->fd < 0)
-		abort();
+	z = symbolizer_new(&s, false);
+	m = fuzz_file_module(&s);
 	for (uint64_t a = TEXT_ADDR; a < TEXT_ADDR + TEXT_SIZE; a += TEXT_SIZE / 8)
-		lookup(&z, m, a);
-	symbolizer_release(&z);
+		fuzz_lookup(z, m, a, true);
+	symbolizer_free(z);
 	module_set_release(&s);
 	return 0;
 }

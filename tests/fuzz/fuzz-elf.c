@@ -14,16 +14,17 @@
 #include "config.h"
 
 #include <errno.h>
-#include <gelf.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include <gelf.h>
+
 #include "elf/addr.h"
 #include "elf/elfread.h"
-#include "fuzz-util.h"
 #include "elf/symtab.h"
+#include "fuzz-util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -18,58 +18,27 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <unistd.h>
 
 #include "fuzz-util.h"
 #include "model/module.h"
+#include "stack/unwind.h"
 #include "symbol/symbolize.h"
 #include "symbol/symfile-int.h" /* white-box: what the module gave */
-#include "stack/unwind.h"
 #include "util/bytes.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char dir[64], path[96];
-static int fd = -1;
 static volatile uint64_t sink;
-
-static void cleanup(void)
-{
-	if (path[0])
-		unlink(path);
-	if (dir[0])
-		rmdir(dir);
-}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *tmpdir = getenv("TMPDIR");
-
 	(void)argc;
 	(void)argv;
-	/* No network: a build-id lookup must stay on this machine. */
-	unsetenv("DEBUGINFOD_URLS");
-	snprintf(dir, sizeof(dir), "%s/fuzz-module.XXXXXX",
-		 tmpdir && *tmpdir && strlen(tmpdir) < 32 ? tmpdir : "/tmp");
-	if (!mkdtemp(dir)) {
-		perror("fuzz-module: mkdtemp");
-		exit(1);
-	}
-	snprintf(path, sizeof(path), "%s/module", dir);
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		perror("fuzz-module: open");
-		exit(1);
-	}
-	atexit(cleanup);
+	fuzz_file_init("fuzz-module");
 	return 0;
 }
 
@@ -116,69 +85,33 @@ static void step(struct unwind_image *img, uint64_t vaddr, const uint8_t *data, 
 	sink += (uint64_t)ret;
 }
 
-static void lookup(struct symbolizer *s, struct module *m, uint64_t addr, bool is_vaddr)
-{
-	struct symres r;
-	int n = symbolize_addr(s, m, addr, is_vaddr, &r);
-
-	if (n < 0 || n > SRCLINE_MAX_DEPTH || n != r.n)
-		abort();
-	for (int i = 0; i < n; i++) {
-		if (r.lv[i].func)
-			sink += strlen(r.lv[i].func);
-		if (r.lv[i].file)
-			sink += strlen(r.lv[i].file);
-	}
-	symres_release(&r);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct module_set s;
-	struct symbolizer z;
+	struct symbolizer *z;
 	struct unwind_image img;
-	struct module_key k;
 	struct module *m;
 	struct symfile *f;
-	struct stat st;
-	size_t done = 0;
 	int probes = 0;
 
-	if (ftruncate(fd, 0) < 0)
-		abort();
-	while (done < size) {
-		ssize_t w = pwrite(fd, data + done, size - done, (off_t)done);
-
-		if (w <= 0)
-			abort();
-		done += (size_t)w;
-	}
-	if (fstat(fd, &st) < 0)
-		abort();
-	k.path = path;
-	k.maj = major(st.st_dev);
-	k.min = minor(st.st_dev);
-	k.ino = st.st_ino;
-
+	fuzz_file_write(data, size);
 	module_set_init(&s);
-	symbolizer_init(&z, &s, false);
-	m = module_set_get(&s, &k, 0, 0, 0);
-	if (m->kind != MODULE_FILE || m->fd < 0)
-		abort();
-	f = symfile_get(&z, m);
+	z = symbolizer_new(&s, false);
+	m = fuzz_file_module(&s);
+	f = symfile_get(z, m);
 	fuzz_check_symtab(&f->syms);
 	if (f->build_id_len > BUILD_ID_MAX)
 		abort();
 
 	/* File offsets in each segment, the symbols' own addresses, and a few from the input. */
 	for (size_t i = 0; i < f->nsegs && probes < 16; i++, probes += 2) {
-		lookup(&z, m, f->segs[i].offset, false);
-		lookup(&z, m, f->segs[i].offset + f->segs[i].filesz / 2, false);
+		fuzz_lookup(z, m, f->segs[i].offset, false);
+		fuzz_lookup(z, m, f->segs[i].offset + f->segs[i].filesz / 2, false);
 	}
 	for (size_t i = 0; i < f->syms.n && probes < 16; i += 1 + f->syms.n / 4, probes++)
-		lookup(&z, m, f->syms.syms[i].addr + f->syms.syms[i].size / 2, true);
+		fuzz_lookup(z, m, f->syms.syms[i].addr + f->syms.syms[i].size / 2, true);
 	for (size_t i = 0; i + 8 <= size && probes < 16 && i < 64; i += 8, probes++)
-		lookup(&z, m, load_u64(data + size - 8 - i), i & 8);
+		fuzz_lookup(z, m, load_u64(data + size - 8 - i), i & 8);
 
 	if (unwind_image_open(&img, m) == 0) {
 		if (img.nbytes != size)
@@ -191,7 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			step(&img, f->syms.syms[i].addr, data, size);
 		unwind_image_close(&img);
 	}
-	symbolizer_release(&z);
+	symbolizer_free(z);
 	module_set_release(&s);
 	return 0;
 }

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf/symtab.h"
 #include "fuzz-util.h"
 #include "model/module.h"
-#include "elf/symtab.h"
 #include "symbol/symfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

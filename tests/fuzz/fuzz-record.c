@@ -26,8 +26,8 @@
 
 #include "capture/decode.h"
 #include "capture/event.h"
-#include "model/maps.h"
 #include "capture/ring.h"
+#include "model/maps.h"
 #include "stack/unwind.h"
 #include "util/bytes.h"
 

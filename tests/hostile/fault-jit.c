@@ -26,8 +26,8 @@
  *                         file: it takes no disk space)
  */
 #include <fcntl.h>
-#include <string.h>
 #include <sched.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,6 +217,54 @@ START_TEST(test_random_rounds)
 }
 END_TEST
 
+/* Records delivered by a flush that keeps a few: counted, their payloads checked, times in order. */
+struct tally {
+	uint64_t n, last;
+};
+
+static void count(const void *bytes, uint32_t len, void *arg)
+{
+	struct tally *t = arg;
+	struct rec r;
+
+	bool whole = true;
+
+	memcpy(&r, bytes, sizeof(r));
+	ck_assert_uint_eq(r.len, len);
+	for (uint32_t i = sizeof(r); i < len; i++)
+		whole &= ((const unsigned char *)bytes)[i] == (r.serial & 0xff);
+	ck_assert(whole);
+	ck_assert_uint_ge(r.time, t->last);
+	t->last = r.time;
+	t->n++;
+}
+
+/*
+ * Flushes that deliver megabytes and keep a few records compact those
+ * into the spare buffer, which then takes the next pushes: every record
+ * still comes out whole, once, in time order.
+ */
+START_TEST(test_compact)
+{
+	struct order q;
+	struct tally t = {0, 0};
+	uint32_t serial = 0;
+	uint64_t time = 0;
+
+	order_init(&q);
+	for (int round = 0; round < 6; round++) {
+		for (int i = 0; i < 3000; i++)
+			push(&q, ++time, serial++, 500);
+		/* The last 10 stay, over 1 MiB of the others went: they are moved. */
+		order_flush(&q, time - 10, count, &t);
+		ck_assert_uint_eq(t.n, serial - 10);
+	}
+	order_flush(&q, UINT64_MAX, count, &t);
+	ck_assert_uint_eq(t.n, serial);
+	order_release(&q);
+}
+END_TEST
+
 static Suite *order_suite(void)
 {
 	Suite *s = suite_create("order");
@@ -227,6 +276,7 @@ static Suite *order_suite(void)
 	tcase_add_test(tc, test_stable);
 	tcase_add_test(tc, test_random_rounds);
 	tcase_add_test(tc, test_shuffled);
+	tcase_add_test(tc, test_compact);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
 #include "report-synth.h"
+#include "report/report.h"
 #include "store/profile.h"
 #include "unit-helpers.h"
 #include "util/alloc.h"

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/profile.h"
 #include "report/report.h"
+#include "store/profile.h"
 #include "unit-helpers.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"

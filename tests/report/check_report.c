@@ -9,22 +9,23 @@
 
 #include <errno.h>
 #include <stdbool.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
 #include <zlib.h>
 
+#include "report-synth.h"
 #include "report/aggregate.h"
 #include "report/inline-calls.h"
 #include "report/missing.h"
-#include "store/profile.h"
 #include "report/protobuf.h"
-#include "report-synth.h"
 #include "report/report.h"
 #include "report/svg-script.h"
 #include "report/wall.h"
+#include "store/profile.h"
 #include "unit-helpers.h"
 #include "util/alloc.h"
 #include "util/array.h"
@@ -841,50 +842,50 @@ START_TEST(test_empty)
 }
 END_TEST
 
-static void assert_bytes(const struct pb *b, const char *hex)
+static void assert_bytes(const struct sbuf *b, const char *hex)
 {
 	char got[256] = "";
 
 	for (size_t i = 0; i < b->len && 2 * i + 2 < sizeof(got); i++)
-		snprintf(got + 2 * i, 3, "%02x", b->buf[i]);
+		snprintf(got + 2 * i, 3, "%02x", (unsigned char)b->buf[i]);
 	ck_assert_str_eq(got, hex);
 }
 
 START_TEST(test_protobuf)
 {
-	struct pb b = {0};
-	struct pb m = {0};
+	struct sbuf b = SBUF_INIT;
+	struct sbuf m = SBUF_INIT;
 
 	pb_varint(&b, 0);
 	pb_varint(&b, 1);
 	pb_varint(&b, 127);
 	assert_bytes(&b, "00017f");
-	b.len = 0;
+	sbuf_reset(&b);
 	pb_varint(&b, 128);
 	pb_varint(&b, 300);
 	assert_bytes(&b, "8001ac02");
-	b.len = 0;
+	sbuf_reset(&b);
 	pb_varint(&b, UINT64_MAX);
 	assert_bytes(&b, "ffffffffffffffffff01");
 	/* The examples of the protobuf encoding guide. */
-	b.len = 0;
+	sbuf_reset(&b);
 	pb_uint(&b, 1, 150);
 	assert_bytes(&b, "089601");
-	b.len = 0;
+	sbuf_reset(&b);
 	pb_string(&b, 2, "testing");
 	assert_bytes(&b, "120774657374696e67");
-	b.len = 0;
+	sbuf_reset(&b);
 	pb_uint(&m, 1, 150);
 	pb_message(&b, 3, &m);
 	assert_bytes(&b, "1a03089601");
-	b.len = 0;
+	sbuf_reset(&b);
 	pb_string(&b, 6, "");
 	pb_uint(&b, 16, 1);
 	assert_bytes(&b, "32008001"
 			 "01");
-	pb_release(&b);
-	pb_release(&m);
-	pb_release(&b); /* twice: a no-op */
+	sbuf_release(&b);
+	sbuf_release(&m);
+	sbuf_release(&b); /* twice: a no-op */
 }
 END_TEST
 

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "store/datafile.h"
 #include "report-synth.h"
+#include "store/datafile.h"
 
 int main(int argc, char **argv)
 {

@@ -14,8 +14,8 @@
 #include "config.h"
 
 #include <asm/perf_regs.h>
-#include <linux/perf_event.h>
 #include <limits.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -10,13 +10,14 @@
 #include "config.h"
 
 #include <asm/perf_regs.h>
-#include <dwarf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <dwarf.h>
 
 #include "elf/elfread.h"
 #include "stack/cfi.h"

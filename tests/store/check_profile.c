@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
 #include <zlib.h>
 
 #include "store/datafile.h"
@@ -947,7 +948,7 @@ END_TEST
  */
 static void stream_profile(struct profile *p, const char *path, size_t keep)
 {
-	struct datafile_out out;
+	struct datafile_out *out;
 	struct pm_sample *all = p->samples;
 	struct pm_thread *threads = p->threads;
 	struct pm_offcpu *spans = p->offcpu;
@@ -956,14 +957,14 @@ static void stream_profile(struct profile *p, const char *path, size_t keep)
 	ck_assert_int_eq(datafile_create(&out, path, 0, file_err, sizeof(file_err)), 0);
 	p->nsamples = p->nthreads = p->noffcpu = 0;
 	for (size_t i = 0; i < n - keep; i++) {
-		datafile_add_sample(&out, &all[i]);
+		datafile_add_sample(out, &all[i]);
 		if (i % 700 == 699)
-			ck_assert_int_eq(datafile_flush(&out, p, file_err, sizeof(file_err)), 0);
+			ck_assert_int_eq(datafile_flush(out, p, file_err, sizeof(file_err)), 0);
 	}
 	for (size_t i = 0; i < nt - 1; i++)
-		datafile_add_thread(&out, &threads[i]);
+		datafile_add_thread(out, &threads[i]);
 	for (size_t i = 0; i + 1 < ns; i++)
-		datafile_add_offcpu(&out, &spans[i]);
+		datafile_add_offcpu(out, &spans[i]);
 	p->samples = all + (n - keep);
 	p->nsamples = keep;
 	p->threads = threads + nt - 1;
@@ -971,6 +972,7 @@ static void stream_profile(struct profile *p, const char *path, size_t keep)
 	p->offcpu = ns ? spans + ns - 1 : spans;
 	p->noffcpu = ns ? 1 : 0;
 	ck_assert_int_eq(datafile_commit(&out, p, NULL, file_err, sizeof(file_err)), 0);
+	ck_assert_ptr_null(out); /* ended with the file */
 	p->samples = all;
 	p->nsamples = n;
 	p->threads = threads;
@@ -1063,7 +1065,7 @@ START_TEST(test_stream_chunks)
 {
 	struct profile *p = profile_new(), *q;
 	char *dir = make_tmpdir(), *path = xasprintf("%s/c.data", dir);
-	struct datafile_out out;
+	struct datafile_out *out;
 	size_t syncs[8], nsync = 0, samples_at[8], len;
 	unsigned char *buf;
 
@@ -1074,7 +1076,7 @@ START_TEST(test_stream_chunks)
 		struct stat st;
 
 		for (uint64_t i = 0; i < 10; i++)
-			grow_profile(p, 0x1000 + 16 * (k * 5 + i % 5), k * 100 + i, &out);
+			grow_profile(p, 0x1000 + 16 * (k * 5 + i % 5), k * 100 + i, out);
 		/* The frames of the chunk before get their names now. */
 		for (size_t f = 0; k && f < p->nframes; f++) {
 			struct pm_line l = {.func = strtab_add(&p->str, "named"),
@@ -1083,7 +1085,7 @@ START_TEST(test_stream_chunks)
 			if (!p->frames[f].nlines && p->frames[f].addr < 0x1000 + 16 * k * 5)
 				profile_add_line(p, (uint32_t)f, &l);
 		}
-		ck_assert_int_eq(datafile_flush(&out, p, file_err, sizeof(file_err)), 0);
+		ck_assert_int_eq(datafile_flush(out, p, file_err, sizeof(file_err)), 0);
 		ck_assert_int_eq(stat(path, &st), 0);
 		syncs[nsync] = (size_t)st.st_size;
 		samples_at[nsync++] = (size_t)(k + 1) * 10;
@@ -1145,21 +1147,22 @@ START_TEST(test_seal_names)
 {
 	struct profile *p = profile_new(), *q;
 	char *dir = make_tmpdir(), *path = xasprintf("%s/s.data", dir);
-	struct datafile_out out, next;
+	struct datafile_out *out, *next;
+	char *next_path = xasprintf("%s/n.data", dir);
 	struct pm_line l = {0};
 
 	profile_add_module(p, "/bin/demo", "", 0);
 	profile_set_meta(p, "slice", "first");
 	ck_assert_int_eq(datafile_create(&out, path, 0, file_err, sizeof(file_err)), 0);
 	for (uint64_t i = 0; i < 6; i++)
-		grow_profile(p, 0x1000 + 16 * i, i, &out);
-	ck_assert_int_eq(datafile_seal(&out, p, file_err, sizeof(file_err)), 0);
-	ck_assert_uint_eq(datafile_pending(&out), 0);
+		grow_profile(p, 0x1000 + 16 * i, i, out);
+	ck_assert_int_eq(datafile_seal(out, p, file_err, sizeof(file_err)), 0);
+	ck_assert_uint_eq(datafile_pending(out), 0);
 	/* The next file's records, and a name for the sealed file's frame 2. */
-	memset(&next, 0, sizeof(next));
+	ck_assert_int_eq(datafile_create(&next, next_path, 0, file_err, sizeof(file_err)), 0);
 	profile_set_meta(p, "slice", "second");
 	for (uint64_t i = 0; i < 4; i++)
-		grow_profile(p, 0x2000 + 16 * i, 10 + i, &next);
+		grow_profile(p, 0x2000 + 16 * i, 10 + i, next);
 	l.func = strtab_add(&p->str, "found_late");
 	l.line = 7;
 	profile_add_line(p, 2, &l);
@@ -1182,7 +1185,10 @@ START_TEST(test_seal_names)
 	ck_assert_uint_eq(q->frames[3].nlines, 0);
 	ck_assert_str_eq(profile_get_meta(q, "slice"), "first");
 	profile_free(q);
-	free(next.samples.buf);
+	datafile_abandon(&next); /* never named: gone */
+	ck_assert_ptr_null(next);
+	ck_assert_int_ne(access(next_path, F_OK), 0);
+	free(next_path);
 	unlink(path);
 	rmdir(dir);
 	free(path);
@@ -1231,7 +1237,7 @@ START_TEST(test_own_tables)
 	struct profile *p = profile_new(), *q;
 	char *dir = make_tmpdir(), *path = xasprintf("%s/o.data", dir);
 	char *path2 = xasprintf("%s/o2.data", dir), text[160];
-	struct datafile_out out;
+	struct datafile_out *out;
 	uint32_t f[5], st[4];
 
 	profile_add_module(p, "/bin/demo", "", 0);
@@ -1244,14 +1250,14 @@ START_TEST(test_own_tables)
 	st[2] = profile_intern_stack(p, (uint32_t[]){f[2], f[1], f[0]}, 3);
 	st[3] = profile_intern_stack(p, (uint32_t[]){f[3], f[0]}, 2);
 	ck_assert_int_eq(datafile_create(&out, path, 0, file_err, sizeof(file_err)), 0);
-	datafile_own_tables(&out);
-	datafile_add_sample(&out, &(struct pm_sample){.time = 1, .period = 1, .stack = st[2]});
-	datafile_add_sample(&out, &(struct pm_sample){.time = 2, .period = 1, .stack = st[0]});
-	datafile_add_sample(&out, &(struct pm_sample){.time = 3, .period = 1, .stack = st[2]});
-	ck_assert_int_eq(datafile_flush(&out, p, file_err, sizeof(file_err)), 0);
+	datafile_own_tables(out);
+	datafile_add_sample(out, &(struct pm_sample){.time = 1, .period = 1, .stack = st[2]});
+	datafile_add_sample(out, &(struct pm_sample){.time = 2, .period = 1, .stack = st[0]});
+	datafile_add_sample(out, &(struct pm_sample){.time = 3, .period = 1, .stack = st[2]});
+	ck_assert_int_eq(datafile_flush(out, p, file_err, sizeof(file_err)), 0);
 	name_frame(p, f[2], "leaf"); /* written unnamed */
-	datafile_add_offcpu(&out, &(struct pm_offcpu){.time = 4, .duration = 5, .stack = st[3]});
-	datafile_add_wakeup(&out, &(struct pm_wakeup){.flags = PM_WAKEUP_SEEN, .stack = st[0]});
+	datafile_add_offcpu(out, &(struct pm_offcpu){.time = 4, .duration = 5, .stack = st[3]});
+	datafile_add_wakeup(out, &(struct pm_wakeup){.flags = PM_WAKEUP_SEEN, .stack = st[0]});
 	ck_assert_int_eq(datafile_commit(&out, p, NULL, file_err, sizeof(file_err)), 0);
 	q = datafile_read(path, false, file_err, sizeof(file_err));
 	ck_assert_msg(q != NULL, "%s", file_err);
@@ -1270,8 +1276,8 @@ START_TEST(test_own_tables)
 	/* The next slice: one sample of st[1], its leaf named meanwhile. */
 	name_frame(p, f[1], "mid");
 	ck_assert_int_eq(datafile_create(&out, path2, 0, file_err, sizeof(file_err)), 0);
-	datafile_own_tables(&out);
-	datafile_add_sample(&out, &(struct pm_sample){.time = 9, .period = 1, .stack = st[1]});
+	datafile_own_tables(out);
+	datafile_add_sample(out, &(struct pm_sample){.time = 9, .period = 1, .stack = st[1]});
 	ck_assert_int_eq(datafile_commit(&out, p, NULL, file_err, sizeof(file_err)), 0);
 	q = datafile_read(path2, false, file_err, sizeof(file_err));
 	ck_assert_msg(q != NULL, "%s", file_err);
@@ -1302,7 +1308,7 @@ START_TEST(test_seal_own_tables)
 {
 	struct profile *p = profile_new(), *q;
 	char *dir = make_tmpdir(), *path = xasprintf("%s/so.data", dir), text[160];
-	struct datafile_out out;
+	struct datafile_out *out;
 	uint32_t f[3], st[2];
 
 	profile_add_module(p, "/bin/demo", "", 0);
@@ -1310,9 +1316,9 @@ START_TEST(test_seal_own_tables)
 		f[i] = profile_intern_frame(p, 0, 0, 0x1000 + 16 * (uint64_t)i);
 	st[0] = profile_intern_stack(p, (uint32_t[]){f[2], f[1]}, 2);
 	ck_assert_int_eq(datafile_create(&out, path, 0, file_err, sizeof(file_err)), 0);
-	datafile_own_tables(&out);
-	datafile_add_sample(&out, &(struct pm_sample){.time = 1, .period = 1, .stack = st[0]});
-	ck_assert_int_eq(datafile_seal(&out, p, file_err, sizeof(file_err)), 0);
+	datafile_own_tables(out);
+	datafile_add_sample(out, &(struct pm_sample){.time = 1, .period = 1, .stack = st[0]});
+	ck_assert_int_eq(datafile_seal(out, p, file_err, sizeof(file_err)), 0);
 	name_frame(p, f[1], "outer");
 	name_frame(p, f[2], "inner");
 	st[1] = profile_intern_stack(p, (uint32_t[]){f[0]}, 1); /* the next file's */
@@ -1372,6 +1378,13 @@ START_TEST(test_write_read_errors)
 	FILE *f;
 
 	/* A directory that does not exist: an error, nothing created. */
+	{
+		struct datafile_out *out = (struct datafile_out *)dir; /* anything but NULL */
+
+		ck_assert_int_lt(datafile_create(&out, path, 0, file_err, sizeof(file_err)), 0);
+		ck_assert_ptr_null(out);
+		datafile_abandon(&out); /* nothing to do */
+	}
 	ck_assert_int_lt(datafile_write(p, path, NULL, file_err, sizeof(file_err)), 0);
 	ck_assert_msg(strstr(file_err, "cannot create") && strstr(file_err, path), "message: %s",
 		      file_err);

@@ -11,13 +11,14 @@
  */
 #include "config.h"
 
-#include <dwarf.h>
-#include <elfutils/libdw.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
 
 #include "symbol/demangle.h"
 #include "symbol/dwname-int.h" /* white-box: dwn_template_args, dwn_add_name */

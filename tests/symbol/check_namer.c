@@ -19,6 +19,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "elf/ksyms.h"
 #include "symbol/namer.h"
 #include "symbol/symfile.h"
 #include "unit-helpers.h"
@@ -40,7 +41,7 @@ __attribute__((noinline)) int namer_target_b(int x)
 
 struct fixture {
 	struct module_set mods;
-	struct symbolizer z;
+	struct symbolizer *z;
 	struct module *exe;
 	uint64_t off[2]; /* file offsets of namer_target_a and _b, a few bytes in */
 };
@@ -94,7 +95,7 @@ static void setup(struct fixture *fx)
 	ck_assert_int_eq(stat(path, &st), 0);
 	k = (struct module_key){path, major(st.st_dev), minor(st.st_dev), st.st_ino, 0};
 	module_set_init(&fx->mods);
-	symbolizer_init(&fx->z, &fx->mods, false);
+	fx->z = symbolizer_new(&fx->mods, false);
 	fx->exe = module_set_get(&fx->mods, &k, 0, 0, 0);
 	ck_assert_int_ge(fx->exe->fd, 0);
 	fx->off[0] = file_off(namer_target_a);
@@ -103,7 +104,7 @@ static void setup(struct fixture *fx)
 
 static void teardown(struct fixture *fx)
 {
-	symbolizer_release(&fx->z);
+	symbolizer_free(fx->z);
 	module_set_release(&fx->mods);
 }
 
@@ -174,7 +175,7 @@ START_TEST(test_names_everything_queued)
 	struct namer *n;
 
 	setup(&fx);
-	n = namer_start(&fx.z);
+	n = namer_start(fx.z);
 	ck_assert_ptr_nonnull(n);
 	for (uint32_t i = 0; i < N; i++) {
 		namer_frame(n, fx.exe, GEN + i % 2, i, fx.off[i % 2]);
@@ -192,7 +193,7 @@ START_TEST(test_names_everything_queued)
 	/* The same as naming on this thread, now that the namer's thread is gone. */
 	for (int j = 0; j < 2; j++) {
 		struct symres *r = xmalloc(sizeof(*r));
-		int k = symbolize_addr(&fx.z, fx.exe, fx.off[j], false, r);
+		int k = symbolize_addr(fx.z, fx.exe, fx.off[j], false, r);
 
 		ck_assert_int_eq(d->levels[j], k);
 		ck_assert_str_eq(r->lv[k - 1].func, d->func[j]);
@@ -243,7 +244,7 @@ START_TEST(test_kernel_frames_among_others)
 
 	setup(&fx);
 	kernel = module_set_kernel(&fx.mods);
-	n = namer_start(&fx.z);
+	n = namer_start(fx.z);
 	ck_assert_ptr_nonnull(n);
 	for (uint32_t i = 0; i < N; i++) {
 		if (i % 3 == 0)
@@ -254,7 +255,7 @@ START_TEST(test_kernel_frames_among_others)
 			namer_drain(n, take, d);
 	}
 	finish_all(n, d, N);
-	k = symbolize_addr(&fx.z, kernel, kaddr + 4, false, r);
+	k = symbolize_addr(fx.z, kernel, kaddr + 4, false, r);
 	for (uint32_t i = 0; i < N; i += 3) {
 		ck_assert_int_eq(d->levels[i], k);
 		if (k > 0)
@@ -280,7 +281,7 @@ START_TEST(test_free_unfinished)
 	struct namer *n;
 
 	setup(&fx);
-	n = namer_start(&fx.z);
+	n = namer_start(fx.z);
 	ck_assert_ptr_nonnull(n);
 	for (uint32_t i = 0; i < 300; i++)
 		namer_frame(n, fx.exe, GEN + i % 2, i, fx.off[i % 2]);
@@ -329,7 +330,7 @@ START_TEST(test_kick)
 	int k;
 
 	setup(&fx);
-	n = namer_start(&fx.z);
+	n = namer_start(fx.z);
 	ck_assert_ptr_nonnull(n);
 	usleep(50000); /* the thread asleep, with nothing queued */
 	namer_frame(n, fx.exe, GEN, 0, fx.off[0]);
@@ -363,7 +364,7 @@ START_TEST(test_nothing_queued)
 	uint64_t queued = 1, done = 1;
 
 	setup(&fx);
-	n = namer_start(&fx.z);
+	n = namer_start(fx.z);
 	ck_assert_ptr_nonnull(n);
 	ck_assert_int_eq(namer_finish(n, 0, NULL), 0);
 	namer_counts(n, &queued, &done);

@@ -98,7 +98,7 @@ static void forget(struct answer *a)
  * This test program as a module of mods, named by z (both set up here),
  * and the file range of its text in *text.
  */
-static struct module *self_module(struct module_set *mods, struct symbolizer *z, struct text *text)
+static struct module *self_module(struct module_set *mods, struct symbolizer **z, struct text *text)
 {
 	static char path[4096];
 	ssize_t len = readlink("/proc/self/exe", path, sizeof(path) - 1);
@@ -110,7 +110,7 @@ static struct module *self_module(struct module_set *mods, struct symbolizer *z,
 	ck_assert_int_eq(stat(path, &st), 0);
 	key = (struct module_key){path, major(st.st_dev), minor(st.st_dev), st.st_ino, 0};
 	module_set_init(mods);
-	symbolizer_init(z, mods, false);
+	*z = symbolizer_new(mods, false);
 	text->off = text->size = 0;
 	dl_iterate_phdr(find_text, text);
 	return module_set_get(mods, &key, 0, 0, 0);
@@ -121,7 +121,7 @@ START_TEST(test_trim_and_read_again)
 	struct answer *before = xcalloc(NADDR, sizeof(*before));
 	struct symres *r = xmalloc(sizeof(*r));
 	struct module_set mods;
-	struct symbolizer z;
+	struct symbolizer *z;
 	struct text text;
 	struct module *exe = self_module(&mods, &z, &text);
 	struct symfile *f;
@@ -134,45 +134,45 @@ START_TEST(test_trim_and_read_again)
 	for (int i = 0; i < NADDR; i++) {
 		uint64_t off = text.off + text.size / NADDR * (uint64_t)i;
 
-		symbolize_addr(&z, exe, off, false, r);
+		symbolize_addr(z, exe, off, false, r);
 		keep(&before[i], r);
 		with_lines += r->n > 0 && r->lv[0].line > 0;
 		symres_release(r);
 	}
 	ck_assert_int_gt(with_lines, NADDR / 4); /* Check itself has no DWARF */
-	f = symfile_find(&z, exe);
+	f = symfile_find(z, exe);
 	ck_assert_ptr_nonnull(f);
 	held = srcline_held(f);
 	ck_assert_uint_gt(held, 0);
 
 	/* Under the budget: nothing goes. */
-	z.lines_budget = held;
-	symbolizer_trim(&z);
-	symbolizer_trim(&z);
+	z->lines_budget = held;
+	symbolizer_trim(z);
+	symbolizer_trim(z);
 	ck_assert_uint_eq(srcline_held(f), held);
 
 	/* Over it: what was not looked up in since the last trim goes, here all of it. */
-	z.lines_budget = 0;
-	symbolizer_trim(&z);
+	z->lines_budget = 0;
+	symbolizer_trim(z);
 	ck_assert_uint_eq(srcline_held(f), 0);
 	for (int i = 0; i < NADDR; i++) {
 		uint64_t off = text.off + text.size / NADDR * (uint64_t)i;
 
-		symbolize_addr(&z, exe, off, false, r);
+		symbolize_addr(z, exe, off, false, r);
 		same(&before[i], r, off);
 		symres_release(r);
 		if (i == NADDR / 2) {
 			/* Used since the last trim: kept by the next, dropped by the one after. */
-			symbolizer_trim(&z);
+			symbolizer_trim(z);
 			ck_assert_uint_gt(srcline_held(f), 0);
-			symbolizer_trim(&z);
+			symbolizer_trim(z);
 			ck_assert_uint_eq(srcline_held(f), 0);
 		}
 	}
 	/* A lookup with a line reads its unit's again. */
 	for (int i = 0; i < NADDR && srcline_held(f) == 0; i++) {
 		if (before[i].n > 0 && before[i].line[0] > 0) {
-			symbolize_addr(&z, exe, text.off + text.size / NADDR * (uint64_t)i, false,
+			symbolize_addr(z, exe, text.off + text.size / NADDR * (uint64_t)i, false,
 				       r);
 			same(&before[i], r, (uint64_t)i);
 			symres_release(r);
@@ -183,7 +183,7 @@ START_TEST(test_trim_and_read_again)
 		forget(&before[i]);
 	free(before);
 	free(r);
-	symbolizer_release(&z);
+	symbolizer_free(z);
 	module_set_release(&mods);
 }
 END_TEST
@@ -213,7 +213,7 @@ START_TEST(test_forget_idle)
 	struct answer *before = xcalloc(NADDR, sizeof(*before));
 	struct symres *r = xmalloc(sizeof(*r));
 	struct module_set mods;
-	struct symbolizer z;
+	struct symbolizer *z;
 	struct text text;
 	struct module *exe = self_module(&mods, &z, &text);
 	struct symfile *f;
@@ -221,11 +221,11 @@ START_TEST(test_forget_idle)
 	size_t build_id_len, nsegs;
 
 	for (int i = 0; i < NADDR; i++) {
-		symbolize_addr(&z, exe, text.off + text.size / NADDR * (uint64_t)i, false, r);
+		symbolize_addr(z, exe, text.off + text.size / NADDR * (uint64_t)i, false, r);
 		keep(&before[i], r);
 		symres_release(r);
 	}
-	f = symfile_find(&z, exe);
+	f = symfile_find(z, exe);
 	ck_assert_uint_gt(f->syms.n, 0);
 	ck_assert_uint_gt(srcline_held(f), 0);
 	build_id_len = f->build_id_len;
@@ -234,12 +234,12 @@ START_TEST(test_forget_idle)
 	ck_assert_uint_gt(nsegs, 0);
 
 	/* Used a moment ago: kept. */
-	ck_assert_uint_eq(symbolizer_forget_idle(&z, now_coarse_ns(), 60000000000ULL), 0);
+	ck_assert_uint_eq(symbolizer_forget_idle(z, now_coarse_ns(), 60000000000ULL), 0);
 	ck_assert(!f->unloaded);
 	/* A minute later, idle all that time: let go. */
-	ck_assert_uint_eq(symbolizer_forget_idle(&z, f->used_ns + 60000000000ULL, 60000000000ULL),
+	ck_assert_uint_eq(symbolizer_forget_idle(z, f->used_ns + 60000000000ULL, 60000000000ULL),
 			  1);
-	ck_assert_ptr_eq(symfile_find(&z, exe), f);
+	ck_assert_ptr_eq(symfile_find(z, exe), f);
 	ck_assert(f->unloaded);
 	ck_assert_uint_eq(f->syms.n, 0);
 	ck_assert_uint_eq(srcline_held(f), 0);
@@ -248,37 +248,37 @@ START_TEST(test_forget_idle)
 	ck_assert_mem_eq(f->build_id, build_id, build_id_len);
 	ck_assert_uint_eq(f->nsegs, nsegs);
 	/* Once only. */
-	ck_assert_uint_eq(symbolizer_forget_idle(&z, f->used_ns + 120000000000ULL, 1), 0);
+	ck_assert_uint_eq(symbolizer_forget_idle(z, f->used_ns + 120000000000ULL, 1), 0);
 	/* Whether code is at its entry point is still known: it is not read again for that. */
-	ck_assert(!symbolize_at_entry(&z, exe, text.off + text.size - 1));
+	ck_assert(!symbolize_at_entry(z, exe, text.off + text.size - 1));
 	ck_assert(f->unloaded);
 
 	for (int i = 0; i < NADDR; i++) {
 		uint64_t off = text.off + text.size / NADDR * (uint64_t)i;
 
-		symbolize_addr(&z, exe, off, false, r);
+		symbolize_addr(z, exe, off, false, r);
 		same_content(&before[i], r, off);
 		symres_release(r);
 	}
-	f = symfile_find(&z, exe);
+	f = symfile_find(z, exe);
 	ck_assert(!f->unloaded);
 	ck_assert_uint_gt(f->syms.n, 0);
 	ck_assert_uint_eq(f->build_id_len, build_id_len);
 	/* One module, at once, whatever its idle time; once. */
-	ck_assert(symbolizer_forget(&z, exe));
+	ck_assert(symbolizer_forget(z, exe));
 	ck_assert(f->unloaded);
-	ck_assert(!symbolizer_forget(&z, exe));
-	symbolize_addr(&z, exe, text.off + text.size / 2, false, r);
+	ck_assert(!symbolizer_forget(z, exe));
+	symbolize_addr(z, exe, text.off + text.size / 2, false, r);
 	symres_release(r);
-	ck_assert(!symfile_find(&z, exe)->unloaded);
+	ck_assert(!symfile_find(z, exe)->unloaded);
 	/* Never the kernel's symbols. */
-	symfile_get(&z, module_set_kernel(&mods));
-	ck_assert(!symbolizer_forget(&z, module_set_kernel(&mods)));
+	symfile_get(z, module_set_kernel(&mods));
+	ck_assert(!symbolizer_forget(z, module_set_kernel(&mods)));
 	for (int i = 0; i < NADDR; i++)
 		forget(&before[i]);
 	free(before);
 	free(r);
-	symbolizer_release(&z);
+	symbolizer_free(z);
 	module_set_release(&mods);
 }
 END_TEST

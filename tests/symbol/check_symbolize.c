@@ -147,7 +147,7 @@ static const char *base_name(const char *path)
 struct fixture {
 	char path[4096];
 	struct module_set mods;
-	struct symbolizer z;
+	struct symbolizer *z;
 	struct module *exe;
 };
 
@@ -162,14 +162,14 @@ static void setup(struct fixture *fx)
 	ck_assert_int_eq(stat(fx->path, &st), 0);
 	k = (struct module_key){fx->path, major(st.st_dev), minor(st.st_dev), st.st_ino, 0};
 	module_set_init(&fx->mods);
-	symbolizer_init(&fx->z, &fx->mods, false);
+	fx->z = symbolizer_new(&fx->mods, false);
 	fx->exe = module_set_get(&fx->mods, &k, 0, 0, 0);
 	ck_assert_int_ge(fx->exe->fd, 0);
 }
 
 static void teardown(struct fixture *fx)
 {
-	symbolizer_release(&fx->z);
+	symbolizer_free(fx->z);
 	module_set_release(&fx->mods);
 }
 
@@ -188,7 +188,7 @@ START_TEST(test_function_bytes)
 	setup(&fx);
 	off = file_off(sym_outer);
 	for (uint64_t k = 0; k < 4096; k++) {
-		symbolize_addr(&fx.z, fx.exe, off + k, false, &r);
+		symbolize_addr(fx.z, fx.exe, off + k, false, &r);
 		if (!r.symname || strcmp(r.symname, "sym_outer")) {
 			symres_release(&r);
 			ck_assert_uint_gt(k, 0);
@@ -248,9 +248,9 @@ START_TEST(test_twin)
 	ck_assert_int_ge(twin->fd, 0);
 	ck_assert_ptr_ne(twin, fx.exe);
 	off = file_off(sym_outer);
-	ck_assert_int_ge(symbolize_addr(&fx.z, fx.exe, off + 4, false, &a), 1);
-	ck_assert_int_ge(symbolize_addr(&fx.z, twin, off + 4, false, &b), 1);
-	ck_assert_uint_eq(symfile_find(&fx.z, twin)->twin, fx.exe->id + 1);
+	ck_assert_int_ge(symbolize_addr(fx.z, fx.exe, off + 4, false, &a), 1);
+	ck_assert_int_ge(symbolize_addr(fx.z, twin, off + 4, false, &b), 1);
+	ck_assert_uint_eq(symfile_find(fx.z, twin)->twin, fx.exe->id + 1);
 	ck_assert_int_eq(a.n, b.n);
 	for (int i = 0; i < a.n; i++) {
 		ck_assert_str_eq(a.lv[i].func, b.lv[i].func);
@@ -270,8 +270,8 @@ START_TEST(test_vaddr)
 	struct symres a, b;
 
 	setup(&fx);
-	ck_assert_int_eq(symbolize_addr(&fx.z, fx.exe, file_off(sym_plain) + 3, false, &a), 1);
-	ck_assert_int_eq(symbolize_addr(&fx.z, fx.exe, vaddr_of(sym_plain) + 3, true, &b), 1);
+	ck_assert_int_eq(symbolize_addr(fx.z, fx.exe, file_off(sym_plain) + 3, false, &a), 1);
+	ck_assert_int_eq(symbolize_addr(fx.z, fx.exe, vaddr_of(sym_plain) + 3, true, &b), 1);
 	ck_assert_str_eq(a.symname, "sym_plain");
 	ck_assert_str_eq(b.symname, "sym_plain");
 	ck_assert_uint_eq(a.symoff, 3);
@@ -283,7 +283,7 @@ START_TEST(test_vaddr)
 	symres_release(&a);
 	symres_release(&b);
 	/* Past every segment of the file: nothing, and nothing to free. */
-	ck_assert_int_eq(symbolize_addr(&fx.z, fx.exe, 1ULL << 40, false, &a), 0);
+	ck_assert_int_eq(symbolize_addr(fx.z, fx.exe, 1ULL << 40, false, &a), 0);
 	ck_assert_ptr_null(a.symname);
 	symres_release(&a);
 	teardown(&fx);
@@ -297,8 +297,8 @@ START_TEST(test_no_lines)
 	struct symres r;
 
 	setup(&fx);
-	fx.z.no_lines = true;
-	ck_assert_int_eq(symbolize_addr(&fx.z, fx.exe, file_off(sym_outer) + 1, false, &r), 1);
+	fx.z->no_lines = true;
+	ck_assert_int_eq(symbolize_addr(fx.z, fx.exe, file_off(sym_outer) + 1, false, &r), 1);
 	ck_assert_str_eq(r.lv[0].func, "sym_outer");
 	ck_assert_ptr_eq(r.lv[0].func, r.symname);
 	ck_assert_ptr_null(r.lv[0].file);
@@ -334,26 +334,26 @@ START_TEST(test_perfmap)
 	ck_assert_int_eq(module_perfmap_open(m), 0);
 	unlink(map); /* the descriptor is kept */
 
-	ck_assert_int_eq(symbolize_addr(&fx.z, m, 0x7f0000001010, false, &r), 1);
+	ck_assert_int_eq(symbolize_addr(fx.z, m, 0x7f0000001010, false, &r), 1);
 	ck_assert_str_eq(r.lv[0].func, "JitFunc");
 	ck_assert_ptr_null(r.lv[0].file);
 	ck_assert_uint_eq(r.symoff, 0x10);
 	symres_release(&r);
-	ck_assert_int_eq(symbolize_addr(&fx.z, m, 0x7f0000002004, false, &r), 1);
+	ck_assert_int_eq(symbolize_addr(fx.z, m, 0x7f0000002004, false, &r), 1);
 	ck_assert_str_eq(r.lv[0].func, "ns::jit(int)");
 	ck_assert_uint_eq(r.symoff, 4);
 	symres_release(&r);
-	ck_assert_int_eq(symbolize_addr(&fx.z, m, 0x7f0000003000, false, &r), 1);
+	ck_assert_int_eq(symbolize_addr(fx.z, m, 0x7f0000003000, false, &r), 1);
 	ck_assert_str_eq(r.lv[0].func, "thunk()@plt");
 	symres_release(&r);
-	ck_assert_int_eq(symbolize_addr(&fx.z, m, 0x7f0000004008, false, &r), 1);
+	ck_assert_int_eq(symbolize_addr(fx.z, m, 0x7f0000004008, false, &r), 1);
 	ck_assert_str_eq(r.lv[0].func, "not_mangled@plt");
 	symres_release(&r);
 	/* Between the symbols and past the last: no name. */
-	ck_assert_int_eq(symbolize_addr(&fx.z, m, 0x7f0000001800, false, &r), 0);
+	ck_assert_int_eq(symbolize_addr(fx.z, m, 0x7f0000001800, false, &r), 0);
 	ck_assert_ptr_null(r.symname);
 	symres_release(&r);
-	ck_assert_int_eq(symbolize_addr(&fx.z, m, 0x7f0000009000, false, &r), 0);
+	ck_assert_int_eq(symbolize_addr(fx.z, m, 0x7f0000009000, false, &r), 0);
 	symres_release(&r);
 	teardown(&fx);
 }
@@ -444,7 +444,7 @@ START_TEST(test_profile)
 	keep.func = strtab_add(&p->str, "kept");
 	profile_add_line(p, fb, &keep);
 
-	ck_assert_uint_eq(symbolize_profile(p, &fx.z, is_resolved, &fd, false), 0);
+	ck_assert_uint_eq(symbolize_profile(p, fx.z, is_resolved, &fd, false), 0);
 	ck_assert_uint_ge(p->frames[fa].nlines, 1);
 	ck_assert_str_eq(line_func(p, p->frames[fa].line0 + p->frames[fa].nlines - 1), "sym_outer");
 	ck_assert_uint_eq(p->lines[p->frames[fa].line0 + p->frames[fa].nlines - 1].symoff, 1);
@@ -490,20 +490,20 @@ START_TEST(test_module_facts)
 
 	setup(&fx);
 	profile_intern_frame(p, 0, 0, file_off(sym_outer) + 1);
-	symbolize_modules(p, &fx.z, false);
+	symbolize_modules(p, fx.z, false);
 	ck_assert_uint_eq(p->nmodules, 1);
 	ck_assert_uint_eq(p->nsegments, 0);
 	ck_assert_str_eq(strtab_get(&p->str, p->modules[0].build_id), "");
 	/* Nothing read of it yet: only its kind. */
-	symbolize_module_facts(&fx.z, fx.z.mods->mods[0], &f);
+	symbolize_module_facts(fx.z, fx.z->mods->mods[0], &f);
 	ck_assert_uint_eq(f.nsegs, 0);
 	ck_assert_str_eq(f.build_id, "");
 	symbolize_set_module(p, &f);
 	free(f.segs);
 	ck_assert_uint_eq(p->nsegments, 0);
 
-	symfile_get(&fx.z, fx.z.mods->mods[0]);
-	symbolize_module_facts(&fx.z, fx.z.mods->mods[0], &f);
+	symfile_get(fx.z, fx.z->mods->mods[0]);
+	symbolize_module_facts(fx.z, fx.z->mods->mods[0], &f);
 	ck_assert_uint_eq(f.module, 0);
 	ck_assert_uint_gt(f.nsegs, 0);
 	symbolize_set_module(p, &f);
@@ -512,7 +512,7 @@ START_TEST(test_module_facts)
 	ck_assert_str_eq(strtab_get(&p->str, p->modules[0].build_id), f.build_id);
 	nsegs = f.nsegs;
 	free(f.segs);
-	symbolize_modules(p, &fx.z, true);
+	symbolize_modules(p, fx.z, true);
 	ck_assert_uint_eq(p->nsegments, nsegs);
 	for (size_t i = 0; i < p->nsegments; i++)
 		ck_assert_uint_eq(p->segments[i].module, 0);
@@ -532,7 +532,7 @@ START_TEST(test_profile_cut_short)
 	fa = profile_intern_frame(p, 0, 0, file_off(sym_outer) + 1);
 	fb = profile_intern_frame(p, 0, 0, file_off(sym_plain) + 1);
 	profile_intern_frame(p, 7, 0, 0x10); /* no such module: not counted */
-	ck_assert_uint_eq(symbolize_profile(p, &fx.z, NULL, NULL, true), 2);
+	ck_assert_uint_eq(symbolize_profile(p, fx.z, NULL, NULL, true), 2);
 	ck_assert_uint_eq(p->frames[fa].nlines, 0);
 	ck_assert_uint_eq(p->frames[fb].nlines, 0);
 	/* The module is still listed, without what was not read. */

@@ -77,7 +77,7 @@ for name in inline-zstd inline-zstd-lnk inline-zstd-bid inline-zlib inline-zlib-
 	check_user_re "$tmp/$name-lines.folded" \
 		"(^|;)work_outer:inline\\.c:$oc;inline_mid:inline\\.c:${mc}_\\[i\\];inline_leaf:inline\\.c:($l1|$l2)_\\[i\\]\$" \
 		"$name" 500 90 "end in work_outer:inline.c:$oc;inline_mid:inline.c:${mc}_[i];inline_leaf:inline.c:{$l1,$l2}_[i]"
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086 # args is a list of options
 	lines_symbolize "$TARGETS/inline" '^work_outer$' "$TARGETS/$name" \
 		"inline_leaf at [^ ]*/inline\\.c:($l1|$l2)(:[0-9]+)?\$" \
 		"inline_mid at [^ ]*/inline\\.c:$mc(:[0-9]+)?\$" \

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/hmap.h"
 #include "unit-helpers.h"
 #include "util/array.h"
 #include "util/hash.h"
+#include "util/hmap.h"
 
 START_TEST(test_basic)
 {
@@ -157,6 +157,40 @@ START_TEST(test_intern)
 }
 END_TEST
 
+/* Strings by their bytes and length: a prefix, and bytes after a NUL, tell them apart. */
+static const char pieces[] = "ab\0abc\0ab\0c";
+static const size_t piece_at[][2] = {{0, 2}, {3, 3}, {0, 5}, {7, 2}, {3, 2}, {10, 1}};
+
+static const char *piece_text(uint64_t val, const void *ctx, size_t *len)
+{
+	const size_t(*at)[2] = ctx;
+
+	*len = at[val][1];
+	return pieces + at[val][0];
+}
+
+START_TEST(test_intern_str)
+{
+	/* The pieces' first holders: "ab", "abc", "ab\0ab", "ab" again, "ab" again, "c". */
+	static const uint64_t want[] = {0, 1, 2, 0, 0, 5};
+	struct hmap h;
+
+	hmap_init(&h);
+	for (size_t i = 0; i < ARRAY_SIZE(piece_at); i++) {
+		bool added;
+		struct hmap_slot *s = hmap_intern_str(&h, pieces + piece_at[i][0], piece_at[i][1],
+						      piece_text, piece_at, &added);
+
+		if (added)
+			s->val = i;
+		ck_assert_uint_eq(s->val, want[i]);
+		ck_assert(added == (want[i] == i));
+	}
+	ck_assert_uint_eq(h.count, 4);
+	hmap_release(&h);
+}
+END_TEST
+
 /*
  * hash_fast: independent of alignment; every length and every single bit
  * counts; call-chain-like inputs (return addresses differing in a few
@@ -249,6 +283,7 @@ static Suite *hmap_suite(void)
 	tcase_add_test(tc, test_random_model);
 	tcase_add_test(tc, test_key_zero);
 	tcase_add_test(tc, test_intern);
+	tcase_add_test(tc, test_intern_str);
 	tcase_add_test(tc, test_ptr);
 	tcase_add_test(tc, test_hash_fast);
 	suite_add_tcase(s, tc);

@@ -12,8 +12,8 @@
 #include <stdint.h>
 
 #include "unit-helpers.h"
-#include "util/ration.h"
 #include "util/clock.h"
+#include "util/ration.h"
 
 #define MS 1000000ULL
 #define S  1000000000ULL

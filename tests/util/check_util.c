@@ -16,6 +16,7 @@
 #include "unit-helpers.h"
 #include "util/alloc.h"
 #include "util/array.h"
+#include "util/io.h"
 #include "util/pages.h"
 #include "util/parse.h"
 #include "util/sbuf.h"
@@ -449,6 +450,120 @@ START_TEST(test_bsearch_last_le)
 }
 END_TEST
 
+/* Bytes of any value, NULs among them, written in place after room was made. */
+START_TEST(test_sbuf_bytes)
+{
+	struct sbuf b = SBUF_INIT;
+	static const char rec[5] = {1, 0, 2, 0, 3};
+
+	for (int i = 0; i < 1000; i++) {
+		sbuf_grow(&b, sizeof(rec));
+		memcpy(b.buf + b.len, rec, sizeof(rec));
+		sbuf_setlen(&b, b.len + sizeof(rec));
+	}
+	sbuf_addn(&b, rec, sizeof(rec));
+	ck_assert_uint_eq(b.len, 1001 * sizeof(rec));
+	ck_assert_int_eq(b.buf[b.len], '\0');
+	for (size_t i = 0; i < b.len; i++)
+		ck_assert_int_eq(b.buf[i], rec[i % sizeof(rec)]);
+	/* Room made, then less written than the room: only that counts. */
+	sbuf_reset(&b);
+	sbuf_grow(&b, 100);
+	b.buf[0] = 'x';
+	sbuf_setlen(&b, 1);
+	ck_assert_str_eq(b.buf, "x");
+	sbuf_release(&b);
+}
+END_TEST
+
+/* A table grown by id: what it held stays, every element added is 0. */
+START_TEST(test_xgrow_zero)
+{
+	uint64_t *t = NULL;
+	size_t cap = 0;
+
+	xgrow_zero(&t, &cap, 3, sizeof(*t));
+	ck_assert_uint_ge(cap, 3);
+	for (size_t i = 0; i < cap; i++)
+		ck_assert_uint_eq(t[i], 0);
+	for (size_t i = 0; i < cap; i++)
+		t[i] = i + 1;
+	xgrow_zero(&t, &cap, cap, sizeof(*t)); /* room enough: nothing changes */
+	for (size_t i = 0; i < cap; i++)
+		ck_assert_uint_eq(t[i], i + 1);
+	{
+		size_t old = cap;
+
+		xgrow_zero(&t, &cap, 1000, sizeof(*t));
+		ck_assert_uint_ge(cap, 1000);
+		for (size_t i = 0; i < old; i++)
+			ck_assert_uint_eq(t[i], i + 1);
+		for (size_t i = old; i < cap; i++)
+			ck_assert_uint_eq(t[i], 0);
+	}
+	free(t);
+}
+END_TEST
+
+/* A regular file read whole, and the same bytes through a pipe (grown as they come). */
+START_TEST(test_read_whole)
+{
+	char path[] = "/tmp/check_util.XXXXXX", *buf;
+	int fd = mkstemp(path), p[2];
+	size_t n = 100000, len;
+	char *want = xmalloc(n);
+
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	for (size_t i = 0; i < n; i++)
+		want[i] = (char)('a' + i % 26);
+	ck_assert_int_eq(write_all(fd, want, n), 0);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	ck_assert_int_eq(read_whole(fd, &buf, &len), 0);
+	ck_assert_uint_eq(len, n);
+	ck_assert(memcmp(buf, want, n) == 0 && buf[n] == '\0');
+	free(buf);
+	/* From where the file stands: its last 10 bytes. */
+	ck_assert_int_eq(lseek(fd, (off_t)n - 10, SEEK_SET), (off_t)n - 10);
+	ck_assert_int_eq(read_whole(fd, &buf, &len), 0);
+	ck_assert_uint_eq(len, 10);
+	ck_assert_str_eq(buf, want + n - 10);
+	free(buf);
+	close(fd);
+
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(write_all(p[1], want, 50000), 0); /* fits in the pipe */
+	close(p[1]);
+	ck_assert_int_eq(read_whole(p[0], &buf, &len), 0);
+	ck_assert_uint_eq(len, 50000);
+	ck_assert(memcmp(buf, want, 50000) == 0 && buf[50000] == '\0');
+	free(buf);
+	close(p[0]);
+
+	ck_assert_int_eq(read_whole(-1, &buf, &len), -EBADF);
+	ck_assert_ptr_null(buf);
+	free(want);
+}
+END_TEST
+
+/* A small file: cut to the buffer, NUL-terminated; a missing one says so. */
+START_TEST(test_read_small)
+{
+	char path[] = "/tmp/check_util.XXXXXX", buf[8];
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write_all(fd, "0::/a/b\n", 8), 0);
+	close(fd);
+	ck_assert_int_eq(read_small(path, buf, sizeof(buf)), 7);
+	ck_assert_str_eq(buf, "0::/a/b");
+	ck_assert_int_eq(read_small(path, buf, 4), 3);
+	ck_assert_str_eq(buf, "0::");
+	unlink(path);
+	ck_assert_int_eq(read_small(path, buf, sizeof(buf)), -ENOENT);
+}
+END_TEST
+
 static Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -468,6 +583,7 @@ static Suite *util_suite(void)
 	tcase_add_test(tc, test_sbuf_zeroed);
 	tcase_add_test(tc, test_sbuf_shown);
 	tcase_add_test(tc, test_sbuf_share);
+	tcase_add_test(tc, test_sbuf_bytes);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("parsing");
 	tcase_add_test(tc, test_id_list);
@@ -475,6 +591,13 @@ static Suite *util_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pages");
 	tcase_add_test(tc, test_give_back);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("alloc");
+	tcase_add_test(tc, test_xgrow_zero);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("io");
+	tcase_add_test(tc, test_read_whole);
+	tcase_add_test(tc, test_read_small);
 	suite_add_tcase(s, tc);
 	return s;
 }
