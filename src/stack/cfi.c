@@ -469,6 +469,16 @@ static int cfa_value(const struct cfi_rule *r, const struct cfi_pool *pool, stru
 	return 0;
 }
 
+const struct cfi_rule *cfi_bp_rule(const struct cfi_row *row, const struct cfi_regs *in,
+				   uint64_t cfa)
+{
+	static const struct cfi_rule saved = {.kind = CFI_AT, .off = -16};
+
+	if (row->bp_frame && cfi_known(in, CFI_RBP) && in->r[CFI_RBP] == cfa - 16)
+		return &saved;
+	return &row->rules[1];
+}
+
 int cfi_step(const struct cfi_row *row, const struct cfi_pool *pool, const struct cfi_regs *in,
 	     struct cfi_regs *out, uint64_t *cfa, cfi_read_fn read, void *arg)
 {
@@ -482,10 +492,12 @@ int cfi_step(const struct cfi_row *row, const struct cfi_pool *pool, const struc
 	*cfa = env.cfa;
 	out->known = 0;
 	for (int i = 0; i < CFI_NKEPT; i++) {
+		const struct cfi_rule *r = i == 1 ? cfi_bp_rule(row, in, env.cfa) : &row->rules[i];
 		uint64_t v;
 		bool known;
 
-		if ((ret = apply_rule(&row->rules[i], pool, &env, cfi_kept[i], &v, &known)) < 0)
+		_Static_assert(CFI_NKEPT > 1, "cfi_kept[1] is rbp");
+		if ((ret = apply_rule(r, pool, &env, cfi_kept[i], &v, &known)) < 0)
 			return ret;
 		if (known)
 			cfi_set(out, cfi_kept[i], v);

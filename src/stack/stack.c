@@ -31,8 +31,8 @@ _Static_assert(CHAIN_MAX * 8 <= sizeof(((struct stacker *)0)->key), "stacker.key
 struct chain {
 	uint64_t hash, gen; /* gen: of the process's mappings, for the stack */
 	uint32_t pid, nr, stack;
-	uint32_t outer;	  /* unwound: the outermost user frame, PM_NONE if none */
-	uint8_t end, how; /* unwound: how its unwinding went */
+	uint32_t outer;		 /* unwound: the outermost user frame, PM_NONE if none */
+	uint8_t end, how, judge; /* unwound: how its unwinding went */
 	unsigned char ips[CHAIN_MAX * 8];
 };
 
@@ -358,6 +358,7 @@ size_t stacker_unwind_ahead(struct stacker *s, const struct rec_sample *smp, voi
 	h.n = (uint32_t)res.n;
 	h.end = (uint8_t)res.end;
 	h.how = (uint8_t)res.how;
+	h.judge = (uint8_t)res.judge;
 	memcpy(out, &h, sizeof(h));
 	memcpy((unsigned char *)out + sizeof(h), s->uips, (size_t)res.n * 8);
 	return sizeof(h) + (size_t)res.n * 8;
@@ -431,7 +432,9 @@ static void unwind_user(struct stacker *s, const struct rec_sample *smp, const u
 			chain_frame(s, smp->pid, i ? ip - 1 : ip, &prev, n);
 		}
 		s->unw.how[UNWIND_BY_FP_ONLY]++;
+		s->unw.judge[UNWIND_UNJUDGED]++;
 		s->last_how = UNWIND_BY_FP_ONLY;
+		s->last_judge = UNWIND_UNJUDGED;
 		note_end(s, before, *n, UNWIND_COMPLETE);
 		return;
 	}
@@ -444,6 +447,7 @@ static void unwind_user(struct stacker *s, const struct rec_sample *smp, const u
 			chain_frame(s, smp->pid, load_u64(ips + i * 8), &prev, n);
 		res.how = (enum unwind_how)h.how;
 		res.end = (enum unwind_end)h.end;
+		res.judge = (enum unwind_judge)h.judge;
 	} else {
 		unwind_sample(s->unwinder, smp->pid, smp, chain, nchain, s->uips, STACK_MAX_FRAMES,
 			      &res);
@@ -451,7 +455,9 @@ static void unwind_user(struct stacker *s, const struct rec_sample *smp, const u
 			chain_frame(s, smp->pid, s->uips[i], &prev, n);
 	}
 	s->unw.how[res.how]++;
+	s->unw.judge[res.judge]++;
 	s->last_how = res.how;
+	s->last_judge = res.judge;
 	note_end(s, before, *n, res.end);
 }
 
@@ -497,6 +503,7 @@ uint32_t stacker_add_ahead(struct stacker *s, const struct rec_sample *smp, uint
 			s->chain_hits++;
 			if (unwind) {
 				s->unw.how[c->how]++;
+				s->unw.judge[c->judge]++;
 				note_end_frame(s, c->outer, (enum unwind_end)c->end);
 			}
 			return c->stack;
@@ -534,6 +541,7 @@ uint32_t stacker_add_ahead(struct stacker *s, const struct rec_sample *smp, uint
 		c->outer = n > before ? s->frames[n - 1] : PM_NONE;
 		c->end = (uint8_t)s->last_end;
 		c->how = (uint8_t)s->last_how;
+		c->judge = (uint8_t)s->last_judge;
 		memcpy(c->ips, key, nkey * 8);
 	}
 	return stack;
