@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "elf/addr.h"
+#include "stack/jitmap.h"
 #include "stack/stack.h"
 #include "util/alloc.h"
 #include "util/bytes.h"
@@ -99,6 +100,11 @@ void stacker_release(struct stacker *s)
 	s->chains = NULL;
 	free(s->fslots);
 	s->fslots = NULL;
+	for (size_t i = 0; i < s->njitmaps; i++)
+		jitmap_free(s->jitmaps[i]);
+	free(s->jitmaps);
+	s->jitmaps = NULL;
+	s->njitmaps = 0;
 	hmap_release(&s->unw.cut);
 	hmap_release(&s->unw.outer);
 }
@@ -205,6 +211,33 @@ static void kernel_frame(struct stacker *s, uint32_t *n, uint64_t ip)
 			       add_frame(s, n, s->kernel->id, PM_FRAME_KERNEL, ip));
 }
 
+/*
+ * The flags of a frame at address a of JIT module jit: the line of its
+ * perf map in force for a at the sample's time, when there is one.
+ */
+static uint32_t jit_flags(struct stacker *s, const struct module *jit, uint64_t a)
+{
+	uint64_t line;
+
+	if (jit->fd < 0)
+		return 0;
+	if (jit->id >= s->njitmaps) {
+		size_t n = s->njitmaps ? s->njitmaps : 16;
+
+		while (n <= jit->id)
+			n *= 2;
+		s->jitmaps = xrealloc(s->jitmaps, n * sizeof(*s->jitmaps));
+		memset(s->jitmaps + s->njitmaps, 0, (n - s->njitmaps) * sizeof(*s->jitmaps));
+		s->njitmaps = n;
+	}
+	if (!s->jitmaps[jit->id])
+		s->jitmaps[jit->id] = jitmap_new();
+	line = jitmap_line(s->jitmaps[jit->id], jit->fd, a, s->time);
+	return line && line <= PM_FRAME_PERFMAP_LINE_MAX
+		       ? (uint32_t)line << PM_FRAME_PERFMAP_LINE_SHIFT
+		       : 0;
+}
+
 static void user_frame(struct stacker *s, uint32_t pid, uint64_t a, uint32_t *n)
 {
 	const struct mapping *map;
@@ -232,12 +265,12 @@ static void user_frame(struct stacker *s, uint32_t pid, uint64_t a, uint32_t *n)
 	s->gen = model_maps_generation(s->model, pid);
 	/*
 	 * Anonymous executable memory is JIT code, named at the stop from the
-	 * perf map as it is then (not cacheable); so is an address in no
-	 * mapping if the process has a perf map.
+	 * perf map's line in force at the sample's time (not cacheable); so
+	 * is an address in no mapping if the process has a perf map.
 	 */
 	if (jit && (map || jit->fd >= 0)) {
 		s->cacheable = false;
-		add_frame(s, n, jit->id, 0, a);
+		add_frame(s, n, jit->id, jit_flags(s, jit, a), a);
 		return;
 	}
 	/*
@@ -481,6 +514,7 @@ uint32_t stacker_add_ahead(struct stacker *s, const struct rec_sample *smp, uint
 
 	gen = model_maps_generation(s->model, smp->pid);
 	s->gen = gen;
+	s->time = smp->time;
 	if (unwind) {
 		nkey = 0;
 		if (ahead && smp->stack_dyn_size) {

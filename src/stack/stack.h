@@ -16,7 +16,8 @@
  * stack has at least one frame; a frame in anonymous executable memory
  * belongs to its process's JIT module, with its runtime address; a return
  * address in no mapping repeated at once (a frame-pointer walk going round
- * in a loop) is one frame.
+ * in a loop) is one frame; a JIT frame says which line of its perf map was
+ * in force for its address at the sample's time (jitmap.h).
  */
 #ifndef PERFMINI_STACK_H
 #define PERFMINI_STACK_H
@@ -58,6 +59,9 @@ struct stacker {
 	stack_new_frame_fn new_frame;
 	void *new_frame_arg;
 	struct stack_unwind_stats unw;
+	struct jitmap **jitmaps; /* by module id: perf maps' lines in force (jitmap.h) */
+	size_t njitmaps;
+	uint64_t time;			   /* the sample's being built */
 	struct chain *chains;		   /* frame-pointer mode: see stack.c */
 	struct frame_slot *fslots;	   /* frames by address: see stack.c */
 	uint64_t gen;			   /* the sample's process's mappings generation */
