@@ -139,6 +139,30 @@ int cfi_row_find(Dwarf_CFI *cfi, uint64_t vaddr, struct cfi_pool *pool, struct c
 	return cfi_row_find_span(cfi, vaddr, pool, row, &lo, &hi);
 }
 
+/*
+ * Whether [lo, hi), the addresses libdw says the row of vaddr holds for,
+ * is right: libdw's start of a row that DW_CFA_restore_state brought
+ * back is that of an earlier row (gcc restores the body's row after an
+ * epilogue: glibc's msort_with_tmp after its tail call to memcpy is
+ * said to start at the epilogue's first pop). The row at lo must say the
+ * same range.
+ */
+static bool span_holds(Dwarf_CFI *cfi, uint64_t vaddr, uint64_t lo, uint64_t hi)
+{
+	Dwarf_Addr start, end;
+	Dwarf_Frame *f;
+	bool ok;
+
+	if (lo == vaddr)
+		return true;
+	if (dwarf_cfi_addrframe(cfi, lo, &f) != 0)
+		return false;
+	ok = dwarf_frame_info(f, &start, &end, NULL) == CFI_RA && start == lo &&
+	     (end > start ? end : start + 1) == hi;
+	free(f);
+	return ok;
+}
+
 int cfi_row_find_span(Dwarf_CFI *cfi, uint64_t vaddr, struct cfi_pool *pool, struct cfi_row *row,
 		      uint64_t *lo, uint64_t *hi)
 {
@@ -158,6 +182,10 @@ int cfi_row_find_span(Dwarf_CFI *cfi, uint64_t vaddr, struct cfi_pool *pool, str
 	}
 	*lo = start;
 	*hi = end > start ? end : start + 1;
+	if (!span_holds(cfi, vaddr, *lo, *hi)) {
+		*lo = vaddr;
+		*hi = vaddr + 1;
+	}
 	if (signal) {
 		row->signal = true;
 		ret = 0;

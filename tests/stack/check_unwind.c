@@ -553,6 +553,91 @@ START_TEST(test_spans)
 }
 END_TEST
 
+/* The path of the C library this test runs with. */
+static void libc_path(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512], path[400];
+
+	ck_assert_ptr_nonnull(f);
+	out[0] = '\0';
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %*s %*s %*s %*s %399s", path) == 1 &&
+		    strstr(path, "/libc.so"))
+			snprintf(out, len, "%s", path);
+	fclose(f);
+	ck_assert_msg(out[0], "no libc.so in /proc/self/maps");
+}
+
+static bool same_row(const struct cfi_row *a, const struct cfi_row *b)
+{
+	if (a->signal != b->signal || a->cfa.kind != b->cfa.kind || a->cfa.reg != b->cfa.reg ||
+	    a->cfa.off != b->cfa.off)
+		return false;
+	for (int i = 0; i < CFI_NKEPT; i++)
+		if (a->rules[i].kind != b->rules[i].kind || a->rules[i].off != b->rules[i].off)
+			return false;
+	return true;
+}
+
+/*
+ * The addresses a row is said to hold for, on the C library's real
+ * tables: every address of a span has the span's row. libdw says a row
+ * that DW_CFA_restore_state brought back (after an epilogue in the middle
+ * of a function) starts where the epilogue does: such a span would give
+ * the body's row to the epilogue's instructions.
+ */
+START_TEST(test_spans_libc)
+{
+	char path[400];
+	struct cfi_pool pool = {0};
+	struct load_seg *segs;
+	int fd, n;
+	Elf *e;
+	Dwarf_CFI *cfi;
+	size_t checked = 0;
+
+	libc_path(path, sizeof(path));
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	ck_assert_ptr_nonnull(e);
+	cfi = dwarf_getcfi_elf(e);
+	ck_assert_ptr_nonnull(cfi);
+	n = elf_read_segments(e, &segs);
+	for (int i = 0; i < n; i++) {
+		if (!(segs[i].flags & PF_X))
+			continue;
+		for (uint64_t a = segs[i].vaddr;
+		     a < segs[i].vaddr + segs[i].memsz && a < segs[i].vaddr + (256u << 10);
+		     a += 13) {
+			struct cfi_row row, at_lo;
+			uint64_t lo, hi;
+
+			if (cfi_row_find_span(cfi, a, &pool, &row, &lo, &hi) != 0)
+				continue;
+			ck_assert(lo <= a && a < hi);
+			ck_assert_int_eq(cfi_row_find(cfi, lo, &pool, &at_lo), 0);
+			ck_assert_msg(same_row(&row, &at_lo),
+				      "%s+%#llx: its span starts at %#llx, another row", path,
+				      (unsigned long long)a, (unsigned long long)lo);
+			ck_assert_int_eq(cfi_row_find(cfi, hi - 1, &pool, &at_lo), 0);
+			ck_assert_msg(same_row(&row, &at_lo),
+				      "%s+%#llx: its span ends at %#llx, another row", path,
+				      (unsigned long long)a, (unsigned long long)hi);
+			checked++;
+		}
+	}
+	ck_assert_uint_gt(checked, 5000);
+	free(segs);
+	cfi_pool_release(&pool);
+	dwarf_cfi_end(cfi);
+	elf_end(e);
+	close(fd);
+}
+END_TEST
+
 static Suite *unwind_suite(void)
 {
 	Suite *s = suite_create("unwind");
@@ -564,6 +649,7 @@ static Suite *unwind_suite(void)
 	tcase_add_test(tc, test_step_expression);
 	tcase_add_test(tc, test_step_outermost_and_short);
 	tcase_add_test(tc, test_spans);
+	tcase_add_test(tc, test_spans_libc);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("own stack");
