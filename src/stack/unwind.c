@@ -387,10 +387,11 @@ static int frame_row(struct unwinder *u, uint32_t pid, uint64_t gen, uint64_t a,
 
 /*
  * Whether the walk ends after a step from in to out that returned ret
- * (cfi_step's), and how (res->end); a splice onto the kernel's chain has
- * been tried before. signal: the step was out of a signal frame.
+ * (cfi_step's), and how (res->end). signal: the step was out of a signal
+ * frame; jump: out of a frame whose row takes the caller's address from a
+ * register (next_exact).
  */
-static bool step_ends(int ret, bool guessed, bool signal, const struct cfi_regs *in,
+static bool step_ends(int ret, bool guessed, bool signal, bool jump, const struct cfi_regs *in,
 		      const struct cfi_regs *out, struct unwind_result *res)
 {
 	if (ret == 1 || (ret == 0 && out->r[CFI_RA] == 0)) {
@@ -403,8 +404,12 @@ static bool step_ends(int ret, bool guessed, bool signal, const struct cfi_regs 
 					  : UNWIND_BAD_FRAME;
 		return true;
 	}
-	/* A caller's frame lies above its callee's, but across a signal's stack. */
-	if (!signal && out->r[CFI_RSP] <= in->r[CFI_RSP]) {
+	/*
+	 * A caller's frame lies above its callee's, but across a signal's
+	 * stack, and at a jump (below) it may be where it was.
+	 */
+	if (!signal &&
+	    (jump ? out->r[CFI_RSP] < in->r[CFI_RSP] : out->r[CFI_RSP] <= in->r[CFI_RSP])) {
 		res->end = guessed ? UNWIND_NO_INFO : UNWIND_BAD_FRAME;
 		return true;
 	}
@@ -425,6 +430,19 @@ static int step_frame(const struct cfi_row *row, struct unwind_image *img, uint6
 		return cfi_step_signal(img->eh ? img->eh : img->debug, vaddr, in, out, cfa,
 				       read_stack, c);
 	return cfi_step(row, img ? &img->pool : NULL, in, out, cfa, read_stack, c);
+}
+
+/*
+ * Whether the frame after one with row is at the very address its row
+ * gives, not a return address: a signal frame's interrupted code, and
+ * the target of a jump whose address the row takes from a register (the
+ * epilogue of libgcc's _Unwind_RaiseException, jumping to a landing pad
+ * with the registers of the frame that catches: that frame's stack
+ * pointer is the CFA, where the jump is).
+ */
+static bool next_exact(const struct cfi_row *row)
+{
+	return row->signal || row->rules[CFI_NKEPT - 1].kind == CFI_REG;
 }
 
 /* Where row puts the return address of a frame with CFA cfa; 0 when it does not say. */
@@ -508,9 +526,9 @@ static void walk(struct unwinder *u, uint32_t pid, struct uctx *c, struct cfi_re
 		slots[n - 1] = ra_slot(row, cfa);
 		w->nslots = n;
 		w->refused = ret == 0; /* until the next frame is found in a mapping */
-		if (step_ends(ret, guessed, row->signal, in, out, res))
+		if (step_ends(ret, guessed, row->signal, next_exact(row), in, out, res))
 			break;
-		exact = row->signal;
+		exact = next_exact(row);
 		cur = !cur;
 	}
 	w->n = n;

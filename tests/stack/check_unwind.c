@@ -409,6 +409,68 @@ static void unwind_capture(size_t copy, bool with_chain, int how)
 	symtab_release(&t);
 }
 
+/*
+ * The epilogue of libgcc's _Unwind_RaiseException in miniature: the
+ * return address popped into rcx, then a jump to it; its rows say CFA =
+ * rsp and the caller's address in rcx. Never called: a sample is made to
+ * have stopped on its jmp.
+ */
+__asm__(".text\n"
+	".type jump_stub, @function\n"
+	"jump_stub:\n"
+	".cfi_startproc\n"
+	"pop %rcx\n"
+	".cfi_def_cfa_offset 0\n"
+	".cfi_register %rip, %rcx\n"
+	"jump_stub_jmp:\n"
+	"jmp *%rcx\n"
+	".cfi_endproc\n"
+	".size jump_stub, .-jump_stub\n");
+extern const char jump_stub_jmp[];
+
+/*
+ * A sample on that jmp, to capture's own address with capture's
+ * registers: its caller is capture at that very address (not a return
+ * address: where the jump goes), whose frame is where the jump is (the
+ * same stack pointer); and on from there.
+ */
+START_TEST(test_unwind_jump)
+{
+	struct module_set mods;
+	struct model model;
+	struct unwinder *u;
+	struct rec_sample s;
+	struct unwind_result res;
+	unsigned char regs[CFI_NREGS * 8];
+	uint64_t ips[128], bias, saved_ip, saved_cx;
+	struct symtab t;
+	static const char *const want[] = {"jump_stub", "capture", "level3", "level2", "level1"};
+
+	level1();
+	own_symbols(&t, &bias);
+	saved_ip = cap.regs[CFI_RA];
+	saved_cx = cap.regs[2];
+	cap.regs[CFI_RA] = (uint64_t)(uintptr_t)jump_stub_jmp;
+	cap.regs[2] = cap.here; /* rcx, DWARF's register 2 */
+	module_set_init(&mods);
+	model_init(&model, &mods, true);
+	u = unwinder_new(&model);
+	fill_sample(&s, regs, COPY);
+	s.ip = cap.regs[CFI_RA];
+	unwind_sample(u, s.pid, &s, NULL, 0, ips, 128, &res);
+	ck_assert_int_ge(res.n, (int)ARRAY_SIZE(want));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		ck_assert_str_eq(name_at(&t, bias, ips[i]), want[i]);
+	ck_assert_uint_eq(ips[1], cap.here);
+	cap.regs[CFI_RA] = saved_ip;
+	cap.regs[2] = saved_cx;
+	unwinder_free(u);
+	model_release(&model);
+	module_set_release(&mods);
+	symtab_release(&t);
+}
+END_TEST
+
 /* A copy of 16 KiB: the tables alone reach beyond this test's frames. */
 START_TEST(test_unwind_self)
 {
@@ -656,6 +718,7 @@ static Suite *unwind_suite(void)
 	tcase_add_test(tc, test_unwind_self);
 	tcase_add_test(tc, test_unwind_self_spliced);
 	tcase_add_test(tc, test_unwind_memo);
+	tcase_add_test(tc, test_unwind_jump);
 	suite_add_tcase(s, tc);
 	return s;
 }
