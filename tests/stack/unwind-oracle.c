@@ -7,7 +7,7 @@
  * same bytes and the same binaries (.eh_frame_hdr searched by
  * dwarf_search_unwind_table, as perf's libunwind unwinder does).
  *
- * usage: unwind-oracle [--time] [--show N] NAME=CORPUS...
+ * usage: unwind-oracle [--time] [--show N] [--copy-sizes LIST] NAME=CORPUS...
  *
  * For each corpus: how many samples the two unwound to the same frames
  * (a return address counts the same one byte back), and each difference
@@ -17,6 +17,10 @@
  * every sample of every corpus twice more with each and prints the time
  * per unwind: the first time each sample is seen (fresh unwinders) and
  * again (warm caches; perfmini's memo of unwinds then answers).
+ * --copy-sizes 2048,4096,... says what a smaller stack copy loses in the
+ * default mode (copy_loss). ORACLE_FRESH=1 gives each sample a new
+ * perfmini unwinder (no memo, no caches carried over): a difference that
+ * goes away then is a cache's bug, not the stepper's.
  */
 #include "config.h"
 
@@ -103,9 +107,72 @@ static void time_corpus(struct oracle_ctx *o, double ns[2][2])
 	}
 }
 
+/*
+ * Frames of sample i by perfmini's default mode: the chain too, a copy of
+ * at most copy bytes. Returns the bytes of copy the unwind read or wanted.
+ */
+static uint64_t by_hybrid(struct unwinder *u, const struct oracle_ctx *o, size_t i, uint64_t copy,
+			  struct oracle_frames *f)
+{
+	unsigned char regs[UC_MAX_REGS * 8];
+	const struct uc_sample *us = &o->c->samples[i];
+	struct rec_sample s;
+	struct unwind_result res;
+
+	uc_sample(o->c, i, &s, regs);
+	if (s.stack_dyn_size > copy)
+		s.stack_size = s.stack_dyn_size = copy;
+	unwind_sample(u, o->pid, &s, (const unsigned char *)us->chain, us->nchain, f->ip,
+		      ORACLE_MAX_FRAMES, &res);
+	f->n = res.n;
+	return res.copy_needed;
+}
+
+/*
+ * What a smaller stack copy loses in the default mode: each sample
+ * unwound with its chain from the whole copy captured, then from its
+ * first bytes only, copy size by copy size; how many come out the same,
+ * how many with frames left out (a prefix of the whole copy's frames
+ * before the chain's, some skipped: the chain's blind spots), how many
+ * otherwise.
+ */
+static void copy_loss(struct oracle_ctx *o, const char *sizes)
+{
+	struct oracle_frames full, cut;
+	char *list = xstrdup(sizes), *save = NULL;
+
+	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t copy = strtoull(tok, NULL, 0);
+		size_t same = 0, shorter = 0, other = 0, beyond = 0;
+		struct unwinder *u = unwinder_new(o->model), *w = unwinder_new(o->model);
+
+		for (size_t i = 0; i < o->c->nsamples; i++) {
+			int k = 0;
+
+			beyond += by_hybrid(u, o, i, UC_MAX_STACK, &full) > copy;
+			by_hybrid(w, o, i, copy, &cut);
+			while (k < full.n && k < cut.n && full.ip[k] == cut.ip[k])
+				k++;
+			if (k == full.n && k == cut.n)
+				same++;
+			else if (cut.n < full.n)
+				shorter++;
+			else
+				other++;
+		}
+		printf("%s: copy of %llu bytes: %zu of %zu stacks the same as with the whole copy "
+		       "(%zu unwinds read further); %zu with fewer frames, %zu others\n",
+		       o->name, (unsigned long long)copy, same, o->c->nsamples, beyond, shorter,
+		       other);
+		unwinder_free(u);
+		unwinder_free(w);
+	}
+	free(list);
+}
+
 /* Compares the two on every sample of corpus path; returns the unexplained differences. */
 static size_t run_corpus(const char *name, const char *path, bool timed, int show,
-			 double total[2][2], size_t *nall)
+			 const char *sizes, double total[2][2], size_t *nall)
 {
 	struct oracle_ctx o = {.name = name};
 	struct oracle_counts k = {0};
@@ -138,6 +205,8 @@ static size_t run_corpus(const char *name, const char *path, bool timed, int sho
 		oracle_judge(&o, i, &p, &l, &k, show);
 	}
 	oracle_print(&o, &k);
+	if (sizes)
+		copy_loss(&o, sizes);
 	if (timed) {
 		double ns[2][2];
 
@@ -165,17 +234,21 @@ int main(int argc, char **argv)
 	size_t bad = 0, nall = 0;
 	bool timed = false;
 	int show = 5, i = 1;
+	const char *sizes = NULL;
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--time"))
 			timed = true;
 		else if (!strcmp(argv[i], "--show") && i + 1 < argc)
 			show = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--copy-sizes") && i + 1 < argc)
+			sizes = argv[++i];
 		else
 			break;
 	}
 	if (i == argc) {
-		fprintf(stderr, "usage: unwind-oracle [--time] [--show N] NAME=CORPUS...\n");
+		fprintf(stderr, "usage: unwind-oracle [--time] [--show N] [--copy-sizes LIST] "
+				"NAME=CORPUS...\n");
 		return 2;
 	}
 	for (; i < argc; i++) {
@@ -186,7 +259,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		*eq = '\0';
-		bad += run_corpus(argv[i], eq + 1, timed, show, total, &nall);
+		bad += run_corpus(argv[i], eq + 1, timed, show, sizes, total, &nall);
 	}
 	if (timed && nall)
 		printf("all: time per unwind over %zu samples: perfmini %.0f ns, libunwind %.0f ns "
