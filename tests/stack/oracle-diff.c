@@ -24,6 +24,13 @@
  *   pad: libunwind looks the landing pad up a byte back, in the code
  *   before it, and reads garbage as its caller), its frame is wrong;
  *
+ * - where neither has tables for a frame (JIT code, V8's builtins in
+ *   node), each guesses its caller: perfmini by the frame pointer (as
+ *   frame pointers alone would: V8's code keeps them), libunwind by its
+ *   own heuristics; under a JIT function sampled before it set up its
+ *   frame (node's sort comparator called by Builtins_SortCompareUserFn)
+ *   perfmini skips the caller and libunwind another frame;
+ *
  * any other difference is a perfmini bug until shown otherwise: it is
  * counted as unexplained, shown, and fails the run.
  */
@@ -40,6 +47,7 @@ static const char *const kind_text[ORACLE_KINDS] = {
 	[ORACLE_LU_NO_TABLE] = "libunwind walked frame pointers where there is no .eh_frame (Go)",
 	[ORACLE_LU_GARBAGE] = "libunwind gave a frame in no mapping",
 	[ORACLE_LU_BELOW_SP] = "libunwind stopped for a word below the stack pointer",
+	[ORACLE_GUESSES] = "no tables for a frame: each guessed its caller",
 	[ORACLE_LU_SHORT] = "libunwind stopped short (unexplained)",
 	[ORACLE_PM_SHORT] = "perfmini stopped short (unexplained)",
 	[ORACLE_DIVERGED] = "the frames differ (unexplained)",
@@ -87,6 +95,9 @@ static enum oracle_kind kind_of(const struct oracle_ctx *o, const struct oracle_
 	img = k > 0 ? oracle_image_at(o, l->ip[k - 1] - (k > 1)) : NULL;
 	if (img && !img->hdr && left_out_only(p, l, k))
 		return ORACLE_LU_NO_TABLE;
+	/* Frame k - 1 in code without tables (looked up a byte back but the sampled one). */
+	if (k > 0 && !oracle_has_row(o, p->ip[k - 1]))
+		return ORACLE_GUESSES;
 	if (k == l->n)
 		return l->below_sp ? ORACLE_LU_BELOW_SP : ORACLE_LU_SHORT;
 	if (k == p->n)

@@ -73,6 +73,7 @@ static void open_image(struct oracle_image *img, const struct mapping *map)
 		img->nsegs = 0;
 		return;
 	}
+	img->rows_ok = unwind_image_open(&img->rows, map->mod) == 0;
 	if (elf_getphdrnum(img->elf, &phnum) == 0)
 		for (size_t i = 0; i < phnum; i++) {
 			GElf_Phdr ph;
@@ -105,6 +106,8 @@ void oracle_images_free(struct oracle_ctx *o)
 			elf_end(o->imgs[i].elf);
 		if (o->imgs[i].map)
 			munmap(o->imgs[i].map, o->imgs[i].nbytes);
+		if (o->imgs[i].rows_ok)
+			unwind_image_close(&o->imgs[i].rows);
 		free(o->imgs[i].bytes);
 		free(o->imgs[i].segs);
 	}
@@ -117,6 +120,15 @@ const struct oracle_image *oracle_image_at(const struct oracle_ctx *o, uint64_t 
 		if (o->imgs[i].nsegs && a >= o->imgs[i].start && a < o->imgs[i].end)
 			return &o->imgs[i];
 	return NULL;
+}
+
+bool oracle_has_row(const struct oracle_ctx *o, uint64_t a)
+{
+	struct oracle_image *img = (struct oracle_image *)oracle_image_at(o, a);
+	struct cfi_row row;
+
+	return img && img->rows_ok && a >= img->bias &&
+	       unwind_image_row(&img->rows, a - img->bias, &row) == 0;
 }
 
 /* n bytes at runtime address a of any image's loaded segments. */

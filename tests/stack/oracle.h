@@ -37,9 +37,11 @@ struct oracle_image {
 	size_t nbytes;
 	struct load_seg *segs;
 	size_t nsegs;
-	uint64_t bias;	     /* runtime address - ELF address */
-	uint64_t start, end; /* its executable mapping */
-	uint64_t hdr;	     /* .eh_frame_hdr's ELF address, 0 when it has none */
+	uint64_t bias;		  /* runtime address - ELF address */
+	uint64_t start, end;	  /* its executable mapping */
+	uint64_t hdr;		  /* .eh_frame_hdr's ELF address, 0 when it has none */
+	struct unwind_image rows; /* perfmini's reading of its tables (rows_ok) */
+	bool rows_ok;
 };
 
 struct oracle_ctx {
@@ -61,6 +63,7 @@ enum oracle_kind {
 	ORACLE_LU_NO_TABLE, /* libunwind walked frame pointers through code with no .eh_frame (Go) */
 	ORACLE_LU_GARBAGE,  /* libunwind gave a frame in no mapping */
 	ORACLE_LU_BELOW_SP, /* libunwind stopped for a word below the stack pointer */
+	ORACLE_GUESSES,	    /* no tables for the frame: each guessed its caller */
 	ORACLE_LU_SHORT,    /* libunwind stopped where perfmini went on (unexplained) */
 	ORACLE_PM_SHORT,    /* perfmini stopped where libunwind went on (unexplained) */
 	ORACLE_DIVERGED,    /* they disagree on a frame (unexplained) */
@@ -79,6 +82,8 @@ void oracle_images(struct oracle_ctx *o);
 void oracle_images_free(struct oracle_ctx *o);
 /* The image whose executable mapping holds a, or NULL. */
 const struct oracle_image *oracle_image_at(const struct oracle_ctx *o, uint64_t a);
+/* Whether the tables of any kind perfmini reads have a row for runtime address a. */
+bool oracle_has_row(const struct oracle_ctx *o, uint64_t a);
 
 /* Compares sample i's unwinds p (perfmini's) and l (libunwind's) into k; shows up to show. */
 void oracle_judge(const struct oracle_ctx *o, size_t i, const struct oracle_frames *p,
