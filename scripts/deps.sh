@@ -27,11 +27,12 @@ libtool pkg-config zlib1g-dev libzstd-dev libcapstone-dev make gcc"
 # report formats (golang-go for go tool pprof, chromium for the SVG), the
 # C++ front end (g++), clang, Debian's Go and Rust compilers for test
 # targets, glibc's debug symbols (libc6-dbg) for the names of its aliases,
-# perf and Python's debug symbols for the stack-truth test.
+# perf and Python's debug symbols for the stack-truth test, libunwind for
+# the unwinding oracle test.
 # shellcheck disable=SC2034 # read by scripts/check, which sources this
 PM_TEST_DEPS="protobuf-compiler python3 libxml2-utils lld debuginfod xz-utils binutils time linux-perf
 util-linux mount bash-completion strace g++ clang golang-go rustc libc6-dbg python3-dbg chromium
-python3-jsonschema"
+python3-jsonschema libunwind-dev"
 
 pm_msg() {
 	printf '%s: %s\n' "${0##*/}" "$*" >&2

@@ -47,6 +47,14 @@ enum elf_symsrc {
 int elf_read_symbols(Elf *e, struct symtab *t);
 
 /*
+ * Adds the functions of a Go binary's table of functions (.gopclntab,
+ * which a binary stripped of its symbols keeps) to t, unfinished.
+ * Returns the count added (0 when e has no such table, or one of a
+ * layout not read).
+ */
+int elf_read_go_symbols(Elf *e, struct symtab *t);
+
+/*
  * How a symbol ranks among aliases at its address (higher wins): the one
  * rule by which perfmini chooses the name a user knows among several
  * symbols at one address. In order, the first difference decides:

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "elf/perfmap.h"
 #include "util/alloc.h"
@@ -45,6 +46,23 @@ static long next_line(FILE *f, char *buf, size_t size, size_t *used, size_t limi
 	return over || *used >= limit ? -1 : (long)n;
 }
 
+bool perfmap_line(const char *line, uint64_t *start, uint64_t *size, const char **name)
+{
+	const char *p = line;
+	char *end;
+
+	errno = 0;
+	*start = strtoull(p, &end, 16);
+	if (errno || end == p || *end != ' ')
+		return false;
+	p = end + 1;
+	*size = strtoull(p, &end, 16);
+	if (errno || end == p || *end != ' ' || *size == 0 || *start + *size < *start)
+		return false;
+	*name = end + 1;
+	return **name != '\0';
+}
+
 int perfmap_parse(FILE *f, struct symtab *t, size_t max_bytes)
 {
 	char *line = xmalloc(PERFMAP_MAX_LINE + 1);
@@ -53,26 +71,36 @@ int perfmap_parse(FILE *f, struct symtab *t, size_t max_bytes)
 	int n = 0;
 
 	while ((len = next_line(f, line, PERFMAP_MAX_LINE + 1, &used, max_bytes)) != -2) {
-		unsigned long long start, size;
-		char *p = line, *end;
+		uint64_t start, size;
+		const char *name;
 
-		if (len < 0)
+		if (len < 0 || !perfmap_line(line, &start, &size, &name))
 			continue;
-		errno = 0;
-		start = strtoull(p, &end, 16);
-		if (errno || end == p || *end != ' ')
-			continue;
-		p = end + 1;
-		size = strtoull(p, &end, 16);
-		if (errno || end == p || *end != ' ' || size == 0)
-			continue;
-		p = end + 1;
-		if (!*p)
-			continue;
-		symtab_add(t, start, size, p, 1);
+		symtab_add(t, start, size, name, 1);
 		n++;
 	}
 	free(line);
 	symtab_finish(t);
 	return n;
+}
+
+int perfmap_line_at(int fd, uint64_t off, char *buf, size_t size, uint64_t *start, uint64_t *len,
+		    const char **name)
+{
+	ssize_t got;
+	char *nl;
+
+	if (size < 2 || off > PERFMAP_MAX_BYTES)
+		return -EINVAL;
+	do
+		got = pread(fd, buf, size - 1, (off_t)off);
+	while (got < 0 && errno == EINTR);
+	if (got <= 0)
+		return got < 0 ? -errno : -ENOENT;
+	buf[got] = '\0';
+	/* A whole line only: one the recorder took had its newline. */
+	if (!(nl = memchr(buf, '\n', (size_t)got)))
+		return -ENOENT;
+	*nl = '\0';
+	return perfmap_line(buf, start, len, name) ? 0 : -ENOENT;
 }

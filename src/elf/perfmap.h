@@ -7,7 +7,9 @@
 #ifndef PERFMINI_PERFMAP_H
 #define PERFMINI_PERFMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "elf/symtab.h"
@@ -34,5 +36,20 @@
  * symbols read whatever the file holds. Returns the number of symbols.
  */
 int perfmap_parse(FILE *f, struct symtab *t, size_t max_bytes);
+
+/*
+ * One line of a perf map, without its newline: its code's start and
+ * size, and its name (in line). false for a line that says none.
+ */
+bool perfmap_line(const char *line, uint64_t *start, uint64_t *size, const char **name);
+
+/*
+ * The line of the perf map open at fd that starts at byte off (read with
+ * pread into buf, size bytes, at most PERFMAP_MAX_LINE + 1 worth
+ * having): as perfmap_line. Returns 0, -ENOENT when there is no whole
+ * line there that names code, or -errno.
+ */
+int perfmap_line_at(int fd, uint64_t off, char *buf, size_t size, uint64_t *start, uint64_t *len,
+		    const char **name);
 
 #endif

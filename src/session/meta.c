@@ -49,8 +49,14 @@ static void write_unwind_meta(struct session *s)
 	set_meta_u64(s->out.prof, "unwind-stacks", u->unwound);
 	set_meta_u64(s->out.prof, "unwind-complete", u->ends[UNWIND_COMPLETE]);
 	set_meta_u64(s->out.prof, "unwind-by-cfi", u->how[UNWIND_BY_CFI]);
-	set_meta_u64(s->out.prof, "unwind-spliced", u->how[UNWIND_BY_SPLICE]);
+	set_meta_u64(s->out.prof, "unwind-spliced",
+		     u->how[UNWIND_BY_SPLICE] + u->how[UNWIND_BY_SPLICE_PAST]);
+	set_meta_u64(s->out.prof, "unwind-spliced-past", u->how[UNWIND_BY_SPLICE_PAST]);
 	set_meta_u64(s->out.prof, "unwind-fp-only", u->how[UNWIND_BY_FP_ONLY]);
+	set_meta_u64(s->out.prof, "unwind-agreed", u->judge[UNWIND_AGREED]);
+	set_meta_u64(s->out.prof, "unwind-tables-won-skipped", u->judge[UNWIND_TABLES_SKIPPED]);
+	set_meta_u64(s->out.prof, "unwind-tables-won-not-ra", u->judge[UNWIND_TABLES_NOT_RA]);
+	set_meta_u64(s->out.prof, "unwind-chain-won", u->judge[UNWIND_CHAIN_WON]);
 	const struct hmap_slot *slot;
 
 	for (size_t pos = 0; (slot = hmap_next(&u->cut, &pos));)
@@ -216,6 +222,35 @@ static int cmp_cut(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
+/*
+ * Hybrid mode: how the stacks were found, and where the tables' walk
+ * ended early and the chain went on, how the two compared.
+ */
+static void print_unwind_how(const struct stack_unwind_stats *u)
+{
+	const char *sep = "";
+
+	fprintf(stderr,
+		"perfmini: unwinding: %llu by unwind tables alone, %llu spliced onto frame "
+		"pointers (%llu past frames the tables could not reach), %llu frame pointers "
+		"only\n",
+		(unsigned long long)u->how[UNWIND_BY_CFI],
+		(unsigned long long)(u->how[UNWIND_BY_SPLICE] + u->how[UNWIND_BY_SPLICE_PAST]),
+		(unsigned long long)u->how[UNWIND_BY_SPLICE_PAST],
+		(unsigned long long)u->how[UNWIND_BY_FP_ONLY]);
+	if (u->unwound == u->judge[UNWIND_UNJUDGED])
+		return;
+	fputs("perfmini: unwinding: where the tables ended early, against the chain: ", stderr);
+	for (int j = UNWIND_AGREED; j < UNWIND_JUDGE_COUNT; j++) {
+		if (!u->judge[j])
+			continue;
+		fprintf(stderr, "%s%llu %s", sep, (unsigned long long)u->judge[j],
+			unwind_judge_text((enum unwind_judge)j));
+		sep = "; ";
+	}
+	fputc('\n', stderr);
+}
+
 /* Summary lines: the share of stacks that reached the entry, and the worst cuts. */
 static void print_unwind_summary(const struct session *s)
 {
@@ -233,12 +268,7 @@ static void print_unwind_summary(const struct session *s)
 				unwind_end_text((enum unwind_end)e));
 	fputc('\n', stderr);
 	if (s->o->ev.hybrid)
-		fprintf(stderr,
-			"perfmini: unwinding: %llu by unwind tables alone, %llu spliced onto frame "
-			"pointers, %llu frame pointers only\n",
-			(unsigned long long)u->how[UNWIND_BY_CFI],
-			(unsigned long long)u->how[UNWIND_BY_SPLICE],
-			(unsigned long long)u->how[UNWIND_BY_FP_ONLY]);
+		print_unwind_how(u);
 	/* Where they stopped: the three (module, reason) pairs with most stacks. */
 	const struct hmap_slot *slot;
 

@@ -85,7 +85,7 @@ void naming_new_frame(struct session *s, struct module *m, uint32_t frame, uint6
 		return;
 	if (nm->namer &&
 	    (m->kind == MODULE_FILE || m->kind == MODULE_VDSO || m->kind == MODULE_KERNEL))
-		namer_frame(nm->namer, m, nm->gen, frame, addr);
+		namer_frame(nm->namer, m, nm->gen, frame, s->out.prof->frames[frame].flags, addr);
 }
 
 /* The marks of generation gen, NULL when it is gone. */
@@ -296,7 +296,7 @@ static void queue_jit(struct session *s, const struct profile *p, uint32_t gen,
 		if (!m || m->kind != MODULE_PERFMAP)
 			continue;
 		if (!res || m->fd >= 0)
-			namer_frame(s->nm.namer, m, gen, (uint32_t)i, f->addr);
+			namer_frame(s->nm.namer, m, gen, (uint32_t)i, f->flags, f->addr);
 		else
 			mark_resolved(res, (uint32_t)i);
 	}

@@ -140,6 +140,30 @@ int cfi_row_find(Dwarf_CFI *cfi, uint64_t vaddr, struct cfi_pool *pool, struct c
 	return cfi_row_find_span(cfi, vaddr, pool, row, &lo, &hi);
 }
 
+/*
+ * Whether [lo, hi), the addresses libdw says the row of vaddr holds for,
+ * is right: libdw's start of a row that DW_CFA_restore_state brought
+ * back is that of an earlier row (gcc restores the body's row after an
+ * epilogue: glibc's msort_with_tmp after its tail call to memcpy is
+ * said to start at the epilogue's first pop). The row at lo must say the
+ * same range.
+ */
+static bool span_holds(Dwarf_CFI *cfi, uint64_t vaddr, uint64_t lo, uint64_t hi)
+{
+	Dwarf_Addr start, end;
+	Dwarf_Frame *f;
+	bool ok;
+
+	if (lo == vaddr)
+		return true;
+	if (dwarf_cfi_addrframe(cfi, lo, &f) != 0)
+		return false;
+	ok = dwarf_frame_info(f, &start, &end, NULL) == CFI_RA && start == lo &&
+	     (end > start ? end : start + 1) == hi;
+	free(f);
+	return ok;
+}
+
 int cfi_row_find_span(Dwarf_CFI *cfi, uint64_t vaddr, struct cfi_pool *pool, struct cfi_row *row,
 		      uint64_t *lo, uint64_t *hi)
 {
@@ -159,6 +183,10 @@ int cfi_row_find_span(Dwarf_CFI *cfi, uint64_t vaddr, struct cfi_pool *pool, str
 	}
 	*lo = start;
 	*hi = end > start ? end : start + 1;
+	if (!span_holds(cfi, vaddr, *lo, *hi)) {
+		*lo = vaddr;
+		*hi = vaddr + 1;
+	}
 	if (signal) {
 		row->signal = true;
 		ret = 0;
@@ -470,6 +498,16 @@ static int cfa_value(const struct cfi_rule *r, const struct cfi_pool *pool, stru
 	return 0;
 }
 
+const struct cfi_rule *cfi_bp_rule(const struct cfi_row *row, const struct cfi_regs *in,
+				   uint64_t cfa)
+{
+	static const struct cfi_rule saved = {.kind = CFI_AT, .off = -16};
+
+	if (row->bp_frame && cfi_known(in, CFI_RBP) && in->r[CFI_RBP] == cfa - 16)
+		return &saved;
+	return &row->rules[1];
+}
+
 int cfi_step(const struct cfi_row *row, const struct cfi_pool *pool, const struct cfi_regs *in,
 	     struct cfi_regs *out, uint64_t *cfa, cfi_read_fn read, void *arg)
 {
@@ -483,10 +521,12 @@ int cfi_step(const struct cfi_row *row, const struct cfi_pool *pool, const struc
 	*cfa = env.cfa;
 	out->known = 0;
 	for (int i = 0; i < CFI_NKEPT; i++) {
+		const struct cfi_rule *r = i == 1 ? cfi_bp_rule(row, in, env.cfa) : &row->rules[i];
 		uint64_t v;
 		bool known;
 
-		if ((ret = apply_rule(&row->rules[i], pool, &env, cfi_kept[i], &v, &known)) < 0)
+		_Static_assert(CFI_NKEPT > 1, "cfi_kept[1] is rbp");
+		if ((ret = apply_rule(r, pool, &env, cfi_kept[i], &v, &known)) < 0)
 			return ret;
 		if (known)
 			cfi_set(out, cfi_kept[i], v);

@@ -74,7 +74,21 @@ struct cfi_row {
 	struct cfi_rule rules[CFI_NKEPT]; /* by cfi_kept */
 	bool signal;			  /* a signal frame: see cfi_step_signal */
 	bool fp;			  /* CFA = rbp + 16, rbp at CFA - 16, ra at CFA - 8 */
+	bool bp_frame;			  /* rbp's rule is cfi_bp_rule's */
 };
+
+/*
+ * The rule of rbp of a row for a frame with registers in and CFA cfa.
+ * Most rows say it. A row with bp_frame set is one of Go's (its tables
+ * never say where rbp is, though Go on x86-64 keeps frame pointers): in a
+ * frame of its own (the CFA past the return address), Go saves the
+ * caller's rbp at CFA - 16 and points rbp there, but not in the first
+ * instructions of the function nor after its epilogue restored it. So
+ * where rbp is CFA - 16 the caller's is at that address; elsewhere rbp
+ * still holds the caller's value.
+ */
+const struct cfi_rule *cfi_bp_rule(const struct cfi_row *row, const struct cfi_regs *in,
+				   uint64_t cfa);
 
 /*
  * Expressions that a row's rules point to, copied out of libdw: owned by
@@ -139,7 +153,8 @@ typedef int (*cfi_read_fn)(void *arg, uint64_t addr, uint64_t *v);
  * 1 when the row says there is no caller (the return address is
  * undefined: the outermost frame); -EFAULT when memory the step needs
  * could not be read (read's answer); -EINVAL when a register it needs is
- * unknown or an expression cannot be evaluated.
+ * unknown or an expression cannot be evaluated. *cfa is set as soon as it
+ * is known, also when a rule then fails.
  */
 int cfi_step(const struct cfi_row *row, const struct cfi_pool *pool, const struct cfi_regs *in,
 	     struct cfi_regs *out, uint64_t *cfa, cfi_read_fn read, void *arg);

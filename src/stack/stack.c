@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "elf/addr.h"
+#include "stack/jitmap.h"
 #include "stack/stack.h"
 #include "util/alloc.h"
 #include "util/bytes.h"
@@ -31,8 +32,8 @@ _Static_assert(CHAIN_MAX * 8 <= sizeof(((struct stacker *)0)->key), "stacker.key
 struct chain {
 	uint64_t hash, gen; /* gen: of the process's mappings, for the stack */
 	uint32_t pid, nr, stack;
-	uint32_t outer;	  /* unwound: the outermost user frame, PM_NONE if none */
-	uint8_t end, how; /* unwound: how its unwinding went */
+	uint32_t outer;		 /* unwound: the outermost user frame, PM_NONE if none */
+	uint8_t end, how, judge; /* unwound: how its unwinding went */
 	unsigned char ips[CHAIN_MAX * 8];
 };
 
@@ -99,6 +100,11 @@ void stacker_release(struct stacker *s)
 	s->chains = NULL;
 	free(s->fslots);
 	s->fslots = NULL;
+	for (size_t i = 0; i < s->njitmaps; i++)
+		jitmap_free(s->jitmaps[i]);
+	free(s->jitmaps);
+	s->jitmaps = NULL;
+	s->njitmaps = 0;
 	hmap_release(&s->unw.cut);
 	hmap_release(&s->unw.outer);
 }
@@ -205,6 +211,33 @@ static void kernel_frame(struct stacker *s, uint32_t *n, uint64_t ip)
 			       add_frame(s, n, s->kernel->id, PM_FRAME_KERNEL, ip));
 }
 
+/*
+ * The flags of a frame at address a of JIT module jit: the line of its
+ * perf map in force for a at the sample's time, when there is one.
+ */
+static uint32_t jit_flags(struct stacker *s, const struct module *jit, uint64_t a)
+{
+	uint64_t line;
+
+	if (jit->fd < 0)
+		return 0;
+	if (jit->id >= s->njitmaps) {
+		size_t n = s->njitmaps ? s->njitmaps : 16;
+
+		while (n <= jit->id)
+			n *= 2;
+		s->jitmaps = xrealloc(s->jitmaps, n * sizeof(*s->jitmaps));
+		memset(s->jitmaps + s->njitmaps, 0, (n - s->njitmaps) * sizeof(*s->jitmaps));
+		s->njitmaps = n;
+	}
+	if (!s->jitmaps[jit->id])
+		s->jitmaps[jit->id] = jitmap_new();
+	line = jitmap_line(s->jitmaps[jit->id], jit->fd, a, s->time);
+	return line && line <= PM_FRAME_PERFMAP_LINE_MAX
+		       ? (uint32_t)line << PM_FRAME_PERFMAP_LINE_SHIFT
+		       : 0;
+}
+
 static void user_frame(struct stacker *s, uint32_t pid, uint64_t a, uint32_t *n)
 {
 	const struct mapping *map;
@@ -232,12 +265,12 @@ static void user_frame(struct stacker *s, uint32_t pid, uint64_t a, uint32_t *n)
 	s->gen = model_maps_generation(s->model, pid);
 	/*
 	 * Anonymous executable memory is JIT code, named at the stop from the
-	 * perf map as it is then (not cacheable); so is an address in no
-	 * mapping if the process has a perf map.
+	 * perf map's line in force at the sample's time (not cacheable); so
+	 * is an address in no mapping if the process has a perf map.
 	 */
 	if (jit && (map || jit->fd >= 0)) {
 		s->cacheable = false;
-		add_frame(s, n, jit->id, map ? 0 : PM_FRAME_NOMAP, a);
+		add_frame(s, n, jit->id, jit_flags(s, jit, a) | (map ? 0 : PM_FRAME_NOMAP), a);
 		return;
 	}
 	/*
@@ -358,6 +391,7 @@ size_t stacker_unwind_ahead(struct stacker *s, const struct rec_sample *smp, voi
 	h.n = (uint32_t)res.n;
 	h.end = (uint8_t)res.end;
 	h.how = (uint8_t)res.how;
+	h.judge = (uint8_t)res.judge;
 	memcpy(out, &h, sizeof(h));
 	memcpy((unsigned char *)out + sizeof(h), s->uips, (size_t)res.n * 8);
 	return sizeof(h) + (size_t)res.n * 8;
@@ -431,7 +465,9 @@ static void unwind_user(struct stacker *s, const struct rec_sample *smp, const u
 			chain_frame(s, smp->pid, i ? ip - 1 : ip, &prev, n);
 		}
 		s->unw.how[UNWIND_BY_FP_ONLY]++;
+		s->unw.judge[UNWIND_UNJUDGED]++;
 		s->last_how = UNWIND_BY_FP_ONLY;
+		s->last_judge = UNWIND_UNJUDGED;
 		note_end(s, before, *n, UNWIND_COMPLETE);
 		return;
 	}
@@ -444,6 +480,7 @@ static void unwind_user(struct stacker *s, const struct rec_sample *smp, const u
 			chain_frame(s, smp->pid, load_u64(ips + i * 8), &prev, n);
 		res.how = (enum unwind_how)h.how;
 		res.end = (enum unwind_end)h.end;
+		res.judge = (enum unwind_judge)h.judge;
 	} else {
 		unwind_sample(s->unwinder, smp->pid, smp, chain, nchain, s->uips, STACK_MAX_FRAMES,
 			      &res);
@@ -451,7 +488,9 @@ static void unwind_user(struct stacker *s, const struct rec_sample *smp, const u
 			chain_frame(s, smp->pid, s->uips[i], &prev, n);
 	}
 	s->unw.how[res.how]++;
+	s->unw.judge[res.judge]++;
 	s->last_how = res.how;
+	s->last_judge = res.judge;
 	note_end(s, before, *n, res.end);
 }
 
@@ -475,6 +514,7 @@ uint32_t stacker_add_ahead(struct stacker *s, const struct rec_sample *smp, uint
 
 	gen = model_maps_generation(s->model, smp->pid);
 	s->gen = gen;
+	s->time = smp->time;
 	if (unwind) {
 		nkey = 0;
 		if (ahead && smp->stack_dyn_size) {
@@ -497,6 +537,7 @@ uint32_t stacker_add_ahead(struct stacker *s, const struct rec_sample *smp, uint
 			s->chain_hits++;
 			if (unwind) {
 				s->unw.how[c->how]++;
+				s->unw.judge[c->judge]++;
 				note_end_frame(s, c->outer, (enum unwind_end)c->end);
 			}
 			return c->stack;
@@ -534,6 +575,7 @@ uint32_t stacker_add_ahead(struct stacker *s, const struct rec_sample *smp, uint
 		c->outer = n > before ? s->frames[n - 1] : PM_NONE;
 		c->end = (uint8_t)s->last_end;
 		c->how = (uint8_t)s->last_how;
+		c->judge = (uint8_t)s->last_judge;
 		memcpy(c->ips, key, nkey * 8);
 	}
 	return stack;

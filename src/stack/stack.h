@@ -16,7 +16,8 @@
  * stack has at least one frame; a frame in anonymous executable memory
  * belongs to its process's JIT module, with its runtime address; a return
  * address in no mapping repeated at once (a frame-pointer walk going round
- * in a loop) is one frame.
+ * in a loop) is one frame; a JIT frame says which line of its perf map was
+ * in force for its address at the sample's time (jitmap.h).
  */
 #ifndef PERFMINI_STACK_H
 #define PERFMINI_STACK_H
@@ -39,10 +40,11 @@ typedef void (*stack_new_frame_fn)(void *arg, struct module *m, uint32_t frame, 
 
 /* DWARF and hybrid modes: how the unwinding of user stacks went, and how it ended. */
 struct stack_unwind_stats {
-	uint64_t unwound;		 /* user stacks unwound */
-	uint64_t how[UNWIND_HOW_COUNT];	 /* of them, by how their frames were found */
-	uint64_t ends[UNWIND_END_COUNT]; /* of them, by reason (after stack_settle_unwind) */
-	struct hmap cut;		 /* (module id + 1, 0 for none) << 8 | reason -> stacks */
+	uint64_t unwound;		    /* user stacks unwound */
+	uint64_t how[UNWIND_HOW_COUNT];	    /* of them, by how their frames were found */
+	uint64_t judge[UNWIND_JUDGE_COUNT]; /* of them, by how the tables and the chain compared */
+	uint64_t ends[UNWIND_END_COUNT];    /* of them, by reason (after stack_settle_unwind) */
+	struct hmap cut;   /* (module id + 1, 0 for none) << 8 | reason -> stacks */
 	struct hmap outer; /* end << 32 | outermost frame id -> stacks, until settled */
 };
 
@@ -57,6 +59,9 @@ struct stacker {
 	stack_new_frame_fn new_frame;
 	void *new_frame_arg;
 	struct stack_unwind_stats unw;
+	struct jitmap **jitmaps; /* by module id: perf maps' lines in force (jitmap.h) */
+	size_t njitmaps;
+	uint64_t time;			   /* the sample's being built */
 	struct chain *chains;		   /* frame-pointer mode: see stack.c */
 	struct frame_slot *fslots;	   /* frames by address: see stack.c */
 	uint64_t gen;			   /* the sample's process's mappings generation */
@@ -69,6 +74,7 @@ struct stacker {
 	uint64_t key[64];	  /* an unwound sample's key in the chain cache (CHAIN_MAX) */
 	enum unwind_end last_end; /* how the last unwinding went */
 	enum unwind_how last_how;
+	enum unwind_judge last_judge;
 };
 
 /*
@@ -107,11 +113,12 @@ uint32_t stacker_add(struct stacker *s, const struct rec_sample *smp, uint16_t m
  * queue; read with memcpy (its place need not be aligned).
  */
 struct stack_ahead {
-	uint64_t gen; /* of the process's mappings, when unwound */
-	uint32_t n;   /* addresses after the header (as unwind_sample gives them) */
-	uint8_t end;  /* enum unwind_end */
-	uint8_t how;  /* enum unwind_how */
-	uint16_t pad;
+	uint64_t gen;  /* of the process's mappings, when unwound */
+	uint32_t n;    /* addresses after the header (as unwind_sample gives them) */
+	uint8_t end;   /* enum unwind_end */
+	uint8_t how;   /* enum unwind_how */
+	uint8_t judge; /* enum unwind_judge */
+	uint8_t pad;
 };
 
 /* The most bytes stacker_unwind_ahead writes. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unwind-image.c - the unwind tables of a module's file (or the vdso's
- * copy): .eh_frame, and .debug_frame where it has no row; see unwind.h.
+ * copy): .eh_frame, and where it has no row, a Go binary's .gopclntab,
+ * else .debug_frame; see unwind.h.
  */
 #include "config.h"
 
@@ -15,22 +16,29 @@
 #include "elf/elfread.h"
 #include "stack/unwind.h"
 
-static bool has_section(Elf *e, const char *name)
+/* The section called name with contents in the file, its header in *sh; NULL when none. */
+static Elf_Scn *find_section(Elf *e, const char *name, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
-	GElf_Shdr sh;
 
 	if (elf_getshdrstrndx(e, &shstrndx) != 0)
-		return false;
+		return NULL;
 	while ((scn = elf_nextscn(e, scn))) {
 		const char *n;
 
-		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
-		    (n = elf_strptr(e, shstrndx, sh.sh_name)) && !strcmp(n, name))
-			return true;
+		if (gelf_getshdr(scn, sh) && sh->sh_type != SHT_NOBITS &&
+		    (n = elf_strptr(e, shstrndx, sh->sh_name)) && !strcmp(n, name))
+			return scn;
 	}
-	return false;
+	return NULL;
+}
+
+static bool has_section(Elf *e, const char *name)
+{
+	GElf_Shdr sh;
+
+	return find_section(e, name, &sh) != NULL;
 }
 
 int unwind_image_open(struct unwind_image *img, const struct module *m)
@@ -62,7 +70,64 @@ int unwind_image_open(struct unwind_image *img, const struct module *m)
 	img->nsegs = (size_t)n;
 	img->eh = dwarf_getcfi_elf(img->elf);
 	img->has_debug_frame = has_section(img->elf, ".debug_frame");
+	img->go = img->has_pcln = has_section(img->elf, ".gopclntab");
 	return 0;
+}
+
+/*
+ * A Go binary's .gopclntab, read the first time a row is wanted from it
+ * (through libelf, which keeps the bytes until the image is closed).
+ */
+static const struct gopcln *go_table(struct unwind_image *img)
+{
+	GElf_Shdr sh, text;
+	Elf_Scn *scn;
+	Elf_Data *d;
+
+	if (img->has_pcln) {
+		img->has_pcln = false; /* tried */
+		if ((scn = find_section(img->elf, ".gopclntab", &sh)) &&
+		    (d = elf_getdata(scn, NULL)) && d->d_buf &&
+		    gopcln_init(&img->pcln, d->d_buf, d->d_size,
+				find_section(img->elf, ".text", &text) ? text.sh_addr : 0) < 0)
+			memset(&img->pcln, 0, sizeof(img->pcln));
+	}
+	return img->pcln.data ? &img->pcln : NULL;
+}
+
+/*
+ * The row of a Go function at vaddr from the bytes it has pushed there:
+ * the CFA that far above the stack pointer and the return address; rbp
+ * where Go keeps it (cfi_bp_rule); the registers that survive a call
+ * kept. -ENOENT when the table has none.
+ */
+static int go_row(const struct gopcln *g, uint64_t vaddr, struct cfi_row *row, uint64_t *lo,
+		  uint64_t *hi)
+{
+	uint64_t flo, fhi;
+	long fn = gopcln_func(g, vaddr, &flo, &fhi);
+	int32_t sp;
+
+	if (fn < 0 || gopcln_sp(g, fn, vaddr, &sp, lo, hi) < 0 || sp < 0 || sp > (1 << 30))
+		return -ENOENT;
+	memset(row, 0, sizeof(*row));
+	row->cfa = (struct cfi_rule){.kind = CFI_REG, .reg = CFI_RSP, .off = sp + 8};
+	for (int i = 0; i < CFI_NKEPT; i++)
+		row->rules[i].kind = CFI_SAME;
+	row->rules[2] = (struct cfi_rule){.kind = CFI_VAL, .off = 0};
+	row->rules[CFI_NKEPT - 1] = (struct cfi_rule){.kind = CFI_AT, .off = -8};
+	row->bp_frame = sp > 0;
+	return 0;
+}
+
+/*
+ * Go's .debug_frame says nothing of rbp: where a function has a frame of
+ * its own, its rbp is that of cfi_bp_rule, as in go_row's.
+ */
+static void go_bp_frame(struct cfi_row *row)
+{
+	row->bp_frame = !row->signal && row->cfa.kind == CFI_REG && row->cfa.reg == CFI_RSP &&
+			row->cfa.off > 8 && row->rules[1].kind == CFI_SAME;
 }
 
 /*
@@ -101,10 +166,17 @@ void unwind_image_close(struct unwind_image *img)
 int unwind_image_row_span(struct unwind_image *img, uint64_t vaddr, struct cfi_row *row,
 			  uint64_t *lo, uint64_t *hi)
 {
+	const struct gopcln *g;
 	int ret = cfi_row_find_span(img->eh, vaddr, &img->pool, row, lo, hi);
 
-	if (ret == -ENOENT && debug_frame(img))
+	/* Go's own code has no .eh_frame (the C code of a cgo binary has). */
+	if (ret == -ENOENT && img->go && (g = go_table(img)))
+		ret = go_row(g, vaddr, row, lo, hi);
+	if (ret == -ENOENT && debug_frame(img)) {
 		ret = cfi_row_find_span(img->debug, vaddr, &img->pool, row, lo, hi);
+		if (ret == 0 && img->go)
+			go_bp_frame(row);
+	}
 	return ret;
 }
 

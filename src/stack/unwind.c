@@ -15,7 +15,7 @@
 
 #include "elf/addr.h"
 #include "elf/elfread.h"
-#include "stack/unwind.h"
+#include "stack/unwind-int.h"
 #include "util/alloc.h"
 #include "util/array.h"
 #include "util/bytes.h"
@@ -54,35 +54,6 @@ struct addr_slot {
 	struct cfi_row row;
 };
 
-/*
- * Unwinds met again. A thread sampled over and over in the same code at
- * the same depth unwinds to the same callers, wherever in its innermost
- * function the sample fell: from its caller's frame on, an unwind whose
- * rows compute every CFA from the stack or frame pointer (plain_row)
- * depends on nothing but that frame's address, stack and frame pointers,
- * the words of the stack it read and the process's mappings. A sample
- * that agrees on all of them has the same callers without looking up a
- * row. Direct-mapped by process, address and stack pointer of the
- * caller's frame; only unwinds by the tables alone whose every read was
- * inside the copy are kept.
- */
-#define MEMO_SLOTS 256
-#define MEMO_WORDS 96
-#define MEMO_IPS   48
-
-struct memo {
-	uint64_t gen;	     /* 0: empty */
-	uint64_t pc, sp, bp; /* the caller's frame: its return address, its registers */
-	uint64_t want;	     /* the bytes above sp the unwind read or wanted */
-	uint32_t pid;
-	uint16_t nwords;
-	uint8_t n, end;
-	bool bp_used;		  /* bp was read (else it is not compared) */
-	uint16_t off[MEMO_WORDS]; /* each word read, above sp */
-	uint64_t val[MEMO_WORDS];
-	uint64_t ips[MEMO_IPS]; /* the caller's frame's and its callers' */
-};
-
 struct unwinder {
 	struct model *model;
 	struct unwind_image **images; /* by module id; NULL until first needed */
@@ -91,24 +62,8 @@ struct unwinder {
 	struct addr_slot *addrs;
 	struct memo *memo;
 	uint64_t memo_hits;
-};
-
-/* Everything an unwind of one sample needs, handed to the reader. */
-struct uctx {
-	const unsigned char *stack;
-	uint64_t sp, len; /* the copy holds [sp, sp + len) */
-	uint64_t want;	  /* the furthest byte above sp a read asked for */
-	/*
-	 * For the memo, from the caller's frame on (log NULL: not yet, or
-	 * not at all): the words its result depends on, unkept once a read
-	 * missed the copy or they are too many (memo_step). The frame
-	 * pointer: whether it still holds the caller's frame's value
-	 * (bp_kept), and whether that was read; else whether it holds the
-	 * word at bp_slot, not logged yet (bp_pending).
-	 */
-	struct memo *log;
-	bool unkept, bp_kept, bp_used, bp_pending;
-	uint64_t bp_slot, bp_val;
+	uint64_t *slots; /* where each frame's return address is, of the unwind under way */
+	int nslots;	 /* they hold */
 };
 
 /* perf's register numbers, by DWARF's (cfi.h). */
@@ -154,9 +109,29 @@ const char *unwind_how_text(enum unwind_how h)
 	case UNWIND_BY_CFI:
 		return "unwound by CFI";
 	case UNWIND_BY_SPLICE:
-		return "spliced onto frame pointers";
+		return "spliced onto frame pointers where the two agree";
 	case UNWIND_BY_FP_ONLY:
 		return "frame pointers only";
+	case UNWIND_BY_SPLICE_PAST:
+		return "spliced onto frame pointers past frames the tables could not reach";
+	default:
+		return "?";
+	}
+}
+
+const char *unwind_judge_text(enum unwind_judge j)
+{
+	switch (j) {
+	case UNWIND_UNJUDGED:
+		return "not compared";
+	case UNWIND_AGREED:
+		return "agreed";
+	case UNWIND_TABLES_SKIPPED:
+		return "the tables won: the chain skipped callers without frame pointers";
+	case UNWIND_TABLES_NOT_RA:
+		return "the tables won: the chain read words that are no return addresses";
+	case UNWIND_CHAIN_WON:
+		return "the chain won: the tables' walk went astray and ended in a bad frame";
 	default:
 		return "?";
 	}
@@ -273,6 +248,7 @@ void unwinder_free(struct unwinder *u)
 	free(u->rows);
 	free(u->addrs);
 	free(u->memo);
+	free(u->slots);
 	free(u);
 }
 
@@ -318,192 +294,6 @@ static int read_stack(void *arg, uint64_t addr, uint64_t *v)
 	else if (c->log && addr - c->log->sp + 8 > c->log->want)
 		c->log->want = addr - c->log->sp + 8;
 	return 0;
-}
-
-/*
- * Whether a row computes the CFA from the stack or frame pointer alone,
- * the return address from the stack, the stack pointer from the CFA or
- * its callee's, and the other registers from the CFA, the stack or their
- * callee's values: a step that reads no register but those two, whose
- * result for the next frame depends on no word but the return address's
- * and the frame pointer's (memo_step).
- */
-static bool plain_row(const struct cfi_row *row)
-{
-	if (row->signal || row->cfa.kind != CFI_REG ||
-	    (row->cfa.reg != CFI_RSP && row->cfa.reg != CFI_RBP))
-		return false;
-	for (int i = 0; i < CFI_NKEPT; i++) {
-		uint8_t k = row->rules[i].kind;
-
-		if (k != CFI_UNDEF && k != CFI_SAME && k != CFI_AT && k != CFI_VAL)
-			return false;
-		if (cfi_kept[i] == CFI_RSP && k == CFI_AT)
-			return false;
-	}
-	return row->rules[CFI_NKEPT - 1].kind == CFI_AT ||
-	       row->rules[CFI_NKEPT - 1].kind == CFI_UNDEF;
-}
-
-/*
- * The memo's slot for the unwind of pid from the caller's frame g, where
- * the sample's own frame is done (c); when it holds that unwind (every
- * register and word it read the same), its frames go after those at
- * ips[0, *n) and the answer is the sample's: NULL then. Else the slot to
- * keep it in, logged from now on.
- */
-static struct memo *memo_find(struct unwinder *u, uint32_t pid, uint64_t gen,
-			      const struct cfi_regs *g, struct uctx *c, struct memo *log,
-			      uint64_t *ips, int *n, struct unwind_result *res)
-{
-	uint64_t pc = g->r[CFI_RA], sp = g->r[CFI_RSP], bp = g->r[CFI_RBP], at = sp - c->sp;
-	struct memo *m;
-
-	if (!u->memo)
-		u->memo = xcalloc(MEMO_SLOTS, sizeof(*u->memo));
-	m = &u->memo[hash_u64(pc ^ hash_u64(sp ^ pid)) & (MEMO_SLOTS - 1)];
-	if (m->gen == gen && m->pid == pid && m->pc == pc && m->sp == sp &&
-	    (!m->bp_used || m->bp == bp)) {
-		uint16_t i = 0;
-
-		while (i < m->nwords && c->len >= 8 && at + m->off[i] <= c->len - 8 &&
-		       load_u64(c->stack + at + m->off[i]) == m->val[i])
-			i++;
-		if (i == m->nwords) {
-			memcpy(ips + *n, m->ips, m->n * sizeof(*ips));
-			*n += m->n;
-			res->end = (enum unwind_end)m->end;
-			res->how = UNWIND_BY_CFI;
-			if (at + m->want > c->want)
-				c->want = at + m->want;
-			u->memo_hits++;
-			return NULL;
-		}
-	}
-	/* What the sample's own frame did (a row not plain) does not count from here. */
-	*log = (struct memo){.gen = gen, .pc = pc, .sp = sp, .bp = bp, .pid = pid};
-	c->log = log;
-	c->unkept = false;
-	c->bp_kept = true;
-	return m;
-}
-
-/* Into slot m: the unwind logged in c, its frames ips[0, n), if the memo may keep it. */
-static void memo_keep(struct memo *m, const struct uctx *c, const uint64_t *ips, int n,
-		      const struct unwind_result *res)
-{
-	struct memo *log = c->log;
-
-	if (c->unkept || res->how != UNWIND_BY_CFI || n > MEMO_IPS)
-		return;
-	memcpy(log->ips, ips, (size_t)n * sizeof(*ips));
-	log->n = (uint8_t)n;
-	log->end = (uint8_t)res->end;
-	log->bp_used = c->bp_used;
-	*m = *log;
-}
-
-/* Word val at addr into the memo's log; unkept when it does not fit. */
-static void memo_log(struct uctx *c, uint64_t addr, uint64_t val)
-{
-	struct memo *m = c->log;
-
-	if (m->nwords == MEMO_WORDS || addr < m->sp || addr - m->sp > UINT16_MAX) {
-		c->unkept = true;
-		return;
-	}
-	m->off[m->nwords] = (uint16_t)(addr - m->sp);
-	m->val[m->nwords++] = val;
-}
-
-/*
- * The memo's side of the step of row from in (before it, stepped false;
- * after it, to out with CFA cfa): an unwind through a row not plain is
- * not kept. A step reads the words of the registers the row restores;
- * the result depends only on those of the return address, and on the
- * frame pointer's where a later row reads it (its CFA, or a frame record
- * guessed): those are logged. Saved values of other registers may change
- * from sample to sample at the same place.
- */
-static void memo_step(struct uctx *c, const struct cfi_row *row, bool guessed, bool stepped,
-		      const struct cfi_regs *in, const struct cfi_regs *out, uint64_t cfa)
-{
-	const struct cfi_rule *bp = &row->rules[1], *ra = &row->rules[CFI_NKEPT - 1];
-
-	_Static_assert(CFI_NKEPT > 1,
-		       "cfi_kept[1] is the frame pointer, the last the return address");
-	if (!c->log)
-		return;
-	if (!stepped) {
-		if (!plain_row(row))
-			c->unkept = true;
-		if (!guessed && row->cfa.reg != CFI_RBP)
-			return;
-		if (c->bp_kept)
-			c->bp_used = true;
-		else if (c->bp_pending)
-			memo_log(c, c->bp_slot, c->bp_val);
-		c->bp_pending = false;
-		return;
-	}
-	if (ra->kind == CFI_AT)
-		memo_log(c, cfa + (uint64_t)(int64_t)ra->off, out->r[CFI_RA]);
-	/* Kept by the row, or by a slot already popped (cfi_step's CFI_AT). */
-	if (bp->kind == CFI_SAME || (bp->kind == CFI_AT && cfi_known(in, CFI_RSP) &&
-				     cfa + (uint64_t)(int64_t)bp->off < in->r[CFI_RSP]))
-		return;
-	c->bp_kept = false;
-	c->bp_pending = bp->kind == CFI_AT;
-	c->bp_slot = cfa + (uint64_t)(int64_t)bp->off;
-	c->bp_val = out->r[CFI_RBP];
-}
-
-/*
- * Where the kernel's frame-pointer walk went through the frame record at
- * rbp: the index k of the user chain whose next entry, k + 1, the walk
- * read at rbp + 8; -1 when it did not go there. The walk is followed
- * through the copy from the sampled rbp, each return address it reads
- * checked against the chain, so that a chain taken along another path is
- * never matched.
- */
-static long chain_index_of(const struct uctx *c, const struct cfi_regs *sampled,
-			   const unsigned char *chain, size_t nchain, uint64_t rbp)
-{
-	uint64_t bp, next, ret;
-
-	if (!cfi_known(sampled, CFI_RBP))
-		return -1;
-	bp = sampled->r[CFI_RBP];
-	for (size_t k = 0; k + 1 < nchain; k++) {
-		if (bp == rbp)
-			return (long)k;
-		if (bp > rbp || read_stack((void *)c, bp, &next) < 0 ||
-		    read_stack((void *)c, bp + 8, &ret) < 0 ||
-		    ret != load_u64(chain + (k + 1) * 8) || next <= bp)
-			return -1;
-		bp = next;
-	}
-	return -1;
-}
-
-/* Appends the chain's entries from k on, return addresses all; the new count. */
-static int splice(const unsigned char *chain, size_t nchain, size_t k, uint64_t *ips, int n,
-		  int max, struct unwind_result *res)
-{
-	for (; k < nchain; k++) {
-		uint64_t a = load_u64(chain + k * 8);
-
-		/* The end of the walk, or a garbage "address" it read. */
-		if (a == 0 || a >= (uint64_t)PERF_CONTEXT_MAX)
-			break;
-		if (n == max) {
-			res->end = UNWIND_TOO_DEEP;
-			return n;
-		}
-		ips[n++] = a - 1;
-	}
-	res->end = UNWIND_COMPLETE;
-	return n;
 }
 
 /*
@@ -590,10 +380,11 @@ static int frame_row(struct unwinder *u, uint32_t pid, uint64_t gen, uint64_t a,
 
 /*
  * Whether the walk ends after a step from in to out that returned ret
- * (cfi_step's), and how (res->end); a splice onto the kernel's chain has
- * been tried before. signal: the step was out of a signal frame.
+ * (cfi_step's), and how (res->end). signal: the step was out of a signal
+ * frame; jump: out of a frame whose row takes the caller's address from a
+ * register (next_exact).
  */
-static bool step_ends(int ret, bool guessed, bool signal, const struct cfi_regs *in,
+static bool step_ends(int ret, bool guessed, bool signal, bool jump, const struct cfi_regs *in,
 		      const struct cfi_regs *out, struct unwind_result *res)
 {
 	if (ret == 1 || (ret == 0 && out->r[CFI_RA] == 0)) {
@@ -606,33 +397,78 @@ static bool step_ends(int ret, bool guessed, bool signal, const struct cfi_regs 
 					  : UNWIND_BAD_FRAME;
 		return true;
 	}
-	/* A caller's frame lies above its callee's, but across a signal's stack. */
-	if (!signal && out->r[CFI_RSP] <= in->r[CFI_RSP]) {
+	/*
+	 * A caller's frame lies above its callee's, but across a signal's
+	 * stack, and at a jump (below) it may be where it was.
+	 */
+	if (!signal &&
+	    (jump ? out->r[CFI_RSP] < in->r[CFI_RSP] : out->r[CFI_RSP] <= in->r[CFI_RSP])) {
 		res->end = guessed ? UNWIND_NO_INFO : UNWIND_BAD_FRAME;
 		return true;
 	}
 	return false;
 }
 
-void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
-		   const unsigned char *chain, size_t nchain, uint64_t *ips, int max,
-		   struct unwind_result *res)
+/*
+ * The step of the frame with registers in and row (of ELF address vaddr
+ * of img) to its caller's, out, as cfi_step; *cfa the frame's CFA, 0
+ * while not known.
+ */
+static int step_frame(const struct cfi_row *row, struct unwind_image *img, uint64_t vaddr,
+		      const struct cfi_regs *in, struct cfi_regs *out, uint64_t *cfa,
+		      struct uctx *c)
 {
-	struct uctx c = {.stack = s->stack, .len = s->stack_dyn_size};
-	struct cfi_regs sampled, regs[2];
+	*cfa = 0;
+	if (row->signal)
+		return cfi_step_signal(img->eh ? img->eh : img->debug, vaddr, in, out, cfa,
+				       read_stack, c);
+	return cfi_step(row, img ? &img->pool : NULL, in, out, cfa, read_stack, c);
+}
+
+/*
+ * Whether the frame after one with row is at the very address its row
+ * gives, not a return address: a signal frame's interrupted code, and
+ * the target of a jump whose address the row takes from a register (the
+ * epilogue of libgcc's _Unwind_RaiseException, jumping to a landing pad
+ * with the registers of the frame that catches: that frame's stack
+ * pointer is the CFA, where the jump is).
+ */
+static bool next_exact(const struct cfi_row *row)
+{
+	return row->signal || row->rules[CFI_NKEPT - 1].kind == CFI_REG;
+}
+
+/* Where row puts the return address of a frame with CFA cfa; 0 when it does not say. */
+static uint64_t ra_slot(const struct cfi_row *row, uint64_t cfa)
+{
+	const struct cfi_rule *ra = &row->rules[CFI_NKEPT - 1];
+
+	return !row->signal && cfa && ra->kind == CFI_AT ? cfa + (uint64_t)(int64_t)ra->off : 0;
+}
+
+/* The unwinder's room for the stack addresses of max frames' return addresses. */
+static uint64_t *slots_for(struct unwinder *u, int max)
+{
+	if (u->nslots < max) {
+		u->slots = xrealloc(u->slots, (size_t)max * sizeof(*u->slots));
+		u->nslots = max;
+	}
+	return u->slots;
+}
+
+/*
+ * The walk by the tables through the copy (c) from the sampled registers
+ * (regs[0]) into w (its frames, where their return addresses are, why it
+ * ended: res->end); the memo's slot to keep it in, if any, in *mp.
+ */
+static void walk(struct unwinder *u, uint32_t pid, struct uctx *c, struct cfi_regs regs[2],
+		 struct unwind_walk *w, struct memo **mp, struct memo *log,
+		 struct unwind_result *res)
+{
 	bool exact = true; /* the address is where the frame is, not a return address */
-	struct memo *m = NULL, log;
-	uint64_t gen;
+	uint64_t gen = model_maps_generation(u->model, pid), *slots = slots_for(u, w->max);
 	int n = 0, cur = 0;
 
-	memset(res, 0, sizeof(*res));
-	res->end = UNWIND_BAD_FRAME;
-	sample_regs(s, &sampled);
-	if (!cfi_known(&sampled, CFI_RSP) || !cfi_known(&sampled, CFI_RA))
-		return;
-	c.sp = sampled.r[CFI_RSP];
-	regs[0] = sampled;
-	gen = model_maps_generation(u->model, pid);
 	for (;;) {
 		struct cfi_regs *in = &regs[cur], *out = &regs[!cur];
 		uint64_t pc = in->r[CFI_RA], look = exact ? pc : pc - 1, vaddr = 0, cfa;
@@ -642,11 +478,12 @@ void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 		int ret;
 
 		/* The sample's own frame done: its callers may be the memo's. */
-		if (n == 1 && gen && !exact && max >= 1 + MEMO_IPS && cfi_known(in, CFI_RBP) &&
-		    in->r[CFI_RSP] >= c.sp &&
-		    !(m = memo_find(u, pid, gen, in, &c, &log, ips, &n, res)))
+		if (n == 1 && gen && !exact && w->max >= 1 + MEMO_IPS && cfi_known(in, CFI_RBP) &&
+		    in->r[CFI_RSP] >= c->sp &&
+		    !(*mp = memo_find(&u->memo, &u->memo_hits, pid, gen, in, c, log, w->ips, &n,
+				      res)))
 			break;
-		if (n == max) {
+		if (n == w->max) {
 			res->end = UNWIND_TOO_DEEP;
 			break;
 		}
@@ -660,8 +497,9 @@ void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 			res->end = UNWIND_BAD_FRAME;
 			break;
 		}
-		ips[n++] = look;
-		memo_step(&c, row, guessed, false, in, out, 0);
+		w->ips[n++] = look;
+		w->nslots = n - 1;
+		memo_step(c, row, guessed, false, in, out, 0);
 		/* A frame record lies above the stack pointer, or it is none. */
 		if (guessed && (!cfi_known(in, CFI_RBP) || in->r[CFI_RBP] < in->r[CFI_RSP] ||
 				in->r[CFI_RBP] & 7)) {
@@ -674,31 +512,45 @@ void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
 		 * the byte before it for this very lookup).
 		 */
 		if (row->signal && !exact)
-			ips[n - 1] = pc;
-		if (row->signal)
-			ret = cfi_step_signal(img->eh ? img->eh : img->debug, vaddr, in, out, &cfa,
-					      read_stack, &c);
-		else
-			ret = cfi_step(row, img ? &img->pool : NULL, in, out, &cfa, read_stack, &c);
+			w->ips[n - 1] = pc;
+		ret = step_frame(row, img, vaddr, in, out, &cfa, c);
 		if (ret == 0)
-			memo_step(&c, row, guessed, true, in, out, cfa);
-		if (ret == -EFAULT && row->fp && cfi_known(in, CFI_RBP)) {
-			/* The copy ends at a frame that keeps a frame pointer: the chain goes on. */
-			long k = chain_index_of(&c, &sampled, chain, nchain, in->r[CFI_RBP]);
-
-			if (k >= 0) {
-				n = splice(chain, nchain, (size_t)k + 1, ips, n, max, res);
-				res->how = UNWIND_BY_SPLICE;
-				break;
-			}
-		}
-		if (step_ends(ret, guessed, row->signal, in, out, res))
+			memo_step(c, row, guessed, true, in, out, cfa);
+		slots[n - 1] = ra_slot(row, cfa);
+		w->nslots = n;
+		w->refused = ret == 0; /* until the next frame is found in a mapping */
+		if (step_ends(ret, guessed, row->signal, next_exact(row), in, out, res))
 			break;
-		exact = row->signal;
+		exact = next_exact(row);
 		cur = !cur;
 	}
-	res->n = n;
+	w->n = n;
+	w->slots = slots;
+	w->end = res->end;
+}
+
+void unwind_sample(struct unwinder *u, uint32_t pid, const struct rec_sample *s,
+		   const unsigned char *chain, size_t nchain, uint64_t *ips, int max,
+		   struct unwind_result *res)
+{
+	struct uctx c = {.stack = s->stack, .len = s->stack_dyn_size};
+	struct unwind_walk w = {.ips = ips, .max = max};
+	struct cfi_regs regs[2];
+	struct memo *m = NULL, log;
+
+	memset(res, 0, sizeof(*res));
+	res->end = UNWIND_BAD_FRAME;
+	sample_regs(s, &regs[0]);
+	if (!cfi_known(&regs[0], CFI_RSP) || !cfi_known(&regs[0], CFI_RA))
+		return;
+	c.sp = w.sp = regs[0].r[CFI_RSP];
+	w.bp = regs[0].r[CFI_RBP];
+	w.bp_known = cfi_known(&regs[0], CFI_RBP);
+	/* Only whole unwinds go in the memo where a chain may carry the others on. */
+	c.whole_only = nchain > 0;
+	walk(u, pid, &c, regs, &w, &m, &log, res);
+	unwind_splice(&w, chain, nchain, read_stack, &c, res);
 	res->copy_needed = c.want;
 	if (m)
-		memo_keep(m, &c, ips + 1, n - 1, res);
+		memo_keep(m, &c, ips + 1, w.n - 1, res);
 }

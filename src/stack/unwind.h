@@ -2,18 +2,20 @@
 /*
  * unwind.h - user stacks from a sample's registers and stack copy, by the
  * binaries' call frame information (cfi.h), spliced onto the kernel's
- * frame-pointer chain where the copy ends.
+ * frame-pointer chain where that walk ends early.
  *
  * A sample's user stack is unwound frame by frame with the rows of
- * .eh_frame or .debug_frame, code without them (JIT code, hand-written
+ * .eh_frame or .debug_frame (Go's: .gopclntab), code without them (JIT code, hand-written
  * assembly) by its frame pointer. Memory is read from the sample's stack
  * copy only: nothing from the live process, nothing from a module's file
- * but its unwind tables. Where the copy ends before the stack does, the
- * kernel's frame-pointer chain (when the sample has one) takes over, but
- * only at a frame that keeps a frame pointer and whose frame record the
- * kernel's walk went through: from there the chain holds the frame's
- * true caller, and on outwards what frame pointers say. Elsewhere the
- * stack ends where the copy does, said so; no frame is guessed.
+ * but its unwind tables. Where the walk ends early (the copy ends before
+ * the stack does, a frame makes no sense or has no tables), the kernel's
+ * frame-pointer chain (when the sample has one) carries it on
+ * (unwind-int.h): from the frame whose return address the kernel read
+ * where the tables say it is, else from the chain's first frame further
+ * out than the walk reached; so that a stack is never shorter than the
+ * chain alone. Without a chain the stack ends where the walk did, said
+ * so; no frame is guessed.
  */
 #ifndef PERFMINI_UNWIND_H
 #define PERFMINI_UNWIND_H
@@ -24,6 +26,7 @@
 
 #include "capture/decode.h"
 #include "elf/addr.h"
+#include "elf/gopclntab.h"
 #include "model/proc.h"
 #include "stack/cfi.h"
 
@@ -42,6 +45,9 @@ struct unwind_image {
 	Dwarf *dwarf;	       /* for .debug_frame, once needed; NULL until then */
 	Dwarf_CFI *eh, *debug; /* .eh_frame's and .debug_frame's, NULL when absent */
 	bool has_debug_frame;  /* a .debug_frame not read yet */
+	bool go;	       /* a Go binary: its functions' rows from .gopclntab */
+	bool has_pcln;	       /* its .gopclntab not read yet */
+	struct gopcln pcln;    /* read (data NULL until then, or when unreadable) */
 	struct load_seg *segs;
 	size_t nsegs;
 	struct cfi_pool pool;	/* the expressions of the rows read from it */
@@ -53,7 +59,8 @@ int unwind_image_open(struct unwind_image *img, const struct module *m);
 void unwind_image_close(struct unwind_image *img);
 
 /*
- * The row of ELF address vaddr of img: .eh_frame's, else .debug_frame's.
+ * The row of ELF address vaddr of img: .eh_frame's, else (a Go binary)
+ * the one .gopclntab's stack-pointer table makes, else .debug_frame's.
  * Returns as cfi_row_find.
  */
 int unwind_image_row(struct unwind_image *img, uint64_t vaddr, struct cfi_row *row);
@@ -80,12 +87,33 @@ const char *unwind_end_text(enum unwind_end e);
 /* How an unwound stack was found. */
 enum unwind_how {
 	UNWIND_BY_CFI,	   /* call frame information (and frame pointers where code has none) */
-	UNWIND_BY_SPLICE,  /* that, then the kernel's frame-pointer chain beyond the copy */
+	UNWIND_BY_SPLICE,  /* that, then the kernel's chain from the frame where both agree */
 	UNWIND_BY_FP_ONLY, /* the kernel's chain alone: the sample had no stack copy */
+	/*
+	 * The tables, then the kernel's chain from a frame further out than
+	 * the walk reached: frames between the two may be missing, as they
+	 * are from the chain itself.
+	 */
+	UNWIND_BY_SPLICE_PAST,
 	UNWIND_HOW_COUNT,
 };
 
 const char *unwind_how_text(enum unwind_how h);
+
+/*
+ * Where a walk by the tables ended early and the kernel's chain went on:
+ * how the two compared on the frames both cover, and whose won.
+ */
+enum unwind_judge {
+	UNWIND_UNJUDGED,       /* not compared: the walk was whole, or there was no chain */
+	UNWIND_AGREED,	       /* the same frames */
+	UNWIND_TABLES_SKIPPED, /* the tables': the chain skipped callers without frame pointers */
+	UNWIND_TABLES_NOT_RA,  /* the tables': the chain read words that are no return addresses */
+	UNWIND_CHAIN_WON,      /* the chain's: the walk went astray, then ended in a bad frame */
+	UNWIND_JUDGE_COUNT,
+};
+
+const char *unwind_judge_text(enum unwind_judge j);
 
 /*
  * Whether a function is where a runtime starts a process's or a thread's
@@ -103,9 +131,10 @@ void unwinder_free(struct unwinder *u);
 
 /* How one unwind went. */
 struct unwind_result {
-	int n;		      /* addresses written */
-	enum unwind_end end;  /* why it stopped */
-	enum unwind_how how;  /* how the frames were found */
+	int n;		     /* addresses written */
+	enum unwind_end end; /* why it stopped */
+	enum unwind_how how; /* how the frames were found */
+	enum unwind_judge judge;
 	uint64_t copy_needed; /* bytes of stack copy this unwind read or wanted */
 };
 

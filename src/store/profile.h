@@ -75,6 +75,15 @@ enum pm_frame_flags {
 	 */
 	PM_FRAME_NOMAP = 1 << 1,
 };
+/*
+ * Bits 2-31 of a JIT frame's flags (of a PM_MODULE_PERFMAP module): the
+ * byte offset + 1 of the line of the perf map in force for its address
+ * when it was sampled (0: none was; the map as a whole names it). The
+ * same address named by two lines is two frames.
+ */
+#define PM_FRAME_PERFMAP_LINE_SHIFT  2
+#define PM_FRAME_PERFMAP_LINE(flags) ((flags) >> PM_FRAME_PERFMAP_LINE_SHIFT)
+#define PM_FRAME_PERFMAP_LINE_MAX    (UINT32_MAX >> PM_FRAME_PERFMAP_LINE_SHIFT)
 
 /*
  * A distinct code location. For user frames addr is the file offset in

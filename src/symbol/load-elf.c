@@ -87,7 +87,8 @@ int symfile_dwfl_reload(struct symfile *f)
 
 /*
  * Symbols through libdwfl: it picks the best table among the file's own
- * .symtab, a separate debug file and MiniDebugInfo, plus .dynsym. Adds
+ * .symtab, a separate debug file and MiniDebugInfo, plus .dynsym; else a
+ * Go binary's .gopclntab. Adds
  * them to f->syms in the file's ELF address space, with the PLT's
  * entries; returns the count, or -EMFILE or -ENFILE when there was no
  * descriptor to read them with.
@@ -119,6 +120,9 @@ static int dwfl_symbols(struct symfile *f)
 			added++;
 		}
 	}
+	/* A Go binary stripped of its symbols: its own table of functions. */
+	if (!added)
+		added = elf_read_go_symbols(elf, &f->syms);
 	/* The PLT's code is in the file itself: its ELF addresses, no bias. */
 	plt = elf_read_plt(elf, &f->syms);
 	if (plt > 0)

@@ -72,6 +72,7 @@ static const struct ration_params namer_ration = {
 struct job {
 	struct module *m;
 	uint32_t gen, frame;
+	uint32_t flags; /* the frame's (pm_frame_flags) */
 	uint64_t addr;
 	uint32_t epoch;
 };
@@ -303,7 +304,7 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 		if (!f && defer_kernel(n, j))
 			return;
 	}
-	symbolize_addr(n->z, j->m, j->addr, false, r);
+	symbolize_frame(n->z, j->m, j->flags, j->addr, r);
 	/* A module read the first time: what it is, before the first frame named in it. */
 	if ((f = symfile_find(n->z, j->m)) && symfile_take_news(f)) {
 		struct fact *fact = xcalloc(1, sizeof(*fact));
@@ -531,16 +532,18 @@ static uint32_t epoch_of(struct namer *n, const struct module *m)
 	return s ? (uint32_t)s->val : 0;
 }
 
-void namer_frame(struct namer *n, struct module *m, uint32_t gen, uint32_t frame, uint64_t addr)
+void namer_frame(struct namer *n, struct module *m, uint32_t gen, uint32_t frame, uint32_t flags,
+		 uint64_t addr)
 {
-	spsc_push(n->jobs, &(struct job){m, gen, frame, addr, epoch_of(n, m)});
+	spsc_push(n->jobs, &(struct job){m, gen, frame, flags, addr, epoch_of(n, m)});
 	n->unkicked = true;
 }
 
 void namer_retire(struct namer *n, struct module *m)
 {
 	/* Sorted last of its module's jobs at the stop (cmp_job). */
-	spsc_push(n->jobs, &(struct job){m, RETIRE, RETIRE, 0, epoch_of(n, m)});
+	spsc_push(n->jobs,
+		  &(struct job){.m = m, .gen = RETIRE, .frame = RETIRE, .epoch = epoch_of(n, m)});
 	n->unkicked = true;
 }
 
@@ -548,7 +551,9 @@ void namer_abandon(struct namer *n, struct module *m)
 {
 	struct hmap_slot *s = hmap_insert(&n->epochs, m->id, NULL);
 
-	spsc_push(n->abandons, &(struct job){m, RETIRE, RETIRE, 0, (uint32_t)s->val++});
+	spsc_push(
+		n->abandons,
+		&(struct job){.m = m, .gen = RETIRE, .frame = RETIRE, .epoch = (uint32_t)s->val++});
 	wake(n);
 }
 

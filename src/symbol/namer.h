@@ -54,12 +54,14 @@ struct namer;
 struct namer *namer_start(struct symbolizer *z);
 
 /*
- * Queues frame id frame, at addr of m (recorder thread); the thread
+ * Queues frame id frame, at addr of m, with the frame's flags (recorder
+ * thread: see symbolize_frame); the thread
  * starts on it at the next namer_kick or namer_finish. gen is the
  * caller's, handed back with the result: which of its tables the frame
  * id is of (a recording in slices numbers each slice's frames anew).
  */
-void namer_frame(struct namer *n, struct module *m, uint32_t gen, uint32_t frame, uint64_t addr);
+void namer_frame(struct namer *n, struct module *m, uint32_t gen, uint32_t frame, uint32_t flags,
+		 uint64_t addr);
 /*
  * Wakes the thread if frames were queued since the last call: once a
  * round of the recorder's loop, not once a frame (each wakeup costs both

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf/perfmap.h"
 #include "symbol/demangle.h"
 #include "symbol/symbolize.h"
 #include "symbol/symfile-int.h"
@@ -109,6 +110,40 @@ int symbolize_addr(struct symbolizer *z, struct module *m, uint64_t addr, bool i
 		r->lv[r->n - 1].func = r->symname;
 	}
 	return r->n;
+}
+
+/* The name of m's code at addr by the line of its perf map at byte line - 1; as symbolize_addr. */
+static int by_perfmap_line(struct symbolizer *z, struct module *m, uint64_t line, uint64_t addr,
+			   struct symres *r)
+{
+	char *buf = xmalloc(PERFMAP_MAX_LINE + 2);
+	struct symfile *f = symfile_get(z, m);
+	uint64_t start, size;
+	const char *name;
+
+	memset(r, 0, sizeof(*r));
+	f->touched = true;
+	if (m->fd >= 0 &&
+	    perfmap_line_at(m->fd, line - 1, buf, PERFMAP_MAX_LINE + 2, &start, &size, &name) ==
+		    0 &&
+	    addr >= start && addr - start < size) {
+		r->symoff = addr - start;
+		r->symname = symbolize_name(name);
+		r->lv[0].func = r->symname;
+		r->n = 1;
+	}
+	free(buf);
+	return r->n;
+}
+
+int symbolize_frame(struct symbolizer *z, struct module *m, uint32_t flags, uint64_t addr,
+		    struct symres *r)
+{
+	uint64_t line = PM_FRAME_PERFMAP_LINE(flags);
+
+	if (m->kind == MODULE_PERFMAP && line && by_perfmap_line(z, m, line, addr, r))
+		return r->n;
+	return symbolize_addr(z, m, addr, false, r);
 }
 
 bool symbolize_at_entry(struct symbolizer *z, struct module *m, uint64_t off)
@@ -279,7 +314,7 @@ size_t symbolize_profile(struct profile *p, struct symbolizer *z,
 			unresolved++;
 			continue;
 		}
-		symbolize_addr(z, mods->mods[f->module], f->addr, false, r);
+		symbolize_frame(z, mods->mods[f->module], f->flags, f->addr, r);
 		if (++named % 64 == 0)
 			symbolizer_trim(z);
 		else if ((sf = symfile_find(z, mods->mods[f->module])) && symfile_fresh(sf))

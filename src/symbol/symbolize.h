@@ -43,6 +43,15 @@ int symbolize_addr(struct symbolizer *z, struct module *m, uint64_t addr, bool i
 void symres_release(struct symres *r);
 
 /*
+ * symbolize_addr for a frame of a profile, with its flags: a JIT frame
+ * that says which line of its perf map was in force for its address
+ * (PM_FRAME_PERFMAP_LINE) is named by that line, not by the map as a
+ * whole.
+ */
+int symbolize_frame(struct symbolizer *z, struct module *m, uint32_t flags, uint64_t addr,
+		    struct symres *r);
+
+/*
  * Whether file offset off of m is the code at its ELF entry point (the
  * first 64 bytes: _start), for a binary whose symbols do not say so.
  */

@@ -16,13 +16,15 @@
 #   OUTDIR/kallsyms  parts of /proc/kallsyms: its start and module symbols
 #   OUTDIR/elf       small ELF files of this machine: the test programs
 #                    (when 'make check' built them) and /bin/true
+#   OUTDIR/unwind    corpora of the unwinding oracle: a few samples of
+#                    programs of this machine (fuzz/unwind-capture)
 # A step that cannot run here (no perf events, no kallsyms) is left out
 # with a note: the kept seeds still cover it. Always exits 0 unless
 # OUTDIR cannot be written.
 set -u
 out=$1
 mkdir -p "$out/record" "$out/datafile" "$out/procmaps" "$out/kallsyms" "$out/elf" \
-	"$out/perfmap" || exit 1
+	"$out/perfmap" "$out/unwind" || exit 1
 
 note() {
 	echo "gen-seeds: $*" >&2
@@ -57,6 +59,23 @@ if [ -x ./perfmini ]; then
 	for f in "$out"/datafile/*.data; do
 		[ -f "$f" ] && keep_small "$f" 131072
 	done
+fi
+
+if [ -x fuzz/unwind-capture ]; then
+	# A C program, a shell and Python: a few samples each, kept small.
+	[ -x tests/targets/spin-pie ] &&
+		fuzz/unwind-capture "$out/unwind/spin" 6 tests/targets/spin-pie 0.2 2>/dev/null
+	# shellcheck disable=SC2016 # for the inner shell
+	fuzz/unwind-capture "$out/unwind/sh" 6 sh -c \
+		'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done' 2>/dev/null
+	command -v python3 >/dev/null &&
+		fuzz/unwind-capture "$out/unwind/python3" 6 python3 -c \
+			'import time; t = time.process_time() + 0.2
+while time.process_time() < t: sorted(str(i) for i in range(3000))' 2>/dev/null
+	for f in "$out"/unwind/*; do
+		[ -f "$f" ] && keep_small "$f" 262144
+	done
+	[ -n "$(ls "$out/unwind")" ] || note "no unwinding corpus (perf events not permitted?)"
 fi
 
 cp /proc/self/maps "$out/procmaps/self" 2>/dev/null

@@ -410,6 +410,68 @@ static void unwind_capture(size_t copy, bool with_chain, int how)
 	symtab_release(&t);
 }
 
+/*
+ * The epilogue of libgcc's _Unwind_RaiseException in miniature: the
+ * return address popped into rcx, then a jump to it; its rows say CFA =
+ * rsp and the caller's address in rcx. Never called: a sample is made to
+ * have stopped on its jmp.
+ */
+__asm__(".text\n"
+	".type jump_stub, @function\n"
+	"jump_stub:\n"
+	".cfi_startproc\n"
+	"pop %rcx\n"
+	".cfi_def_cfa_offset 0\n"
+	".cfi_register %rip, %rcx\n"
+	"jump_stub_jmp:\n"
+	"jmp *%rcx\n"
+	".cfi_endproc\n"
+	".size jump_stub, .-jump_stub\n");
+extern const char jump_stub_jmp[];
+
+/*
+ * A sample on that jmp, to capture's own address with capture's
+ * registers: its caller is capture at that very address (not a return
+ * address: where the jump goes), whose frame is where the jump is (the
+ * same stack pointer); and on from there.
+ */
+START_TEST(test_unwind_jump)
+{
+	struct module_set mods;
+	struct model model;
+	struct unwinder *u;
+	struct rec_sample s;
+	struct unwind_result res;
+	unsigned char regs[CFI_NREGS * 8];
+	uint64_t ips[128], bias, saved_ip, saved_cx;
+	struct symtab t;
+	static const char *const want[] = {"jump_stub", "capture", "level3", "level2", "level1"};
+
+	level1();
+	own_symbols(&t, &bias);
+	saved_ip = cap.regs[CFI_RA];
+	saved_cx = cap.regs[2];
+	cap.regs[CFI_RA] = (uint64_t)(uintptr_t)jump_stub_jmp;
+	cap.regs[2] = cap.here; /* rcx, DWARF's register 2 */
+	module_set_init(&mods);
+	model_init(&model, &mods, true);
+	u = unwinder_new(&model);
+	fill_sample(&s, regs, COPY);
+	s.ip = cap.regs[CFI_RA];
+	unwind_sample(u, s.pid, &s, NULL, 0, ips, 128, &res);
+	ck_assert_int_ge(res.n, (int)ARRAY_SIZE(want));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		ck_assert_str_eq(name_at(&t, bias, ips[i]), want[i]);
+	ck_assert_uint_eq(ips[1], cap.here);
+	cap.regs[CFI_RA] = saved_ip;
+	cap.regs[2] = saved_cx;
+	unwinder_free(u);
+	model_release(&model);
+	module_set_release(&mods);
+	symtab_release(&t);
+}
+END_TEST
+
 /* A copy of 16 KiB: the tables alone reach beyond this test's frames. */
 START_TEST(test_unwind_self)
 {
@@ -554,6 +616,91 @@ START_TEST(test_spans)
 }
 END_TEST
 
+/* The path of the C library this test runs with. */
+static void libc_path(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512], path[400];
+
+	ck_assert_ptr_nonnull(f);
+	out[0] = '\0';
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %*s %*s %*s %*s %399s", path) == 1 &&
+		    strstr(path, "/libc.so"))
+			snprintf(out, len, "%s", path);
+	fclose(f);
+	ck_assert_msg(out[0], "no libc.so in /proc/self/maps");
+}
+
+static bool same_row(const struct cfi_row *a, const struct cfi_row *b)
+{
+	if (a->signal != b->signal || a->cfa.kind != b->cfa.kind || a->cfa.reg != b->cfa.reg ||
+	    a->cfa.off != b->cfa.off)
+		return false;
+	for (int i = 0; i < CFI_NKEPT; i++)
+		if (a->rules[i].kind != b->rules[i].kind || a->rules[i].off != b->rules[i].off)
+			return false;
+	return true;
+}
+
+/*
+ * The addresses a row is said to hold for, on the C library's real
+ * tables: every address of a span has the span's row. libdw says a row
+ * that DW_CFA_restore_state brought back (after an epilogue in the middle
+ * of a function) starts where the epilogue does: such a span would give
+ * the body's row to the epilogue's instructions.
+ */
+START_TEST(test_spans_libc)
+{
+	char path[400];
+	struct cfi_pool pool = {0};
+	struct load_seg *segs;
+	int fd, n;
+	Elf *e;
+	Dwarf_CFI *cfi;
+	size_t checked = 0;
+
+	libc_path(path, sizeof(path));
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	ck_assert_ptr_nonnull(e);
+	cfi = dwarf_getcfi_elf(e);
+	ck_assert_ptr_nonnull(cfi);
+	n = elf_read_segments(e, &segs);
+	for (int i = 0; i < n; i++) {
+		if (!(segs[i].flags & PF_X))
+			continue;
+		for (uint64_t a = segs[i].vaddr;
+		     a < segs[i].vaddr + segs[i].memsz && a < segs[i].vaddr + (256u << 10);
+		     a += 13) {
+			struct cfi_row row, at_lo;
+			uint64_t lo, hi;
+
+			if (cfi_row_find_span(cfi, a, &pool, &row, &lo, &hi) != 0)
+				continue;
+			ck_assert(lo <= a && a < hi);
+			ck_assert_int_eq(cfi_row_find(cfi, lo, &pool, &at_lo), 0);
+			ck_assert_msg(same_row(&row, &at_lo),
+				      "%s+%#llx: its span starts at %#llx, another row", path,
+				      (unsigned long long)a, (unsigned long long)lo);
+			ck_assert_int_eq(cfi_row_find(cfi, hi - 1, &pool, &at_lo), 0);
+			ck_assert_msg(same_row(&row, &at_lo),
+				      "%s+%#llx: its span ends at %#llx, another row", path,
+				      (unsigned long long)a, (unsigned long long)hi);
+			checked++;
+		}
+	}
+	ck_assert_uint_gt(checked, 5000);
+	free(segs);
+	cfi_pool_release(&pool);
+	dwarf_cfi_end(cfi);
+	elf_end(e);
+	close(fd);
+}
+END_TEST
+
 static Suite *unwind_suite(void)
 {
 	Suite *s = suite_create("unwind");
@@ -565,12 +712,14 @@ static Suite *unwind_suite(void)
 	tcase_add_test(tc, test_step_expression);
 	tcase_add_test(tc, test_step_outermost_and_short);
 	tcase_add_test(tc, test_spans);
+	tcase_add_test(tc, test_spans_libc);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("own stack");
 	tcase_add_test(tc, test_unwind_self);
 	tcase_add_test(tc, test_unwind_self_spliced);
 	tcase_add_test(tc, test_unwind_memo);
+	tcase_add_test(tc, test_unwind_jump);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -178,7 +178,7 @@ START_TEST(test_names_everything_queued)
 	n = namer_start(fx.z);
 	ck_assert_ptr_nonnull(n);
 	for (uint32_t i = 0; i < N; i++) {
-		namer_frame(n, fx.exe, GEN + i % 2, i, fx.off[i % 2]);
+		namer_frame(n, fx.exe, GEN + i % 2, i, 0, fx.off[i % 2]);
 		if (i % 1000 == 999)
 			namer_drain(n, take, d); /* while the thread runs */
 	}
@@ -248,9 +248,9 @@ START_TEST(test_kernel_frames_among_others)
 	ck_assert_ptr_nonnull(n);
 	for (uint32_t i = 0; i < N; i++) {
 		if (i % 3 == 0)
-			namer_frame(n, kernel, GEN + i % 2, i, kaddr + 4);
+			namer_frame(n, kernel, GEN + i % 2, i, 0, kaddr + 4);
 		else
-			namer_frame(n, fx.exe, GEN + i % 2, i, fx.off[i % 2]);
+			namer_frame(n, fx.exe, GEN + i % 2, i, 0, fx.off[i % 2]);
 		if (i == N / 2)
 			namer_drain(n, take, d);
 	}
@@ -284,9 +284,9 @@ START_TEST(test_free_unfinished)
 	n = namer_start(fx.z);
 	ck_assert_ptr_nonnull(n);
 	for (uint32_t i = 0; i < 300; i++)
-		namer_frame(n, fx.exe, GEN + i % 2, i, fx.off[i % 2]);
+		namer_frame(n, fx.exe, GEN + i % 2, i, 0, fx.off[i % 2]);
 	/* A kernel frame too: the reading of its symbols may still be under way. */
-	namer_frame(n, module_set_kernel(&fx.mods), GEN, 300, KSYMS_HIGH);
+	namer_frame(n, module_set_kernel(&fx.mods), GEN, 300, 0, KSYMS_HIGH);
 	namer_free(n); /* joins the thread: the symbolizer is the caller's again */
 	teardown(&fx);
 }
@@ -333,7 +333,7 @@ START_TEST(test_kick)
 	n = namer_start(fx.z);
 	ck_assert_ptr_nonnull(n);
 	usleep(50000); /* the thread asleep, with nothing queued */
-	namer_frame(n, fx.exe, GEN, 0, fx.off[0]);
+	namer_frame(n, fx.exe, GEN, 0, 0, fx.off[0]);
 	namer_kick(n);
 	for (k = 0; k < 1000 && named(n) < 1; k++)
 		usleep(10000);
@@ -342,7 +342,7 @@ START_TEST(test_kick)
 	ck_assert_int_eq(seen.n, 1);
 	ck_assert_uint_eq(seen.module, fx.exe->id);
 	ck_assert_uint_gt(seen.nsegs, 0);
-	namer_frame(n, fx.exe, GEN + 1, 1, fx.off[1]);
+	namer_frame(n, fx.exe, GEN + 1, 1, 0, fx.off[1]);
 	namer_kick(n);
 	namer_kick(n); /* nothing new: no second wakeup needed */
 	for (k = 0; k < 1000 && named(n) < 2; k++)

@@ -19,6 +19,11 @@
  *              then write the map (a runtime that announces its code late)
  *   nomap      write no map at all (a runtime run without its perf map
  *              option); says "sym-jit: no map" instead
+ *   reuse      name the code jit_hot for the whole page first (a larger
+ *              entry), spend half of SECONDS in it, then copy it again
+ *              to the same address and append a line naming it
+ *              jit_again (as a runtime does that reuses code addresses)
+ *              for the other half; says "sym-jit: reused" then
  */
 #include <sys/mman.h>
 
@@ -81,15 +86,18 @@ int main(int argc, char **argv)
 	void (*fn)(void);
 	unsigned char *code;
 	long owner = -1;
-	double late = 0;
+	double late = 0, reuse = 0;
 	FILE *f;
 
-	if (nargs > 2 || (*mode && strcmp(mode, "symlink") && strncmp(mode, "chown=", 6) &&
-			  strncmp(mode, "late=", 5) && strcmp(mode, "nomap"))) {
-		fprintf(stderr,
-			"usage: sym-jit [-w] [SECONDS [symlink|chown=UID|late=SECONDS|nomap]]\n");
+	if (nargs > 2 ||
+	    (*mode && strcmp(mode, "symlink") && strncmp(mode, "chown=", 6) &&
+	     strncmp(mode, "late=", 5) && strcmp(mode, "nomap") && strcmp(mode, "reuse"))) {
+		fprintf(stderr, "usage: sym-jit [-w] [SECONDS "
+				"[symlink|chown=UID|late=SECONDS|nomap|reuse]]\n");
 		return 2;
 	}
+	if (!strcmp(mode, "reuse"))
+		reuse = secs / 2;
 	if (!strncmp(mode, "chown=", 6))
 		owner = strtol(mode + 6, NULL, 10);
 	if (!strncmp(mode, "late=", 5))
@@ -125,7 +133,7 @@ int main(int argc, char **argv)
 	f = fopen(write_path, "w");
 	if (!f ||
 	    fprintf(f, "%lx %lx jit_hot\n", (unsigned long)(uintptr_t)code,
-		    (unsigned long)sizeof(jit_code)) < 0 ||
+		    reuse > 0 ? 4096ul : (unsigned long)sizeof(jit_code)) < 0 ||
 	    fclose(f) != 0) {
 		perror(write_path);
 		return 2;
@@ -144,8 +152,25 @@ run:
 	if (wait_start)
 		sym_wait_start("sym-jit");
 
-	while (sym_thread_cpu() < late + secs)
+	while (sym_thread_cpu() < late + secs - reuse)
 		for (int i = 0; i < 10; i++)
 			fn();
+	if (reuse > 0) {
+		memcpy(code, jit_code, sizeof(jit_code));
+		__builtin___clear_cache((char *)code, (char *)code + sizeof(jit_code));
+		f = fopen(write_path, "a");
+		if (!f ||
+		    fprintf(f, "%lx %lx jit_again\n", (unsigned long)(uintptr_t)code,
+			    (unsigned long)sizeof(jit_code)) < 0 ||
+		    fclose(f) != 0) {
+			perror(write_path);
+			return 2;
+		}
+		printf("sym-jit: reused\n");
+		fflush(stdout);
+		while (sym_thread_cpu() < late + secs)
+			for (int i = 0; i < 10; i++)
+				fn();
+	}
 	return 0;
 }

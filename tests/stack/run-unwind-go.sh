@@ -1,0 +1,84 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Go stacks in the default call graph are never shorter than frame
+# pointers make them, and right where frame pointers are not. go-bigframe
+# (tests/targets/go-bigframe.go) spends its time in main.hotFrame and
+# main.hotLeaf (a leaf that keeps no frame pointer), both called from
+# main.bigFrame, whose frame holds a 64 KiB array: far more than a stack
+# copy holds, so the stack beyond it comes from the kernel's frame-pointer
+# chain, spliced on where the walk by the tables ends.
+#
+# The reference is perf's frame-pointer stacks (perf record -g): Go on
+# x86-64 keeps frame pointers, and perf's DWARF unwinder cannot unwind Go
+# (it reads .eh_frame only, which Go's code has none of). perf's stacks of
+# main.hotFrame must read runtime.main;main.main;main.run;main.bigFrame;
+# main.hotFrame; perfmini's default must give that, and for main.hotLeaf
+# main.bigFrame;main.hotLeaf, which a frame-pointer walk cannot give (the
+# leaf's frame pointer is its caller's: the walk skips main.bigFrame, as
+# perfmini's --call-graph=fp shows here). The same on a goroutine whose
+# stack Go moved to a larger one, 41 calls deep, and in the same program
+# stripped of its symbols and DWARF (its names and its frames' sizes from
+# .gopclntab).
+set -eu
+. "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+. "$srcdir/tests/symbol/symlib.sh"
+
+for t in go-bigframe go-bigframe-s; do
+	[ -e "$TARGETS/$t" ] || fail "tests/targets/$t was not built: it needs go, which configure" \
+		"did not find (install the Debian package golang-go, then configure again)"
+done
+need_perf
+command -v perf >/dev/null || fail "no perf (scripts/deps.sh installs linux-perf)"
+SECS=1.5
+outer='(^|;)runtime\.main;main\.main;main\.run;main\.bigFrame'
+
+# perf's frame-pointer stacks, folded as perfmini's are: comm;outermost;...;leaf COUNT.
+rc=0
+run_timeout 60 perf record -q -e cpu-clock:u -F 999 -g -o "$tmp/perf.data" \
+	-- "$TARGETS/go-bigframe" main "$SECS" >/dev/null 2>"$tmp/perf.err" || rc=$?
+[ "$rc" -eq 0 ] || fail "perf record exited $rc: $(tail -n 2 "$tmp/perf.err")"
+run_timeout 120 perf script -i "$tmp/perf.data" -F comm,ip,sym >"$tmp/perf.txt" 2>/dev/null ||
+	fail "perf script failed"
+awk '
+function flush(   k, i) {
+	if (comm == "")
+		return
+	k = comm
+	for (i = n; i >= 1; i--)
+		k = k ";" f[i]
+	count[k]++
+	comm = ""
+	n = 0
+}
+/^$/ { flush(); next }
+/^[ \t]/ { if (comm != "") f[++n] = ($2 == "" ? "[unknown]" : $2); next }
+{ flush(); comm = $1 }
+END { flush(); for (k in count) print k, count[k] }' "$tmp/perf.txt" >"$tmp/perf.folded"
+only_under "$tmp/perf.folded" main.hotFrame "$tmp/perf-frame.folded"
+check_user_re "$tmp/perf-frame.folded" "$outer;main\\.hotFrame\$" go-bigframe 200 80 \
+	"read main.bigFrame;main.hotFrame (perf -g, the reference)"
+
+record_cmd main -- "$TARGETS/go-bigframe" main "$SECS"
+check_user_re "$tmp/main.folded" "$outer;main\\.hot(Frame|Leaf)\$" go-bigframe 500 80 \
+	"read runtime.main;main.main;main.run;main.bigFrame;main.hot{Frame,Leaf}"
+only_under "$tmp/main.folded" main.hotLeaf "$tmp/leaf.folded"
+check_user_re "$tmp/leaf.folded" "$outer;main\\.hotLeaf\$" go-bigframe 200 90 \
+	"read main.bigFrame;main.hotLeaf"
+
+# Frame pointers alone skip main.bigFrame under the leaf: the default's
+# answer there is the tables', not the chain's.
+record_cmd fp --call-graph=fp -- "$TARGETS/go-bigframe" main "$SECS"
+only_under "$tmp/fp.folded" main.hotLeaf "$tmp/fp-leaf.folded"
+check_user_re "$tmp/fp-leaf.folded" '(^|;)main\.run;main\.hotLeaf$' go-bigframe 200 90 \
+	"read main.run;main.hotLeaf with --call-graph=fp (its blind spot)"
+
+record_cmd moved -- "$TARGETS/go-bigframe" moved "$SECS"
+grep -qx moved "$tmp/record.out" || fail "the goroutine's stack did not move: the test proves nothing"
+grows=$(awk 'BEGIN { for (i = 0; i < 41; i++) printf "main\\.grow;" }')
+check_user_re "$tmp/moved.folded" \
+	"(^|;)runtime\\.goexit(\\.abi0)?;main\\.main\\.func1;main\\.mover;${grows}main\\.run;main\\.bigFrame;main\\.hot(Frame|Leaf)\$" \
+	go-bigframe 500 80 "read goexit;main.mover;main.grow x41;main.run;main.bigFrame;main.hot*"
+
+record_cmd stripped -- "$TARGETS/go-bigframe-s" main "$SECS"
+check_user_re "$tmp/stripped.folded" "$outer;main\\.hot(Frame|Leaf)\$" go-bigframe-s 500 80 \
+	"read runtime.main;main.main;main.run;main.bigFrame;main.hot{Frame,Leaf} (stripped)"
