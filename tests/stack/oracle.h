@@ -7,10 +7,11 @@
 #ifndef PERFMINI_TESTS_ORACLE_H
 #define PERFMINI_TESTS_ORACLE_H
 
-#include <gelf.h>
 #include <libunwind.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include <gelf.h>
 
 #include "elf/addr.h"
 #include "stack/unwind.h"
