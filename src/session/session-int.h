@@ -45,7 +45,7 @@
 struct loop {
 	uint64_t round_ns, round_start; /* the wait between drains, and when the last began */
 	uint64_t last_reap, last_status;
-	uint64_t new_file; /* when a new file was last mapped (0: the loop never ran) */
+	uint64_t new_file; /* when a fleeting program's file was last mapped (0: never ran) */
 };
 
 struct session {

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -294,7 +295,9 @@ static bool targets_alive(struct session *s)
  * wake at every record, so that the file of a program that runs a few ms
  * and is deleted is opened while it runs: a machine that forks a thousand
  * times a second, fills a tracking ring past ROUND_FULL percent or mapped
- * a new file in the last ROUND_CALM_NS is drained every ROUND_MIN_NS.
+ * a fleeting program's file in the last ROUND_CALM_NS (fleeting) is
+ * drained every ROUND_MIN_NS. A new file that stays on disk does not
+ * hurry the rounds: it can be opened later (a build's new binaries).
  * Else (a build running the same compilers over and over) the wait
  * doubles up to ROUND_MAX_NS, never past the time the fullest tracking
  * ring takes to fill ROUND_FULL percent at its last pace. A sampling ring
@@ -319,6 +322,29 @@ static uint64_t next_round_ns(uint64_t round_ns, unsigned fill, uint64_t elapsed
 	if (fill && elapsed / fill * ROUND_FULL < next)
 		next = elapsed / fill * ROUND_FULL;
 	return next > ROUND_MIN_NS ? next : ROUND_MIN_NS;
+}
+
+/*
+ * Whether the file of new module m may be a fleeting program's, one the
+ * next rounds must come soon to catch: it could not be opened (gone with
+ * its process, or in a root no longer there), is deleted already, or was
+ * written in the last FRESH_S seconds (a configure test, a storm of new
+ * programs: written, run and deleted). A file that stays where it is, as
+ * the compilers of a build do, opens as well later.
+ */
+#define FRESH_S 10
+
+static bool fleeting(const struct module *m)
+{
+	struct timespec now;
+	struct stat st;
+
+	if (m->kind != MODULE_FILE)
+		return false;
+	if (m->fd < 0 || fstat(m->fd, &st) < 0 || st.st_nlink == 0)
+		return true;
+	clock_gettime(CLOCK_REALTIME, &now);
+	return st.st_ctim.tv_sec > now.tv_sec - FRESH_S;
 }
 
 /*
@@ -442,7 +468,11 @@ static bool one_round(struct session *s, const struct session_run *run, struct l
 	l->round_start = now_ns();
 	drain_all(s);
 	if (s->mods.n != nmods) {
-		l->new_file = l->round_start;
+		for (size_t i = nmods; i < s->mods.n; i++)
+			if (fleeting(s->mods.mods[i])) {
+				l->new_file = l->round_start;
+				break;
+			}
 		if (s->nm.namer)
 			naming_hold_budget(s);
 	}
