@@ -178,6 +178,34 @@ static void add_span_ends(const struct profile *p, struct sbuf *b)
 			     "records)");
 }
 
+/* The Weight and Off-CPU lines of a view other than the CPU samples'. */
+static void print_weight(const struct profile *p, const struct report_opts *o,
+			 const struct aggregate *a, FILE *out, int width)
+{
+	struct sbuf sb = SBUF_INIT, *b = &sb;
+
+	sbuf_reset(b);
+	sbuf_addf(b, "%.1f ms %s (--sample-type); Self and Total in ms", (double)a->samples / 1e6,
+		  o->sample_type == REPORT_OFF_CPU ? "off CPU"
+						   : "of wall time: CPU periods and off-CPU time");
+	header_line(out, width, "Weight:", b->buf);
+	sbuf_reset(b);
+	if (meta(p, "off-cpu") && !strcmp(meta(p, "off-cpu"), "no"))
+		sbuf_adds(b, "not recorded (record --off-cpu): there is no off-CPU time");
+	else if (meta(p, "wake-ups") && !strcmp(meta(p, "wake-ups"), "yes"))
+		sbuf_addf(b,
+			  "%.1f ms sleeping (until woken), %.1f ms runnable (woken or "
+			  "preempted, waiting for a CPU); %.1f ms blocked, %.1f ms preempted",
+			  (double)a->sleeping_ns / 1e6, (double)a->runnable_ns / 1e6,
+			  (double)a->blocked_ns / 1e6, (double)a->preempted_ns / 1e6);
+	else
+		sbuf_addf(b, "%.1f ms blocked, %.1f ms preempted (switched out while runnable)",
+			  (double)a->blocked_ns / 1e6, (double)a->preempted_ns / 1e6);
+	add_span_ends(p, b);
+	header_line(out, width, "Off-CPU:", b->buf);
+	sbuf_release(b);
+}
+
 void top_print_header(const struct profile *p, const struct report_opts *o,
 		      const struct aggregate *a, FILE *out, int width)
 {
@@ -229,32 +257,8 @@ void top_print_header(const struct profile *p, const struct report_opts *o,
 		sbuf_adds(&b, ")");
 	}
 	header_line(out, width, spans_only ? "Spans:" : "Samples:", b.buf);
-	if (o->sample_type != REPORT_CPU) {
-		sbuf_reset(&b);
-		sbuf_addf(&b, "%.1f ms %s (--sample-type); Self and Total in ms",
-			  (double)a->samples / 1e6,
-			  o->sample_type == REPORT_OFF_CPU
-				  ? "off CPU"
-				  : "of wall time: CPU periods and off-CPU time");
-		header_line(out, width, "Weight:", b.buf);
-		sbuf_reset(&b);
-		if (meta(p, "off-cpu") && !strcmp(meta(p, "off-cpu"), "no"))
-			sbuf_adds(&b, "not recorded (record --off-cpu): there is no off-CPU time");
-		else if (meta(p, "wake-ups") && !strcmp(meta(p, "wake-ups"), "yes"))
-			sbuf_addf(
-				&b,
-				"%.1f ms sleeping (until woken), %.1f ms runnable (woken or "
-				"preempted, waiting for a CPU); %.1f ms blocked, %.1f ms preempted",
-				(double)a->sleeping_ns / 1e6, (double)a->runnable_ns / 1e6,
-				(double)a->blocked_ns / 1e6, (double)a->preempted_ns / 1e6);
-		else
-			sbuf_addf(
-				&b,
-				"%.1f ms blocked, %.1f ms preempted (switched out while runnable)",
-				(double)a->blocked_ns / 1e6, (double)a->preempted_ns / 1e6);
-		add_span_ends(p, &b);
-		header_line(out, width, "Off-CPU:", b.buf);
-	}
+	if (o->sample_type != REPORT_CPU)
+		print_weight(p, o, a, out, width);
 	sbuf_reset(&b);
 	parse_u64(meta(p, "lost-samples"), &lost_s);
 	parse_u64(meta(p, "lost-records"), &lost_r);
