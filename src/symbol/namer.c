@@ -142,45 +142,19 @@ static void wake(struct namer *n)
 	}
 }
 
-static size_t str_bytes(const char *str)
-{
-	return str ? strlen(str) + 1 : 0;
-}
-
-/* A copy of str at *to, which moves past it; NULL stays NULL. */
-static const char *copy_str(const char *str, char **to)
-{
-	char *at = *to;
-	size_t len = str_bytes(str);
-
-	if (!str)
-		return NULL;
-	memcpy(at, str, len);
-	*to += len;
-	return at;
-}
-
 /* Stores r as the result of j's frame, its strings copied. */
 static void store(struct namer *n, const struct job *j, const struct symres *r)
 {
-	size_t strs = 0, levels = (size_t)(r->n > 0 ? r->n : 0);
-	struct result *res;
-	char *to;
+	size_t levels = (size_t)(r->n > 0 ? r->n : 0);
+	struct result *res =
+		xmalloc(sizeof(*res) + levels * sizeof(*res->lv) + symres_strings_size(r));
 
-	for (size_t k = 0; k < levels; k++)
-		strs += str_bytes(r->lv[k].func) + str_bytes(r->lv[k].file);
-	res = xmalloc(sizeof(*res) + levels * sizeof(*res->lv) + strs);
 	res->next = NULL;
 	res->gen = j->gen;
 	res->frame = j->frame;
 	res->n = r->n;
 	res->symoff = r->symoff;
-	to = (char *)(res->lv + levels);
-	for (size_t k = 0; k < levels; k++) {
-		res->lv[k] = r->lv[k];
-		res->lv[k].func = copy_str(r->lv[k].func, &to);
-		res->lv[k].file = copy_str(r->lv[k].file, &to);
-	}
+	symres_copy_levels(r, res->lv, (char *)(res->lv + levels));
 	pthread_mutex_lock(&n->lock);
 	*n->ready_tail = res;
 	n->ready_tail = &res->next;

@@ -166,6 +166,42 @@ void symres_release(struct symres *r)
 	r->symname = NULL;
 }
 
+static size_t str_bytes(const char *str)
+{
+	return str ? strlen(str) + 1 : 0;
+}
+
+/* A copy of str at *to, which moves past it; NULL stays NULL. */
+static const char *copy_str(const char *str, char **to)
+{
+	char *at = *to;
+	size_t len = str_bytes(str);
+
+	if (!str)
+		return NULL;
+	memcpy(at, str, len);
+	*to += len;
+	return at;
+}
+
+size_t symres_strings_size(const struct symres *r)
+{
+	size_t strs = 0;
+
+	for (int k = 0; k < r->n; k++)
+		strs += str_bytes(r->lv[k].func) + str_bytes(r->lv[k].file);
+	return strs;
+}
+
+void symres_copy_levels(const struct symres *r, struct srcline *lv, char *strs)
+{
+	for (int k = 0; k < r->n; k++) {
+		lv[k] = r->lv[k];
+		lv[k].func = copy_str(r->lv[k].func, &strs);
+		lv[k].file = copy_str(r->lv[k].file, &strs);
+	}
+}
+
 void symbolize_add_levels(struct profile *p, uint32_t frame, const struct symres *r)
 {
 	if (!r->n || !r->lv[r->n - 1].func || p->frames[frame].nlines)

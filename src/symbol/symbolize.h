@@ -41,6 +41,13 @@ struct symres {
 int symbolize_addr(struct symbolizer *z, struct module *m, uint64_t addr, bool is_vaddr,
 		   struct symres *r);
 void symres_release(struct symres *r);
+/* The bytes of r's levels' strings (symres_copy_levels copies them). */
+size_t symres_strings_size(const struct symres *r);
+/*
+ * r's levels into lv, their strings copied to strs (symres_strings_size
+ * bytes): a copy that holds nothing of the symbolizer's.
+ */
+void symres_copy_levels(const struct symres *r, struct srcline *lv, char *strs);
 
 /*
  * symbolize_addr for a frame of a profile, with its flags: a JIT frame
