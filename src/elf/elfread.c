@@ -219,8 +219,7 @@ int elf_read_symbols(Elf *e, struct symtab *t)
 	return which;
 }
 
-/* The section called name, its header in *sh; NULL when none. */
-static Elf_Scn *section_named(Elf *e, const char *name, GElf_Shdr *sh)
+Elf_Scn *elf_section(Elf *e, const char *name, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
@@ -230,24 +229,31 @@ static Elf_Scn *section_named(Elf *e, const char *name, GElf_Shdr *sh)
 	while ((scn = elf_nextscn(e, scn))) {
 		const char *n;
 
-		if (gelf_getshdr(scn, sh) && (n = elf_strptr(e, shstrndx, sh->sh_name)) &&
-		    !strcmp(n, name))
+		if (gelf_getshdr(scn, sh) && sh->sh_type != SHT_NOBITS &&
+		    (n = elf_strptr(e, shstrndx, sh->sh_name)) && !strcmp(n, name))
 			return scn;
 	}
 	return NULL;
 }
 
+int elf_go_table(Elf *e, struct gopcln *g)
+{
+	GElf_Shdr sh, text;
+	Elf_Scn *scn = elf_section(e, ".gopclntab", &sh);
+	Elf_Data *d;
+
+	if (!scn || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+		return -1;
+	return gopcln_init(g, d->d_buf, d->d_size,
+			   elf_section(e, ".text", &text) ? text.sh_addr : 0);
+}
+
 int elf_read_go_symbols(Elf *e, struct symtab *t)
 {
 	GElf_Sym fn = {.st_info = GELF_ST_INFO(STB_GLOBAL, STT_FUNC), .st_size = 1};
-	GElf_Shdr sh, text;
 	struct gopcln g;
-	Elf_Data *d;
-	Elf_Scn *scn = section_named(e, ".gopclntab", &sh);
 
-	if (!scn || sh.sh_type == SHT_NOBITS || !(d = elf_getdata(scn, NULL)) || !d->d_buf ||
-	    gopcln_init(&g, d->d_buf, d->d_size,
-			section_named(e, ".text", &text) ? text.sh_addr : 0) < 0)
+	if (elf_go_table(e, &g) < 0)
 		return 0;
 	return (int)gopcln_add_symbols(&g, t, elf_symbol_rank(&fn, "go"));
 }

@@ -17,6 +17,7 @@
 #include <gelf.h>
 
 #include "elf/addr.h"
+#include "elf/gopclntab.h"
 #include "elf/symtab.h"
 
 #define BUILD_ID_MAX 20
@@ -53,6 +54,10 @@ int elf_read_symbols(Elf *e, struct symtab *t);
  * layout not read).
  */
 int elf_read_go_symbols(Elf *e, struct symtab *t);
+/* The section called name with contents in the file, its header in *sh; NULL when none. */
+Elf_Scn *elf_section(Elf *e, const char *name, GElf_Shdr *sh);
+/* Go's table of functions of e (.gopclntab) into g: 0, or < 0 when e has none that reads. */
+int elf_go_table(Elf *e, struct gopcln *g);
 
 /*
  * How a symbol ranks among aliases at its address (higher wins): the one

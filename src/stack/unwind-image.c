@@ -16,29 +16,11 @@
 #include "elf/elfread.h"
 #include "stack/unwind.h"
 
-/* The section called name with contents in the file, its header in *sh; NULL when none. */
-static Elf_Scn *find_section(Elf *e, const char *name, GElf_Shdr *sh)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(e, &shstrndx) != 0)
-		return NULL;
-	while ((scn = elf_nextscn(e, scn))) {
-		const char *n;
-
-		if (gelf_getshdr(scn, sh) && sh->sh_type != SHT_NOBITS &&
-		    (n = elf_strptr(e, shstrndx, sh->sh_name)) && !strcmp(n, name))
-			return scn;
-	}
-	return NULL;
-}
-
 static bool has_section(Elf *e, const char *name)
 {
 	GElf_Shdr sh;
 
-	return find_section(e, name, &sh) != NULL;
+	return elf_section(e, name, &sh) != NULL;
 }
 
 int unwind_image_open(struct unwind_image *img, const struct module *m)
@@ -80,16 +62,9 @@ int unwind_image_open(struct unwind_image *img, const struct module *m)
  */
 static const struct gopcln *go_table(struct unwind_image *img)
 {
-	GElf_Shdr sh, text;
-	Elf_Scn *scn;
-	Elf_Data *d;
-
 	if (img->has_pcln) {
 		img->has_pcln = false; /* tried */
-		if ((scn = find_section(img->elf, ".gopclntab", &sh)) &&
-		    (d = elf_getdata(scn, NULL)) && d->d_buf &&
-		    gopcln_init(&img->pcln, d->d_buf, d->d_size,
-				find_section(img->elf, ".text", &text) ? text.sh_addr : 0) < 0)
+		if (elf_go_table(img->elf, &img->pcln) < 0)
 			memset(&img->pcln, 0, sizeof(img->pcln));
 	}
 	return img->pcln.data ? &img->pcln : NULL;
