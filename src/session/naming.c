@@ -216,8 +216,11 @@ void naming_hold_budget(struct session *s)
 		namer_abandon(nm->namer, m);
 	}
 	/* The entries looked at are done with: let go, abandoned, or mapped again. */
-	memmove(nm->retiring, nm->retiring + k, (nm->nretiring - k) * sizeof(*nm->retiring));
-	nm->nretiring -= k;
+	if (k) {
+		memmove(nm->retiring, nm->retiring + k,
+			(nm->nretiring - k) * sizeof(*nm->retiring));
+		nm->nretiring -= k;
+	}
 }
 
 uint64_t naming_skipped(const struct sess_naming *nm)

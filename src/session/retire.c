@@ -61,6 +61,8 @@ void retire_modules(struct session *s, uint64_t now)
 		else
 			module_unpin(&s->mods, m);
 	}
+	if (!k)
+		return;
 	memmove(q->ids, q->ids + k, (q->n - k) * sizeof(*q->ids));
 	memmove(q->gen, q->gen + k, (q->n - k) * sizeof(*q->gen));
 	memmove(q->since, q->since + k, (q->n - k) * sizeof(*q->since));
