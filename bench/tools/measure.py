@@ -426,7 +426,9 @@ class Bench:
                    "hybrid slowdown / fp slowdown (target CPU time, means), and the noise band "
                    "(twice the combined standard error of the two means). What the target pays "
                    "beyond fp is the kernel's copy of %d bytes of stack and registers at every "
-                   "sample; the recorder's own unwinding is in the command CPU.\n" % stack,
+                   "sample; the recorder's own unwinding is in the command CPU. Why the copy is "
+                   "%d bytes (what a smaller one saves the target and what it loses): figure 20 "
+                   "(bench/copy-size).\n" % (stack, stack),
                    "| rate | perfmini fp: slowdown | hybrid (default): slowdown | hybrid / fp | "
                    "noise band | command CPU fp / hybrid |", "|---|---|---|---|---|---|"]
             for hz in (999, 10000):
