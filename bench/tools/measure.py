@@ -426,7 +426,9 @@ class Bench:
                    "hybrid slowdown / fp slowdown (target CPU time, means), and the noise band "
                    "(twice the combined standard error of the two means). What the target pays "
                    "beyond fp is the kernel's copy of %d bytes of stack and registers at every "
-                   "sample; the recorder's own unwinding is in the command CPU.\n" % stack,
+                   "sample; the recorder's own unwinding is in the command CPU. Why the copy is "
+                   "%d bytes (what a smaller one saves the target and what it loses): figure 20 "
+                   "(bench/copy-size).\n" % (stack, stack),
                    "| rate | perfmini fp: slowdown | hybrid (default): slowdown | hybrid / fp | "
                    "noise band | command CPU fp / hybrid |", "|---|---|---|---|---|---|"]
             for hz in (999, 10000):
@@ -1259,15 +1261,23 @@ class Bench:
                   secs, "" if secs == "1" else "s", " (--quick: the full run takes 3)" if self.quick else ""),
               "The reference of each program is the unwinder that is right for it: perf's DWARF "
               "unwinder (`perf record --call-graph dwarf,65528`) where the code has unwind tables "
-              "and the stacks fit in 64 KiB (c, cxx, cxxthrow, rs, py, xz, gcc, redis); perf's "
-              "frame pointers (`perf record -g`) where the code keeps them and has no tables perf "
-              "reads: node (V8's generated code, where perf's DWARF unwinder stops) and gobig "
-              "(Go keeps frame pointers and every hot function there has a frame record; perf's "
-              "DWARF unwinder reads no Go tables, and no stack copy holds the 64 KiB frame); "
-              "perfmini's own `dwarf,65528` for go, whose stacks fit in a 64 KiB copy but whose "
-              "hot leaf keeps no frame pointer (a frame-pointer walk loses its caller) and whose "
-              "tables only perfmini reads. The aim, per program and measure: perfmini's default "
-              "within 4 points of the reference against itself, and never 4 points below "
+              "perf reads and the stacks fit in 64 KiB (c, cxx, cxxthrow, rs, py, xz, redis); "
+              "perf's frame pointers (`perf record -g`) for gobig (Go keeps frame pointers and "
+              "every hot function there has a frame record; perf's DWARF unwinder reads no Go "
+              "tables, and no stack copy holds the 64 KiB frame); perfmini's own "
+              "`dwarf,65528` where neither of perf's unwinders is right and the stacks fit in "
+              "64 KiB: go (its hot leaf keeps no frame pointer, so a frame-pointer walk loses its "
+              "caller, and perf's DWARF unwinder reads no Go tables), node (perf's DWARF unwinder "
+              "stops in V8's code, and its frame-pointer walk gives libc's memset and munmap, "
+              "which keep no frame pointer, the wrong caller) and gcc (perf's DWARF unwinder "
+              "stops in libc's memset, malloc and free under cc1; cc1 keeps no frame pointers). "
+              "That mode is the default's stepper over a copy eight times as large without the "
+              "kernel's chain, so what the default's smaller copy and its splice lose shows; the "
+              "stepper itself is checked against libunwind on the same kinds of code by "
+              "tests/stack/run-unwind-oracle.sh. Stacks end at `__libc_start_call_main`, "
+              "threads' at `start_thread` (a frame-pointer walk cannot see `clone3` beyond it). "
+              "The aim, per program and measure: perfmini's default within 4 points of the "
+              "reference against itself (the noise floor), and never 4 points below "
               "perfmini's own fp mode. The last column, bench/stack-truth's own, judges it; a miss "
               "names the measure.\n"]
         if main:
