@@ -37,6 +37,14 @@ struct record_opts {
 	bool system_wide;    /* -a */
 	const char *cpulist; /* -C, NULL for all */
 	char **argv;	     /* the command to run, NULL when attaching */
+	/* its standard input and output /dev/null: a full-screen view (top) owns the terminal */
+	bool command_detached;
+	/*
+	 * A live view (top) shows the profile while it is recorded: the
+	 * kernel's symbols are read before the sampling starts, as for -a,
+	 * and the naming thread has a live view's ration (namer_start_live).
+	 */
+	bool live_view;
 	struct event_opts ev;
 	const char *output;
 	double duration; /* seconds, 0 for no limit */
