@@ -97,23 +97,33 @@ struct top_run {
 	uint64_t next;	 /* the next refresh, in now_ns's time */
 	unsigned done;	 /* refreshes made */
 	bool out_failed; /* stdout could not be written: the view ends */
+	bool out_error;	 /* and not for a reader gone (EPIPE): said, exit 1 */
 };
+
+/* A snapshot on stdout; one that cannot be written ends the view. */
+static void print(struct top_run *r, uint64_t now)
+{
+	int ret = top_view_print(&r->v, stdout, stdout_width(), now);
+
+	if (ret >= 0)
+		return;
+	/* A reader gone (top -b | head) ends the view quietly. */
+	if (ret != -EPIPE)
+		error("cannot write the snapshot: %s", strerror(-ret));
+	r->out_error = ret != -EPIPE;
+	r->out_failed = true;
+}
 
 /* A refresh: the table made again, drawn or printed. Whether -n refreshes are done. */
 static bool refresh(struct top_run *r)
 {
 	uint64_t now = now_ns(), delay = (uint64_t)(r->o->delay * 1e9);
-	int ret;
 
 	top_view_refresh(&r->v, session_profile(r->s), now);
-	if (r->screen) {
+	if (r->screen)
 		top_view_draw(&r->v, now);
-	} else if ((ret = top_view_print(&r->v, stdout, stdout_width(), now)) < 0) {
-		/* A reader gone (top -b | head) ends the view quietly. */
-		if (ret != -EPIPE)
-			error("cannot write the snapshot: %s", strerror(-ret));
-		r->out_failed = true;
-	}
+	else
+		print(r, now);
 	/* Refreshes missed (a machine too busy) are skipped, not made up for. */
 	while (r->next <= now)
 		r->next += delay;
@@ -165,19 +175,18 @@ static void loop(struct top_run *r)
 		uint64_t now = now_ns();
 
 		top_view_refresh(&r->v, session_profile(r->s), now);
-		if (top_view_print(&r->v, stdout, stdout_width(), now) < 0)
-			r->out_failed = true;
+		print(r, now);
 	}
 }
 
-/* The recording stopped, its data file kept (-o) or let go; the exit status. */
-static int finish(struct top_run *r)
+/* The recording stopped, its data file kept (-o) or let go; the exit status, ret's or 1. */
+static int finish(struct top_run *r, int ret)
 {
 	size_t written = 0;
-	int ret;
 
 	stopping = 1;
-	ret = session_stop(r->s, r->o->output_given ? &stop_again : &no_naming, &written) < 0;
+	if (session_stop(r->s, r->o->output_given ? &stop_again : &no_naming, &written) < 0)
+		ret = 1;
 	if (r->o->output_given && ret == 0)
 		session_print_summary(r->s, written);
 	session_stop_command(r->s);
@@ -217,9 +226,9 @@ int top_run(const struct top_opts *o)
 		loop(&r);
 		if (r.screen)
 			term_close(&r.term);
-		ret = 0;
+		ret = r.out_error;
 	}
-	ret |= finish(&r);
+	ret = finish(&r, ret);
 	top_view_release(&r.v);
 	session_free(r.s);
 	return ret;
