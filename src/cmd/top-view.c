@@ -183,6 +183,22 @@ void top_view_refresh(struct top_view *v, const struct profile *p, uint64_t now)
 	rebuild(v, p);
 }
 
+/* "rows by pid,symbol": --sort's keys, as it spells them. */
+static void sort_keys(struct sbuf *b, unsigned keys)
+{
+	static const struct {
+		unsigned key;
+		const char *word;
+	} words[] = {{REPORT_ROW_COMM, "comm"},	    {REPORT_ROW_PID, "pid"},
+		     {REPORT_ROW_TID, "tid"},	    {REPORT_ROW_CGROUP, "cgroup"},
+		     {REPORT_ROW_MODULE, "module"}, {REPORT_ROW_SYMBOL, "symbol"}};
+
+	sbuf_adds(b, "rows by ");
+	for (size_t i = 0, n = 0; i < ARRAY_SIZE(words); i++)
+		if (keys & words[i].key)
+			sbuf_addf(b, "%s%s", n++ ? "," : "", words[i].word);
+}
+
 /* The seconds the window covers now: its length, or less at the start. */
 static double covered(const struct top_view *v, uint64_t now)
 {
@@ -200,11 +216,16 @@ static void heading(struct top_view *v, struct sbuf *b, uint64_t now)
 {
 	const struct live_table *t = v->t;
 	double secs = covered(v, now);
-	const char *rows = "rows by --sort's keys";
+	struct sbuf keys = SBUF_INIT;
+	const char *rows = NULL;
 
 	for (size_t i = 0; i < ARRAY_SIZE(row_presets); i++)
 		if (row_presets[i].keys == v->ro.row_keys)
 			rows = row_presets[i].what;
+	if (!rows) {
+		sort_keys(&keys, v->ro.row_keys);
+		rows = keys.buf;
+	}
 	sbuf_addf(b, "perfmini top: %.0f samples/s, %llu in the last %.1f s%s\n",
 		  secs > 0 ? (double)t->samples / secs : 0.0, (unsigned long long)t->samples, secs,
 		  v->paused ? "  [paused: space goes on]" : "");
@@ -212,6 +233,7 @@ static void heading(struct top_view *v, struct sbuf *b, uint64_t now)
 	sbuf_addf(b, "%s by %s share; %s\n", rows,
 		  v->ro.sort == REPORT_SORT_TOTAL ? "total" : "self",
 		  v->zoom_name.len ? v->zoom_name.buf : "no zoom");
+	sbuf_release(&keys);
 }
 
 /* The last line: a note, a message of the session's, or the keys. */

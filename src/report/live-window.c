@@ -16,6 +16,7 @@
 
 #include "report/live.h"
 #include "util/alloc.h"
+#include "util/hmap.h"
 
 void live_window_init(struct live_window *w, uint64_t span_ns)
 {
@@ -26,6 +27,7 @@ void live_window_init(struct live_window *w, uint64_t span_ns)
 void live_window_release(struct live_window *w)
 {
 	free(w->s);
+	free(w->threads);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -54,10 +56,34 @@ void live_window_slide(struct live_window *w, uint64_t now)
 		w->head = 0;
 }
 
-struct profile live_window_view(const struct live_window *w, const struct profile *p)
+/* The window's threads, each with the name of its latest sample. */
+static void last_names(struct live_window *w)
+{
+	struct hmap seen;
+	bool added;
+
+	hmap_init(&seen);
+	w->nthreads = 0;
+	for (size_t i = w->n; i-- > 0;) {
+		const struct pm_sample *s = &w->s[w->head + i];
+
+		hmap_insert(&seen, s->tid, &added);
+		if (!added)
+			continue;
+		xgrow(&w->threads, &w->threads_cap, w->nthreads + 1, sizeof(*w->threads));
+		w->threads[w->nthreads++] = (struct pm_thread){s->pid, s->tid, s->comm, s->cgroup};
+	}
+	hmap_release(&seen);
+}
+
+struct profile live_window_view(struct live_window *w, const struct profile *p)
 {
 	struct profile view = *p;
 
+	last_names(w);
+	view.threads = w->threads;
+	view.nthreads = w->nthreads;
+	view.threads_cap = w->nthreads;
 	view.samples = w->n ? w->s + w->head : NULL;
 	view.nsamples = w->n;
 	view.samples_cap = w->n;

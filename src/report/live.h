@@ -35,6 +35,9 @@ struct live_window {
 	size_t head, n, cap;
 	uint64_t span_ns;
 	uint64_t now; /* the latest time slid to, ns since the recording's start */
+	/* The view's threads: each one's last name in the window (live_window_view's). */
+	struct pm_thread *threads;
+	size_t nthreads, threads_cap;
 };
 
 void live_window_init(struct live_window *w, uint64_t span_ns);
@@ -44,10 +47,13 @@ void live_window_add(struct live_window *w, const struct pm_sample *smp);
 /* The window ends at now: the samples of before now - span_ns let go. */
 void live_window_slide(struct live_window *w, uint64_t now);
 /*
- * p's tables with the window's samples: a profile to read (aggregate_new,
- * live_table_new) until the next call that changes w or p.
+ * p's tables with the window's samples, and a thread record for each
+ * thread of them with the name of its latest sample (the report's rows
+ * per process and thread take their names from those): a profile to
+ * read (aggregate_new, live_table_new) until the next call that changes
+ * w or p.
  */
-struct profile live_window_view(const struct live_window *w, const struct profile *p);
+struct profile live_window_view(struct live_window *w, const struct profile *p);
 
 /* The table's rows stand for what live_table_new was asked for. */
 #define LIVE_NONE UINT32_MAX

@@ -135,6 +135,19 @@ START_TEST(test_window)
 	ck_assert_uint_eq(view.nsamples, 200);
 	ck_assert_uint_eq(view.samples[0].stack, 8000);
 	ck_assert_ptr_eq(view.str.buf, p->str.buf);
+	/* A thread record per thread, with the name of its latest sample. */
+	ck_assert_uint_eq(view.nthreads, 1);
+	s.comm = strtab_add(&p->str, "renamed");
+	s.time = 9999 * MS;
+	live_window_add(&w, &s);
+	s.tid = 2;
+	live_window_add(&w, &s);
+	view = live_window_view(&w, p);
+	ck_assert_uint_eq(view.nthreads, 2);
+	ck_assert_uint_eq(view.threads[0].tid, 2);
+	ck_assert_uint_eq(view.threads[1].tid, 0);
+	ck_assert_str_eq(strtab_get(&p->str, view.threads[1].comm), "renamed");
+	w.n -= 2;
 	/* A slide back in time lets nothing go; one past everything, all of it. */
 	live_window_slide(&w, 5000 * MS);
 	ck_assert_uint_eq(w.n, 200);
