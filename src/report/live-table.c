@@ -61,7 +61,8 @@ static uint32_t frame_module(struct builder *b, uint32_t f)
 	if (b->t->no_module)
 		return 0;
 	sbuf_reset(&b->b);
-	sbuf_add_printable(&b->b, fr->module == PM_NONE
+	/* A module the profile does not hold (yet) is not read past its table. */
+	sbuf_add_printable(&b->b, fr->module == PM_NONE || fr->module >= b->p->nmodules
 					  ? "[unknown]"
 					  : report_base_name(strtab_get(
 						    &b->p->str, b->p->modules[fr->module].path)));

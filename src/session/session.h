@@ -111,11 +111,11 @@ bool session_run(struct session *s, const struct session_run *run);
 typedef void (*session_sample_fn)(const struct pm_sample *smp, void *arg);
 void session_on_sample(struct session *s, session_sample_fn fn, void *arg);
 /*
- * The profile the recording goes into now: its strings, modules, frames
- * with the names found so far, stacks. Read-only, until the next call of
- * the session's.
+ * The profile the recording goes into now: its strings, modules (every
+ * one its frames refer to), frames with the names found so far, stacks.
+ * Read-only, until the next call of the session's.
  */
-const struct profile *session_profile(const struct session *s);
+const struct profile *session_profile(struct session *s);
 /* When -d ends the recording, in now_ns's time; 0 without -d (or before the start). */
 uint64_t session_deadline(const struct session *s);
 /*

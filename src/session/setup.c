@@ -27,8 +27,10 @@ void session_on_sample(struct session *s, session_sample_fn fn, void *arg)
 	s->on_sample_arg = arg;
 }
 
-const struct profile *session_profile(const struct session *s)
+const struct profile *session_profile(struct session *s)
 {
+	/* Frames refer to the modules met since the last flush: those too. */
+	naming_add_modules(s);
 	return s->out.prof;
 }
 

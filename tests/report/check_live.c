@@ -380,6 +380,26 @@ static const char *line_at(const char *text, size_t i)
 	"std::_Hashtable<std::__cxx11::basic_string<char>, std::pair<const int, long>>::" \
 	"_M_find_before_node_tr(unsigned long, const long&, unsigned long) const"
 
+/* A frame of a module the profile does not hold yet (a recording's, between flushes). */
+START_TEST(test_module_not_yet)
+{
+	struct profile *p = profile_new();
+	struct report_opts o = {.rows = -1};
+	uint32_t known = profile_add_module(p, "/usr/bin/mix", "", 0);
+	uint32_t a = frame(p, known, 0x10, "mix_a", NULL),
+		 b = frame(p, known + 40, 0x20, "far", NULL);
+	struct live_table *t;
+
+	samples(p, 10, 10, "mix", (uint32_t[]){b, a}, 2, 10, 0);
+	t = table(p, &o, NULL, NULL, false);
+	ck_assert_uint_eq(t->samples, 10);
+	ck_assert_str_eq(live_str(t, row(t, "far", NULL)->module), "[unknown]");
+	ck_assert_str_eq(live_str(t, row(t, "mix_a", NULL)->module), "mix");
+	live_table_free(t);
+	profile_free(p);
+}
+END_TEST
+
 START_TEST(test_layout)
 {
 	struct profile *p = mix_profile();
@@ -476,6 +496,7 @@ static Suite *live_suite(void)
 	tcase_add_test(tc, test_threads);
 	tcase_add_test(tc, test_callers);
 	tcase_add_test(tc, test_layout);
+	tcase_add_test(tc, test_module_not_yet);
 	suite_add_tcase(s, tc);
 	return s;
 }
