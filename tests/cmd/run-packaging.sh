@@ -124,7 +124,7 @@ expect "hybrid" record --call-graph = hy
 expect "cpu-clock cpu-cycles" record -e cpu
 expect "app.data" report -i ap
 expect "sleep" record -F 99 -- slee
-expect "self total" top -s ""
+expect "cgroup comm module pid self symbol tid total" top -s ""
 expect "--delay" top --del
 comp record -p "$$"
 grep -qx "$$" "$tmp/comp.out" || fail "record -p does not offer process ids"
