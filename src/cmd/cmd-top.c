@@ -79,6 +79,26 @@ static const struct cmd_opt options[] = {
 
 #undef T
 
+/* What a perf top user may type that top does not take, and what to use instead. */
+#define NO_DECAY "the table counts the samples of the last seconds (-w): nothing to decay or zero"
+#define HIDE_K	 "--no-kernel leaves kernel code out"
+
+static const struct opt_hint hints[] = {
+	{"--stdio", "-b (--batch) prints plain snapshots; a terminal gets the full screen"},
+	{"--tui", "the full screen is the default on a terminal; -b prints snapshots"},
+	{"-K", HIDE_K},
+	{"--hide_kernel_symbols", HIDE_K},
+	{"-U", "-e cpu-clock:k samples the kernel alone"},
+	{"--hide_user_symbols", "-e cpu-clock:k samples the kernel alone"},
+	{"-z", NO_DECAY},
+	{"--zero", NO_DECAY},
+	{"-G", "-a -s cgroup,symbol gives a row per cgroup"},
+	{"--cgroup", "-a -s cgroup,symbol gives a row per cgroup"},
+	{"-r", "run it under chrt: chrt -f 10 perfmini top ..."},
+	{"--realtime", "run it under chrt: chrt -f 10 perfmini top ..."},
+	{NULL, NULL},
+};
+
 const struct cmd_spec top_spec = {
 	.name = "top",
 	.usage = "usage: perfmini top [options] [-- COMMAND [ARG...]]\n"
@@ -93,6 +113,7 @@ const struct cmd_spec top_spec = {
 	.opts = options,
 	.operands_end_options = true,
 	.operands = COMPLETE_COMMAND,
+	.hints = hints,
 };
 
 /* --sort's keys as report checks them: the thread keys and cgroup apart. */

@@ -18,7 +18,8 @@
 #   a reader that goes (| head): top ends at once, exit 0, its command
 #     stopped;
 #   a stdout that cannot be written (/dev/full): one line, exit 1;
-#   no target, a window shorter than the delay, a bad --sort: exit 2.
+#   no target, a window shorter than the delay, a bad --sort: exit 2;
+#   perf top's --stdio: exit 2, one line naming -b instead.
 set -eu
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 
@@ -145,4 +146,10 @@ for args in "-b" "-b -a -w 1 -d 2" "-b -a -s pid,cgroup" "-b -a -s nope"; do
 	[ "$rc" -eq 2 ] || fail "top $args: exit $rc, not 2"
 	say "top $args: $(head -n 1 "$tmp/usage.err")"
 done
+# perf top's --stdio: one line that names -b.
+rc=0
+"$PERFMINI" top --stdio -a >/dev/null 2>"$tmp/usage.err" || rc=$?
+[ "$rc" -eq 2 ] || fail "top --stdio: exit $rc, not 2"
+grep -q "^perfmini: --stdio is perf's, not perfmini top's: -b (--batch) prints" "$tmp/usage.err" ||
+	fail "top --stdio does not name -b: $(head -n 1 "$tmp/usage.err")"
 exit 0
