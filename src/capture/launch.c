@@ -16,7 +16,21 @@
 /* What the recorder catches; the held child must not run its handlers. */
 static const int held_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGPIPE};
 
-int launch_start(struct launch *l, char *const argv[])
+/* In the child: its standard streams on /dev/null (what cannot be opened stays). */
+static void detach_stdio(void)
+{
+	int fd = open("/dev/null", O_RDWR);
+
+	if (fd < 0)
+		return;
+	for (int i = 0; i < 3; i++)
+		if (fd != i)
+			dup2(fd, i);
+	if (fd > 2)
+		close(fd);
+}
+
+int launch_start(struct launch *l, char *const argv[], bool detached)
 {
 	sigset_t held, old;
 	int go[2], err[2];
@@ -68,6 +82,8 @@ int launch_start(struct launch *l, char *const argv[])
 		} while (n < 0 && errno == EINTR);
 		if (n != 1)
 			_exit(127); /* the recorder gave up */
+		if (detached)
+			detach_stdio();
 		/* A signal held back is delivered here, as if it came just before the exec. */
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		execvp(argv[0], argv);

@@ -23,8 +23,11 @@ struct launch {
 	bool exited;
 };
 
-/* Forks the child for argv, held. Returns 0 or -errno. */
-int launch_start(struct launch *l, char *const argv[]);
+/*
+ * Forks the child for argv, held; detached, its standard input, output
+ * and error are /dev/null from its exec on. Returns 0 or -errno.
+ */
+int launch_start(struct launch *l, char *const argv[], bool detached);
 /*
  * Lets the child exec. Returns 0, or -errno from the exec (the child is
  * then reaped) or from writing to it.

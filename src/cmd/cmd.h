@@ -12,13 +12,15 @@ int cmd_report(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 /* The help of --debug-dir, an option of record and of symbolize. */
 #define CMD_DEBUG_DIR_HELP \
 	"also look for debug files under DIR (by build-id and by name); may be repeated"
 
 /* Their options (opts.h), for main's completion listing. */
-extern const struct cmd_spec record_spec, report_spec, script_spec, annotate_spec, symbolize_spec;
+extern const struct cmd_spec record_spec, report_spec, script_spec, annotate_spec, symbolize_spec,
+	top_spec;
 
 /*
  * A command line that command cmd cannot take: "perfmini: MESSAGE" (none

@@ -24,6 +24,7 @@ static const struct command {
 	{"script", cmd_script, &script_spec, "print a data file one sample a line"},
 	{"annotate", cmd_annotate, &annotate_spec,
 	 "print a function's source with the samples of each line"},
+	{"top", cmd_top, &top_spec, "show the hottest functions live, refreshed as they run"},
 	{"symbolize", cmd_symbolize, &symbolize_spec,
 	 "print the functions at addresses of a file or process"},
 };

@@ -33,6 +33,42 @@ static bool in_spec(const struct cmd_spec *spec, const struct cmd_opt *r)
 	return !r->cmds || !spec->cmd || (r->cmds & spec->cmd);
 }
 
+/* How many rows table stands for, its OPT_ROWS rows' own counted in their place. */
+static size_t count_rows(const struct cmd_opt *table)
+{
+	size_t n = 0;
+
+	for (const struct cmd_opt *r = table; r->kind != OPT_END; r++)
+		n += r->kind == OPT_ROWS ? count_rows(r->rows) : 1;
+	return n;
+}
+
+/* Copies the rows table stands for to *at, advancing it. */
+static void copy_rows(const struct cmd_opt *table, struct cmd_opt **at)
+{
+	for (const struct cmd_opt *r = table; r->kind != OPT_END; r++) {
+		if (r->kind == OPT_ROWS)
+			copy_rows(r->rows, at);
+		else
+			*(*at)++ = *r;
+	}
+}
+
+/*
+ * spec with a table of its own rows alone, those of its OPT_ROWS rows in
+ * their place (malloc'd: free flat->opts), so that what follows reads one
+ * table.
+ */
+static void flatten(const struct cmd_spec *spec, struct cmd_spec *flat)
+{
+	struct cmd_opt *rows = xcalloc(count_rows(spec->opts) + 1, sizeof(*rows)), *at = rows;
+
+	copy_rows(spec->opts, &at);
+	at->kind = OPT_END;
+	*flat = *spec;
+	flat->opts = rows;
+}
+
 static void *field(void *opts, size_t off)
 {
 	return (char *)opts + off;
@@ -269,30 +305,6 @@ static int bad_option(const struct cmd_spec *spec, int c, const char *arg)
 	return cmd_usage_error(spec->name, "option '%.*s' %s", (int)strcspn(arg, "="), arg, why);
 }
 
-int cmd_parse(const struct cmd_spec *spec, int argc, char **argv, void *opts, int *first)
-{
-	struct sbuf shorts = SBUF_INIT;
-	struct option *lo = long_options(spec, &shorts);
-	const struct cmd_opt *r;
-	int c, ret = -1;
-
-	optind = 0; /* 0, not 1: glibc then reads the optstring afresh ("+" included) */
-	opterr = 0; /* getopt's messages would start with the command's name alone */
-	while (ret < 0 && (c = getopt_long(argc, argv, shorts.buf, lo, NULL)) != -1) {
-		r = c == '?' || c == ':' ? NULL : row_of(spec, c);
-		if (!r)
-			ret = bad_option(spec, c, argv[optind - 1]);
-		else if (r->kind == OPT_HELP)
-			ret = (cmd_help(spec, stdout), 0);
-		else if (apply(r, opts, optarg) < 0)
-			ret = bad_value(spec, r, optarg);
-	}
-	free(lo);
-	sbuf_release(&shorts);
-	*first = optind;
-	return ret;
-}
-
 /* "  -o, --output FILE" or "      --call-graph=MODE": the left column of row r. */
 static void left_column(const struct cmd_opt *r, struct sbuf *b)
 {
@@ -340,7 +352,7 @@ static void wrap(FILE *out, const char *text, size_t col, size_t at)
 	fputc('\n', out);
 }
 
-void cmd_help(const struct cmd_spec *spec, FILE *out)
+static void help_flat(const struct cmd_spec *spec, FILE *out)
 {
 	const struct cmd_opt *r;
 	struct sbuf left = SBUF_INIT;
@@ -397,7 +409,7 @@ static void complete_how(const struct cmd_opt *r, FILE *out)
 		fprintf(out, " %s", w);
 }
 
-void cmd_complete(const struct cmd_spec *spec, FILE *out)
+static void complete_flat(const struct cmd_spec *spec, FILE *out)
 {
 	for (const struct cmd_opt *r = spec->opts; r->kind != OPT_END; r++) {
 		if (!is_option(r) || !in_spec(spec, r))
@@ -423,4 +435,57 @@ void cmd_complete(const struct cmd_spec *spec, FILE *out)
 	}
 	if (spec->operands == COMPLETE_COMMAND)
 		fputs("-- command\n", out);
+}
+
+static int parse_flat(const struct cmd_spec *spec, int argc, char **argv, void *opts, int *first)
+{
+	struct sbuf shorts = SBUF_INIT;
+	struct option *lo = long_options(spec, &shorts);
+	const struct cmd_opt *r;
+	int c, ret = -1;
+
+	optind = 0; /* 0, not 1: glibc then reads the optstring afresh ("+" included) */
+	opterr = 0; /* getopt's messages would start with the command's name alone */
+	while (ret < 0 && (c = getopt_long(argc, argv, shorts.buf, lo, NULL)) != -1) {
+		r = c == '?' || c == ':' ? NULL : row_of(spec, c);
+		if (!r)
+			ret = bad_option(spec, c, argv[optind - 1]);
+		else if (r->kind == OPT_HELP)
+			ret = (help_flat(spec, stdout), 0);
+		else if (apply(r, opts, optarg) < 0)
+			ret = bad_value(spec, r, optarg);
+	}
+	free(lo);
+	sbuf_release(&shorts);
+	*first = optind;
+	return ret;
+}
+
+int cmd_parse(const struct cmd_spec *spec, int argc, char **argv, void *opts, int *first)
+{
+	struct cmd_spec flat;
+	int ret;
+
+	flatten(spec, &flat);
+	ret = parse_flat(&flat, argc, argv, opts, first);
+	free((void *)flat.opts);
+	return ret;
+}
+
+void cmd_help(const struct cmd_spec *spec, FILE *out)
+{
+	struct cmd_spec flat;
+
+	flatten(spec, &flat);
+	help_flat(&flat, out);
+	free((void *)flat.opts);
+}
+
+void cmd_complete(const struct cmd_spec *spec, FILE *out)
+{
+	struct cmd_spec flat;
+
+	flatten(spec, &flat);
+	complete_flat(&flat, out);
+	free((void *)flat.opts);
 }

@@ -10,8 +10,11 @@
  * (cmd_complete): an option added to the table is parsed, documented and
  * completed at once. Commands that share most of their options (report,
  * script, annotate) share one table, each row saying which of them it
- * belongs to; a command also names perf's options it does not have, each
- * with what to use instead, so that a perf user is told in one line.
+ * belongs to; commands that take some of the same options (record and
+ * top their targets and sampling) share rows: a row of kind OPT_ROWS
+ * stands for the rows of another table, in its place. A command also
+ * names perf's options it does not have, each with what to use instead,
+ * so that a perf user is told in one line.
  */
 #ifndef PERFMINI_OPTS_H
 #define PERFMINI_OPTS_H
@@ -38,6 +41,7 @@ enum opt_kind {
 	OPT_IDS,      /* ids from min to max, comma-separated, added each once:
 			 uint32_t * at off, size_t count at off2 */
 	OPT_CALL,     /* call parses the value (or, with no arg, acts) */
+	OPT_ROWS,     /* no option: the rows of another table (rows), here */
 };
 
 /* How the shell completes an option's value. */
@@ -97,6 +101,8 @@ struct cmd_opt {
 	const char *help;
 	/* The commands of a shared table it belongs to (their cmd_spec.cmd); 0: all of them. */
 	unsigned cmds;
+	/* OPT_ROWS: the table whose rows stand here (ended by OPT_END) */
+	const struct cmd_opt *rows;
 };
 
 /* A perf option a command does not have, and what to use instead. */

@@ -37,6 +37,14 @@ struct record_opts {
 	bool system_wide;    /* -a */
 	const char *cpulist; /* -C, NULL for all */
 	char **argv;	     /* the command to run, NULL when attaching */
+	/* its standard input and output /dev/null: a full-screen view (top) owns the terminal */
+	bool command_detached;
+	/*
+	 * A live view (top) shows the profile while it is recorded: the
+	 * kernel's symbols are read before the sampling starts, as for -a,
+	 * and the naming thread has a live view's ration (namer_start_live).
+	 */
+	bool live_view;
 	struct event_opts ev;
 	const char *output;
 	double duration; /* seconds, 0 for no limit */
@@ -103,11 +111,11 @@ bool session_run(struct session *s, const struct session_run *run);
 typedef void (*session_sample_fn)(const struct pm_sample *smp, void *arg);
 void session_on_sample(struct session *s, session_sample_fn fn, void *arg);
 /*
- * The profile the recording goes into now: its strings, modules, frames
- * with the names found so far, stacks. Read-only, until the next call of
- * the session's.
+ * The profile the recording goes into now: its strings, modules (every
+ * one its frames refer to), frames with the names found so far, stacks.
+ * Read-only, until the next call of the session's.
  */
-const struct profile *session_profile(const struct session *s);
+const struct profile *session_profile(struct session *s);
 /* When -d ends the recording, in now_ns's time; 0 without -d (or before the start). */
 uint64_t session_deadline(const struct session *s);
 /*

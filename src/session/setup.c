@@ -27,8 +27,10 @@ void session_on_sample(struct session *s, session_sample_fn fn, void *arg)
 	s->on_sample_arg = arg;
 }
 
-const struct profile *session_profile(const struct session *s)
+const struct profile *session_profile(struct session *s)
 {
+	/* Frames refer to the modules met since the last flush: those too. */
+	naming_add_modules(s);
 	return s->out.prof;
 }
 
@@ -114,7 +116,7 @@ static int open_targets(struct session *s)
 
 	if (o->argv)
 		s->privileged = meta_privileged_command(o->argv);
-	if (o->argv && (ret = launch_start(&s->child, o->argv)) < 0) {
+	if (o->argv && (ret = launch_start(&s->child, o->argv, o->command_detached)) < 0) {
 		error("cannot start '%s': %s", o->argv[0], strerror(-ret));
 		return -1;
 	}
@@ -143,12 +145,13 @@ int session_start(struct session *s)
 	 * kernel's symbols (/proc/kallsyms: some 50 ms of the kernel's time,
 	 * the largest single read of a recording) before the sampling starts,
 	 * not during it: the programs profiled do not compete with it, nor
-	 * does it show in the profile, where the recorder samples itself.
+	 * does it show in the profile, where the recorder samples itself; a
+	 * live view's kernel frames have their names from its first refresh.
 	 * (A command's recording leaves it to the naming thread: a short
 	 * command may have no kernel frame to name.) The naming thread has no
 	 * job yet to touch the symbolizer with.
 	 */
-	if (o->system_wide && !o->ev.no_kernel && !s->ev.kernel_dropped)
+	if ((o->system_wide || o->live_view) && !o->ev.no_kernel && !s->ev.kernel_dropped)
 		naming_read_kernel(&s->nm, &s->mods);
 	s->start_ns = now_ns();
 	s->wall_start = time(NULL);

@@ -130,6 +130,36 @@ static const struct cmd_spec spec = {
 	.operands = COMPLETE_COMMAND,
 };
 
+/* Rows shared: a table that stands for some rows of another, and adds its own. */
+static const struct cmd_opt some_rows[] = {
+	{OPT_FLAG, "flag", 'f', OPT_AT(struct t_opts, flag), .help = "a flag"},
+	{OPT_NUMBER, "num", 'n', "N", OPT_SIZE(struct t_opts, num), .min = 2, .max = 70000,
+	 .what = "a number from 2 to 70000", .help = "a number"},
+	{OPT_END},
+};
+
+static const struct cmd_opt more_rows[] = {
+	{OPT_ROWS, .rows = some_rows},
+	{OPT_CALL, "call", 'c', "X", .call = t_call, .what = "callable", .help = "called"},
+	{OPT_END},
+};
+
+static const struct cmd_opt sharing_rows[] = {
+	{OPT_SECTION, .help = "Shared:"},
+	{OPT_ROWS, .rows = more_rows},
+	{OPT_SECTION, .help = "Own:"},
+	{OPT_STRING, "str", 's', "TEXT", OPT_AT(struct t_opts, str), .what = "some text",
+	 .help = "a string"},
+	{OPT_HELP, "help", 'h', .help = "this help"},
+	{OPT_END},
+};
+
+static const struct cmd_spec sharing = {
+	.name = "sharing",
+	.usage = "usage: perfmini sharing [options]\n",
+	.opts = sharing_rows,
+};
+
 /* The spec parse() parses by: spec unless a test says otherwise. */
 static const struct cmd_spec *parse_spec = &spec;
 
@@ -459,6 +489,41 @@ START_TEST(test_hints)
 }
 END_TEST
 
+/* OPT_ROWS: another table's rows parsed, helped and completed in their place. */
+START_TEST(test_shared_rows)
+{
+	struct t_opts o;
+	int first;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	parse_spec = &sharing;
+	ck_assert_int_eq(parse(&o, &first, "-f", "-n", "7", "--call=x", "-s", "y", NULL), -1);
+	ck_assert_str_eq(err_text, "");
+	ck_assert(o.flag);
+	ck_assert_uint_eq(o.num, 7);
+	ck_assert_str_eq(o.called_with, "x");
+	ck_assert_str_eq(o.str, "y");
+	ck_assert_int_eq(parse(&o, &first, "-n", "1", NULL), 2);
+	ck_assert_ptr_nonnull(strstr(err_text, "--num: '1' is not a number from 2 to 70000"));
+	ck_assert_int_eq(parse(&o, &first, "--bogus", NULL), 2);
+	ck_assert_int_eq(parse(&o, &first, "--help", NULL), 0);
+	ck_assert_ptr_nonnull(strstr(out_text, "\nShared:\n  -f, --flag "));
+	ck_assert_ptr_nonnull(strstr(out_text, "\n  -n, --num N "));
+	ck_assert_ptr_nonnull(strstr(out_text, "\n  -c, --call X "));
+	ck_assert_ptr_nonnull(strstr(out_text, "\n\nOwn:\n  -s, --str TEXT "));
+	parse_spec = &spec;
+	f = open_memstream(&text, &size);
+	ck_assert_ptr_nonnull(f);
+	cmd_complete(&sharing, f);
+	fclose(f);
+	ck_assert_str_eq(text, "--flag -\n-f -\n--num any\n-n any\n--call any\n-c any\n--str "
+			       "any\n-s any\n--help -\n-h -\n");
+	free(text);
+}
+END_TEST
+
 static Suite *opts_suite(void)
 {
 	Suite *s = suite_create("opts");
@@ -472,6 +537,7 @@ static Suite *opts_suite(void)
 	tcase_add_test(tc, test_optional);
 	tcase_add_test(tc, test_shared);
 	tcase_add_test(tc, test_hints);
+	tcase_add_test(tc, test_shared_rows);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -115,7 +115,7 @@ expect() {
 	ex_got=$(tr '\n' ' ' <"$tmp/comp.out")
 	[ "$ex_got" = "$ex_want " ] || fail "completing '$*': got '$ex_got', want '$ex_want'"
 }
-expect "--help --version annotate record report script symbolize" ""
+expect "--help --version annotate record report script symbolize top" ""
 expect "report" rep
 expect "--folded --force" report --fo
 expect "cgroup comm module pid self symbol tid total" report --sort ""
@@ -124,9 +124,11 @@ expect "hybrid" record --call-graph = hy
 expect "cpu-clock cpu-cycles" record -e cpu
 expect "app.data" report -i ap
 expect "sleep" record -F 99 -- slee
+expect "cgroup comm module pid self symbol tid total" top -s ""
+expect "--delay" top --del
 comp record -p "$$"
 grep -qx "$$" "$tmp/comp.out" || fail "record -p does not offer process ids"
-for cmd in record report script annotate symbolize; do
+for cmd in record report script annotate top symbolize; do
 	BC=$bc COMPLETION=$srcdir/completion/perfmini FILES=$tmp/files PERFMINI=$PERFMINI \
 		bash "$tmp/complete.bash" options "$cmd" >"$tmp/$cmd.opts" ||
 		fail "cannot read the options of $cmd"
@@ -143,6 +145,7 @@ for cmd in record report script annotate symbolize; do
 	case $cmd in
 	record) man=perfmini-record.1 ;;
 	report | script | annotate) man=perfmini-report.1 ;;
+	top) man=perfmini-top.1 ;;
 	symbolize) man=perfmini.1 ;;
 	esac
 	while read -r opt; do

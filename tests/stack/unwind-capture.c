@@ -229,7 +229,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: unwind-capture OUT MAX CMD [ARG...]\n");
 		return 2;
 	}
-	if (launch_start(&l, argv + 3) < 0)
+	if (launch_start(&l, argv + 3, false) < 0)
 		die("cannot start the command");
 	cap.pid = (uint32_t)l.pid;
 	rings = xcalloc((size_t)ncpu, sizeof(*rings));
