@@ -231,3 +231,65 @@ struct profile *report_read_inputs(const char *const *inputs, size_t ninputs, co
 	profile_set_meta(p, "merged-files", err);
 	return p;
 }
+
+/* --series: one file read, its warnings said (the read of struct report_series). */
+static struct profile *series_read(void *arg, const char *path)
+{
+	return report_read_one(path, *(const bool *)arg, false);
+}
+
+struct profile *report_series_open(const char *const *inputs, size_t ninputs, const char *input,
+				   bool force, struct report_series *s, bool *force_arg)
+{
+	char **paths = NULL;
+	size_t n = 0, cap = 0;
+	struct stat st;
+
+	for (size_t i = 0; i < (ninputs ? ninputs : 1); i++) {
+		const char *in = ninputs ? inputs[i] : input;
+		char **names;
+		size_t k;
+
+		if (stat(in, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			xgrow(&paths, &cap, n + 1, sizeof(*paths));
+			paths[n++] = xstrdup(in);
+			continue;
+		}
+		if (dir_files(in, &names, &k) < 0 || k == 0) {
+			error("%s: %s", in, k == 0 ? "a directory without files" : strerror(errno));
+			s->paths = (const char *const *)paths;
+			s->n = n;
+			report_series_close(s);
+			return NULL;
+		}
+		xgrow(&paths, &cap, n + k, sizeof(*paths));
+		for (size_t j = 0; j < k; j++) {
+			/* A file of another kind beside the recordings: not one of them. */
+			if (has_magic(names[j])) {
+				paths[n++] = names[j];
+				continue;
+			}
+			warning("%s is not a perfmini data file: skipped", names[j]);
+			free(names[j]);
+		}
+		free(names);
+	}
+	*force_arg = force;
+	*s = (struct report_series){(const char *const *)paths, n, series_read, force_arg};
+	if (n < 2) {
+		error("--series compares files one after the other: give -i more than once, or a "
+		      "directory of several files");
+		report_series_close(s);
+		return NULL;
+	}
+	return series_read(force_arg, paths[0]);
+}
+
+void report_series_close(struct report_series *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free((char *)s->paths[i]);
+	free((void *)s->paths);
+	s->paths = NULL;
+	s->n = 0;
+}

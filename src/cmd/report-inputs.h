@@ -40,4 +40,14 @@ struct profile *report_read_one(const char *path, bool force, bool wall);
 int report_check_view(const struct profile *p, const char *input, enum report_sample_type *type,
 		      bool type_given, bool state_given, bool annotate);
 
+/*
+ * --series: the files of inputs (or input), directories' expanded as
+ * above, into s (paths malloc'd: report_series_close; its read reads a
+ * file with force, kept in *force_arg), and the first of them read. NULL
+ * after saying why: fewer than two files, or the first unreadable.
+ */
+struct profile *report_series_open(const char *const *inputs, size_t ninputs, const char *input,
+				   bool force, struct report_series *s, bool *force_arg);
+void report_series_close(struct report_series *s);
+
 #endif

@@ -31,6 +31,10 @@ struct report_cmd {
 	size_t ninputs;
 	bool time_given, since_given, until_given;
 	const char *tree_opt; /* the first option that makes a tree (-g, --children...) */
+	double level;	      /* --diff-level, in percent */
+	bool level_given;
+	struct report_series series; /* --series: the files */
+	bool series_force;
 };
 
 #endif

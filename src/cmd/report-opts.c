@@ -175,6 +175,17 @@ static const struct cmd_opt options[] = {
 		 "their root frame); by default neither, so that two builds of a program under "
 		 "other names compare",
 	 REPORT},
+	{OPT_SECONDS, "diff-level", 0, "PERCENT", OPT_AT(R, level), OPT_GIVEN(R, level_given),
+	 .flags = OPTF_EQ, .min = 50, .max = 99.9999, .what = "a level in percent, 50 to 99.9999",
+	 .help = "with --diff or --series, the level of the noise bars (default 95): a change in "
+		 "a function's share beyond the interval its sample counts allow is marked",
+	 REPORT},
+	{OPT_FLAG, "diff-significant", 0, OPT_AT(R, o.diff_significant),
+	 .help = "with --diff or --series, only the changes beyond the noise: --top and --tree "
+		 "the rows marked; --folded and --pprof the stacks that hold a function marked on "
+		 "its self share; --svg colours those functions alone; --series the files with a "
+		 "change",
+	 REPORT},
 
 	{OPT_SECTION, .help = "Formats:", REPORT},
 	FORMAT("top", "(the default) a header on the recording, then the functions by self "
@@ -254,6 +265,9 @@ static const struct cmd_opt options[] = {
 		 "inlined code under the line that inlined it at its own file and line; without "
 		 "FUNCTION the hottest functions (-n). A C++ name may leave out its parameters",
 	 REPORT},
+	FORMAT("series", "-i given more than once, or a directory of record --switch-output's "
+			 "files: a line per file, the functions whose share changed beyond the "
+			 "noise since the file before (see --diff-level, --diff-significant)"),
 	{OPT_NUMBER, "rows", 'n', "N", OPT_SIZE(R, o.rows), OPT_GIVEN(R, rows_given), .min = 0,
 	 .max = 1e9, .what = "a number of rows", .cmds = REPORT_CMD_ANNOTATE,
 	 .help = "without a FUNCTION, the N hottest functions (default 5; 0 for all)"},

@@ -143,6 +143,11 @@ int aggregate_parse_sort(const char *s, struct report_opts *o);
  * recording inlines (aggregate_stack_frames).
  */
 void aggregate_prepare(struct report_opts *o, const struct profile *p);
+/*
+ * What --diff's key makes of o alone (aggregate_prepare's first part): the
+ * root frame and the frames' names, for o->base (NULL: none) as it is.
+ */
+void aggregate_diff_key(struct report_opts *o);
 /* Frees what the parsers and aggregate_prepare allocated in o. */
 void aggregate_opts_release(struct report_opts *o);
 

@@ -13,6 +13,7 @@
 
 #include "report/aggregate.h"
 #include "report/missing.h"
+#include "report/noise.h"
 #include "report/report.h"
 #include "report/top-int.h"
 #include "util/parse.h"
@@ -274,8 +275,8 @@ void top_print_header(const struct profile *p, const struct report_opts *o,
 	sbuf_release(&b);
 }
 
-void top_print_compared(const struct report_opts *o, const struct aggregate *base, FILE *out,
-			int width)
+void top_print_compared(const struct report_opts *o, const struct aggregate *base,
+			const struct functab *ft, FILE *out, int width)
 {
 	const struct profile *b = o->base;
 	const char *dur = profile_get_meta(b, "duration-ns");
@@ -301,5 +302,16 @@ void top_print_compared(const struct report_opts *o, const struct aggregate *bas
 	if (o->merge_inline)
 		sbuf_adds(&s, "; inlined functions counted in their callers (--merge-inline)");
 	header_line(out, width, "Compared:", s.buf);
+	sbuf_reset(&s);
+	if (ft && ft->noise) {
+		sbuf_addf(&s,
+			  "half of each change's interval, in points, from the sample counts "
+			  "(binomial; at %g%% for the table as a whole, %zu tests that could "
+			  "pass); '*' marks a change beyond it: %zu %s marked%s",
+			  100 * (o->diff_level > 0 ? o->diff_level : NOISE_LEVEL), ft->family,
+			  ft->marked, ft->marked == 1 ? "row" : "rows",
+			  o->diff_significant ? ", and shown alone (--diff-significant)" : "");
+		header_line(out, width, "Noise:", s.buf);
+	}
 	sbuf_release(&s);
 }

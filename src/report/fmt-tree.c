@@ -577,7 +577,7 @@ int fmt_tree(const struct report_data *d, FILE *out)
 	}
 	top_print_header(d->p, o, d->a, out, HEADER_WIDTH);
 	if (d->base)
-		top_print_compared(o, d->base, out, HEADER_WIDTH);
+		top_print_compared(o, d->base, NULL, out, HEADER_WIDTH);
 	fprintf(out, "Tree:     each function's %s, shares of all %s%s\n\n",
 		t.callers ? "callers (-g callee)" : "callees (-g caller)",
 		o->sample_type == REPORT_CPU ? "samples" : "time",

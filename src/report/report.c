@@ -9,9 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "report/report.h"
 #include "util/array.h"
+#include "util/parse.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
 
@@ -400,4 +403,26 @@ void report_cut_name(const char *name, size_t width, struct sbuf *b)
 	/* The shortest form cut at the end, the annotations kept. */
 	cut_end(c.buf, c.len, width, annot, b);
 	sbuf_release(&c);
+}
+
+int report_terminal_columns(FILE *out)
+{
+	struct winsize ws;
+
+	if (!isatty(fileno(out)))
+		return 0;
+	if (ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	return REPORT_COLUMNS;
+}
+
+int report_env_columns(void)
+{
+	const char *env;
+	uint64_t v;
+
+	env = getenv("COLUMNS");
+	if (env && parse_u64(env, &v) == 0 && v > 0 && v < 100000)
+		return (int)v;
+	return REPORT_COLUMNS;
 }

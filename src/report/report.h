@@ -74,6 +74,14 @@ const char *report_base_name(const char *path);
 void report_cgroup_unit(const char *path, struct sbuf *b);
 void report_cgroup_container(const char *path, struct sbuf *b);
 
+/* The width of a terminal where it cannot be asked, and where COLUMNS does not say. */
+#define REPORT_COLUMNS 100
+
+/* The width of terminal out, REPORT_COLUMNS when it does not say; 0 when out is none. */
+int report_terminal_columns(FILE *out);
+/* The width text off a terminal wraps at: COLUMNS, else REPORT_COLUMNS. */
+int report_env_columns(void);
+
 /* The width of UTF-8 text in columns: one per code point. */
 size_t report_text_width(const char *s);
 
@@ -119,6 +127,18 @@ enum report_diff_key {
 };
 
 struct inline_calls;
+
+/*
+ * --series: the files compared one after the other, each with the one
+ * before it, the first being the profile reported; read reads one (NULL
+ * after saying why: the report stops).
+ */
+struct report_series {
+	const char *const *paths;
+	size_t n;
+	struct profile *(*read)(void *arg, const char *path);
+	void *arg;
+};
 
 /*
  * --asm: a function's instructions, which cmd/ disassembles for
@@ -249,6 +269,15 @@ struct report_opts {
 	const struct profile *base;
 	const char *base_input;
 	unsigned diff_key; /* enum report_diff_key */
+	/*
+	 * The noise bars of a --diff of CPU samples (noise.h): the level of
+	 * the marks (0: NOISE_LEVEL), and --diff-significant: only what is
+	 * marked (the rows, the stacks holding a function marked on its own
+	 * share).
+	 */
+	double diff_level;
+	bool diff_significant;
+	const struct report_series *series; /* --series, NULL without */
 
 	/*
 	 * The cgroup of each thread, by pid << 32 | tid, for the off-CPU spans
@@ -333,6 +362,11 @@ int report_write(const struct report_format *f, const struct profile *p,
  * the whole report to out and returns 0, or -errno when something failed
  * (an error on out itself is report_write's to see).
  */
+/*
+ * --series: a line per file of o->series, its changes beyond the noise
+ * since the file before; -ECANCELED when a file could not be read.
+ */
+int fmt_series(const struct report_data *d, FILE *out);
 /* The folded format: "comm;outermost;...;leaf COUNT", sorted, one per stack. */
 int fmt_folded(const struct report_data *d, FILE *out);
 /* The functions (or modules) with the most samples, as a table. */

@@ -10,14 +10,18 @@
 #include <stdio.h>
 
 #include "report/aggregate.h"
+#include "report/functab.h"
 #include "report/report.h"
 
 /* The header of --top: a "Label:   value" line each, wrapped to width. */
 void top_print_header(const struct profile *p, const struct report_opts *o,
 		      const struct aggregate *a, FILE *out, int width);
 
-/* --diff: what the reported recording is compared with, and how. */
-void top_print_compared(const struct report_opts *o, const struct aggregate *base, FILE *out,
-			int width);
+/*
+ * --diff: what the reported recording is compared with, and how; the
+ * noise of the changes (ft's, when not NULL: its level, family and marks).
+ */
+void top_print_compared(const struct report_opts *o, const struct aggregate *base,
+			const struct functab *ft, FILE *out, int width);
 
 #endif
