@@ -145,7 +145,9 @@ static int check_wakers(struct report_cmd *c)
 				   c->type_given   ? "--sample-type"
 				   : c->sort_given ? "--sort"
 						   : "--diff");
-	c->o.sample_type = REPORT_OFF_CPU;
+	/* With --latency: the latency, shared among the threads asleep meanwhile. */
+	if (!c->latency)
+		c->o.sample_type = REPORT_OFF_CPU;
 	return 0;
 }
 
@@ -170,12 +172,12 @@ static int check_noise(struct report_cmd *c)
 						    : "diff-significant");
 	o->diff_level = c->level_given ? c->level / 100 : 0;
 	if ((c->level_given || o->diff_significant || series) && o->sample_type != REPORT_CPU)
-		return usage_error("--%s compares sample counts: --sample-type=%s weighs "
-				   "time, which has no noise bars",
+		return usage_error("--%s compares sample counts: %s weighs time, which has no "
+				   "noise bars",
 				   series	    ? "series"
 				   : c->level_given ? "diff-level"
 						    : "diff-significant",
-				   o->sample_type == REPORT_WALL ? "wall" : "off-cpu");
+				   report_view_option(o->sample_type));
 	return 0;
 }
 
@@ -193,6 +195,10 @@ static int check_options(struct report_cmd *c)
 		c->f = report_format_find(strcmp(c->name, "report") ? c->name
 					  : c->tree_opt		    ? "tree"
 								    : "top");
+	if (c->latency && c->type_given)
+		return usage_error("--latency and --sample-type exclude each other");
+	if (c->latency)
+		o->sample_type = REPORT_LATENCY;
 	if ((ret = check_noise(c)) != 0)
 		return ret;
 	/* Two recordings' ids differ: their roots would never match. */
@@ -231,25 +237,6 @@ static int check_options(struct report_cmd *c)
 }
 
 /*
- * Whether p (NULL: none) has off-CPU spans to show, as far as its file
- * says (files written before perfmini said so count as having them). For
- * a --diff base (its file name in base_name), one without says so: every
- * span of the new recording would look new.
- */
-static bool off_cpu_recorded(const struct profile *p, const char *base_name)
-{
-	const char *v = p ? profile_get_meta(p, "off-cpu") : NULL;
-
-	if (!v || strcmp(v, "no"))
-		return true;
-	if (base_name)
-		error("%s was recorded without --off-cpu: an off-CPU or wall diff against it would "
-		      "show every span as new; record the base with --off-cpu",
-		      base_name);
-	return false;
-}
-
-/*
  * --annotate: the function named must have samples (else one line, 1);
  * --asm gets its disassembler in code. 0 otherwise.
  */
@@ -272,7 +259,8 @@ static int annotate_ready(struct report_cmd *c, const struct profile *p, struct 
 }
 
 /*
- * --wakers: the file must have wake-ups (else one line, 1); wf gets the
+ * --wakers: the file must have wake-ups (else one line, 1), but with
+ * --latency (a blocked span without one sleeps throughout); wf gets the
  * format that shows them. 0 otherwise.
  */
 static int wakers_ready(const struct report_cmd *c, const struct profile *p,
@@ -280,14 +268,17 @@ static int wakers_ready(const struct report_cmd *c, const struct profile *p,
 {
 	const char *v = profile_get_meta(p, "wake-ups");
 
-	if (!v || strcmp(v, "yes")) {
+	if (!c->latency && (!v || strcmp(v, "yes"))) {
 		error("%s has no wake-ups: record with --off-cpu, where the kernel lets the "
 		      "sched_waking tracepoint be sampled (record says when it does not)",
 		      c->o.input);
 		return 1;
 	}
 	*wf = *c->f;
-	wf->write = c->f->write == fmt_top ? fmt_wakers_top : fmt_wakers_folded;
+	if (c->latency)
+		wf->write = c->f->write == fmt_top ? fmt_waiting_top : fmt_waiting_folded;
+	else
+		wf->write = c->f->write == fmt_top ? fmt_wakers_top : fmt_wakers_folded;
 	wf->aggregated = false; /* the wakers' formats group the spans themselves */
 	return 0;
 }
@@ -302,7 +293,7 @@ static int check_recordings(struct report_cmd *c, const struct profile *p)
 	const char *lines_meta;
 	int ret;
 
-	ret = report_check_view(p, o->input, &o->sample_type, c->type_given,
+	ret = report_check_view(p, o->input, &o->sample_type, c->type_given || c->latency,
 				o->offcpu_state != REPORT_STATE_ANY, c->f->write == fmt_annotate);
 	if (ret != 0)
 		return ret;
@@ -315,14 +306,15 @@ static int check_recordings(struct report_cmd *c, const struct profile *p)
 		      o->series ? "series" : "diff-significant");
 		return 1;
 	}
-	if (o->sample_type != REPORT_CPU && o->base && !off_cpu_recorded(o->base, o->base_input))
+	if (o->sample_type != REPORT_CPU && o->base &&
+	    !report_off_cpu_recorded(o->base, o->base_input))
 		return 1;
 	if ((o->ncgroups || (o->row_keys & REPORT_ROW_CGROUP)) && !profile_get_meta(p, "cgroups")) {
 		error("%s was recorded without cgroups (by an older perfmini): --%s does not apply",
 		      o->input, o->ncgroups ? "cgroup" : "sort=cgroup");
 		return 1;
 	}
-	if (o->sample_type != REPORT_CPU && !off_cpu_recorded(p, NULL))
+	if (report_has_spans(o->sample_type) && !report_off_cpu_recorded(p, NULL))
 		warning("%s was recorded without --off-cpu: it has no off-CPU time to show",
 			o->input);
 	lines_meta = profile_get_meta(p, "lines");
@@ -336,7 +328,6 @@ static int check_recordings(struct report_cmd *c, const struct profile *p)
 static int report(struct report_cmd *c)
 {
 	struct report_opts *o = &c->o;
-	bool wall = o->sample_type == REPORT_WALL;
 	struct profile *p, *base = NULL;
 	struct report_code code;
 	struct report_format wf;
@@ -347,11 +338,11 @@ static int report(struct report_cmd *c)
 		p = report_series_open(c->inputs, c->ninputs, o->input, c->force, &c->series,
 				       &c->series_force);
 	} else {
-		p = report_read_inputs(c->inputs, c->ninputs, o->input, c->force, wall);
+		p = report_read_inputs(c->inputs, c->ninputs, o->input, c->force, o->sample_type);
 	}
 	if (!p)
 		return 1;
-	if (o->base_input && !(base = report_read_one(o->base_input, c->force, wall)))
+	if (o->base_input && !(base = report_read_one(o->base_input, c->force, o->sample_type)))
 		goto out;
 	o->base = base;
 	if ((ret = check_recordings(c, p)) != 0)

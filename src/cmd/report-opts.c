@@ -323,7 +323,8 @@ static const struct cmd_opt options[] = {
 	 .help = "who woke the threads that slept, and for how long: the sleeping time of each "
 		 "sleeper's stack with its waker's (recorded by record --off-cpu with wake-ups); "
 		 "--top: the stacks that slept longest, each with its wakers' shares; --folded: "
-		 "SLEEPER;--;WAKER stacks as offwaketime folds them, in ns",
+		 "SLEEPER;--;WAKER stacks as offwaketime folds them, in ns. With --latency: what "
+		 "the other threads were asleep in while the latency was spent",
 	 REPORT},
 	{OPT_KEYWORD, "sample-type", 0, "TYPE", OPT_AT(R, o.sample_type), OPT_GIVEN(R, type_given),
 	 .flags = OPTF_EQ, .complete = COMPLETE_WORDS,
@@ -334,6 +335,10 @@ static const struct cmd_opt options[] = {
 	 .help = "cpu: the samples (the default); off-cpu: the time threads spent switched out "
 		 "(record --off-cpu), in nanoseconds; wall: both, each sample weighing its "
 		 "thread's time on the CPU since its previous sample, plus the off-CPU time"},
+	{OPT_FLAG, "latency", 0, OPT_AT(R, latency),
+	 .help = "weigh each CPU sample by its period shared among its process's threads on a CPU "
+		 "at that moment (from record --off-cpu's switch records): code that runs while "
+		 "the other threads wait weighs its wall-clock time; --top adds a CPU% column"},
 	{OPT_KEYWORD, "off-cpu-state", 0, "STATE", OPT_AT(R, o.offcpu_state), .flags = OPTF_EQ,
 	 .complete = COMPLETE_WORDS,
 	 .words = (const struct opt_word[]){{"any", REPORT_STATE_ANY},

@@ -30,8 +30,9 @@ struct agg_stack {
 	uint32_t cgroup;     /* with AGG_BY_CGROUP: its cgroup's path; else a sample's */
 	uint32_t waker;	     /* with AGG_BY_WAKER: its off-CPU spans' waker's name, 0 none */
 	uint32_t pad;
-	uint64_t count;	 /* samples */
-	uint64_t period; /* the sum of their periods */
+	uint64_t count;	  /* samples, or what they weigh (nanoseconds, in a view of time) */
+	uint64_t period;  /* the sum of their periods */
+	uint64_t records; /* the samples and spans counted, whatever they weigh */
 };
 
 struct aggregate {
@@ -42,6 +43,7 @@ struct aggregate {
 	uint32_t *frames; /* profile frame ids, after the kernel filter */
 	size_t nframes;
 	uint64_t samples, period; /* totals over the stacks */
+	uint64_t records;	  /* the same of records */
 	/* Of the off-CPU spans counted, the nanoseconds blocked and preempted. */
 	uint64_t blocked_ns, preempted_ns;
 	/* The same time, sleeping and runnable (see enum report_offcpu_state). */

@@ -289,7 +289,9 @@ static void encode_header(struct pprof *x, const struct aggregate *a, struct sbu
 
 	if (x->o->sample_type != REPORT_CPU) {
 		/* Both values are nanoseconds: the view's, and the time the stacks sum to. */
-		type = x->o->sample_type == REPORT_OFF_CPU ? "off-cpu" : "wall";
+		type = x->o->sample_type == REPORT_OFF_CPU ? "off-cpu"
+		       : x->o->sample_type == REPORT_WALL  ? "wall"
+							   : "latency";
 		add_value_type(x, out, PROFILE_SAMPLE_TYPE, type, "nanoseconds");
 		add_value_type(x, out, PROFILE_SAMPLE_TYPE, "time", "nanoseconds");
 		add_value_type(x, out, PROFILE_PERIOD_TYPE, type, "nanoseconds");

@@ -160,7 +160,7 @@ static const struct pm_sample *view_items(const struct profile *p, const struct 
 	size_t k = 0;
 
 	*nspans = *n = o->sample_type == REPORT_OFF_CPU ? 0 : p->nsamples;
-	if (o->sample_type == REPORT_CPU || !p->noffcpu)
+	if (!report_has_spans(o->sample_type) || !p->noffcpu)
 		return p->samples;
 	items = xcalloc(*n + p->noffcpu, sizeof(*items));
 	if (*n)

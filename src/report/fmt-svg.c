@@ -395,6 +395,9 @@ static void subtitle(struct svg *g, const struct aggregate *a, struct sbuf *b)
 		sbuf_addf(b, "%.1f ms off CPU", (double)a->samples / 1e6);
 	else if (g->o->sample_type == REPORT_WALL)
 		sbuf_addf(b, "%.1f ms of wall time (CPU and off-CPU)", (double)a->samples / 1e6);
+	else if (g->o->sample_type == REPORT_LATENCY)
+		sbuf_addf(b, "%.1f ms of latency (CPU time shared among the threads running)",
+			  (double)a->samples / 1e6);
 	else
 		sbuf_addf(b, "%llu samples", (unsigned long long)a->samples);
 	if (aggregate_filtered(g->o)) {

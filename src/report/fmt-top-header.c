@@ -185,7 +185,17 @@ static void print_weight(const struct profile *p, const struct report_opts *o,
 {
 	struct sbuf sb = SBUF_INIT, *b = &sb;
 
-	sbuf_reset(b);
+	if (o->sample_type == REPORT_LATENCY) {
+		sbuf_addf(
+			b,
+			"%.1f ms of latency (--latency): each sample's period shared among the "
+			"threads of its process on a CPU then; Self, Total in ms and their shares; "
+			"CPU%%: the share of the samples",
+			(double)a->samples / 1e6);
+		header_line(out, width, "Weight:", b->buf);
+		sbuf_release(b);
+		return;
+	}
 	sbuf_addf(b, "%.1f ms %s (--sample-type); Self and Total in ms", (double)a->samples / 1e6,
 		  o->sample_type == REPORT_OFF_CPU ? "off CPU"
 						   : "of wall time: CPU periods and off-CPU time");

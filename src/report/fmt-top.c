@@ -298,6 +298,7 @@ static void print_table(struct top *t, const struct aggregate *a, FILE *out, int
 			   .thread_head = thread_heading(o),
 			   .cutting = width > 0};
 	char c1[16], c2[16], c3[24], c4[24];
+	bool cpu = o->sample_type == REPORT_LATENCY; /* a CPU% column beside the latency */
 
 	order = sorted_rows(t, out, &rows, &shown);
 
@@ -306,10 +307,12 @@ static void print_table(struct top *t, const struct aggregate *a, FILE *out, int
 		l.cw = (int)strlen(c3);
 	if (o->sample_type != REPORT_CPU && l.cw < 8)
 		l.cw = 8; /* "Total ms" */
-	l.numw = 6 + 2 + 6 + 2 + l.cw + 2 + l.cw + 2;
+	l.numw = 6 + 2 + 6 + 2 + (cpu ? 6 + 2 : 0) + l.cw + 2 + l.cw + 2;
 	layout_columns(t, order, rows, width, &l);
-	fprintf(out, "%6s  %6s  %*s  %*s  ", "Self%", "Total%", l.cw,
-		o->sample_type == REPORT_CPU ? "Self" : "Self ms", l.cw,
+	fprintf(out, "%6s  %6s  ", "Self%", "Total%");
+	if (cpu)
+		fprintf(out, "%6s  ", "CPU%");
+	fprintf(out, "%*s  %*s  ", l.cw, o->sample_type == REPORT_CPU ? "Self" : "Self ms", l.cw,
 		o->sample_type == REPORT_CPU ? "Total" : "Total ms");
 	print_text(t, out, &l, "Function", "Location", "Module", l.thread_head);
 	for (size_t i = 0; i < rows; i++) {
@@ -318,9 +321,16 @@ static void print_table(struct top *t, const struct aggregate *a, FILE *out, int
 
 		snprintf(c1, sizeof(c1), "%.1f%%", 100.0 * (double)fn->self / n);
 		snprintf(c2, sizeof(c2), "%.1f%%", 100.0 * (double)fn->total / n);
+		fprintf(out, "%6s  %6s  ", c1, c2);
+		if (cpu) {
+			snprintf(c1, sizeof(c1), "%.1f%%",
+				 a->records ? 100.0 * (double)fn->self_records / (double)a->records
+					    : 0.0);
+			fprintf(out, "%6s  ", c1);
+		}
 		weight(o, fn->self, c3, sizeof(c3));
 		weight(o, fn->total, c4, sizeof(c4));
-		fprintf(out, "%6s  %6s  %*s  %*s  ", c1, c2, l.cw, c3, l.cw, c4);
+		fprintf(out, "%*s  %*s  ", l.cw, c3, l.cw, c4);
 		print_row_text(t, out, &l, fn);
 	}
 	print_more(t, out, rows, shown);

@@ -165,6 +165,8 @@ static void count(struct functab *t, const struct aggregate *a, bool base)
 				uint32_t row = row_of(t, fns[n - 1], thread, s->module_of[f]);
 
 				*(base ? &t->rows[row].base_self : &t->rows[row].self) += g->count;
+				if (!base)
+					t->rows[row].self_records += g->records;
 			}
 			for (uint32_t k = 0; k < n; k++) {
 				uint32_t row = row_of(t, fns[k], thread, s->module_of[f]);

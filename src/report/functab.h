@@ -40,6 +40,7 @@ struct ft_row {
 	int16_t pad;
 	uint64_t self, total;
 	uint64_t base_self, base_total; /* --diff: in the base recording */
+	uint64_t self_records;		/* the records (samples, spans) behind self */
 	/* --diff: the noise of the changes in share, half an interval, in points (noise.h) */
 	double self_noise, total_noise;
 };

@@ -58,6 +58,24 @@ const struct pm_line *report_level_line(const struct profile *p, uint32_t f, uin
  * frame name, as a --diff keyed on modules prefixes it: "MODULE`FUNCTION".
  */
 void report_module_name(const struct profile *p, uint32_t module, struct sbuf *b);
+/*
+ * Appends the levels of frames[0, n) of p (leaf first, as a stack holds
+ * them), each named as report_level_name names it, separated by sep,
+ * outermost first or innermost first; with user_only, kernel frames left
+ * out. Nothing for n <= 0.
+ */
+void report_stack_text(const struct profile *p, const struct name_opts *o, const uint32_t *frames,
+		       int n, bool outer_first, bool user_only, const char *sep, struct sbuf *b);
+/*
+ * Appends a stack for a table's cell, innermost first, as a reader takes
+ * it in: without kernel frames (unless kernel), and where its innermost
+ * frames are a shared library's (a file named *.so or *.so.N, or the
+ * vDSO) called from code further out, that run of them as its outermost
+ * function alone, the one the program called: "pthread_cond_wait <-
+ * ph_wait <- worker", not the library's internals first.
+ */
+void report_stack_brief(const struct profile *p, const struct name_opts *o, const uint32_t *frames,
+			int n, bool kernel, const char *sep, struct sbuf *b);
 /* Appends frame f's unresolved name (see above), without annotations. */
 void report_unresolved_name(const struct profile *p, uint32_t f, struct sbuf *b);
 /* The base name of a path (the part after the last '/'). */
@@ -81,6 +99,28 @@ void report_cgroup_container(const char *path, struct sbuf *b);
 int report_terminal_columns(FILE *out);
 /* The width text off a terminal wraps at: COLUMNS, else REPORT_COLUMNS. */
 int report_env_columns(void);
+
+/*
+ * The widths of n text columns that share width columns (two spaces
+ * between each): w[i] starts as column i's widest cell; while they do
+ * not fit, the column with the most to give gives a column, down to
+ * min[i] (its heading's width).
+ */
+void report_fit_columns(size_t *w, const size_t *min, size_t n, size_t width);
+
+/*
+ * Writes text wrapped at spaces to width columns, the lines after the
+ * first starting with indent, and a newline. A word wider than the width
+ * stays whole.
+ */
+void report_wrap(FILE *out, const char *text, size_t width, const char *indent);
+
+struct report_opts;
+/*
+ * The width a table that is always cut fits into: o->columns when set, a
+ * terminal's width, else COLUMNS, else REPORT_COLUMNS.
+ */
+int report_table_width(const struct report_opts *o, FILE *out);
 
 /* The width of UTF-8 text in columns: one per code point. */
 size_t report_text_width(const char *s);
@@ -212,7 +252,15 @@ enum report_sample_type {
 	REPORT_CPU,	/* the samples, counted (the default) */
 	REPORT_OFF_CPU, /* the off-CPU spans, in ns */
 	REPORT_WALL,	/* CPU samples' periods (ns for cpu-clock) plus off-CPU spans */
+	/* --latency: CPU samples' periods shared among their process's threads on a CPU */
+	REPORT_LATENCY,
 };
+
+/* Whether a view's stacks hold off-CPU spans (beside its samples, or alone). */
+static inline bool report_has_spans(enum report_sample_type t)
+{
+	return t == REPORT_OFF_CPU || t == REPORT_WALL;
+}
 
 /*
  * Which off-CPU spans count (--off-cpu-state): a thread switched out while
@@ -394,6 +442,14 @@ int fmt_annotate(const struct report_data *d, FILE *out);
  */
 int fmt_wakers_folded(const struct report_data *d, FILE *out);
 int fmt_wakers_top(const struct report_data *d, FILE *out);
+/*
+ * --latency --wakers (fmt-waiting.c): the latency of the samples o
+ * selects, each shared among the other threads of its process asleep
+ * then, on the stacks they slept at: folded ("RUNNING;...;--;...;WAITER
+ * NS") or as a table.
+ */
+int fmt_waiting_folded(const struct report_data *d, FILE *out);
+int fmt_waiting_top(const struct report_data *d, FILE *out);
 /*
  * Whether o->annotate names a function with self samples among those o
  * selects: 0, or -1 with one line in why (and the hottest names).
