@@ -322,7 +322,8 @@ static const struct cmd_opt options[] = {
 	{OPT_FLAG, "wakers", 0, OPT_AT(R, wakers),
 	 .help = "who woke the threads that slept, and for how long: the sleeping time of each "
 		 "sleeper's stack with its waker's (recorded by record --off-cpu with wake-ups); "
-		 "--top: the stacks that slept longest, each with its wakers' shares; --folded: "
+		 "--top: the pairs of sleeper and waker, the longest first, in columns cut to "
+		 "the width; --folded: "
 		 "SLEEPER;--;WAKER stacks as offwaketime folds them, in ns. With --latency: what "
 		 "the other threads were asleep in while the latency was spent",
 	 REPORT},

@@ -289,32 +289,12 @@ int fmt_waiting_top(const struct report_data *d, FILE *out)
 	report_wrap(out, b.buf, (size_t)report_table_width(o, out), "         ");
 	fputc('\n', out);
 	fprintf(out, "%10s  %7s  ", "Latency ms", "Share");
-	for (int k = 0; k < 3; k++) {
-		sbuf_reset(&b);
-		report_cut_end(heads[k], want[k], &b);
-		if (k < 2)
-			fprintf(out, "%-*s  ", (int)want[k], b.buf);
-		else
-			fprintf(out, "%s\n", b.buf);
-	}
+	report_cells(out, heads, want, 3, -1);
 	for (size_t i = 0; i < rows; i++) {
 		cells(&w.v[i], c);
 		fprintf(out, "%10.1f  %6.1f%%  ", w.v[i].ns / 1e6,
 			w.total > 0 ? 100 * w.v[i].ns / w.total : 0.0);
-		for (int k = 0; k < 3; k++) {
-			size_t used;
-
-			sbuf_reset(&b);
-			if (k == 0)
-				report_cut_name(c[k], want[k], &b);
-			else
-				report_cut_end(c[k], want[k], &b);
-			used = report_text_width(b.buf);
-			fputs(b.buf, out);
-			if (k < 2)
-				fprintf(out, "%*s  ", (int)(want[k] - used), "");
-		}
-		fputc('\n', out);
+		report_cells(out, (const char *const *)c, want, 3, 0);
 	}
 	if (rows < w.n)
 		fprintf(out, "... %zu more rows (-n 0 shows them all)\n", w.n - rows);

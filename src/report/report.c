@@ -534,3 +534,21 @@ void report_stack_brief(const struct profile *p, const struct name_opts *o, cons
 	}
 	report_stack_text(p, o, frames + first, n - first, false, !kernel, sep, b);
 }
+
+void report_cells(FILE *out, const char *const *cells, const size_t *w, size_t n, int name_col)
+{
+	struct sbuf b = SBUF_INIT;
+
+	for (size_t k = 0; k < n; k++) {
+		sbuf_reset(&b);
+		if ((int)k == name_col)
+			report_cut_name(cells[k], w[k], &b);
+		else
+			report_cut_end(cells[k], w[k], &b);
+		fputs(b.buf, out);
+		if (k + 1 < n)
+			fprintf(out, "%*s  ", (int)(w[k] - report_text_width(b.buf)), "");
+	}
+	fputc('\n', out);
+	sbuf_release(&b);
+}

@@ -115,6 +115,14 @@ void report_fit_columns(size_t *w, const size_t *min, size_t n, size_t width);
  */
 void report_wrap(FILE *out, const char *text, size_t width, const char *indent);
 
+/*
+ * Writes a row of n text cells of widths w (report_fit_columns'), each cut
+ * to its width at its end, or for column name_col (-1: none) as a
+ * function's name (report_cut_name), padded but the last, two spaces
+ * apart; then a newline.
+ */
+void report_cells(FILE *out, const char *const *cells, const size_t *w, size_t n, int name_col);
+
 struct report_opts;
 /*
  * The width a table that is always cut fits into: o->columns when set, a
