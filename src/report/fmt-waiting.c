@@ -280,7 +280,7 @@ int fmt_waiting_top(const struct report_data *d, FILE *out)
 	/* A function and a thread's name need no more; the stack takes what is left. */
 	want[0] = want[0] < MAX_NAME ? want[0] : MAX_NAME;
 	want[1] = want[1] < MAX_THREAD ? want[1] : MAX_THREAD;
-	report_fit_columns(want, min, 3, (size_t)report_table_width(o, out) - 21);
+	report_fit_columns(want, min, 3, report_text_columns(o, out, 21));
 	sbuf_addf(&b,
 		  "Latency: %.1f ms in all, by the function running (kernel frames left out) and "
 		  "what each other thread of its process was asleep in meanwhile, with its share "

@@ -332,7 +332,7 @@ int fmt_wakers_top(const struct report_data *d, FILE *out)
 	/* A thread's name needs no more; the stacks share what is left. */
 	for (int k = 0; k < 4; k += 2)
 		want[k] = want[k] < MAX_THREAD ? want[k] : MAX_THREAD;
-	report_fit_columns(want, min, 4, (size_t)report_table_width(o, out) - 21);
+	report_fit_columns(want, min, 4, report_text_columns(o, out, 21));
 	sbuf_addf(&b,
 		  "Sleeping: %.1f ms in all, by sleeper and waker, the longest first (stacks "
 		  "innermost first without the kernel's frames, a library's as the function "

@@ -455,6 +455,13 @@ int report_table_width(const struct report_opts *o, FILE *out)
 	return w > 0 ? w : report_env_columns();
 }
 
+size_t report_text_columns(const struct report_opts *o, FILE *out, size_t numbers)
+{
+	size_t w = (size_t)report_table_width(o, out);
+
+	return w > numbers + MIN_TEXT_COLUMNS ? w - numbers : MIN_TEXT_COLUMNS;
+}
+
 void report_stack_text(const struct profile *p, const struct name_opts *o, const uint32_t *frames,
 		       int n, bool outer_first, bool user_only, const char *sep, struct sbuf *b)
 {

@@ -129,6 +129,13 @@ struct report_opts;
  * terminal's width, else COLUMNS, else REPORT_COLUMNS.
  */
 int report_table_width(const struct report_opts *o, FILE *out);
+/*
+ * What such a table leaves its text columns after numbers columns of
+ * figures, never under MIN_TEXT_COLUMNS (a narrower table is as wide as
+ * its text then needs).
+ */
+#define MIN_TEXT_COLUMNS 20
+size_t report_text_columns(const struct report_opts *o, FILE *out, size_t numbers);
 
 /* The width of UTF-8 text in columns: one per code point. */
 size_t report_text_width(const char *s);
