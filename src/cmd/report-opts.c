@@ -178,7 +178,9 @@ static const struct cmd_opt options[] = {
 	{OPT_SECONDS, "diff-level", 0, "PERCENT", OPT_AT(R, level), OPT_GIVEN(R, level_given),
 	 .flags = OPTF_EQ, .min = 50, .max = 99.9999, .what = "a level in percent, 50 to 99.9999",
 	 .help = "with --diff or --series, the level of the noise bars (default 95): a change in "
-		 "a function's share beyond the interval its sample counts allow is marked",
+		 "a function's share beyond the interval its sample counts allow is marked: at "
+		 "95, two recordings that differ only where their samples fell have no function "
+		 "marked in 95 comparisons of 100",
 	 REPORT},
 	{OPT_FLAG, "diff-significant", 0, OPT_AT(R, o.diff_significant),
 	 .help = "with --diff or --series, only the changes beyond the noise: --top and --tree "
