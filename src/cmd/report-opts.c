@@ -221,7 +221,8 @@ static const struct cmd_opt options[] = {
 	FORMAT("tree", "the hottest functions, each with the tree of its callees (or, -g callee, "
 		       "its callers) and their shares of all samples, drawn as perf report --stdio "
 		       "draws its call graphs; branches under -g's threshold folded into one line. "
-		       "With --diff, each share's change in points. -n, --sort, every filter and "
+		       "With --diff, each share's change in points, a row's marked '*' beyond its "
+		       "noise. -n, --sort, every filter and "
 		       "--sample-type apply"),
 	{OPT_CALL, "call-graph", 'g', "WORDS", .call = opt_call_graph,
 	 .what = "made of caller or callee, graph, function or address, and a threshold in "

@@ -286,7 +286,7 @@ void top_print_header(const struct profile *p, const struct report_opts *o,
 }
 
 void top_print_compared(const struct report_opts *o, const struct aggregate *base,
-			const struct functab *ft, FILE *out, int width)
+			const struct top_noise *noise, FILE *out, int width)
 {
 	const struct profile *b = o->base;
 	const char *dur = profile_get_meta(b, "duration-ns");
@@ -313,13 +313,13 @@ void top_print_compared(const struct report_opts *o, const struct aggregate *bas
 		sbuf_adds(&s, "; inlined functions counted in their callers (--merge-inline)");
 	header_line(out, width, "Compared:", s.buf);
 	sbuf_reset(&s);
-	if (ft && ft->noise) {
+	if (noise) {
 		sbuf_addf(&s,
 			  "half of each change's interval, in points, from the sample counts "
 			  "(binomial; at %g%% for the table as a whole, %zu tests that could "
-			  "pass); '*' marks a change beyond it: %zu %s marked%s",
-			  100 * (o->diff_level > 0 ? o->diff_level : NOISE_LEVEL), ft->family,
-			  ft->marked, ft->marked == 1 ? "row" : "rows",
+			  "pass); '*' marks %s beyond it: %zu %s marked%s",
+			  100 * (o->diff_level > 0 ? o->diff_level : NOISE_LEVEL), noise->family,
+			  noise->marks, noise->marked, noise->marked == 1 ? "row" : "rows",
 			  o->diff_significant ? ", and shown alone (--diff-significant)" : "");
 		header_line(out, width, "Noise:", s.buf);
 	}

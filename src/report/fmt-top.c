@@ -431,7 +431,11 @@ int fmt_top(const struct report_data *d, FILE *out)
 						      : report_env_columns();
 	top_print_header(p, o, a, out, hwidth);
 	if (base)
-		top_print_compared(o, base, t.ft, out, hwidth);
+		top_print_compared(
+			o, base,
+			t.ft->noise ? &(struct top_noise){t.ft->family, t.ft->marked, "a change"}
+				    : NULL,
+			out, hwidth);
 	fputc('\n', out);
 	if (a->samples == 0 && (!base || base->samples == 0))
 		fputs("No samples.\n", out);

@@ -189,34 +189,35 @@ static void count(struct functab *t, const struct aggregate *a, bool base)
 static void mark_rows(struct functab *t)
 {
 	double level = t->o->diff_level > 0 ? t->o->diff_level : NOISE_LEVEL;
-	double alpha = 1 - level, *p_min;
-	size_t n = 0;
+	uint64_t(*k)[4];
+	struct noise_test *tests;
 
 	if (t->o->sample_type != REPORT_CPU)
 		return;
-	p_min = xcalloc(2 * t->nrows + 1, sizeof(*p_min));
+	k = xcalloc(t->nrows + 1, sizeof(*k));
+	tests = xcalloc(2 * t->nrows + 1, sizeof(*tests));
 	for (size_t i = 0; i < t->nrows; i++) {
 		const struct ft_row *r = &t->rows[i];
 
-		p_min[n++] = noise_p_min(r->base_self + r->self, t->base_samples, t->samples);
-		p_min[n++] = noise_p_min(r->base_total + r->total, t->base_samples, t->samples);
+		k[i][0] = r->base_self;
+		k[i][1] = r->self;
+		k[i][2] = r->base_total;
+		k[i][3] = r->total;
 	}
-	t->family = noise_family(p_min, n, alpha);
-	free(p_min);
+	t->family = noise_table((const uint64_t(*)[4])k, t->nrows, t->base_samples, t->samples,
+				level, tests);
 	for (size_t i = 0; i < t->nrows; i++) {
 		struct ft_row *r = &t->rows[i];
-		struct noise_test st, tt;
+		const struct noise_test *st = &tests[2 * i], *tt = &tests[2 * i + 1];
 
-		noise_test(r->base_self, t->base_samples, r->self, t->samples,
-			   alpha / (double)t->family, &st);
-		noise_test(r->base_total, t->base_samples, r->total, t->samples,
-			   alpha / (double)t->family, &tt);
-		r->self_noise = 100 * st.half;
-		r->total_noise = 100 * tt.half;
-		r->self_mark = (int8_t)st.beyond;
-		r->total_mark = (int8_t)tt.beyond;
+		r->self_noise = 100 * st->half;
+		r->total_noise = 100 * tt->half;
+		r->self_mark = (int8_t)st->beyond;
+		r->total_mark = (int8_t)tt->beyond;
 		t->marked += r->self_mark || r->total_mark;
 	}
+	free(tests);
+	free(k);
 	t->noise = true;
 }
 

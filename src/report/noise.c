@@ -257,3 +257,22 @@ size_t noise_family(double *p_min, size_t n, double alpha)
 	}
 	return m;
 }
+
+size_t noise_table(const uint64_t (*k)[4], size_t n, uint64_t n0, uint64_t n1, double level,
+		   struct noise_test *t)
+{
+	double alpha = 1 - level, *p_min = xcalloc(2 * n + 1, sizeof(*p_min));
+	size_t family;
+
+	for (size_t i = 0; i < n; i++) {
+		p_min[2 * i] = noise_p_min(k[i][0] + k[i][1], n0, n1);
+		p_min[2 * i + 1] = noise_p_min(k[i][2] + k[i][3], n0, n1);
+	}
+	family = noise_family(p_min, 2 * n, alpha);
+	free(p_min);
+	for (size_t i = 0; i < n; i++) {
+		noise_test(k[i][0], n0, k[i][1], n1, alpha / (double)family, &t[2 * i]);
+		noise_test(k[i][2], n0, k[i][3], n1, alpha / (double)family, &t[2 * i + 1]);
+	}
+	return family;
+}

@@ -66,6 +66,16 @@ double noise_p_min(uint64_t k, uint64_t n0, uint64_t n1);
  */
 size_t noise_family(double *p_min, size_t n, double alpha);
 
+/*
+ * The tests of a table of n rows at level (a fraction; the table's as a
+ * whole): row i's self count k[i][0] of n0 samples in the base and k[i][1]
+ * of n1 in the new recording, its total count k[i][2] and k[i][3]; into
+ * t[2i] (self) and t[2i + 1] (total), each made at alpha over the family
+ * of all 2n tests. Returns the family.
+ */
+size_t noise_table(const uint64_t (*k)[4], size_t n, uint64_t n0, uint64_t n1, double level,
+		   struct noise_test *t);
+
 /* The standard normal distribution's upper tail, P(Z > x), and its inverse. */
 double noise_tail(double x);
 double noise_tail_inverse(double p);
