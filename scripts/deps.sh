@@ -31,7 +31,7 @@ libtool pkg-config zlib1g-dev libzstd-dev libcapstone-dev make gcc"
 # the unwinding oracle test.
 # shellcheck disable=SC2034 # read by scripts/check, which sources this
 PM_TEST_DEPS="protobuf-compiler python3 libxml2-utils lld debuginfod xz-utils binutils time linux-perf
-util-linux mount bash-completion strace g++ clang golang-go rustc libc6-dbg python3-dbg chromium
+util-linux bsdutils mount bash-completion strace g++ clang golang-go rustc libc6-dbg python3-dbg chromium
 python3-jsonschema libunwind-dev"
 
 pm_msg() {

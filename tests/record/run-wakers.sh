@@ -12,7 +12,9 @@
 #                       120 columns and its first row (the heaviest pair)
 #                       the sleeper waiting in pthread_cond_wait, woken
 #                       from pthread_cond_signal <- wk_signal_here; at
-#                       COLUMNS=60, every line within 60;
+#                       COLUMNS=60, every line within 60, and on a
+#                       terminal of 72 columns (a pseudo-terminal,
+#                       COLUMNS unset) within 72;
 #   --json              each sleep's line has its waker's whole stack,
 #                       wk_signal_here in it for 80% of the sleeping time;
 #   sleeping            (switch-out to wake-up) within 15% + 5 ms of its
@@ -69,6 +71,15 @@ for cols in 120 60; do
 	awk -v c="$cols" 'length($0) > c { print "over " c " columns: " $0; bad = 1 } END { exit bad }' \
 		"$tmp/wakers.top" >&3 || fail "report --wakers --top: lines wider than COLUMNS=$cols"
 done
+# On a terminal (script(1)'s pseudo-terminal, 72 columns, COLUMNS unset):
+# cut to the terminal's own width.
+env -u COLUMNS script -qec "stty cols 72 rows 40 && '$PERFMINI' report -i '$tmp/wk.data' --wakers --tid $tid" \
+	/dev/null </dev/null >"$tmp/wakers.tty" 2>&1 || fail "report --wakers on a terminal exited $?"
+tr -d '\r' <"$tmp/wakers.tty" >"$tmp/wakers.tty.txt"
+cat "$tmp/wakers.tty.txt" >&3
+grep -q '^ *Sleep ms  *Share' "$tmp/wakers.tty.txt" || fail "report --wakers on a terminal: no table"
+awk 'length($0) > 72 { print "over 72 columns: " $0; bad = 1 } END { exit bad }' \
+	"$tmp/wakers.tty.txt" >&3 || fail "report --wakers --top on a 72-column terminal: wider lines"
 COLUMNS=120 "$PERFMINI" report -i "$tmp/wk.data" --wakers --tid "$tid" >"$tmp/wakers.top" 2>&3 ||
 	fail "report --wakers (top) exited $?"
 # The first row: "MS SHARE% SLEEPER STACK... WAKER STACK...".
