@@ -28,10 +28,11 @@ libtool pkg-config zlib1g-dev libzstd-dev libcapstone-dev make gcc"
 # C++ front end (g++), clang, Debian's Go and Rust compilers for test
 # targets, glibc's debug symbols (libc6-dbg) for the names of its aliases,
 # perf and Python's debug symbols for the stack-truth test, libunwind for
-# the unwinding oracle test, tmux for the terminal test of perfmini top.
+# the unwinding oracle test, tmux for the terminal test of perfmini top,
+# script (bsdutils) for a report on a real terminal.
 # shellcheck disable=SC2034 # read by scripts/check, which sources this
 PM_TEST_DEPS="protobuf-compiler python3 libxml2-utils lld debuginfod xz-utils binutils time linux-perf
-util-linux mount bash-completion strace g++ clang golang-go rustc libc6-dbg python3-dbg chromium
+util-linux bsdutils mount bash-completion strace g++ clang golang-go rustc libc6-dbg python3-dbg chromium
 python3-jsonschema libunwind-dev tmux"
 
 pm_msg() {

@@ -68,12 +68,14 @@ static int write_output(const struct report_format *f, const struct profile *p,
 	}
 	ret = report_write(f, p, o, out);
 	/* The flush's errno says more than a format's -EIO (EFBIG, ENOSPC). */
-	if (fflush(out) != 0)
+	if (fflush(out) != 0 && ret != -ECANCELED)
 		ret = -errno;
 	if (fclose(out) != 0 && ret == 0)
 		ret = -errno;
 	if (ret < 0) {
-		error("cannot write '%s': %s", path, strerror(-ret));
+		/* -ECANCELED: the format said why it stopped (a file --series could not read). */
+		if (ret != -ECANCELED)
+			error("cannot write '%s': %s", path, strerror(-ret));
 		outfile_abandon(&file);
 		return ret;
 	}
@@ -143,7 +145,39 @@ static int check_wakers(struct report_cmd *c)
 				   c->type_given   ? "--sample-type"
 				   : c->sort_given ? "--sort"
 						   : "--diff");
-	c->o.sample_type = REPORT_OFF_CPU;
+	/* With --latency: the latency, shared among the threads asleep meanwhile. */
+	if (!c->latency)
+		c->o.sample_type = REPORT_OFF_CPU;
+	return 0;
+}
+
+/*
+ * --series, --diff-key, --diff-level and --diff-significant against the
+ * format and the view: the noise bars compare sample counts. 0 or the
+ * usage error's status.
+ */
+static int check_noise(struct report_cmd *c)
+{
+	struct report_opts *o = &c->o;
+	bool series = c->f->write == fmt_series;
+
+	if (series && (o->base_input || o->merge_inline))
+		return usage_error("--series compares each file with the one before: --%s does "
+				   "not apply",
+				   o->base_input ? "diff" : "merge-inline");
+	if ((o->diff_key || c->level_given || o->diff_significant) && !o->base_input && !series)
+		return usage_error("--%s applies to --diff and --series",
+				   o->diff_key	    ? "diff-key"
+				   : c->level_given ? "diff-level"
+						    : "diff-significant");
+	o->diff_level = c->level_given ? c->level / 100 : 0;
+	if ((c->level_given || o->diff_significant || series) && o->sample_type != REPORT_CPU)
+		return usage_error("--%s compares sample counts: %s weighs time, which has no "
+				   "noise bars",
+				   series	    ? "series"
+				   : c->level_given ? "diff-level"
+						    : "diff-significant",
+				   report_view_option(o->sample_type));
 	return 0;
 }
 
@@ -157,19 +191,23 @@ static int check_options(struct report_cmd *c)
 		return usage_error("%s and --kernel-only exclude each other", "--no-kernel");
 	if (c->per_pid && c->per_tid)
 		return usage_error("%s and --per-tid exclude each other", "--per-pid");
-	if (o->diff_key && !o->base_input)
-		return usage_error("--diff-key applies to --diff");
-	/* Two recordings' ids differ: their roots would never match. */
-	if (o->base_input && (c->per_pid || c->per_tid))
-		return usage_error(
-			"--%s does not apply to --diff (--diff-key=thread matches threads "
-			"by name)",
-			c->per_pid ? "per-pid" : "per-tid");
-	o->root = c->per_pid ? REPORT_ROOT_PID : c->per_tid ? REPORT_ROOT_TID : REPORT_ROOT_COMM;
 	if (!c->f)
 		c->f = report_format_find(strcmp(c->name, "report") ? c->name
 					  : c->tree_opt		    ? "tree"
 								    : "top");
+	if (c->latency && c->type_given)
+		return usage_error("--latency and --sample-type exclude each other");
+	if (c->latency)
+		o->sample_type = REPORT_LATENCY;
+	if ((ret = check_noise(c)) != 0)
+		return ret;
+	/* Two recordings' ids differ: their roots would never match. */
+	if ((o->base_input || c->f->write == fmt_series) && (c->per_pid || c->per_tid))
+		return usage_error(
+			"--%s does not apply to --diff and --series (--diff-key=thread matches "
+			"threads by name)",
+			c->per_pid ? "per-pid" : "per-tid");
+	o->root = c->per_pid ? REPORT_ROOT_PID : c->per_tid ? REPORT_ROOT_TID : REPORT_ROOT_COMM;
 	if (c->tree_opt && c->f->write != fmt_tree)
 		return usage_error("--%s applies to --tree, not --%s", c->tree_opt, c->f->name);
 	/* As perf: --children orders by Children, unless --sort says self. */
@@ -190,30 +228,12 @@ static int check_options(struct report_cmd *c)
 				   c->asm_view ? "asm" : "source-dir");
 	o->own_sources = !c->force;
 	if (o->base_input && !c->f->diff)
-		return usage_error("--diff applies to --top, --folded, --svg and --pprof, not --%s",
+		return usage_error("--diff applies to --top, --tree, --folded, --svg and --pprof, "
+				   "not --%s",
 				   c->f->name);
 	if (!c->output)
 		c->output = c->f->default_output;
 	return 0;
-}
-
-/*
- * Whether p (NULL: none) has off-CPU spans to show, as far as its file
- * says (files written before perfmini said so count as having them). For
- * a --diff base (its file name in base_name), one without says so: every
- * span of the new recording would look new.
- */
-static bool off_cpu_recorded(const struct profile *p, const char *base_name)
-{
-	const char *v = p ? profile_get_meta(p, "off-cpu") : NULL;
-
-	if (!v || strcmp(v, "no"))
-		return true;
-	if (base_name)
-		error("%s was recorded without --off-cpu: an off-CPU or wall diff against it would "
-		      "show every span as new; record the base with --off-cpu",
-		      base_name);
-	return false;
 }
 
 /*
@@ -239,7 +259,8 @@ static int annotate_ready(struct report_cmd *c, const struct profile *p, struct 
 }
 
 /*
- * --wakers: the file must have wake-ups (else one line, 1); wf gets the
+ * --wakers: the file must have wake-ups (else one line, 1), but with
+ * --latency (a blocked span without one sleeps throughout); wf gets the
  * format that shows them. 0 otherwise.
  */
 static int wakers_ready(const struct report_cmd *c, const struct profile *p,
@@ -247,14 +268,17 @@ static int wakers_ready(const struct report_cmd *c, const struct profile *p,
 {
 	const char *v = profile_get_meta(p, "wake-ups");
 
-	if (!v || strcmp(v, "yes")) {
+	if (!c->latency && (!v || strcmp(v, "yes"))) {
 		error("%s has no wake-ups: record with --off-cpu, where the kernel lets the "
 		      "sched_waking tracepoint be sampled (record says when it does not)",
 		      c->o.input);
 		return 1;
 	}
 	*wf = *c->f;
-	wf->write = c->f->write == fmt_top ? fmt_wakers_top : fmt_wakers_folded;
+	if (c->latency)
+		wf->write = c->f->write == fmt_top ? fmt_waiting_top : fmt_waiting_folded;
+	else
+		wf->write = c->f->write == fmt_top ? fmt_wakers_top : fmt_wakers_folded;
 	wf->aggregated = false; /* the wakers' formats group the spans themselves */
 	return 0;
 }
@@ -269,7 +293,7 @@ static int check_recordings(struct report_cmd *c, const struct profile *p)
 	const char *lines_meta;
 	int ret;
 
-	ret = report_check_view(p, o->input, &o->sample_type, c->type_given,
+	ret = report_check_view(p, o->input, &o->sample_type, c->type_given || c->latency,
 				o->offcpu_state != REPORT_STATE_ANY, c->f->write == fmt_annotate);
 	if (ret != 0)
 		return ret;
@@ -277,14 +301,20 @@ static int check_recordings(struct report_cmd *c, const struct profile *p)
 		error("%s has no start time: --since and --until cannot be placed in it", o->input);
 		return 1;
 	}
-	if (o->sample_type != REPORT_CPU && o->base && !off_cpu_recorded(o->base, o->base_input))
+	if ((o->diff_significant || o->series) && o->sample_type != REPORT_CPU) {
+		error("%s has no CPU samples: --%s compares sample counts", o->input,
+		      o->series ? "series" : "diff-significant");
+		return 1;
+	}
+	if (o->sample_type != REPORT_CPU && o->base &&
+	    !report_off_cpu_recorded(o->base, o->base_input))
 		return 1;
 	if ((o->ncgroups || (o->row_keys & REPORT_ROW_CGROUP)) && !profile_get_meta(p, "cgroups")) {
 		error("%s was recorded without cgroups (by an older perfmini): --%s does not apply",
 		      o->input, o->ncgroups ? "cgroup" : "sort=cgroup");
 		return 1;
 	}
-	if (o->sample_type != REPORT_CPU && !off_cpu_recorded(p, NULL))
+	if (report_has_spans(o->sample_type) && !report_off_cpu_recorded(p, NULL))
 		warning("%s was recorded without --off-cpu: it has no off-CPU time to show",
 			o->input);
 	lines_meta = profile_get_meta(p, "lines");
@@ -298,16 +328,21 @@ static int check_recordings(struct report_cmd *c, const struct profile *p)
 static int report(struct report_cmd *c)
 {
 	struct report_opts *o = &c->o;
-	bool wall = o->sample_type == REPORT_WALL;
 	struct profile *p, *base = NULL;
 	struct report_code code;
 	struct report_format wf;
 	int ret = 1;
 
-	p = report_read_inputs(c->inputs, c->ninputs, o->input, c->force, wall);
+	if (c->f->write == fmt_series) {
+		o->series = &c->series;
+		p = report_series_open(c->inputs, c->ninputs, o->input, c->force, &c->series,
+				       &c->series_force);
+	} else {
+		p = report_read_inputs(c->inputs, c->ninputs, o->input, c->force, o->sample_type);
+	}
 	if (!p)
 		return 1;
-	if (o->base_input && !(base = report_read_one(o->base_input, c->force, wall)))
+	if (o->base_input && !(base = report_read_one(o->base_input, c->force, o->sample_type)))
 		goto out;
 	o->base = base;
 	if ((ret = check_recordings(c, p)) != 0)
@@ -360,6 +395,7 @@ static int run(const struct cmd_spec *spec, int argc, char **argv)
 	else if ((ret = check_options(cp)) == 0)
 		ret = report(&c);
 out:
+	report_series_close(&c.series);
 	free(c.inputs);
 	aggregate_opts_release(&c.o);
 	return ret;

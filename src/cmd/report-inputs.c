@@ -13,10 +13,44 @@
 
 #include "cmd/cmd.h"
 #include "cmd/report-inputs.h"
+#include "report/latency.h"
 #include "report/wall.h"
 #include "store/datafile.h"
 #include "util/alloc.h"
 #include "util/msg.h"
+
+const char *report_view_option(enum report_sample_type type)
+{
+	static const char *const names[] = {
+		[REPORT_CPU] = "--sample-type=cpu",
+		[REPORT_OFF_CPU] = "--sample-type=off-cpu",
+		[REPORT_WALL] = "--sample-type=wall",
+		[REPORT_LATENCY] = "--latency",
+	};
+
+	return names[type];
+}
+
+bool report_off_cpu_recorded(const struct profile *p, const char *base_name)
+{
+	const char *v = p ? profile_get_meta(p, "off-cpu") : NULL;
+
+	if (!v || strcmp(v, "no"))
+		return true;
+	if (base_name)
+		error("%s was recorded without --off-cpu: an off-CPU, wall or latency diff against "
+		      "it would have no spans to weigh; record the base with --off-cpu",
+		      base_name);
+	return false;
+}
+
+void report_weigh(struct profile *p, enum report_sample_type type)
+{
+	if (type == REPORT_WALL)
+		wall_weigh_samples(p);
+	else if (type == REPORT_LATENCY)
+		latency_weigh_samples(p);
+}
 
 int report_check_view(const struct profile *p, const char *input, enum report_sample_type *type,
 		      bool type_given, bool state_given, bool annotate)
@@ -31,18 +65,23 @@ int report_check_view(const struct profile *p, const char *input, enum report_sa
 			return 1;
 		}
 		if (type_given && *type != REPORT_OFF_CPU) {
-			error("%s was recorded with --off-cpu-only: it has no CPU samples for "
-			      "--sample-type=%s (off-cpu is its view)",
-			      input, *type == REPORT_WALL ? "wall" : "cpu");
+			error("%s was recorded with --off-cpu-only: it has no CPU samples for %s "
+			      "(off-cpu is its view)",
+			      input, report_view_option(*type));
 			return 1;
 		}
 		*type = REPORT_OFF_CPU;
 	}
+	if (*type == REPORT_LATENCY && !report_off_cpu_recorded(p, NULL)) {
+		error("%s was recorded without --off-cpu: --latency counts the threads on a CPU "
+		      "by their switch records; record with --off-cpu",
+		      input);
+		return 1;
+	}
 	if (annotate && *type != REPORT_CPU)
-		return cmd_usage_error(
-			"report", "--annotate counts CPU samples: --sample-type=%s does not apply",
-			*type == REPORT_WALL ? "wall" : "off-cpu");
-	if (state_given && *type == REPORT_CPU)
+		return cmd_usage_error("report", "--annotate counts CPU samples: %s does not apply",
+				       report_view_option(*type));
+	if (state_given && !report_has_spans(*type))
 		return cmd_usage_error("report",
 				       "--off-cpu-state applies to --sample-type=off-cpu or wall");
 	return 0;
@@ -139,7 +178,7 @@ static bool has_magic(const char *path)
 	return ok;
 }
 
-struct profile *report_read_one(const char *path, bool force, bool wall)
+struct profile *report_read_one(const char *path, bool force, enum report_sample_type type)
 {
 	char err[512];
 	struct profile *p = datafile_read(path, force, err, sizeof(err));
@@ -149,8 +188,7 @@ struct profile *report_read_one(const char *path, bool force, bool wall)
 		return NULL;
 	}
 	say_cut(p, path);
-	if (wall)
-		wall_weigh_samples(p);
+	report_weigh(p, type);
 	return p;
 }
 
@@ -158,13 +196,14 @@ struct profile *report_read_one(const char *path, bool force, bool wall)
  * Reads path and merges it into *into (made at the first), unless it was
  * merged already: 1, 0 for a file merged already, -1 after saying why.
  */
-static int merge_one(const char *path, bool force, bool wall, struct seen *s, struct profile **into)
+static int merge_one(const char *path, bool force, enum report_sample_type type, struct seen *s,
+		     struct profile **into)
 {
 	struct profile *p;
 
 	if (seen_before(s, path))
 		return 0;
-	if (!(p = report_read_one(path, force, wall)))
+	if (!(p = report_read_one(path, force, type)))
 		return -1;
 	if (!*into)
 		*into = profile_new();
@@ -174,7 +213,7 @@ static int merge_one(const char *path, bool force, bool wall, struct seen *s, st
 }
 
 struct profile *report_read_inputs(const char *const *inputs, size_t ninputs, const char *input,
-				   bool force, bool wall)
+				   bool force, enum report_sample_type type)
 {
 	struct profile *p = NULL;
 	struct seen seen = {0};
@@ -183,7 +222,7 @@ struct profile *report_read_inputs(const char *const *inputs, size_t ninputs, co
 	size_t files = 0;
 
 	if (ninputs <= 1 && (stat(input, &st) < 0 || !S_ISDIR(st.st_mode)))
-		return report_read_one(input, force, wall);
+		return report_read_one(input, force, type);
 	for (size_t i = 0; i < (ninputs ? ninputs : 1); i++) {
 		const char *in = ninputs ? inputs[i] : input;
 		char **names;
@@ -191,7 +230,7 @@ struct profile *report_read_inputs(const char *const *inputs, size_t ninputs, co
 		bool ok = true;
 
 		if (stat(in, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			int got = merge_one(in, force, wall, &seen, &p);
+			int got = merge_one(in, force, type, &seen, &p);
 
 			ok = got >= 0;
 			files += got > 0;
@@ -207,7 +246,7 @@ struct profile *report_read_inputs(const char *const *inputs, size_t ninputs, co
 					warning("%s is not a perfmini data file: skipped",
 						names[k]);
 				else if (ok &&
-					 (got = merge_one(names[k], force, wall, &seen, &p)) < 0)
+					 (got = merge_one(names[k], force, type, &seen, &p)) < 0)
 					ok = false;
 				files += got > 0;
 				free(names[k]);
@@ -230,4 +269,66 @@ struct profile *report_read_inputs(const char *const *inputs, size_t ninputs, co
 	snprintf(err, sizeof(err), "%zu", files);
 	profile_set_meta(p, "merged-files", err);
 	return p;
+}
+
+/* --series: one file read, its warnings said (the read of struct report_series). */
+static struct profile *series_read(void *arg, const char *path)
+{
+	return report_read_one(path, *(const bool *)arg, REPORT_CPU);
+}
+
+struct profile *report_series_open(const char *const *inputs, size_t ninputs, const char *input,
+				   bool force, struct report_series *s, bool *force_arg)
+{
+	char **paths = NULL;
+	size_t n = 0, cap = 0;
+	struct stat st;
+
+	for (size_t i = 0; i < (ninputs ? ninputs : 1); i++) {
+		const char *in = ninputs ? inputs[i] : input;
+		char **names;
+		size_t k;
+
+		if (stat(in, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			xgrow(&paths, &cap, n + 1, sizeof(*paths));
+			paths[n++] = xstrdup(in);
+			continue;
+		}
+		if (dir_files(in, &names, &k) < 0 || k == 0) {
+			error("%s: %s", in, k == 0 ? "a directory without files" : strerror(errno));
+			s->paths = (const char *const *)paths;
+			s->n = n;
+			report_series_close(s);
+			return NULL;
+		}
+		xgrow(&paths, &cap, n + k, sizeof(*paths));
+		for (size_t j = 0; j < k; j++) {
+			/* A file of another kind beside the recordings: not one of them. */
+			if (has_magic(names[j])) {
+				paths[n++] = names[j];
+				continue;
+			}
+			warning("%s is not a perfmini data file: skipped", names[j]);
+			free(names[j]);
+		}
+		free(names);
+	}
+	*force_arg = force;
+	*s = (struct report_series){(const char *const *)paths, n, series_read, force_arg};
+	if (n < 2) {
+		error("--series compares files one after the other: give -i more than once, or a "
+		      "directory of several files");
+		report_series_close(s);
+		return NULL;
+	}
+	return series_read(force_arg, paths[0]);
+}
+
+void report_series_close(struct report_series *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free((char *)s->paths[i]);
+	free((void *)s->paths);
+	s->paths = NULL;
+	s->n = 0;
 }

@@ -26,11 +26,15 @@ struct report_cmd {
 	const struct report_format *f; /* NULL: the command's default */
 	const char *output;	       /* NULL: the format's default */
 	bool force, rows_given, sort_given, per_pid, per_tid, asm_view, source_given;
-	bool wakers, type_given, stdio;
+	bool wakers, type_given, stdio, latency;
 	const char **inputs; /* -i */
 	size_t ninputs;
 	bool time_given, since_given, until_given;
 	const char *tree_opt; /* the first option that makes a tree (-g, --children...) */
+	double level;	      /* --diff-level, in percent */
+	bool level_given;
+	struct report_series series; /* --series: the files */
+	bool series_force;
 };
 
 #endif

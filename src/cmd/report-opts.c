@@ -175,6 +175,19 @@ static const struct cmd_opt options[] = {
 		 "their root frame); by default neither, so that two builds of a program under "
 		 "other names compare",
 	 REPORT},
+	{OPT_SECONDS, "diff-level", 0, "PERCENT", OPT_AT(R, level), OPT_GIVEN(R, level_given),
+	 .flags = OPTF_EQ, .min = 50, .max = 99.9999, .what = "a level in percent, 50 to 99.9999",
+	 .help = "with --diff or --series, the level of the noise bars (default 95): a change in "
+		 "a function's share beyond the interval its sample counts allow is marked: at "
+		 "95, two recordings that differ only where their samples fell have no function "
+		 "marked in 95 comparisons of 100",
+	 REPORT},
+	{OPT_FLAG, "diff-significant", 0, OPT_AT(R, o.diff_significant),
+	 .help = "with --diff or --series, only the changes beyond the noise: --top and --tree "
+		 "the rows marked; --folded and --pprof the stacks that hold a function marked on "
+		 "its self share; --svg colours those functions alone; --series the files with a "
+		 "change",
+	 REPORT},
 
 	{OPT_SECTION, .help = "Formats:", REPORT},
 	FORMAT("top", "(the default) a header on the recording, then the functions by self "
@@ -208,7 +221,8 @@ static const struct cmd_opt options[] = {
 	FORMAT("tree", "the hottest functions, each with the tree of its callees (or, -g callee, "
 		       "its callers) and their shares of all samples, drawn as perf report --stdio "
 		       "draws its call graphs; branches under -g's threshold folded into one line. "
-		       "With --diff, each share's change in points. -n, --sort, every filter and "
+		       "With --diff, each share's change in points, a row's marked '*' beyond its "
+		       "noise. -n, --sort, every filter and "
 		       "--sample-type apply"),
 	{OPT_CALL, "call-graph", 'g', "WORDS", .call = opt_call_graph,
 	 .what = "made of caller or callee, graph, function or address, and a threshold in "
@@ -254,6 +268,9 @@ static const struct cmd_opt options[] = {
 		 "inlined code under the line that inlined it at its own file and line; without "
 		 "FUNCTION the hottest functions (-n). A C++ name may leave out its parameters",
 	 REPORT},
+	FORMAT("series", "-i given more than once, or a directory of record --switch-output's "
+			 "files: a line per file, the functions whose share changed beyond the "
+			 "noise since the file before (see --diff-level, --diff-significant)"),
 	{OPT_NUMBER, "rows", 'n', "N", OPT_SIZE(R, o.rows), OPT_GIVEN(R, rows_given), .min = 0,
 	 .max = 1e9, .what = "a number of rows", .cmds = REPORT_CMD_ANNOTATE,
 	 .help = "without a FUNCTION, the N hottest functions (default 5; 0 for all)"},
@@ -308,8 +325,10 @@ static const struct cmd_opt options[] = {
 	{OPT_FLAG, "wakers", 0, OPT_AT(R, wakers),
 	 .help = "who woke the threads that slept, and for how long: the sleeping time of each "
 		 "sleeper's stack with its waker's (recorded by record --off-cpu with wake-ups); "
-		 "--top: the stacks that slept longest, each with its wakers' shares; --folded: "
-		 "SLEEPER;--;WAKER stacks as offwaketime folds them, in ns",
+		 "--top: the pairs of sleeper and waker, the longest first, in columns cut to "
+		 "the width; --folded: "
+		 "SLEEPER;--;WAKER stacks as offwaketime folds them, in ns. With --latency: what "
+		 "the other threads were asleep in while the latency was spent",
 	 REPORT},
 	{OPT_KEYWORD, "sample-type", 0, "TYPE", OPT_AT(R, o.sample_type), OPT_GIVEN(R, type_given),
 	 .flags = OPTF_EQ, .complete = COMPLETE_WORDS,
@@ -320,6 +339,10 @@ static const struct cmd_opt options[] = {
 	 .help = "cpu: the samples (the default); off-cpu: the time threads spent switched out "
 		 "(record --off-cpu), in nanoseconds; wall: both, each sample weighing its "
 		 "thread's time on the CPU since its previous sample, plus the off-CPU time"},
+	{OPT_FLAG, "latency", 0, OPT_AT(R, latency),
+	 .help = "weigh each CPU sample by its period shared among its process's threads on a CPU "
+		 "at that moment (from record --off-cpu's switch records): code that runs while "
+		 "the other threads wait weighs its wall-clock time; --top adds a CPU% column"},
 	{OPT_KEYWORD, "off-cpu-state", 0, "STATE", OPT_AT(R, o.offcpu_state), .flags = OPTF_EQ,
 	 .complete = COMPLETE_WORDS,
 	 .words = (const struct opt_word[]){{"any", REPORT_STATE_ANY},

@@ -236,16 +236,21 @@ static void free_map(struct hmap *m)
 	free(m);
 }
 
+void aggregate_diff_key(struct report_opts *o)
+{
+	/* The one place the --diff key is made: the root and the frames' names. */
+	if (o->base && !(o->diff_key & REPORT_KEY_THREAD))
+		o->root = REPORT_ROOT_NONE;
+	o->names.modules = o->base && (o->diff_key & REPORT_KEY_MODULE);
+}
+
 void aggregate_prepare(struct report_opts *o, const struct profile *p)
 {
 	free_map(o->span_cgroups);
 	free_map(o->base_span_cgroups);
 	o->span_cgroups = thread_cgroups(p);
 	o->base_span_cgroups = thread_cgroups(o->base);
-	/* The one place the --diff key is made: the root and the frames' names. */
-	if (o->base && !(o->diff_key & REPORT_KEY_THREAD))
-		o->root = REPORT_ROOT_NONE;
-	o->names.modules = o->base && (o->diff_key & REPORT_KEY_MODULE);
+	aggregate_diff_key(o);
 	if (o->merge_inline) {
 		o->names.no_inline = true;
 		inline_calls_free(o->inlined);

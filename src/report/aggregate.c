@@ -419,8 +419,10 @@ static bool add_weighed(struct builder *b, const struct pm_sample *s, uint64_t c
 count:
 	g->count += count;
 	g->period += s->period;
+	g->records++;
 	a->samples += count;
 	a->period += s->period;
+	a->records++;
 	return true;
 }
 
@@ -502,8 +504,8 @@ struct aggregate *aggregate_new(const struct profile *p, const struct report_opt
 	for (size_t i = 0; o->sample_type != REPORT_OFF_CPU && i < p->nsamples; i++)
 		if (aggregate_selects(o, p, &p->samples[i]))
 			add_weighed(&b, &p->samples[i],
-				    o->sample_type == REPORT_WALL ? p->samples[i].period : 1, 0);
-	for (size_t i = 0; o->sample_type != REPORT_CPU && i < p->noffcpu; i++) {
+				    o->sample_type == REPORT_CPU ? 1 : p->samples[i].period, 0);
+	for (size_t i = 0; report_has_spans(o->sample_type) && i < p->noffcpu; i++) {
 		uint64_t sleeping, runnable;
 		const struct pm_wakeup *w =
 			aggregate_offcpu_split(p, &p->offcpu[i], &sleeping, &runnable);

@@ -30,8 +30,9 @@ struct agg_stack {
 	uint32_t cgroup;     /* with AGG_BY_CGROUP: its cgroup's path; else a sample's */
 	uint32_t waker;	     /* with AGG_BY_WAKER: its off-CPU spans' waker's name, 0 none */
 	uint32_t pad;
-	uint64_t count;	 /* samples */
-	uint64_t period; /* the sum of their periods */
+	uint64_t count;	  /* samples, or what they weigh (nanoseconds, in a view of time) */
+	uint64_t period;  /* the sum of their periods */
+	uint64_t records; /* the samples and spans counted, whatever they weigh */
 };
 
 struct aggregate {
@@ -42,6 +43,7 @@ struct aggregate {
 	uint32_t *frames; /* profile frame ids, after the kernel filter */
 	size_t nframes;
 	uint64_t samples, period; /* totals over the stacks */
+	uint64_t records;	  /* the same of records */
 	/* Of the off-CPU spans counted, the nanoseconds blocked and preempted. */
 	uint64_t blocked_ns, preempted_ns;
 	/* The same time, sleeping and runnable (see enum report_offcpu_state). */
@@ -143,6 +145,11 @@ int aggregate_parse_sort(const char *s, struct report_opts *o);
  * recording inlines (aggregate_stack_frames).
  */
 void aggregate_prepare(struct report_opts *o, const struct profile *p);
+/*
+ * What --diff's key makes of o alone (aggregate_prepare's first part): the
+ * root frame and the frames' names, for o->base (NULL: none) as it is.
+ */
+void aggregate_diff_key(struct report_opts *o);
 /* Frees what the parsers and aggregate_prepare allocated in o. */
 void aggregate_opts_release(struct report_opts *o);
 

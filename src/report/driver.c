@@ -45,6 +45,7 @@ static const struct report_format formats[] = {
 	 .default_output = "perfmini.speedscope.json"},
 	{.name = "firefox", .write = fmt_firefox, .default_output = "perfmini.firefox.json"},
 	{.name = "annotate", .write = fmt_annotate},
+	{.name = "series", .write = fmt_series},
 };
 
 const struct report_format *report_format_find(const char *name)

@@ -12,6 +12,11 @@
  * The text is the key (aggregate_prepare): without the thread in it a
  * stack has no root frame, and "[no frames]" stands for a stack the
  * filters left empty; with the module, frames read "MODULE`FUNCTION".
+ * A function whose share of CPU samples changed beyond the noise
+ * (functab.h, noise.h) is marked in every frame of it, "_[+]" grew and
+ * "_[-]" shrank, before the annotations flamegraph.pl colours by
+ * ("step_[+]_[i]"); --diff-significant keeps only the stacks holding a
+ * function marked on its self share.
  */
 #include "config.h"
 
@@ -20,6 +25,7 @@
 #include <string.h>
 
 #include "report/aggregate.h"
+#include "report/functab.h"
 #include "report/report.h"
 #include "util/alloc.h"
 #include "util/hmap.h"
@@ -52,11 +58,48 @@ struct folded {
 	struct folded_line *lines;
 	size_t nlines, cap;
 	struct sbuf b;
+	struct sbuf level; /* a level's name, for its mark */
 };
 
-/* Adds the stacks of a to f's lines: their counts, or with base their base counts. */
+/*
+ * Appends the names of frame f's levels, each followed by its function's
+ * mark in ft (a --diff's: "_[+]" grew, "_[-]" shrank beyond the noise),
+ * before its annotations: "step_[+]_[i]".
+ */
+static void add_marked(struct folded *fo, struct functab *ft, bool base, uint32_t f,
+		       const char *root, struct sbuf *b)
+{
+	const struct profile *p = ft->side[base].p;
+	uint32_t n = report_frame_levels(p, f, &ft->o->names);
+
+	for (uint32_t k = 0; k < n; k++) {
+		const struct ft_row *r = &ft->rows[functab_row(ft, base, f, k, root)];
+		int mark = r->self_mark ? r->self_mark : r->total_mark;
+		size_t end;
+
+		sbuf_reset(&fo->level);
+		report_level_name(p, f, k, &ft->o->names, &fo->level);
+		end = fo->level.len;
+		while (end >= 4 && (!strncmp(fo->level.buf + end - 4, "_[i]", 4) ||
+				    !strncmp(fo->level.buf + end - 4, "_[k]", 4)))
+			end -= 4;
+		if (k)
+			sbuf_adds(b, ";");
+		sbuf_addn(b, fo->level.buf, end);
+		if (mark)
+			sbuf_adds(b, mark > 0 ? "_[+]" : "_[-]");
+		sbuf_adds(b, fo->level.buf + end);
+	}
+}
+
+/*
+ * Adds the stacks of a to f's lines: their counts, or with base their base
+ * counts. With ft (a --diff's table), frames carry their functions' marks,
+ * and with --diff-significant only the stacks holding a function marked
+ * on its self share are kept.
+ */
 static void add_stacks(struct folded *fo, const struct profile *p, const struct report_opts *o,
-		       const struct aggregate *a, bool base)
+		       const struct aggregate *a, bool base, struct functab *ft)
 {
 	struct folded_line *lines = fo->lines;
 	size_t nlines = fo->nlines, cap = fo->cap;
@@ -70,6 +113,8 @@ static void add_stacks(struct folded *fo, const struct profile *p, const struct 
 		struct hmap_slot *m;
 		bool added, first = o->root == REPORT_ROOT_NONE;
 
+		if (ft && o->diff_significant && !functab_stack_marked(ft, a, g, base))
+			continue;
 		sbuf_reset(&b);
 		if (o->root != REPORT_ROOT_NONE)
 			sbuf_add_sanitized(&b, a->roots[g->root]);
@@ -78,10 +123,21 @@ static void add_stacks(struct folded *fo, const struct profile *p, const struct 
 		for (uint32_t d = g->depth; d-- > 0;) {
 			uint32_t f = a->frames[g->off + d];
 
+			/* With a thread key a function's mark is its thread's: no cache. */
+			if (ft && ft->by_thread) {
+				if (!first)
+					sbuf_adds(&b, ";");
+				first = false;
+				add_marked(fo, ft, base, f, a->roots[g->root], &b);
+				continue;
+			}
 			if (!span[f][0]) {
 				size_t at = names.len;
 
-				report_frame_names(p, f, &o->names, ";", &names);
+				if (ft)
+					add_marked(fo, ft, base, f, a->roots[g->root], &names);
+				else
+					report_frame_names(p, f, &o->names, ";", &names);
 				span[f][0] = (uint32_t)at + 1;
 				span[f][1] = (uint32_t)(names.len - at);
 			}
@@ -113,12 +169,17 @@ int fmt_folded(const struct report_data *d, FILE *out)
 	const struct profile *p = d->p;
 	const struct report_opts *o = d->o;
 	const struct aggregate *a = d->a, *base = d->base;
-	struct folded fo = {.b = SBUF_INIT};
+	struct functab *ft = base ? functab_new(p, o, a, base) : NULL;
+	struct folded fo = {.b = SBUF_INIT, .level = SBUF_INIT};
 
 	hmap_init(&fo.merged);
-	add_stacks(&fo, p, o, a, false);
+	if (ft && !ft->noise) {
+		functab_free(ft); /* time compared, not counts: no marks */
+		ft = NULL;
+	}
+	add_stacks(&fo, p, o, a, false, ft);
 	if (base)
-		add_stacks(&fo, o->base, o, base, true);
+		add_stacks(&fo, o->base, o, base, true, ft);
 	if (fo.nlines)
 		qsort(fo.lines, fo.nlines, sizeof(*fo.lines), cmp_line);
 	for (size_t i = 0; i < fo.nlines; i++) {
@@ -136,7 +197,9 @@ int fmt_folded(const struct report_data *d, FILE *out)
 		free(fo.lines[i].text);
 	}
 	free(fo.lines);
+	functab_free(ft);
 	sbuf_release(&fo.b);
+	sbuf_release(&fo.level);
 	hmap_release(&fo.merged);
 	return 0;
 }

@@ -35,17 +35,23 @@
  * per name across both, so a function is matched by name (with a key on
  * modules, named "MODULE`FUNCTION"; with one on threads, the stacks have
  * the thread's name as a root frame); the base's locations have no
- * mapping (its addresses are another build's).
+ * mapping (its addresses are another build's). The functions whose share
+ * of CPU samples changed beyond the noise (functab.h) are listed in the
+ * comments; --diff-significant keeps only the stacks, in both, that hold
+ * one marked on its self share.
  */
 #include "config.h"
 
 #include <elf.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <zlib.h>
 
+#include "report/functab.h"
+#include "report/noise.h"
 #include "report/pprof-int.h"
 #include "util/alloc.h"
 #include "util/sbuf.h"
@@ -223,6 +229,52 @@ static void add_value_type(struct pprof *x, struct sbuf *out, uint32_t field, co
 	sbuf_release(&v);
 }
 
+/* --diff: the functions marked, each a comment, at most this many. */
+#define MAX_MARK_COMMENTS 20
+
+/* --diff: the larger self change first, then the name. */
+static int cmp_marked(const void *a, const void *b, void *arg)
+{
+	const struct functab *ft = arg;
+	const struct ft_row *x = &ft->rows[*(const uint32_t *)a];
+	const struct ft_row *y = &ft->rows[*(const uint32_t *)b];
+	double cx = fabs(functab_change(ft, x->self, x->base_self));
+	double cy = fabs(functab_change(ft, y->self, y->base_self));
+
+	if (cx != cy)
+		return cx > cy ? -1 : 1;
+	return strcmp(functab_str(ft, x->name), functab_str(ft, y->name));
+}
+
+/* --diff: a comment per function marked beyond the noise (at most MAX_MARK_COMMENTS). */
+static void encode_marks(struct pprof *x, struct sbuf *out)
+{
+	const struct functab *ft = x->ft;
+	uint32_t *order = xcalloc(ft->nrows + 1, sizeof(*order));
+	size_t n = 0;
+
+	for (size_t i = 0; i < ft->nrows; i++)
+		if (ft->rows[i].self_mark || ft->rows[i].total_mark)
+			order[n++] = (uint32_t)i;
+	if (n)
+		qsort_r(order, n, sizeof(*order), cmp_marked, (void *)ft);
+	sbuf_reset(&x->name);
+	sbuf_addf(&x->name, "perfmini: %zu function%s changed beyond the noise (%g%%)", n,
+		  n == 1 ? "" : "s", 100 * (x->o->diff_level > 0 ? x->o->diff_level : NOISE_LEVEL));
+	pb_uint(out, PROFILE_COMMENT, pprof_str_id(x, x->name.buf));
+	for (size_t i = 0; i < n && i < MAX_MARK_COMMENTS; i++) {
+		const struct ft_row *r = &ft->rows[order[i]];
+
+		sbuf_reset(&x->name);
+		sbuf_addf(&x->name, "%s: self %+.1f (noise %.1f), total %+.1f (noise %.1f) points",
+			  functab_str(ft, r->name), functab_change(ft, r->self, r->base_self),
+			  r->self_noise, functab_change(ft, r->total, r->base_total),
+			  r->total_noise);
+		pb_uint(out, PROFILE_COMMENT, pprof_str_id(x, x->name.buf));
+	}
+	free(order);
+}
+
 /* The header fields: sample types, period, times, comments. */
 static void encode_header(struct pprof *x, const struct aggregate *a, struct sbuf *out)
 {
@@ -237,7 +289,9 @@ static void encode_header(struct pprof *x, const struct aggregate *a, struct sbu
 
 	if (x->o->sample_type != REPORT_CPU) {
 		/* Both values are nanoseconds: the view's, and the time the stacks sum to. */
-		type = x->o->sample_type == REPORT_OFF_CPU ? "off-cpu" : "wall";
+		type = x->o->sample_type == REPORT_OFF_CPU ? "off-cpu"
+		       : x->o->sample_type == REPORT_WALL  ? "wall"
+							   : "latency";
 		add_value_type(x, out, PROFILE_SAMPLE_TYPE, type, "nanoseconds");
 		add_value_type(x, out, PROFILE_SAMPLE_TYPE, "time", "nanoseconds");
 		add_value_type(x, out, PROFILE_PERIOD_TYPE, type, "nanoseconds");
@@ -263,6 +317,8 @@ static void encode_header(struct pprof *x, const struct aggregate *a, struct sbu
 		sbuf_addf(&x->name, "perfmini %s", command);
 		pb_uint(out, PROFILE_COMMENT, pprof_str_id(x, x->name.buf));
 	}
+	if (x->ft)
+		encode_marks(x, out);
 	pb_uint(out, PROFILE_DEFAULT_SAMPLE_TYPE, pprof_str_id(x, type));
 }
 
@@ -304,6 +360,9 @@ static void encode_samples(struct pprof *x, const struct aggregate *a, const str
 		const struct agg_stack *g = &a->stacks[i];
 		uint64_t count = g->count, period = g->period;
 
+		if (x->ft && x->o->diff_significant &&
+		    !functab_stack_marked(x->ft, a, g, to != NULL))
+			continue;
 		sbuf_reset(&x->sb);
 		for (uint32_t d = 0; d < g->depth; d++)
 			pb_uint(&x->sb, SAMPLE_LOCATION_ID, location_id(x, a->frames[g->off + d]));
@@ -436,9 +495,14 @@ int fmt_pprof(const struct report_data *d, FILE *out)
 	hmap_init(&x.names);
 	pprof_index_segments(&x);
 	x.main_module = pprof_find_main_module(p, a);
+	if (base && (x.ft = functab_new(p, o, a, base)) && !x.ft->noise) {
+		functab_free(x.ft); /* time compared, not counts: no marks */
+		x.ft = NULL;
+	}
 	encode(&x, a, base, &msg);
 	ret = gzip_write((const unsigned char *)msg.buf, msg.len, out);
 	sbuf_release(&msg);
+	functab_free(x.ft);
 	sbuf_release(&x.functions);
 	sbuf_release(&x.locations);
 	sbuf_release(&x.scratch);

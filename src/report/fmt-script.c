@@ -151,32 +151,65 @@ static uint32_t *time_order(const struct pm_sample *items, size_t n)
  * The lines of the view: the samples (cpu); or the off-CPU spans the
  * filters select, each as a sample whose period is its time in the
  * selected state, in ns (off-cpu), after the samples (wall). Spans from
- * *nspans on; the samples themselves when there are no spans.
+ * *nspans on, their indexes in p->offcpu in (*span_of)[item - *nspans]
+ * (malloc'd, NULL without spans); the samples themselves when there are
+ * no spans.
  */
 static const struct pm_sample *view_items(const struct profile *p, const struct report_opts *o,
-					  size_t *n, size_t *nspans)
+					  size_t *n, size_t *nspans, uint32_t **span_of)
 {
 	struct pm_sample *items;
 	size_t k = 0;
 
+	*span_of = NULL;
 	*nspans = *n = o->sample_type == REPORT_OFF_CPU ? 0 : p->nsamples;
-	if (o->sample_type == REPORT_CPU || !p->noffcpu)
+	if (!report_has_spans(o->sample_type) || !p->noffcpu)
 		return p->samples;
 	items = xcalloc(*n + p->noffcpu, sizeof(*items));
+	*span_of = xcalloc(p->noffcpu, sizeof(**span_of));
 	if (*n)
 		memcpy(items, p->samples, *n * sizeof(*items));
 	for (size_t i = 0; i < p->noffcpu; i++)
-		k += aggregate_selects_offcpu(o, p, &p->offcpu[i], &items[*n + k]);
+		if (aggregate_selects_offcpu(o, p, &p->offcpu[i], &items[*n + k]))
+			(*span_of)[k++] = (uint32_t)i;
 	*n += k;
 	return items;
+}
+
+/*
+ * --json, a sleep that a wake-up ended: its sleeping time, and its waker
+ * with the waker's whole stack (innermost first, the kernel filters
+ * applied), into b.
+ */
+static void json_waker(struct script *s, const struct pm_offcpu *x, struct sbuf *b)
+{
+	const struct profile *p = s->p;
+	uint64_t sleeping, runnable;
+	const struct pm_wakeup *w = aggregate_offcpu_split(p, x, &sleeping, &runnable);
+	const char *text;
+	size_t len;
+	int n;
+
+	if (!w)
+		return;
+	sbuf_addf(b, ",\"sleeping_ns\":%" PRIu64 ",\"waker\":{\"pid\":%u,\"tid\":%u,\"comm\":",
+		  sleeping, w->pid, w->tid);
+	sbuf_add_json(b, strtab_get(&p->str, w->comm));
+	sbuf_adds(b, ",\"frames\":[");
+	if ((n = kept_frames(s, w->stack)) > 0) {
+		stack_text(s, w->stack, n, &text, &len);
+		sbuf_addn(b, text, len);
+	}
+	sbuf_adds(b, "]}");
 }
 
 static int run(const struct profile *p, const struct report_opts *o, FILE *out, bool json)
 {
 	struct script s = {.p = p, .o = o, .json = json, .names = SBUF_INIT, .b = SBUF_INIT};
-	struct sbuf comm = SBUF_INIT;
+	struct sbuf comm = SBUF_INIT, waker = SBUF_INIT;
 	size_t nitems, nspans;
-	const struct pm_sample *items = view_items(p, o, &nitems, &nspans);
+	uint32_t *span_of;
+	const struct pm_sample *items = view_items(p, o, &nitems, &nspans, &span_of);
 	uint32_t *order = time_order(items, nitems);
 
 	s.span = xcalloc(p->nstacks ? p->nstacks : 1, sizeof(*s.span));
@@ -189,6 +222,10 @@ static int run(const struct profile *p, const struct report_opts *o, FILE *out, 
 
 		if (!off_cpu && !aggregate_selects(o, p, x))
 			continue;
+		/* First: the waker's stack, named into s.names, would move the line's. */
+		sbuf_reset(&waker);
+		if (json && off_cpu)
+			json_waker(&s, &p->offcpu[span_of[order[i] - nspans]], &waker);
 		n = kept_frames(&s, x->stack);
 		if (n < 0)
 			continue;
@@ -198,6 +235,7 @@ static int run(const struct profile *p, const struct report_opts *o, FILE *out, 
 			sbuf_add_json(&comm, strtab_get(&p->str, x->comm));
 			sbuf_adds(&comm, ",\"cgroup\":");
 			sbuf_add_json(&comm, strtab_get(&p->str, x->cgroup));
+			sbuf_addn(&comm, waker.buf, waker.len);
 			fprintf(out,
 				"{\"time\":%" PRIu64 ".%09" PRIu64 ",\"time_ns\":%" PRIu64
 				",\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"period\":%" PRIu64
@@ -217,12 +255,14 @@ static int run(const struct profile *p, const struct report_opts *o, FILE *out, 
 	}
 	if (items != p->samples)
 		free((void *)items);
+	free(span_of);
 	free(order);
 	free(s.span);
 	free(s.frames);
 	sbuf_release(&s.names);
 	sbuf_release(&s.b);
 	sbuf_release(&comm);
+	sbuf_release(&waker);
 	return 0;
 }
 

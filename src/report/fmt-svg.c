@@ -25,7 +25,10 @@
  * recording's own total, from grey (none) to red (grew most) or blue
  * (shrank most). Frames found only in the base have no width: not drawn.
  * The names are the key (aggregate_prepare): without the thread in it,
- * no root frame; with the module, "MODULE`FUNCTION".
+ * no root frame; with the module, "MODULE`FUNCTION". A frame of a function
+ * whose share of CPU samples changed beyond the noise (functab.h) is
+ * outlined, its mark a fifth number per node; with --diff-significant the
+ * other frames are grey.
  */
 #include "config.h"
 
@@ -35,6 +38,8 @@
 #include <string.h>
 
 #include "report/aggregate.h"
+#include "report/functab.h"
+#include "report/noise.h"
 #include "report/report.h"
 #include "report/svg-script.h"
 #include "util/alloc.h"
@@ -75,7 +80,7 @@ struct node {
 	uint64_t count;
 	uint64_t base;	/* --diff: the base recording's samples */
 	uint32_t entry; /* its (name, kind) in the JSON names, + 1; 0 not yet */
-	uint32_t pad;
+	int32_t mark;	/* --diff: its function's mark (functab.h), +1 grew, -1 shrank, 0 */
 };
 
 struct svg {
@@ -93,48 +98,9 @@ struct svg {
 	uint32_t nentries;
 	uint32_t *kids; /* scratch for sorted children, a stack of them */
 	size_t nkids, kids_cap;
+	struct functab *ft; /* --diff of CPU samples: the functions' marks */
 	struct sbuf b;
 };
-
-/*
- * Writes s as XML character data (&, <, >, quotes as entities) or, with
- * json, as the contents of a JSON string inside a CDATA section ('"' and
- * '\\' escaped, '<', '>' and '&' as \\u escapes, so no "]]>"); in both,
- * bytes that are not valid UTF-8, control characters and XML's
- * non-characters as '?'.
- */
-static void put_text(FILE *out, const char *s, bool json)
-{
-	static const char special[] = "&<>\"'";
-	static const char *const xml[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"};
-	static const char *const js[] = {"\\u0026", "\\u003c", "\\u003e", "\\\"", "'"};
-
-	while (*s) {
-		uint32_t cp;
-		size_t n = utf8_char(s, &cp);
-		const char *e = n && cp && cp < 0x80 ? strchr(special, (int)cp) : NULL;
-
-		if (n == 0 || utf8_is_control(cp) || cp == 0xfffe || cp == 0xffff)
-			fputc('?', out);
-		else if (e)
-			fputs((json ? js : xml)[e - special], out);
-		else if (json && cp == '\\')
-			fputs("\\\\", out);
-		else
-			fwrite(s, 1, n, out);
-		s += n ? n : 1;
-	}
-}
-
-static void xml_text(FILE *out, const char *s)
-{
-	put_text(out, s, false);
-}
-
-static void json_text(FILE *out, const char *s)
-{
-	put_text(out, s, true);
-}
 
 struct node_key {
 	const struct svg *g;
@@ -172,6 +138,7 @@ static uint32_t child_of(struct svg *g, uint32_t parent, uint32_t name, uint32_t
 	n->depth = g->nodes[parent].depth + 1;
 	n->count = n->base = 0;
 	n->entry = 0;
+	n->mark = 0;
 	g->nodes[parent].child = (uint32_t)g->nnodes;
 	slot->val = g->nnodes;
 	return (uint32_t)g->nnodes++;
@@ -192,6 +159,14 @@ static uint32_t level_kind(const struct profile *p, uint32_t f, uint32_t level,
 	    (l || !(fr->flags & PM_FRAME_NOMAP)))
 		return KIND_JIT;
 	return KIND_USER;
+}
+
+/* The mark of level k of frame f in a stack of root (the base's with base). */
+static int row_mark(struct functab *ft, bool base, uint32_t f, uint32_t k, const char *root)
+{
+	const struct ft_row *r = &ft->rows[functab_row(ft, base, f, k, root)];
+
+	return r->self_mark ? r->self_mark : r->total_mark;
 }
 
 /* Adds the stacks of a (recorded in p) to the tree: to counts, or with base to bases. */
@@ -228,6 +203,9 @@ static void build(struct svg *g, const struct profile *p, const struct aggregate
 				n = child_of(g, n, strtab_addn(&g->str, g->b.buf, g->b.len),
 					     level_kind(p, f, k, &g->o->names));
 				*(base ? &g->nodes[n].base : &g->nodes[n].count) += s->count;
+				if (g->ft)
+					g->nodes[n].mark =
+						row_mark(g->ft, base, f, k, a->roots[s->root]);
 			}
 		}
 	}
@@ -287,6 +265,8 @@ static void diff_colour(const struct svg *g, const struct node *n, FILE *out)
 	const unsigned char *to = d > 0 ? diff_grew : diff_shrank;
 	int c[3];
 
+	if (g->o->diff_significant && !n->mark)
+		k = 0; /* --diff-significant: only the marked functions have colour */
 	for (int i = 0; i < 3; i++)
 		c[i] = (int)(diff_same[i] + (to[i] - diff_same[i]) * k + 0.5);
 	fprintf(out, "rgb(%d,%d,%d)", c[0], c[1], c[2]);
@@ -329,7 +309,7 @@ static void label(FILE *out, const char *name, double w)
 		if (((unsigned char)name[i] & 0xc0) != 0x80)
 			cps++;
 	if (cps <= (size_t)fit) {
-		xml_text(out, name);
+		svg_xml_text(out, name);
 		return;
 	}
 	/* The bytes of the first fit - 2 code points, then "..". */
@@ -344,7 +324,7 @@ static void label(FILE *out, const char *name, double w)
 	{
 		char *cut = xstrndup(name, len);
 
-		xml_text(out, cut);
+		svg_xml_text(out, cut);
 		free(cut);
 	}
 	fputs("..", out);
@@ -366,21 +346,22 @@ static void draw(struct svg *g, uint32_t n, uint64_t x, FILE *out)
 	size_t nkids = 0, cap = 0;
 
 	fputs("<g class=\"f\"><title>", out);
-	xml_text(out, name);
+	svg_xml_text(out, name);
 	if (g->o->base)
-		fprintf(out, " (%llu sample%s, %.2f%%; base %.2f%%, %+.2f points)</title>",
+		fprintf(out, " (%llu sample%s, %.2f%%; base %.2f%%, %+.2f points%s)</title>",
 			(unsigned long long)nd->count, nd->count == 1 ? "" : "s",
 			100.0 * (double)nd->count / (double)g->total,
 			g->base_total ? 100.0 * (double)nd->base / (double)g->base_total : 0.0,
-			100.0 * node_change(g, nd));
+			100.0 * node_change(g, nd),
+			nd->mark ? "; its function changed beyond the noise" : "");
 	else if (g->o->sample_type == REPORT_CPU)
 		fprintf(out, " (%llu sample%s, %.2f%%)</title>", (unsigned long long)nd->count,
 			nd->count == 1 ? "" : "s", 100.0 * (double)nd->count / (double)g->total);
 	else
 		fprintf(out, " (%.1f ms, %.2f%%)</title>", (double)nd->count / 1e6,
 			100.0 * (double)nd->count / (double)g->total);
-	fprintf(out, "<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" fill=\"", px, y, w,
-		FRAME_HEIGHT - 1);
+	fprintf(out, "<rect%s x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" fill=\"",
+		nd->mark ? " class=\"m\"" : "", px, y, w, FRAME_HEIGHT - 1);
 	colour(g, nd, out);
 	fprintf(out, "\"/><text x=\"%.2f\" y=\"%.0f\">", px + 3, y + FRAME_HEIGHT - 4);
 	label(out, name, w);
@@ -414,6 +395,9 @@ static void subtitle(struct svg *g, const struct aggregate *a, struct sbuf *b)
 		sbuf_addf(b, "%.1f ms off CPU", (double)a->samples / 1e6);
 	else if (g->o->sample_type == REPORT_WALL)
 		sbuf_addf(b, "%.1f ms of wall time (CPU and off-CPU)", (double)a->samples / 1e6);
+	else if (g->o->sample_type == REPORT_LATENCY)
+		sbuf_addf(b, "%.1f ms of latency (CPU time shared among the threads running)",
+			  (double)a->samples / 1e6);
 	else
 		sbuf_addf(b, "%llu samples", (unsigned long long)a->samples);
 	if (aggregate_filtered(g->o)) {
@@ -428,6 +412,13 @@ static void subtitle(struct svg *g, const struct aggregate *a, struct sbuf *b)
 		sbuf_add_sanitized(b, g->o->base_input ? g->o->base_input : "the base");
 		sbuf_addf(b, " (%llu): colour is the change in share of each one's total",
 			  (unsigned long long)g->base_total);
+		if (g->ft)
+			sbuf_addf(b,
+				  "; outlined: %zu function%s whose share changed beyond the noise "
+				  "(%g%%)%s",
+				  g->ft->marked, g->ft->marked == 1 ? "" : "s",
+				  100 * (g->o->diff_level > 0 ? g->o->diff_level : NOISE_LEVEL),
+				  g->o->diff_significant ? ", the others grey" : "");
 		return;
 	}
 	if (event) {
@@ -456,11 +447,14 @@ static void header(struct svg *g, const struct aggregate *a, int height, FILE *o
 	if (g->o->base)
 		fprintf(out, " data-base-samples=\"%llu\" data-max-change=\"%.9g\"",
 			(unsigned long long)g->base_total, g->max_change);
+	if (g->ft)
+		fprintf(out, " data-noise=\"%s\"", g->o->diff_significant ? "only" : "marks");
 	fputs(">\n", out);
 	fputs("<style>\n"
 	      "text { font-family: monospace; font-size: 12px; fill: #000; }\n"
 	      "g.f { cursor: pointer; }\n"
 	      "g.f:hover rect { stroke: #000; stroke-width: 0.5; }\n"
+	      "rect.m { stroke: #000; stroke-width: 1.5; }\n"
 	      "text.title { font-size: 17px; text-anchor: middle; }\n"
 	      "text.sub { fill: #444; text-anchor: middle; }\n"
 	      ".ctl { cursor: pointer; fill: #1a5fb4; }\n"
@@ -473,13 +467,13 @@ static void header(struct svg *g, const struct aggregate *a, int height, FILE *o
 	fprintf(out, "<text class=\"title\" x=\"%d\" y=\"24\">perfmini", WIDTH / 2);
 	if (command && *command) {
 		fputs(": ", out);
-		xml_text(out, command);
+		svg_xml_text(out, command);
 	}
 	fputs("</text>\n", out);
 	sbuf_reset(&g->b);
 	subtitle(g, a, &g->b);
 	fprintf(out, "<text class=\"sub\" x=\"%d\" y=\"44\">", WIDTH / 2);
-	xml_text(out, g->b.buf);
+	svg_xml_text(out, g->b.buf);
 	fputs("</text>\n", out);
 	/* The legend: one swatch per kind of frame; with --diff, per direction of change. */
 	for (int k = 0; g->o->base && k < 3; k++) {
@@ -524,7 +518,7 @@ static uint32_t entry_of(struct svg *g, uint32_t n, FILE *names, FILE *kind_out,
 	slot = hmap_insert(&g->entries, (uint64_t)nd->name << 8 | nd->kind, &added);
 	if (added) {
 		fputs(g->nentries ? ",\"" : "\"", names);
-		json_text(names, strtab_get(&g->str, nd->name));
+		svg_json_text(names, strtab_get(&g->str, nd->name));
 		fputc('"', names);
 		fprintf(kind_out, "%s%u", g->nentries ? "," : "", nd->kind);
 		fputs(g->nentries ? ",\"" : "\"", fills);
@@ -585,6 +579,8 @@ static void write_tree(struct svg *g, FILE *out)
 			(unsigned long long)g->nodes[n].count, nk);
 		if (g->o->base)
 			fprintf(tree, ",%llu", (unsigned long long)g->nodes[n].base);
+		if (g->ft)
+			fprintf(tree, ",%d", g->nodes[n].mark);
 		first = false;
 		if (nk) {
 			xgrow(&top, &top_cap, ntop + 3, sizeof(*top));
@@ -630,6 +626,10 @@ int fmt_svg(const struct report_data *d, FILE *out)
 	struct svg g = {.p = p, .o = o, .b = SBUF_INIT};
 	int height;
 
+	if (base && (g.ft = functab_new(p, o, a, base)) && !g.ft->noise) {
+		functab_free(g.ft); /* time compared, not counts: no marks */
+		g.ft = NULL;
+	}
 	strtab_init(&g.str);
 	hmap_init(&g.index);
 	hmap_init(&g.entries);
@@ -675,6 +675,7 @@ int fmt_svg(const struct report_data *d, FILE *out)
 		svg_script);
 	free(g.nodes);
 	free(g.kids);
+	functab_free(g.ft);
 	hmap_release(&g.index);
 	hmap_release(&g.entries);
 	strtab_release(&g.str);

@@ -13,6 +13,7 @@
 
 #include "report/aggregate.h"
 #include "report/missing.h"
+#include "report/noise.h"
 #include "report/report.h"
 #include "report/top-int.h"
 #include "util/parse.h"
@@ -184,7 +185,17 @@ static void print_weight(const struct profile *p, const struct report_opts *o,
 {
 	struct sbuf sb = SBUF_INIT, *b = &sb;
 
-	sbuf_reset(b);
+	if (o->sample_type == REPORT_LATENCY) {
+		sbuf_addf(
+			b,
+			"%.1f ms of latency (--latency): each sample's period shared among the "
+			"threads of its process on a CPU then; Self, Total in ms and their shares; "
+			"CPU%%: the share of the samples",
+			(double)a->samples / 1e6);
+		header_line(out, width, "Weight:", b->buf);
+		sbuf_release(b);
+		return;
+	}
 	sbuf_addf(b, "%.1f ms %s (--sample-type); Self and Total in ms", (double)a->samples / 1e6,
 		  o->sample_type == REPORT_OFF_CPU ? "off CPU"
 						   : "of wall time: CPU periods and off-CPU time");
@@ -274,8 +285,8 @@ void top_print_header(const struct profile *p, const struct report_opts *o,
 	sbuf_release(&b);
 }
 
-void top_print_compared(const struct report_opts *o, const struct aggregate *base, FILE *out,
-			int width)
+void top_print_compared(const struct report_opts *o, const struct aggregate *base,
+			const struct top_noise *noise, FILE *out, int width)
 {
 	const struct profile *b = o->base;
 	const char *dur = profile_get_meta(b, "duration-ns");
@@ -301,5 +312,16 @@ void top_print_compared(const struct report_opts *o, const struct aggregate *bas
 	if (o->merge_inline)
 		sbuf_adds(&s, "; inlined functions counted in their callers (--merge-inline)");
 	header_line(out, width, "Compared:", s.buf);
+	sbuf_reset(&s);
+	if (noise) {
+		sbuf_addf(&s,
+			  "half of each change's interval, in points, from the sample counts "
+			  "(binomial; at %g%% for the table as a whole, %zu tests that could "
+			  "pass); '*' marks %s beyond it: %zu %s marked%s",
+			  100 * (o->diff_level > 0 ? o->diff_level : NOISE_LEVEL), noise->family,
+			  noise->marks, noise->marked, noise->marked == 1 ? "row" : "rows",
+			  o->diff_significant ? ", and shown alone (--diff-significant)" : "");
+		header_line(out, width, "Noise:", s.buf);
+	}
 	sbuf_release(&s);
 }

@@ -1,16 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fmt-top.c - the default report: a header on the recording, then the
- * functions (or, with --sort module, the modules) with the most samples.
- *
- * A function is one level of a frame (an inlined level is a function of
- * its own, named with "_[i]"), in one module; with --diff, a name alone
- * unless the key (report.h's diff_key) adds the module, and with the
- * thread in the key, a row per function and thread. Its self count is
- * the number of samples whose innermost level it is; its total count the
- * number of samples in which it appears at all, each sample counted once
- * however often the function recurses in it; a module's counts are the
- * same over the frames in it.
+ * functions (or, with --sort module, the modules) with the most samples:
+ * the rows of the function table (functab.h), and with --diff each one's
+ * share in both recordings, the change and its noise (noise.h).
  *
  * On a terminal the table fits its width: names lose their middle
  * (report_cut_name), locations their start, modules their end, never
@@ -23,246 +16,27 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "report/aggregate.h"
-#include "report/missing.h"
+#include "report/functab.h"
 #include "report/report.h"
 #include "report/top-int.h"
 #include "util/alloc.h"
-#include "util/hmap.h"
-#include "util/parse.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
 
-#define DEFAULT_COLUMNS	 100
 #define MIN_COLUMNS	 60
 #define TTY_ROWS	 25
 #define MAX_MODULE_WIDTH 20
 #define MIN_FUNC_WIDTH	 24
 
-/* A function as its rows show it (its module, when not in its key, is each row's own). */
-struct top_func {
-	uint32_t name; /* strings: the level's name; with --sort module, "" */
-	uint32_t loc;  /* strings: FILE:LINE with --lines, else "" */
-};
-
-/* A row of the table: a function (or module), and with a thread key, a thread. */
-struct top_fn {
-	uint32_t name, loc; /* its function's */
-	uint32_t module;    /* strings: the module's base name, of the first frame counted */
-	uint32_t thread;    /* strings: the root's name with a thread key, else "" */
-	uint32_t stamp;	    /* the last stack counted in total, + 1 */
-	uint32_t pad;
-	uint64_t self, total;
-	uint64_t base_self, base_total; /* --diff: in the base recording */
-};
-
+/* The table being printed. */
 struct top {
-	const struct profile *p;
+	struct functab *ft;
 	const struct report_opts *o;
-	struct strtab str;
-	struct top_func *funcs;
-	size_t nfuncs, funcs_cap;
-	struct hmap func_index; /* key string offset -> index into funcs */
-	struct top_fn *fns;	/* the rows */
-	size_t nfns, fns_cap;
-	struct hmap row_index; /* with by_thread: func << 32 | thread -> index into fns */
-	uint32_t *levels;      /* per frame, its functions, outermost first */
-	size_t nlevels, levels_cap;
-	uint32_t *level0;    /* frame -> index into levels + 1; 0 not yet named */
-	uint32_t *module_of; /* frame -> its module's base name, once named */
-	bool by_module;	     /* --sort module: a row per module, not per function */
-	bool no_module;	     /* --sort without module: no module column, nor key */
-	bool keyed_module;   /* functions of other modules apart (but in a --diff) */
-	bool by_thread; /* --diff keyed on threads, --sort comm, pid, tid: a row per thread too */
-	uint64_t samples, base_samples; /* the totals (--diff: of both recordings) */
 	struct sbuf b;
 };
-
-/* The terminal's width, or 0 when out is not a terminal. */
-static int terminal_columns(FILE *out)
-{
-	struct winsize ws;
-
-	if (!isatty(fileno(out)))
-		return 0;
-	if (ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		return ws.ws_col;
-	return DEFAULT_COLUMNS;
-}
-
-/* Where the header wraps off a terminal: COLUMNS, else 100. */
-static int env_columns(void)
-{
-	const char *env;
-	uint64_t v;
-
-	env = getenv("COLUMNS");
-	if (env && parse_u64(env, &v) == 0 && v > 0 && v < 100000)
-		return (int)v;
-	return DEFAULT_COLUMNS;
-}
-
-/*
- * The row of function func in thread (a string), added if new, showing
- * module (a string: the module of the frame it is first met in).
- */
-static uint32_t row_of(struct top *t, uint32_t func, uint32_t thread, uint32_t module)
-{
-	struct hmap_slot *slot = NULL;
-	bool added = true;
-
-	if (t->by_thread)
-		slot = hmap_insert(&t->row_index, (uint64_t)func << 32 | thread, &added);
-	else if (func < t->nfns)
-		return func; /* one row a function, made with it */
-	if (added) {
-		xgrow(&t->fns, &t->fns_cap, t->nfns + 1, sizeof(*t->fns));
-		memset(&t->fns[t->nfns], 0, sizeof(*t->fns));
-		t->fns[t->nfns].name = t->funcs[func].name;
-		t->fns[t->nfns].module = module;
-		t->fns[t->nfns].loc = t->funcs[func].loc;
-		t->fns[t->nfns].thread = thread;
-		if (slot)
-			slot->val = t->nfns;
-		t->nfns++;
-	}
-	return slot ? (uint32_t)slot->val : (uint32_t)t->nfns - 1;
-}
-
-/* The base name of frame f's module, in t's strings. */
-static uint32_t frame_module(struct top *t, uint32_t f)
-{
-	const struct profile *p = t->p;
-	const struct pm_frame *fr = &p->frames[f];
-
-	sbuf_reset(&t->b);
-	if (t->no_module)
-		return strtab_addn(&t->str, "", 0);
-	/* A path another user chose: printable, as every name shown. */
-	sbuf_add_printable(&t->b, fr->module == PM_NONE
-					  ? "[unknown]"
-					  : report_base_name(strtab_get(
-						    &p->str, p->modules[fr->module].path)));
-	return strtab_addn(&t->str, t->b.buf, t->b.len);
-}
-
-/* The function of one level of frame f, in module (a string), added if new. */
-static uint32_t level_fn(struct top *t, uint32_t f, uint32_t level, uint32_t module)
-{
-	const struct profile *p = t->p;
-	struct name_opts names = t->o->names;
-	const struct pm_line *l;
-	uint32_t name, loc = 0, key;
-	struct hmap_slot *slot;
-	bool added;
-
-	names.lines = false;
-	names.modules = false; /* the module has a column of its own */
-	sbuf_reset(&t->b);
-	if (!t->by_module)
-		report_level_name(p, f, level, &names, &t->b);
-	name = strtab_addn(&t->str, t->b.buf, t->b.len);
-	l = report_level_line(p, f, level, &t->o->names);
-	if (t->o->names.lines && !t->by_module && l && l->file) {
-		const char *file = strtab_get(&p->str, l->file);
-
-		sbuf_reset(&t->b);
-		sbuf_add_sanitized(&t->b, t->o->names.full_paths ? file : report_base_name(file));
-		sbuf_addf(&t->b, ":%u", l->line);
-		loc = strtab_addn(&t->str, t->b.buf, t->b.len);
-	}
-	/* A row's function: its module in the key but in a --diff not keyed on modules. */
-	sbuf_reset(&t->b);
-	sbuf_addf(&t->b, "%u,%u,%u", name, t->keyed_module ? module : 0, loc);
-	key = strtab_addn(&t->str, t->b.buf, t->b.len);
-	slot = hmap_insert(&t->func_index, key, &added);
-	if (added) {
-		xgrow(&t->funcs, &t->funcs_cap, t->nfuncs + 1, sizeof(*t->funcs));
-		t->funcs[t->nfuncs] = (struct top_func){name, loc};
-		slot->val = t->nfuncs++;
-		if (!t->by_thread)
-			row_of(t, (uint32_t)slot->val, 0, module);
-	}
-	return (uint32_t)slot->val;
-}
-
-/* The functions of frame f, outermost first, through *n. */
-static const uint32_t *frame_fns(struct top *t, uint32_t f, uint32_t *n)
-{
-	*n = report_frame_levels(t->p, f, &t->o->names);
-	if (!t->level0[f]) {
-		size_t at = t->nlevels;
-
-		xgrow(&t->levels, &t->levels_cap, t->nlevels + *n, sizeof(*t->levels));
-		t->nlevels += *n;
-		t->module_of[f] = frame_module(t, f);
-		for (uint32_t i = 0; i < *n; i++)
-			t->levels[at + i] = level_fn(t, f, i, t->module_of[f]);
-		t->level0[f] = (uint32_t)at + 1;
-	}
-	return t->levels + t->level0[f] - 1;
-}
-
-/*
- * Counts self and total (into base_self and base_total for the base of a
- * --diff); a row (function or module) counts once per stack.
- */
-static void count(struct top *t, const struct aggregate *a, bool base)
-{
-	for (size_t i = 0; i < a->nstacks; i++) {
-		const struct agg_stack *g = &a->stacks[i];
-		uint32_t thread = 0;
-
-		if (t->by_thread) {
-			sbuf_reset(&t->b);
-			sbuf_add_printable(&t->b, a->roots[g->root]);
-			thread = strtab_addn(&t->str, t->b.buf, t->b.len);
-		}
-		for (uint32_t d = 0; d < g->depth; d++) {
-			uint32_t n, f = a->frames[g->off + d];
-			const uint32_t *fns = frame_fns(t, f, &n);
-
-			/* Rows are made as they are met: t->fns moves. */
-			if (d == 0) {
-				uint32_t row = row_of(t, fns[n - 1], thread, t->module_of[f]);
-
-				*(base ? &t->fns[row].base_self : &t->fns[row].self) += g->count;
-			}
-			for (uint32_t k = 0; k < n; k++) {
-				uint32_t row = row_of(t, fns[k], thread, t->module_of[f]);
-				struct top_fn *fn = &t->fns[row];
-
-				if (fn->stamp == i + 1)
-					continue;
-				fn->stamp = (uint32_t)i + 1;
-				*(base ? &fn->base_total : &fn->total) += g->count;
-			}
-		}
-	}
-}
-
-/*
- * The base of a --diff counted into the same rows: its frames are named
- * anew (the frame caches are per recording), rows matched by their key.
- */
-static void count_base(struct top *t, const struct aggregate *base)
-{
-	const struct profile *p = t->p;
-
-	t->p = t->o->base;
-	free(t->level0);
-	free(t->module_of);
-	t->level0 = xcalloc(t->p->nframes ? t->p->nframes : 1, sizeof(*t->level0));
-	t->module_of = xcalloc(t->p->nframes ? t->p->nframes : 1, sizeof(*t->module_of));
-	t->nlevels = 0;
-	for (size_t i = 0; i < t->nfns; i++)
-		t->fns[i].stamp = 0;
-	count(t, base, true);
-	t->p = p;
-}
 
 static int cmp_u64_desc(uint64_t x, uint64_t y)
 {
@@ -272,10 +46,7 @@ static int cmp_u64_desc(uint64_t x, uint64_t y)
 /* --diff: a row's change in share, in percentage points (new minus base). */
 static double change(const struct top *t, uint64_t now, uint64_t before)
 {
-	double n = t->samples ? 100.0 * (double)now / (double)t->samples : 0;
-	double b = t->base_samples ? 100.0 * (double)before / (double)t->base_samples : 0;
-
-	return n - b;
+	return functab_change(t->ft, now, before);
 }
 
 static int cmp_double_desc(double x, double y)
@@ -286,9 +57,9 @@ static int cmp_double_desc(double x, double y)
 static int cmp_fn(const void *a, const void *b, void *arg)
 {
 	const struct top *t = arg;
-	const struct top_fn *x = &t->fns[*(const uint32_t *)a];
-	const struct top_fn *y = &t->fns[*(const uint32_t *)b];
-	const struct strtab *s = &t->str;
+	const struct ft_row *x = &t->ft->rows[*(const uint32_t *)a];
+	const struct ft_row *y = &t->ft->rows[*(const uint32_t *)b];
+	const struct strtab *s = &t->ft->str;
 	int c;
 
 	if (t->o->base) {
@@ -383,14 +154,6 @@ static void print_text(struct top *t, FILE *out, const struct layout *l, const c
 	fputc('\n', out);
 }
 
-static void print_row(struct top *t, FILE *out, const struct layout *l, const char *c1,
-		      const char *c2, const char *c3, const char *c4, const char *fn,
-		      const char *loc, const char *mod, const char *thread)
-{
-	fprintf(out, "%6s  %6s  %*s  %*s  ", c1, c2, l->cw, c3, l->cw, c4);
-	print_text(t, out, l, fn, loc, mod, thread);
-}
-
 /*
  * The column widths: Thread (a --diff keyed on threads), Module, Location
  * (with --lines), then Function, last. Off a terminal (width 0) each
@@ -420,16 +183,16 @@ static void layout_columns(struct top *t, const uint32_t *order, size_t rows, in
 	int avail, short_of;
 
 	for (size_t i = 0; i < rows; i++) {
-		const struct top_fn *fn = &t->fns[order[i]];
+		const struct ft_row *fn = &t->ft->rows[order[i]];
 		size_t w;
 
-		w = report_text_width(strtab_get(&t->str, fn->name));
+		w = report_text_width(functab_str(t->ft, fn->name));
 		fw = w > fw ? w : fw;
-		w = report_text_width(strtab_get(&t->str, fn->loc));
+		w = report_text_width(functab_str(t->ft, fn->loc));
 		lw = w > lw ? w : lw;
-		w = report_text_width(strtab_get(&t->str, fn->module));
+		w = report_text_width(functab_str(t->ft, fn->module));
 		mw = w > mw ? w : mw;
-		w = report_text_width(strtab_get(&t->str, fn->thread));
+		w = report_text_width(functab_str(t->ft, fn->thread));
 		tw = w > tw ? w : tw;
 	}
 	l->fw = fw;
@@ -465,19 +228,23 @@ static void layout_columns(struct top *t, const uint32_t *order, size_t rows, in
 }
 
 /*
- * The rows in the order of the table (a malloc'd array of t->nfns), and
- * through *rows how many of them are shown (-n, or a terminal's TTY_ROWS).
+ * The rows in the order of the table (a malloc'd array), and through *rows
+ * how many of them are shown (-n, or a terminal's TTY_ROWS) and *shown how
+ * many could be (--diff-significant: those marked).
  */
-static uint32_t *sorted_rows(struct top *t, FILE *out, size_t *rows)
+static uint32_t *sorted_rows(struct top *t, FILE *out, size_t *rows, size_t *shown)
 {
-	uint32_t *order = xcalloc(t->nfns ? t->nfns : 1, sizeof(*order));
+	const struct functab *ft = t->ft;
+	uint32_t *order = xcalloc(ft->nrows ? ft->nrows : 1, sizeof(*order));
 	int n = t->o->rows;
 
-	for (size_t i = 0; i < t->nfns; i++)
-		order[i] = (uint32_t)i;
-	if (t->nfns)
-		qsort_r(order, t->nfns, sizeof(*order), cmp_fn, t);
-	*rows = t->nfns;
+	*shown = 0;
+	for (size_t i = 0; i < ft->nrows; i++)
+		if (!t->o->diff_significant || ft->rows[i].self_mark || ft->rows[i].total_mark)
+			order[(*shown)++] = (uint32_t)i;
+	if (*shown)
+		qsort_r(order, *shown, sizeof(*order), cmp_fn, t);
+	*rows = *shown;
 	if (n > 0 && (size_t)n < *rows)
 		*rows = (size_t)n;
 	else if (n < 0 && isatty(fileno(out)) && *rows > TTY_ROWS)
@@ -485,14 +252,14 @@ static uint32_t *sorted_rows(struct top *t, FILE *out, size_t *rows)
 	return order;
 }
 
-/* The line that says how many rows were left out, if any. */
-static void print_more(const struct top *t, FILE *out, size_t rows)
+/* The line that says how many rows of shown were left out, if any. */
+static void print_more(const struct top *t, FILE *out, size_t rows, size_t shown)
 {
-	if (rows < t->nfns)
-		fprintf(out, "... %zu more %s (-n 0 shows them all)\n", t->nfns - rows,
-			!t->by_module  ? "functions"
-			: t->no_module ? "rows"
-				       : "modules");
+	if (rows < shown)
+		fprintf(out, "... %zu more %s (-n 0 shows them all)\n", shown - rows,
+			!t->ft->by_module  ? "functions"
+			: t->ft->no_module ? "rows"
+					   : "modules");
 }
 
 /* The thread column's heading, for the finest of --sort's thread keys. */
@@ -507,96 +274,143 @@ static const char *thread_heading(const struct report_opts *o)
 	return "Command";
 }
 
+/* A row's text columns, from the table's strings. */
+static void print_row_text(struct top *t, FILE *out, const struct layout *l,
+			   const struct ft_row *fn)
+{
+	const struct functab *ft = t->ft;
+
+	print_text(t, out, l, functab_str(ft, fn->name), functab_str(ft, fn->loc),
+		   functab_str(ft, fn->module), functab_str(ft, fn->thread));
+}
+
 static void print_table(struct top *t, const struct aggregate *a, FILE *out, int width)
 {
 	const struct report_opts *o = t->o;
+	const struct functab *ft = t->ft;
 	uint32_t *order;
-	size_t rows;
+	size_t rows, shown;
 	struct layout l = {.cw = 5,
-			   .lines = o->names.lines && !t->by_module,
-			   .module_rows = t->by_module,
-			   .threads = t->by_thread,
-			   .no_module = t->no_module,
+			   .lines = o->names.lines && !ft->by_module,
+			   .module_rows = ft->by_module,
+			   .threads = ft->by_thread,
+			   .no_module = ft->no_module,
 			   .thread_head = thread_heading(o),
 			   .cutting = width > 0};
 	char c1[16], c2[16], c3[24], c4[24];
+	bool cpu = o->sample_type == REPORT_LATENCY; /* a CPU% column beside the latency */
 
-	order = sorted_rows(t, out, &rows);
+	order = sorted_rows(t, out, &rows, &shown);
 
 	weight(o, a->samples, c3, sizeof(c3));
 	if ((int)strlen(c3) > l.cw)
 		l.cw = (int)strlen(c3);
 	if (o->sample_type != REPORT_CPU && l.cw < 8)
 		l.cw = 8; /* "Total ms" */
-	l.numw = 6 + 2 + 6 + 2 + l.cw + 2 + l.cw + 2;
+	l.numw = 6 + 2 + 6 + 2 + (cpu ? 6 + 2 : 0) + l.cw + 2 + l.cw + 2;
 	layout_columns(t, order, rows, width, &l);
-	print_row(t, out, &l, "Self%", "Total%", o->sample_type == REPORT_CPU ? "Self" : "Self ms",
-		  o->sample_type == REPORT_CPU ? "Total" : "Total ms", "Function", "Location",
-		  "Module", l.thread_head);
+	fprintf(out, "%6s  %6s  ", "Self%", "Total%");
+	if (cpu)
+		fprintf(out, "%6s  ", "CPU%");
+	fprintf(out, "%*s  %*s  ", l.cw, o->sample_type == REPORT_CPU ? "Self" : "Self ms", l.cw,
+		o->sample_type == REPORT_CPU ? "Total" : "Total ms");
+	print_text(t, out, &l, "Function", "Location", "Module", l.thread_head);
 	for (size_t i = 0; i < rows; i++) {
-		const struct top_fn *fn = &t->fns[order[i]];
+		const struct ft_row *fn = &ft->rows[order[i]];
 		double n = (double)a->samples;
 
 		snprintf(c1, sizeof(c1), "%.1f%%", 100.0 * (double)fn->self / n);
 		snprintf(c2, sizeof(c2), "%.1f%%", 100.0 * (double)fn->total / n);
+		fprintf(out, "%6s  %6s  ", c1, c2);
+		if (cpu) {
+			snprintf(c1, sizeof(c1), "%.1f%%",
+				 a->records ? 100.0 * (double)fn->self_records / (double)a->records
+					    : 0.0);
+			fprintf(out, "%6s  ", c1);
+		}
 		weight(o, fn->self, c3, sizeof(c3));
 		weight(o, fn->total, c4, sizeof(c4));
-		print_row(t, out, &l, c1, c2, c3, c4, strtab_get(&t->str, fn->name),
-			  strtab_get(&t->str, fn->loc), strtab_get(&t->str, fn->module),
-			  strtab_get(&t->str, fn->thread));
+		fprintf(out, "%*s  %*s  ", l.cw, c3, l.cw, c4);
+		print_row_text(t, out, &l, fn);
 	}
-	print_more(t, out, rows);
+	print_more(t, out, rows, shown);
 	free(order);
 }
 
-/* --diff: "+1.2", "-0.4", or "0.0" for no change at this precision. */
-static void points(double v, char *buf, size_t len)
+/*
+ * --diff: "+1.2", "-0.4", or "0.0" for no change at this precision, then
+ * '*' when the change is beyond its noise (mark), else a space.
+ */
+static void points(double v, int mark, bool noise, char *buf, size_t len)
 {
-	snprintf(buf, len, "%+.1f", v);
-	if (strcmp(buf, "+0.0") == 0 || strcmp(buf, "-0.0") == 0)
-		snprintf(buf, len, "0.0");
+	char num[16];
+
+	snprintf(num, sizeof(num), "%+.1f", v);
+	if (strcmp(num, "+0.0") == 0 || strcmp(num, "-0.0") == 0)
+		snprintf(num, sizeof(num), "0.0");
+	snprintf(buf, len, noise ? "%6s%c" : "%s", num, mark ? '*' : ' ');
+}
+
+/* --diff: the four columns of a share (self or total) of row fn. */
+static void print_shares(const struct top *t, FILE *out, uint64_t before, uint64_t now,
+			 double noise, int mark)
+{
+	const struct functab *ft = t->ft;
+	double bs = ft->base_samples ? (double)ft->base_samples : 1;
+	double ns = ft->samples ? (double)ft->samples : 1;
+	char c[16];
+
+	fprintf(out, "%7.1f  %7.1f  ", 100.0 * (double)before / bs, 100.0 * (double)now / ns);
+	points(change(t, now, before), mark, ft->noise, c, sizeof(c));
+	fprintf(out, "%7s  ", c);
+	if (ft->noise)
+		fprintf(out, "%7.1f  ", noise);
 }
 
 /*
  * --diff: each row's self and total share in the base and in the
- * recording reported, and the change in points, largest changes first.
+ * recording reported, the change in points and, for CPU samples, its
+ * noise (half the interval: a change beyond it is marked '*'), largest
+ * changes first.
  */
 static void print_diff_table(struct top *t, FILE *out, int width)
 {
 	const struct report_opts *o = t->o;
+	const struct functab *ft = t->ft;
+	int cols = ft->noise ? 4 : 3;
 	uint32_t *order;
-	size_t rows;
-	/* Six columns of 7, each followed by two spaces. */
-	struct layout l = {.numw = 6 * 9,
-			   .lines = o->names.lines && !t->by_module,
-			   .module_rows = t->by_module,
-			   .threads = t->by_thread,
+	size_t rows, shown;
+	/* Six or eight columns of 7, each followed by two spaces. */
+	struct layout l = {.numw = 2 * cols * 9,
+			   .lines = o->names.lines && !ft->by_module,
+			   .module_rows = ft->by_module,
+			   .threads = ft->by_thread,
 			   .thread_head = "Thread",
 			   .cutting = width > 0};
-	char c[6][16];
 
-	order = sorted_rows(t, out, &rows);
+	order = sorted_rows(t, out, &rows, &shown);
 	layout_columns(t, order, rows, width, &l);
-	fputs("------- Self % --------   ------- Total % -------\n", out);
-	fprintf(out, "%7s  %7s  %7s  %7s  %7s  %7s  ", "Base", "New", "Change", "Base", "New",
-		"Change");
+	if (ft->noise) {
+		fputs("------------- Self % -------------  ------------- Total % ------------\n",
+		      out);
+		fprintf(out, "%7s  %7s  %7s  %7s  %7s  %7s  %7s  %7s  ", "Base", "New", "Change",
+			"Noise", "Base", "New", "Change", "Noise");
+	} else {
+		fputs("------- Self % --------   ------- Total % -------\n", out);
+		fprintf(out, "%7s  %7s  %7s  %7s  %7s  %7s  ", "Base", "New", "Change", "Base",
+			"New", "Change");
+	}
 	print_text(t, out, &l, "Function", "Location", "Module", "Thread");
 	for (size_t i = 0; i < rows; i++) {
-		const struct top_fn *fn = &t->fns[order[i]];
-		double bs = t->base_samples ? (double)t->base_samples : 1;
-		double ns = t->samples ? (double)t->samples : 1;
+		const struct ft_row *fn = &ft->rows[order[i]];
 
-		snprintf(c[0], sizeof(c[0]), "%.1f", 100.0 * (double)fn->base_self / bs);
-		snprintf(c[1], sizeof(c[1]), "%.1f", 100.0 * (double)fn->self / ns);
-		points(change(t, fn->self, fn->base_self), c[2], sizeof(c[2]));
-		snprintf(c[3], sizeof(c[3]), "%.1f", 100.0 * (double)fn->base_total / bs);
-		snprintf(c[4], sizeof(c[4]), "%.1f", 100.0 * (double)fn->total / ns);
-		points(change(t, fn->total, fn->base_total), c[5], sizeof(c[5]));
-		fprintf(out, "%7s  %7s  %7s  %7s  %7s  %7s  ", c[0], c[1], c[2], c[3], c[4], c[5]);
-		print_text(t, out, &l, strtab_get(&t->str, fn->name), strtab_get(&t->str, fn->loc),
-			   strtab_get(&t->str, fn->module), strtab_get(&t->str, fn->thread));
+		print_shares(t, out, fn->base_self, fn->self, fn->self_noise, fn->self_mark);
+		print_shares(t, out, fn->base_total, fn->total, fn->total_noise, fn->total_mark);
+		print_row_text(t, out, &l, fn);
 	}
-	print_more(t, out, rows);
+	if (o->diff_significant && !shown)
+		fputs("No change beyond the noise.\n", out);
+	print_more(t, out, rows, shown);
 	free(order);
 }
 
@@ -605,52 +419,31 @@ int fmt_top(const struct report_data *d, FILE *out)
 	const struct profile *p = d->p;
 	const struct report_opts *o = d->o;
 	const struct aggregate *a = d->a, *base = d->base;
-	unsigned keys = o->row_keys ? o->row_keys : REPORT_ROW_MODULE | REPORT_ROW_SYMBOL;
-	struct top t = {.p = p,
-			.o = o,
-			.by_module = !(keys & REPORT_ROW_SYMBOL),
-			.no_module = o->row_keys && !(keys & REPORT_ROW_MODULE),
-			.keyed_module = o->row_keys ? !!(keys & REPORT_ROW_MODULE)
-						    : !o->base || (o->diff_key & REPORT_KEY_MODULE),
-			.by_thread = (o->base && o->root != REPORT_ROOT_NONE) ||
-				     (keys & (REPORT_ROW_THREAD | REPORT_ROW_CGROUP)),
-			.b = SBUF_INIT};
+	struct top t = {.ft = functab_new(p, o, a, base), .o = o, .b = SBUF_INIT};
 	/* The table's width, 0 for no cutting; the header wraps in any case. */
-	int width = o->columns > 0 ? o->columns : terminal_columns(out);
+	int width = o->columns > 0 ? o->columns : report_terminal_columns(out);
+	int hwidth;
 
 	if (width > 0 && width < MIN_COLUMNS)
 		width = MIN_COLUMNS;
-	strtab_init(&t.str);
-	hmap_init(&t.func_index);
-	hmap_init(&t.row_index);
-	t.level0 = xcalloc(p->nframes, sizeof(*t.level0));
-	t.module_of = xcalloc(p->nframes, sizeof(*t.module_of));
-	int hwidth = width > 0 ? width : env_columns() < MIN_COLUMNS ? MIN_COLUMNS : env_columns();
-
+	hwidth = width > 0			      ? width
+		 : report_env_columns() < MIN_COLUMNS ? MIN_COLUMNS
+						      : report_env_columns();
 	top_print_header(p, o, a, out, hwidth);
 	if (base)
-		top_print_compared(o, base, out, hwidth);
+		top_print_compared(
+			o, base,
+			t.ft->noise ? &(struct top_noise){t.ft->family, t.ft->marked, "a change"}
+				    : NULL,
+			out, hwidth);
 	fputc('\n', out);
-	t.samples = a->samples;
-	count(&t, a, false);
-	if (base) {
-		t.base_samples = base->samples;
-		count_base(&t, base);
-	}
 	if (a->samples == 0 && (!base || base->samples == 0))
 		fputs("No samples.\n", out);
 	else if (base)
 		print_diff_table(&t, out, width);
 	else
 		print_table(&t, a, out, width);
-	free(t.fns);
-	free(t.funcs);
-	free(t.levels);
-	free(t.level0);
-	free(t.module_of);
-	hmap_release(&t.func_index);
-	hmap_release(&t.row_index);
-	strtab_release(&t.str);
+	functab_free(t.ft);
 	sbuf_release(&t.b);
 	return 0;
 }

@@ -20,7 +20,9 @@
  * every share is of all the samples reported, as perf's are. Branches
  * under the threshold are folded into one line that says how much they
  * hold. With --diff each share is followed by its change from the base
- * recording, in points of the share.
+ * recording, in points of the share; with CPU samples, a row's change is
+ * marked '*' beyond its noise (noise.h), tested as --top tests its rows
+ * (self and total shares, the family of both), the branches unmarked.
  */
 #include "config.h"
 
@@ -30,6 +32,7 @@
 #include <string.h>
 
 #include "report/aggregate.h"
+#include "report/noise.h"
 #include "report/report.h"
 #include "report/top-int.h"
 #include "util/alloc.h"
@@ -50,6 +53,7 @@ struct tree_level {
 struct tree_entry {
 	uint32_t name, module, thread; /* strings; module, thread "" when not in the key */
 	uint32_t stamp;		       /* the last stack counted in total, + 1 */
+	int mark; /* --diff: +1 its shown share grew beyond the noise, -1 shrank, else 0 */
 	uint64_t self, total, base_self, base_total;
 };
 
@@ -91,6 +95,9 @@ struct tree {
 	size_t nnodes, ncap;
 	struct hmap kid_index; /* parent << 32 | name -> node */
 	uint64_t total, base_total;
+	/* --diff of CPU samples: the rows' noise bars (noise.h); noisy false: none, time weighed */
+	bool noisy;
+	struct top_noise noise;
 	struct sbuf b, key;
 };
 
@@ -476,13 +483,49 @@ static int by_value(const void *x, const void *y)
 	return strcmp(strtab_get(&sort_tree->str, a->name), strtab_get(&sort_tree->str, b->name));
 }
 
-/* Whether row e is shown: it has samples, and --percent-limit's share in either recording. */
+/*
+ * --diff of CPU samples: each row's mark, on the share it shows (Children,
+ * or Self with --no-children or --sort self), from the tests of both its
+ * shares over the family of all rows', as --top's (functab.c).
+ */
+static void mark_entries(struct tree *t)
+{
+	bool by_total = !t->o->tree_self && t->o->sort == REPORT_SORT_TOTAL;
+	uint64_t(*k)[4] = xcalloc(t->nentries + 1, sizeof(*k));
+	struct noise_test *tests = xcalloc(2 * t->nentries + 1, sizeof(*tests));
+
+	for (size_t i = 0; i < t->nentries; i++) {
+		const struct tree_entry *e = &t->entries[i];
+
+		k[i][0] = e->base_self;
+		k[i][1] = e->self;
+		k[i][2] = e->base_total;
+		k[i][3] = e->total;
+	}
+	t->noise = (struct top_noise){.marks = "a row's change"};
+	t->noise.family = noise_table((const uint64_t(*)[4])k, t->nentries, t->base_total, t->total,
+				      t->o->diff_level > 0 ? t->o->diff_level : NOISE_LEVEL, tests);
+	for (size_t i = 0; i < t->nentries; i++) {
+		t->entries[i].mark = tests[2 * i + by_total].beyond;
+		t->noise.marked += t->entries[i].mark != 0;
+	}
+	t->noisy = true;
+	free(tests);
+	free(k);
+}
+
+/*
+ * Whether row e is shown: it has samples, and --percent-limit's share in
+ * either recording; with --diff-significant, a mark.
+ */
 static bool shown(const struct tree *t, const struct tree_entry *e)
 {
 	double now = share(row_value(t, e, false), t->total);
 	double was = share(row_value(t, e, true), t->base_total);
 
 	if (!row_value(t, e, false) && !row_value(t, e, true))
+		return false;
+	if (t->o->diff_significant && !e->mark)
 		return false;
 	return now >= t->o->percent_limit || (t->o->base && was >= t->o->percent_limit);
 }
@@ -508,7 +551,7 @@ static void print_heading(struct tree *t, int thread_w, int module_w, FILE *out)
 		sbuf_addf(&t->b, "%9s  ", "Children");
 	sbuf_addf(&t->b, "%9s  ", "Self");
 	if (t->o->base)
-		sbuf_addf(&t->b, "%7s  ", "Change");
+		sbuf_addf(&t->b, "%7s%s  ", "Change", t->noisy ? " " : "");
 	if (thread_w)
 		sbuf_addf(&t->b, "%-*s  ", thread_w, thread);
 	if (module_w)
@@ -528,9 +571,12 @@ static void print_row(struct tree *t, const struct tree_entry *e, int thread_w, 
 		sbuf_addf(&t->b, "%8.2f%%  ", share(e->total, t->total));
 	sbuf_addf(&t->b, "%8.2f%%  ", share(e->self, t->total));
 	if (t->o->base)
-		sbuf_addf(&t->b, "%+7.2f  ",
+		sbuf_addf(&t->b, "%+7.2f%s  ",
 			  share(row_value(t, e, false), t->total) -
-				  share(row_value(t, e, true), t->base_total));
+				  share(row_value(t, e, true), t->base_total),
+			  !t->noisy ? ""
+			  : e->mark ? "*"
+				    : " ");
 	if (thread_w)
 		sbuf_addf(&t->b, "%-*s  ", thread_w, strtab_get(&t->str, e->thread));
 	if (module_w)
@@ -562,6 +608,11 @@ int fmt_tree(const struct report_data *d, FILE *out)
 	size_t n;
 
 	t.keys = o->row_keys ? o->row_keys : REPORT_ROW_MODULE | REPORT_ROW_SYMBOL;
+	/* As --top's rows: a --diff matches by name, and by what --diff-key adds. */
+	if (o->base && !o->row_keys && !(o->diff_key & REPORT_KEY_MODULE))
+		t.keys &= ~(unsigned)REPORT_ROW_MODULE;
+	if (o->base && !o->row_keys && o->root != REPORT_ROOT_NONE)
+		t.keys |= REPORT_ROW_COMM;
 	t.callers = o->tree_order == REPORT_TREE_CALLEE ||
 		    (o->tree_order == REPORT_TREE_DEFAULT && o->tree_self);
 	strtab_init(&t.str);
@@ -574,13 +625,17 @@ int fmt_tree(const struct report_data *d, FILE *out)
 		t.was.a = d->base;
 		t.base_total = d->base->samples;
 		add_side(&t, &t.was, o->base, true);
+		if (o->sample_type == REPORT_CPU)
+			mark_entries(&t);
 	}
 	top_print_header(d->p, o, d->a, out, HEADER_WIDTH);
 	if (d->base)
-		top_print_compared(o, d->base, out, HEADER_WIDTH);
+		top_print_compared(o, d->base, t.noisy ? &t.noise : NULL, out, HEADER_WIDTH);
 	fprintf(out, "Tree:     each function's %s, shares of all %s%s\n\n",
 		t.callers ? "callers (-g callee)" : "callees (-g caller)",
-		o->sample_type == REPORT_CPU ? "samples" : "time",
+		o->sample_type == REPORT_CPU	   ? "samples"
+		: o->sample_type == REPORT_LATENCY ? "latency"
+						   : "time",
 		o->base ? "; with the change from the base, in points" : "");
 	n = pick_rows(&t, &rows);
 	for (size_t i = 0; i < n; i++) {
@@ -595,7 +650,9 @@ int fmt_tree(const struct report_data *d, FILE *out)
 		thread_w = thread_w > 7 ? thread_w : 7; /* "Process", "Command" */
 	if (t.keys & REPORT_ROW_MODULE)
 		module_w = module_w > 6 ? module_w : 6; /* "Module" */
-	if (!n)
+	if (!n && o->diff_significant && d->base && (d->a->samples || d->base->samples))
+		fputs("No change beyond the noise.\n", out);
+	else if (!n)
 		fputs("No samples.\n", out);
 	else
 		print_heading(&t, thread_w, module_w, out);

@@ -13,14 +13,17 @@
  * The folded form is offwaketime's: the sleeper's name and stack,
  * outermost first, a "--" frame, then the waker's stack innermost first
  * and the waker's name last, so that flamegraph.pl draws the waker
- * upside down on top of the sleeper. The top form lists the stacks that
- * slept longest, each with its wakers and their shares of its sleep.
+ * upside down on top of the sleeper. The top form is a table of pairs,
+ * the heaviest first: the sleeper's name and stack, the waker's name and
+ * stack, each stack innermost first as report_stack_brief shows it,
+ * every line cut to the width; the full stacks are the folded form's.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report/aggregate.h"
 #include "report/report.h"
@@ -30,9 +33,9 @@
 #include "util/sbuf.h"
 #include "util/utf8.h"
 
-#define NO_WAKER  "[waker not recorded]"
-#define TOP_ROWS  10
-#define TOP_WAKER 5
+#define NO_WAKER   "[waker not recorded]"
+#define TTY_ROWS   25 /* rows of the top form on a terminal, without -n */
+#define MAX_THREAD 16 /* columns for a thread's name at most (15 bytes in the kernel) */
 
 /* A sleeper stack, or a waker of one: its text and nanoseconds. */
 struct wentry {
@@ -48,6 +51,7 @@ struct wakers {
 	size_t n, cap;
 	struct hmap ix; /* hash of (parent, text) -> index + 1 */
 	uint32_t *frames;
+	struct strtab cells; /* the top form's pairs, interned */
 	struct sbuf b;
 };
 
@@ -145,7 +149,8 @@ static void collect(struct wakers *w)
 	}
 }
 
-static void wakers_init(struct wakers *w, const struct profile *p, const struct report_opts *o)
+static void wakers_init(struct wakers *w, const struct profile *p, const struct report_opts *o,
+			bool folded)
 {
 	uint32_t depth = 1;
 
@@ -156,7 +161,9 @@ static void wakers_init(struct wakers *w, const struct profile *p, const struct 
 	for (size_t i = 0; i < p->nstacks; i++)
 		depth = p->stacks[i].depth > depth ? p->stacks[i].depth : depth;
 	w->frames = xcalloc(depth, sizeof(*w->frames));
-	collect(w);
+	strtab_init(&w->cells);
+	if (folded)
+		collect(w);
 }
 
 static void wakers_release(struct wakers *w)
@@ -166,6 +173,7 @@ static void wakers_release(struct wakers *w)
 	free(w->v);
 	free(w->frames);
 	hmap_release(&w->ix);
+	strtab_release(&w->cells);
 	sbuf_release(&w->b);
 }
 
@@ -182,7 +190,7 @@ int fmt_wakers_folded(const struct report_data *d, FILE *out)
 	char **lines;
 	size_t n = 0;
 
-	wakers_init(&w, p, o);
+	wakers_init(&w, p, o, true);
 	lines = xcalloc(w.n + 1, sizeof(*lines));
 	for (size_t i = 0; i < w.n; i++) {
 		const struct wentry *e = &w.v[i];
@@ -202,82 +210,151 @@ int fmt_wakers_folded(const struct report_data *d, FILE *out)
 	return 0;
 }
 
-static const struct wentry *sort_base;
+/* A pair of the top form: "SLEEPER\tSTACK\tWAKER\tSTACK", and its sleeping time. */
+struct wpair {
+	char *text;
+	uint64_t ns;
+};
+
+/* The width of cell k of text (cells split by tabs). */
+static size_t cell_width(const char *text, int k)
+{
+	size_t w = 0;
+	char *cell;
+
+	for (int i = 0; i < k; i++)
+		text = strchr(text, '\t') + 1;
+	cell = xstrndup(text, strcspn(text, "\t"));
+	w = report_text_width(cell);
+	free(cell);
+	return w;
+}
+
+/* The four cells of text, split at its tabs (in place). */
+static void split(char *text, char **c)
+{
+	c[0] = text;
+	for (int k = 1; k < 4; k++) {
+		c[k] = strchr(c[k - 1], '\t');
+		*c[k]++ = '\0';
+	}
+}
 
 static int by_ns(const void *x, const void *y)
 {
-	const struct wentry *a = &sort_base[*(const size_t *)x],
-			    *b = &sort_base[*(const size_t *)y];
+	const struct wpair *a = x, *b = y;
 
 	if (a->ns != b->ns)
 		return a->ns > b->ns ? -1 : 1;
 	return strcmp(a->text, b->text);
 }
 
-/* The wakers of sleeper s, most first, as rows under it. */
-static void print_wakers(const struct wakers *w, size_t s, const size_t *order, FILE *out)
+/* Appends thread comm's name and '\t', then stack sid as a cell shows it (kernel filters applied). */
+static void add_cells(struct wakers *w, uint32_t comm, uint32_t sid)
 {
-	size_t shown = 0, more = 0;
-	uint64_t more_ns = 0;
-	struct sbuf b = SBUF_INIT;
+	int n = aggregate_stack_frames(w->o, w->p, sid, w->frames);
 
-	for (size_t k = 0; k < w->n; k++) {
-		const struct wentry *e = &w->v[order[k]];
+	sbuf_add_printable(&w->b, strtab_get(&w->p->str, comm));
+	sbuf_adds(&w->b, "\t");
+	report_stack_brief(w->p, &w->o->names, w->frames, n, w->o->kernel_only, " <- ", &w->b);
+}
 
-		if (e->parent != s)
+/* The pairs of the top form, by their cells, into a new array (*n of them). */
+static struct wpair *collect_pairs(struct wakers *w, size_t *n, uint64_t *total)
+{
+	const struct profile *p = w->p;
+	struct report_opts o = *w->o;
+	struct wpair *v = NULL;
+	size_t cap = 0;
+	struct hmap ix;
+
+	hmap_init(&ix);
+	*n = 0;
+	*total = 0;
+	o.offcpu_state = REPORT_STATE_SLEEPING;
+	for (size_t i = 0; i < p->noffcpu; i++) {
+		const struct pm_offcpu *x = &p->offcpu[i];
+		const struct pm_wakeup *wk;
+		uint64_t sleeping, runnable;
+		struct pm_sample s;
+		struct hmap_slot *slot;
+		bool added;
+
+		if (!aggregate_selects_offcpu(&o, p, x, &s))
 			continue;
-		if (shown++ >= TOP_WAKER) {
-			more++;
-			more_ns += e->ns;
-			continue;
+		wk = aggregate_offcpu_split(p, x, &sleeping, &runnable);
+		sbuf_reset(&w->b);
+		add_cells(w, x->comm, x->stack);
+		sbuf_adds(&w->b, "\t");
+		if (wk)
+			add_cells(w, wk->comm, wk->stack);
+		else
+			sbuf_adds(&w->b, "\t" NO_WAKER);
+		slot = hmap_insert(&ix, strtab_add(&w->cells, w->b.buf), &added);
+		if (added) {
+			xgrow(&v, &cap, *n + 1, sizeof(*v));
+			v[*n] = (struct wpair){xstrdup(w->b.buf), 0};
+			slot->val = (*n)++;
 		}
-		fprintf(out, "%10.1f  %6.1f%%    woken by %s\n", (double)e->ns / 1e6,
-			w->v[s].ns ? 100.0 * (double)e->ns / (double)w->v[s].ns : 0.0,
-			printable(&b, e->text));
+		v[slot->val].ns += sleeping;
+		*total += sleeping;
 	}
-	if (more)
-		fprintf(out, "%10.1f  %6.1f%%    and %zu more wakers\n", (double)more_ns / 1e6,
-			w->v[s].ns ? 100.0 * (double)more_ns / (double)w->v[s].ns : 0.0, more);
-	sbuf_release(&b);
+	hmap_release(&ix);
+	return v;
 }
 
 int fmt_wakers_top(const struct report_data *d, FILE *out)
 {
+	static const char *const heads[] = {"Sleeper", "Sleeping in", "Waker", "Woken from"};
 	const struct profile *p = d->p;
 	const struct report_opts *o = d->o;
+	size_t want[4], min[4], n, rows;
+	uint64_t total;
 	struct wakers w;
-	size_t *order, rows = 0, limit;
-	uint64_t total = 0;
+	struct wpair *v;
 	struct sbuf b = SBUF_INIT;
+	char *c[4];
 
-	wakers_init(&w, p, o);
-	order = xcalloc(w.n + 1, sizeof(*order));
-	for (size_t i = 0; i < w.n; i++) {
-		order[i] = i;
-		if (w.v[i].parent == SIZE_MAX)
-			total += w.v[i].ns;
-	}
-	sort_base = w.v;
-	qsort(order, w.n, sizeof(*order), by_ns);
-	limit = o->rows > 0 ? (size_t)o->rows : o->rows == 0 ? SIZE_MAX : TOP_ROWS;
-	fprintf(out,
-		"Sleeping: %.1f ms in all, by stack (the sleeper's, outermost first), each "
-		"with its wakers (their stacks innermost first, their names last)\n\n",
-		(double)total / 1e6);
-	fprintf(out, "%10s  %7s    %s\n", "Sleep ms", "Share", "Sleeper / waker");
-	for (size_t k = 0; k < w.n && rows < limit; k++) {
-		const struct wentry *e = &w.v[order[k]];
+	wakers_init(&w, p, o, false);
+	v = collect_pairs(&w, &n, &total);
+	if (n)
+		qsort(v, n, sizeof(*v), by_ns);
+	rows = o->rows > 0 ? (size_t)o->rows : o->rows == 0 || !isatty(fileno(out)) ? n : TTY_ROWS;
+	rows = rows < n ? rows : n;
+	for (int k = 0; k < 4; k++)
+		want[k] = min[k] = report_text_width(heads[k]);
+	for (size_t i = 0; i < rows; i++)
+		for (int k = 0; k < 4; k++) {
+			size_t cw = cell_width(v[i].text, k);
 
-		if (e->parent != SIZE_MAX || !e->ns)
-			continue;
-		fprintf(out, "%s%10.1f  %6.1f%%  %s\n", rows++ ? "\n" : "", (double)e->ns / 1e6,
-			total ? 100.0 * (double)e->ns / (double)total : 0.0,
-			printable(&b, e->text));
-		print_wakers(&w, order[k], order, out);
+			want[k] = cw > want[k] ? cw : want[k];
+		}
+	/* A thread's name needs no more; the stacks share what is left. */
+	for (int k = 0; k < 4; k += 2)
+		want[k] = want[k] < MAX_THREAD ? want[k] : MAX_THREAD;
+	report_fit_columns(want, min, 4, report_text_columns(o, out, 21));
+	sbuf_addf(&b,
+		  "Sleeping: %.1f ms in all, by sleeper and waker, the longest first (stacks "
+		  "innermost first without the kernel's frames, a library's as the function "
+		  "called; --folded and --json have them whole)",
+		  (double)total / 1e6);
+	report_wrap(out, b.buf, (size_t)report_table_width(o, out), "          ");
+	fputc('\n', out);
+	fprintf(out, "%10s  %7s  ", "Sleep ms", "Share");
+	report_cells(out, heads, want, 4, -1);
+	for (size_t i = 0; i < rows; i++) {
+		split(v[i].text, c);
+		fprintf(out, "%10.1f  %6.1f%%  ", (double)v[i].ns / 1e6,
+			total ? 100.0 * (double)v[i].ns / (double)total : 0.0);
+		report_cells(out, (const char *const *)c, want, 4, -1);
 	}
-	if (!rows)
+	if (rows < n)
+		fprintf(out, "... %zu more pairs (-n 0 shows them all)\n", n - rows);
+	if (!n)
 		fputs("No sleep with its wake-up among the spans selected.\n", out);
-	free(order);
+	for (size_t i = 0; i < n; i++)
+		free(v[i].text);
+	free(v);
 	sbuf_release(&b);
 	wakers_release(&w);
 	return 0;

@@ -109,7 +109,8 @@ struct pprof {
 	struct hmap names;	/* name string index -> index into name_files */
 	struct name_file *name_files;
 	size_t nname_files, name_files_cap;
-	bool no_mappings; /* the base of a --diff: locations without a mapping */
+	bool no_mappings;   /* the base of a --diff: locations without a mapping */
+	struct functab *ft; /* a --diff of CPU samples: the functions' marks */
 	struct sbuf scratch, line, sb;
 	struct sbuf name;
 	struct sbuf valid; /* str_id's scratch */

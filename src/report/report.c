@@ -9,9 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "report/report.h"
+#include "util/alloc.h"
 #include "util/array.h"
+#include "util/parse.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
 
@@ -400,4 +404,158 @@ void report_cut_name(const char *name, size_t width, struct sbuf *b)
 	/* The shortest form cut at the end, the annotations kept. */
 	cut_end(c.buf, c.len, width, annot, b);
 	sbuf_release(&c);
+}
+
+int report_terminal_columns(FILE *out)
+{
+	struct winsize ws;
+
+	if (!isatty(fileno(out)))
+		return 0;
+	if (ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	return REPORT_COLUMNS;
+}
+
+int report_env_columns(void)
+{
+	const char *env;
+	uint64_t v;
+
+	env = getenv("COLUMNS");
+	if (env && parse_u64(env, &v) == 0 && v > 0 && v < 100000)
+		return (int)v;
+	return REPORT_COLUMNS;
+}
+
+void report_fit_columns(size_t *w, const size_t *min, size_t n, size_t width)
+{
+	size_t total = n ? 2 * (n - 1) : 0;
+
+	for (size_t i = 0; i < n; i++)
+		total += w[i];
+	while (total > width) {
+		size_t widest = n;
+
+		for (size_t i = 0; i < n; i++)
+			if (w[i] > min[i] &&
+			    (widest == n || w[i] - min[i] > w[widest] - min[widest]))
+				widest = i;
+		if (widest == n)
+			return; /* every column at its least */
+		w[widest]--;
+		total--;
+	}
+}
+
+int report_table_width(const struct report_opts *o, FILE *out)
+{
+	int w = o->columns > 0 ? o->columns : report_terminal_columns(out);
+
+	return w > 0 ? w : report_env_columns();
+}
+
+size_t report_text_columns(const struct report_opts *o, FILE *out, size_t numbers)
+{
+	size_t w = (size_t)report_table_width(o, out);
+
+	return w > numbers + MIN_TEXT_COLUMNS ? w - numbers : MIN_TEXT_COLUMNS;
+}
+
+void report_stack_text(const struct profile *p, const struct name_opts *o, const uint32_t *frames,
+		       int n, bool outer_first, bool user_only, const char *sep, struct sbuf *b)
+{
+	bool first = true;
+
+	for (int k = 0; k < n; k++) {
+		uint32_t f = frames[outer_first ? n - 1 - k : k];
+		uint32_t levels = report_frame_levels(p, f, o);
+
+		if (user_only && (p->frames[f].flags & PM_FRAME_KERNEL))
+			continue;
+		for (uint32_t l = 0; l < levels; l++) {
+			if (!first)
+				sbuf_adds(b, sep);
+			first = false;
+			report_level_name(p, f, outer_first ? l : levels - 1 - l, o, b);
+		}
+	}
+}
+
+void report_wrap(FILE *out, const char *text, size_t width, const char *indent)
+{
+	size_t col = 0, iw = report_text_width(indent);
+
+	while (*text) {
+		size_t n = strcspn(text, " "), w;
+		char *word = xstrndup(text, n);
+
+		w = report_text_width(word);
+		if (col && col + 1 + w > width) {
+			fprintf(out, "\n%s", indent);
+			col = iw;
+		} else if (col) {
+			fputc(' ', out);
+			col++;
+		}
+		fputs(word, out);
+		col += w;
+		free(word);
+		text += n;
+		text += strspn(text, " ");
+	}
+	fputc('\n', out);
+}
+
+/* Whether frame f is in a shared library: a file named *.so or *.so.N..., or the vDSO. */
+static bool in_library(const struct profile *p, uint32_t f)
+{
+	const struct pm_frame *fr = &p->frames[f];
+	const char *name, *so;
+
+	if (fr->module == PM_NONE)
+		return false;
+	if (p->modules[fr->module].flags & PM_MODULE_VDSO)
+		return true;
+	name = report_base_name(strtab_get(&p->str, p->modules[fr->module].path));
+	so = strstr(name, ".so");
+	return so && (so[3] == '\0' || so[3] == '.');
+}
+
+void report_stack_brief(const struct profile *p, const struct name_opts *o, const uint32_t *frames,
+			int n, bool kernel, const char *sep, struct sbuf *b)
+{
+	int first = 0, run;
+
+	/* The kernel's frames, innermost, left out; then the library's run but its outermost. */
+	while (!kernel && first < n && (p->frames[frames[first]].flags & PM_FRAME_KERNEL))
+		first++;
+	for (run = first; run < n && in_library(p, frames[run]); run++)
+		;
+	if (run > first && run < n &&
+	    p->frames[frames[run - 1]].module == p->frames[frames[first]].module) {
+		/* The function called: the real one of the frame, not what is inlined into it. */
+		report_level_name(p, frames[run - 1], 0, o, b);
+		sbuf_adds(b, sep);
+		first = run;
+	}
+	report_stack_text(p, o, frames + first, n - first, false, !kernel, sep, b);
+}
+
+void report_cells(FILE *out, const char *const *cells, const size_t *w, size_t n, int name_col)
+{
+	struct sbuf b = SBUF_INIT;
+
+	for (size_t k = 0; k < n; k++) {
+		sbuf_reset(&b);
+		if ((int)k == name_col)
+			report_cut_name(cells[k], w[k], &b);
+		else
+			report_cut_end(cells[k], w[k], &b);
+		fputs(b.buf, out);
+		if (k + 1 < n)
+			fprintf(out, "%*s  ", (int)(w[k] - report_text_width(b.buf)), "");
+	}
+	fputc('\n', out);
+	sbuf_release(&b);
 }

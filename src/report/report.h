@@ -58,6 +58,24 @@ const struct pm_line *report_level_line(const struct profile *p, uint32_t f, uin
  * frame name, as a --diff keyed on modules prefixes it: "MODULE`FUNCTION".
  */
 void report_module_name(const struct profile *p, uint32_t module, struct sbuf *b);
+/*
+ * Appends the levels of frames[0, n) of p (leaf first, as a stack holds
+ * them), each named as report_level_name names it, separated by sep,
+ * outermost first or innermost first; with user_only, kernel frames left
+ * out. Nothing for n <= 0.
+ */
+void report_stack_text(const struct profile *p, const struct name_opts *o, const uint32_t *frames,
+		       int n, bool outer_first, bool user_only, const char *sep, struct sbuf *b);
+/*
+ * Appends a stack for a table's cell, innermost first, as a reader takes
+ * it in: without kernel frames (unless kernel), and where its innermost
+ * frames are a shared library's (a file named *.so or *.so.N, or the
+ * vDSO) called from code further out, that run of them as its outermost
+ * function alone, the one the program called: "pthread_cond_wait <-
+ * ph_wait <- worker", not the library's internals first.
+ */
+void report_stack_brief(const struct profile *p, const struct name_opts *o, const uint32_t *frames,
+			int n, bool kernel, const char *sep, struct sbuf *b);
 /* Appends frame f's unresolved name (see above), without annotations. */
 void report_unresolved_name(const struct profile *p, uint32_t f, struct sbuf *b);
 /* The base name of a path (the part after the last '/'). */
@@ -73,6 +91,51 @@ const char *report_base_name(const char *path);
  */
 void report_cgroup_unit(const char *path, struct sbuf *b);
 void report_cgroup_container(const char *path, struct sbuf *b);
+
+/* The width of a terminal where it cannot be asked, and where COLUMNS does not say. */
+#define REPORT_COLUMNS 100
+
+/* The width of terminal out, REPORT_COLUMNS when it does not say; 0 when out is none. */
+int report_terminal_columns(FILE *out);
+/* The width text off a terminal wraps at: COLUMNS, else REPORT_COLUMNS. */
+int report_env_columns(void);
+
+/*
+ * The widths of n text columns that share width columns (two spaces
+ * between each): w[i] starts as column i's widest cell; while they do
+ * not fit, the column with the most to give gives a column, down to
+ * min[i] (its heading's width).
+ */
+void report_fit_columns(size_t *w, const size_t *min, size_t n, size_t width);
+
+/*
+ * Writes text wrapped at spaces to width columns, the lines after the
+ * first starting with indent, and a newline. A word wider than the width
+ * stays whole.
+ */
+void report_wrap(FILE *out, const char *text, size_t width, const char *indent);
+
+/*
+ * Writes a row of n text cells of widths w (report_fit_columns'), each cut
+ * to its width at its end, or for column name_col (-1: none) as a
+ * function's name (report_cut_name), padded but the last, two spaces
+ * apart; then a newline.
+ */
+void report_cells(FILE *out, const char *const *cells, const size_t *w, size_t n, int name_col);
+
+struct report_opts;
+/*
+ * The width a table that is always cut fits into: o->columns when set, a
+ * terminal's width, else COLUMNS, else REPORT_COLUMNS.
+ */
+int report_table_width(const struct report_opts *o, FILE *out);
+/*
+ * What such a table leaves its text columns after numbers columns of
+ * figures, never under MIN_TEXT_COLUMNS (a narrower table is as wide as
+ * its text then needs).
+ */
+#define MIN_TEXT_COLUMNS 20
+size_t report_text_columns(const struct report_opts *o, FILE *out, size_t numbers);
 
 /* The width of UTF-8 text in columns: one per code point. */
 size_t report_text_width(const char *s);
@@ -119,6 +182,18 @@ enum report_diff_key {
 };
 
 struct inline_calls;
+
+/*
+ * --series: the files compared one after the other, each with the one
+ * before it, the first being the profile reported; read reads one (NULL
+ * after saying why: the report stops).
+ */
+struct report_series {
+	const char *const *paths;
+	size_t n;
+	struct profile *(*read)(void *arg, const char *path);
+	void *arg;
+};
 
 /*
  * --asm: a function's instructions, which cmd/ disassembles for
@@ -192,7 +267,15 @@ enum report_sample_type {
 	REPORT_CPU,	/* the samples, counted (the default) */
 	REPORT_OFF_CPU, /* the off-CPU spans, in ns */
 	REPORT_WALL,	/* CPU samples' periods (ns for cpu-clock) plus off-CPU spans */
+	/* --latency: CPU samples' periods shared among their process's threads on a CPU */
+	REPORT_LATENCY,
 };
+
+/* Whether a view's stacks hold off-CPU spans (beside its samples, or alone). */
+static inline bool report_has_spans(enum report_sample_type t)
+{
+	return t == REPORT_OFF_CPU || t == REPORT_WALL;
+}
 
 /*
  * Which off-CPU spans count (--off-cpu-state): a thread switched out while
@@ -249,6 +332,15 @@ struct report_opts {
 	const struct profile *base;
 	const char *base_input;
 	unsigned diff_key; /* enum report_diff_key */
+	/*
+	 * The noise bars of a --diff of CPU samples (noise.h): the level of
+	 * the marks (0: NOISE_LEVEL), and --diff-significant: only what is
+	 * marked (the rows, the stacks holding a function marked on its own
+	 * share).
+	 */
+	double diff_level;
+	bool diff_significant;
+	const struct report_series *series; /* --series, NULL without */
 
 	/*
 	 * The cgroup of each thread, by pid << 32 | tid, for the off-CPU spans
@@ -333,6 +425,11 @@ int report_write(const struct report_format *f, const struct profile *p,
  * the whole report to out and returns 0, or -errno when something failed
  * (an error on out itself is report_write's to see).
  */
+/*
+ * --series: a line per file of o->series, its changes beyond the noise
+ * since the file before; -ECANCELED when a file could not be read.
+ */
+int fmt_series(const struct report_data *d, FILE *out);
 /* The folded format: "comm;outermost;...;leaf COUNT", sorted, one per stack. */
 int fmt_folded(const struct report_data *d, FILE *out);
 /* The functions (or modules) with the most samples, as a table. */
@@ -360,6 +457,14 @@ int fmt_annotate(const struct report_data *d, FILE *out);
  */
 int fmt_wakers_folded(const struct report_data *d, FILE *out);
 int fmt_wakers_top(const struct report_data *d, FILE *out);
+/*
+ * --latency --wakers (fmt-waiting.c): the latency of the samples o
+ * selects, each shared among the other threads of its process asleep
+ * then, on the stacks they slept at: folded ("RUNNING;...;--;...;WAITER
+ * NS") or as a table.
+ */
+int fmt_waiting_folded(const struct report_data *d, FILE *out);
+int fmt_waiting_top(const struct report_data *d, FILE *out);
 /*
  * Whether o->annotate names a function with self samples among those o
  * selects: 0, or -1 with one line in why (and the hottest names).

@@ -1,11 +1,55 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * svg-script.c - the flame graph's script; see svg-script.h. Plain
- * ECMAScript 5 on the SVG DOM, no external resource.
+ * svg-script.c - what the flame graph's file holds besides its frames: its
+ * script, plain ECMAScript 5 on the SVG DOM, no external resource, and
+ * names made safe for its XML and its JSON tree; see svg-script.h.
  */
 #include "config.h"
 
+#include <string.h>
+
 #include "report/svg-script.h"
+#include "util/utf8.h"
+
+/*
+ * Writes s as XML character data (&, <, >, quotes as entities) or, with
+ * json, as the contents of a JSON string inside a CDATA section ('"' and
+ * '\\' escaped, '<', '>' and '&' as \\u escapes, so no "]]>"); in both,
+ * bytes that are not valid UTF-8, control characters and XML's
+ * non-characters as '?'.
+ */
+static void put_text(FILE *out, const char *s, bool json)
+{
+	static const char special[] = "&<>\"'";
+	static const char *const xml[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"};
+	static const char *const js[] = {"\\u0026", "\\u003c", "\\u003e", "\\\"", "'"};
+
+	while (*s) {
+		uint32_t cp;
+		size_t n = utf8_char(s, &cp);
+		const char *e = n && cp && cp < 0x80 ? strchr(special, (int)cp) : NULL;
+
+		if (n == 0 || utf8_is_control(cp) || cp == 0xfffe || cp == 0xffff)
+			fputc('?', out);
+		else if (e)
+			fputs((json ? js : xml)[e - special], out);
+		else if (json && cp == '\\')
+			fputs("\\\\", out);
+		else
+			fwrite(s, 1, n, out);
+		s += n ? n : 1;
+	}
+}
+
+void svg_xml_text(FILE *out, const char *s)
+{
+	put_text(out, s, false);
+}
+
+void svg_json_text(FILE *out, const char *s)
+{
+	put_text(out, s, true);
+}
 
 const char svg_script[] =
 	"(function () {\n"
@@ -21,6 +65,9 @@ const char svg_script[] =
 	"var DIFF = svg.hasAttribute('data-base-samples');\n"
 	"var BASE = +svg.getAttribute('data-base-samples'), MAXC = "
 	"+svg.getAttribute('data-max-change');\n"
+	"/* --diff of CPU samples: a fifth number per node, its function's mark; 'only': the "
+	"marked alone coloured. */\n"
+	"var NOISE = svg.getAttribute('data-noise'), PER = DIFF ? (NOISE ? 5 : 4) : 3;\n"
 	"/* A weight as it reads: samples, or nanoseconds shown in ms. */\n"
 	"function amount(c) {\n"
 	"\treturn UNIT === 'ns' ? (c / 1e6).toFixed(1) + ' ms' :\n"
@@ -47,8 +94,9 @@ const char svg_script[] =
 	"\tvar T = JSON.parse(treeText.textContent), a = T.nodes, pos = 0, stack = [];\n"
 	"\twhile (pos < a.length) {\n"
 	"\t\tvar n = {name: T.names[a[pos]], fill: T.fills[a[pos]], c: a[pos + 1], kids: [],\n"
-	"\t\t\tleft: a[pos + 2], parent: null, depth: 0, b: DIFF ? a[pos + 3] : 0};\n"
-	"\t\tpos += DIFF ? 4 : 3;\n"
+	"\t\t\tleft: a[pos + 2], parent: null, depth: 0, b: DIFF ? a[pos + 3] : 0,\n"
+	"\t\t\tm: NOISE ? a[pos + 4] : 0};\n"
+	"\t\tpos += PER;\n"
 	"\t\tif (DIFF)\n"
 	"\t\t\tn.fill = diffFill(n);\n"
 	"\t\twhile (stack.length && stack[stack.length - 1].left === 0)\n"
@@ -81,6 +129,8 @@ const char svg_script[] =
 	"/* As the file's frames are coloured: grey, to red (grew) or blue (shrank). */\n"
 	"function diffFill(n) {\n"
 	"\tvar d = change(n), k = MAXC > 0 ? Math.abs(d) / MAXC : 0;\n"
+	"\tif (NOISE === 'only' && !n.m)\n"
+	"\t\tk = 0;\n"
 	"\tvar same = [215, 215, 215], to = d > 0 ? [225, 40, 40] : [45, 95, 225], c = [];\n"
 	"\tfor (var i = 0; i < 3; i++)\n"
 	"\t\tc.push(Math.round(same[i] + (to[i] - same[i]) * k));\n"
@@ -93,6 +143,8 @@ const char svg_script[] =
 	"\t\tvar d = 100 * change(n);\n"
 	"\t\ts += '; base ' + (BASE ? 100 * n.b / BASE : 0).toFixed(2) + '%, ' +\n"
 	"\t\t\t(d >= 0 ? '+' : '') + d.toFixed(2) + ' points';\n"
+	"\t\tif (n.m)\n"
+	"\t\t\ts += '; its function changed beyond the noise';\n"
 	"\t}\n"
 	"\treturn s + ')';\n"
 	"}\n"
@@ -150,6 +202,8 @@ const char svg_script[] =
 	"\t\tr.setAttribute('y', y);\n"
 	"\t\tr.setAttribute('width', f.w.toFixed(2));\n"
 	"\t\tr.setAttribute('height', FH - 1);\n"
+	"\t\tif (n.m)\n"
+	"\t\t\tr.setAttribute('class', 'm');\n"
 	"\t\tr.setAttribute('fill', re !== null && re.test(n.name) ? HIT : n.fill);\n"
 	"\t\ttx.setAttribute('x', (PAD + f.x + 3).toFixed(2));\n"
 	"\t\ttx.setAttribute('y', y + FH - 4);\n"

@@ -85,7 +85,7 @@ struct timeline *timeline_new(const struct profile *p, const struct report_opts 
 	for (size_t i = 0; o->sample_type != REPORT_OFF_CPU && i < p->nsamples; i++)
 		if (aggregate_selects(o, p, &p->samples[i]))
 			add_event(&b, &p->samples[i], (uint32_t)i, false);
-	for (size_t i = 0; o->sample_type != REPORT_CPU && i < p->noffcpu; i++) {
+	for (size_t i = 0; report_has_spans(o->sample_type) && i < p->noffcpu; i++) {
 		struct pm_sample s;
 
 		if (aggregate_selects_offcpu(o, p, &p->offcpu[i], &s))

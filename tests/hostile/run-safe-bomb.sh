@@ -14,7 +14,8 @@
 # (SRCLINE_MAX_DEPTH), and never lets stacks or frames share entries:
 # the reader refuses deep and lines (exit 1, one line on stderr naming
 # the offset), and reports tall and wide, which it must take, in every
-# format (top, folded, svg, pprof, script, json) within 20 s each
+# format (top, folded, svg, pprof, script, json, and top and folded
+# against the file itself with --diff: its noise bars) within 20 s each
 # (against a quadratic walk or a recursion per level), without a crash,
 # and with a bounded output (under 64 MiB).
 # Needs no perf events.
@@ -27,12 +28,16 @@ problems=0
 
 for kind in deep lines tall wide; do
 	"$GEN" "$kind" "$tmp/$kind.data" || fail "hostile-gen $kind failed"
-	for fmt in --folded --top --svg --pprof --script --json; do
+	for fmt in --folded --top --svg --pprof --script --json --diff=top --diff=folded; do
 		rc=0
+		set -- "$fmt"
+		case $fmt in
+		--diff=*) set -- "--${fmt#--diff=}" --diff "$tmp/$kind.data" ;;
+		esac
 		# A report that runs away stops at 64 MiB (SIGXFSZ), not at a full disk.
 		# shellcheck disable=SC2016 # expanded by the inner shell
 		run_timeout 20 sh -c 'ulimit -f 65536 && exec "$@" >"$0"' "$tmp/out" \
-			"$PERFMINI" report -i "$tmp/$kind.data" "$fmt" -o - 2>"$tmp/err" || rc=$?
+			"$PERFMINI" report -i "$tmp/$kind.data" "$@" -o - 2>"$tmp/err" || rc=$?
 		size=$(stat -c %s "$tmp/out")
 		say "$kind ($(stat -c %s "$tmp/$kind.data") bytes), report $fmt: exit $rc," \
 			"$size bytes, stderr: $(head -c 200 "$tmp/err")"

@@ -7,8 +7,16 @@
 # (schedstat: time on the CPU, time runnable waiting for it) and its life.
 # Of the sleeper's thread:
 #   --wakers --folded   wk_signal_here in the waker's stack (after "--")
-#                       on at least 80% of its sleeping time; --top names
-#                       it too;
+#                       on at least 80% of its sleeping time; --top, at
+#                       COLUMNS=120 off a terminal, has every line within
+#                       120 columns and its first row (the heaviest pair)
+#                       the sleeper waiting in pthread_cond_wait, woken
+#                       from pthread_cond_signal <- wk_signal_here; at
+#                       COLUMNS=60, every line within 60, and on a
+#                       terminal of 72 columns (a pseudo-terminal,
+#                       COLUMNS unset) within 72;
+#   --json              each sleep's line has its waker's whole stack,
+#                       wk_signal_here in it for 80% of the sleeping time;
 #   sleeping            (switch-out to wake-up) within 15% + 5 ms of its
 #                       life less its time on the CPU and runnable;
 #   runnable            (wake-up or preemption to switch-in) within
@@ -56,10 +64,45 @@ say "sleeping ns with wk_signal_here waking: $by_fn of $all"
 if [ "$all" -eq 0 ] || [ $((by_fn * 10)) -lt $((all * 8)) ]; then
 	fail "wk_signal_here wakes the sleeper for $by_fn of its $all sleeping ns, under 80%"
 fi
-"$PERFMINI" report -i "$tmp/wk.data" --wakers --tid "$tid" >"$tmp/wakers.top" 2>&3 ||
+for cols in 120 60; do
+	COLUMNS=$cols "$PERFMINI" report -i "$tmp/wk.data" --wakers --tid "$tid" >"$tmp/wakers.top" \
+		2>&3 || fail "report --wakers (top) exited $?"
+	cat "$tmp/wakers.top" >&3
+	awk -v c="$cols" 'length($0) > c { print "over " c " columns: " $0; bad = 1 } END { exit bad }' \
+		"$tmp/wakers.top" >&3 || fail "report --wakers --top: lines wider than COLUMNS=$cols"
+done
+# On a terminal (script(1)'s pseudo-terminal, 72 columns, COLUMNS unset):
+# cut to the terminal's own width.
+env -u COLUMNS script -qec "stty cols 72 rows 40 && '$PERFMINI' report -i '$tmp/wk.data' --wakers --tid $tid" \
+	/dev/null </dev/null >"$tmp/wakers.tty" 2>&1 || fail "report --wakers on a terminal exited $?"
+tr -d '\r' <"$tmp/wakers.tty" >"$tmp/wakers.tty.txt"
+cat "$tmp/wakers.tty.txt" >&3
+grep -q '^ *Sleep ms  *Share' "$tmp/wakers.tty.txt" || fail "report --wakers on a terminal: no table"
+awk 'length($0) > 72 { print "over 72 columns: " $0; bad = 1 } END { exit bad }' \
+	"$tmp/wakers.tty.txt" >&3 || fail "report --wakers --top on a 72-column terminal: wider lines"
+COLUMNS=120 "$PERFMINI" report -i "$tmp/wk.data" --wakers --tid "$tid" >"$tmp/wakers.top" 2>&3 ||
 	fail "report --wakers (top) exited $?"
-grep -q 'woken by .*wk_signal_here;waker;' "$tmp/wakers.top" ||
-	fail "report --wakers names no waker through wk_signal_here"
+# The first row: "MS SHARE% SLEEPER STACK... WAKER STACK...".
+awk '/^ *Sleep ms +Share/ { t = 1; next }
+t { exit !(index($0, " pthread_cond_wait <- ") && index($0, "pthread_cond_signal <- wk_signal_here")) }' \
+	"$tmp/wakers.top" || fail "report --wakers --top: the heaviest pair is not the sleeper woken from wk_signal_here"
+# --json: the whole stack of each sleep's waker.
+"$PERFMINI" report -i "$tmp/wk.data" --sample-type=off-cpu --json --tid "$tid" >"$tmp/wakers.json" \
+	2>&3 || fail "report --json exited $?"
+python3 - "$tmp/wakers.json" >&3 <<'PY' || fail "--json: the sleeper's wakers' stacks are not there: see above"
+import json, sys
+slept = by_fn = 0
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if "waker" not in o:
+        continue
+    names = [f["name"] for f in o["waker"]["frames"]]
+    slept += o["sleeping_ns"]
+    if "wk_signal_here" in names and names.index("wk_signal_here") > 0:
+        by_fn += o["sleeping_ns"]
+print("json: %d of %d sleeping ns woken from wk_signal_here" % (by_fn, slept))
+sys.exit(0 if slept and by_fn >= 0.8 * slept else 1)
+PY
 
 # within WHAT GOT WANT PERMILLE EXTRA_NS
 within() {

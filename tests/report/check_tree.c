@@ -313,6 +313,59 @@ START_TEST(test_tree_rows)
 }
 END_TEST
 
+/*
+ * --diff's noise bars: 300 and 100 samples of hot under a and b against
+ * 200 and 200, a row's change marked '*' where --top marks the share it
+ * shows (Children here), with the same family of tests; the branches get
+ * no mark. --diff-significant keeps the rows marked alone.
+ */
+START_TEST(test_tree_noise)
+{
+	struct profile *p = recording(300, 100, false), *base = recording(200, 200, false);
+	struct report_opts o = {.sort = REPORT_SORT_TOTAL,
+				.tree_threshold = 0.5,
+				.rows = -1,
+				.columns = 200,
+				.base = base,
+				.base_input = "base.data"};
+	char *text, *top;
+	FILE *out;
+	size_t n = 0;
+
+	aggregate_prepare(&o, p);
+	text = tree(p, &o);
+	ck_assert_msg(strstr(text, " Children       Self   Change   Function\n"), "%s", text);
+	ck_assert_msg(strstr(text, "   75.00%      0.00%   +25.00*  a\n") &&
+			      strstr(text, "   25.00%      0.00%   -25.00*  b\n") &&
+			      strstr(text, "  100.00%    100.00%    +0.00   hot\n") &&
+			      strstr(text, "'*' marks a row's change beyond it: 2 rows"),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "|--75.00% +25.00--a\n"), "%s", text);
+	out = open_memstream(&top, &n);
+	ck_assert_int_eq(report_write(report_format_find("top"), p, &o, out), 0);
+	fclose(out);
+	/* --top: a's and b's total shares marked, over as many tests. */
+	ck_assert_msg(strstr(top, "   50.0     75.0   +25.0*") &&
+			      strstr(top, "   50.0     25.0   -25.0*") &&
+			      strstr(top, "2 rows marked"),
+		      "%s", top);
+	ck_assert_ptr_nonnull(strstr(top, "tests that could pass"));
+	ck_assert_ptr_nonnull(strstr(text, "tests that could pass"));
+	free(top);
+	free(text);
+
+	o.diff_significant = true;
+	text = tree(p, &o);
+	ck_assert_msg(row_of(text, "a") && row_of(text, "b") && !row_of(text, "hot") &&
+			      !row_of(text, "main"),
+		      "%s", text);
+	free(text);
+	aggregate_opts_release(&o);
+	profile_free(base);
+	profile_free(p);
+}
+END_TEST
+
 /* --diff: each share's change from the base, in points; rows by their new share. */
 START_TEST(test_tree_diff)
 {
@@ -326,9 +379,10 @@ START_TEST(test_tree_diff)
 
 	aggregate_prepare(&o, p);
 	text = tree(p, &o);
-	ck_assert_ptr_nonnull(strstr(text, " Children       Self   Change  Module  Function\n"));
+	/* Matched by name, as --top's rows: no Module column. */
+	ck_assert_ptr_nonnull(strstr(text, " Children       Self   Change   Function\n"));
 	assert_block(text, "hot",
-		     "  100.00%    100.00%    +0.00  prog    hot\n"
+		     "  100.00%    100.00%    +0.00   hot\n"
 		     "            |\n"
 		     "            ---hot\n"
 		     "               |\n"
@@ -338,7 +392,7 @@ START_TEST(test_tree_diff)
 		     "                --25.00% -25.00--b\n"
 		     "                          main\n");
 	assert_block(text, "b",
-		     "   25.00%      0.00%   -25.00  prog    b\n"
+		     "   25.00%      0.00%   -25.00   b\n"
 		     "            |\n"
 		     "            ---b\n"
 		     "               main\n");
@@ -436,6 +490,7 @@ static Suite *tree_suite(void)
 	tcase_add_test(tc, test_tree_self);
 	tcase_add_test(tc, test_tree_rows);
 	tcase_add_test(tc, test_tree_diff);
+	tcase_add_test(tc, test_tree_noise);
 	tcase_add_test(tc, test_tree_offcpu);
 	tcase_add_test(tc, test_tree_empty);
 	suite_add_tcase(s, tc);

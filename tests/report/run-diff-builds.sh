@@ -43,16 +43,18 @@ diff_top() {
 		fail "report --diff $* exited $?"
 	cat "$dt_out" >&3
 }
-# rows TOP FUNCTION: the table's rows of FUNCTION, "B N C TB TN TC MODULE FUNCTION" each.
+# rows TOP FUNCTION: the table's rows of FUNCTION, "B N C NOISE TB TN TC NOISE MODULE
+# FUNCTION" each, C and TC without their mark ('*': beyond the noise).
 rows() {
-	awk -v f="$2" '/^ *Base +New +Change/ { t = 1; next } t && NF == 8 && $8 == f' "$1"
+	awk -v f="$2" '/^ *Base +New +Change/ { t = 1; next }
+	t && NF == 10 && $10 == f { sub(/\*$/, "", $3); sub(/\*$/, "", $7); print }' "$1"
 }
 
 # --top: tb_hot one row, in both.
 diff_top "$tmp/top"
 [ "$(rows "$tmp/top" tb_hot | wc -l)" -eq 1 ] ||
 	fail "--top --diff: tb_hot is not one row but: $(rows "$tmp/top" tb_hot | tr '\n' '|')"
-rows "$tmp/top" tb_hot | awk '{ exit !($4 > 90 && $5 > 90) }' ||
+rows "$tmp/top" tb_hot | awk '{ exit !($5 > 90 && $6 > 90) }' ||
 	fail "--top --diff: tb_hot's total share is not above 90% in both: $(rows "$tmp/top" tb_hot)"
 rows "$tmp/top" tb_step | awk '{ exit !($1 > 50 && $2 == 0) }' ||
 	fail "--top --diff: no tb_step row of the -O0 build alone: $(rows "$tmp/top" tb_step)"
@@ -64,7 +66,7 @@ say "--top: tb_hot one row, $(rows "$tmp/top" tb_hot)"
 "$PERFMINI" report -i "$tmp/o2.data" --diff "$tmp/o0.data" --folded >"$tmp/folded" 2>&3 ||
 	fail "report --diff --folded exited $?"
 ! grep -q '^twobuilds' "$tmp/folded" || fail "--folded --diff: stacks start with a thread name"
-hot=$(grep -E ';main;tb_hot [0-9]+ [0-9]+$' "$tmp/folded" || :)
+hot=$(grep -E ';main;tb_hot(_\[[-+]\])? [0-9]+ [0-9]+$' "$tmp/folded" || :)
 [ "$(printf '%s\n' "$hot" | grep -c .)" -eq 1 ] || fail "--folded --diff: main;tb_hot is not one line: $hot"
 printf '%s\n' "$hot" | awk '{ exit !($(NF - 1) > 0 && $NF > 0) }' ||
 	fail "--folded --diff: main;tb_hot is not in both: $hot"
@@ -79,7 +81,7 @@ say "--merge-inline --top: $(rows "$tmp/merged" tb_hot)"
 "$PERFMINI" report -i "$tmp/o2.data" --diff "$tmp/o0.data" --folded --merge-inline --no-kernel \
 	>"$tmp/merged.folded" 2>&3 || fail "report --diff --folded --merge-inline exited $?"
 ! grep -q 'tb_step' "$tmp/merged.folded" || fail "--merge-inline --folded: tb_step is left"
-awk '{ b += $(NF - 1); n += $NF } /;main;tb_hot [0-9]+ [0-9]+$/ { hb = $(NF - 1); hn = $NF }
+awk '{ b += $(NF - 1); n += $NF } /;main;tb_hot(_\[[-+]\])? [0-9]+ [0-9]+$/ { hb = $(NF - 1); hn = $NF }
 END {
 	printf "merged folded: main;tb_hot %d of %d (base), %d of %d (new)\n", hb, b, hn, n
 	exit !(hb >= 0.8 * b && hn >= 0.8 * n)
@@ -120,7 +122,7 @@ cp "$TARGETS/twobuilds-O2" "$tmp/man/app"
 cat "$tmp/man/top" >&3
 [ "$(rows "$tmp/man/top" tb_hot | wc -l)" -eq 1 ] ||
 	fail "the manual's example: tb_hot is not one row in --top"
-rows "$tmp/man/top" tb_hot | awk '{ exit !($4 > 90 && $5 > 90) }' ||
+rows "$tmp/man/top" tb_hot | awk '{ exit !($5 > 90 && $6 > 90) }' ||
 	fail "the manual's example: tb_hot is not in both: $(rows "$tmp/man/top" tb_hot)"
 grep -Eq '<title>tb_hot \([^<]*; base [0-9.]+%' "$tmp/man/diff.svg" ||
 	fail "the manual's example: tb_hot has no base share in the flame graph"

@@ -5,15 +5,18 @@
 # base, 30/70 in the new one, which runs for a shorter time), compared in
 # every format that compares:
 #   --top     mix_a and mix_b lead (the largest changes), each with its
-#             share in both (70 and 30 within 6 points) and the change;
+#             share in both (70 and 30 within 6 points), the change, and
+#             a mark: beyond the noise;
 #   --folded  "STACK BASE NEW" lines; NEW sums to the new recording's
 #             samples, BASE (normalized) to the same total within
-#             rounding, and the mix_a and mix_b stacks have the shares;
+#             rounding, and the mix_a and mix_b stacks have the shares
+#             and the marks (mix_a_[-], mix_b_[+]);
 #   --pprof   'go tool pprof -top' of the file gives the same flat shares
 #             as 'go tool pprof -normalize -diff_base' of the two
 #             recordings' own pprof files;
-#   --svg     well-formed, mix_a blue (shrank), mix_b red (grew), the
-#             base's share in the hover text; in chromium the script's
+#   --svg     well-formed, mix_a blue (shrank), mix_b red (grew), both
+#             outlined as beyond the noise, the base's share in the
+#             hover text; in chromium the script's
 #             colours after a zoom are the file's (tests/report/svg-diff.js).
 # Then a second build of mix (non-PIE, -O2, other addresses) against the
 # first with the same mix: frames match by name, nothing changes beyond
@@ -34,29 +37,36 @@ cat "$tmp/top" >&3
 # The header wraps long paths onto indented lines: join them before matching.
 sed -n '/^Base:/,/^Compared:/p' "$tmp/top" | tr -s ' \n' '  ' |
 	grep -q "^Base: .*base.data, [0-9]* samples" || fail "no 'Base:' line naming the base"
-# The table: the two heading lines, then rows "B N C TB TN TC MODULE FUNCTION".
-awk '/^ *Base +New +Change/ { t = 1; next } t && NF >= 8 && n < 2 { print $8; n++ }' \
+# The table: the two heading lines, then rows "B N C NOISE TB TN TC NOISE MODULE
+# FUNCTION", C and TC with a '*' when beyond the noise.
+awk '/^ *Base +New +Change/ { t = 1; next } t && NF >= 10 && n < 2 { print $10; n++ }' \
 	"$tmp/top" >"$tmp/first"
 [ "$(sort "$tmp/first" | tr '\n' ' ')" = "mix_a mix_b " ] ||
 	fail "the largest changes are not mix_a and mix_b but: $(tr '\n' ' ' <"$tmp/first")"
-check_row() { # TOP FUNCTION BASE NEW: within 6 points, the change their difference
+check_row() { # TOP FUNCTION BASE NEW [MARKED]: within 6 points, the change their difference
 	cr_top=$1
 	shift
-	awk -v f="$1" -v b="$2" -v n="$3" '
+	awk -v f="$1" -v b="$2" -v n="$3" -v marked="${4:-}" '
 	function abs(x) { return x < 0 ? -x : x }
-	$8 == f && $7 == "mix" {
+	$10 == f && $9 == "mix" {
 		found = 1
-		if (abs($1 - b) > 6 || abs($2 - n) > 6 || abs($3 - ($2 - $1)) > 0.15) {
+		c = $3
+		m = sub(/\*$/, "", c)
+		if (abs($1 - b) > 6 || abs($2 - n) > 6 || abs(c - ($2 - $1)) > 0.15) {
 			printf "%s: base %s new %s change %s (want about %s, %s)\n", f, $1, $2, $3, b, n
+			exit 1
+		}
+		if (marked != "" && !m) {
+			printf "%s: change %s, noise %s: not marked\n", f, $3, $4
 			exit 1
 		}
 	}
 	END { if (!found) { print f ": no row"; exit 1 } }' "$cr_top" >&3 ||
 		fail "--top --diff: $1 is not about $2% -> $3%"
 }
-check_row "$tmp/top" mix_a 70 30
-check_row "$tmp/top" mix_b 30 70
-say "--top: mix_a 70 -> 30, mix_b 30 -> 70 within 6 points"
+check_row "$tmp/top" mix_a 70 30 marked
+check_row "$tmp/top" mix_b 30 70 marked
+say "--top: mix_a 70 -> 30, mix_b 30 -> 70 within 6 points, both marked"
 
 # --folded: two counts per line.
 "$PERFMINI" report -i "$tmp/new.data" --diff "$tmp/base.data" --folded >"$tmp/folded" 2>&3 ||
@@ -67,13 +77,14 @@ bad=$(grep -Evc '^[^;]+(;[^;]+)* [0-9]+ [0-9]+$' "$tmp/folded" || :)
 awk -v want="$(awk '{ n += $NF } END { print n }' "$tmp/new.folded")" '
 function abs(x) { return x < 0 ? -x : x }
 { b += $(NF - 1); n += $NF; lines++ }
-/;mix_round;mix_a [0-9]+ [0-9]+$/ { ab = $(NF - 1); an = $NF }
-/;mix_round;mix_b [0-9]+ [0-9]+$/ { bb = $(NF - 1); bn = $NF }
+/;mix_round;mix_a_\[-\] [0-9]+ [0-9]+$/ { ab = $(NF - 1); an = $NF }
+/;mix_round;mix_b_\[\+\] [0-9]+ [0-9]+$/ { bb = $(NF - 1); bn = $NF }
 END {
 	printf "folded: base %d new %d (new alone %d) in %d lines; mix_a %d -> %d, mix_b %d -> %d\n",
 		b, n, want, lines, ab, an, bb, bn
 	if (n != want) { print "the NEW counts do not sum to the new recording"; exit 1 }
 	if (abs(b - n) > lines) { print "the BASE counts are not normalized"; exit 1 }
+	if (!an || !bn) { print "no mix_a_[-] or mix_b_[+] stack"; exit 1 }
 	if (abs(100 * ab / b - 70) > 6 || abs(100 * an / n - 30) > 6 ||
 	    abs(100 * bb / b - 30) > 6 || abs(100 * bn / n - 70) > 6) {
 		print "the shares of mix_a and mix_b are off"; exit 1
@@ -128,8 +139,10 @@ for name, grew in (("mix_a", False), ("mix_b", True)):
     print(name, title, (r, g, b))
     if grew != (r > b + 100) or (not grew) != (b > r + 100):
         bad.append(name + ": rgb(%d,%d,%d) is not %s" % (r, g, b, "red" if grew else "blue"))
-    if not re.search(r"; base [\d.]+%, [+-][\d.]+ points\)$", title):
-        bad.append(name + ": no base share in '" + title + "'")
+    if not re.search(r"; base [\d.]+%, [+-][\d.]+ points; its function changed beyond the noise\)$", title):
+        bad.append(name + ": no base share or mark in '" + title + "'")
+    if not re.search(r'<g class="f"><title>' + re.escape(title) + r'</title><rect class="m" ', svg):
+        bad.append(name + ": not outlined (class m)")
 if 'data-base-samples="' not in svg:
     bad.append("no data-base-samples")
 for b in bad:
