@@ -30,7 +30,7 @@ int naming_init(struct sess_naming *nm, struct module_set *mods, const struct re
 			hmap_release(&nm->abandoning);
 			return -1;
 		}
-	nm->namer = o->live_view ? namer_start_live(nm->syms) : namer_start(nm->syms);
+	nm->namer = namer_start(nm->syms, o->live_view);
 	return 0;
 }
 

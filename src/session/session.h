@@ -42,7 +42,7 @@ struct record_opts {
 	/*
 	 * A live view (top) shows the profile while it is recorded: the
 	 * kernel's symbols are read before the sampling starts, as for -a,
-	 * and the naming thread has a live view's ration (namer_start_live).
+	 * and the naming thread has a live view's ration (namer_start).
 	 */
 	bool live_view;
 	struct event_opts ev;

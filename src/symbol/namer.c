@@ -53,7 +53,7 @@ static const struct ration_params namer_ration = {
 	.wait_look_ns = 1000000000ULL,
 };
 /*
- * A live view's (namer_start_live): 5% of one CPU, 250 ms saved up. Its
+ * A live view's (namer_start): 5% of one CPU, 250 ms saved up. Its
  * table shows names while recording: at 0.5%, the first modules read on
  * a busy machine (the kernel's symbols, libc's DWARF) kept its frames
  * unnamed for tens of seconds; at 5% they are named within a refresh or
@@ -481,14 +481,13 @@ static void *namer_main(void *arg)
 	return NULL;
 }
 
-/* The thread over z, its CPU time rationed by params. */
-static struct namer *start(struct symbolizer *z, const struct ration_params *params)
+struct namer *namer_start(struct symbolizer *z, bool live)
 {
 	struct namer *n = xcalloc(1, sizeof(*n));
 
 	n->z = z;
 	symbolizer_set_give_back_bytes(z, NAMER_GIVE_BACK_BYTES);
-	n->ration = ration_new(params, NULL);
+	n->ration = ration_new(live ? &live_ration : &namer_ration, NULL);
 	n->jobs = spsc_new(sizeof(struct job), CHUNK_JOBS);
 	n->abandons = spsc_new(sizeof(struct job), 64);
 	hmap_init(&n->given_up);
@@ -511,16 +510,6 @@ static struct namer *start(struct symbolizer *z, const struct ration_params *par
 		return NULL;
 	}
 	return n;
-}
-
-struct namer *namer_start(struct symbolizer *z)
-{
-	return start(z, &namer_ration);
-}
-
-struct namer *namer_start_live(struct symbolizer *z)
-{
-	return start(z, &live_ration);
 }
 
 /* How often the recorder gave m up: its jobs carry it. */

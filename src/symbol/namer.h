@@ -49,15 +49,11 @@ struct namer;
 /*
  * Starts the thread over z. Returns NULL when it cannot be started: then
  * nothing is named in the background and the caller names every frame
- * itself.
+ * itself. live: for a view that shows names while recording (perfmini
+ * top), whose ration on a busy machine is 5% of one CPU, 250 ms of it
+ * saved up, so that the first modules read do not keep its table unnamed.
  */
-struct namer *namer_start(struct symbolizer *z);
-/*
- * The same for a live view, which shows names while recording (perfmini
- * top): on a busy machine its ration is 5% of one CPU, 250 ms of it saved
- * up, so that the first modules read do not keep its table unnamed.
- */
-struct namer *namer_start_live(struct symbolizer *z);
+struct namer *namer_start(struct symbolizer *z, bool live);
 
 /*
  * Queues frame id frame, at addr of m, with the frame's flags (recorder

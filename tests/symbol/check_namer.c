@@ -175,7 +175,7 @@ START_TEST(test_names_everything_queued)
 	struct namer *n;
 
 	setup(&fx);
-	n = namer_start(fx.z);
+	n = namer_start(fx.z, false);
 	ck_assert_ptr_nonnull(n);
 	for (uint32_t i = 0; i < N; i++) {
 		namer_frame(n, fx.exe, GEN + i % 2, i, 0, fx.off[i % 2]);
@@ -244,7 +244,7 @@ START_TEST(test_kernel_frames_among_others)
 
 	setup(&fx);
 	kernel = module_set_kernel(&fx.mods);
-	n = namer_start(fx.z);
+	n = namer_start(fx.z, false);
 	ck_assert_ptr_nonnull(n);
 	for (uint32_t i = 0; i < N; i++) {
 		if (i % 3 == 0)
@@ -281,7 +281,7 @@ START_TEST(test_free_unfinished)
 	struct namer *n;
 
 	setup(&fx);
-	n = namer_start(fx.z);
+	n = namer_start(fx.z, false);
 	ck_assert_ptr_nonnull(n);
 	for (uint32_t i = 0; i < 300; i++)
 		namer_frame(n, fx.exe, GEN + i % 2, i, 0, fx.off[i % 2]);
@@ -330,7 +330,7 @@ START_TEST(test_kick)
 	int k;
 
 	setup(&fx);
-	n = namer_start(fx.z);
+	n = namer_start(fx.z, false);
 	ck_assert_ptr_nonnull(n);
 	usleep(50000); /* the thread asleep, with nothing queued */
 	namer_frame(n, fx.exe, GEN, 0, 0, fx.off[0]);
@@ -364,7 +364,7 @@ START_TEST(test_nothing_queued)
 	uint64_t queued = 1, done = 1;
 
 	setup(&fx);
-	n = namer_start(fx.z);
+	n = namer_start(fx.z, false);
 	ck_assert_ptr_nonnull(n);
 	ck_assert_int_eq(namer_finish(n, 0, NULL), 0);
 	namer_counts(n, &queued, &done);
