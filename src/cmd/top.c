@@ -14,13 +14,13 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "cmd/stop.h"
 #include "cmd/top-term.h"
 #include "cmd/top-view.h"
 #include "cmd/top.h"
@@ -29,52 +29,13 @@
 #include "util/msg.h"
 #include "util/outfile.h"
 
-/*
- * The first SIGINT, SIGTERM or SIGHUP stops the view; a second cuts the
- * naming of the data file short (-o), and so does the first once the
- * view has stopped by itself (q, the targets' end).
- */
-static volatile sig_atomic_t stop_requested, stop_again, stopping;
 /* Set from the start: a stop without -o names nothing (the file is /dev/null). */
 static const volatile sig_atomic_t no_naming = 1;
-static int wake_pipe[2] = {-1, -1};
-
-static void on_signal(int sig)
-{
-	int saved = errno;
-	char c = (char)sig;
-
-	if (sig != SIGCHLD) {
-		if (stop_requested || stopping)
-			stop_again = 1;
-		stop_requested = 1;
-	}
-	if (wake_pipe[1] >= 0 && write(wake_pipe[1], &c, 1) < 0) {
-		/* full pipe: a wakeup is already pending */
-	}
-	errno = saved;
-}
-
 /* The outputs' stop hook: a FIFO's reader holds the view up only until it stops. */
 static bool stop_due(void *arg)
 {
 	(void)arg;
 	return stop_requested || stopping;
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGCHLD, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	outfile_set_stop_hook(stop_due, NULL);
 }
 
 /* The width of snapshots: the terminal's when stdout is one, else none (nothing cut). */
@@ -91,6 +52,7 @@ static int stdout_width(void)
 struct top_run {
 	const struct top_opts *o;
 	struct session *s;
+	int wake; /* the stop's pipe (stop_wake_pipe) */
 	struct top_view v;
 	struct term term;
 	bool screen;	 /* a full screen; else snapshots */
@@ -160,8 +122,8 @@ static void loop(struct top_run *r)
 		top_view_draw(&r->v, now_ns());
 	}
 	while (more && !r->out_failed) {
-		struct session_run run = {&stop_requested, wake_pipe[0],
-					  r->screen ? r->term.events : -1, r->next, false};
+		struct session_run run = {&stop_requested, r->wake, r->screen ? r->term.events : -1,
+					  r->next, false};
 
 		more = session_run(r->s, &run);
 		if (r->screen && keys(r))
@@ -203,12 +165,12 @@ int top_run(const struct top_opts *o)
 	struct top_run r = {.o = o, .screen = !o->batch};
 	int ret;
 
-	install_signals();
+	stop_install(stop_due);
 	r.s = session_new(&o->rec);
 	if (!r.s)
 		return 1;
-	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-		error("cannot create a pipe: %s", strerror(errno));
+	if ((r.wake = stop_wake_pipe()) < 0) {
+		error("cannot create a pipe: %s", strerror(-r.wake));
 		session_free(r.s);
 		return 1;
 	}
