@@ -43,16 +43,7 @@ static const struct cmd_opt options[] = {
 		 "longer): the table follows the present"},
 	{OPT_CALL, "sort", 's', "KEYS", .call = opt_sort,
 	 .what = "self, total, or keys among comm, pid, tid, cgroup, module, symbol",
-	 .complete = COMPLETE_WORDS,
-	 .words = (const struct opt_word[]){{"self", 0},
-					    {"total", 0},
-					    {"comm", 0},
-					    {"pid", 0},
-					    {"tid", 0},
-					    {"cgroup", 0},
-					    {"module", 0},
-					    {"symbol", 0},
-					    {NULL, 0}},
+	 .complete = COMPLETE_WORDS, .words = sort_words,
 	 .help = "order by 'self' (default) or 'total' share; or, as report's --sort, a row "
 		 "per distinct combination of KEYS, comma-separated: comm, pid, tid, cgroup, "
 		 "module (or dso), symbol (or sym); the default is module,symbol. May be given "

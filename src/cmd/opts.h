@@ -152,4 +152,7 @@ void cmd_complete(const struct cmd_spec *spec, FILE *out);
 #define OPT_LIST(T, f, n) .off = offsetof(T, f), .off2 = offsetof(T, n)
 #define OPT_GIVEN(T, f)	  .given = offsetof(T, f), .has_given = true
 
+/* The words of report's and top's --sort, for the completion (report-opts.c). */
+extern const struct opt_word sort_words[];
+
 #endif

@@ -40,6 +40,11 @@ static int opt_ids(void *opts, const struct cmd_opt *row, const char *arg)
 				   (size_t *)(void *)(base + row->off2));
 }
 
+const struct opt_word sort_words[] = {
+	{"self", 0},   {"total", 0},  {"comm", 0},   {"pid", 0}, {"tid", 0},
+	{"cgroup", 0}, {"module", 0}, {"symbol", 0}, {NULL, 0},
+};
+
 /* --annotate[=FUNCTION]: the format, and the function when named. */
 static int opt_annotate(void *opts, const struct cmd_opt *row, const char *arg)
 {
@@ -201,16 +206,7 @@ static const struct cmd_opt options[] = {
 	 REPORT},
 	{OPT_CALL, "sort", 's', "KEYS", OPT_GIVEN(R, sort_given), .call = opt_sort,
 	 .what = "self, total, or keys among comm, pid, tid, cgroup, module, symbol",
-	 .complete = COMPLETE_WORDS,
-	 .words = (const struct opt_word[]){{"self", 0},
-					    {"total", 0},
-					    {"comm", 0},
-					    {"pid", 0},
-					    {"tid", 0},
-					    {"cgroup", 0},
-					    {"module", 0},
-					    {"symbol", 0},
-					    {NULL, 0}},
+	 .complete = COMPLETE_WORDS, .words = sort_words,
 	 .help = "--top: order by 'self' (default) or 'total' samples; or, as perf report's "
 		 "--sort, a row per distinct combination of KEYS, comma-separated: comm (the "
 		 "thread's name), pid (the process), tid (the thread), cgroup (its v2 path), "
