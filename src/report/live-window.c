@@ -33,7 +33,7 @@ void live_window_release(struct live_window *w)
 
 void live_window_add(struct live_window *w, const struct pm_sample *smp)
 {
-	if (w->head + w->n == w->cap && w->head >= w->n) {
+	if (w->head && w->head + w->n == w->cap && w->head >= w->n) {
 		/* Half of it or more let go: moved down rather than grown. */
 		memmove(w->s, w->s + w->head, w->n * sizeof(*w->s));
 		w->head = 0;
