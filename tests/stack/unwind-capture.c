@@ -251,6 +251,8 @@ int main(int argc, char **argv)
 		ring_drain(&rings[cpu], on_record, &cap);
 	write_corpus(&cap, argv[1], (size_t)atoi(argv[2]));
 	uc_free(&cap.c);
+	for (int cpu = 0; cpu < ncpu; cpu++)
+		ring_release(&rings[cpu]);
 	free(rings);
 	return 0;
 }
