@@ -16,6 +16,7 @@
 
 #include "session/session-int.h"
 #include "store/datafile.h"
+#include "symbol/namer.h"
 #include "symbol/symbolize.h"
 #include "util/alloc.h"
 #include "util/clock.h"
@@ -28,6 +29,12 @@
  * debuginfod server, a machine too busy to read it).
  */
 #define SEALED_MAX 4
+/*
+ * Once this many wait, their names are owed: the naming thread is no
+ * longer rationed (namer_hurry) until fewer wait, rather than leave the
+ * oldest to be finished without them.
+ */
+#define SEALED_HURRY 2
 
 /*
  * --switch-output: the name of a data file started now,
@@ -218,6 +225,13 @@ static bool sealed_holds(const struct sess_output *out, const struct profile *p)
 	return false;
 }
 
+/* The naming thread told whether the sealed files waiting are owed their names now. */
+static void hurry_naming(struct session *s)
+{
+	if (s->nm.namer)
+		namer_hurry(s->nm.namer, s->out.nsealed >= SEALED_HURRY);
+}
+
 /* Sealed file k let go, its profile with it unless it is the last slice's. */
 static void drop_slice(struct session *s, size_t k)
 {
@@ -227,6 +241,7 @@ static void drop_slice(struct session *s, size_t k)
 		profile_free(out->sealed[k].prof);
 	naming_forget(&s->nm, out->sealed[k].gen);
 	memmove(out->sealed + k, out->sealed + k + 1, (--out->nsealed - k) * sizeof(*out->sealed));
+	hurry_naming(s);
 }
 
 /* A sealed file that could not be finished (its path copied), for output_say_incomplete. */
@@ -383,6 +398,7 @@ struct profile *output_seal(struct session *s, uint32_t gen)
 			finish_sealed(s, 0);
 		out->sealed = xrealloc(out->sealed, (out->nsealed + 1) * sizeof(*out->sealed));
 		out->sealed[out->nsealed++] = (struct sealed){out->out, before, gen, 0};
+		hurry_naming(s);
 	} else {
 		count_missing(out, before);
 	}

@@ -37,13 +37,10 @@
 /* How much nicer than the recording thread this one runs (see namer_main). */
 #define NAMER_NICE 5
 /*
- * While recording on a busy machine, the thread's CPU time is rationed to
- * 0.5% of one CPU, with 20 ms of it saved up at most; the machine is busy
- * while less than half a CPU was idle, on average, since the last look at
- * /proc/stat (at most one every 100 ms, when a module is to be read and
- * the thread's time not yet charged adds up to 1 ms; once a second while
- * it waits, to run freely again as soon as the machine is free). See
- * namer.h and util/ration.h.
+ * While recording on a busy machine (less than half a CPU idle since the
+ * last look at /proc/stat: util/ration.h says when it looks), the thread's
+ * CPU time is rationed to 0.5% of one CPU, 20 ms of it saved up at most,
+ * unless names are owed (namer_hurry).
  */
 static const struct ration_params namer_ration = {
 	.share_permille = 5,
@@ -53,11 +50,9 @@ static const struct ration_params namer_ration = {
 	.wait_look_ns = 1000000000ULL,
 };
 /*
- * A live view's (namer_start): 5% of one CPU, 250 ms saved up. Its
- * table shows names while recording: at 0.5%, the first modules read on
- * a busy machine (the kernel's symbols, libc's DWARF) kept its frames
- * unnamed for tens of seconds; at 5% they are named within a refresh or
- * two, and what is read once is not read again.
+ * A live view's (namer_start): 5% of one CPU, 250 ms saved up, so that
+ * the first modules read on a busy machine (the kernel's symbols, libc's
+ * DWARF) are named within a refresh or two, not tens of seconds.
  */
 static const struct ration_params live_ration = {
 	.share_permille = 50,
@@ -125,6 +120,7 @@ struct namer {
 	_Atomic uint64_t skipped; /* frames not named: their module was given up */
 	bool unkicked;		  /* the recorder's: jobs queued since namer_kick */
 	_Atomic bool sleeping, done, cancel;
+	_Atomic bool hurry;    /* namer_hurry: no ration while names are owed */
 	bool joined;	       /* by namer_finish: the thread is gone */
 	struct ration *ration; /* the thread's CPU time while recording: see ration() */
 	uint64_t forget_at;    /* when idle modules were last looked for (now_coarse_ns) */
@@ -223,7 +219,7 @@ static void ration(struct namer *n, const struct job *j)
 		uint64_t wait_ns = ration_wait_ns(n->ration), ms, v;
 		struct pollfd p = {.fd = n->wake, .events = POLLIN};
 
-		if (!wait_ns)
+		if (!wait_ns || atomic_load(&n->hurry))
 			return;
 		/* About to wait: what the last reads touched of the files is given back first. */
 		if (!gave_back) {
@@ -564,6 +560,12 @@ void namer_drain_retired(struct namer *n, namer_retired_fn fn, void *arg)
 	for (size_t i = 0; i < nids; i++)
 		fn(ids[i], arg);
 	free(ids);
+}
+
+void namer_hurry(struct namer *n, bool on)
+{
+	if (atomic_exchange(&n->hurry, on) != on && on)
+		wake(n);
 }
 
 void namer_kick(struct namer *n)

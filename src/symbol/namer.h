@@ -70,6 +70,11 @@ void namer_frame(struct namer *n, struct module *m, uint32_t gen, uint32_t frame
  * threads a system call and the thread a switch).
  */
 void namer_kick(struct namer *n);
+/*
+ * Whether names are owed now (on): files wait for them and would be
+ * finished without them. While on, the thread's CPU time is not rationed.
+ */
+void namer_hurry(struct namer *n, bool on);
 
 /*
  * Lets the thread finish what is queued, without its ration, and joins
