@@ -71,20 +71,12 @@ static int do_swap(const char *code, const char *link, double secs)
 	return 0;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int do_watch(double secs, char **fifos, int n)
 {
-	double end = now() + secs;
+	double end = hot_now() + secs;
 	int opened = 0;
 
-	while (now() < end) {
+	while (hot_now() < end) {
 		for (int i = 0; i < n; i++) {
 			int fd = open(fifos[i], O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 			struct stat st;

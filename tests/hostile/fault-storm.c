@@ -29,14 +29,6 @@ HOT uint64_t storm_hot(uint64_t x)
 	return x;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* This program's bytes, read once. */
 static char *self(size_t *len)
 {
@@ -100,8 +92,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	bytes = self(&len);
-	end = now() + atof(argv[2]);
-	while (now() < end) {
+	end = hot_now() + atof(argv[2]);
+	while (hot_now() < end) {
 		snprintf(path, sizeof(path), "%s/storm-%ld", argv[1], n);
 		if (run_copy(path, bytes, len, ms) < 0)
 			return 1;

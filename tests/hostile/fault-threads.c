@@ -39,14 +39,6 @@ HOT uint64_t many_hot(uint64_t x)
 	return x;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void *churn_thread(void *arg)
 {
 	fault_threads_sink += churn_hot((uint64_t)(uintptr_t)arg);
@@ -67,10 +59,10 @@ int main(int argc, char **argv)
 	double end;
 
 	if (argc == 3 && !strcmp(argv[1], "churn")) {
-		end = now() + hot_seconds(argc, argv, 2, 1);
+		end = hot_now() + hot_seconds(argc, argv, 2, 1);
 		printf("fault-threads: ready, pid %ld\n", (long)getpid());
 		fflush(stdout);
-		while (now() < end) {
+		while (hot_now() < end) {
 			pthread_t t[4];
 			int n = 0;
 
@@ -85,7 +77,7 @@ int main(int argc, char **argv)
 		long n = strtol(argv[2], NULL, 10);
 		uint64_t x = 1;
 
-		end = now() + hot_seconds(argc, argv, 3, 1);
+		end = hot_now() + hot_seconds(argc, argv, 3, 1);
 		for (long i = 0; i < n; i++) {
 			pthread_t t;
 
@@ -97,7 +89,7 @@ int main(int argc, char **argv)
 		}
 		printf("fault-threads: ready, pid %ld\n", (long)getpid());
 		fflush(stdout);
-		while (now() < end)
+		while (hot_now() < end)
 			x = many_hot(x);
 		fault_threads_sink = x;
 	} else {

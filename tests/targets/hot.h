@@ -62,6 +62,15 @@ static inline double hot_thread_cpu(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The monotonic clock, in seconds. */
+static inline double hot_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* argv[i] as a number of seconds, or def when absent. */
 static inline double hot_seconds(int argc, char **argv, int i, double def)
 {
