@@ -40,8 +40,10 @@ struct sess_events {
 
 /*
  * The soft limit on open files raised to the hard one; returns the files
- * the modules may keep open (half of it, at most 8,192 unused ones: the
- * other half for the events, the naming thread's copies and debug files).
+ * the modules may keep open: a quarter of it, at most 4,096 unused ones.
+ * A module the naming thread reads holds a second descriptor, its copy in
+ * libdwfl, until the module is let go: the modules take at most half of
+ * the limit, the other half left to the events, outputs and debug files.
  */
 size_t events_raise_nofile(void);
 /*

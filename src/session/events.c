@@ -22,15 +22,15 @@ size_t events_raise_nofile(void)
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-		return 8192;
+		return 4096;
 	if (rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 		getrlimit(RLIMIT_NOFILE, &rl);
 	}
 	if (rl.rlim_cur != RLIM_INFINITY)
-		return rl.rlim_cur / 2 < 8192 ? rl.rlim_cur / 2 + 1 : 8192;
-	return 8192;
+		return rl.rlim_cur / 4 < 4096 ? rl.rlim_cur / 4 + 1 : 4096;
+	return 4096;
 }
 
 static unsigned long read_proc_ulong(const char *path, unsigned long dflt)

@@ -9,9 +9,9 @@
 #  - the recorder ends at -d with exit 0, and every slice it started is a
 #    file that reads whole (a rotation never failed for lack of
 #    descriptors);
-#  - its open files stayed under the limit's half, the budget of the
-#    modules' files, and its events', outputs' and naming's (MAX_FDS):
-#    the files of programs that ended are closed;
+#  - its open files stayed under the modules' budget (half the limit,
+#    with the naming thread's copies) and its events', outputs' and
+#    naming's (MAX_FDS): the files of programs that ended are closed;
 #  - its resident memory in the last third stayed within twice its
 #    highest of the first third, and under MAX_RSS_KB: it follows what
 #    runs, not what ran;
