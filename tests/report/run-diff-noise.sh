@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The noise bars of 'perfmini report --diff' and --series, on a change the
 # program itself measures: noise-base and noise-slow are one program
-# (tests/targets/noise.c), the second built with nz_a doing 20% more work
+# (tests/targets/noise.c), the second built with nz_a doing 40% more work
 # a call, each recorded for 2 s of CPU time at 4999 Hz (about 10,000
 # samples), the slow one reported against the base:
 #   --top     nz_a's self share grew, marked '*' (beyond its noise); its

@@ -6,8 +6,9 @@
  * 40% of the calls go to nz_a, the others to nz_b, in a pseudo-random
  * order (a fixed pattern would alias with the samples), each call the same
  * work: nz_a has about 40% of the CPU time. Built twice: noise-base as it
- * is, noise-slow with -DNZ_SLOW=120, whose nz_a does 20% more work a call,
- * as a build that made it 20% slower would (about 44% of the CPU).
+ * is, and a build with -DNZ_SLOW=N whose nz_a does N% of its work a call,
+ * as a build that made it slower would: noise-slow for the tests with
+ * N=140 (about 48% of the CPU), bench/diff-noise's with N=120 (44%).
  *
  * Usage: noise [SECONDS [SLOWER_AFTER]]
  *   SECONDS of CPU time (default 2). After SLOWER_AFTER seconds of it,
