@@ -277,11 +277,12 @@ none:
  * compressed sections (zstd, or zlib when lines are read), its expanded
  * copy is kept in f->zfd and the file itself returned;
  * symfile_dwfl_reload then reports the module again in a new Dwfl, where
- * this returns the copy without searching.
+ * this returns the copy without searching. servers: debuginfod may be
+ * asked (with DEBUGINFOD_URLS set).
  */
-int symfile_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
-			   const char *file_name, const char *debuglink_file,
-			   GElf_Word debuglink_crc, char **debuginfo_file_name)
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name, bool servers)
 {
 	struct symfile *f = userdata ? *userdata : NULL;
 	int fd, x, y;
@@ -292,7 +293,7 @@ int symfile_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modnam
 		return fcntl(f->zfd, F_DUPFD_CLOEXEC, 0);
 	}
 	errno = 0;
-	if (debuginfod_wanted() || !f)
+	if ((servers && debuginfod_wanted()) || !f)
 		fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 						  debuglink_file, debuglink_crc,
 						  debuginfo_file_name);
@@ -315,6 +316,28 @@ int symfile_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modnam
 		close(x);
 	}
 	return fd;
+}
+
+int symfile_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
+			   const char *file_name, const char *debuglink_file,
+			   GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	return find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+			      debuglink_crc, debuginfo_file_name, true);
+}
+
+/* symfile_find_debuginfo without debuginfod servers (symbolizer_local_only). */
+static int find_debuginfo_here(Dwfl_Module *mod, void **userdata, const char *modname,
+			       GElf_Addr base, const char *file_name, const char *debuglink_file,
+			       GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	return find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+			      debuglink_crc, debuginfo_file_name, false);
+}
+
+void symbolizer_local_only(struct symbolizer *z)
+{
+	z->dwfl_cb.find_debuginfo = find_debuginfo_here;
 }
 
 int symbolizer_add_debug_dir(struct symbolizer *z, const char *dir)

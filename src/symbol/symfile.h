@@ -44,6 +44,12 @@ void symbolizer_free(struct symbolizer *z);
  * made absolute. Returns 0 or -errno (no such directory).
  */
 int symbolizer_add_debug_dir(struct symbolizer *z, const char *dir);
+/*
+ * Debug files are looked for on this machine alone: no debuginfod server
+ * is asked, whatever DEBUGINFOD_URLS says (report's late naming, which
+ * must not wait on a network). Before the first symfile_get.
+ */
+void symbolizer_local_only(struct symbolizer *z);
 
 /*
  * Starts reading the kernel's symbols on a thread of their own, if m is
