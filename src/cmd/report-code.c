@@ -13,12 +13,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <gelf.h>
 
+#include "cmd/recorded.h"
 #include "cmd/report-code.h"
 #include "elf/disasm.h"
 #include "elf/elfread.h"
@@ -26,57 +25,6 @@
 #include "util/alloc.h"
 
 #define MAX_BYTES (256 * 1024)
-
-/*
- * The module at path, opened; NULL with why. The file there now is read
- * for a module that was not ours or root's (owner) only when it is still
- * that owner's and has a build-id recorded (same_build checks it): else
- * root's report would disassemble whatever file a user put at the path.
- */
-static struct module *open_module(struct report_code *c, const char *path, const char *build_id,
-				  uint32_t owner, struct sbuf *why)
-{
-	struct module_key k = {.path = path};
-	struct module *m;
-	struct stat st;
-
-	if (stat(path, &st) < 0) {
-		sbuf_addf(why, "cannot open %s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (owner != geteuid() && owner != 0 && !*build_id) {
-		sbuf_addf(why, "%s was not yours or root's, and has no build-id to check it by",
-			  path);
-		return NULL;
-	}
-	if (owner != geteuid() && owner != 0 && owner != PM_OWNER_UNKNOWN && st.st_uid != owner) {
-		sbuf_addf(why, "%s belonged to uid %u when recorded, and to uid %u now", path,
-			  owner, (unsigned)st.st_uid);
-		return NULL;
-	}
-	k.maj = major(st.st_dev);
-	k.min = minor(st.st_dev);
-	k.ino = st.st_ino;
-	m = module_set_get(&c->mods, &k, 0, 0, 0);
-	if (m->fd < 0) {
-		sbuf_addf(why, "cannot open %s", path);
-		return NULL;
-	}
-	return m;
-}
-
-/* Whether e is the file recorded (build_id "" when none was). */
-static bool same_build(Elf *e, const char *build_id)
-{
-	uint8_t id[BUILD_ID_MAX];
-	char hex[2 * BUILD_ID_MAX + 1];
-	size_t n = elf_read_build_id(e, id);
-
-	if (!*build_id)
-		return true;
-	build_id_hex(id, n, hex);
-	return n && !strcmp(hex, build_id);
-}
 
 /*
  * The function's bytes: from file offset start to the end of its
@@ -160,7 +108,7 @@ static int disasm_function(void *arg, const char *path, const char *build_id, ui
 			   size_t *n, struct sbuf *why)
 {
 	struct report_code *c = arg;
-	struct module *m = open_module(c, path, build_id, owner, why);
+	struct module *m = recorded_open(&c->mods, path, build_id, owner, why);
 	struct disasm *d = NULL;
 	uint8_t *code = NULL;
 	uint64_t vaddr = 0;
@@ -175,7 +123,7 @@ static int disasm_function(void *arg, const char *path, const char *build_id, ui
 	e = elf_begin(m->fd, ELF_C_READ, NULL);
 	if (!e || !gelf_getehdr(e, &eh))
 		sbuf_addf(why, "%s is not an ELF file", path);
-	else if (!same_build(e, build_id))
+	else if (!recorded_same_build(e, build_id))
 		sbuf_addf(why, "%s is not the file recorded: its build-id differs", path);
 	else if (!disasm_available())
 		sbuf_adds(why, "Capstone's library cannot be loaded: install libcapstone4");
