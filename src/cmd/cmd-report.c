@@ -20,6 +20,7 @@
 #include "cmd/report-code.h"
 #include "cmd/report-inputs.h"
 #include "cmd/report-int.h"
+#include "cmd/report-late.h"
 #include "report/aggregate.h"
 #include "report/report.h"
 #include "store/datafile.h"
@@ -324,6 +325,31 @@ static int check_recordings(struct report_cmd *c, const struct profile *p)
 	return 0;
 }
 
+/* Whether every --debug-dir is a directory (else one line). */
+static bool debug_dirs_ok(const struct report_cmd *c)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < c->ndebug_dirs; i++) {
+		if (stat(c->debug_dirs[i], &st) < 0) {
+			error("bad --debug-dir '%s': %s", c->debug_dirs[i], strerror(errno));
+			return false;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			error("bad --debug-dir '%s': not a directory", c->debug_dirs[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The frames of p (NULL: none) left without a name or a line, named now where they can be. */
+static void name_late(const struct report_cmd *c, struct profile *p)
+{
+	if (p)
+		report_name_late(p, c->debug_dirs, c->ndebug_dirs);
+}
+
 /* Reads the data files and writes the report: the exit status. */
 static int report(struct report_cmd *c)
 {
@@ -332,6 +358,9 @@ static int report(struct report_cmd *c)
 	struct report_code code;
 	struct report_format wf;
 	int ret = 1;
+
+	if (!debug_dirs_ok(c))
+		return 1;
 
 	if (c->f->write == fmt_series) {
 		o->series = &c->series;
@@ -345,6 +374,8 @@ static int report(struct report_cmd *c)
 	if (o->base_input && !(base = report_read_one(o->base_input, c->force, o->sample_type)))
 		goto out;
 	o->base = base;
+	name_late(c, p);
+	name_late(c, base);
 	if ((ret = check_recordings(c, p)) != 0)
 		goto out;
 	aggregate_prepare(o, p);
@@ -397,6 +428,7 @@ static int run(const struct cmd_spec *spec, int argc, char **argv)
 out:
 	report_series_close(&c.series);
 	free(c.inputs);
+	free(c.debug_dirs);
 	aggregate_opts_release(&c.o);
 	return ret;
 }

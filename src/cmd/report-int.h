@@ -29,6 +29,8 @@ struct report_cmd {
 	bool wakers, type_given, stdio, latency;
 	const char **inputs; /* -i */
 	size_t ninputs;
+	const char **debug_dirs; /* --debug-dir */
+	size_t ndebug_dirs;
 	bool time_given, since_given, until_given;
 	const char *tree_opt; /* the first option that makes a tree (-g, --children...) */
 	double level;	      /* --diff-level, in percent */

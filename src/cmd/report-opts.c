@@ -156,6 +156,11 @@ static const struct cmd_opt options[] = {
 	 .help = "the data file (default perfmini.data); given more than once, or a directory "
 		 "(its files, as record --switch-output writes them), the files are merged into "
 		 "one report"},
+	{OPT_STRINGS, "debug-dir", 0, "DIR", OPT_LIST(R, debug_dirs, ndebug_dirs),
+	 .what = "a directory", .complete = COMPLETE_DIR,
+	 .help = "frames the recording left without a name or a source line are named from a "
+		 "file with their module's build-id: its own, or its debug file under DIR "
+		 "(DIR/.build-id/XX/REST.debug), then /usr/lib/debug; may be repeated"},
 	{OPT_STRING, "output", 'o', "FILE", OPT_AT(R, output), .what = "a file name",
 	 .complete = COMPLETE_FILE, .help = "where the report goes; '-' is standard output"},
 	{OPT_FLAG, "force", 0, OPT_AT(R, force),
