@@ -50,10 +50,21 @@ int unwind_image_open(struct unwind_image *img, const struct module *m)
 		return -ENOEXEC;
 	}
 	img->nsegs = (size_t)n;
-	img->eh = dwarf_getcfi_elf(img->elf);
+	img->has_table = eh_frame_open(&img->table, img->elf, img->copy ? -1 : img->fd, img->copy,
+				       img->nbytes) == 0;
 	img->has_debug_frame = has_section(img->elf, ".debug_frame");
 	img->go = img->has_pcln = has_section(img->elf, ".gopclntab");
 	return 0;
+}
+
+/* libdw's .eh_frame, read the first time it is needed. */
+static Dwarf_CFI *eh_cfi(struct unwind_image *img)
+{
+	if (!img->eh_read) {
+		img->eh_read = true;
+		img->eh = dwarf_getcfi_elf(img->elf);
+	}
+	return img->eh;
 }
 
 /*
@@ -126,6 +137,8 @@ void unwind_image_close(struct unwind_image *img)
 {
 	if (img->eh)
 		dwarf_cfi_end(img->eh);
+	if (img->has_table)
+		eh_frame_close(&img->table);
 	if (img->dwarf)
 		dwarf_end(img->dwarf);
 	if (img->elf)
@@ -142,7 +155,11 @@ int unwind_image_row_span(struct unwind_image *img, uint64_t vaddr, struct cfi_r
 			  uint64_t *lo, uint64_t *hi)
 {
 	const struct gopcln *g;
-	int ret = cfi_row_find_span(img->eh, vaddr, &img->pool, row, lo, hi);
+	int ret = img->has_table ? eh_frame_row(&img->table, vaddr, row, lo, hi) : -ENOTSUP;
+
+	/* What the table leaves to libdw, or a file without one. */
+	if (ret != 0 && ret != -ENOENT)
+		ret = cfi_row_find_span(eh_cfi(img), vaddr, &img->pool, row, lo, hi);
 
 	/* Go's own code has no .eh_frame (the C code of a cgo binary has). */
 	if (ret == -ENOENT && img->go && (g = go_table(img)))
@@ -153,6 +170,11 @@ int unwind_image_row_span(struct unwind_image *img, uint64_t vaddr, struct cfi_r
 			go_bp_frame(row);
 	}
 	return ret;
+}
+
+Dwarf_CFI *unwind_image_cfi(struct unwind_image *img)
+{
+	return eh_cfi(img) ? img->eh : debug_frame(img);
 }
 
 int unwind_image_row(struct unwind_image *img, uint64_t vaddr, struct cfi_row *row)

@@ -420,8 +420,7 @@ static int step_frame(const struct cfi_row *row, struct unwind_image *img, uint6
 {
 	*cfa = 0;
 	if (row->signal)
-		return cfi_step_signal(img->eh ? img->eh : img->debug, vaddr, in, out, cfa,
-				       read_stack, c);
+		return cfi_step_signal(unwind_image_cfi(img), vaddr, in, out, cfa, read_stack, c);
 	return cfi_step(row, img ? &img->pool : NULL, in, out, cfa, read_stack, c);
 }
 

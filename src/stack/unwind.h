@@ -29,6 +29,7 @@
 #include "elf/gopclntab.h"
 #include "model/proc.h"
 #include "stack/cfi.h"
+#include "stack/ehframe.h"
 
 /*
  * What unwinding reads of a module: its load segments and its call frame
@@ -42,7 +43,15 @@ struct unwind_image {
 	size_t nbytes;	     /* the file's size when opened */
 	unsigned char *copy; /* the vdso's bytes, else NULL */
 	Elf *elf;
-	Dwarf *dwarf;	       /* for .debug_frame, once needed; NULL until then */
+	Dwarf *dwarf; /* for .debug_frame, once needed; NULL until then */
+	/*
+	 * .eh_frame read straight from the file (ehframe.h), when it has a
+	 * table to find its FDEs by; libdw's (eh) only for what that leaves to
+	 * it, or when there is no such table: read once needed.
+	 */
+	struct eh_frame table;
+	bool has_table;
+	bool eh_read;	       /* eh was looked for */
 	Dwarf_CFI *eh, *debug; /* .eh_frame's and .debug_frame's, NULL when absent */
 	bool has_debug_frame;  /* a .debug_frame not read yet */
 	bool go;	       /* a Go binary: its functions' rows from .gopclntab */
@@ -67,6 +76,8 @@ int unwind_image_row(struct unwind_image *img, uint64_t vaddr, struct cfi_row *r
 /* unwind_image_row, also giving the addresses [*lo, *hi) the row holds for. */
 int unwind_image_row_span(struct unwind_image *img, uint64_t vaddr, struct cfi_row *row,
 			  uint64_t *lo, uint64_t *hi);
+/* libdw's CFI of img (.eh_frame's, else .debug_frame's), read once asked for; NULL if none. */
+Dwarf_CFI *unwind_image_cfi(struct unwind_image *img);
 
 /* The user registers a sample must carry to be unwound (x86-64). */
 uint64_t unwind_regs_mask(void);

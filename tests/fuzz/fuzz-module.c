@@ -73,8 +73,8 @@ static void step(struct unwind_image *img, uint64_t vaddr, const uint8_t *data, 
 		cfi_set(&in, r,
 			0x1000 + (size > 8 ? load_u64(data + (r * 8) % (size - 7)) % size : 0));
 	if (row.signal) {
-		ret = cfi_step_signal(img->eh ? img->eh : img->debug, vaddr, &in, &out, &cfa,
-				      fmem_read, &mem);
+		ret = cfi_step_signal(unwind_image_cfi(img), vaddr, &in, &out, &cfa, fmem_read,
+				      &mem);
 		if (ret == 0 && (!cfi_known(&out, CFI_RA) || !cfi_known(&out, CFI_RSP)))
 			abort();
 		return;
