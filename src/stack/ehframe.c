@@ -28,6 +28,8 @@
 /* Bytes read for an FDE or a CIE at once: most are shorter; a longer FDE is read whole. */
 #define ENTRY_READ 512
 #define FDE_MAX	   (64 * 1024)
+/* An .eh_frame up to this size is read whole when opened: one read, not one a lookup. */
+#define WHOLE_MAX (1 << 20)
 /* How deep DW_CFA_remember_state may nest. */
 #define STATE_DEPTH 8
 /* A register column no rule is kept for (cfi.h keeps 0-16). */
@@ -56,6 +58,10 @@ static ssize_t read_eh(const struct eh_frame *t, uint64_t off, void *buf, size_t
 		return -1;
 	if (len > t->eh_size - off)
 		len = (size_t)(t->eh_size - off);
+	if (t->whole) {
+		memcpy(buf, t->whole + off, len);
+		return (ssize_t)len;
+	}
 	off += t->eh_off;
 	if (t->fd < 0) {
 		if (off >= t->memlen)
@@ -573,12 +579,21 @@ int eh_frame_open(struct eh_frame *t, Elf *e, int fd, const unsigned char *mem, 
 		return -EIO;
 	}
 	t->n = n;
+	if (fd >= 0 && t->eh_size <= WHOLE_MAX) {
+		t->whole = xmalloc(t->eh_size ? t->eh_size : 1);
+		if (!read_file(t, t->eh_off, t->whole, t->eh_size)) {
+			eh_frame_close(t);
+			return -EIO;
+		}
+	}
 	return 0;
 }
 
 void eh_frame_close(struct eh_frame *t)
 {
 	free(t->table);
+	free(t->whole);
 	t->table = NULL;
+	t->whole = NULL;
 	t->n = 0;
 }

@@ -2,11 +2,11 @@
 /*
  * ehframe.h - the rows of an x86-64 file's .eh_frame, read straight from
  * the file: .eh_frame_hdr's sorted table finds the FDE of an address, and
- * that FDE and its CIE are read (pread) and run up to it. Nothing is
- * allocated per lookup and nothing of .eh_frame is kept but the table and
- * the last CIEs met, where libdw copies the whole section when it opens
- * it and keeps every FDE it parsed: the recorder meets thousands of new
- * files on a busy machine, and looks rows up on every sample.
+ * that FDE and its CIE are run up to it. A small .eh_frame is read whole
+ * when opened; of a large one (a compiler's, a browser's: megabytes),
+ * each lookup reads the FDE and CIE it needs (pread), and nothing is kept
+ * but the table and the last CIEs met, where libdw copies the whole
+ * section and keeps every FDE it parsed. Nothing is allocated per lookup.
  *
  * What it leaves to libdw (cfi.h) is said by -ENOTSUP: rules given by
  * DWARF expressions (PLT entries, some hand-written code), 64-bit
@@ -40,6 +40,7 @@ struct eh_cie {
 
 struct eh_frame {
 	int fd;			  /* read with pread, -1 when bytes are given */
+	unsigned char *whole;	  /* .eh_frame read whole (a small one), or NULL */
 	const unsigned char *mem; /* the file's bytes (the vdso's copy), or NULL */
 	size_t memlen;		  /* their count */
 	uint64_t eh_addr, eh_off; /* .eh_frame's ELF address and file offset */
