@@ -49,20 +49,11 @@ struct state {
 	int64_t cfa_off;
 };
 
-/* Up to len bytes at offset off of .eh_frame into buf, never past its end; the count or -1. */
-static ssize_t read_eh(const struct eh_frame *t, uint64_t off, void *buf, size_t len)
+/* Up to len bytes at file offset off into buf (from memory, or pread); the count or -1. */
+static ssize_t read_at(const struct eh_frame *t, uint64_t off, void *buf, size_t len)
 {
 	ssize_t got;
 
-	if (off >= t->eh_size)
-		return -1;
-	if (len > t->eh_size - off)
-		len = (size_t)(t->eh_size - off);
-	if (t->whole) {
-		memcpy(buf, t->whole + off, len);
-		return (ssize_t)len;
-	}
-	off += t->eh_off;
 	if (t->fd < 0) {
 		if (off >= t->memlen)
 			return -1;
@@ -77,21 +68,24 @@ static ssize_t read_eh(const struct eh_frame *t, uint64_t off, void *buf, size_t
 	return got;
 }
 
-/* Whole: len bytes at file offset off (not limited to .eh_frame). */
+/* Whole: len bytes at file offset off. */
 static bool read_file(const struct eh_frame *t, uint64_t off, void *buf, size_t len)
 {
-	ssize_t got;
+	return read_at(t, off, buf, len) == (ssize_t)len;
+}
 
-	if (t->fd < 0) {
-		if (off > t->memlen || len > t->memlen - off)
-			return false;
-		memcpy(buf, t->mem + off, len);
-		return true;
+/* Up to len bytes at offset off of .eh_frame into buf, never past its end; the count or -1. */
+static ssize_t read_eh(const struct eh_frame *t, uint64_t off, void *buf, size_t len)
+{
+	if (off >= t->eh_size)
+		return -1;
+	if (len > t->eh_size - off)
+		len = (size_t)(t->eh_size - off);
+	if (t->whole) {
+		memcpy(buf, t->whole + off, len);
+		return (ssize_t)len;
 	}
-	do
-		got = pread(t->fd, buf, len, (off_t)off);
-	while (got < 0 && errno == EINTR);
-	return got >= 0 && (size_t)got == len;
+	return read_at(t, t->eh_off + off, buf, len);
 }
 
 /*
