@@ -8,11 +8,13 @@
  * with whatever debug file the search finds for it now; without it (gone,
  * or another build there now), its debug file by build-id does, the
  * recording's segments of the module turning file offsets into ELF
- * addresses (a debug file's own program headers have no file part). A
- * module whose file had nothing more to give when recorded (stripped,
- * no DWARF) is looked at only when a debug file with its build-id is
- * there now: a report of a whole machine does not read every stripped
- * binary again for nothing.
+ * addresses (a debug file's own program headers have no file part).
+ * Without a debug file with its build-id there now, a module is read
+ * again only when its naming never read it (no frame of it has a name:
+ * naming cut short or given up; or its file could not be opened or
+ * changed), not when its file had nothing more to give (stripped, no
+ * DWARF, addresses no symbol covers): a report of a whole machine does
+ * not read every binary again for nothing.
  */
 #include "config.h"
 
@@ -37,7 +39,8 @@ struct late {
 	struct symbolizer *z;
 	char **dirs; /* --debug-dir's made absolute, then SYSTEM_DEBUG_DIR */
 	size_t ndirs;
-	bool lines; /* the recording read lines (not --no-lines) */
+	bool *named; /* by module: some frame of it has a name */
+	bool lines;  /* the recording read lines (not --no-lines) */
 };
 
 /* What a frame lacks: nothing, a name, or (named) a source line. */
@@ -119,13 +122,16 @@ static void name_module(struct late *l, uint32_t i, const uint32_t *frames, size
 	struct module *m = NULL;
 	struct load_seg *segs = NULL;
 	size_t nsegs = 0;
-	bool unnamed = false;
 
-	for (size_t k = 0; k < n; k++)
-		unnamed |= !l->p->frames[frames[k]].nlines;
-	/* The file recorded had no more to give: only a debug file found now has. */
-	if (!debug && (!unnamed || why == REASON_STRIPPED || why == REASON_NO_SYMBOLS ||
-		       why == REASON_NOT_ELF))
+	/*
+	 * Without a debug file, the file itself names only what its naming
+	 * never read: not read at all (cut short, given up, no descriptor),
+	 * not what it read and could not name.
+	 */
+	if (!debug && l->named[i] && why != REASON_FILE_GONE && why != REASON_NO_DESCRIPTORS &&
+	    why != REASON_CHANGED)
+		return;
+	if (!debug && (why == REASON_STRIPPED || why == REASON_NO_SYMBOLS || why == REASON_NOT_ELF))
 		return;
 	if (!(m = own_file(l, mod))) {
 		m = debug;
@@ -159,12 +165,17 @@ void report_name_late(struct profile *p, const char *const *dirs, size_t ndirs)
 		return;
 	/* The frames that lack something, grouped by module (a counting sort). */
 	count = xcalloc(p->nmodules + 1, sizeof(*count));
-	for (size_t f = 0; f < p->nframes; f++)
+	l.named = xcalloc(p->nmodules, sizeof(*l.named));
+	for (size_t f = 0; f < p->nframes; f++) {
 		if (frame_lack(&l, &p->frames[f]) != LACK_NONE)
 			count[p->frames[f].module + 1]++;
+		if (p->frames[f].nlines && p->frames[f].module < p->nmodules)
+			l.named[p->frames[f].module] = true;
+	}
 	for (size_t i = 1; i <= p->nmodules; i++)
 		count[i] += count[i - 1];
 	if (!count[p->nmodules]) {
+		free(l.named);
 		free(count);
 		return;
 	}
@@ -197,5 +208,6 @@ void report_name_late(struct profile *p, const char *const *dirs, size_t ndirs)
 		free(l.dirs[k]);
 	free(l.dirs);
 	free(order);
+	free(l.named);
 	free(count);
 }
