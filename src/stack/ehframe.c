@@ -531,6 +531,12 @@ int eh_frame_row(struct eh_frame *t, uint64_t vaddr, struct cfi_row *row, uint64
 	return run_fde(t, fde - t->eh_addr, vaddr, row, lo, hi);
 }
 
+/* Whether section sh has bytes in the file: PROGBITS, or x86-64's type for unwind tables (lld's). */
+static bool has_bytes(const GElf_Shdr *sh)
+{
+	return sh->sh_type == SHT_PROGBITS || sh->sh_type == SHT_X86_64_UNWIND;
+}
+
 int eh_frame_open(struct eh_frame *t, Elf *e, int fd, const unsigned char *mem, size_t memlen)
 {
 	GElf_Shdr hs, es;
@@ -550,8 +556,8 @@ int eh_frame_open(struct eh_frame *t, Elf *e, int fd, const unsigned char *mem, 
 		size = (uint64_t)st.st_size;
 	}
 	if (!elf_section(e, ".eh_frame_hdr", &hs) || !elf_section(e, ".eh_frame", &es) ||
-	    hs.sh_type != SHT_PROGBITS || es.sh_type != SHT_PROGBITS || hs.sh_size < 12 ||
-	    hs.sh_offset > size || hs.sh_size > size - hs.sh_offset || es.sh_offset > size ||
+	    !has_bytes(&hs) || !has_bytes(&es) || hs.sh_size < 12 || hs.sh_offset > size ||
+	    hs.sh_size > size - hs.sh_offset || es.sh_offset > size ||
 	    es.sh_size > size - es.sh_offset)
 		return -ENOENT;
 	t->eh_addr = es.sh_addr;

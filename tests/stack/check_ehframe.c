@@ -2,7 +2,7 @@
 /*
  * check_ehframe.c - unit tests of stack/ehframe.c: the rows it reads
  * straight from real files (the C library, the dynamic loader, this
- * test, the C compiler when it is there) against libdw's for the same
+ * test; the C compiler and libLLVM when they are there) against libdw's for the same
  * addresses, at the start, middle and end of every FDE the table lists;
  * and files whose bytes make no sense read without a crash.
  */
@@ -144,6 +144,8 @@ START_TEST(test_rows_as_libdw)
 	ck_assert(compare_file(path, 1, &n));
 	ck_assert(compare_file("/proc/self/exe", 1, &n));
 	compare_file("/usr/lib/gcc/x86_64-linux-gnu/12/cc1", 7, &n);
+	/* Linked by lld: its unwind sections are SHT_X86_64_UNWIND, not PROGBITS. */
+	compare_file("/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1", 13, &n);
 	ck_assert_uint_gt(n.same, 10000);
 	ck_assert_msg(n.left * 50 < n.same, "%zu alike, %zu left to libdw", n.same, n.left);
 }
