@@ -170,6 +170,17 @@ int elf_add_symbol(Elf *e, const GElf_Sym *s, GElf_Word shndx, uint64_t addr, co
 	return 0;
 }
 
+/* Whether elf_add_symbol would add s (a defined function, or a label in code). */
+static bool symbol_counts(Elf *e, const GElf_Sym *s, GElf_Word shndx, const char *name)
+{
+	int type = GELF_ST_TYPE(s->st_info);
+
+	if (!name || !*name || shndx == SHN_UNDEF)
+		return false;
+	return type == STT_FUNC || type == STT_GNU_IFUNC || elf_symbol_is_label(e, s, shndx, name);
+}
+
+/* Adds the symbols of table scn to t: the count; with t NULL, 1 at the first it would add. */
 static int add_table(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct symtab *t)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -186,6 +197,11 @@ static int add_table(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct symtab *t
 			break;
 		if (s.st_value == 0)
 			continue;
+		if (!t) {
+			if (symbol_counts(e, &s, s.st_shndx, elf_strptr(e, sh->sh_link, s.st_name)))
+				return 1;
+			continue;
+		}
 		added += elf_add_symbol(e, &s, s.st_shndx, s.st_value,
 					elf_strptr(e, sh->sh_link, s.st_name), t);
 	}
@@ -215,7 +231,8 @@ int elf_read_symbols(Elf *e, struct symtab *t)
 		which = ELF_SYMS_SYMTAB;
 	else if (dynsym && add_table(e, dynsym, &dynsym_sh, t) > 0)
 		which = ELF_SYMS_DYNSYM;
-	symtab_finish(t);
+	if (t)
+		symtab_finish(t);
 	return which;
 }
 

@@ -44,6 +44,8 @@ enum elf_symsrc {
 /*
  * Adds the function symbols of .symtab, or of .dynsym when there is no
  * .symtab, to t and finishes it. Returns which table was used, or -errno.
+ * With t NULL, only says which table would be: it stops at the first
+ * symbol it would add, reading nothing else of the table.
  */
 int elf_read_symbols(Elf *e, struct symtab *t);
 

@@ -161,7 +161,6 @@ Dwarf *symfile_dwarf(struct symfile *f, Dwarf_Addr *bias)
 
 int symfile_load_elf(struct symfile *f)
 {
-	struct symtab own;
 	GElf_Ehdr eh;
 	Elf *e;
 	int n, ret = 0;
@@ -181,9 +180,7 @@ int symfile_load_elf(struct symfile *f)
 	f->build_id_len = elf_read_build_id(e, f->build_id);
 	if (gelf_getehdr(e, &eh))
 		f->entry = eh.e_entry;
-	symtab_init(&own);
-	f->symsrc = elf_read_symbols(e, &own);
-	symtab_release(&own);
+	f->symsrc = elf_read_symbols(e, NULL);
 	n = dwfl_symbols(f);
 	if (n < 0) {
 		f->reason = REASON_NO_DESCRIPTORS;

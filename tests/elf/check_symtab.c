@@ -572,6 +572,7 @@ START_TEST(test_elf_self)
 
 	symtab_init(&t);
 	ck_assert_int_eq(elf_read_symbols(e, &t), ELF_SYMS_SYMTAB);
+	ck_assert_int_eq(elf_read_symbols(e, NULL), ELF_SYMS_SYMTAB);
 	ck_assert_uint_gt(t.n, 10);
 
 	/* Runtime address -> mapping -> file offset -> ELF address -> symbol. */
@@ -634,6 +635,8 @@ static void read_image(const unsigned char *bytes, size_t len, bool expect_error
 	if (e) {
 		n = elf_read_segments(e, &segs);
 		which = elf_read_symbols(e, &t);
+		/* Asked only which table, the same answer. */
+		ck_assert_int_eq(elf_read_symbols(e, NULL), which);
 		(void)elf_read_build_id(e, id);
 		if (expect_error) {
 			ck_assert_int_lt(n, 0);

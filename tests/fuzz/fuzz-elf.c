@@ -87,6 +87,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (which == ELF_SYMS_NONE && t.n)
 		abort();
+	if (elf_read_symbols(e, NULL) != which)
+		abort();
 	fuzz_check_symtab(&t);
 	symtab_release(&t);
 	elf_end(e);
