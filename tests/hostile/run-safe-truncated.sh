@@ -8,7 +8,8 @@
 # file in place in between: naming victim_b's frames then reads pages past
 # the file's new end, which raises SIGBUS. The recorder must survive (exit
 # 0, a file that reads back), keep victim_a's names, and say that the
-# module's file changed while it read it. (The leak checker is off for
+# module's file changed while it read it. The report says so too while
+# the library is gone; with it back, it names victim_b late. (The leak checker is off for
 # this one run: what libdw had built of the file when it was cut off is
 # abandoned, not freed.)
 set -eu
@@ -54,6 +55,15 @@ run_report "$tmp/t.data" "$tmp/t.folded"
 check_share "$tmp/t.folded" victim_a victim-main 100 5
 grep -q 'libvictim.so: .*was cut short while perfmini read it' "$tmp/rec.err" ||
 	fail "the recorder does not say that libvictim.so changed"
+# The report names late what it can (perfmini-report(1), Naming late):
+# with the library gone, nothing, and it says why the frames lack names;
+# with the library back (only its debug file was cut), victim_b's frames.
+mv "$tmp/v/libvictim.so" "$tmp/libvictim.so.away"
 "$PERFMINI" report -i "$tmp/t.data" >"$tmp/t.top" 2>&1
 grep -q 'libvictim.so: .*its file (or debug file) was cut' "$tmp/t.top" ||
 	fail "the report does not say that libvictim.so changed: $(grep -A3 '^Symbols' "$tmp/t.top")"
+mv "$tmp/libvictim.so.away" "$tmp/v/libvictim.so"
+run_report "$tmp/t.data" "$tmp/late.folded"
+grep -q ';victim_b$\|;victim_b ' "$tmp/late.folded" ||
+	fail "the report did not name victim_b late from libvictim.so"
+say "named late: $(grep -c ';victim_b ' "$tmp/late.folded") stacks through victim_b"
