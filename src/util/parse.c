@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -29,6 +30,40 @@ int parse_u64(const char *s, uint64_t *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+int parse_size(const char *s, uint64_t *out)
+{
+	static const char units[] = "KMG";
+	char num[32];
+	size_t len = s ? strlen(s) : 0;
+	const char *u;
+	uint64_t v;
+	unsigned shift = 0;
+
+	if (!len || len >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, len + 1);
+	if ((u = strchr(units, toupper((unsigned char)num[len - 1]))) && len > 1) {
+		shift = 10 * (unsigned)(u - units + 1);
+		num[len - 1] = '\0';
+	}
+	if (num[0] == '0' && (num[1] == 'x' || num[1] == 'X'))
+		return -EINVAL;
+	if (parse_u64(num, &v) < 0 || v > (1ULL << 60) >> shift)
+		return -EINVAL;
+	*out = v << shift;
+	return 0;
+}
+
+void size_text(uint64_t n, char *buf, size_t len)
+{
+	if (n < 10 * 1024)
+		snprintf(buf, len, "%llu bytes", (unsigned long long)n);
+	else if (n < 10 * 1024 * 1024)
+		snprintf(buf, len, "%llu KiB", (unsigned long long)(n / 1024));
+	else
+		snprintf(buf, len, "%llu MiB", (unsigned long long)(n / (1024 * 1024)));
 }
 
 int parse_id_list(const char *s, uint32_t lo, uint32_t hi, uint32_t **ids, size_t *n, char *bad,
