@@ -12,6 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/record-opts.h"
+#include "util/memlevel.h"
 #include "util/parse.h"
 
 /* How long the stop may spend naming frames, by default: see perfmini-record(1). */
@@ -152,6 +153,19 @@ static int opt_count(void *opts, const struct cmd_opt *row, const char *arg)
 	return 0;
 }
 
+/* --max-memory=SIZE: bytes, or with K, M or G; 0 for no budget, else at least 1 MiB. */
+static int opt_max_memory(void *opts, const struct cmd_opt *row, const char *arg)
+{
+	struct record_opts *o = opts;
+	uint64_t v;
+
+	(void)row;
+	if (parse_size(arg, &v) < 0 || (v && v < (1u << 20)))
+		return -1;
+	o->max_memory = v;
+	return 0;
+}
+
 #define R struct record_opts
 
 const struct cmd_opt record_target_rows[] = {
@@ -207,6 +221,13 @@ const struct cmd_opt record_sampling_rows[] = {
 		 "hybrid and dwarf modes, 4096 there with --off-cpu; more above -F 4000)"},
 	{OPT_STRINGS, "debug-dir", 0, "DIR", OPT_LIST(R, debug_dirs, ndebug_dirs),
 	 .complete = COMPLETE_DIR, .help = CMD_DEBUG_DIR_HELP},
+	{OPT_CALL, "max-memory", 0, "SIZE", .flags = OPTF_EQ, .call = opt_max_memory,
+	 .what = "a size such as 64M or 1G, or 0",
+	 .help = "keep the recorder's own memory (its heap, not the files it maps) within "
+		 "SIZE (default 256M; 0: no budget): at three quarters of it source lines are "
+		 "let go and frames named from the symbol tables alone, at all of it frames are "
+		 "left with their build-id and offset for report to name; samples are never "
+		 "dropped"},
 	{OPT_FLAG, "no-lines", 0, OPT_AT(R, no_lines),
 	 .help = "name frames from the symbol tables only: no source lines and no inlined "
 		 "functions (reads no DWARF debug info: less memory and a quicker stop)"},
@@ -223,6 +244,7 @@ void record_opts_init(struct record_opts *o)
 	default_call_graph(&o->ev);
 	o->output = "perfmini.data";
 	o->name_timeout = NAME_TIMEOUT_DEFAULT;
+	o->max_memory = MEM_DEFAULT_BUDGET;
 }
 
 /* The rings' most in all, by default: 256 MiB of 4 KiB pages. */

@@ -12,7 +12,8 @@
  * Without a debug file with its build-id there now, a module is read
  * again only when its naming never read it (no frame of it has a name:
  * naming cut short or given up; or its file could not be opened or
- * changed), not when its file had nothing more to give (stripped, no
+ * changed), or when the recorder left names or lines to it to stay
+ * within its memory budget, not when its file had nothing more to give (stripped, no
  * DWARF, addresses no symbol covers): a report of a whole machine does
  * not read every binary again for nothing.
  */
@@ -58,7 +59,9 @@ static enum lack frame_lack(const struct late *l, const struct pm_frame *fr)
 		return LACK_NONE;
 	if (!fr->nlines)
 		return LACK_NAME;
-	if (l->lines && PM_MODULE_LINES(mod->flags) == LINES_NO_DWARF &&
+	if (l->lines &&
+	    (PM_MODULE_LINES(mod->flags) == LINES_NO_DWARF ||
+	     PM_MODULE_LINES(mod->flags) == LINES_MEMORY) &&
 	    !l->p->lines[fr->line0].line)
 		return LACK_LINE;
 	return LACK_NONE;
@@ -111,6 +114,32 @@ static void take_levels(struct late *l, uint32_t f, enum lack lack, const struct
 	symbolize_add_levels(l->p, f, r);
 }
 
+/*
+ * Module i, its own file m read again: what the recorder left to report
+ * to save memory gives way to what m says now (stripped, say, or nothing).
+ */
+static void take_reasons(struct late *l, uint32_t i, struct module *m)
+{
+	struct pm_module *mod = &l->p->modules[i];
+	bool names = PM_MODULE_REASON(mod->flags) == REASON_MEMORY;
+	bool lines = PM_MODULE_LINES(mod->flags) == LINES_MEMORY;
+	struct module_facts f;
+
+	if (!names && !lines)
+		return;
+	symbolize_module_facts(l->z, m, &f);
+	if (names) {
+		mod->flags &= ~(0xffu << PM_MODULE_REASON_SHIFT);
+		mod->flags |= PM_MODULE_REASON(f.flags) << PM_MODULE_REASON_SHIFT;
+		mod->reason = strtab_add(&l->p->str, f.reason ? f.reason : "");
+	}
+	if (lines && l->lines) {
+		mod->flags &= ~(0xffu << PM_MODULE_LINES_SHIFT);
+		mod->flags |= PM_MODULE_LINES(f.flags) << PM_MODULE_LINES_SHIFT;
+	}
+	free(f.segs);
+}
+
 /* Names the frames of module i listed in frames[0, n) from the files found for it. */
 static void name_module(struct late *l, uint32_t i, const uint32_t *frames, size_t n)
 {
@@ -129,7 +158,8 @@ static void name_module(struct late *l, uint32_t i, const uint32_t *frames, size
 	 * not what it read and could not name.
 	 */
 	if (!debug && l->named[i] && why != REASON_FILE_GONE && why != REASON_NO_DESCRIPTORS &&
-	    why != REASON_CHANGED)
+	    why != REASON_CHANGED && why != REASON_MEMORY &&
+	    PM_MODULE_LINES(mod->flags) != LINES_MEMORY)
 		return;
 	if (!debug && (why == REASON_STRIPPED || why == REASON_NO_SYMBOLS || why == REASON_NOT_ELF))
 		return;
@@ -152,6 +182,8 @@ static void name_module(struct late *l, uint32_t i, const uint32_t *frames, size
 		take_levels(l, frames[k], frame_lack(l, fr), &r);
 		symres_release(&r);
 	}
+	if (!segs)
+		take_reasons(l, i, m);
 	free(segs);
 }
 

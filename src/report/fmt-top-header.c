@@ -179,6 +179,26 @@ static void add_span_ends(const struct profile *p, struct sbuf *b)
 			     "records)");
 }
 
+/* What the recorder gave up to keep within --max-memory, if it had to. */
+static void print_memory(const struct profile *p, FILE *out, int width)
+{
+	struct sbuf b = SBUF_INIT;
+	uint64_t peak = 0, budget = 0;
+	char h[2][32];
+
+	if (!*meta(p, "memory-budget"))
+		return;
+	parse_u64(meta(p, "memory-peak"), &peak);
+	parse_u64(meta(p, "max-memory"), &budget);
+	size_text(peak, h[0], sizeof(h[0]));
+	size_text(budget, h[1], sizeof(h[1]));
+	sbuf_addf(&b, "peak %s of a %s budget (--max-memory): ", h[0], h[1]);
+	sbuf_add_sanitized(&b, meta(p, "memory-budget"));
+	sbuf_adds(&b, " (named here from the files found now)");
+	header_line(out, width, "Memory:", b.buf);
+	sbuf_release(&b);
+}
+
 /* The Weight and Off-CPU lines of a view other than the CPU samples'. */
 static void print_weight(const struct profile *p, const struct report_opts *o,
 			 const struct aggregate *a, FILE *out, int width)
@@ -280,6 +300,7 @@ void top_print_header(const struct profile *p, const struct report_opts *o,
 	else
 		sbuf_adds(&b, "none");
 	header_line(out, width, "Lost:", b.buf);
+	print_memory(p, out, width);
 	print_unwinding(p, out, width);
 	print_missing(p, out, width);
 	sbuf_release(&b);

@@ -18,6 +18,7 @@
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/msg.h"
+#include "util/parse.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
 
@@ -86,6 +87,29 @@ void meta_progress(struct session *s)
 		set_meta_u64(s->out.prof, keys[i], counts[i] - (slices ? s->out.at_start[i] : 0));
 }
 
+/* The memory budget, and what keeping within it cost. */
+static void meta_memory(struct session *s, struct profile *p)
+{
+	struct memstats st;
+	char buf[200];
+
+	naming_memory_stats(&s->nm, &st);
+	set_meta_u64(p, "max-memory", st.budget);
+	if (st.peak)
+		set_meta_u64(p, "memory-peak", st.peak);
+	if (!st.entered[MEM_NO_LINES])
+		return;
+	snprintf(buf, sizeof(buf),
+		 "source lines let go %llu time%s, names %llu time%s: %llu frames named without "
+		 "lines, %llu left for report to name",
+		 (unsigned long long)st.entered[MEM_NO_LINES],
+		 st.entered[MEM_NO_LINES] == 1 ? "" : "s",
+		 (unsigned long long)st.entered[MEM_NO_NAMES],
+		 st.entered[MEM_NO_NAMES] == 1 ? "" : "s", (unsigned long long)st.no_lines,
+		 (unsigned long long)st.unnamed);
+	profile_set_meta(p, "memory-budget", buf);
+}
+
 void meta_write(struct session *s)
 {
 	const struct record_opts *o = s->o;
@@ -130,6 +154,7 @@ void meta_write(struct session *s)
 			 (unsigned long long)naming_skipped(&s->nm), s->nm.abandoned);
 		profile_set_meta(p, "naming-given-up", buf);
 	}
+	meta_memory(s, p);
 	if (s->nm.cut_why) {
 		char buf[160];
 
@@ -201,16 +226,6 @@ void session_status_line(const struct session *s)
 }
 
 /* What the user is told at the end. */
-
-static void human_size(size_t n, char *buf, size_t len)
-{
-	if (n < 10 * 1024)
-		snprintf(buf, len, "%zu bytes", n);
-	else if (n < 10 * 1024 * 1024)
-		snprintf(buf, len, "%zu KiB", n / 1024);
-	else
-		snprintf(buf, len, "%zu MiB", n / (1024 * 1024));
-}
 
 /* Most stacks first. */
 static int cmp_cut(const void *a, const void *b)
@@ -351,11 +366,28 @@ static void print_missing(const struct session *s)
 	free(m);
 }
 
+/* What the memory budget cost: the frames named without lines, and left to report. */
+static void print_memory(const struct session *s)
+{
+	char peak[32], budget[32];
+	struct memstats st;
+
+	naming_memory_stats(&s->nm, &st);
+	if (!st.entered[MEM_NO_LINES])
+		return;
+	size_text(st.peak, peak, sizeof(peak));
+	size_text(st.budget, budget, sizeof(budget));
+	warning("the recorder's memory reached %s of its %s budget (--max-memory): %llu frames "
+		"were named without source lines and %llu left without names; perfmini report "
+		"adds them from the files while they are unchanged",
+		peak, budget, (unsigned long long)st.no_lines, (unsigned long long)st.unnamed);
+}
+
 void session_print_summary(const struct session *s, size_t written)
 {
 	char size[32];
 
-	human_size(written, size, sizeof(size));
+	size_text(written, size, sizeof(size));
 	fprintf(stderr,
 		"perfmini: %llu %s, %llu lost, %zu process%s, %zu thread%s in %.2f s; "
 		"wrote %s (%s)\n",
@@ -380,6 +412,7 @@ void session_print_summary(const struct session *s, size_t written)
 			"'ulimit -n')",
 			(unsigned long long)naming_skipped(&s->nm), s->nm.abandoned,
 			s->mods.pin_budget);
+	print_memory(s);
 	if (s->unwinder)
 		print_unwind_summary(s);
 	if (s->lost_tracking)

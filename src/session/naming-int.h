@@ -90,6 +90,12 @@ void naming_retire(struct session *s, struct module *m);
 void naming_hold_budget(struct session *s);
 /* How many frames were left without names because their module was given up. */
 uint64_t naming_skipped(const struct sess_naming *nm);
+/*
+ * Whether the memory budget (--max-memory, util/memlevel.h) is pressed
+ * now: past MEM_FULL; and what it cost so far (symbolizer_memory_stats).
+ */
+bool naming_memory_pressed(const struct sess_naming *nm);
+void naming_memory_stats(const struct sess_naming *nm, struct memstats *st);
 /* Whether frame f of generation gen was resolved by the naming thread. */
 bool naming_resolved(const struct sess_naming *nm, uint32_t gen, uint32_t f);
 /*

@@ -22,6 +22,7 @@ int naming_init(struct sess_naming *nm, struct module_set *mods, const struct re
 	memset(nm, 0, sizeof(*nm));
 	hmap_init(&nm->abandoning);
 	nm->syms = symbolizer_new(mods, o->no_lines);
+	symbolizer_memory_budget(nm->syms, o->max_memory);
 	for (size_t i = 0; i < o->ndebug_dirs; i++)
 		if (symbolizer_add_debug_dir(nm->syms, o->debug_dirs[i]) < 0) {
 			error("bad --debug-dir '%s': %s", o->debug_dirs[i], strerror(errno));
@@ -44,6 +45,19 @@ void naming_release(struct sess_naming *nm)
 	free(nm->old);
 	free(nm->retiring);
 	hmap_release(&nm->abandoning);
+}
+
+bool naming_memory_pressed(const struct sess_naming *nm)
+{
+	struct memstats st;
+
+	symbolizer_memory_stats(nm->syms, &st);
+	return st.level >= MEM_NO_LINES;
+}
+
+void naming_memory_stats(const struct sess_naming *nm, struct memstats *st)
+{
+	symbolizer_memory_stats(nm->syms, st);
 }
 
 void naming_kick(struct sess_naming *nm)

@@ -15,7 +15,8 @@
  * How long a module no process maps waits before it is let go: a build
  * runs its compilers over and over, each run mapping the same files
  * again, which are not read anew each time. Sooner while the files open
- * pass RETIRE_PRESSURE percent of the budget.
+ * pass RETIRE_PRESSURE percent of the budget, or while the memory budget
+ * is pressed (naming_memory_pressed).
  */
 #define RETIRE_IDLE_NS	10000000000ULL
 #define RETIRE_PRESSURE 50
@@ -35,8 +36,9 @@ void retire_modules(struct session *s, uint64_t now)
 	struct sess_retire *q = &s->rt;
 	uint32_t *ids;
 	size_t n = module_set_take_idle(&s->mods, &ids), k = 0;
-	bool pressed =
-		s->mods.pin_budget && s->mods.pinned * 100 > s->mods.pin_budget * RETIRE_PRESSURE;
+	bool pressed = (s->mods.pin_budget &&
+			s->mods.pinned * 100 > s->mods.pin_budget * RETIRE_PRESSURE) ||
+		       naming_memory_pressed(&s->nm);
 
 	xgrow(&q->ids, &q->cap, q->n + n, sizeof(*q->ids));
 	xgrow(&q->gen, &q->gen_cap, q->n + n, sizeof(*q->gen));

@@ -54,6 +54,7 @@ struct record_opts {
 	const char **debug_dirs; /* --debug-dir */
 	size_t ndebug_dirs;
 	bool no_lines;		 /* --no-lines */
+	uint64_t max_memory;	 /* --max-memory: bytes, 0 for no budget (util/memlevel.h) */
 	bool off_cpu;		 /* --off-cpu: off-CPU spans beside the samples */
 	bool off_cpu_only;	 /* --off-cpu-only: the spans alone, no CPU samples */
 	bool ev_given;		 /* -e, -F or -c given */

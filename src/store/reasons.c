@@ -38,6 +38,9 @@ const char *module_reason_text(enum module_reason r)
 	case REASON_PERFMAP_REFUSED:
 		return "its perf map was refused: it belongs to neither the process's user nor "
 		       "root, has other links, or is a mount point (a bind mount)";
+	case REASON_MEMORY:
+		return "some of its frames were left unnamed to keep the recorder within its "
+		       "memory budget (--max-memory)";
 	}
 	return "";
 }
@@ -57,6 +60,9 @@ const char *module_lines_text(enum module_lines r)
 	case LINES_UNCOVERED:
 		return "some of its code is in no DWARF unit (sources built without -g, or "
 		       "assembly)";
+	case LINES_MEMORY:
+		return "its DWARF was not read, to keep the recorder within its memory budget "
+		       "(--max-memory)";
 	}
 	return "";
 }
@@ -73,6 +79,9 @@ const char *module_lines_fix(enum module_lines r)
 		       "file that holds them (the binary or its debug file)";
 	case LINES_UNCOVERED:
 		return "build every source file of it with -g";
+	case LINES_MEMORY:
+		return "perfmini report adds the lines from the file while it is unchanged; or "
+		       "record with a larger --max-memory";
 	default:
 		return "";
 	}
@@ -100,6 +109,9 @@ const char *module_reason_fix(enum module_reason r)
 		       "service)";
 	case REASON_CHANGED:
 		return "do not rewrite a program's files in place while it is profiled";
+	case REASON_MEMORY:
+		return "perfmini report names them from the file while it is unchanged (or from "
+		       "its debug file, --debug-dir); or record with a larger --max-memory";
 	case REASON_KERNEL_HIDDEN:
 		return "run as root or set kernel.kptr_restrict=0";
 	case REASON_NO_MAPPING:

@@ -27,6 +27,7 @@ enum module_reason {
 	REASON_CHANGED = 10,	     /* the file shrank while perfmini read it */
 	REASON_PERFMAP_EMPTY = 11,   /* a perf map that names no function */
 	REASON_PERFMAP_REFUSED = 12, /* a perf map there, refused (owner, links, mount) */
+	REASON_MEMORY = 13,	     /* some frames left unnamed to stay within --max-memory */
 };
 
 /*
@@ -40,6 +41,7 @@ enum module_lines {
 	LINES_COMPRESSION = 2,	 /* debug sections compressed with an unknown method */
 	LINES_EXPAND_FAILED = 3, /* compressed debug sections that do not expand */
 	LINES_UNCOVERED = 4,	 /* code in no DWARF unit: built without -g, assembly */
+	LINES_MEMORY = 5,	 /* read without DWARF to stay within --max-memory */
 };
 
 /* A sentence on the reason, and one on what would fix it. */

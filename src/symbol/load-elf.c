@@ -159,27 +159,50 @@ Dwarf *symfile_dwarf(struct symfile *f, Dwarf_Addr *bias)
 	return dw;
 }
 
-int symfile_load_elf(struct symfile *f)
+/*
+ * What f's module is, from its file's headers: its segments, build-id and
+ * entry point. The ELF read, for more, or NULL (f->reason set).
+ */
+static Elf *read_identity(struct symfile *f)
 {
 	GElf_Ehdr eh;
 	Elf *e;
-	int n, ret = 0;
+	int n;
 
 	if (f->mod->fd < 0) {
 		f->reason = out_of_descriptors(f->mod->pin_error) ? REASON_NO_DESCRIPTORS
 								  : REASON_FILE_GONE;
-		return -ENOENT;
+		return NULL;
 	}
 	e = elf_begin(f->mod->fd, ELF_C_READ_MMAP, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF || (n = elf_read_segments(e, &f->segs)) <= 0) {
 		f->reason = REASON_NOT_ELF;
-		ret = -ENOEXEC;
-		goto out;
+		if (e)
+			elf_end(e);
+		return NULL;
 	}
 	f->nsegs = (size_t)n;
 	f->build_id_len = elf_read_build_id(e, f->build_id);
 	if (gelf_getehdr(e, &eh))
 		f->entry = eh.e_entry;
+	return e;
+}
+
+void symfile_load_identity(struct symfile *f)
+{
+	Elf *e = read_identity(f);
+
+	if (e)
+		elf_end(e);
+}
+
+int symfile_load_elf(struct symfile *f)
+{
+	Elf *e;
+	int n, ret = 0;
+
+	if (!(e = read_identity(f)))
+		return f->reason == REASON_NOT_ELF ? -ENOEXEC : -ENOENT;
 	f->symsrc = elf_read_symbols(e, NULL);
 	n = dwfl_symbols(f);
 	if (n < 0) {
@@ -193,8 +216,6 @@ int symfile_load_elf(struct symfile *f)
 		/* Names, but only the exported ones: none else, or none we could open. */
 		f->reason = f->debug_no_fd ? REASON_NO_DESCRIPTORS : REASON_STRIPPED;
 	}
-out:
-	if (e)
-		elf_end(e);
+	elf_end(e);
 	return ret;
 }

@@ -273,6 +273,7 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 	}
 	if (given_up(n, j))
 		goto skip;
+	symbolizer_memory_look(n->z, false);
 	/* A perf map grows while its program runs: read again for each generation. */
 	if (j->m->kind == MODULE_PERFMAP) {
 		struct hmap_slot *g = hmap_insert(&n->perfmap_gen, j->m->id, NULL);
@@ -281,14 +282,19 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 			symbolizer_reread_perfmap(n->z, j->m);
 		g->val = (uint64_t)j->gen + 1;
 	}
-	if (!(f = symfile_find(n->z, j->m)) || !symfile_loaded(f)) {
-		ration(n, j);
-		if (given_up(n, j))
-			goto skip;
-		if (!f && defer_kernel(n, j))
-			return;
+	if (symbolizer_memory_skips(n->z, j->m)) {
+		r->n = 0; /* for report to name: the budget allows no more */
+		r->symoff = 0;
+	} else {
+		if (!(f = symfile_find(n->z, j->m)) || !symfile_loaded(f)) {
+			ration(n, j);
+			if (given_up(n, j))
+				goto skip;
+			if (!f && defer_kernel(n, j))
+				return;
+		}
+		symbolize_frame(n->z, j->m, j->flags, j->addr, r);
 	}
-	symbolize_frame(n->z, j->m, j->flags, j->addr, r);
 	/* A module read the first time: what it is, before the first frame named in it. */
 	if ((f = symfile_find(n->z, j->m)) && symfile_take_news(f)) {
 		struct fact *fact = xcalloc(1, sizeof(*fact));
@@ -301,6 +307,9 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 	}
 	store(n, j, r);
 	symres_release(r);
+	/* Something read: the memory budget looked at soon, not a second later. */
+	if ((f = symfile_find(n->z, j->m)) && symfile_fresh(f))
+		symbolizer_memory_look(n->z, true);
 	/*
 	 * What a first read touched of the module's files (reading a unit's
 	 * DWARF touches much of a file at once) is given back at once, not
@@ -584,32 +593,9 @@ int namer_finish(struct namer *n, uint64_t deadline_ns, const volatile sig_atomi
 
 	atomic_store(&n->done, true);
 	wake(n);
-	/*
-	 * Joined as soon as the thread ends, in waits of at most 5 ms to see
-	 * the deadline and the interrupt (a sleep of 5 ms between looks made
-	 * every stop wait for the end of one).
-	 */
-	for (;;) {
-		struct timespec ts;
-
-		if (interrupt && *interrupt) {
-			ret = -EINTR;
-			break;
-		}
-		if (deadline_ns && now_ns() >= deadline_ns) {
-			ret = -ETIMEDOUT;
-			break;
-		}
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 5000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		if (pthread_timedjoin_np(n->thread, NULL, &ts) == 0) {
-			n->joined = true;
-			return 0;
-		}
+	if ((ret = clock_join_by(n->thread, deadline_ns, interrupt)) == 0) {
+		n->joined = true;
+		return 0;
 	}
 	/* The thread may be deep in a slow lookup: it is not waited for. */
 	atomic_store(&n->cancel, true);

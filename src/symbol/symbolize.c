@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,10 +95,12 @@ int symbolize_addr(struct symbolizer *z, struct module *m, uint64_t addr, bool i
 		r->symoff = vaddr - sym->addr;
 		r->symname = symbolize_name(symtab_name(&f->syms, sym));
 	}
+	if (f->lines_reason == LINES_MEMORY && sym)
+		atomic_fetch_add(&z->mem_no_lines, 1);
 	/* A copy of a file read before: its DWARF, read once. */
-	if (f->twin && !z->no_lines)
+	if (f->twin && !f->no_lines)
 		f = symfile_get(z, z->mods->mods[f->twin - 1]);
-	if (!absolute(m) && !z->no_lines)
+	if (!absolute(m) && !f->no_lines)
 		r->n = srcline_lookup(f, vaddr, r->lv, SRCLINE_MAX_DEPTH);
 	bus_guard_disarm(&guard);
 	if (r->n == 0 && r->symname) {
@@ -261,11 +264,17 @@ void symbolize_module_facts(struct symbolizer *z, const struct module *m, struct
 static void set_module(struct profile *p, const struct module_facts *f, bool has_segs)
 {
 	struct pm_module *pm = &p->modules[f->module];
+	/* Frames of it left unnamed for memory stay for report to name, whatever came after. */
+	bool memory = PM_MODULE_REASON(pm->flags) == REASON_MEMORY;
 
 	pm->build_id = strtab_add(&p->str, f->build_id);
 	pm->flags = f->flags;
-	if (f->reason)
+	if (memory && PM_MODULE_REASON(f->flags) != REASON_MEMORY) {
+		pm->flags &= ~(0xffu << PM_MODULE_REASON_SHIFT);
+		pm->flags |= (uint32_t)REASON_MEMORY << PM_MODULE_REASON_SHIFT;
+	} else if (f->reason) {
 		pm->reason = strtab_add(&p->str, f->reason);
+	}
 	for (size_t k = 0; !has_segs && k < f->nsegs; k++) {
 		struct pm_segment g = {
 			.module = f->module,
@@ -350,13 +359,19 @@ size_t symbolize_profile(struct profile *p, struct symbolizer *z,
 			unresolved++;
 			continue;
 		}
+		symbolizer_memory_look(z, false);
+		if (symbolizer_memory_skips(z, mods->mods[f->module]))
+			continue; /* for report to name: the budget allows no more */
 		symbolize_frame(z, mods->mods[f->module], f->flags, f->addr, r);
-		if (++named % 64 == 0)
-			symbolizer_trim(z);
-		else if ((sf = symfile_find(z, mods->mods[f->module])) && symfile_fresh(sf))
-			symbolizer_give_back(z);
 		symbolize_add_levels(p, (uint32_t)i, r);
 		symres_release(r);
+		/* Only once r's strings are copied: a look may let go of what they are in. */
+		sf = symfile_find(z, mods->mods[f->module]);
+		symbolizer_memory_look(z, sf && symfile_fresh(sf));
+		if (++named % 64 == 0)
+			symbolizer_trim(z);
+		else if (sf && symfile_fresh(sf))
+			symbolizer_give_back(z);
 	}
 	free(r);
 	symbolize_modules(p, z, !cut_short);

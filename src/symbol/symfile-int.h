@@ -8,6 +8,7 @@
 #ifndef PERFMINI_SYMFILE_INT_H
 #define PERFMINI_SYMFILE_INT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +23,7 @@
 #include "symbol/dwname.h"
 #include "symbol/symfile.h"
 #include "util/hmap.h"
+#include "util/memlevel.h"
 
 struct srcline_units;
 
@@ -32,6 +34,23 @@ struct symbolizer {
 	char *debuginfo_path;	/* for libdwfl: "-:.debug:/usr/lib/debug[:DIR...]" */
 	Dwfl_Callbacks dwfl_cb; /* points at debuginfo_path: the symbolizer must not move */
 	bool no_lines;
+	/*
+	 * symbolizer_hold_lines: lines are not read, to stay within the
+	 * memory budget; the modules read meanwhile say so (LINES_MEMORY).
+	 */
+	bool lines_off;
+	/*
+	 * The memory budget (symbolizer_memory_look): the level and what
+	 * led to it, kept by the naming thread, and its figures for others
+	 * to read (memstats), from statm.
+	 */
+	struct memlevel mem;
+	uint64_t mem_look_ns;
+	enum mem_level mem_applied;
+	_Atomic int mem_level_now;
+	_Atomic uint64_t mem_peak, mem_entered[MEM_LEVELS];
+	/* Frames named without lines, and left unnamed, to stay within the budget. */
+	_Atomic uint64_t mem_no_lines, mem_unnamed;
 	int pagemap; /* /proc/self/pagemap for symbolizer_trim; -1 when not open, -2 when it cannot be */
 	int statm; /* /proc/self/statm, the same way */
 	/*
@@ -147,6 +166,13 @@ struct symfile {
  *	descriptor.
  */
 int symfile_load_elf(struct symfile *f);
+/* Of a file module, only what symfile_load_elf reads first: segments, build-id, entry. */
+void symfile_load_identity(struct symfile *f);
+/*
+ * m's symfile, made with only its identity read (symfile_load_identity)
+ * and taken as let go (symfile_get reads the rest) if it has none yet.
+ */
+struct symfile *symfile_get_identity(struct symbolizer *z, struct module *m);
 int symfile_load_kernel(struct symbolizer *z, struct symfile *f);
 int symfile_load_vdso(struct symfile *f);
 int symfile_load_perfmap(struct symfile *f);

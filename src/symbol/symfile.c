@@ -86,7 +86,9 @@ static void symfile_load(struct symbolizer *z, struct symfile *f)
 	f->fresh = true;
 	f->zfd = -1;
 	f->dwfl_cb = &z->dwfl_cb;
-	f->no_lines = z->no_lines;
+	f->no_lines = z->no_lines || z->lines_off;
+	if (z->lines_off && !z->no_lines && m->kind == MODULE_FILE)
+		f->lines_reason = LINES_MEMORY;
 	symtab_init(&f->syms);
 	ksyms_init(&f->ksyms);
 	hmap_init(&f->demangled);
@@ -195,12 +197,34 @@ struct symfile *symfile_get(struct symbolizer *z, struct module *m)
 		symfile_load(z, f);
 		find_twin(z, f);
 		/* Read again after it went idle: what its lines lacked is known already. */
-		if (old && !f->lines_reason)
+		if (old && !f->lines_reason && old->lines_reason != LINES_MEMORY)
 			f->lines_reason = old->lines_reason;
 		symfile_free(old);
 	}
 	z->files[m->id]->used_ns = now_coarse_ns();
 	return z->files[m->id];
+}
+
+struct symfile *symfile_get_identity(struct symbolizer *z, struct module *m)
+{
+	struct symfile *f;
+
+	xgrow_zero(&z->files, &z->nfiles, (size_t)m->id + 1, sizeof(*z->files));
+	if (z->files[m->id])
+		return z->files[m->id];
+	f = xcalloc(1, sizeof(*f));
+	f->mod = m;
+	f->zfd = -1;
+	symtab_init(&f->syms);
+	ksyms_init(&f->ksyms);
+	hmap_init(&f->demangled);
+	hmap_init(&f->paths);
+	elf_version(EV_CURRENT);
+	if (m->kind == MODULE_FILE)
+		symfile_load_identity(f);
+	f->unloaded = true;
+	z->files[m->id] = f;
+	return f;
 }
 
 void symfile_changed(struct symbolizer *z, struct module *m)

@@ -23,6 +23,7 @@
 
 #include "model/module.h"
 #include "store/reasons.h"
+#include "util/memlevel.h"
 
 /*
  * What naming read of one module: private to symbol/ (symfile-int.h);
@@ -148,6 +149,43 @@ void symbolizer_retire(struct symbolizer *z, const struct module *m);
  * Returns whether it had been read.
  */
 bool symbolizer_reread_perfmap(struct symbolizer *z, const struct module *m);
+/*
+ * To stay within a memory budget (util/memlevel.h). symbolizer_forget_all
+ * lets go of what was read of every module of a file, as
+ * symbolizer_forget_idle does of idle ones, and gives the memory back;
+ * returns how many. symbolizer_hold_lines(z, true): modules read from
+ * now on are read without DWARF (named from their symbol tables; their
+ * lines reason says LINES_MEMORY); false again: those are read again,
+ * with lines, when next used. symbolizer_identify: for a frame of m
+ * left without a name to save memory, reads only m's identity (its
+ * build-id and segments, for report to name it later) and marks m
+ * REASON_MEMORY; false when m's names are held already (or it is not a
+ * file's), so that naming the frame costs nothing more.
+ */
+size_t symbolizer_forget_all(struct symbolizer *z);
+/*
+ * A memory budget of bytes (0: none) for the recorder, kept by whoever
+ * names frames (util/memlevel.h): symbolizer_memory_look, between two
+ * frames, reads the process's memory at most once a second (every 50 ms
+ * when soon: something was just read) and takes the level it calls for.
+ * A step up lets go of what was read (symbolizer_forget_all); from
+ * MEM_NO_LINES modules are read without DWARF; at MEM_NO_NAMES
+ * symbolizer_memory_skips says a frame of a file not read yet goes
+ * unnamed (symbolizer_identify), for report to name. Both are counted,
+ * and symbolizer_memory_stats gives the figures to any thread.
+ */
+struct memstats {
+	uint64_t budget, peak;
+	enum mem_level level;
+	uint64_t entered[MEM_LEVELS];
+	uint64_t no_lines, unnamed; /* frames named without lines, left unnamed */
+};
+void symbolizer_memory_budget(struct symbolizer *z, uint64_t bytes);
+void symbolizer_memory_look(struct symbolizer *z, bool soon);
+bool symbolizer_memory_skips(struct symbolizer *z, struct module *m);
+void symbolizer_memory_stats(struct symbolizer *z, struct memstats *st);
+void symbolizer_hold_lines(struct symbolizer *z, bool off);
+bool symbolizer_identify(struct symbolizer *z, struct module *m);
 
 /* Why f's module has no names, or few; REASON_NONE when it has them. */
 enum module_reason symfile_reason(const struct symfile *f);
