@@ -201,6 +201,7 @@ void model_comm(struct model *m, uint32_t pid, uint32_t tid, const char *comm, b
 	if (exec) {
 		maps_clear(p->maps);
 		p->seeded_ns = 0;
+		p->tracked = true;
 	}
 	t = model_thread(m, pid, tid);
 	snprintf(t->comm, COMM_MAX, "%s", comm);
@@ -226,6 +227,7 @@ void model_fork(struct model *m, uint32_t pid, uint32_t ppid, uint32_t tid, uint
 		/* The kernel names the child after the thread that forked. */
 		memcpy(p->comm, parent->comm, COMM_MAX);
 		p->seeded_ns = pp->seeded_ns;
+		p->tracked = pp->tracked;
 	}
 	/*
 	 * Named after the thread that forked, as the kernel names it: no
@@ -470,7 +472,12 @@ const struct mapping *model_find(struct model *m, uint32_t pid, uint64_t addr)
 	const struct mapping *map = maps_find(p->maps, addr);
 	uint64_t now;
 
-	if (map || !m->live || !pid)
+	/*
+	 * An address in no mapping of a process whose every mapping came as
+	 * a record: a word of a broken frame-pointer chain, most likely (code
+	 * built without them), which /proc would not find either.
+	 */
+	if (map || !m->live || !pid || (p->tracked && !p->records_lost))
 		return map;
 	now = now_coarse_ns();
 	if (p->seeded_ns && now - p->seeded_ns < 1000000000ULL)

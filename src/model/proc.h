@@ -34,6 +34,12 @@ struct process {
 	struct maps *maps;
 	uint64_t seeded_ns; /* when /proc/PID/maps was last read (now_coarse_ns), 0 never */
 	bool records_lost;  /* since the last seed: the next one may replace */
+	/*
+	 * Its exec was seen (or its parent's, before it forked): every
+	 * mapping it has came as a record, so an address in none of them is
+	 * no reason to read /proc/PID/maps, unless records were lost.
+	 */
+	bool tracked;
 	uint64_t perfmap_checked_ns; /* when its perf map was last looked for (now_coarse_ns) */
 	uint64_t perfmap_retry_ns;   /* how long after that it is looked for again */
 	struct module *perfmap;	     /* its JIT code's module, once it ran any */

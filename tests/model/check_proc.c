@@ -618,6 +618,47 @@ START_TEST(test_model_fork_reads_nothing)
 END_TEST
 
 /*
+ * A live process whose exec was seen got every mapping as a record: an
+ * address in none of them (a word of a broken frame-pointer chain) reads
+ * no /proc/PID/maps, nor does its child's; after lost records it does,
+ * once. A process met without its exec is read again (at most once a
+ * second): its mappings may predate the recording.
+ */
+START_TEST(test_model_tracked_reads_nothing)
+{
+	struct module_set mods;
+	struct model m;
+	uint32_t pid = (uint32_t)getpid();
+	uint64_t stray = 0x10; /* in no mapping, here or in /proc */
+
+	module_set_init(&mods);
+	model_init(&m, &mods, true);
+	model_comm(&m, pid, pid, "exec", true);
+	ck_assert_ptr_null(model_find(&m, pid, stray));
+	ck_assert_ptr_null(model_find(&m, pid, stray + 1));
+	ck_assert_uint_eq(m.reseeds, 0);
+	model_fork(&m, pid + 1, pid, pid + 1, pid);
+	ck_assert_ptr_null(model_find(&m, pid + 1, stray));
+	ck_assert_uint_eq(m.reseeds, 0);
+	model_lost(&m);
+	ck_assert_ptr_null(model_find(&m, pid, stray));
+	ck_assert_uint_eq(m.reseeds, 1);
+	ck_assert_ptr_null(model_find(&m, pid, stray));
+	ck_assert_uint_eq(m.reseeds, 1);
+	model_release(&m);
+
+	/* Not seen exec'ing: read when first met, and not again within the second. */
+	model_init(&m, &mods, true);
+	ck_assert_ptr_null(model_find(&m, pid, stray));
+	ck_assert_uint_eq(m.reseeds, 1);
+	ck_assert_ptr_null(model_find(&m, pid, stray));
+	ck_assert_uint_eq(m.reseeds, 1);
+	model_release(&m);
+	module_set_release(&mods);
+}
+END_TEST
+
+/*
  * fork() in a renamed thread: the kernel copies the forking task's comm,
  * so the child process is named after the thread, not after the parent's
  * main thread.
@@ -1025,6 +1066,7 @@ static Suite *proc_suite(void)
 	tcase_add_test(tc, test_model_unknown_process);
 	tcase_add_test(tc, test_model_exit);
 	tcase_add_test(tc, test_model_exit_reused);
+	tcase_add_test(tc, test_model_tracked_reads_nothing);
 	tcase_add_test(tc, test_model_perfmap_found);
 	tcase_add_test(tc, test_cgroup_text);
 	tcase_add_test(tc, test_cgroups_ids);
