@@ -47,6 +47,12 @@ struct state {
 	struct rule r[CFI_NREGS];
 	uint8_t cfa_reg; /* NO_REG until defined */
 	int64_t cfa_off;
+	/*
+	 * A PLT's CFA (plt_expression): cfa_off, plus 8 where the address's
+	 * low four bits are plt_at or more (its entries' jumps, after the
+	 * push). 0: none.
+	 */
+	uint8_t plt_at;
 };
 
 /* Up to len bytes at file offset off into buf (from memory, or pread); the count or -1. */
@@ -222,6 +228,28 @@ static bool kept(uint64_t reg)
 	return false;
 }
 
+/*
+ * The expression the linkers give the CFA of a PLT of 16-byte entries
+ * (x86-64's): rsp + 8, plus 8 from the entry's byte 11 (or 10) on, where
+ * its push has run. Whether the n bytes at p are it; its byte in *at.
+ */
+static bool plt_expression(const uint8_t *p, uint64_t n, uint8_t *at)
+{
+	/* breg7 8; breg16 0; lit15; and; lit11 (or lit10); ge; lit3; shl; plus */
+	static const uint8_t want[] = {0x77, 0x08, 0x80, 0x00, 0x3f, 0x1a,
+				       0x00, 0x2a, 0x33, 0x24, 0x22};
+
+	if (n != sizeof(want))
+		return false;
+	for (size_t i = 0; i < sizeof(want); i++)
+		if (i != 6 && p[i] != want[i])
+			return false;
+	if (p[6] != 0x3a && p[6] != 0x3b)
+		return false;
+	*at = (uint8_t)(p[6] - 0x30);
+	return true;
+}
+
 /* Where a run of instructions is, and what it is looking for. */
 struct run {
 	struct state s;
@@ -325,19 +353,30 @@ static int run_extended(struct run *r, struct cur *c, uint8_t op)
 		if (reg >= CFI_NREGS)
 			return -ENOTSUP;
 		r->s.cfa_reg = (uint8_t)reg;
+		r->s.plt_at = 0;
 		r->s.cfa_off = op == DW_CFA_def_cfa ? (int64_t)cur_uleb(c) : cur_sleb(c) * daf;
 		return 0;
 	case DW_CFA_def_cfa_register:
 		reg = cur_uleb(c);
-		if (reg >= CFI_NREGS)
+		if (reg >= CFI_NREGS || r->s.plt_at)
 			return -ENOTSUP;
 		r->s.cfa_reg = (uint8_t)reg;
 		return 0;
 	case DW_CFA_def_cfa_offset:
 		r->s.cfa_off = (int64_t)cur_uleb(c);
+		r->s.plt_at = 0;
 		return 0;
 	case DW_CFA_def_cfa_offset_sf:
 		r->s.cfa_off = cur_sleb(c) * daf;
+		r->s.plt_at = 0;
+		return 0;
+	case DW_CFA_def_cfa_expression:
+		v = cur_uleb(c);
+		if (v > (uint64_t)(c->end - c->p) || !plt_expression(c->p, v, &r->s.plt_at))
+			return -ENOTSUP; /* another expression: libdw's */
+		cur_skip(c, v);
+		r->s.cfa_reg = CFI_RSP;
+		r->s.cfa_off = 8;
 		return 0;
 	case DW_CFA_expression:
 	case DW_CFA_val_expression:
@@ -349,7 +388,7 @@ static int run_extended(struct run *r, struct cur *c, uint8_t op)
 	case DW_CFA_GNU_args_size:
 		cur_uleb(c);
 		return 0;
-	default: /* DW_CFA_set_loc, DW_CFA_def_cfa_expression, others */
+	default: /* DW_CFA_set_loc, others */
 		return -ENOTSUP;
 	}
 }
@@ -442,6 +481,25 @@ static int row_out(const struct run *r, struct cfi_row *row)
 	return 0;
 }
 
+/*
+ * A PLT's row at vaddr (the CFA at, see plt_expression), its span cut to
+ * the part of vaddr's entry that has the same CFA.
+ */
+static void plt_row(uint8_t at, uint64_t vaddr, struct cfi_row *row, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t entry = vaddr & ~(uint64_t)15;
+	uint64_t from = (vaddr & 15) >= at ? entry + at : entry;
+	uint64_t to = (vaddr & 15) >= at ? entry + 16 : entry + at;
+
+	if ((vaddr & 15) >= at)
+		row->cfa.off += 8;
+	row->fp = false;
+	if (*lo < from)
+		*lo = from;
+	if (*hi > to)
+		*hi = to;
+}
+
 /* The row of vaddr by the FDE at offset off of .eh_frame: as eh_frame_row. */
 static int run_fde(struct eh_frame *t, uint64_t off, uint64_t vaddr, struct cfi_row *row,
 		   uint64_t *lo, uint64_t *hi)
@@ -499,6 +557,8 @@ static int run_fde(struct eh_frame *t, uint64_t off, uint64_t vaddr, struct cfi_
 		if (ret == 0 && (ret = row_out(&r, row)) == 0) {
 			*lo = r.lo;
 			*hi = r.done ? r.hi : start + range;
+			if (r.s.plt_at)
+				plt_row(r.s.plt_at, vaddr, row, lo, hi);
 		}
 	}
 	free(big);
