@@ -55,6 +55,10 @@ skip() {
 # whatever this test started and left running.
 mkdir -p "$top_builddir/tests"
 tmp=$(mktemp -d "$top_builddir/tests/$test_name.tmp.XXXXXX") || fail "mktemp failed"
+# What perfmini keeps between runs (expanded debug sections, names by
+# build-id: PERFMINI_CACHE_DIR) is the test's own: none names from another's.
+PERFMINI_CACHE_DIR=$tmp/cache
+export PERFMINI_CACHE_DIR
 started=
 
 # Only children of this shell are killed: a pid that was reaped and reused

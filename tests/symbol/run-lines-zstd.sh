@@ -113,6 +113,9 @@ cmp -s "$tmp/zc.before" "$tmp/zc.after" &&
 big=$(copies "$tmp/zc/kept" | xargs ls -S | head -n 1)
 size=$(stat -c %s "$big")
 truncate -s 4096 "$big"
+# The names kept by build-id would spare the third recording reading the
+# module at all: without them, it reads its DWARF.
+rm -rf "$tmp/zc/kept/names"
 lines_cached zc3 "$tmp/zc/kept"
 [ "$(stat -c %s "$big")" = "$size" ] || fail "a copy cut short was not made again ($(stat -c %s "$big") bytes)"
 mkdir -p "$tmp/zc/open"
@@ -133,8 +136,10 @@ for _ in 1 2 3 4 5 6 7 8; do
 	le_n=$((le_n >> 8))
 done | dd of="$tmp/inline-zbad" bs=1 seek=$((off + 8)) conv=notrunc 2>/dev/null
 rc=0
-run_timeout 60 "$PERFMINI" record -o "$tmp/zbad.data" -- "$tmp/inline-zbad" 1 \
-	>"$tmp/zbad.out" 2>"$tmp/zbad.err" || rc=$?
+# It has inline-zstd's build-id: the names kept of that build would name
+# its frames without reading its damaged DWARF. A cache of its own.
+run_timeout 60 env PERFMINI_CACHE_DIR="$tmp/zbad-cache" "$PERFMINI" record -o "$tmp/zbad.data" \
+	-- "$tmp/inline-zbad" 1 >"$tmp/zbad.out" 2>"$tmp/zbad.err" || rc=$?
 cat "$tmp/zbad.err" >&3
 [ "$rc" -eq 0 ] || fail "perfmini record -- inline-zbad exited $rc"
 run_report "$tmp/zbad.data" "$tmp/zbad.folded"
