@@ -301,6 +301,13 @@ void top_print_header(const struct profile *p, const struct report_opts *o,
 		sbuf_adds(&b, "none");
 	header_line(out, width, "Lost:", b.buf);
 	print_memory(p, out, width);
+	if (*meta(p, "names-kept")) {
+		sbuf_reset(&b);
+		sbuf_add_sanitized(&b, meta(p, "names-kept"));
+		sbuf_adds(&b, " frames named from the names kept by earlier recordings of the same "
+			      "builds, without reading them again");
+		header_line(out, width, "Kept:", b.buf);
+	}
 	print_unwinding(p, out, width);
 	print_missing(p, out, width);
 	sbuf_release(&b);

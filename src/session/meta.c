@@ -155,6 +155,9 @@ void meta_write(struct session *s)
 		profile_set_meta(p, "naming-given-up", buf);
 	}
 	meta_memory(s, p);
+	/* Frames named from what earlier recordings of the same builds kept (namecache.h). */
+	if (symbolizer_names_cached(s->nm.syms))
+		set_meta_u64(p, "names-kept", symbolizer_names_cached(s->nm.syms));
 	if (s->nm.cut_why) {
 		char buf[160];
 

@@ -331,6 +331,9 @@ void naming_name_frames(struct session *s, const volatile sig_atomic_t *interrup
 		if (s->o->name_timeout > 0)
 			deadline = now_ns() + (uint64_t)(s->o->name_timeout * 1e9);
 		ret = namer_finish(nm->namer, deadline, interrupt);
+		/* The thread is gone: what it named is kept for the next recording. */
+		if (ret == 0)
+			symbolizer_save_names(nm->syms, NULL);
 		if (ret == -ETIMEDOUT)
 			nm->cut_why = "--name-timeout";
 		else if (ret == -EINTR)

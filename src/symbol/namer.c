@@ -266,6 +266,7 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 	if (j->gen == RETIRE && j->frame == RETIRE) {
 		/* Every job of the module queued before this one is done (or skipped). */
 		if (!given_up(n, j)) {
+			symbolizer_save_names(n->z, j->m);
 			symbolizer_retire(n->z, j->m);
 			say_retired(n, j->m->id);
 		}
@@ -285,7 +286,7 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 	if (symbolizer_memory_skips(n->z, j->m)) {
 		r->n = 0; /* for report to name: the budget allows no more */
 		r->symoff = 0;
-	} else {
+	} else if (!symbolize_cached(n->z, j->m, j->flags, j->addr, r)) {
 		if (!(f = symfile_find(n->z, j->m)) || !symfile_loaded(f)) {
 			ration(n, j);
 			if (given_up(n, j))
@@ -294,6 +295,7 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 				return;
 		}
 		symbolize_frame(n->z, j->m, j->flags, j->addr, r);
+		symbolize_keep(n->z, j->m, j->flags, j->addr, r);
 	}
 	/* A module read the first time: what it is, before the first frame named in it. */
 	if ((f = symfile_find(n->z, j->m)) && symfile_take_news(f)) {

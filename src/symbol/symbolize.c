@@ -10,6 +10,7 @@
 
 #include "elf/perfmap.h"
 #include "symbol/demangle.h"
+#include "symbol/namecache.h"
 #include "symbol/symbolize.h"
 #include "symbol/symfile-int.h"
 #include "util/alloc.h"
@@ -376,4 +377,64 @@ size_t symbolize_profile(struct profile *p, struct symbolizer *z,
 	free(r);
 	symbolize_modules(p, z, !cut_short);
 	return unresolved;
+}
+
+/* Whether frames of m at flags are named the same at every recording of its build. */
+static bool keepable(const struct symbolizer *z, const struct module *m, uint32_t flags)
+{
+	return m->kind == MODULE_FILE && flags == 0 && !z->no_lines && !z->lines_off;
+}
+
+bool symbolize_cached(struct symbolizer *z, struct module *m, uint32_t flags, uint64_t addr,
+		      struct symres *r)
+{
+	struct symfile *f = symfile_find(z, m);
+	char hex[2 * BUILD_ID_MAX + 1];
+
+	if (!keepable(z, m, flags) || (f && !f->unloaded))
+		return false;
+	if (!f)
+		f = symfile_get_identity(z, m);
+	if (f->reason || f->changed || !f->build_id_len)
+		return false;
+	if (!f->names_tried) {
+		f->names_tried = true;
+		build_id_hex(f->build_id, f->build_id_len, hex);
+		f->names = namecache_open(hex);
+	}
+	if (!f->names || !namecache_find(f->names, addr, r))
+		return false;
+	atomic_fetch_add(&z->names_cached, 1);
+	return true;
+}
+
+void symbolize_keep(struct symbolizer *z, struct module *m, uint32_t flags, uint64_t addr,
+		    const struct symres *r)
+{
+	struct symfile *f = symfile_find(z, m);
+	char hex[2 * BUILD_ID_MAX + 1];
+
+	/* Only a module named as well as it can be: its symbols, and DWARF for its lines. */
+	if (!keepable(z, m, flags) || !f || f->unloaded || f->changed || f->reason || f->no_lines ||
+	    (f->lines_reason != LINES_OK && f->lines_reason != LINES_UNCOVERED) || !f->build_id_len)
+		return;
+	if (!f->names_tried) {
+		f->names_tried = true;
+		build_id_hex(f->build_id, f->build_id_len, hex);
+		f->names = namecache_open(hex);
+	}
+	if (f->names)
+		namecache_add(f->names, addr, r);
+}
+
+void symbolizer_save_names(struct symbolizer *z, const struct module *m)
+{
+	for (size_t i = 0; i < z->nfiles; i++)
+		if (z->files[i] && z->files[i]->names && (!m || z->files[i]->mod == m))
+			namecache_save(z->files[i]->names);
+}
+
+uint64_t symbolizer_names_cached(struct symbolizer *z)
+{
+	return atomic_load(&z->names_cached);
 }

@@ -105,6 +105,23 @@ void symbolize_module_facts(struct symbolizer *z, const struct module *m, struct
  */
 void symbolize_set_module(struct profile *p, const struct module_facts *f);
 
+/*
+ * The names kept between recordings (namecache.h). symbolize_cached: a
+ * frame of m at file offset addr (with its flags) named from them,
+ * without reading m, where they have it (true; r as symbolize_frame's,
+ * its strings z's until m is let go). symbolize_keep: what
+ * symbolize_frame found for it kept, where m was named as well as it can
+ * be. symbolizer_save_names writes out what was kept of m (NULL: of every
+ * module); symbolizer_names_cached: how many frames were named from them
+ * (any thread).
+ */
+bool symbolize_cached(struct symbolizer *z, struct module *m, uint32_t flags, uint64_t addr,
+		      struct symres *r);
+void symbolize_keep(struct symbolizer *z, struct module *m, uint32_t flags, uint64_t addr,
+		    const struct symres *r);
+void symbolizer_save_names(struct symbolizer *z, const struct module *m);
+uint64_t symbolizer_names_cached(struct symbolizer *z);
+
 size_t symbolize_profile(struct profile *p, struct symbolizer *z,
 			 bool (*resolved)(uint32_t frame, void *arg), void *arg, bool cut_short);
 

@@ -51,6 +51,8 @@ struct symbolizer {
 	_Atomic uint64_t mem_peak, mem_entered[MEM_LEVELS];
 	/* Frames named without lines, and left unnamed, to stay within the budget. */
 	_Atomic uint64_t mem_no_lines, mem_unnamed;
+	/* Frames named from the names kept by earlier recordings (symbolize_cached). */
+	_Atomic uint64_t names_cached;
 	int pagemap; /* /proc/self/pagemap for symbolizer_trim; -1 when not open, -2 when it cannot be */
 	int statm; /* /proc/self/statm, the same way */
 	/*
@@ -150,6 +152,12 @@ struct symfile {
 	 */
 	bool unloaded;
 	bool told; /* symfile_take_news said it was read */
+	/*
+	 * The names kept for its build-id by earlier recordings, and what
+	 * this one adds (namecache.h); names_tried: looked for once.
+	 */
+	struct namecache *names;
+	bool names_tried;
 };
 
 /*

@@ -14,6 +14,7 @@
 
 #include <libelf.h>
 
+#include "symbol/namecache.h"
 #include "symbol/srcline.h"
 #include "symbol/symfile-int.h"
 #include "symbol/symfile.h"
@@ -181,6 +182,7 @@ void symfile_free(struct symfile *f)
 	if (!f || f->changed)
 		return;
 	symfile_unload(f);
+	namecache_free(f->names);
 	free(f->segs);
 	free(f->debugfile);
 	free(f);
@@ -199,6 +201,11 @@ struct symfile *symfile_get(struct symbolizer *z, struct module *m)
 		/* Read again after it went idle: what its lines lacked is known already. */
 		if (old && !f->lines_reason && old->lines_reason != LINES_MEMORY)
 			f->lines_reason = old->lines_reason;
+		if (old) {
+			f->names = old->names;
+			f->names_tried = old->names_tried;
+			old->names = NULL;
+		}
 		symfile_free(old);
 	}
 	z->files[m->id]->used_ns = now_coarse_ns();

@@ -73,7 +73,7 @@ static void open_cache(void)
 	cache_dir = fd;
 }
 
-static int dir_fd(void)
+int zcache_dir(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -93,7 +93,7 @@ int zcache_find(const struct stat *src, uint64_t size)
 {
 	char name[128];
 	struct stat st;
-	int dir = dir_fd(), fd;
+	int dir = zcache_dir(), fd;
 
 	if (dir < 0)
 		return -1;
@@ -115,7 +115,7 @@ int zcache_find(const struct stat *src, uint64_t size)
 
 int zcache_new(void)
 {
-	int dir = dir_fd();
+	int dir = zcache_dir();
 
 	return dir < 0 ? -1 : openat(dir, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 }
@@ -137,6 +137,11 @@ static int older_first(const void *a, const void *b)
 
 void zcache_trim(int dir, uint64_t max_bytes)
 {
+	zcache_trim_files(dir, SUFFIX, max_bytes);
+}
+
+void zcache_trim_files(int dir, const char *suffix, uint64_t max_bytes)
+{
 	struct entry *e = NULL;
 	size_t n = 0, cap = 0;
 	uint64_t total = 0;
@@ -153,7 +158,7 @@ void zcache_trim(int dir, uint64_t max_bytes)
 		size_t len = strlen(d->d_name);
 		struct stat st;
 
-		if (len <= strlen(SUFFIX) || strcmp(d->d_name + len - strlen(SUFFIX), SUFFIX) ||
+		if (len <= strlen(suffix) || strcmp(d->d_name + len - strlen(suffix), suffix) ||
 		    fstatat(dir, d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
 			continue;
 		xgrow(&e, &cap, n + 1, sizeof(*e));
@@ -175,7 +180,7 @@ void zcache_trim(int dir, uint64_t max_bytes)
 void zcache_keep(int fd, const struct stat *src)
 {
 	char name[128], proc[64];
-	int dir = dir_fd();
+	int dir = zcache_dir();
 
 	if (dir < 0)
 		return;

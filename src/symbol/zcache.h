@@ -50,5 +50,13 @@ void zcache_keep(int fd, const struct stat *src);
  * take at most max_bytes of disk.
  */
 void zcache_trim(int dir, uint64_t max_bytes);
+/* The same for the files of dir whose names end in suffix. */
+void zcache_trim_files(int dir, const char *suffix, uint64_t max_bytes);
+/*
+ * The cache's directory (opened once, trusted as above: the user's own,
+ * that no one else may write to), or -1 when there is none; not to be
+ * closed. namecache.h keeps its files below it.
+ */
+int zcache_dir(void);
 
 #endif

@@ -54,8 +54,8 @@ enum mem_level {
 struct memlevel {
 	uint64_t budget; /* bytes; 0: no budget, always MEM_FULL */
 	enum mem_level level;
-	uint64_t changed_ns; /* when level last changed (0: never) */
-	uint64_t peak;	     /* the most memory seen */
+	uint64_t changed_ns;	      /* when level last changed (0: never) */
+	uint64_t peak;		      /* the most memory seen */
 	uint64_t entered[MEM_LEVELS]; /* how often each level was entered */
 };
 

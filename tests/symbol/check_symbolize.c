@@ -23,6 +23,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "symbol/namecache.h"
 #include "symbol/symbolize.h"
 #include "symbol/symfile-int.h"
 #include "symbol/zcache.h"
@@ -583,6 +584,107 @@ START_TEST(test_zcache_trim)
 }
 END_TEST
 
+/* The file of build-id id in cache directory dir (namecache.h). */
+static void cache_file(const char *dir, const char *id, char *path, size_t n)
+{
+	snprintf(path, n, "%s/names/%s.n", dir, id);
+}
+
+/*
+ * Names kept between recordings: an address's levels saved and read
+ * back the same, once; a damaged file, one others may write to, and a
+ * build-id that is no hex name nothing.
+ */
+START_TEST(test_namecache)
+{
+	char dir[] = "/tmp/check-names-XXXXXX", path[256];
+	struct symres r = {0}, got;
+	struct namecache *c;
+	size_t from_file;
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	setenv("PERFMINI_CACHE_DIR", dir, 1);
+	r.n = 2;
+	r.symoff = 7;
+	r.lv[0] = (struct srcline){.func = "inner",
+				   .file = "/src/a.c",
+				   .line = 3,
+				   .col = 4,
+				   .inlined = true,
+				   .decl_line = 2};
+	r.lv[1] = (struct srcline){
+		.func = "outer", .line = 9, .entry = 0x1234, .symbol_suffix = true};
+	ck_assert_ptr_null(namecache_open("ABCD"));
+	ck_assert_ptr_null(namecache_open("../x"));
+	ck_assert_ptr_null(namecache_open("a"));
+	c = namecache_open("abcd12");
+	ck_assert_ptr_nonnull(c);
+	ck_assert(!namecache_find(c, 0x100, &got));
+	namecache_add(c, 0x100, &r);
+	namecache_add(c, 0x100, &r); /* once */
+	got.n = 0;
+	namecache_add(c, 0x200, &got); /* no name: not kept */
+	ck_assert_uint_eq(namecache_count(c, &from_file), 1);
+	ck_assert_int_eq(namecache_save(c), 0);
+	namecache_free(c);
+
+	c = namecache_open("abcd12");
+	ck_assert_uint_eq(namecache_count(c, &from_file), 1);
+	ck_assert_uint_eq(from_file, 1);
+	ck_assert(namecache_find(c, 0x100, &got));
+	ck_assert_int_eq(got.n, 2);
+	ck_assert_uint_eq(got.symoff, 7);
+	ck_assert_str_eq(got.lv[0].func, "inner");
+	ck_assert_str_eq(got.lv[0].file, "/src/a.c");
+	ck_assert_uint_eq(got.lv[0].line, 3);
+	ck_assert_uint_eq(got.lv[0].col, 4);
+	ck_assert(got.lv[0].inlined);
+	ck_assert_uint_eq(got.lv[0].decl_line, 2);
+	ck_assert_str_eq(got.lv[1].func, "outer");
+	ck_assert_ptr_null(got.lv[1].file);
+	ck_assert(!got.lv[1].inlined && got.lv[1].symbol_suffix);
+	ck_assert_uint_eq(got.lv[1].entry, 0x1234);
+	ck_assert(!namecache_find(c, 0x200, &got));
+	namecache_free(c);
+
+	/* Cut short: none of it. */
+	cache_file(dir, "abcd12", path, sizeof(path));
+	ck_assert_int_eq(truncate(path, 40), 0);
+	c = namecache_open("abcd12");
+	ck_assert_uint_eq(namecache_count(c, &from_file), 0);
+	ck_assert(!namecache_find(c, 0x100, &got));
+	/* Written anew, whole. */
+	namecache_add(c, 0x100, &r);
+	ck_assert_int_eq(namecache_save(c), 0);
+	namecache_free(c);
+	c = namecache_open("abcd12");
+	ck_assert(namecache_find(c, 0x100, &got));
+	namecache_free(c);
+
+	/* A file others may write to is not believed. */
+	ck_assert_int_eq(chmod(path, 0666), 0);
+	c = namecache_open("abcd12");
+	ck_assert(!namecache_find(c, 0x100, &got));
+	namecache_free(c);
+
+	/* Garbage of the right size and magic. */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fchmod(fd, 0600), 0);
+	ck_assert_int_eq(write(fd, "PMNAMES1\x05\0\0\0\xff\xff\xff\xff", 16), 16);
+	close(fd);
+	c = namecache_open("abcd12");
+	ck_assert_uint_eq(namecache_count(c, &from_file), 0);
+	namecache_free(c);
+
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/names", dir);
+	ck_assert_int_eq(rmdir(path), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 static Suite *symbolize_suite(void)
 {
 	Suite *s = suite_create("symbolize");
@@ -598,6 +700,7 @@ static Suite *symbolize_suite(void)
 	tcase_add_test(tc, test_profile);
 	tcase_add_test(tc, test_profile_cut_short);
 	tcase_add_test(tc, test_module_facts);
+	tcase_add_test(tc, test_namecache);
 	tcase_add_test(tc, test_zcache_trim);
 	suite_add_tcase(s, tc);
 	return s;

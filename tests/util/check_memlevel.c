@@ -6,10 +6,11 @@
  */
 #include "config.h"
 
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <check.h>
 
 #include "unit-helpers.h"
 #include "util/memlevel.h"

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * namecache.c - names kept between recordings by build-id; see
+ * namecache.h.
+ *
+ * A file: "PMNAMES1", a 32-bit count, then each address: its file offset
+ * and symbol offset (64 bits each), its number of levels (8 bits, 1 to
+ * SRCLINE_MAX_DEPTH), and each level innermost first: line, column and
+ * declaration line (32 bits each), flags (8 bits: 1 inlined, 2 a
+ * symbol's suffix names it better), entry (64 bits), then its function
+ * and its file, each a 16-bit length (0xffff: none), that many bytes and
+ * a NUL.
+ * Numbers as the host stores them: the files are this machine's own.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symbol/namecache.h"
+#include "symbol/zcache.h"
+#include "util/alloc.h"
+#include "util/array.h"
+#include "util/cursor.h"
+#include "util/hmap.h"
+#include "util/io.h"
+#include "util/sbuf.h"
+
+#define MAGIC	   "PMNAMES1"
+#define SUFFIX	   ".n"
+#define NO_STR	   0xffff
+#define FILE_BYTES (64u << 20) /* a file larger is not read */
+
+struct nc_entry {
+	uint64_t off, symoff;
+	int n;
+	struct srcline *lv; /* n levels, their strings after them in the same block */
+};
+
+struct namecache {
+	char name[96];	   /* BUILD-ID.n */
+	struct hmap index; /* off -> entry index */
+	struct nc_entry *e;
+	size_t n, cap;
+	size_t from_file; /* e[0 .. from_file) were read from the file */
+};
+
+/* The directory of the names, in the cache's: made if missing; -1 when none or untrusted. */
+static int names_dir(void)
+{
+	int cache = zcache_dir(), fd;
+	struct stat st;
+
+	if (cache < 0)
+		return -1;
+	if (mkdirat(cache, "names", 0700) < 0 && errno != EEXIST)
+		return -1;
+	fd = openat(cache, "names", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* s copied to *to, which moves past it; NULL stays NULL. */
+static const char *copy_str(const char *s, char **to)
+{
+	size_t len;
+	char *at = *to;
+
+	if (!s)
+		return NULL;
+	len = strlen(s) + 1;
+	memcpy(at, s, len);
+	*to += len;
+	return at;
+}
+
+/* A copy of levels lv[0, n) with their strings, in one block. */
+static struct srcline *copy_levels(const struct srcline *lv, int n)
+{
+	size_t bytes = (size_t)n * sizeof(*lv);
+	struct srcline *out;
+	char *strs;
+
+	for (int k = 0; k < n; k++)
+		bytes += (lv[k].func ? strlen(lv[k].func) + 1 : 0) +
+			 (lv[k].file ? strlen(lv[k].file) + 1 : 0);
+	out = xmalloc(bytes);
+	strs = (char *)(out + n);
+	for (int k = 0; k < n; k++) {
+		out[k] = lv[k];
+		out[k].func = copy_str(lv[k].func, &strs);
+		out[k].file = copy_str(lv[k].file, &strs);
+	}
+	return out;
+}
+
+static void add(struct namecache *c, uint64_t off, uint64_t symoff, const struct srcline *lv, int n)
+{
+	bool added;
+	struct hmap_slot *s = hmap_insert(&c->index, off, &added);
+
+	if (!added)
+		return;
+	xgrow(&c->e, &c->cap, c->n + 1, sizeof(*c->e));
+	c->e[c->n] = (struct nc_entry){off, symoff, n, copy_levels(lv, n)};
+	s->val = c->n++;
+}
+
+/* A string of the file, in it: NULL for none; false when it does not parse. */
+static bool read_str(struct cur *c, const char **s)
+{
+	uint64_t len = cur_fixed(c, 2);
+
+	*s = NULL;
+	if (len == NO_STR)
+		return !c->bad;
+	if (!cur_avail(c, len + 1) || c->p[len] != '\0')
+		return false;
+	*s = (const char *)c->p;
+	c->p += len + 1;
+	return true;
+}
+
+/* One address of the file into c; false when it does not parse. */
+static bool read_entry(struct namecache *nc, struct cur *c)
+{
+	struct srcline lv[SRCLINE_MAX_DEPTH];
+	uint64_t off = cur_fixed(c, 8), symoff = cur_fixed(c, 8);
+	int n = (int)cur_fixed(c, 1);
+
+	if (c->bad || n < 1 || n > SRCLINE_MAX_DEPTH)
+		return false;
+	memset(lv, 0, sizeof(lv));
+	for (int k = 0; k < n; k++) {
+		uint8_t flags;
+
+		lv[k].line = (uint32_t)cur_fixed(c, 4);
+		lv[k].col = (uint32_t)cur_fixed(c, 4);
+		lv[k].decl_line = (uint32_t)cur_fixed(c, 4);
+		flags = (uint8_t)cur_fixed(c, 1);
+		lv[k].inlined = flags & 1;
+		lv[k].symbol_suffix = flags & 2;
+		lv[k].entry = cur_fixed(c, 8);
+		if (!read_str(c, &lv[k].func) || !read_str(c, &lv[k].file))
+			return false;
+	}
+	/* The outermost level has a function: only named addresses are kept. */
+	if (!lv[n - 1].func)
+		return false;
+	add(nc, off, symoff, lv, n);
+	return true;
+}
+
+/* The file's addresses into c; on any fault, none of them. */
+static void read_file(struct namecache *c, int fd)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0;
+	struct cur cur;
+	uint64_t count;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022) || st.st_size > FILE_BYTES || read_whole(fd, &buf, &len) < 0)
+		return;
+	cur = (struct cur){(const uint8_t *)buf, (const uint8_t *)buf + len, false};
+	if (len < 12 || memcmp(buf, MAGIC, 8) != 0)
+		goto out;
+	cur.p += 8;
+	count = cur_fixed(&cur, 4);
+	for (uint64_t i = 0; i < count && i < NAMECACHE_ENTRIES; i++)
+		if (!read_entry(c, &cur))
+			break;
+	if (cur.bad || c->n != count || cur.p != cur.end) {
+		/* Damaged: as if there were none. */
+		for (size_t i = 0; i < c->n; i++)
+			free(c->e[i].lv);
+		c->n = 0;
+		hmap_release(&c->index);
+		hmap_init(&c->index);
+	}
+	futimens(fd, NULL); /* used now: the last to go */
+out:
+	free(buf);
+	c->from_file = c->n;
+}
+
+static bool hex_id(const char *id)
+{
+	size_t n = strlen(id);
+
+	if (n < 2 || n > 40)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' && id[i] <= 'f')))
+			return false;
+	return true;
+}
+
+struct namecache *namecache_open(const char *build_id)
+{
+	struct namecache *c;
+	int dir, fd;
+
+	if (!hex_id(build_id) || (dir = names_dir()) < 0)
+		return NULL;
+	c = xcalloc(1, sizeof(*c));
+	hmap_init(&c->index);
+	snprintf(c->name, sizeof(c->name), "%s" SUFFIX, build_id);
+	fd = openat(dir, c->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0) {
+		read_file(c, fd);
+		close(fd);
+	}
+	close(dir);
+	return c;
+}
+
+bool namecache_find(const struct namecache *c, uint64_t off, struct symres *r)
+{
+	const struct hmap_slot *s = hmap_find(&c->index, off);
+	const struct nc_entry *e;
+
+	if (!s)
+		return false;
+	e = &c->e[s->val];
+	r->n = e->n;
+	r->symoff = e->symoff;
+	r->symname = NULL;
+	memcpy(r->lv, e->lv, (size_t)e->n * sizeof(*r->lv));
+	return true;
+}
+
+void namecache_add(struct namecache *c, uint64_t off, const struct symres *r)
+{
+	if (r->n < 1 || r->n > SRCLINE_MAX_DEPTH || !r->lv[r->n - 1].func ||
+	    c->n >= NAMECACHE_ENTRIES)
+		return;
+	add(c, off, r->symoff, r->lv, r->n);
+}
+
+static void put_str(struct sbuf *b, const char *s)
+{
+	size_t len = s ? strlen(s) : 0;
+	uint16_t v = s && len < NO_STR ? (uint16_t)len : NO_STR;
+
+	sbuf_addn(b, (const char *)&v, sizeof(v));
+	if (v != NO_STR)
+		sbuf_addn(b, s, len + 1); /* with its NUL */
+}
+
+static void put_num(struct sbuf *b, uint64_t v, size_t n)
+{
+	sbuf_addn(b, (const char *)&v, n); /* little-endian: the low n bytes */
+}
+
+int namecache_save(struct namecache *c)
+{
+	struct sbuf b = SBUF_INIT;
+	char proc[64];
+	int dir, fd, ret = 0;
+
+	if (c->n == c->from_file)
+		return 0;
+	if ((dir = names_dir()) < 0)
+		return -ENOENT;
+	sbuf_addn(&b, MAGIC, 8);
+	put_num(&b, c->n, 4);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct nc_entry *e = &c->e[i];
+
+		put_num(&b, e->off, 8);
+		put_num(&b, e->symoff, 8);
+		put_num(&b, (uint64_t)e->n, 1);
+		for (int k = 0; k < e->n; k++) {
+			put_num(&b, e->lv[k].line, 4);
+			put_num(&b, e->lv[k].col, 4);
+			put_num(&b, e->lv[k].decl_line, 4);
+			put_num(&b,
+				(e->lv[k].inlined ? 1u : 0u) | (e->lv[k].symbol_suffix ? 2u : 0u),
+				1);
+			put_num(&b, e->lv[k].entry, 8);
+			put_str(&b, e->lv[k].func);
+			put_str(&b, e->lv[k].file);
+		}
+	}
+	/* Written whole to an unnamed file, then named over the old one. */
+	fd = openat(dir, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0 || write_all(fd, b.buf, b.len) < 0 || fdatasync(fd) < 0) {
+		ret = -errno;
+	} else {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		unlinkat(dir, c->name, 0);
+		if (linkat(AT_FDCWD, proc, dir, c->name, AT_SYMLINK_FOLLOW) < 0)
+			ret = -errno;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (ret == 0) {
+		c->from_file = c->n;
+		zcache_trim_files(dir, SUFFIX, NAMECACHE_BYTES);
+	}
+	close(dir);
+	sbuf_release(&b);
+	return ret;
+}
+
+void namecache_free(struct namecache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		free(c->e[i].lv);
+	free(c->e);
+	hmap_release(&c->index);
+	free(c);
+}
+
+size_t namecache_count(const struct namecache *c, size_t *from_file)
+{
+	*from_file = c->from_file;
+	return c->n;
+}
