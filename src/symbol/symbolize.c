@@ -391,7 +391,8 @@ bool symbolize_cached(struct symbolizer *z, struct module *m, uint32_t flags, ui
 	struct symfile *f = symfile_find(z, m);
 	char hex[2 * BUILD_ID_MAX + 1];
 
-	if (!keepable(z, m, flags) || (f && !f->unloaded))
+	/* Read or not: a name found there costs no lookup of its lines either. */
+	if (!keepable(z, m, flags))
 		return false;
 	if (!f)
 		f = symfile_get_identity(z, m);
