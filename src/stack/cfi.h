@@ -123,7 +123,7 @@ int cfi_row_find_span(Dwarf_CFI *cfi, uint64_t vaddr, struct cfi_pool *pool, str
  * CFI_SPANS_MAX rows: past that, all are let go and found again.
  */
 #define CFI_SPANS_TAIL 64
-#define CFI_SPANS_MAX  65536
+#define CFI_SPANS_MAX  16384
 
 struct cfi_span {
 	uint64_t lo, hi;

@@ -77,6 +77,19 @@ size_t symbolizer_forget_idle(struct symbolizer *z, uint64_t now, uint64_t idle_
 	return n;
 }
 
+size_t symbolizer_forget_old(struct symbolizer *z, uint64_t now, uint64_t age_ns)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < z->nfiles; i++)
+		if (z->files[i] && !z->files[i]->unloaded &&
+		    now - z->files[i]->loaded_ns >= age_ns && forget(z->files[i]))
+			n++;
+	if (n)
+		malloc_trim(0);
+	return n;
+}
+
 bool symbolizer_reread_perfmap(struct symbolizer *z, const struct module *m)
 {
 	struct symfile *f = symfile_find(z, m);

@@ -71,6 +71,13 @@ static const struct ration_params live_ration = {
  */
 #define IDLE_NS	       60000000000ULL
 #define FORGET_LOOK_NS 5000000000ULL
+/*
+ * And what was read of any module, in use or not, once it is AGE_NS old
+ * (symbolizer_forget_old): read again as it is needed (the names kept by
+ * build-id spare most of that), so that the memory a long recording
+ * holds does not grow with its length.
+ */
+#define AGE_NS 300000000000ULL
 /* How often a thread with nothing else to do looks whether the kernel's symbols are read. */
 #define DEFERRED_LOOK_MS 2
 
@@ -355,6 +362,7 @@ static void forget_idle(struct namer *n)
 		return;
 	n->forget_at = now;
 	symbolizer_forget_idle(n->z, now, IDLE_NS);
+	symbolizer_forget_old(n->z, now, AGE_NS);
 }
 
 /*

@@ -25,6 +25,9 @@
  * What it read of a module no frame was named in for a minute is let go
  * (symbolizer_forget_idle), to be read again if the module's code runs
  * again: a long recording of a whole machine holds the code run lately.
+ * What it read of any module is let go once five minutes old
+ * (symbolizer_forget_old), so that what reading adds to (libdw's units
+ * of a library sampled all day) does not grow with the recording.
  *
  * Ownership: the symbolizer handed to namer_start is the thread's alone
  * until namer_finish has joined it, but for the caller's reads into it

@@ -137,7 +137,8 @@ struct symfile {
 	enum module_lines lines_reason;
 	struct dwname *dwname; /* DIE parents for names built from DWARF, NULL until needed */
 
-	uint64_t used_ns; /* when symfile_get last gave it (now_coarse_ns) */
+	uint64_t used_ns;   /* when symfile_get last gave it (now_coarse_ns) */
+	uint64_t loaded_ns; /* when symfile_get read it (now_coarse_ns) */
 	/*
 	 * 1 + the id of a module read before whose file has the same
 	 * build-id and segments: lines and inline chains are looked up in its

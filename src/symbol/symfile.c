@@ -197,6 +197,7 @@ struct symfile *symfile_get(struct symbolizer *z, struct module *m)
 		f->mod = m;
 		z->files[m->id] = f;
 		symfile_load(z, f);
+		f->loaded_ns = now_coarse_ns();
 		find_twin(z, f);
 		/* Read again after it went idle: what its lines lacked is known already. */
 		if (old && !f->lines_reason && old->lines_reason != LINES_MEMORY)

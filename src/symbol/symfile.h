@@ -132,6 +132,13 @@ bool symbolizer_give_back_due(struct symbolizer *z);
  */
 size_t symbolizer_forget_idle(struct symbolizer *z, uint64_t now, uint64_t idle_ns);
 /*
+ * The same for the modules of files read age_ns or more ago, used or not:
+ * what a module's reading keeps adding to (libdw's units of a library
+ * sampled all day) starts again from nothing, so that a long recording
+ * holds what its latest minutes need. Returns how many were let go.
+ */
+size_t symbolizer_forget_old(struct symbolizer *z, uint64_t now, uint64_t age_ns);
+/*
  * The same for m alone, now (memory is not given back: what the next
  * module reads takes its place). Returns whether anything was let go.
  */

@@ -270,6 +270,16 @@ START_TEST(test_forget_idle)
 	ck_assert(!symbolizer_forget(z, exe));
 	symbolize_addr(z, exe, text.off + text.size / 2, false, r);
 	symres_release(r);
+	f = symfile_find(z, exe);
+	ck_assert(!f->unloaded);
+	/* Old: let go at its age, used or not (symbolizer_forget_old), once. */
+	ck_assert_uint_eq(symbolizer_forget_old(z, f->loaded_ns + 299, 300), 0);
+	ck_assert_uint_eq(symbolizer_forget_old(z, f->loaded_ns + 300, 300), 1);
+	ck_assert(f->unloaded);
+	ck_assert_uint_eq(symbolizer_forget_old(z, f->loaded_ns + 900, 300), 0);
+	symbolize_addr(z, exe, text.off + text.size / NADDR * (NADDR / 2), false, r);
+	same_content(&before[NADDR / 2], r, text.off + text.size / NADDR * (NADDR / 2));
+	symres_release(r);
 	ck_assert(!symfile_find(z, exe)->unloaded);
 	/* Never the kernel's symbols. */
 	symfile_get(z, module_set_kernel(&mods));
