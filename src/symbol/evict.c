@@ -10,6 +10,7 @@
 #include <malloc.h>
 #include <stdatomic.h>
 
+#include "symbol/namecache.h"
 #include "symbol/srcline.h"
 #include "symbol/symfile-int.h"
 #include "util/clock.h"
@@ -105,9 +106,19 @@ size_t symbolizer_forget_all(struct symbolizer *z)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < z->nfiles; i++)
-		if (forget(z->files[i]))
+	for (size_t i = 0; i < z->nfiles; i++) {
+		struct symfile *f = z->files[i];
+
+		if (forget(f))
 			n++;
+		/* The names kept go to their files and out of memory: read again when wanted. */
+		if (f && f->names) {
+			namecache_save(f->names);
+			namecache_free(f->names);
+			f->names = NULL;
+			f->names_tried = false;
+		}
+	}
 	malloc_trim(0);
 	return n;
 }

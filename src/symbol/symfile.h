@@ -159,8 +159,9 @@ bool symbolizer_reread_perfmap(struct symbolizer *z, const struct module *m);
 /*
  * To stay within a memory budget (util/memlevel.h). symbolizer_forget_all
  * lets go of what was read of every module of a file, as
- * symbolizer_forget_idle does of idle ones, and gives the memory back;
- * returns how many. symbolizer_hold_lines(z, true): modules read from
+ * symbolizer_forget_idle does of idle ones, and of the names kept
+ * (written out first, namecache.h), and gives the memory back; returns
+ * how many. symbolizer_hold_lines(z, true): modules read from
  * now on are read without DWARF (named from their symbol tables; their
  * lines reason says LINES_MEMORY); false again: those are read again,
  * with lines, when next used. symbolizer_identify: for a frame of m
