@@ -293,9 +293,13 @@ int namecache_save(struct namecache *c)
 			put_str(&b, e->lv[k].file);
 		}
 	}
-	/* Written whole to an unnamed file, then named over the old one. */
+	/*
+	 * Written whole to an unnamed file, then named over the old one. Not
+	 * synced: a file a crash left with blocks never written does not parse,
+	 * and is as none.
+	 */
 	fd = openat(dir, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0 || write_all(fd, b.buf, b.len) < 0 || fdatasync(fd) < 0) {
+	if (fd < 0 || write_all(fd, b.buf, b.len) < 0) {
 		ret = -errno;
 	} else {
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
