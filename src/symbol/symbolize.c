@@ -385,11 +385,23 @@ static bool keepable(const struct symbolizer *z, const struct module *m, uint32_
 	return m->kind == MODULE_FILE && flags == 0 && !z->no_lines && !z->lines_off;
 }
 
+/* The names kept for f's build-id, looked for once (NULL: none, no cache). */
+static struct namecache *names_of(struct symfile *f)
+{
+	char hex[2 * BUILD_ID_MAX + 1];
+
+	if (!f->names_tried) {
+		f->names_tried = true;
+		build_id_hex(f->build_id, f->build_id_len, hex);
+		f->names = namecache_open(hex);
+	}
+	return f->names;
+}
+
 bool symbolize_cached(struct symbolizer *z, struct module *m, uint32_t flags, uint64_t addr,
 		      struct symres *r)
 {
 	struct symfile *f = symfile_find(z, m);
-	char hex[2 * BUILD_ID_MAX + 1];
 
 	/* Read or not: a name found there costs no lookup of its lines either. */
 	if (!keepable(z, m, flags))
@@ -398,12 +410,7 @@ bool symbolize_cached(struct symbolizer *z, struct module *m, uint32_t flags, ui
 		f = symfile_get_identity(z, m);
 	if (f->reason || f->changed || !f->build_id_len)
 		return false;
-	if (!f->names_tried) {
-		f->names_tried = true;
-		build_id_hex(f->build_id, f->build_id_len, hex);
-		f->names = namecache_open(hex);
-	}
-	if (!f->names || !namecache_find(f->names, addr, r))
+	if (!names_of(f) || !namecache_find(f->names, addr, r))
 		return false;
 	atomic_fetch_add(&z->names_cached, 1);
 	return true;
@@ -413,18 +420,12 @@ void symbolize_keep(struct symbolizer *z, struct module *m, uint32_t flags, uint
 		    const struct symres *r)
 {
 	struct symfile *f = symfile_find(z, m);
-	char hex[2 * BUILD_ID_MAX + 1];
 
 	/* Only a module named as well as it can be: its symbols, and DWARF for its lines. */
 	if (!keepable(z, m, flags) || !f || f->unloaded || f->changed || f->reason || f->no_lines ||
 	    (f->lines_reason != LINES_OK && f->lines_reason != LINES_UNCOVERED) || !f->build_id_len)
 		return;
-	if (!f->names_tried) {
-		f->names_tried = true;
-		build_id_hex(f->build_id, f->build_id_len, hex);
-		f->names = namecache_open(hex);
-	}
-	if (f->names)
+	if (names_of(f))
 		namecache_add(f->names, addr, r);
 }
 
