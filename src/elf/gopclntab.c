@@ -32,6 +32,8 @@ enum {
 	F_NAME = 4,
 	F_PCSP = 16,
 	F_SIZE = 20,
+	F_FLAG_118 = 37, /* after funcID; Go 1.20 put startLine before them */
+	F_FLAG_120 = 41,
 };
 
 /* Entry i of the functions' table: the entry's offset from text, and where its _func is. */
@@ -75,6 +77,7 @@ int gopcln_init(struct gopcln *g, const void *data, size_t len, uint64_t text)
 	g->names = (size_t)names;
 	g->pctab = (size_t)pctab;
 	g->functab = (size_t)functab;
+	g->flag_at = magic == MAGIC_118 ? F_FLAG_118 : F_FLAG_120;
 	/* Entries in order, or the table is none to search. */
 	for (uint64_t i = 0; i < nfunc; i++) {
 		if (entry_off(g, i + 1) < entry_off(g, i)) {
@@ -132,6 +135,15 @@ const char *gopcln_name(const struct gopcln *g, long fn)
 	if (!f || (name = (int32_t)load_u32(f + F_NAME)) < 0)
 		return NULL;
 	return cur_section_str(g->data + g->names, g->len - g->names, (uint64_t)name);
+}
+
+int gopcln_flags(const struct gopcln *g, long fn)
+{
+	const uint8_t *f = func_of(g, fn);
+
+	if (!f || (size_t)(g->data + g->len - f) <= g->flag_at)
+		return -EINVAL;
+	return f[g->flag_at];
 }
 
 size_t gopcln_add_symbols(const struct gopcln *g, struct symtab *t, uint8_t rank)

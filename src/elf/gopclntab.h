@@ -27,6 +27,7 @@ struct gopcln {
 	size_t names;	/* where the function names start in data */
 	size_t pctab;	/* where the tables of values by address start */
 	size_t functab; /* the functions' table: nfunc + 1 pairs of 32-bit offsets */
+	size_t flag_at; /* where a _func's flags are, by the layout */
 };
 
 /*
@@ -56,6 +57,15 @@ int gopcln_sp(const struct gopcln *g, long fn, uint64_t pc, int32_t *sp, uint64_
 
 /* The name of function fn (in the section's bytes), or NULL. */
 const char *gopcln_name(const struct gopcln *g, long fn);
+
+/*
+ * Go's flags of function fn (its _func's funcFlag), or -EINVAL when they
+ * do not fit. GOPCLN_SPWRITE: the function sets the stack pointer to
+ * values its pcsp table does not describe (the runtime's vDSO calls
+ * align it, or switch to the thread's system stack, and put it back).
+ */
+#define GOPCLN_SPWRITE 0x2
+int gopcln_flags(const struct gopcln *g, long fn);
 
 /*
  * Adds every function of g with a name to t, at its entry with its

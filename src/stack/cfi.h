@@ -75,6 +75,7 @@ struct cfi_row {
 	bool signal;			  /* a signal frame: see cfi_step_signal */
 	bool fp;			  /* CFA = rbp + 16, rbp at CFA - 16, ra at CFA - 8 */
 	bool bp_frame;			  /* rbp's rule is cfi_bp_rule's */
+	bool sp_moved;			  /* a bp_frame whose rsp may be elsewhere: see below */
 };
 
 /*
@@ -86,6 +87,15 @@ struct cfi_row {
  * instructions of the function nor after its epilogue restored it. So
  * where rbp is CFA - 16 the caller's is at that address; elsewhere rbp
  * still holds the caller's value.
+ */
+/*
+ * A row with sp_moved set is one of Go's functions that move the stack
+ * pointer where their table does not say (GOPCLN_SPWRITE: the vDSO calls
+ * align it, or go to the thread's system stack, and put it back after).
+ * Its frame is still the one rbp points to: where rbp is not CFA - 16 by
+ * the table's CFA, the walk takes rbp + 16 as the CFA (unwind.c); nothing
+ * here does. It is not set in the prologue and epilogue, where rbp may be
+ * the caller's.
  */
 const struct cfi_rule *cfi_bp_rule(const struct cfi_row *row, const struct cfi_regs *in,
 				   uint64_t cfa);

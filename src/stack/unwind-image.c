@@ -82,10 +82,35 @@ static const struct gopcln *go_table(struct unwind_image *img)
 }
 
 /*
+ * sp_moved for the row of a Go function that moves its stack pointer, at
+ * vaddr of a stretch [*lo, *hi) where it has pushed sp bytes; but not in
+ * the first instructions of the stretch, where the prologue may not have
+ * pointed rbp at the frame yet (a MOVQ of rbp into the frame and a LEAQ,
+ * at most 16 bytes), nor in its last, where the epilogue may have given
+ * it back (an ADDQ to rsp, at most 7): the stretch is cut to what holds.
+ */
+static void body_only(struct cfi_row *row, uint64_t vaddr, int32_t sp, uint64_t *lo,
+		      uint64_t *hi)
+{
+	uint64_t pro = sp - 8 < 128 ? 10 : 16, epi = sp < 128 ? 4 : 7;
+
+	if (vaddr < *lo + pro) {
+		*hi = *hi < *lo + pro ? *hi : *lo + pro;
+	} else if (vaddr + epi >= *hi) {
+		*lo = *hi - epi > *lo ? *hi - epi : *lo;
+	} else {
+		*lo += pro;
+		*hi -= epi;
+		row->sp_moved = true;
+	}
+}
+
+/*
  * The row of a Go function at vaddr from the bytes it has pushed there:
  * the CFA that far above the stack pointer and the return address; rbp
  * where Go keeps it (cfi_bp_rule); the registers that survive a call
- * kept. -ENOENT when the table has none.
+ * kept; sp_moved for a function Go marks as moving the stack pointer
+ * (cfi.h). -ENOENT when the table has none.
  */
 static int go_row(const struct gopcln *g, uint64_t vaddr, struct cfi_row *row, uint64_t *lo,
 		  uint64_t *hi)
@@ -93,9 +118,11 @@ static int go_row(const struct gopcln *g, uint64_t vaddr, struct cfi_row *row, u
 	uint64_t flo, fhi;
 	long fn = gopcln_func(g, vaddr, &flo, &fhi);
 	int32_t sp;
+	int flags;
 
 	if (fn < 0 || gopcln_sp(g, fn, vaddr, &sp, lo, hi) < 0 || sp < 0 || sp > (1 << 30))
 		return -ENOENT;
+	flags = gopcln_flags(g, fn);
 	memset(row, 0, sizeof(*row));
 	row->cfa = (struct cfi_rule){.kind = CFI_REG, .reg = CFI_RSP, .off = sp + 8};
 	for (int i = 0; i < CFI_NKEPT; i++)
@@ -103,6 +130,8 @@ static int go_row(const struct gopcln *g, uint64_t vaddr, struct cfi_row *row, u
 	row->rules[2] = (struct cfi_rule){.kind = CFI_VAL, .off = 0};
 	row->rules[CFI_NKEPT - 1] = (struct cfi_rule){.kind = CFI_AT, .off = -8};
 	row->bp_frame = sp > 0;
+	if (sp > 0 && flags >= 0 && (flags & GOPCLN_SPWRITE))
+		body_only(row, vaddr, sp, lo, hi);
 	return 0;
 }
 

@@ -39,19 +39,30 @@ static size_t chain_len(const unsigned char *chain, size_t nchain)
  * from the sampled rbp through the copy, each one further out than the
  * one before. What the copy holds of them must be what the kernel read.
  * Beyond a record the copy does not hold, the next ones are not known.
+ * A record on another stack (below the copy: Go's runtime calls the vDSO
+ * from its thread's system stack, its caller's record on the goroutine's)
+ * is taken only where the walk ended looking for its last frame's return
+ * address: the kernel read the next entry at that very address.
  */
 static size_t chain_positions(const struct unwind_walk *w, const unsigned char *chain, size_t m,
 			      cfi_read_fn read, void *arg, uint64_t *pos)
 {
 	uint64_t bp = w->bp, word;
+	uint64_t last = w->end == UNWIND_SHORT_STACK && w->nslots == w->n ? w->slots[w->n - 1] : 0;
 	size_t k;
 
 	if (!w->bp_known)
 		return 1;
 	for (k = 1; k < m && k < SPLICE_MAX_CHAIN; k++) {
 		/* A record lies on the stack, above the one before (the kernel's walk may not). */
-		if (bp < w->sp || bp > UINT64_MAX - 16 || (k > 1 && bp + 8 <= pos[k - 1]))
+		if (bp < w->sp || bp > UINT64_MAX - 16 || (k > 1 && bp + 8 <= pos[k - 1])) {
+			if (last && bp <= UINT64_MAX - 16 && bp + 8 == last &&
+			    read(arg, bp + 8, &word) < 0) {
+				pos[k] = last;
+				return k + 1;
+			}
 			break;
+		}
 		if (read(arg, bp + 8, &word) == 0 && word != load_u64(chain + k * 8))
 			break;
 		pos[k] = bp + 8;

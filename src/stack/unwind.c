@@ -410,6 +410,20 @@ static bool step_ends(int ret, bool guessed, bool signal, bool jump, const struc
 }
 
 /*
+ * Whether a frame of a row with sp_moved has its stack pointer away from
+ * its frame: rbp (a frame record's address) is
+ * not the CFA the table gives less 16 (cfi.h).
+ */
+static bool moved_sp(const struct cfi_row *row, const struct cfi_regs *in)
+{
+	uint64_t bp = in->r[CFI_RBP];
+
+	return row->cfa.kind == CFI_REG && row->cfa.reg == CFI_RSP && cfi_known(in, CFI_RSP) &&
+	       cfi_known(in, CFI_RBP) && bp && !(bp & 7) &&
+	       bp != in->r[CFI_RSP] + (uint64_t)(int64_t)row->cfa.off - 16;
+}
+
+/*
  * The step of the frame with registers in and row (of ELF address vaddr
  * of img) to its caller's, out, as cfi_step; *cfa the frame's CFA, 0
  * while not known.
@@ -421,6 +435,12 @@ static int step_frame(const struct cfi_row *row, struct unwind_image *img, uint6
 	*cfa = 0;
 	if (row->signal)
 		return cfi_step_signal(unwind_image_cfi(img), vaddr, in, out, cfa, read_stack, c);
+	if (row->sp_moved && moved_sp(row, in)) {
+		struct cfi_row by_bp = *row;
+
+		by_bp.cfa = (struct cfi_rule){.kind = CFI_REG, .reg = CFI_RBP, .off = 16};
+		return cfi_step(&by_bp, img ? &img->pool : NULL, in, out, cfa, read_stack, c);
+	}
 	return cfi_step(row, img ? &img->pool : NULL, in, out, cfa, read_stack, c);
 }
 

@@ -162,6 +162,33 @@ START_TEST(test_gopclntab_refused)
 }
 END_TEST
 
+/*
+ * A function's flags, where each layout keeps them: after Go 1.20's
+ * startLine, or without it in Go 1.18's; a _func cut before them.
+ */
+START_TEST(test_gopclntab_flags)
+{
+	unsigned char t[SIZE];
+	struct gopcln g;
+
+	build(t);
+	t[FUNCS + FUNCSZ + 41] = GOPCLN_SPWRITE; /* main.b's */
+	t[FUNCS + FUNCSZ + 37] = 0x1;		 /* its funcID, in Go 1.20's layout */
+	ck_assert_int_eq(gopcln_init(&g, t, sizeof(t), 0), 0);
+	ck_assert_int_eq(gopcln_flags(&g, 0), 0);
+	ck_assert_int_eq(gopcln_flags(&g, 1), GOPCLN_SPWRITE);
+	ck_assert_int_eq(gopcln_flags(&g, 2), -EINVAL);
+	put32(t, 0xfffffff0);
+	ck_assert_int_eq(gopcln_init(&g, t, sizeof(t), 0), 0);
+	ck_assert_int_eq(gopcln_flags(&g, 1), 0x1);
+	/* main.b's _func cut just before Go 1.20's flags. */
+	put32(t, 0xfffffff1);
+	ck_assert_int_eq(gopcln_init(&g, t, FUNCS + FUNCSZ + 41, 0), 0);
+	ck_assert_int_eq(gopcln_flags(&g, 1), -EINVAL);
+	ck_assert_int_eq(gopcln_flags(&g, 0), 0);
+}
+END_TEST
+
 /* Every truncation, in a buffer of its own size: nothing read past it. */
 START_TEST(test_gopclntab_truncated)
 {
@@ -182,6 +209,7 @@ START_TEST(test_gopclntab_truncated)
 				if (fn >= 0) {
 					gopcln_sp(&g, fn, pc, &sp, &lo, &hi);
 					gopcln_name(&g, fn);
+					gopcln_flags(&g, fn);
 				}
 			}
 		}
@@ -198,6 +226,7 @@ static Suite *gopclntab_suite(void)
 	tcase_add_test(tc, test_gopclntab_lookup);
 	tcase_add_test(tc, test_gopclntab_symbols);
 	tcase_add_test(tc, test_gopclntab_refused);
+	tcase_add_test(tc, test_gopclntab_flags);
 	tcase_add_test(tc, test_gopclntab_truncated);
 	suite_add_tcase(s, tc);
 	return s;

@@ -6,8 +6,9 @@
  * return address both read at one address (a frame too large for the
  * copy, under a leaf with and without a frame pointer), from past the
  * walk where the two never meet, the tables' frames kept where the chain
- * skips or misreads one, the chain's where the walk went astray, and no
- * splice where the copy says the kernel's walk went elsewhere.
+ * skips or misreads one, the chain's where the walk went astray, the
+ * chain's past a record on another stack where the walk ended at it, and
+ * no splice where the copy says the kernel's walk went elsewhere.
  */
 #include "config.h"
 
@@ -227,6 +228,43 @@ START_TEST(test_splice_refused)
 END_TEST
 
 /*
+ * Go's vDSO calls: the leaf's record is on the thread's system stack,
+ * the copy's; its caller's record on the goroutine's stack, below the
+ * copy. The walk ended (short) reading its last frame's return address
+ * there, where the kernel read the chain's next entry: the chain goes on
+ * from it. Not where the walk ended reading elsewhere, nor where it ended
+ * in a bad frame.
+ */
+START_TEST(test_splice_other_stack)
+{
+	static const uint64_t ips[] = {PC_LEAF, RA_1 - 1};
+	static const uint64_t chain[] = {PC_LEAF, RA_1, RA_2, RA_3, 0};
+	static const uint64_t want[] = {PC_LEAF, RA_1 - 1, RA_2 - 1, RA_3 - 1};
+	const uint64_t other = 0xc000040000ULL;
+	uint64_t slots[] = {BASE + 0x28, other + 8};
+	struct unwind_walk w;
+	struct unwind_result res;
+	struct mem m = {0};
+	uint64_t out[16];
+
+	put(&m, BASE + 0x20, other);
+	put(&m, BASE + 0x28, RA_1);
+	walk_of(&w, out, ips, 2, slots, 2, UNWIND_SHORT_STACK, BASE + 0x20);
+	splice(&w, chain, ARRAY_SIZE(chain), &m, &res);
+	check_ips(out, &res, want, 4);
+	ck_assert_int_eq(res.how, UNWIND_BY_SPLICE);
+	ck_assert_int_eq(res.judge, UNWIND_AGREED);
+	walk_of(&w, out, ips, 2, slots, 2, UNWIND_BAD_FRAME, BASE + 0x20);
+	splice(&w, chain, ARRAY_SIZE(chain), &m, &res);
+	ck_assert_int_eq(res.n, 2);
+	slots[1] = other + 0x18;
+	walk_of(&w, out, ips, 2, slots, 2, UNWIND_SHORT_STACK, BASE + 0x20);
+	splice(&w, chain, ARRAY_SIZE(chain), &m, &res);
+	ck_assert_int_eq(res.n, 2);
+}
+END_TEST
+
+/*
  * No splice: a whole walk; no chain; a chain whose entry is not the word
  * the copy holds where it would have been read (the kernel's walk went
  * elsewhere); a frame pointer below the stack pointer.
@@ -272,6 +310,7 @@ static Suite *splice_suite(void)
 	tcase_add_test(tc, test_splice_past);
 	tcase_add_test(tc, test_splice_disagree);
 	tcase_add_test(tc, test_splice_refused);
+	tcase_add_test(tc, test_splice_other_stack);
 	tcase_add_test(tc, test_splice_none);
 	suite_add_tcase(s, tc);
 	return s;

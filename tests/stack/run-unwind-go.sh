@@ -18,7 +18,8 @@
 # perfmini's --call-graph=fp shows here). The same on a goroutine whose
 # stack Go moved to a larger one, 41 calls deep, and in the same program
 # stripped of its symbols and DWARF (its names and its frames' sizes from
-# .gopclntab).
+# .gopclntab). And under the vDSO, called by Go's runtime with its stack
+# pointer moved (go-bigframe clock).
 set -eu
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$srcdir/tests/symbol/symlib.sh"
@@ -32,14 +33,9 @@ command -v perf >/dev/null || fail "no perf (scripts/deps.sh installs linux-perf
 SECS=1.5
 outer='(^|;)runtime\.main;main\.main;main\.run;main\.bigFrame'
 
-# perf's frame-pointer stacks, folded as perfmini's are: comm;outermost;...;leaf COUNT.
-rc=0
-run_timeout 60 perf record -q -e cpu-clock:u -F 999 -g -o "$tmp/perf.data" \
-	-- "$TARGETS/go-bigframe" main "$SECS" >/dev/null 2>"$tmp/perf.err" || rc=$?
-[ "$rc" -eq 0 ] || fail "perf record exited $rc: $(tail -n 2 "$tmp/perf.err")"
-run_timeout 120 perf script -i "$tmp/perf.data" -F comm,ip,sym >"$tmp/perf.txt" 2>/dev/null ||
-	fail "perf script failed"
-awk '
+# fold_perf FILE: perf script's stacks (comm,ip,sym) folded as perfmini's.
+fold_perf() {
+	awk '
 function flush(   k, i) {
 	if (comm == "")
 		return
@@ -53,7 +49,17 @@ function flush(   k, i) {
 /^$/ { flush(); next }
 /^[ \t]/ { if (comm != "") f[++n] = ($2 == "" ? "[unknown]" : $2); next }
 { flush(); comm = $1 }
-END { flush(); for (k in count) print k, count[k] }' "$tmp/perf.txt" >"$tmp/perf.folded"
+END { flush(); for (k in count) print k, count[k] }' "$1"
+}
+
+# perf's frame-pointer stacks, folded as perfmini's are: comm;outermost;...;leaf COUNT.
+rc=0
+run_timeout 60 perf record -q -e cpu-clock:u -F 999 -g -o "$tmp/perf.data" \
+	-- "$TARGETS/go-bigframe" main "$SECS" >/dev/null 2>"$tmp/perf.err" || rc=$?
+[ "$rc" -eq 0 ] || fail "perf record exited $rc: $(tail -n 2 "$tmp/perf.err")"
+run_timeout 120 perf script -i "$tmp/perf.data" -F comm,ip,sym >"$tmp/perf.txt" 2>/dev/null ||
+	fail "perf script failed"
+fold_perf "$tmp/perf.txt" >"$tmp/perf.folded"
 only_under "$tmp/perf.folded" main.hotFrame "$tmp/perf-frame.folded"
 check_user_re "$tmp/perf-frame.folded" "$outer;main\\.hotFrame\$" go-bigframe 200 80 \
 	"read main.bigFrame;main.hotFrame (perf -g, the reference)"
@@ -78,6 +84,27 @@ grows=$(awk 'BEGIN { for (i = 0; i < 41; i++) printf "main\\.grow;" }')
 check_user_re "$tmp/moved.folded" \
 	"(^|;)runtime\\.goexit(\\.abi0)?;main\\.main\\.func1;main\\.mover;${grows}main\\.run;main\\.bigFrame;main\\.hot(Frame|Leaf)\$" \
 	go-bigframe 500 80 "read goexit;main.mover;main.grow x41;main.run;main.bigFrame;main.hot*"
+
+# Go's runtime calls the vDSO from runtime.nanotime1 with its stack
+# pointer aligned, or moved to the thread's system stack: its table's
+# frame sizes do not hold there, its frame pointer does. perf -g reads
+# main.clockLoop;time.Since;runtime.nanotime;runtime.nanotime1 over the
+# vDSO's frames; so must the default.
+clock='(^|;)runtime\.main;main\.main;main\.clockLoop;time\.Since;runtime\.nanotime;runtime\.nanotime1(\.abi0)?(;|$)'
+rc=0
+run_timeout 60 perf record -q -e cpu-clock:u -F 999 -g -o "$tmp/perf-clock.data" \
+	-- "$TARGETS/go-bigframe" clock "$SECS" >/dev/null 2>"$tmp/perf.err" || rc=$?
+[ "$rc" -eq 0 ] || fail "perf record exited $rc: $(tail -n 2 "$tmp/perf.err")"
+run_timeout 120 perf script -i "$tmp/perf-clock.data" -F comm,ip,sym >"$tmp/perf.txt" \
+	2>/dev/null || fail "perf script failed"
+fold_perf "$tmp/perf.txt" >"$tmp/perf-clock.folded"
+only_under "$tmp/perf-clock.folded" runtime.nanotime1.abi0 "$tmp/perf-nt.folded"
+check_user_re "$tmp/perf-nt.folded" "$clock" go-bigframe 300 90 \
+	"read main.clockLoop;...;runtime.nanotime1 (perf -g, the reference)"
+record_cmd clock -- "$TARGETS/go-bigframe" clock "$SECS"
+only_under "$tmp/clock.folded" runtime.nanotime1.abi0 "$tmp/nt.folded"
+check_user_re "$tmp/nt.folded" "$clock" go-bigframe 300 90 \
+	"read main.clockLoop;time.Since;runtime.nanotime;runtime.nanotime1"
 
 record_cmd stripped -- "$TARGETS/go-bigframe-s" main "$SECS"
 check_user_re "$tmp/stripped.folded" "$outer;main\\.hot(Frame|Leaf)\$" go-bigframe-s 500 80 \

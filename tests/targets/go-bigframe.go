@@ -2,7 +2,7 @@
 
 // go-bigframe - Go call stacks deeper than a stack copy reaches.
 //
-// usage: go-bigframe main|moved SECONDS
+// usage: go-bigframe main|moved|clock SECONDS
 //
 // main:  main.main calls main.bigFrame, whose frame holds a 64 KiB array,
 //        which calls main.hotFrame (a frame of its own) and main.hotLeaf
@@ -12,6 +12,10 @@
 //        larger one at each growth, and adjusts the frame pointers in
 //        it), then runs the same calls from the deepest level. It prints
 //        "moved" when its stack is no longer where it began.
+// clock: main.clockLoop reads the clock (time.Now, time.Since) in a
+//        loop: Go's runtime calls the vDSO from runtime.nanotime1 and
+//        time.now with the stack pointer moved (aligned, or on the
+//        thread's system stack) where its tables do not say.
 //
 // SECONDS is CPU time of the whole process.
 package main
@@ -21,6 +25,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -105,9 +110,19 @@ func mover(end float64, done chan<- bool) {
 	done <- true
 }
 
+//go:noinline
+func clockLoop(end float64) {
+	for cpuNow() < end {
+		start := time.Now()
+		for i := 0; i < 10000; i++ {
+			sink += uint64(time.Since(start))
+		}
+	}
+}
+
 func main() {
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: go-bigframe main|moved SECONDS")
+		fmt.Fprintln(os.Stderr, "usage: go-bigframe main|moved|clock SECONDS")
 		os.Exit(2)
 	}
 	secs, err := strconv.ParseFloat(os.Args[2], 64)
@@ -123,8 +138,10 @@ func main() {
 		done := make(chan bool)
 		go mover(end, done)
 		<-done
+	case "clock":
+		clockLoop(end)
 	default:
-		fmt.Fprintln(os.Stderr, "usage: go-bigframe main|moved SECONDS")
+		fmt.Fprintln(os.Stderr, "usage: go-bigframe main|moved|clock SECONDS")
 		os.Exit(2)
 	}
 }
