@@ -89,8 +89,7 @@ static const struct gopcln *go_table(struct unwind_image *img)
  * at most 16 bytes), nor in its last, where the epilogue may have given
  * it back (an ADDQ to rsp, at most 7): the stretch is cut to what holds.
  */
-static void body_only(struct cfi_row *row, uint64_t vaddr, int32_t sp, uint64_t *lo,
-		      uint64_t *hi)
+static void body_only(struct cfi_row *row, uint64_t vaddr, int32_t sp, uint64_t *lo, uint64_t *hi)
 {
 	uint64_t pro = sp - 8 < 128 ? 10 : 16, epi = sp < 128 ? 4 : 7;
 
