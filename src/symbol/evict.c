@@ -62,6 +62,8 @@ void symbolizer_retire(struct symbolizer *z, const struct module *m)
 			z->files[i]->twin = 0;
 			f->twinned--;
 		}
+	/* Its names are saved once no copy of its build is mapped. */
+	symfile_drop_names(z, f);
 	forget(f);
 }
 
@@ -112,12 +114,8 @@ size_t symbolizer_forget_all(struct symbolizer *z)
 		if (forget(f))
 			n++;
 		/* The names kept go to their files and out of memory: read again when wanted. */
-		if (f && f->names) {
-			namecache_save(f->names);
-			namecache_free(f->names);
-			f->names = NULL;
-			f->names_tried = false;
-		}
+		if (f)
+			symfile_drop_names(z, f);
 	}
 	malloc_trim(0);
 	return n;

@@ -43,6 +43,7 @@ struct nc_entry {
 
 struct namecache {
 	char name[96];	   /* BUILD-ID.n */
+	unsigned users;	   /* namecache_hold's, and the opener's */
 	struct hmap index; /* off -> entry index */
 	struct nc_entry *e;
 	size_t n, cap;
@@ -214,6 +215,7 @@ struct namecache *namecache_open(const char *build_id)
 	if (!hex_id(build_id) || (dir = names_dir()) < 0)
 		return NULL;
 	c = xcalloc(1, sizeof(*c));
+	c->users = 1;
 	hmap_init(&c->index);
 	snprintf(c->name, sizeof(c->name), "%s" SUFFIX, build_id);
 	fd = openat(dir, c->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -223,6 +225,24 @@ struct namecache *namecache_open(const char *build_id)
 	}
 	close(dir);
 	return c;
+}
+
+bool namecache_is(const struct namecache *c, const char *build_id)
+{
+	size_t n = strlen(build_id);
+
+	return !strncmp(c->name, build_id, n) && !strcmp(c->name + n, SUFFIX);
+}
+
+struct namecache *namecache_hold(struct namecache *c)
+{
+	c->users++;
+	return c;
+}
+
+bool namecache_release(struct namecache *c)
+{
+	return --c->users == 0;
 }
 
 bool namecache_find(const struct namecache *c, uint64_t off, struct symres *r)

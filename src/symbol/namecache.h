@@ -45,6 +45,15 @@ struct namecache;
  * digits.
  */
 struct namecache *namecache_open(const char *build_id);
+/* Whether c is the names of build_id. */
+bool namecache_is(const struct namecache *c, const char *build_id);
+/*
+ * One more user of c (every copy of a build shares its names): c, which
+ * namecache_release gives back; whoever releases the last frees c.
+ */
+struct namecache *namecache_hold(struct namecache *c);
+/* One user fewer (namecache_open's counts as one); true when none is left. */
+bool namecache_release(struct namecache *c);
 /*
  * Whether off has names in c: then r's levels and symoff, whose strings
  * live as long as c (r->symname NULL).

@@ -15,6 +15,7 @@
 #include "symbol/symfile-int.h"
 #include "util/alloc.h"
 #include "util/busguard.h"
+#include "util/hash.h"
 
 /* Kernel and perf-map frames carry absolute addresses, file frames offsets. */
 static bool absolute(const struct module *m)
@@ -385,17 +386,45 @@ static bool keepable(const struct symbolizer *z, const struct module *m, uint32_
 	return m->kind == MODULE_FILE && flags == 0 && !z->no_lines && !z->lines_off;
 }
 
-/* The names kept for f's build-id, looked for once (NULL: none, no cache). */
-static struct namecache *names_of(struct symfile *f)
+/*
+ * The names kept for f's build-id, looked for once (NULL: none, no
+ * cache): read from their file by the first module of the build, shared
+ * by its copies (z->names) until the last lets them go.
+ */
+static struct namecache *names_of(struct symbolizer *z, struct symfile *f)
 {
 	char hex[2 * BUILD_ID_MAX + 1];
+	struct hmap_slot *slot;
+	bool added;
 
-	if (!f->names_tried) {
-		f->names_tried = true;
-		build_id_hex(f->build_id, f->build_id_len, hex);
-		f->names = namecache_open(hex);
+	if (f->names_tried)
+		return f->names;
+	f->names_tried = true;
+	build_id_hex(f->build_id, f->build_id_len, hex);
+	slot = hmap_insert(&z->names, hash_bytes(f->build_id, f->build_id_len), &added);
+	if (!added && namecache_is(hmap_ptr(slot), hex))
+		return f->names = namecache_hold(hmap_ptr(slot));
+	f->names = namecache_open(hex);
+	if (added && f->names)
+		hmap_set_ptr(slot, f->names);
+	else if (added)
+		hmap_remove(&z->names, slot->key, NULL);
+	return f->names; /* another build of the same hash: its own */
+}
+
+void symfile_drop_names(struct symbolizer *z, struct symfile *f)
+{
+	struct hmap_slot *slot;
+
+	if (f->names && namecache_release(f->names)) {
+		namecache_save(f->names);
+		slot = hmap_find(&z->names, hash_bytes(f->build_id, f->build_id_len));
+		if (slot && hmap_ptr(slot) == f->names)
+			hmap_remove(&z->names, slot->key, NULL);
+		namecache_free(f->names);
 	}
-	return f->names;
+	f->names = NULL;
+	f->names_tried = false;
 }
 
 bool symbolize_cached(struct symbolizer *z, struct module *m, uint32_t flags, uint64_t addr,
@@ -410,7 +439,7 @@ bool symbolize_cached(struct symbolizer *z, struct module *m, uint32_t flags, ui
 		f = symfile_get_identity(z, m);
 	if (f->reason || f->changed || !f->build_id_len)
 		return false;
-	if (!names_of(f) || !namecache_find(f->names, addr, r))
+	if (!names_of(z, f) || !namecache_find(f->names, addr, r))
 		return false;
 	atomic_fetch_add(&z->names_cached, 1);
 	return true;
@@ -425,7 +454,7 @@ void symbolize_keep(struct symbolizer *z, struct module *m, uint32_t flags, uint
 	if (!keepable(z, m, flags) || !f || f->unloaded || f->changed || f->reason || f->no_lines ||
 	    (f->lines_reason != LINES_OK && f->lines_reason != LINES_UNCOVERED) || !f->build_id_len)
 		return;
-	if (names_of(f))
+	if (names_of(z, f))
 		namecache_add(f->names, addr, r);
 }
 

@@ -73,6 +73,8 @@ struct symbolizer {
 	 * many times) look their lines up in one module's DWARF.
 	 */
 	struct hmap build_ids;
+	/* Build-id hash -> the names kept for it (namecache.h), shared by its copies. */
+	struct hmap names;
 };
 
 struct symfile {
@@ -155,11 +157,18 @@ struct symfile {
 	bool told; /* symfile_take_news said it was read */
 	/*
 	 * The names kept for its build-id by earlier recordings, and what
-	 * this one adds (namecache.h); names_tried: looked for once.
+	 * this one adds (namecache.h), shared with its copies (z->names);
+	 * names_tried: looked for once.
 	 */
 	struct namecache *names;
 	bool names_tried;
 };
+
+/*
+ * Lets go of f's hold on the names kept for its build: the last user of
+ * them saves them to their file and frees them.
+ */
+void symfile_drop_names(struct symbolizer *z, struct symfile *f);
 
 /*
  * The loaders, one per source of symbols (load-*.c), called by

@@ -35,6 +35,7 @@ struct symbolizer *symbolizer_new(struct module_set *mods, bool no_lines)
 	z->statm = -1;
 	z->lines_budget = SYMBOLIZER_LINES_BUDGET;
 	hmap_init(&z->build_ids);
+	hmap_init(&z->names);
 	return z;
 }
 
@@ -67,10 +68,14 @@ void symbolizer_free(struct symbolizer *z)
 		ksyms_read_wait(z->kernel_reader, &k, NULL);
 		ksyms_release(&k);
 	}
-	for (size_t i = 0; i < z->nfiles; i++)
+	for (size_t i = 0; i < z->nfiles; i++) {
+		if (z->files[i])
+			symfile_drop_names(z, z->files[i]);
 		symfile_free(z->files[i]);
+	}
 	free(z->files);
 	hmap_release(&z->build_ids);
+	hmap_release(&z->names);
 	free(z->debuginfo_path);
 	if (z->pagemap >= 0)
 		close(z->pagemap);
@@ -182,7 +187,6 @@ void symfile_free(struct symfile *f)
 	if (!f || f->changed)
 		return;
 	symfile_unload(f);
-	namecache_free(f->names);
 	free(f->segs);
 	free(f->debugfile);
 	free(f);

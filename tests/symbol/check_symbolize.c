@@ -13,6 +13,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
@@ -262,6 +263,73 @@ START_TEST(test_twin)
 	symres_release(&b);
 	unlink(copy);
 	teardown(&fx);
+}
+END_TEST
+
+/* Files in DIR/names. */
+static int names_files(const char *dir)
+{
+	char path[256];
+	struct dirent *d;
+	DIR *dp;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/names", dir);
+	if (!(dp = opendir(path)))
+		return 0;
+	while ((d = readdir(dp)))
+		n += d->d_name[0] != '.';
+	closedir(dp);
+	return n;
+}
+
+/*
+ * Two copies of one build share the names kept for it: what one kept,
+ * the other finds before anything was saved; they are saved, once, when
+ * the last copy is retired.
+ */
+START_TEST(test_names_shared)
+{
+	char dir[] = "/tmp/check-shared-XXXXXX", copy[] = "/tmp/check_symbolize.XXXXXX";
+	char cmd[8192];
+	struct fixture fx;
+	struct module_key k;
+	struct module *twin;
+	struct symres a, b;
+	struct stat st;
+	uint64_t off;
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	setenv("PERFMINI_CACHE_DIR", dir, 1);
+	setup(&fx);
+	fd = mkstemp(copy);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", fx.path, copy);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(stat(copy, &st), 0);
+	k = (struct module_key){copy, major(st.st_dev), minor(st.st_dev), st.st_ino, 0};
+	twin = module_set_get(&fx.mods, &k, 0, 0, 0);
+	off = file_off(sym_outer) + 4;
+	ck_assert(!symbolize_cached(fx.z, fx.exe, 0, off, &a));
+	ck_assert_int_ge(symbolize_addr(fx.z, fx.exe, off, false, &a), 1);
+	symbolize_keep(fx.z, fx.exe, 0, off, &a);
+	ck_assert(symbolize_cached(fx.z, twin, 0, off, &b));
+	ck_assert_ptr_eq(symfile_find(fx.z, twin)->names, symfile_find(fx.z, fx.exe)->names);
+	ck_assert_int_eq(b.n, a.n);
+	ck_assert_str_eq(b.lv[0].func, a.lv[0].func);
+	ck_assert_uint_eq(b.lv[0].line, a.lv[0].line);
+	symbolizer_retire(fx.z, fx.exe);
+	ck_assert_int_eq(names_files(dir), 0);
+	ck_assert(symbolize_cached(fx.z, twin, 0, off, &b));
+	symbolizer_retire(fx.z, twin);
+	ck_assert_int_eq(names_files(dir), 1);
+	symres_release(&a);
+	unlink(copy);
+	teardown(&fx);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -693,6 +761,7 @@ static Suite *symbolize_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_function_bytes);
 	tcase_add_test(tc, test_twin);
+	tcase_add_test(tc, test_names_shared);
 	tcase_add_test(tc, test_vaddr);
 	tcase_add_test(tc, test_no_lines);
 	tcase_add_test(tc, test_perfmap);
