@@ -161,9 +161,9 @@ Dwarf *symfile_dwarf(struct symfile *f, Dwarf_Addr *bias)
 
 /*
  * What f's module is, from its file's headers: its segments, build-id and
- * entry point. The ELF read, for more, or NULL (f->reason set).
+ * entry point. The ELF read with cmd, for more, or NULL (f->reason set).
  */
-static Elf *read_identity(struct symfile *f)
+static Elf *read_identity(struct symfile *f, Elf_Cmd cmd)
 {
 	GElf_Ehdr eh;
 	Elf *e;
@@ -174,7 +174,7 @@ static Elf *read_identity(struct symfile *f)
 								  : REASON_FILE_GONE;
 		return NULL;
 	}
-	e = elf_begin(f->mod->fd, ELF_C_READ_MMAP, NULL);
+	e = elf_begin(f->mod->fd, cmd, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF || (n = elf_read_segments(e, &f->segs)) <= 0) {
 		f->reason = REASON_NOT_ELF;
 		if (e)
@@ -190,7 +190,12 @@ static Elf *read_identity(struct symfile *f)
 
 void symfile_load_identity(struct symfile *f)
 {
-	Elf *e = read_identity(f);
+	/*
+	 * The headers and a note read, not the file mapped: a storm of new
+	 * programs each identified costs a mapping and its unmapping (whose
+	 * TLB shootdown reaches every CPU the recorder's threads ran on).
+	 */
+	Elf *e = read_identity(f, ELF_C_READ);
 
 	if (e)
 		elf_end(e);
@@ -201,7 +206,7 @@ int symfile_load_elf(struct symfile *f)
 	Elf *e;
 	int n, ret = 0;
 
-	if (!(e = read_identity(f)))
+	if (!(e = read_identity(f, ELF_C_READ_MMAP)))
 		return f->reason == REASON_NOT_ELF ? -ENOEXEC : -ENOENT;
 	f->symsrc = elf_read_symbols(e, NULL);
 	n = dwfl_symbols(f);
