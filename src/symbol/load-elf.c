@@ -93,6 +93,18 @@ int symfile_dwfl_reload(struct symfile *f)
  * entries; returns the count, or -EMFILE or -ENFILE when there was no
  * descriptor to read them with.
  */
+/* Whether e (NULL: none) has a full symbol table, .symtab. */
+static bool has_symtab(Elf *e)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while (e && (scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return true;
+	return false;
+}
+
 static int dwfl_symbols(struct symfile *f)
 {
 	const char *debugfile = NULL;
@@ -120,9 +132,12 @@ static int dwfl_symbols(struct symfile *f)
 			added++;
 		}
 	}
-	/* A Go binary stripped of its symbols: its own table of functions. */
-	if (!added)
-		added = elf_read_go_symbols(elf, &f->syms);
+	/*
+	 * A Go binary stripped of its symbols: its own table of functions;
+	 * also one linked with cgo, whose .dynsym names a few C functions.
+	 */
+	if (!added || !has_symtab(symtab_elf))
+		added += elf_read_go_symbols(elf, &f->syms);
 	/* The PLT's code is in the file itself: its ELF addresses, no bias. */
 	plt = elf_read_plt(elf, &f->syms);
 	if (plt > 0)

@@ -19,7 +19,8 @@
 # stack Go moved to a larger one, 41 calls deep, and in the same program
 # stripped of its symbols and DWARF (its names and its frames' sizes from
 # .gopclntab). And under the vDSO, called by Go's runtime with its stack
-# pointer moved (go-bigframe clock).
+# pointer moved (go-bigframe clock); and Debian's own go command, stripped
+# and linked with cgo, named from .gopclntab as Go's own tools name it.
 set -eu
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$srcdir/tests/symbol/symlib.sh"
@@ -109,3 +110,60 @@ check_user_re "$tmp/nt.folded" "$clock" go-bigframe 300 90 \
 record_cmd stripped -- "$TARGETS/go-bigframe-s" main "$SECS"
 check_user_re "$tmp/stripped.folded" "$outer;main\\.hot(Frame|Leaf)\$" go-bigframe-s 500 80 \
 	"read runtime.main;main.main;main.run;main.bigFrame;main.hot{Frame,Leaf} (stripped)"
+
+# Debian's own go command: stripped, and linked with cgo, so its .dynsym
+# names a few C functions and nothing of Go's. Its functions are named
+# from .gopclntab all the same, as Go's own reader of that table (go tool
+# addr2line) names them: every distinct address of the go command in the
+# recording is looked up there.
+gobin=$(readlink -f "$(command -v go)")
+[ -x "$gobin" ] || fail "no go command (scripts/deps.sh installs golang-go)"
+GOCACHE=$tmp/gocache
+GOFLAGS=
+export GOCACHE GOFLAGS
+record_cmd gocmd -- "$gobin" list -deps std
+run_timeout 120 "$PERFMINI" report -i "$tmp/gocmd.data" --json >"$tmp/gocmd.json" \
+	2>"$tmp/report.err" || fail "perfmini report --json failed: $(tail -n 1 "$tmp/report.err")"
+readelf -lW "$gobin" >"$tmp/gocmd.phdrs"
+# gocmd.addrs: each distinct ELF address of the go command's frames, and perfmini's name.
+python3 - "$gobin" "$tmp/gocmd.json" "$tmp/gocmd.phdrs" >"$tmp/gocmd.addrs" <<'PY' ||
+import json, sys
+binary, rows, phdrs = sys.argv[1:]
+loads = [(int(f[1], 16), int(f[2], 16), int(f[4], 16))
+         for f in (line.split() for line in open(phdrs)) if f and f[0] == "LOAD"]
+named = {}
+for line in open(rows):
+    for fr in json.loads(line)["frames"]:
+        if fr.get("module") != binary or fr.get("inlined"):
+            continue
+        off = int(fr["addr"], 16)
+        for poff, vaddr, size in loads:
+            if poff <= off < poff + size:
+                named[off - poff + vaddr] = fr["name"]
+for a in sorted(named):
+    print("%#x %s" % (a, named[a]))
+PY
+	fail "could not read perfmini's frames of $gobin"
+cut -d' ' -f1 "$tmp/gocmd.addrs" | run_timeout 120 go tool addr2line "$gobin" \
+	>"$tmp/gocmd.ref" 2>/dev/null || fail "go tool addr2line failed"
+verdict=$(python3 - "$tmp/gocmd.addrs" "$tmp/gocmd.ref" <<'PY'
+import sys
+ours = [line.split(None, 1) for line in open(sys.argv[1])]
+ref = open(sys.argv[2]).read().splitlines()[0::2]
+def agree(n, r):
+    # An address neither names (the C code cgo links in): "?" and [go+0x...].
+    return n.strip() == r or (r == "?" and n.startswith("["))
+same = sum(1 for (a, n), r in zip(ours, ref) if agree(n, r))
+for (a, n), r in zip(ours, ref):
+    if not agree(n, r):
+        print("  %s: go tool addr2line %s, perfmini %s" % (a, r, n.strip()), file=sys.stderr)
+        break
+print(same, len(ours), len(ref))
+PY
+)
+# shellcheck disable=SC2086 # three numbers
+set -- $verdict
+say "$gobin: $1 of $2 distinct addresses named as go tool addr2line names them"
+[ "$3" -eq "$2" ] || fail "go tool addr2line gave $3 names for $2 addresses"
+[ "$2" -ge 100 ] || fail "only $2 distinct addresses of $gobin sampled (need >= 100)"
+[ "$1" -eq "$2" ] || fail "perfmini names $(($2 - $1)) addresses of $gobin otherwise than Go's table does"
