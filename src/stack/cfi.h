@@ -76,6 +76,7 @@ struct cfi_row {
 	bool fp;			  /* CFA = rbp + 16, rbp at CFA - 16, ra at CFA - 8 */
 	bool bp_frame;			  /* rbp's rule is cfi_bp_rule's */
 	bool sp_moved;			  /* a bp_frame whose rsp may be elsewhere: see below */
+	bool bp_caller;			  /* its caller's frame is rbp's past a call: see below */
 };
 
 /*
@@ -87,8 +88,7 @@ struct cfi_row {
  * instructions of the function nor after its epilogue restored it. So
  * where rbp is CFA - 16 the caller's is at that address; elsewhere rbp
  * still holds the caller's value.
- */
-/*
+ *
  * A row with sp_moved set is one of Go's functions that move the stack
  * pointer where their table does not say (GOPCLN_SPWRITE: the vDSO calls
  * align it, or go to the thread's system stack, and put it back after).
@@ -96,6 +96,13 @@ struct cfi_row {
  * the table's CFA, the walk takes rbp + 16 as the CFA (unwind.c); nothing
  * here does. It is not set in the prologue and epilogue, where rbp may be
  * the caller's.
+ *
+ * A row with bp_caller set is one of the Go runtime's functions of no
+ * frame that call a function on the thread's system stack for their
+ * caller (runtime.systemstack, asmcgocall): past that call, rsp is on the
+ * other stack and rbp still its caller's frame record, so the walk steps
+ * to its caller's caller, as frame pointers do (the caller's own return
+ * address is where rsp was, which only Go's runtime knows).
  */
 const struct cfi_rule *cfi_bp_rule(const struct cfi_row *row, const struct cfi_regs *in,
 				   uint64_t cfa);

@@ -15,6 +15,7 @@
 
 #include "elf/elfread.h"
 #include "stack/unwind.h"
+#include "util/array.h"
 
 static bool has_section(Elf *e, const char *name)
 {
@@ -105,6 +106,23 @@ static void body_only(struct cfi_row *row, uint64_t vaddr, int32_t sp, uint64_t 
 }
 
 /*
+ * Whether Go's function name moves to the thread's system stack, calls a
+ * function there for its caller, who waits, and keeps its caller's rbp
+ * (cfi.h, bp_caller). Not runtime.mcall: the goroutine that called it
+ * is parked, and what runs on that stack (the scheduler) is not its work;
+ * its stack may be another's by then.
+ */
+static bool calls_on_system_stack(const char *name)
+{
+	static const char *const names[] = {"runtime.systemstack", "runtime.asmcgocall"};
+
+	for (size_t i = 0; name && i < ARRAY_SIZE(names); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+/*
  * The row of a Go function at vaddr from the bytes it has pushed there:
  * the CFA that far above the stack pointer and the return address; rbp
  * where Go keeps it (cfi_bp_rule); the registers that survive a call
@@ -129,7 +147,12 @@ static int go_row(const struct gopcln *g, uint64_t vaddr, struct cfi_row *row, u
 	row->rules[2] = (struct cfi_rule){.kind = CFI_VAL, .off = 0};
 	row->rules[CFI_NKEPT - 1] = (struct cfi_rule){.kind = CFI_AT, .off = -8};
 	row->bp_frame = sp > 0;
-	if (sp > 0 && flags >= 0 && (flags & GOPCLN_SPWRITE))
+	if (flags < 0 || !(flags & GOPCLN_SPWRITE))
+		return 0;
+	/* No frame record of its own, whatever it pushed on the other stack. */
+	if (calls_on_system_stack(gopcln_name(g, fn)))
+		row->bp_caller = true, row->bp_frame = false;
+	else if (sp > 0)
 		body_only(row, vaddr, sp, lo, hi);
 	return 0;
 }

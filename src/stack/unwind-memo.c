@@ -23,7 +23,7 @@
  */
 static bool plain_row(const struct cfi_row *row)
 {
-	if (row->signal || row->sp_moved || row->cfa.kind != CFI_REG ||
+	if (row->signal || row->sp_moved || row->bp_caller || row->cfa.kind != CFI_REG ||
 	    (row->cfa.reg != CFI_RSP && row->cfa.reg != CFI_RBP))
 		return false;
 	for (int i = 0; i < CFI_NKEPT; i++) {

@@ -429,16 +429,20 @@ static bool moved_sp(const struct cfi_row *row, const struct cfi_regs *in)
  * while not known.
  */
 static int step_frame(const struct cfi_row *row, struct unwind_image *img, uint64_t vaddr,
-		      const struct cfi_regs *in, struct cfi_regs *out, uint64_t *cfa,
+		      bool exact, const struct cfi_regs *in, struct cfi_regs *out, uint64_t *cfa,
 		      struct uctx *c)
 {
+	uint64_t bp = in->r[CFI_RBP];
+
 	*cfa = 0;
 	if (row->signal)
 		return cfi_step_signal(unwind_image_cfi(img), vaddr, in, out, cfa, read_stack, c);
-	if (row->sp_moved && moved_sp(row, in)) {
+	if ((row->sp_moved && moved_sp(row, in)) ||
+	    (row->bp_caller && !exact && cfi_known(in, CFI_RBP) && bp && !(bp & 7))) {
 		struct cfi_row by_bp = *row;
 
 		by_bp.cfa = (struct cfi_rule){.kind = CFI_REG, .reg = CFI_RBP, .off = 16};
+		by_bp.bp_frame = true;
 		return cfi_step(&by_bp, img ? &img->pool : NULL, in, out, cfa, read_stack, c);
 	}
 	return cfi_step(row, img ? &img->pool : NULL, in, out, cfa, read_stack, c);
@@ -532,7 +536,7 @@ static void walk(struct unwinder *u, uint32_t pid, struct uctx *c, struct cfi_re
 		 */
 		if (row->signal && !exact)
 			w->ips[n - 1] = pc;
-		ret = step_frame(row, img, vaddr, in, out, &cfa, c);
+		ret = step_frame(row, img, vaddr, exact, in, out, &cfa, c);
 		if (ret == 0)
 			memo_step(c, row, guessed, true, in, out, cfa);
 		slots[n - 1] = ra_slot(row, cfa);

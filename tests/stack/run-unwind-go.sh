@@ -19,7 +19,8 @@
 # stack Go moved to a larger one, 41 calls deep, and in the same program
 # stripped of its symbols and DWARF (its names and its frames' sizes from
 # .gopclntab). And under the vDSO, called by Go's runtime with its stack
-# pointer moved (go-bigframe clock); and Debian's own go command, stripped
+# pointer moved (go-bigframe clock), and past the thread's system stack
+# (go-bigframe alloc); and Debian's own go command, stripped
 # and linked with cgo, named from .gopclntab as Go's own tools name it.
 set -eu
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
@@ -106,6 +107,26 @@ record_cmd clock -- "$TARGETS/go-bigframe" clock "$SECS"
 only_under "$tmp/clock.folded" runtime.nanotime1.abi0 "$tmp/nt.folded"
 check_user_re "$tmp/nt.folded" "$clock" go-bigframe 300 90 \
 	"read main.clockLoop;time.Since;runtime.nanotime;runtime.nanotime1"
+
+# Go's runtime runs some of a goroutine's work on the thread's system
+# stack (runtime.systemstack: the heap's large allocations, the
+# collector's marking), its caller waiting. perf -g reaches the
+# goroutine's first frame (runtime.goexit) from there; so must the
+# default, by the frame pointer runtime.systemstack keeps.
+rc=0
+run_timeout 60 perf record -q -e cpu-clock:u -F 999 -g -o "$tmp/perf-alloc.data" \
+	-- "$TARGETS/go-bigframe" alloc 3 >/dev/null 2>"$tmp/perf.err" || rc=$?
+[ "$rc" -eq 0 ] || fail "perf record exited $rc: $(tail -n 2 "$tmp/perf.err")"
+run_timeout 120 perf script -i "$tmp/perf-alloc.data" -F comm,ip,sym >"$tmp/perf.txt" \
+	2>/dev/null || fail "perf script failed"
+fold_perf "$tmp/perf.txt" >"$tmp/perf-alloc.folded"
+only_under "$tmp/perf-alloc.folded" runtime.systemstack.abi0 "$tmp/perf-ss.folded"
+check_user_re "$tmp/perf-ss.folded" '(^|;)runtime\.goexit(\.abi0)?;' go-bigframe 30 90 \
+	"go on past runtime.systemstack to runtime.goexit (perf -g, the reference)"
+record_cmd alloc -- "$TARGETS/go-bigframe" alloc 3
+only_under "$tmp/alloc.folded" runtime.systemstack.abi0 "$tmp/ss.folded"
+check_user_re "$tmp/ss.folded" '(^|;)runtime\.goexit(\.abi0)?;' go-bigframe 30 90 \
+	"go on past runtime.systemstack to runtime.goexit"
 
 record_cmd stripped -- "$TARGETS/go-bigframe-s" main "$SECS"
 check_user_re "$tmp/stripped.folded" "$outer;main\\.hot(Frame|Leaf)\$" go-bigframe-s 500 80 \

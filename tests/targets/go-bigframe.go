@@ -2,7 +2,7 @@
 
 // go-bigframe - Go call stacks deeper than a stack copy reaches.
 //
-// usage: go-bigframe main|moved|clock SECONDS
+// usage: go-bigframe main|moved|clock|alloc SECONDS
 //
 // main:  main.main calls main.bigFrame, whose frame holds a 64 KiB array,
 //        which calls main.hotFrame (a frame of its own) and main.hotLeaf
@@ -16,6 +16,9 @@
 //        loop: Go's runtime calls the vDSO from runtime.nanotime1 and
 //        time.now with the stack pointer moved (aligned, or on the
 //        thread's system stack) where its tables do not say.
+// alloc: main.allocLoop allocates large blocks in a loop: Go's runtime
+//        takes them from its heap on the thread's system stack
+//        (runtime.systemstack), and collects them there too.
 //
 // SECONDS is CPU time of the whole process.
 package main
@@ -120,9 +123,20 @@ func clockLoop(end float64) {
 	}
 }
 
+//go:noinline
+func allocLoop(end float64) {
+	for cpuNow() < end {
+		for i := 0; i < 64; i++ {
+			b := make([]byte, 1<<20+i*4096)
+			b[i] = byte(i)
+			sink += uint64(b[len(b)/2])
+		}
+	}
+}
+
 func main() {
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: go-bigframe main|moved|clock SECONDS")
+		fmt.Fprintln(os.Stderr, "usage: go-bigframe main|moved|clock|alloc SECONDS")
 		os.Exit(2)
 	}
 	secs, err := strconv.ParseFloat(os.Args[2], 64)
@@ -140,8 +154,10 @@ func main() {
 		<-done
 	case "clock":
 		clockLoop(end)
+	case "alloc":
+		allocLoop(end)
 	default:
-		fmt.Fprintln(os.Stderr, "usage: go-bigframe main|moved|clock SECONDS")
+		fmt.Fprintln(os.Stderr, "usage: go-bigframe main|moved|clock|alloc SECONDS")
 		os.Exit(2)
 	}
 }
