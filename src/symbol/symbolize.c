@@ -412,21 +412,6 @@ static struct namecache *names_of(struct symbolizer *z, struct symfile *f)
 	return f->names; /* another build of the same hash: its own */
 }
 
-void symfile_drop_names(struct symbolizer *z, struct symfile *f)
-{
-	struct hmap_slot *slot;
-
-	if (f->names && namecache_release(f->names)) {
-		namecache_save(f->names);
-		slot = hmap_find(&z->names, hash_bytes(f->build_id, f->build_id_len));
-		if (slot && hmap_ptr(slot) == f->names)
-			hmap_remove(&z->names, slot->key, NULL);
-		namecache_free(f->names);
-	}
-	f->names = NULL;
-	f->names_tried = false;
-}
-
 bool symbolize_cached(struct symbolizer *z, struct module *m, uint32_t flags, uint64_t addr,
 		      struct symres *r)
 {

@@ -178,6 +178,21 @@ void symfile_unload(struct symfile *f)
 	ksyms_release(&f->ksyms);
 }
 
+void symfile_drop_names(struct symbolizer *z, struct symfile *f)
+{
+	struct hmap_slot *slot;
+
+	if (f->names && namecache_release(f->names)) {
+		namecache_save(f->names);
+		slot = hmap_find(&z->names, hash_bytes(f->build_id, f->build_id_len));
+		if (slot && hmap_ptr(slot) == f->names)
+			hmap_remove(&z->names, slot->key, NULL);
+		namecache_free(f->names);
+	}
+	f->names = NULL;
+	f->names_tried = false;
+}
+
 void symfile_free(struct symfile *f)
 {
 	/*
