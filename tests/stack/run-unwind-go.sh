@@ -35,8 +35,18 @@ command -v perf >/dev/null || fail "no perf (scripts/deps.sh installs linux-perf
 SECS=1.5
 outer='(^|;)runtime\.main;main\.main;main\.run;main\.bigFrame'
 
-# fold_perf FILE: perf script's stacks (comm,ip,sym) folded as perfmini's.
-fold_perf() {
+# perf_folded NAME ARGS...: perf's frame-pointer stacks of go-bigframe
+# ARGS, folded as perfmini's are (comm;outermost;...;leaf COUNT), in
+# $tmp/perf-NAME.folded.
+perf_folded() {
+	pf_name=$1
+	shift
+	rc=0
+	run_timeout 60 perf record -q -e cpu-clock:u -F 999 -g -o "$tmp/perf-$pf_name.data" \
+		-- "$TARGETS/go-bigframe" "$@" >/dev/null 2>"$tmp/perf.err" || rc=$?
+	[ "$rc" -eq 0 ] || fail "perf record exited $rc: $(tail -n 2 "$tmp/perf.err")"
+	run_timeout 120 perf script -i "$tmp/perf-$pf_name.data" -F comm,ip,sym >"$tmp/perf.txt" \
+		2>/dev/null || fail "perf script failed"
 	awk '
 function flush(   k, i) {
 	if (comm == "")
@@ -51,18 +61,11 @@ function flush(   k, i) {
 /^$/ { flush(); next }
 /^[ \t]/ { if (comm != "") f[++n] = ($2 == "" ? "[unknown]" : $2); next }
 { flush(); comm = $1 }
-END { flush(); for (k in count) print k, count[k] }' "$1"
+END { flush(); for (k in count) print k, count[k] }' "$tmp/perf.txt" >"$tmp/perf-$pf_name.folded"
 }
 
-# perf's frame-pointer stacks, folded as perfmini's are: comm;outermost;...;leaf COUNT.
-rc=0
-run_timeout 60 perf record -q -e cpu-clock:u -F 999 -g -o "$tmp/perf.data" \
-	-- "$TARGETS/go-bigframe" main "$SECS" >/dev/null 2>"$tmp/perf.err" || rc=$?
-[ "$rc" -eq 0 ] || fail "perf record exited $rc: $(tail -n 2 "$tmp/perf.err")"
-run_timeout 120 perf script -i "$tmp/perf.data" -F comm,ip,sym >"$tmp/perf.txt" 2>/dev/null ||
-	fail "perf script failed"
-fold_perf "$tmp/perf.txt" >"$tmp/perf.folded"
-only_under "$tmp/perf.folded" main.hotFrame "$tmp/perf-frame.folded"
+perf_folded main main "$SECS"
+only_under "$tmp/perf-main.folded" main.hotFrame "$tmp/perf-frame.folded"
 check_user_re "$tmp/perf-frame.folded" "$outer;main\\.hotFrame\$" go-bigframe 200 80 \
 	"read main.bigFrame;main.hotFrame (perf -g, the reference)"
 
@@ -93,13 +96,7 @@ check_user_re "$tmp/moved.folded" \
 # main.clockLoop;time.Since;runtime.nanotime;runtime.nanotime1 over the
 # vDSO's frames; so must the default.
 clock='(^|;)runtime\.main;main\.main;main\.clockLoop;time\.Since;runtime\.nanotime;runtime\.nanotime1(\.abi0)?(;|$)'
-rc=0
-run_timeout 60 perf record -q -e cpu-clock:u -F 999 -g -o "$tmp/perf-clock.data" \
-	-- "$TARGETS/go-bigframe" clock "$SECS" >/dev/null 2>"$tmp/perf.err" || rc=$?
-[ "$rc" -eq 0 ] || fail "perf record exited $rc: $(tail -n 2 "$tmp/perf.err")"
-run_timeout 120 perf script -i "$tmp/perf-clock.data" -F comm,ip,sym >"$tmp/perf.txt" \
-	2>/dev/null || fail "perf script failed"
-fold_perf "$tmp/perf.txt" >"$tmp/perf-clock.folded"
+perf_folded clock clock "$SECS"
 only_under "$tmp/perf-clock.folded" runtime.nanotime1.abi0 "$tmp/perf-nt.folded"
 check_user_re "$tmp/perf-nt.folded" "$clock" go-bigframe 300 90 \
 	"read main.clockLoop;...;runtime.nanotime1 (perf -g, the reference)"
@@ -113,13 +110,7 @@ check_user_re "$tmp/nt.folded" "$clock" go-bigframe 300 90 \
 # collector's marking), its caller waiting. perf -g reaches the
 # goroutine's first frame (runtime.goexit) from there; so must the
 # default, by the frame pointer runtime.systemstack keeps.
-rc=0
-run_timeout 60 perf record -q -e cpu-clock:u -F 999 -g -o "$tmp/perf-alloc.data" \
-	-- "$TARGETS/go-bigframe" alloc 3 >/dev/null 2>"$tmp/perf.err" || rc=$?
-[ "$rc" -eq 0 ] || fail "perf record exited $rc: $(tail -n 2 "$tmp/perf.err")"
-run_timeout 120 perf script -i "$tmp/perf-alloc.data" -F comm,ip,sym >"$tmp/perf.txt" \
-	2>/dev/null || fail "perf script failed"
-fold_perf "$tmp/perf.txt" >"$tmp/perf-alloc.folded"
+perf_folded alloc alloc 3
 only_under "$tmp/perf-alloc.folded" runtime.systemstack.abi0 "$tmp/perf-ss.folded"
 check_user_re "$tmp/perf-ss.folded" '(^|;)runtime\.goexit(\.abi0)?;' go-bigframe 30 90 \
 	"go on past runtime.systemstack to runtime.goexit (perf -g, the reference)"

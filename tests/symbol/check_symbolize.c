@@ -226,27 +226,33 @@ END_TEST
  * A copy of the test binary under another name (another module, the same
  * build-id): named as the original, through the original's DWARF.
  */
+/* A copy of the fixture's binary at copy (a mkstemp template), as a module of its own. */
+static struct module *copy_module(struct fixture *fx, char *copy)
+{
+	struct module_key k;
+	struct stat st;
+	char cmd[8192];
+	int fd = mkstemp(copy);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", fx->path, copy);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(stat(copy, &st), 0);
+	k = (struct module_key){copy, major(st.st_dev), minor(st.st_dev), st.st_ino, 0};
+	return module_set_get(&fx->mods, &k, 0, 0, 0);
+}
+
 START_TEST(test_twin)
 {
 	struct fixture fx;
 	char copy[] = "/tmp/check_symbolize.XXXXXX";
-	struct module_key k;
 	struct module *twin;
 	struct symres a, b;
-	struct stat st;
-	char cmd[8192];
 	uint64_t off;
-	int fd;
 
 	setup(&fx);
-	fd = mkstemp(copy);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", fx.path, copy);
-	ck_assert_int_eq(system(cmd), 0);
-	ck_assert_int_eq(stat(copy, &st), 0);
-	k = (struct module_key){copy, major(st.st_dev), minor(st.st_dev), st.st_ino, 0};
-	twin = module_set_get(&fx.mods, &k, 0, 0, 0);
+	twin = copy_module(&fx, copy);
 	ck_assert_int_ge(twin->fd, 0);
 	ck_assert_ptr_ne(twin, fx.exe);
 	off = file_off(sym_outer);
@@ -293,24 +299,14 @@ START_TEST(test_names_shared)
 	char dir[] = "/tmp/check-shared-XXXXXX", copy[] = "/tmp/check_symbolize.XXXXXX";
 	char cmd[8192];
 	struct fixture fx;
-	struct module_key k;
 	struct module *twin;
 	struct symres a, b;
-	struct stat st;
 	uint64_t off;
-	int fd;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	setenv("PERFMINI_CACHE_DIR", dir, 1);
 	setup(&fx);
-	fd = mkstemp(copy);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", fx.path, copy);
-	ck_assert_int_eq(system(cmd), 0);
-	ck_assert_int_eq(stat(copy, &st), 0);
-	k = (struct module_key){copy, major(st.st_dev), minor(st.st_dev), st.st_ino, 0};
-	twin = module_set_get(&fx.mods, &k, 0, 0, 0);
+	twin = copy_module(&fx, copy);
 	off = file_off(sym_outer) + 4;
 	ck_assert(!symbolize_cached(fx.z, fx.exe, 0, off, &a));
 	ck_assert_int_ge(symbolize_addr(fx.z, fx.exe, off, false, &a), 1);
