@@ -411,8 +411,8 @@ static bool step_ends(int ret, bool guessed, bool signal, bool jump, const struc
 
 /*
  * Whether a frame of a row with sp_moved has its stack pointer away from
- * its frame: rbp (a frame record's address) is
- * not the CFA the table gives less 16 (cfi.h).
+ * its frame: rbp (a frame record's address) is not the CFA the table
+ * gives less 16 (cfi.h).
  */
 static bool moved_sp(const struct cfi_row *row, const struct cfi_regs *in)
 {

@@ -85,14 +85,6 @@ int symfile_dwfl_reload(struct symfile *f)
 	return dwfl_report(f);
 }
 
-/*
- * Symbols through libdwfl: it picks the best table among the file's own
- * .symtab, a separate debug file and MiniDebugInfo, plus .dynsym; else a
- * Go binary's .gopclntab. Adds
- * them to f->syms in the file's ELF address space, with the PLT's
- * entries; returns the count, or -EMFILE or -ENFILE when there was no
- * descriptor to read them with.
- */
 /* Whether e (NULL: none) has a full symbol table, .symtab. */
 static bool has_symtab(Elf *e)
 {
@@ -105,6 +97,14 @@ static bool has_symtab(Elf *e)
 	return false;
 }
 
+/*
+ * Symbols through libdwfl: it picks the best table among the file's own
+ * .symtab, a separate debug file and MiniDebugInfo, plus .dynsym; and a
+ * Go binary's .gopclntab where none of them is a .symtab. Adds them to
+ * f->syms in the file's ELF address space, with the PLT's entries;
+ * returns the count, or -EMFILE or -ENFILE when there was no descriptor
+ * to read them with.
+ */
 static int dwfl_symbols(struct symfile *f)
 {
 	const char *debugfile = NULL;
