@@ -9,6 +9,7 @@
 
 #include "model/order.h"
 #include "util/alloc.h"
+#include "util/pages.h"
 
 void order_init(struct order *q)
 {
@@ -42,6 +43,8 @@ void order_push_end(struct order *q, uint32_t len, uint64_t time)
 	e->off = q->bytes.len;
 	e->len = len;
 	sbuf_setlen(&q->bytes, q->bytes.len + len);
+	if (q->bytes.len > q->held)
+		q->held = q->bytes.len;
 }
 
 void order_push(struct order *q, const void *rec, uint32_t len, uint64_t time)
@@ -143,4 +146,20 @@ void order_flush(struct order *q, uint64_t limit, order_deliver_fn fn, void *arg
 		q->bytes = q->spare;
 		q->spare = b;
 	}
+}
+
+/* b's room past its first keep bytes (and its own bytes and NUL) given back. */
+static void shed_room(struct sbuf *b, size_t keep)
+{
+	if (keep <= b->len)
+		keep = b->len + 1;
+	if (b->cap > keep)
+		pages_give_back_room(b->buf + keep, b->cap - keep);
+}
+
+void order_shed(struct order *q)
+{
+	shed_room(&q->bytes, q->held);
+	shed_room(&q->spare, q->held);
+	q->held = q->bytes.len;
 }

@@ -38,6 +38,7 @@ struct order {
 	size_t n, ents_cap;
 	struct order_ent *tmp; /* the merge's other half */
 	size_t tmp_cap;
+	size_t held; /* the most bytes held since order_shed's last call */
 };
 
 /* Called for each record delivered; rec lives until the callback returns. */
@@ -56,5 +57,11 @@ void *order_push_begin(struct order *q, uint32_t max_len);
 void order_push_end(struct order *q, uint32_t len, uint64_t time);
 /* Delivers, in time order, every queued record with time <= limit. */
 void order_flush(struct order *q, uint64_t limit, order_deliver_fn fn, void *arg);
+/*
+ * Gives back the pages of the buffers' room past the most they held since
+ * the call before: a burst's room (records held through a slow round) is
+ * resident only until the next call after it, not for good.
+ */
+void order_shed(struct order *q);
 
 #endif

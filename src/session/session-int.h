@@ -44,7 +44,7 @@
 /* The loop's pace, kept from one session_run to the next. */
 struct loop {
 	uint64_t round_ns, round_start; /* the wait between drains, and when the last began */
-	uint64_t last_reap, last_status;
+	uint64_t last_reap, last_status, last_shed;
 	uint64_t new_file; /* when a fleeting program's file was last mapped (0: never ran) */
 };
 

@@ -310,6 +310,11 @@ static bool targets_alive(struct session *s)
 
 /* The processes and threads gone for LINGER_NS are forgotten this often. */
 #define REAP_NS 100000000ULL
+/*
+ * How often the queue's room past what it held meanwhile is given back: a
+ * burst (a slow round, the rotation of a slice) is not kept for good.
+ */
+#define SHED_NS 1000000000ULL
 
 /* The next wait: the fullest tracking ring fill% full, elapsed ns after the last drain. */
 static uint64_t next_round_ns(uint64_t round_ns, unsigned fill, uint64_t elapsed, uint64_t now,
@@ -433,17 +438,22 @@ static int session_switch(struct session *s)
 }
 
 /* The records older than the round's flush limit applied; the dead of long ago reaped. */
-static void apply_round(struct session *s, uint64_t round_start, uint64_t *last_reap)
+static void apply_round(struct session *s, struct loop *l)
 {
+	uint64_t round_start = l->round_start;
 	uint64_t limit = round_start > FLUSH_SLACK_NS ? round_start - FLUSH_SLACK_NS : 0;
 
 	order_flush(&s->q, limit, apply, s);
 	naming_kick(&s->nm);
-	if (round_start - *last_reap >= REAP_NS) {
+	if (round_start - l->last_reap >= REAP_NS) {
 		model_reap(&s->model, limit > LINGER_NS ? limit - LINGER_NS : 0, threads_forget,
 			   &s->th);
 		retire_modules(s, round_start);
-		*last_reap = round_start;
+		l->last_reap = round_start;
+	}
+	if (round_start - l->last_shed >= SHED_NS) {
+		order_shed(&s->q);
+		l->last_shed = round_start;
 	}
 	/* The frames named meanwhile into the profile; the files sealed whole finished. */
 	output_finish_sealed(s, false);
@@ -478,7 +488,7 @@ static bool one_round(struct session *s, const struct session_run *run, struct l
 	}
 	l->round_ns =
 		next_round_ns(l->round_ns, fill, l->round_start - now, l->round_start, l->new_file);
-	apply_round(s, l->round_start, &l->last_reap);
+	apply_round(s, l);
 	if (!targets_alive(s))
 		return false;
 	now = now_ns();

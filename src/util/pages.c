@@ -30,6 +30,15 @@ static void give(uintptr_t from, uintptr_t to)
 		madvise((void *)from, to - from, MADV_DONTNEED);
 }
 
+void pages_give_back_room(void *start, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t from = ((uintptr_t)start + page - 1) & ~(page - 1);
+	uintptr_t to = ((uintptr_t)start + len) & ~(page - 1);
+
+	give(from, to);
+}
+
 long pages_give_back(int pagemap, uintptr_t start, uintptr_t end)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);

@@ -25,4 +25,11 @@
  */
 long pages_give_back(int pagemap, uintptr_t start, uintptr_t end);
 
+/*
+ * Gives back the whole pages inside [start, start + len) of memory the
+ * caller allocated (malloc'd, say) and whose bytes it no longer needs:
+ * they stay its own, and read as zeros when next touched.
+ */
+void pages_give_back_room(void *start, size_t len);
+
 #endif

@@ -12,9 +12,16 @@
 #  - its open files stayed under the modules' budget (half the limit,
 #    with the naming thread's copies) and its events', outputs' and
 #    naming's (MAX_FDS): the files of programs that ended are closed;
-#  - its resident memory in the last third stayed within twice its
-#    highest of the first third, and under MAX_RSS_KB: it follows what
-#    runs, not what ran;
+#  - its resident memory settled in the last third (the median of its
+#    looks there) stayed within twice its highest of the middle third, and
+#    its highest under MAX_RSS_KB: it follows what runs, not what ran.
+#    The middle third, not the first: the naming of the first slices (the
+#    C library's names and lines, the kernel's) comes with the first
+#    rotations, later on a loaded machine. The median, not the highest: a
+#    burst that a slow round queues (a loaded machine's stall) is given
+#    back within a second. What this catches is a program's state kept
+#    after it ended (its files and tables: hundreds of KiB each), not a
+#    slow growth, which bench/ measures over minutes;
 #  - the storm's programs are in the recording: storm_hot is sampled.
 set -eu
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
@@ -80,11 +87,15 @@ nsamples=$(awk 'END { print NR }' "$tmp/samples")
 [ "$nsamples" -ge 6 ] || fail "only $nsamples looks at the recorder"
 max_fds=$(awk '$1 > m { m = $1 } END { print m + 0 }' "$tmp/samples")
 third=$((nsamples / 3))
-first_rss=$(awk -v t="$third" 'NR <= t && $2 > m { m = $2 } END { print m + 0 }' "$tmp/samples")
-last_rss=$(awk -v s="$((nsamples - third))" 'NR > s && $2 > m { m = $2 } END { print m + 0 }' \
-	"$tmp/samples")
-say "$n slices; open files at most $max_fds; RSS first third $first_rss KiB, last $last_rss KiB"
+mid_rss=$(awk -v t="$third" -v s="$((nsamples - third))" 'NR > t && NR <= s && $2 > m { m = $2 }
+	END { print m + 0 }' "$tmp/samples")
+last_rss=$(awk -v s="$((nsamples - third))" 'NR > s { print $2 }' "$tmp/samples" | sort -n |
+	awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] + 0 }')
+max_rss=$(awk '$2 > m { m = $2 } END { print m + 0 }' "$tmp/samples")
+say "RSS looks (KiB): $(awk '{ printf "%s ", $2 }' "$tmp/samples")"
+say "$n slices; open files at most $max_fds; RSS middle third at most $mid_rss KiB," \
+	"last third's median $last_rss KiB, highest $max_rss KiB"
 [ "$max_fds" -le "$MAX_FDS" ] || fail "$max_fds open files, want at most $MAX_FDS"
-[ "$last_rss" -le "$MAX_RSS_KB" ] || fail "RSS $last_rss KiB, want at most $MAX_RSS_KB"
-[ "$last_rss" -le $((2 * first_rss)) ] ||
-	fail "RSS grew from $first_rss to $last_rss KiB: more than twice"
+[ "$max_rss" -le "$MAX_RSS_KB" ] || fail "RSS $max_rss KiB, want at most $MAX_RSS_KB"
+[ "$last_rss" -le $((2 * mid_rss)) ] ||
+	fail "RSS grew from $mid_rss to $last_rss KiB: more than twice"

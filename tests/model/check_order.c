@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "model/order.h"
 #include "unit-helpers.h"
@@ -265,6 +267,68 @@ START_TEST(test_compact)
 }
 END_TEST
 
+/* How many whole pages of b's room past its first from bytes are resident. */
+static size_t resident_past(const struct sbuf *b, size_t from)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = ((uintptr_t)b->buf + from + page - 1) & ~(page - 1);
+	uintptr_t end = ((uintptr_t)b->buf + b->cap) & ~(page - 1);
+	size_t n = 0;
+	unsigned char *vec;
+
+	if (end <= start)
+		return 0;
+	vec = malloc((end - start) / page);
+	ck_assert_ptr_nonnull(vec);
+	ck_assert_int_eq(mincore((void *)start, end - start, vec), 0);
+	for (size_t i = 0; i < (end - start) / page; i++)
+		n += vec[i] & 1;
+	free(vec);
+	return n;
+}
+
+/*
+ * A burst of megabytes, then quiet: the shed after the burst keeps its
+ * room (it was held since the shed before), the next one gives it back;
+ * the queue then works as before, its records whole and in order.
+ */
+START_TEST(test_shed)
+{
+	struct order q;
+	struct tally t = {0, 0};
+	uint32_t serial = 0;
+	uint64_t time = 0;
+
+	order_init(&q);
+	order_shed(&q); /* nothing allocated: nothing to do */
+	for (int i = 0; i < 8000; i++)
+		push(&q, ++time, serial++, 500);
+	order_flush(&q, UINT64_MAX, count, &t);
+	ck_assert_uint_eq(t.n, serial);
+	ck_assert_uint_ge(q.bytes.cap, 8000 * 500);
+	ck_assert_uint_ge(resident_past(&q.bytes, 0), 900);
+	order_shed(&q);
+	ck_assert_uint_ge(resident_past(&q.bytes, 0), 900);
+	for (int i = 0; i < 10; i++)
+		push(&q, ++time, serial++, 500);
+	order_flush(&q, time - 5, count, &t);
+	order_shed(&q);
+	/* What the 5 kept records take stays; none of the burst's room past it. */
+	ck_assert_uint_eq(resident_past(&q.bytes, 10 * 500), 0);
+	ck_assert_uint_eq(resident_past(&q.spare, 0), 0);
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 3000; i++)
+			push(&q, ++time, serial++, 500);
+		order_flush(&q, time - 10, count, &t);
+		ck_assert_uint_eq(t.n, serial - 10);
+		order_shed(&q);
+	}
+	order_flush(&q, UINT64_MAX, count, &t);
+	ck_assert_uint_eq(t.n, serial);
+	order_release(&q);
+}
+END_TEST
+
 static Suite *order_suite(void)
 {
 	Suite *s = suite_create("order");
@@ -277,6 +341,7 @@ static Suite *order_suite(void)
 	tcase_add_test(tc, test_random_rounds);
 	tcase_add_test(tc, test_shuffled);
 	tcase_add_test(tc, test_compact);
+	tcase_add_test(tc, test_shed);
 	suite_add_tcase(s, tc);
 	return s;
 }
