@@ -48,6 +48,33 @@ void symtab_addn(struct symtab *t, uint64_t addr, uint64_t size, const char *nam
 	t->names_len += len;
 }
 
+void symtab_reserve(struct symtab *t, size_t nsyms, size_t name_bytes)
+{
+	xgrow(&t->syms, &t->cap, t->n + nsyms, sizeof(*t->syms));
+	xgrow(&t->names, &t->names_cap, t->names_len + name_bytes, 1);
+}
+
+/* The room past what t holds given back (symtab_reserve's, a doubling's). */
+static void fit(struct symtab *t)
+{
+	if (!t->n) {
+		free(t->syms);
+		t->syms = NULL;
+		t->cap = 0;
+	} else if (t->cap > t->n) {
+		t->syms = xrealloc(t->syms, t->n * sizeof(*t->syms));
+		t->cap = t->n;
+	}
+	if (!t->names_len) {
+		free(t->names);
+		t->names = NULL;
+		t->names_cap = 0;
+	} else if (t->names_cap > t->names_len) {
+		t->names = xrealloc(t->names, t->names_len);
+		t->names_cap = t->names_len;
+	}
+}
+
 void symtab_add_label(struct symtab *t, uint64_t addr, uint64_t size, const char *name, size_t len)
 {
 	symtab_addn(t, addr, size, name, len, 0);
@@ -107,8 +134,10 @@ void symtab_finish(struct symtab *t)
 {
 	size_t i, j = 0;
 
-	if (!t->n)
+	if (!t->n) {
+		fit(t);
 		return;
+	}
 	/*
 	 * A table added in address order is not sorted (qsort's merge
 	 * buffer would double its memory for a moment). Either way the best
@@ -139,6 +168,7 @@ void symtab_finish(struct symtab *t)
 		if (!s->size)
 			s->size = 1; /* a bound of 0: the symbol at least holds itself */
 	}
+	fit(t);
 }
 
 static uint64_t sym_addr(const void *syms, size_t i)

@@ -52,6 +52,12 @@ void symtab_addn(struct symtab *t, uint64_t addr, uint64_t size, const char *nam
 		 uint8_t rank);
 /* A label: its size is unknown, or at most SYMTAB_SIZE_AT_MOST's bound. */
 void symtab_add_label(struct symtab *t, uint64_t addr, uint64_t size, const char *name, size_t len);
+/*
+ * Room for nsyms more symbols with name_bytes of names (NULs included)
+ * before the table grows again: a table read whole is then not copied
+ * at every doubling. symtab_finish gives back what was not used.
+ */
+void symtab_reserve(struct symtab *t, size_t nsyms, size_t name_bytes);
 /* Sorts, merges aliases and fills in unknown sizes; call once after adding. */
 void symtab_finish(struct symtab *t);
 /* The symbol holding addr, or NULL. */

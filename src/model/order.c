@@ -45,6 +45,8 @@ void order_push_end(struct order *q, uint32_t len, uint64_t time)
 	sbuf_setlen(&q->bytes, q->bytes.len + len);
 	if (q->bytes.len > q->held)
 		q->held = q->bytes.len;
+	if (q->bytes.len > q->touched)
+		q->touched = q->bytes.len;
 }
 
 void order_push(struct order *q, const void *rec, uint32_t len, uint64_t time)
@@ -148,6 +150,9 @@ void order_flush(struct order *q, uint64_t limit, order_deliver_fn fn, void *arg
 	}
 }
 
+/* The room order_shed keeps whatever was held: a round's usual records. */
+#define SHED_KEEP_MIN (1u << 20)
+
 /* b's room past its first keep bytes (and its own bytes and NUL) given back. */
 static void shed_room(struct sbuf *b, size_t keep)
 {
@@ -159,7 +164,12 @@ static void shed_room(struct sbuf *b, size_t keep)
 
 void order_shed(struct order *q)
 {
-	shed_room(&q->bytes, q->held);
-	shed_room(&q->spare, q->held);
+	size_t keep = q->held < SHED_KEEP_MIN / 2 ? SHED_KEEP_MIN : 2 * q->held;
+
+	if (q->touched > keep + SHED_KEEP_MIN) {
+		shed_room(&q->bytes, keep);
+		shed_room(&q->spare, keep);
+		q->touched = keep;
+	}
 	q->held = q->bytes.len;
 }

@@ -38,7 +38,8 @@ struct order {
 	size_t n, ents_cap;
 	struct order_ent *tmp; /* the merge's other half */
 	size_t tmp_cap;
-	size_t held; /* the most bytes held since order_shed's last call */
+	size_t held;	/* the most bytes held since order_shed's last call */
+	size_t touched; /* the most since room was last given back */
 };
 
 /* Called for each record delivered; rec lives until the callback returns. */
@@ -58,9 +59,11 @@ void order_push_end(struct order *q, uint32_t len, uint64_t time);
 /* Delivers, in time order, every queued record with time <= limit. */
 void order_flush(struct order *q, uint64_t limit, order_deliver_fn fn, void *arg);
 /*
- * Gives back the pages of the buffers' room past the most they held since
- * the call before: a burst's room (records held through a slow round) is
- * resident only until the next call after it, not for good.
+ * Gives back the pages of the buffers' room past twice the most they held
+ * since the call before (past a megabyte at least), once a burst (records
+ * held through a slow round) took more than that: its room is resident
+ * until the next call after it, not for good. Rounds that take about the
+ * same room each time give nothing back, so none is faulted in again.
  */
 void order_shed(struct order *q);
 

@@ -74,9 +74,6 @@ size_t symbolizer_forget_idle(struct symbolizer *z, uint64_t now, uint64_t idle_
 	for (size_t i = 0; i < z->nfiles; i++)
 		if (z->files[i] && now - z->files[i]->used_ns >= idle_ns && forget(z->files[i]))
 			n++;
-	/* What was freed goes back to the system, the naming thread's heap included. */
-	if (n)
-		malloc_trim(0);
 	return n;
 }
 
@@ -88,8 +85,6 @@ size_t symbolizer_forget_old(struct symbolizer *z, uint64_t now, uint64_t age_ns
 		if (z->files[i] && !z->files[i]->unloaded &&
 		    now - z->files[i]->loaded_ns >= age_ns && forget(z->files[i]))
 			n++;
-	if (n)
-		malloc_trim(0);
 	return n;
 }
 

@@ -97,6 +97,9 @@ static bool has_symtab(Elf *e)
 	return false;
 }
 
+/* The bytes of a symbol's name with its NUL, as C's run: what a table is given room for. */
+#define SYMBOL_NAME_GUESS 32
+
 /*
  * Symbols through libdwfl: it picks the best table among the file's own
  * .symtab, a separate debug file and MiniDebugInfo, plus .dynsym; and a
@@ -119,6 +122,9 @@ static int dwfl_symbols(struct symfile *f)
 	if (!(elf = dwfl_module_getelf(f->dwmod, &bias)))
 		return 0;
 	n = dwfl_module_getsymtab(f->dwmod);
+	/* Every symbol, at a name's usual length: the most a table takes, read whole. */
+	if (n > 1)
+		symtab_reserve(&f->syms, (size_t)n, (size_t)n * SYMBOL_NAME_GUESS);
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;

@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -361,8 +362,9 @@ static void forget_idle(struct namer *n)
 	if (now - n->forget_at < FORGET_LOOK_NS)
 		return;
 	n->forget_at = now;
-	symbolizer_forget_idle(n->z, now, IDLE_NS);
-	symbolizer_forget_old(n->z, now, AGE_NS);
+	/* What was freed goes back to the system, the naming thread's heap included: one walk. */
+	if (symbolizer_forget_idle(n->z, now, IDLE_NS) + symbolizer_forget_old(n->z, now, AGE_NS))
+		malloc_trim(0);
 }
 
 /*

@@ -124,11 +124,12 @@ bool symbolizer_give_back_due(struct symbolizer *z);
 /*
  * Frees what was read to name frames of the modules of files (not the
  * kernel's symbols, nor the vdso's or a perf map's) that symfile_get has
- * not given out for idle_ns, and gives the memory back to the system:
- * over a long recording of a whole machine, what naming holds is the
- * code run lately, not all code ever run. Their symfiles stay, with
- * what the profile's module table needs; symfile_get reads them again.
- * Returns how many modules were let go.
+ * not given out for idle_ns: over a long recording of a whole machine,
+ * what naming holds is the code run lately, not all code ever run. Their
+ * symfiles stay, with what the profile's module table needs; symfile_get
+ * reads them again. Returns how many modules were let go; the caller
+ * gives the memory back to the system (malloc_trim), once for both
+ * this and symbolizer_forget_old.
  */
 size_t symbolizer_forget_idle(struct symbolizer *z, uint64_t now, uint64_t idle_ns);
 /*

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -822,12 +823,55 @@ START_TEST(test_size_at_most)
 }
 END_TEST
 
+/*
+ * Room reserved for a whole table, of which a few are functions: the
+ * finished table holds only what it uses, its names and lookups right;
+ * a table that got none holds nothing.
+ */
+START_TEST(test_reserve)
+{
+	struct symtab t;
+	char name[32];
+
+	symtab_init(&t);
+	symtab_reserve(&t, 10000, 320000);
+	ck_assert_uint_ge(t.cap, 10000);
+	ck_assert_uint_ge(t.names_cap, 320000);
+	for (int i = 0; i < 50; i++) {
+		snprintf(name, sizeof(name), "fn_%d", i);
+		symtab_add(&t, 0x1000 + 0x100 * (uint64_t)(49 - i), 0x80, name, 1);
+	}
+	symtab_add(&t, 0x1000, 0x80, "fn_49_alias", 0);
+	symtab_finish(&t);
+	ck_assert_uint_eq(t.n, 50);
+	ck_assert_uint_eq(t.cap, 50);
+	ck_assert_uint_eq(t.names_cap, t.names_len);
+	ck_assert_str_eq(lookup_name(&t, 0x1000), "fn_49");
+	ck_assert_str_eq(lookup_name(&t, 0x1000 + 0x100 * 49 + 0x7f), "fn_0");
+	ck_assert_ptr_null(symtab_lookup(&t, 0x1080));
+	/* Added to after it was finished, as a table of the PLT's may be: it grows again. */
+	symtab_add(&t, 0x9000, 0x10, "late", 1);
+	symtab_finish(&t);
+	ck_assert_str_eq(lookup_name(&t, 0x9008), "late");
+	symtab_release(&t);
+
+	symtab_init(&t);
+	symtab_reserve(&t, 1000, 32000);
+	symtab_finish(&t);
+	ck_assert_uint_eq(t.cap, 0);
+	ck_assert_uint_eq(t.names_cap, 0);
+	ck_assert_ptr_null(symtab_lookup(&t, 0x1000));
+	symtab_release(&t);
+}
+END_TEST
+
 static Suite *symtab_suite(void)
 {
 	Suite *s = suite_create("symtab");
 	TCase *tc = tcase_create("table");
 
 	tcase_add_test(tc, test_empty);
+	tcase_add_test(tc, test_reserve);
 	tcase_add_test(tc, test_aliases);
 	tcase_add_test(tc, test_sizes_and_gaps);
 	tcase_add_test(tc, test_nested);
