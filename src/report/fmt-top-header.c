@@ -16,6 +16,7 @@
 #include "report/noise.h"
 #include "report/report.h"
 #include "report/top-int.h"
+#include "util/alloc.h"
 #include "util/parse.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
@@ -106,11 +107,41 @@ static void print_missing(const struct profile *p, FILE *out, int width)
  * user stacks that reached the entry, how they were found, and where and
  * why the others stopped (the "unwind-cut" meta lines).
  */
+static int cmp_cut_line(const void *a, const void *b)
+{
+	unsigned long long x = strtoull(*(const char *const *)a, NULL, 10);
+	unsigned long long y = strtoull(*(const char *const *)b, NULL, 10);
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The starts of the lines of cut, by their leading count, largest first (*lines allocated). */
+static size_t sorted_cut_lines(const char *cut, const char ***lines)
+{
+	size_t n = 0, cap = 0;
+
+	*lines = NULL;
+	for (const char *l = cut; *l;) {
+		const char *nl = strchr(l, '\n');
+
+		xgrow(lines, &cap, n + 1, sizeof(**lines));
+		(*lines)[n++] = l;
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	if (n)
+		qsort(*lines, n, sizeof(**lines), cmp_cut_line);
+	return n;
+}
+
 static void print_unwinding(const struct profile *p, FILE *out, int width)
 {
 	uint64_t stacks = 0, complete = 0, cfi = 0, spliced = 0, fp = 0;
 	const char *mode = meta(p, "call-graph"), *cut = meta(p, "unwind-cut");
 	struct sbuf b = SBUF_INIT;
+	const char **lines;
+	size_t nlines;
 	int shown = 0;
 
 	/* A file cut short has no counts: they are settled at the stop. */
@@ -133,11 +164,16 @@ static void print_unwinding(const struct profile *p, FILE *out, int width)
 			  (unsigned long long)cfi, (unsigned long long)spliced,
 			  (unsigned long long)fp);
 	header_line(out, width, "Stacks:", b.buf);
-	/* "COUNT\tREASON\tMODULE\n" lines, in no order: show them as they come. */
-	while (*cut && shown < MAX_MISSING) {
-		const char *nl = strchr(cut, '\n'), *t1 = strchr(cut, '\t'), *t2;
-		size_t len = nl ? (size_t)(nl - cut) : strlen(cut);
+	/* "COUNT\tREASON\tMODULE\n" lines, in no order: the most stacks first. */
+	nlines = sorted_cut_lines(cut, &lines);
+	for (size_t i = 0; i < nlines && shown < MAX_MISSING; i++) {
+		const char *nl, *t1, *t2;
+		size_t len;
 
+		cut = lines[i];
+		nl = strchr(cut, '\n');
+		t1 = strchr(cut, '\t');
+		len = nl ? (size_t)(nl - cut) : strlen(cut);
 		t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
 		if (t1 && t2 && t2 < cut + len) {
 			sbuf_reset(&b);
@@ -155,8 +191,8 @@ static void print_unwinding(const struct profile *p, FILE *out, int width)
 			header_line(out, width, "", b.buf);
 			shown++;
 		}
-		cut += len + (nl ? 1 : 0);
 	}
+	free(lines);
 	sbuf_release(&b);
 }
 

@@ -42,30 +42,53 @@ static const char *cut_module_path(const struct session *s, uint64_t key)
  * which module and why they stopped: "unwind-cut" holds one line per
  * (module, reason) as "COUNT\tREASON\tMODULE".
  */
-static void write_unwind_meta(struct session *s)
+static void write_unwind_meta(const struct session *s, struct profile *p,
+			      const struct stack_unwind_stats *u)
 {
-	const struct stack_unwind_stats *u = &s->stk.unw;
 	struct sbuf b = SBUF_INIT;
 
-	set_meta_u64(s->out.prof, "unwind-stacks", u->unwound);
-	set_meta_u64(s->out.prof, "unwind-complete", u->ends[UNWIND_COMPLETE]);
-	set_meta_u64(s->out.prof, "unwind-by-cfi", u->how[UNWIND_BY_CFI]);
-	set_meta_u64(s->out.prof, "unwind-spliced",
-		     u->how[UNWIND_BY_SPLICE] + u->how[UNWIND_BY_SPLICE_PAST]);
-	set_meta_u64(s->out.prof, "unwind-spliced-past", u->how[UNWIND_BY_SPLICE_PAST]);
-	set_meta_u64(s->out.prof, "unwind-fp-only", u->how[UNWIND_BY_FP_ONLY]);
-	set_meta_u64(s->out.prof, "unwind-agreed", u->judge[UNWIND_AGREED]);
-	set_meta_u64(s->out.prof, "unwind-tables-won-skipped", u->judge[UNWIND_TABLES_SKIPPED]);
-	set_meta_u64(s->out.prof, "unwind-tables-won-not-ra", u->judge[UNWIND_TABLES_NOT_RA]);
-	set_meta_u64(s->out.prof, "unwind-chain-won", u->judge[UNWIND_CHAIN_WON]);
+	set_meta_u64(p, "unwind-stacks", u->unwound);
+	set_meta_u64(p, "unwind-complete", u->ends[UNWIND_COMPLETE]);
+	set_meta_u64(p, "unwind-by-cfi", u->how[UNWIND_BY_CFI]);
+	set_meta_u64(p, "unwind-spliced", u->how[UNWIND_BY_SPLICE] + u->how[UNWIND_BY_SPLICE_PAST]);
+	set_meta_u64(p, "unwind-spliced-past", u->how[UNWIND_BY_SPLICE_PAST]);
+	set_meta_u64(p, "unwind-fp-only", u->how[UNWIND_BY_FP_ONLY]);
+	set_meta_u64(p, "unwind-agreed", u->judge[UNWIND_AGREED]);
+	set_meta_u64(p, "unwind-tables-won-skipped", u->judge[UNWIND_TABLES_SKIPPED]);
+	set_meta_u64(p, "unwind-tables-won-not-ra", u->judge[UNWIND_TABLES_NOT_RA]);
+	set_meta_u64(p, "unwind-chain-won", u->judge[UNWIND_CHAIN_WON]);
 	const struct hmap_slot *slot;
 
 	for (size_t pos = 0; (slot = hmap_next(&u->cut, &pos));)
 		sbuf_addf(&b, "%llu\t%s\t%s\n", (unsigned long long)slot->val,
 			  unwind_end_text(stack_cut_reason(slot->key)),
 			  cut_module_path(s, slot->key));
-	profile_set_meta(s->out.prof, "unwind-cut", b.buf);
+	profile_set_meta(p, "unwind-cut", b.buf);
 	sbuf_release(&b);
+}
+
+/* Frames named from kept names since the files before counted theirs, into p. */
+static void write_names_kept(const struct session *s, struct profile *p)
+{
+	uint64_t n = symbolizer_names_cached(s->nm.syms) - s->names_kept_done;
+
+	if (n)
+		set_meta_u64(p, "names-kept", n);
+	else if (profile_get_meta(p, "names-kept"))
+		profile_set_meta(p, "names-kept", ""); /* a slice's copy of the one before's */
+}
+
+void meta_slice_finish(struct session *s, struct profile *p, struct stack_unwind_stats *unw)
+{
+	write_names_kept(s, p);
+	s->names_kept_done = symbolizer_names_cached(s->nm.syms);
+	if (!unw)
+		return;
+	unwind_stats_settle(unw, p, naming_entry_frame, s);
+	write_unwind_meta(s, p, unw);
+	unwind_stats_add(&s->unw_done, unw);
+	unwind_stats_release(unw);
+	free(unw);
 }
 
 /*
@@ -155,9 +178,11 @@ void meta_write(struct session *s)
 		profile_set_meta(p, "naming-given-up", buf);
 	}
 	meta_memory(s, p);
-	/* Frames named from what earlier recordings of the same builds kept (namecache.h). */
-	if (symbolizer_names_cached(s->nm.syms))
-		set_meta_u64(p, "names-kept", symbolizer_names_cached(s->nm.syms));
+	/*
+	 * Frames named from what earlier recordings of the same builds kept
+	 * (namecache.h), since the slices before counted theirs.
+	 */
+	write_names_kept(s, p);
 	if (s->nm.cut_why) {
 		char buf[160];
 
@@ -179,7 +204,7 @@ void meta_write(struct session *s)
 	 * a file cut short has none rather than counts half made.
 	 */
 	if (o->ev.dwarf_stack && s->end_ns)
-		write_unwind_meta(s);
+		write_unwind_meta(s, p, &s->stk.unw);
 	set_meta_u64(p, "start-time", (uint64_t)s->wall_start);
 	meta_progress(s);
 	if (uname(&u) == 0) {
@@ -272,11 +297,16 @@ static void print_unwind_how(const struct stack_unwind_stats *u)
 /* Summary lines: the share of stacks that reached the entry, and the worst cuts. */
 static void print_unwind_summary(const struct session *s)
 {
-	const struct stack_unwind_stats *u = &s->stk.unw;
-	struct hmap_slot *cuts = xcalloc(u->cut.count + 1, sizeof(*cuts));
+	struct stack_unwind_stats all, *u = &all;
+	struct hmap_slot *cuts;
 	struct sbuf shown = SBUF_INIT; /* paths come from other processes: shown printable */
 	size_t n = 0;
 
+	/* The whole recording's: the slices finished before, and the last. */
+	unwind_stats_init(&all);
+	unwind_stats_add(&all, &s->unw_done);
+	unwind_stats_add(&all, &s->stk.unw);
+	cuts = xcalloc(u->cut.count + 1, sizeof(*cuts));
 	fprintf(stderr, "perfmini: unwinding: %llu of %llu user stacks (%.1f%%) reached the entry",
 		(unsigned long long)u->ends[UNWIND_COMPLETE], (unsigned long long)u->unwound,
 		u->unwound ? 100.0 * (double)u->ends[UNWIND_COMPLETE] / (double)u->unwound : 100.0);
@@ -304,6 +334,7 @@ static void print_unwind_summary(const struct session *s)
 	}
 	free(cuts);
 	sbuf_release(&shown);
+	unwind_stats_release(&all);
 }
 
 /*

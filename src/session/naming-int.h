@@ -123,7 +123,7 @@ void naming_name_frames(struct session *s, const volatile sig_atomic_t *interrup
  */
 void naming_name_sealed(struct session *s, struct profile *p, uint32_t gen);
 /* Whether named frame f of the current profile is where a stack starts (arg: the session). */
-bool naming_entry_frame(uint32_t f, void *arg);
+bool naming_entry_frame(const struct profile *p, uint32_t f, void *arg);
 /*
  * The kernel's symbols read now (before the sampling starts, when the
  * naming thread has no job yet).

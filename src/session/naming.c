@@ -279,10 +279,9 @@ static bool resolved_by_namer(uint32_t frame, void *arg)
  * (unwind_is_entry_name), or, in a binary without symbols, the code at its
  * ELF entry point (_start is a few dozen bytes).
  */
-bool naming_entry_frame(uint32_t f, void *arg)
+bool naming_entry_frame(const struct profile *p, uint32_t f, void *arg)
 {
 	struct session *s = arg;
-	const struct profile *p = s->out.prof;
 	const struct pm_frame *fr = &p->frames[f];
 
 	if (fr->nlines) {

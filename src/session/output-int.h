@@ -30,6 +30,8 @@ struct sealed {
 	struct profile *prof;
 	uint32_t gen;
 	size_t upto;
+	/* Its unwinds (DWARF and hybrid modes, else NULL), settled once its frames have names. */
+	struct stack_unwind_stats *unw;
 };
 
 struct sess_output {
@@ -114,10 +116,11 @@ int output_open_next(struct session *s);
  * Second step, once the records of the slice are in its profile: the file
  * written now sealed (or finished, with no naming thread), the profile
  * in which the recording goes on made and returned, the one before left
- * to the sealed file (of naming generation gen). NULL once a failure is
- * said.
+ * to the sealed file (of naming generation gen), with its unwinds unw
+ * (allocated, or NULL: see meta_slice_finish), settled when it is
+ * finished. NULL once a failure is said.
  */
-struct profile *output_seal(struct session *s, uint32_t gen);
+struct profile *output_seal(struct session *s, uint32_t gen, struct stack_unwind_stats *unw);
 /* Last step: the next file takes the records from now on. */
 void output_slice_started(struct session *s);
 /*

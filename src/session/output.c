@@ -239,6 +239,11 @@ static void drop_slice(struct session *s, size_t k)
 
 	if (out->sealed[k].prof != out->last)
 		profile_free(out->sealed[k].prof);
+	/* A slice removed unfinished (--switch-max-files): its unwinds are not counted. */
+	if (out->sealed[k].unw) {
+		unwind_stats_release(out->sealed[k].unw);
+		free(out->sealed[k].unw);
+	}
 	naming_forget(&s->nm, out->sealed[k].gen);
 	memmove(out->sealed + k, out->sealed + k + 1, (--out->nsealed - k) * sizeof(*out->sealed));
 	hurry_naming(s);
@@ -271,6 +276,8 @@ static void finish_sealed(struct session *s, size_t k)
 	char err[512];
 	char *path = xstrdup(datafile_path(out->sealed[k].out));
 
+	meta_slice_finish(s, out->sealed[k].prof, out->sealed[k].unw);
+	out->sealed[k].unw = NULL;
 	if (datafile_commit_names(&out->sealed[k].out, out->sealed[k].prof, err, sizeof(err)) < 0)
 		note_incomplete(out, path);
 	free(path);
@@ -369,18 +376,25 @@ int output_open_next(struct session *s)
  * so that the recorder holds the stacks, frames and names of the slices
  * not finished yet, not of the whole recording.
  */
-struct profile *output_seal(struct session *s, uint32_t gen)
+struct profile *output_seal(struct session *s, uint32_t gen, struct stack_unwind_stats *unw)
 {
 	struct sess_output *out = &s->out;
 	struct profile *before = out->prof;
 	char err[512];
 	int ret;
 
-	if (s->nm.namer)
+	if (s->nm.namer) {
 		ret = datafile_seal(out->out, before, err, sizeof(err));
-	else
+	} else {
+		meta_slice_finish(s, before, unw);
+		unw = NULL;
 		ret = datafile_commit(&out->out, before, NULL, err, sizeof(err));
+	}
 	if (ret < 0) {
+		if (unw) {
+			unwind_stats_release(unw);
+			free(unw);
+		}
 		error("%s", err);
 		datafile_abandon(&out->out);
 		datafile_abandon(&out->next);
@@ -397,7 +411,7 @@ struct profile *output_seal(struct session *s, uint32_t gen)
 		if (out->nsealed == SEALED_MAX)
 			finish_sealed(s, 0);
 		out->sealed = xrealloc(out->sealed, (out->nsealed + 1) * sizeof(*out->sealed));
-		out->sealed[out->nsealed++] = (struct sealed){out->out, before, gen, 0};
+		out->sealed[out->nsealed++] = (struct sealed){out->out, before, gen, 0, unw};
 		hurry_naming(s);
 	} else {
 		count_missing(out, before);
@@ -423,6 +437,10 @@ void output_release(struct sess_output *out)
 		datafile_abandon(&sf->out);
 		if (sf->prof != out->last)
 			profile_free(sf->prof);
+		if (sf->unw) {
+			unwind_stats_release(sf->unw);
+			free(sf->unw);
+		}
 	}
 	profile_free(out->last);
 	profile_free(out->prof);

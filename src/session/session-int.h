@@ -68,6 +68,12 @@ struct session {
 	char *privileged;	     /* why the command gains privileges at its exec, or NULL */
 	session_sample_fn on_sample; /* a live view's hook, or NULL */
 	void *on_sample_arg;
+	/*
+	 * The unwinds of the slices finished, settled (the summary's); the
+	 * frames named from kept names that their files counted.
+	 */
+	struct stack_unwind_stats unw_done;
+	uint64_t names_kept_done;
 	/* Its parts. */
 	struct sess_events ev;
 	struct sess_threads th;
@@ -84,6 +90,13 @@ struct session {
  */
 void meta_write(struct session *s);
 void meta_progress(struct session *s);
+/*
+ * Slice p finished (--switch-output): its own counts into its meta, of
+ * the frames named from kept names since the slice before, and of its
+ * unwinds unw (NULL: none), settled against p's frames, then summed into
+ * the recording's (and freed).
+ */
+void meta_slice_finish(struct session *s, struct profile *p, struct stack_unwind_stats *unw);
 /* Why the command argv runs gains privileges at its exec, or NULL (allocated). */
 char *meta_privileged_command(char *const argv[]);
 

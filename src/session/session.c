@@ -416,6 +416,7 @@ static struct pollfd *loop_fds(const struct session *s, const struct session_run
 static int session_switch(struct session *s)
 {
 	struct profile *before = s->out.prof, *next;
+	struct stack_unwind_stats *unw = NULL;
 	uint32_t gen = s->nm.gen;
 
 	if (output_open_next(s) < 0)
@@ -425,7 +426,12 @@ static int session_switch(struct session *s)
 	naming_take(s);
 	threads_write_alive(&s->th, &s->model, &s->out);
 	meta_write(s);
-	next = output_seal(s, gen);
+	/* The slice's unwinds go with its file: each file counts its own. */
+	if (s->unwinder) {
+		unw = xmalloc(sizeof(*unw));
+		stacker_take_unwind(&s->stk, unw);
+	}
+	next = output_seal(s, gen, unw);
 	if (!next)
 		return -1;
 	naming_next_slice(&s->nm, before);

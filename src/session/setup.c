@@ -80,6 +80,7 @@ static struct session *session_make(const struct record_opts *o, bool live)
 	if (o->ev.dwarf_stack)
 		s->unwinder = unwinder_new(&s->model);
 	stacker_init(&s->stk, &s->model, s->out.prof, s->unwinder, on_new_frame, s);
+	unwind_stats_init(&s->unw_done);
 	hmap_init(&s->pending);
 	threads_init(&s->th);
 	waits_init(&s->wt, o->off_cpu_min_ns, s);
@@ -198,6 +199,7 @@ void session_free(struct session *s)
 	hmap_release(&s->pending);
 	waits_release(&s->wt);
 	stacker_release(&s->stk);
+	unwind_stats_release(&s->unw_done);
 	unwinder_free(s->unwinder);
 	model_release(&s->model);
 	threads_release(&s->th);

@@ -90,8 +90,7 @@ void stacker_init(struct stacker *s, struct model *model, struct profile *prof,
 	s->unwinder = unwinder;
 	s->new_frame = new_frame;
 	s->new_frame_arg = arg;
-	hmap_init(&s->unw.cut);
-	hmap_init(&s->unw.outer);
+	unwind_stats_init(&s->unw);
 }
 
 void stacker_release(struct stacker *s)
@@ -105,8 +104,7 @@ void stacker_release(struct stacker *s)
 	free(s->jitmaps);
 	s->jitmaps = NULL;
 	s->njitmaps = 0;
-	hmap_release(&s->unw.cut);
-	hmap_release(&s->unw.outer);
+	unwind_stats_release(&s->unw);
 }
 
 /* Adds a frame to the stack being built; returns its id, or PM_NONE when the stack is full. */
@@ -309,24 +307,63 @@ static void count_end(struct stack_unwind_stats *u, uint32_t module, enum unwind
 	}
 }
 
-void stacker_settle_unwind(struct stacker *s, bool (*is_entry)(uint32_t frame, void *arg),
-			   void *arg)
+void unwind_stats_init(struct stack_unwind_stats *u)
+{
+	memset(u, 0, sizeof(*u));
+	hmap_init(&u->cut);
+	hmap_init(&u->outer);
+}
+
+void unwind_stats_release(struct stack_unwind_stats *u)
+{
+	hmap_release(&u->cut);
+	hmap_release(&u->outer);
+}
+
+void unwind_stats_settle(struct stack_unwind_stats *u, const struct profile *p,
+			 stack_is_entry_fn is_entry, void *arg)
 {
 	const struct hmap_slot *slot;
 
-	for (size_t pos = 0; (slot = hmap_next(&s->unw.outer, &pos));) {
+	for (size_t pos = 0; (slot = hmap_next(&u->outer, &pos));) {
 		uint32_t f = (uint32_t)slot->key;
 		enum unwind_end end = (enum unwind_end)(slot->key >> 32);
 
 		/* A stack that ends at an entry point is whole, however the unwind stopped there. */
-		if (is_entry(f, arg))
+		if (is_entry(p, f, arg))
 			end = UNWIND_COMPLETE;
 		else if (end == UNWIND_COMPLETE)
 			end = UNWIND_NOT_ENTRY;
-		count_end(&s->unw, s->prof->frames[f].module, end, slot->val);
+		count_end(u, p->frames[f].module, end, slot->val);
 	}
-	hmap_release(&s->unw.outer);
-	hmap_init(&s->unw.outer);
+	hmap_release(&u->outer);
+	hmap_init(&u->outer);
+}
+
+void stacker_settle_unwind(struct stacker *s, stack_is_entry_fn is_entry, void *arg)
+{
+	unwind_stats_settle(&s->unw, s->prof, is_entry, arg);
+}
+
+void stacker_take_unwind(struct stacker *s, struct stack_unwind_stats *into)
+{
+	*into = s->unw;
+	unwind_stats_init(&s->unw);
+}
+
+void unwind_stats_add(struct stack_unwind_stats *to, const struct stack_unwind_stats *from)
+{
+	const struct hmap_slot *slot;
+
+	to->unwound += from->unwound;
+	for (int i = 0; i < UNWIND_HOW_COUNT; i++)
+		to->how[i] += from->how[i];
+	for (int i = 0; i < UNWIND_JUDGE_COUNT; i++)
+		to->judge[i] += from->judge[i];
+	for (int i = 0; i < UNWIND_END_COUNT; i++)
+		to->ends[i] += from->ends[i];
+	for (size_t pos = 0; (slot = hmap_next(&from->cut, &pos));)
+		hmap_insert(&to->cut, slot->key, NULL)->val += slot->val;
 }
 
 /* Notes how an unwind ended at outer, the stack's outermost frame (PM_NONE: none), judged at the stop. */

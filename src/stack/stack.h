@@ -137,14 +137,29 @@ size_t stacker_unwind_ahead(struct stacker *s, const struct rec_sample *smp, voi
 uint32_t stacker_add_ahead(struct stacker *s, const struct rec_sample *smp, uint16_t misc,
 			   const void *ahead);
 
+/* Whether frame id frame of profile p is where a stack starts (an entry point). */
+typedef bool (*stack_is_entry_fn)(const struct profile *p, uint32_t frame, void *arg);
+
 /*
  * DWARF and hybrid modes, once frames have names: counts the unwound
  * stacks as complete if their outermost frame is an entry point (is_entry
  * says so of a frame id), else by why they ended (UNWIND_NOT_ENTRY for
  * those the tables ended elsewhere).
  */
-void stacker_settle_unwind(struct stacker *s, bool (*is_entry)(uint32_t frame, void *arg),
-			   void *arg);
+void stacker_settle_unwind(struct stacker *s, stack_is_entry_fn is_entry, void *arg);
+/*
+ * The unwinds counted so far, into into (which is initialized), for the
+ * file they are in (a slice sealed: their outermost frames are its
+ * profile's); the stacker's counts start again from nothing.
+ */
+void stacker_take_unwind(struct stacker *s, struct stack_unwind_stats *into);
+/* stacker_settle_unwind for counts taken out, whose frames are profile p's. */
+void unwind_stats_settle(struct stack_unwind_stats *u, const struct profile *p,
+			 stack_is_entry_fn is_entry, void *arg);
+/* Adds settled counts from to to (a recording's sum of its slices'). */
+void unwind_stats_add(struct stack_unwind_stats *to, const struct stack_unwind_stats *from);
+void unwind_stats_init(struct stack_unwind_stats *u);
+void unwind_stats_release(struct stack_unwind_stats *u);
 
 /* The module id of a "cut" key (PM_NONE for none) and its reason. */
 uint32_t stack_cut_module(uint64_t key);

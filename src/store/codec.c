@@ -550,11 +550,10 @@ void df_put_chunk(struct df_out *o, const struct profile *p, struct datafile_out
 		done->str = p->str.len;
 	}
 	/*
-	 * Meta entries change in place (counts): all of them, each time;
-	 * a file finished after the next began keeps those it had.
+	 * Meta entries change in place (counts): all of them, each time,
+	 * a slice's names too (its own counts of what naming found).
 	 */
-	if (kind != DF_CHUNK_NAMES)
-		put_run(o, p, df_section_of(DF_META), 0, p->nmeta);
+	put_run(o, p, df_section_of(DF_META), 0, p->nmeta);
 	/* Modules learn their build-ids and reasons at the end. */
 	if (kind != DF_CHUNK_MORE)
 		done->modules = 0;

@@ -12,6 +12,7 @@
  */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "util/alloc.h"
 #include "util/hash.h"
 #include "util/hmap.h"
+#include "util/sbuf.h"
 
 /* src's string off in dst. */
 static uint32_t str_in(struct profile *dst, const struct profile *src, uint32_t off)
@@ -167,10 +169,98 @@ static bool same_recording(const struct profile *p, const struct profile *q)
 	       profile_get_meta(q, "slice-start-ns");
 }
 
+/* The counts of the meta entries that files add up, where either file has them. */
+static void sum_counts(struct profile *dst, const struct profile *src)
+{
+	static const char *const counts[] = {"unwind-stacks",
+					     "unwind-complete",
+					     "unwind-by-cfi",
+					     "unwind-spliced",
+					     "unwind-spliced-past",
+					     "unwind-fp-only",
+					     "unwind-agreed",
+					     "unwind-tables-won-skipped",
+					     "unwind-tables-won-not-ra",
+					     "unwind-chain-won",
+					     "names-kept"};
+
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		if (profile_get_meta(dst, counts[i]) || profile_get_meta(src, counts[i]))
+			set_u64(dst, counts[i],
+				profile_get_meta_u64(dst, counts[i]) +
+					profile_get_meta_u64(src, counts[i]));
+}
+
+/* The line at *at (to its newline or end), *at moved past it; NULL at the end. */
+static const char *next_line(const char **at, size_t *len)
+{
+	const char *l = *at, *nl;
+
+	if (!*l)
+		return NULL;
+	nl = strchr(l, '\n');
+	*len = nl ? (size_t)(nl - l) : strlen(l);
+	*at = l + *len + (nl ? 1 : 0);
+	return l;
+}
+
 /*
- * Meta: dst's first file's, with the counts summed; the duration, for
- * slices of one recording, from the first's start to the last's end,
- * else the longest.
+ * "unwind-cut": lines "COUNT\tREASON\tMODULE", one per (reason, module):
+ * src's added to dst's, a pair in both summed.
+ */
+static void sum_cuts(struct profile *dst, const struct profile *src)
+{
+	const char *a = profile_get_meta(dst, "unwind-cut"),
+		   *b = profile_get_meta(src, "unwind-cut");
+	struct sbuf out = SBUF_INIT;
+	const char *l, *at;
+	size_t len;
+
+	if (!b || !*b)
+		return;
+	/* dst's lines, each with what src has of its pair. */
+	for (at = a ? a : ""; (l = next_line(&at, &len));) {
+		const char *tab = memchr(l, '\t', len), *m, *bat = b;
+		unsigned long long n = strtoull(l, NULL, 10);
+		size_t mlen;
+
+		if (!tab)
+			continue;
+		while ((m = next_line(&bat, &mlen))) {
+			const char *mtab = memchr(m, '\t', mlen);
+
+			if (mtab && mlen - (size_t)(mtab - m) == len - (size_t)(tab - l) &&
+			    !memcmp(mtab, tab, len - (size_t)(tab - l)))
+				n += strtoull(m, NULL, 10);
+		}
+		sbuf_addf(&out, "%llu%.*s\n", n, (int)(len - (size_t)(tab - l)), tab);
+	}
+	/* src's pairs that dst has not. */
+	for (at = b; (l = next_line(&at, &len));) {
+		const char *tab = memchr(l, '\t', len), *m, *aat = a ? a : "";
+		bool found = false;
+		size_t mlen;
+
+		if (!tab)
+			continue;
+		while (!found && (m = next_line(&aat, &mlen))) {
+			const char *mtab = memchr(m, '\t', mlen);
+
+			found = mtab && mlen - (size_t)(mtab - m) == len - (size_t)(tab - l) &&
+				!memcmp(mtab, tab, len - (size_t)(tab - l));
+		}
+		if (!found)
+			sbuf_addf(&out, "%.*s\n", (int)len, l);
+	}
+	profile_set_meta(dst, "unwind-cut", out.buf);
+	sbuf_release(&out);
+}
+
+/*
+ * Meta: dst's first file's, with the counts summed (samples, losses, how
+ * stacks were unwound and where they were cut, frames named from kept
+ * names: each slice holds its own); the duration, for slices of one
+ * recording, from the first's start to the last's end, else the longest.
  */
 static void merge_meta(struct profile *dst, const struct profile *src)
 {
@@ -187,6 +277,8 @@ static void merge_meta(struct profile *dst, const struct profile *src)
 	for (size_t i = 0; i < sizeof(sums) / sizeof(sums[0]); i++)
 		set_u64(dst, sums[i],
 			profile_get_meta_u64(dst, sums[i]) + profile_get_meta_u64(src, sums[i]));
+	sum_cuts(dst, src);
+	sum_counts(dst, src);
 	d0 = profile_get_meta_u64(dst, "duration-ns");
 	d1 = profile_get_meta_u64(src, "duration-ns");
 	if (same_recording(dst, src)) {

@@ -10,7 +10,9 @@
 #               the merge's the three files' span (about 3 s, not 5.5);
 #   a command, a new file at every 64 KiB: two files or more, none cut
 #               short, and merged they hold every sample the recorder's
-#               summary counted; spin_hot is the hottest in the merge;
+#               summary counted; each counts its own unwound stacks, and
+#               merged they add up to the summary's; spin_hot is the
+#               hottest in the merge;
 #               a text file beside them is skipped with a warning, and a
 #               file given twice (two spellings) merged once, said;
 #   --off-cpu, a new file every second: pingpong's two threads each
@@ -116,6 +118,28 @@ merged=$(samples "$tmp/c")
 if [ -z "$counted" ] || [ "$merged" -ne "$counted" ]; then
 	fail "--switch-output=64K: the $n files hold $merged samples, the recorder counted $counted"
 fi
+# Each file counts its own unwinds: a "Stacks:" line of no more stacks
+# than its samples, and the merge's count is the files' sum, the one the
+# recorder's summary gave.
+stacks() {
+	"$PERFMINI" report -i "$1" -n 1 2>&3 |
+		sed -n 's/^Stacks: .* [0-9]* of \([0-9]*\) user stacks.*/\1/p'
+}
+unwound=0
+for f in "$tmp"/c/cmd.data.*; do
+	u=$(stacks "$f")
+	k=$(samples "$f")
+	if [ -z "$u" ] || [ "$u" -gt "$k" ] || { [ "$k" -gt 0 ] && [ "$u" -eq 0 ]; }; then
+		fail "$f: ${u:-no} unwound stacks counted, for its $k samples"
+	fi
+	unwound=$((unwound + u))
+done
+said=$(sed -n 's/^perfmini: unwinding: [0-9]* of \([0-9]*\) user stacks.*/\1/p' "$tmp/c.err")
+merged_u=$(stacks "$tmp/c")
+if [ "$merged_u" != "$unwound" ] || [ "$said" != "$unwound" ]; then
+	fail "the files count $unwound unwound stacks, merged ${merged_u:-none}, the summary ${said:-none}"
+fi
+say "--switch-output=64K: $unwound unwound stacks, each file its own"
 "$PERFMINI" report -i "$tmp/c" -n 1 >"$tmp/c.top" 2>&3 || fail "report -i DIR exited $?"
 sed -n "/^ Self%/,\$p" "$tmp/c.top" >&3
 grep -Eq 'spin-pie +spin_hot$' "$tmp/c.top" || fail "report -i DIR: spin_hot is not the hottest"

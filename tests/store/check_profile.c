@@ -1141,7 +1141,9 @@ END_TEST
 /*
  * A file sealed, then finished after the next began (--switch-output):
  * the frames it holds get the names found since, and nothing the
- * profile gained after the seal (frames, stacks, meta) reaches it.
+ * profile gained after the seal (frames, stacks) reaches it; its meta
+ * entries are those it is finished with (a slice's counts of its
+ * unwinds and names, settled then).
  */
 START_TEST(test_seal_names)
 {
@@ -1172,7 +1174,10 @@ START_TEST(test_seal_names)
 	ck_assert_msg(q != NULL, "%s", file_err);
 	ck_assert_uint_eq(q->frames[2].nlines, 0);
 	ck_assert_uint_gt(q->cut_at, 0); /* readable, not finished */
+	ck_assert_str_eq(profile_get_meta(q, "slice"), "first");
+	ck_assert_ptr_null(profile_get_meta(q, "unwind-stacks"));
 	profile_free(q);
+	profile_set_meta(p, "unwind-stacks", "6");
 	ck_assert_int_eq(datafile_commit_names(&out, p, file_err, sizeof(file_err)), 0);
 	q = datafile_read(path, false, file_err, sizeof(file_err));
 	ck_assert_msg(q != NULL, "%s", file_err);
@@ -1183,7 +1188,8 @@ START_TEST(test_seal_names)
 	ck_assert_uint_eq(q->frames[2].nlines, 1);
 	ck_assert_str_eq(strtab_get(&q->str, q->lines[q->frames[2].line0].func), "found_late");
 	ck_assert_uint_eq(q->frames[3].nlines, 0);
-	ck_assert_str_eq(profile_get_meta(q, "slice"), "first");
+	ck_assert_str_eq(profile_get_meta(q, "slice"), "second");
+	ck_assert_str_eq(profile_get_meta(q, "unwind-stacks"), "6");
 	profile_free(q);
 	datafile_abandon(&next); /* never named: gone */
 	ck_assert_ptr_null(next);
@@ -1545,6 +1551,65 @@ START_TEST(test_merge_slices)
 }
 END_TEST
 
+/*
+ * Slices that each counted their own unwinds and kept names: merged, the
+ * counts add up, and the lines of where stacks were cut are summed by
+ * (reason, module), a pair of one slice only kept as it is. A slice
+ * without unwinding (frame pointers) adds nothing, and files without
+ * any get no such entries.
+ */
+START_TEST(test_merge_unwind_counts)
+{
+	struct profile *m = profile_new(), *a = slice_meta(0, 1000, "1000", "0");
+	struct profile *b = slice_meta(1000, 1000, "1000", "0"),
+		       *c = slice_meta(2000, 10, "1000", "0");
+	struct profile *none = profile_new();
+	const char *cut;
+
+	profile_set_meta(a, "unwind-stacks", "100");
+	profile_set_meta(a, "unwind-complete", "90");
+	profile_set_meta(a, "names-kept", "7");
+	profile_set_meta(a, "unwind-cut",
+			 "6\tstack copy too small\t/lib/libx.so\n"
+			 "4\tended before the entry\t/bin/a\n");
+	profile_set_meta(b, "unwind-stacks", "50");
+	profile_set_meta(b, "unwind-complete", "48");
+	profile_set_meta(b, "unwind-cut", "2\tstack copy too small\t/lib/libx.so\n");
+	profile_set_meta(c, "unwind-stacks", "30");
+	profile_set_meta(c, "unwind-complete", "29");
+	profile_set_meta(c, "names-kept", "3");
+	profile_set_meta(c, "unwind-cut", "1\tended before the entry\t/bin/b\n");
+	profile_merge(m, a);
+	profile_merge(m, b);
+	profile_merge(m, c);
+	ck_assert_uint_eq(profile_get_meta_u64(m, "unwind-stacks"), 180);
+	ck_assert_uint_eq(profile_get_meta_u64(m, "unwind-complete"), 167);
+	ck_assert_uint_eq(profile_get_meta_u64(m, "names-kept"), 10);
+	cut = profile_get_meta(m, "unwind-cut");
+	ck_assert_ptr_nonnull(strstr(cut, "8\tstack copy too small\t/lib/libx.so\n"));
+	ck_assert_ptr_nonnull(strstr(cut, "4\tended before the entry\t/bin/a\n"));
+	ck_assert_ptr_nonnull(strstr(cut, "1\tended before the entry\t/bin/b\n"));
+	ck_assert_uint_eq(strlen(cut), strlen("8\tstack copy too small\t/lib/libx.so\n"
+					      "4\tended before the entry\t/bin/a\n"
+					      "1\tended before the entry\t/bin/b\n"));
+	profile_free(a);
+	profile_free(b);
+	profile_free(c);
+	profile_free(m);
+
+	m = profile_new();
+	a = slice_meta(0, 1000, "1000", "0");
+	profile_merge(m, a);
+	profile_merge(m, none);
+	ck_assert_ptr_null(profile_get_meta(m, "unwind-stacks"));
+	ck_assert_ptr_null(profile_get_meta(m, "unwind-cut"));
+	ck_assert_ptr_null(profile_get_meta(m, "names-kept"));
+	profile_free(a);
+	profile_free(none);
+	profile_free(m);
+}
+END_TEST
+
 static Suite *profile_suite(void)
 {
 	Suite *s = suite_create("profile");
@@ -1567,6 +1632,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, test_decode_flipped);
 	tcase_add_test(tc, test_decode_damaged);
 	tcase_add_test(tc, test_merge_slices);
+	tcase_add_test(tc, test_merge_unwind_counts);
 	tcase_add_loop_test(tc, test_decode_bad_index, 0, (int)ARRAY_SIZE(breakers));
 	tcase_add_test(tc, test_decode_handmade);
 	tcase_set_timeout(tc, 60);
