@@ -17,7 +17,6 @@
 #include "cmd/opts.h"
 #include "model/proc.h"
 #include "symbol/symbolize.h"
-#include "util/array.h"
 #include "util/msg.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
@@ -50,15 +49,64 @@ static int parse_addr(const char *s, uint64_t *v)
 /*
  * Names and paths come from binaries and processes that may be anyone's:
  * what is printed is made printable first (no terminal control codes).
+ * Each address's lines are made in out, then written at once; where, the
+ * module's path as shown, is made again only when the module changes.
  */
-static struct sbuf shown[3] = {SBUF_INIT, SBUF_INIT, SBUF_INIT};
+static struct sbuf out = SBUF_INIT, where = SBUF_INIT;
+static const struct module *where_of;
+
+/* n in hexadecimal, with 0x. */
+static void add_hex(struct sbuf *b, uint64_t n)
+{
+	char buf[20], *p = buf + sizeof(buf);
+
+	do
+		*--p = "0123456789abcdef"[n & 0xf];
+	while (n >>= 4);
+	*--p = 'x';
+	*--p = '0';
+	sbuf_addn(b, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+static void add_dec(struct sbuf *b, uint32_t n)
+{
+	char buf[10], *p = buf + sizeof(buf);
+
+	do
+		*--p = (char)('0' + n % 10);
+	while (n /= 10);
+	sbuf_addn(b, p, (size_t)(buf + sizeof(buf) - p));
+}
 
 /* "FILE:LINE" or "??:0", as addr2line writes an unknown place. */
-static void print_place(const struct srcline *l)
+static void add_place(const struct srcline *l)
 {
-	printf("%s:%u", l->file ? printable(&shown[0], l->file) : "??", l->line);
-	if (l->col)
-		printf(":%u", l->col);
+	if (l->file)
+		sbuf_add_printable(&out, l->file);
+	else
+		sbuf_adds(&out, "??");
+	sbuf_adds(&out, ":");
+	add_dec(&out, l->line);
+	if (l->col) {
+		sbuf_adds(&out, ":");
+		add_dec(&out, l->col);
+	}
+}
+
+/* "ADDR ?? MODULE\n". */
+static void add_unnamed(uint64_t addr)
+{
+	add_hex(&out, addr);
+	sbuf_adds(&out, " ?? ");
+	sbuf_addn(&out, where.buf, where.len);
+	sbuf_adds(&out, "\n");
+}
+
+/* The lines made for one address, written. */
+static void put_out(void)
+{
+	fwrite(out.buf, 1, out.len, stdout);
+	sbuf_reset(&out);
 }
 
 /*
@@ -73,7 +121,6 @@ static void print_one(struct target *t, uint64_t addr)
 	struct module *m = t->exe;
 	struct symres r;
 	uint64_t frame_addr = addr;
-	const char *where;
 
 	if (!m) {
 		map = model_find(&t->model, t->pid, addr);
@@ -86,27 +133,43 @@ static void print_one(struct target *t, uint64_t addr)
 		} else
 			frame_addr = addr_to_file_offset(addr, map->start, map->pgoff);
 	}
-	where = printable(&shown[2], m ? m->path : map ? "[anon]" : "[no mapping]");
+	if (!m || m != where_of) {
+		sbuf_reset(&where);
+		sbuf_add_printable(&where, m ? m->path : map ? "[anon]" : "[no mapping]");
+		where_of = m;
+	}
 	if (!m || !symbolize_addr(t->syms, m, frame_addr, m == t->exe, &r)) {
-		printf("0x%llx ?\? %s\n", (unsigned long long)addr, where);
+		add_unnamed(addr);
+		put_out();
 		if (m)
 			symres_release(&r);
 		return;
 	}
-	if (r.symname || r.lv[r.n - 1].func)
-		printf("0x%llx %s+0x%llx %s\n", (unsigned long long)addr,
-		       printable(&shown[1], r.symname ? r.symname : r.lv[r.n - 1].func),
-		       (unsigned long long)r.symoff, where);
-	else
-		printf("0x%llx ?\? %s\n", (unsigned long long)addr, where);
+	if (r.symname || r.lv[r.n - 1].func) {
+		add_hex(&out, addr);
+		sbuf_adds(&out, " ");
+		sbuf_add_printable(&out, r.symname ? r.symname : r.lv[r.n - 1].func);
+		sbuf_adds(&out, "+");
+		add_hex(&out, r.symoff);
+		sbuf_adds(&out, " ");
+		sbuf_addn(&out, where.buf, where.len);
+		sbuf_adds(&out, "\n");
+	} else {
+		add_unnamed(addr);
+	}
 	for (int i = 0; i < r.n; i++) {
 		if (!r.lv[i].file && !r.lv[i].line)
 			continue;
-		printf("  %s%s at ", i ? "inlined into " : "",
-		       r.lv[i].func ? printable(&shown[1], r.lv[i].func) : "??");
-		print_place(&r.lv[i]);
-		putchar('\n');
+		sbuf_adds(&out, i ? "  inlined into " : "  ");
+		if (r.lv[i].func)
+			sbuf_add_printable(&out, r.lv[i].func);
+		else
+			sbuf_adds(&out, "??");
+		sbuf_adds(&out, " at ");
+		add_place(&r.lv[i]);
+		sbuf_adds(&out, "\n");
 	}
+	put_out();
 	symres_release(&r);
 }
 
@@ -239,8 +302,8 @@ int cmd_symbolize(int argc, char **argv)
 		model_release(&t.model);
 	symbolizer_free(t.syms);
 	module_set_release(&t.mods);
-	for (size_t i = 0; i < ARRAY_SIZE(shown); i++)
-		sbuf_release(&shown[i]);
+	sbuf_release(&out);
+	sbuf_release(&where);
 	if (fflush(stdout) != 0)
 		ret = 1;
 	return ret;

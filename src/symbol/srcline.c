@@ -15,6 +15,7 @@
 #include "symbol/demangle.h"
 #include "symbol/dwname.h"
 #include "symbol/scopes.h"
+#include "symbol/srcline-int.h"
 #include "symbol/srcline.h"
 #include "symbol/symfile-int.h"
 #include "util/alloc.h"
@@ -22,161 +23,20 @@
 #include "util/hash.h"
 
 /*
- * The name of a function DIE without a linkage name: for C++, the full
- * name built from the DWARF tree (dwname.h), else DW_AT_name. Built once
- * per function: keyed by where its abstract origin's DIE lies in libdw's
- * data.
+ * What a lookup takes of a scope's DIE, the same at every address the
+ * scope holds: read from libdw once (attributes through abstract origins
+ * are costly to walk), then at every later lookup in the scope. The
+ * strings are the symfile's (die_name, unit_path), kept until it is
+ * unloaded, which drops the units' facts first.
  */
-static const char *built_name(struct symfile *f, Dwarf_Die *die)
-{
-	Dwarf_Attribute attr;
-	Dwarf_Die origin = *die;
-	struct hmap_slot *slot;
-	const char *dn;
-	bool added;
-	char *d;
-
-	if (dwarf_attr(die, DW_AT_abstract_origin, &attr))
-		dwarf_formref_die(&attr, &origin);
-	slot = hmap_insert(&f->demangled, hmap_key_ptr(origin.addr), &added);
-	if (added) {
-		if (!f->dwname)
-			f->dwname = dwname_new();
-		d = dwname_function(f->dwname, die);
-		if (!d && (dn = dwarf_diename(die)))
-			d = xstrdup(dn);
-		hmap_set_ptr(slot, d);
-	}
-	return hmap_ptr(slot);
-}
-
-/*
- * The name of a function DIE: its linkage name demangled, as
- * eu-addr2line -C shows it, else built_name.
- */
-static const char *die_name(struct symfile *f, Dwarf_Die *die)
-{
-	Dwarf_Attribute attr;
-	const char *name;
-	struct hmap_slot *slot;
-	bool added;
-	char *d;
-
-	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
-	if (!name)
-		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
-	if (!name)
-		return built_name(f, die);
-	/* Demangled once per name: keyed by the string's address in libdw's data. */
-	slot = hmap_insert(&f->demangled, hmap_key_ptr(name), &added);
-	if (added) {
-		d = demangle(name);
-		hmap_set_ptr(slot, d ? d : xstrdup(name));
-	}
-	return hmap_ptr(slot);
-}
-
-struct joined_path {
-	const char *dir, *file;
-	char path[];
+struct scope_facts {
+	const char *name;      /* srcline_die_name's, or NULL */
+	const char *call_file; /* an inlined scope's call site: the level out's place */
+	uint32_t call_line, call_col;
+	uint32_t decl_line; /* 0: not known */
+	Dwarf_Addr entry;   /* a subprogram's entry pc, when has_entry */
+	bool known, subprogram, inlined, has_entry, symbol_suffix;
 };
-
-/*
- * A file name of the line table made whole: relative names are relative
- * to the unit's compilation directory. Joined once per (dir, file) pair;
- * the pair is identified by where libdw holds the two strings.
- */
-/* hmap_intern's comparison: the joined path of (dir, file) in arg. */
-static bool same_path(uint64_t val, const void *arg)
-{
-	const struct joined_path *j = hmap_val_ptr(val);
-	const char *const *df = arg;
-
-	return j->dir == df[0] && j->file == df[1];
-}
-
-static const char *full_path(struct symfile *f, const char *dir, const char *file)
-{
-	const char *df[2] = {dir, file};
-	struct hmap_slot *slot;
-	struct joined_path *j;
-	uint64_t key;
-	bool added;
-	size_t dl, fl;
-
-	if (!file || file[0] == '/' || !dir || !*dir)
-		return file;
-	key = hash_u64((uintptr_t)dir) ^ hash_u64((uintptr_t)file + 0x9e3779b97f4a7c15ULL);
-	slot = hmap_intern(&f->paths, key, same_path, df, &added);
-	if (!added) {
-		j = hmap_ptr(slot);
-		return j->path;
-	}
-	dl = strlen(dir);
-	fl = strlen(file);
-	j = xmalloc(sizeof(*j) + dl + fl + 2);
-	j->dir = dir;
-	j->file = file;
-	memcpy(j->path, dir, dl);
-	j->path[dl] = '/';
-	memcpy(j->path + dl + 1, file, fl + 1);
-	hmap_set_ptr(slot, j);
-	return j->path;
-}
-
-static bool call_site(const struct dwline_table *t, Dwarf_Die *cu, Dwarf_Die *inl,
-		      const char **file, uint32_t *line, uint32_t *col)
-{
-	Dwarf_Attribute attr;
-	Dwarf_Word v;
-	Dwarf_Files *files;
-	size_t nfiles;
-
-	*file = NULL;
-	*line = 0;
-	*col = 0;
-	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &attr), &v) == 0)
-		*line = (uint32_t)v;
-	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_column, &attr), &v) == 0)
-		*col = (uint32_t)v;
-	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &attr), &v) != 0)
-		return *line != 0;
-	if (t)
-		*file = v < UINT32_MAX ? dwline_file(t, (uint32_t)v) : NULL;
-	else if (dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && v < nfiles)
-		*file = dwarf_filesrc(files, v, NULL, NULL);
-	return *line != 0;
-}
-
-/*
- * The name of the out-of-line function of scope sc, holding ELF address
- * vaddr: the symbol's that holds vaddr when that symbol starts inside the
- * function's ranges (so the symbol and DWARF agree on the function), its
- * clone suffix dropped and demangled; else DWARF's. The symbol table
- * knows what DWARF may not: the mangled name of a function of internal
- * linkage (a lambda, a method in an anonymous namespace), which GCC gives
- * no DW_AT_linkage_name, and the best of several aliases
- * (elf_symbol_rank), where DWARF names the one the source defined
- * (glibc's __GI___strcoll_l for __strcoll_l).
- */
-static const char *function_name(struct symfile *f, const struct unit_scopes *u,
-				 const struct scope *sc, Dwarf_Die *die, uint64_t vaddr,
-				 Dwarf_Addr cubias)
-{
-	const struct sym *s = symtab_lookup(&f->syms, vaddr);
-	struct hmap_slot *slot;
-	const char *raw;
-	bool added;
-
-	if (!s || !scope_holds(u, sc, s->addr + f->dwbias - cubias))
-		return die_name(f, die);
-	/* Keyed by the name's address in the finished table, as die_name's keys. */
-	raw = symtab_name(&f->syms, s);
-	slot = hmap_insert(&f->demangled, hmap_key_ptr(raw), &added);
-	if (added)
-		hmap_set_ptr(slot, demangle_function(raw));
-	return hmap_ptr(slot);
-}
 
 /*
  * The units of a module, found by address without .debug_aranges: every
@@ -203,7 +63,15 @@ struct unit {
 	Dwarf_Die scopes; /* its function DIEs: the split unit of a skeleton */
 	const char *comp_dir;
 	struct unit_scopes *index; /* built at the unit's first lookup */
+	struct scope_facts *facts; /* per scope of index, each read at its first lookup */
+	size_t nfacts;
 };
+
+/* Bytes of unit u's scope facts. */
+static size_t facts_size(const struct unit *u)
+{
+	return u->nfacts * sizeof(*u->facts);
+}
 
 struct unit_range {
 	uint64_t lo, hi; /* [lo, hi) in the DWARF's address space */
@@ -423,6 +291,8 @@ static void index_units(struct srcline_units *x, Dwarf *dw)
 		u->scopes = type == DW_UT_skeleton && dwarf_tag(&subdie) ? subdie : cudie;
 		u->comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &attr));
 		u->index = NULL;
+		u->facts = NULL;
+		u->nfacts = 0;
 		u->table = NULL;
 		u->table_read = u->no_table = u->rows_shed = u->used = false;
 		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0)
@@ -528,7 +398,7 @@ static const char *unit_path(struct symfile *f, const struct unit *u, const char
 	if (u->version < 5 && file && u->comp_dir && u->comp_dir[0] != '/' &&
 	    (n = strlen(u->comp_dir)) && !strncmp(file, u->comp_dir, n) && file[n] == '/')
 		return file;
-	return full_path(f, u->comp_dir, file);
+	return srcline_full_path(f, u->comp_dir, file);
 }
 
 void srcline_release(struct symfile *f)
@@ -539,6 +409,7 @@ void srcline_release(struct symfile *f)
 		return;
 	for (size_t i = 0; i < x->nunits; i++) {
 		unit_scopes_free(x->units[i].index);
+		free(x->units[i].facts);
 		if (x->units[i].table) {
 			dwline_free(x->units[i].table);
 			free(x->units[i].table);
@@ -580,6 +451,12 @@ void srcline_trim(struct symfile *f, bool shed)
 				unit_scopes_free(u->index);
 				u->index = NULL;
 			}
+			if (u->facts) {
+				x->held -= facts_size(u);
+				free(u->facts);
+				u->facts = NULL;
+				u->nfacts = 0;
+			}
 			if (u->table && !u->rows_shed) {
 				x->held -= dwline_rows_size(u->table);
 				dwline_drop_rows(u->table);
@@ -613,6 +490,42 @@ static const char *pc_line(struct symfile *f, struct unit *u, const struct dwlin
 		return unit_path(f, u, dwarf_linesrc(dl, NULL, NULL));
 	}
 	return NULL;
+}
+
+/* The facts of scope sc of unit u (its index built), read from its DIE the first time. */
+static const struct scope_facts *facts_of(struct symfile *f, struct srcline_units *x,
+					  struct unit *u, const struct dwline_table *t, int32_t sc)
+{
+	struct scope_facts *sf;
+	Dwarf_Die whole, *die = &whole;
+	int tag, decl;
+
+	if (!u->facts) {
+		u->nfacts = u->index->n;
+		u->facts = xcalloc(u->nfacts ? u->nfacts : 1, sizeof(*u->facts));
+		x->held += facts_size(u);
+	}
+	sf = &u->facts[sc];
+	if (sf->known)
+		return sf;
+	whole = scope_die(u->index, &u->index->scopes[sc]);
+	tag = dwarf_tag(die);
+	sf->known = true;
+	sf->subprogram = tag == DW_TAG_subprogram;
+	sf->inlined = tag == DW_TAG_inlined_subroutine;
+	sf->name = srcline_die_name(f, die);
+	/* Through the abstract origin or the specification. */
+	sf->decl_line = dwarf_decl_line(die, &decl) == 0 && decl > 0 ? (uint32_t)decl : 0;
+	if (sf->subprogram) {
+		sf->has_entry = dwarf_entrypc(die, &sf->entry) == 0;
+		sf->symbol_suffix =
+			u->lang == DW_LANG_Go && !dwarf_hasattr_integrate(die, DW_AT_linkage_name);
+	} else {
+		/* The next level out runs at this level's call site. */
+		srcline_call_site(t, &u->cu, die, &sf->call_file, &sf->call_line, &sf->call_col);
+		sf->call_file = unit_path(f, u, sf->call_file);
+	}
+	return sf;
 }
 
 int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int max)
@@ -650,43 +563,31 @@ int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int m
 	}
 	for (int32_t sc = unit_scopes_innermost(u->index, pc); sc >= 0 && n < max;
 	     sc = u->index->scopes[sc].parent) {
-		Dwarf_Die whole = scope_die(u->index, &u->index->scopes[sc]);
-		Dwarf_Die *die = &whole;
-		int tag = dwarf_tag(die);
-		uint32_t l, c;
-		int decl;
+		const struct scope_facts *sf = facts_of(f, x, u, t, sc);
 
-		out[n].func = tag == DW_TAG_subprogram
-				      ? function_name(f, u->index, &u->index->scopes[sc], die,
-						      vaddr, x->bias)
-				      : die_name(f, die);
-		if (!out[n].func && tag == DW_TAG_inlined_subroutine)
+		out[n].func = sf->subprogram
+				      ? srcline_function_name(f, u->index, &u->index->scopes[sc],
+							      sf->name, vaddr, x->bias)
+				      : sf->name;
+		if (!out[n].func && sf->inlined)
 			out[n].func = "??";
 		out[n].file = file;
 		out[n].line = line > 0 ? (uint32_t)line : 0;
 		out[n].col = col > 0 ? (uint32_t)col : 0;
-		out[n].inlined = tag == DW_TAG_inlined_subroutine;
-		/* Through the abstract origin or the specification. */
-		out[n].decl_line =
-			dwarf_decl_line(die, &decl) == 0 && decl > 0 ? (uint32_t)decl : 0;
+		out[n].inlined = sf->inlined;
+		out[n].decl_line = sf->decl_line;
 		out[n].entry = 0;
 		out[n].symbol_suffix = false;
 		n++;
-		if (tag == DW_TAG_subprogram) {
-			Dwarf_Addr e;
-
-			if (dwarf_entrypc(die, &e) == 0 && e + x->bias >= f->dwbias)
-				out[n - 1].entry = e + x->bias - f->dwbias;
-			out[n - 1].symbol_suffix =
-				u->lang == DW_LANG_Go &&
-				!dwarf_hasattr_integrate(die, DW_AT_linkage_name);
+		if (sf->subprogram) {
+			if (sf->has_entry && sf->entry + x->bias >= f->dwbias)
+				out[n - 1].entry = sf->entry + x->bias - f->dwbias;
+			out[n - 1].symbol_suffix = sf->symbol_suffix;
 			break;
 		}
-		/* The next level out runs at this level's call site. */
-		call_site(t, &u->cu, die, &file, &l, &c);
-		file = unit_path(f, u, file);
-		line = (int)l;
-		col = (int)c;
+		file = sf->call_file;
+		line = (int)sf->call_line;
+		col = (int)sf->call_col;
 	}
 	if (n == 0 && file) {
 		/* Lines but no function DIE: keep the line, the symbol names it. */

@@ -54,9 +54,15 @@ static void add_shown(struct sbuf *b, const char *str, bool folded)
 	sbuf_addn(b, "", 0);
 	while (*s) {
 		uint32_t cp;
-		size_t n = utf8_char((const char *)s, &cp);
+		size_t n;
 		const char *instead = NULL;
 
+		/* Printable ASCII, nearly every byte of a name or a path, stays. */
+		if (*s >= 0x20 && *s < 0x7f && (*s != ';' || !folded)) {
+			s++;
+			continue;
+		}
+		n = utf8_char((const char *)s, &cp);
 		if (folded && n == 1 && *s == ';')
 			instead = ":";
 		else if (n == 0 || utf8_is_control(cp))
