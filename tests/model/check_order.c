@@ -291,8 +291,8 @@ static size_t resident_past(const struct sbuf *b, size_t from)
  * A burst of megabytes, then quiet: the shed after the burst keeps its
  * room (it was held since the shed before), the next one gives back all
  * but a megabyte of it. Rounds of 1.5 MB and of 0.2 MB in turn give
- * nothing back, so their pages are not faulted in again at each. The queue works as
- * before all along, its records whole and in order.
+ * nothing back, so their pages are not faulted in again at each. The
+ * queue works as before all along, its records whole and in order.
  */
 START_TEST(test_shed)
 {
