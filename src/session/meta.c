@@ -87,8 +87,7 @@ void meta_slice_finish(struct session *s, struct profile *p, struct stack_unwind
 	unwind_stats_settle(unw, p, naming_entry_frame, s);
 	write_unwind_meta(s, p, unw);
 	unwind_stats_add(&s->unw_done, unw);
-	unwind_stats_release(unw);
-	free(unw);
+	unwind_stats_free(unw);
 }
 
 /*

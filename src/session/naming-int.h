@@ -122,7 +122,7 @@ void naming_name_frames(struct session *s, const volatile sig_atomic_t *interrup
  * named, unless naming was cut short, and its modules' facts set.
  */
 void naming_name_sealed(struct session *s, struct profile *p, uint32_t gen);
-/* Whether named frame f of the current profile is where a stack starts (arg: the session). */
+/* Whether named frame f of profile p is where a stack starts (arg: the session). */
 bool naming_entry_frame(const struct profile *p, uint32_t f, void *arg);
 /*
  * The kernel's symbols read now (before the sampling starts, when the

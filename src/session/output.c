@@ -240,10 +240,7 @@ static void drop_slice(struct session *s, size_t k)
 	if (out->sealed[k].prof != out->last)
 		profile_free(out->sealed[k].prof);
 	/* A slice removed unfinished (--switch-max-files): its unwinds are not counted. */
-	if (out->sealed[k].unw) {
-		unwind_stats_release(out->sealed[k].unw);
-		free(out->sealed[k].unw);
-	}
+	unwind_stats_free(out->sealed[k].unw);
 	naming_forget(&s->nm, out->sealed[k].gen);
 	memmove(out->sealed + k, out->sealed + k + 1, (--out->nsealed - k) * sizeof(*out->sealed));
 	hurry_naming(s);
@@ -391,10 +388,7 @@ struct profile *output_seal(struct session *s, uint32_t gen, struct stack_unwind
 		ret = datafile_commit(&out->out, before, NULL, err, sizeof(err));
 	}
 	if (ret < 0) {
-		if (unw) {
-			unwind_stats_release(unw);
-			free(unw);
-		}
+		unwind_stats_free(unw);
 		error("%s", err);
 		datafile_abandon(&out->out);
 		datafile_abandon(&out->next);
@@ -437,10 +431,7 @@ void output_release(struct sess_output *out)
 		datafile_abandon(&sf->out);
 		if (sf->prof != out->last)
 			profile_free(sf->prof);
-		if (sf->unw) {
-			unwind_stats_release(sf->unw);
-			free(sf->unw);
-		}
+		unwind_stats_free(sf->unw);
 	}
 	profile_free(out->last);
 	profile_free(out->prof);

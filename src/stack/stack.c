@@ -320,6 +320,14 @@ void unwind_stats_release(struct stack_unwind_stats *u)
 	hmap_release(&u->outer);
 }
 
+void unwind_stats_free(struct stack_unwind_stats *u)
+{
+	if (!u)
+		return;
+	unwind_stats_release(u);
+	free(u);
+}
+
 void unwind_stats_settle(struct stack_unwind_stats *u, const struct profile *p,
 			 stack_is_entry_fn is_entry, void *arg)
 {

@@ -160,6 +160,8 @@ void unwind_stats_settle(struct stack_unwind_stats *u, const struct profile *p,
 void unwind_stats_add(struct stack_unwind_stats *to, const struct stack_unwind_stats *from);
 void unwind_stats_init(struct stack_unwind_stats *u);
 void unwind_stats_release(struct stack_unwind_stats *u);
+/* Releases and frees u, one malloc'd (stacker_take_unwind's target); NULL is none. */
+void unwind_stats_free(struct stack_unwind_stats *u);
 
 /* The module id of a "cut" key (PM_NONE for none) and its reason. */
 uint32_t stack_cut_module(uint64_t key);
