@@ -204,6 +204,15 @@ static const char *next_line(const char **at, size_t *len)
 	return l;
 }
 
+/* Whether line l (len bytes) and line m (mlen) name one (reason, module): all past the count. */
+static bool same_cut(const char *l, size_t len, const char *m, size_t mlen)
+{
+	const char *tab = memchr(l, '\t', len), *mtab = memchr(m, '\t', mlen);
+
+	return tab && mtab && len - (size_t)(tab - l) == mlen - (size_t)(mtab - m) &&
+	       !memcmp(tab, mtab, len - (size_t)(tab - l));
+}
+
 /*
  * "unwind-cut": lines "COUNT\tREASON\tMODULE", one per (reason, module):
  * src's added to dst's, a pair in both summed.
@@ -213,43 +222,30 @@ static void sum_cuts(struct profile *dst, const struct profile *src)
 	const char *a = profile_get_meta(dst, "unwind-cut"),
 		   *b = profile_get_meta(src, "unwind-cut");
 	struct sbuf out = SBUF_INIT;
-	const char *l, *at;
-	size_t len;
+	const char *l, *m, *at, *other;
+	size_t len, mlen;
 
 	if (!b || !*b)
 		return;
 	/* dst's lines, each with what src has of its pair. */
 	for (at = a ? a : ""; (l = next_line(&at, &len));) {
-		const char *tab = memchr(l, '\t', len), *m, *bat = b;
+		const char *tab = memchr(l, '\t', len);
 		unsigned long long n = strtoull(l, NULL, 10);
-		size_t mlen;
 
 		if (!tab)
 			continue;
-		while ((m = next_line(&bat, &mlen))) {
-			const char *mtab = memchr(m, '\t', mlen);
-
-			if (mtab && mlen - (size_t)(mtab - m) == len - (size_t)(tab - l) &&
-			    !memcmp(mtab, tab, len - (size_t)(tab - l)))
+		for (other = b; (m = next_line(&other, &mlen));)
+			if (same_cut(l, len, m, mlen))
 				n += strtoull(m, NULL, 10);
-		}
 		sbuf_addf(&out, "%llu%.*s\n", n, (int)(len - (size_t)(tab - l)), tab);
 	}
 	/* src's pairs that dst has not. */
 	for (at = b; (l = next_line(&at, &len));) {
-		const char *tab = memchr(l, '\t', len), *m, *aat = a ? a : "";
 		bool found = false;
-		size_t mlen;
 
-		if (!tab)
-			continue;
-		while (!found && (m = next_line(&aat, &mlen))) {
-			const char *mtab = memchr(m, '\t', mlen);
-
-			found = mtab && mlen - (size_t)(mtab - m) == len - (size_t)(tab - l) &&
-				!memcmp(mtab, tab, len - (size_t)(tab - l));
-		}
-		if (!found)
+		for (other = a ? a : ""; !found && (m = next_line(&other, &mlen));)
+			found = same_cut(l, len, m, mlen);
+		if (!found && memchr(l, '\t', len))
 			sbuf_addf(&out, "%.*s\n", (int)len, l);
 	}
 	profile_set_meta(dst, "unwind-cut", out.buf);
