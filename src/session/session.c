@@ -304,7 +304,7 @@ static bool targets_alive(struct session *s)
  * that reaches its watermark is drained at once.
  */
 #define ROUND_MIN_NS  5000000ULL
-#define ROUND_MAX_NS  320000000ULL
+#define ROUND_MAX_NS  1000000000ULL
 #define ROUND_CALM_NS 2000000000ULL
 #define ROUND_FULL    25
 
