@@ -73,6 +73,13 @@ static const struct ration_params live_ration = {
 #define IDLE_NS	       60000000000ULL
 #define FORGET_LOOK_NS 5000000000ULL
 /*
+ * What they freed goes back to the system at most every TRIM_NS:
+ * malloc_trim walks every free page of the heaps and each madvise stops
+ * both threads for a TLB flush (trimmed every 5 s beside a build loop,
+ * it took 4% of the recorder's CPU).
+ */
+#define TRIM_NS 30000000000ULL
+/*
  * And what was read of any module, in use or not, once it is AGE_NS old
  * (symbolizer_forget_old): read again as it is needed (the names kept by
  * build-id spare most of that), so that the memory a long recording
@@ -132,6 +139,8 @@ struct namer {
 	bool joined;	       /* by namer_finish: the thread is gone */
 	struct ration *ration; /* the thread's CPU time while recording: see ration() */
 	uint64_t forget_at;    /* when idle modules were last looked for (now_coarse_ns) */
+	uint64_t trim_at;      /* when the heaps were last trimmed */
+	bool untrimmed;	       /* modules let go since */
 	/* Jobs of the kernel set aside while its symbols are read (defer_kernel). */
 	struct job *deferred;
 	size_t ndeferred, deferred_cap;
@@ -362,9 +371,14 @@ static void forget_idle(struct namer *n)
 	if (now - n->forget_at < FORGET_LOOK_NS)
 		return;
 	n->forget_at = now;
-	/* What was freed goes back to the system, the naming thread's heap included: one walk. */
 	if (symbolizer_forget_idle(n->z, now, IDLE_NS) + symbolizer_forget_old(n->z, now, AGE_NS))
+		n->untrimmed = true;
+	/* What was freed goes back to the system, the naming thread's heap included: one walk. */
+	if (n->untrimmed && now - n->trim_at >= TRIM_NS) {
 		malloc_trim(0);
+		n->trim_at = now;
+		n->untrimmed = false;
+	}
 }
 
 /*
