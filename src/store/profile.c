@@ -92,6 +92,17 @@ struct profile *profile_new_next(const struct profile *p)
 	}
 	for (size_t i = 0; i < p->nsegments; i++)
 		profile_add_segment(n, &p->segments[i]);
+	/*
+	 * Room for as many frames and stacks as p has: a slice is most often
+	 * like the one before, and its tables do not grow (and rehash) again
+	 * from nothing.
+	 */
+	xgrow(&n->frames, &n->frames_cap, p->nframes, sizeof(*n->frames));
+	xgrow(&n->lines, &n->lines_cap, p->nlines, sizeof(*n->lines));
+	xgrow(&n->stacks, &n->stacks_cap, p->nstacks, sizeof(*n->stacks));
+	xgrow(&n->stack_frames, &n->stack_frames_cap, p->nstack_frames, sizeof(*n->stack_frames));
+	hmap_reserve(&n->frame_index, p->nframes);
+	hmap_reserve(&n->stack_index, p->nstacks);
 	return n;
 }
 

@@ -228,7 +228,7 @@ struct profile *profile_new(void);
 /*
  * A new profile that goes on where p leaves off, for the next slice of a
  * recording: p's meta entries, and its modules (under the same ids) with
- * their segments; no frame, stack or record of p.
+ * their segments; no frame, stack or record of p, but room for as many.
  */
 struct profile *profile_new_next(const struct profile *p);
 void profile_free(struct profile *p);

@@ -61,6 +61,17 @@ static void rehash(struct hmap *h, size_t cap)
 	free(old);
 }
 
+void hmap_reserve(struct hmap *h, size_t n)
+{
+	size_t cap = h->cap ? h->cap : 64;
+
+	/* hmap_insert grows past half full. */
+	while (cap < n * 2)
+		cap *= 2;
+	if (cap > h->cap)
+		rehash(h, cap);
+}
+
 struct hmap_slot *hmap_insert(struct hmap *h, uint64_t key, bool *added)
 {
 	struct hmap_slot *s;

@@ -35,6 +35,8 @@ void hmap_release(struct hmap *h);
 struct hmap_slot *hmap_find(const struct hmap *h, uint64_t key);
 /* The slot of key, added with val 0 if absent (*added says which). */
 struct hmap_slot *hmap_insert(struct hmap *h, uint64_t key, bool *added);
+/* Room for n entries in all without growing again (slot pointers taken before are invalid). */
+void hmap_reserve(struct hmap *h, size_t n);
 /*
  * Removes key; returns whether it was there (its value through *val, if
  * not NULL). Slot pointers taken before are invalid afterwards.

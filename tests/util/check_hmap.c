@@ -235,6 +235,32 @@ START_TEST(test_ptr)
 }
 END_TEST
 
+/* Reserved room holds that many entries without growing; what was in stays. */
+START_TEST(test_reserve)
+{
+	struct hmap h;
+	bool added;
+	size_t cap;
+
+	hmap_init(&h);
+	hmap_insert(&h, 7, &added)->val = 70;
+	hmap_reserve(&h, 1000);
+	cap = h.cap;
+	ck_assert_uint_ge(cap, 2000);
+	ck_assert_uint_eq(hmap_find(&h, 7)->val, 70);
+	for (uint64_t k = 100; k < 1099; k++)
+		hmap_insert(&h, k, &added)->val = k;
+	ck_assert_uint_eq(h.count, 1000);
+	ck_assert_uint_eq(h.cap, cap);
+	/* Less than it holds: nothing changes. */
+	hmap_reserve(&h, 10);
+	ck_assert_uint_eq(h.cap, cap);
+	for (uint64_t k = 100; k < 1099; k++)
+		ck_assert_uint_eq(hmap_find(&h, k)->val, k);
+	hmap_release(&h);
+}
+END_TEST
+
 START_TEST(test_hash_fast)
 {
 	unsigned char buf[80 + 8], *moved = buf + 3;
@@ -286,6 +312,7 @@ static Suite *hmap_suite(void)
 	tcase_add_test(tc, test_intern_str);
 	tcase_add_test(tc, test_ptr);
 	tcase_add_test(tc, test_hash_fast);
+	tcase_add_test(tc, test_reserve);
 	suite_add_tcase(s, tc);
 	return s;
 }
