@@ -98,8 +98,13 @@ void output_release(struct sess_output *out);
  * meta entry, else the counts); -1 once a write failure is said.
  */
 int output_flush(struct session *s, bool all_meta);
-/* Whether a chunk is due: CHUNK_NS since the last, or CHUNK_BYTES waiting. */
+/*
+ * Whether a chunk is due: CHUNK_NS since the last, CHUNK_BYTES waiting,
+ * or the first records of a file not yet under its name.
+ */
 bool output_chunk_due(const struct sess_output *out, uint64_t now);
+/* When the next chunk is due by time (now_ns's clock). */
+uint64_t output_chunk_at(const struct sess_output *out);
 /* Whether the file written now is due to be closed (--switch-output's SPEC). */
 bool output_switch_due(const struct session *s, uint64_t now);
 /* The file written now let go (a recording that failed): it stays as its chunks left it. */

@@ -155,13 +155,25 @@ int output_flush(struct session *s, bool all_meta)
 	return 0;
 }
 
-/* A chunk goes to the file this often, or when this much waits for it. */
-#define CHUNK_NS    500000000ULL
+/*
+ * A chunk goes to the file this often (the rounds wait no longer:
+ * output_chunk_at), or when this much waits for it.
+ */
+#define CHUNK_NS    1000000000ULL
 #define CHUNK_BYTES (1024 * 1024)
+
+uint64_t output_chunk_at(const struct sess_output *out)
+{
+	return out->last_flush + CHUNK_NS;
+}
 
 bool output_chunk_due(const struct sess_output *out, uint64_t now)
 {
-	return now - out->last_flush >= CHUNK_NS || datafile_pending(out->out) >= CHUNK_BYTES;
+	size_t pending = datafile_pending(out->out);
+
+	/* The first records go at once: the file is under its name from its first samples. */
+	return now - out->last_flush >= CHUNK_NS || pending >= CHUNK_BYTES ||
+	       (pending && !datafile_named(out->out));
 }
 
 bool output_switch_due(const struct session *s, uint64_t now)

@@ -528,8 +528,15 @@ bool session_run(struct session *s, const struct session_run *run)
 		int timeout = 100;
 		char sink[64];
 
-		/* What is left of the round's wait, then what came meanwhile, without sleeping again. */
-		if (wait_round(quiet, nquiet, l->round_start, l->round_ns, wake))
+		uint64_t until = output_chunk_at(&s->out);
+
+		/*
+		 * What is left of the round's wait, no later than the next chunk,
+		 * then what came meanwhile, without sleeping again.
+		 */
+		if (wake && wake < until)
+			until = wake;
+		if (wait_round(quiet, nquiet, l->round_start, l->round_ns, until))
 			timeout = 0;
 		if (*run->stop)
 			break;

@@ -145,6 +145,8 @@ void datafile_add_wakeup(struct datafile_out *out, const struct pm_wakeup *w);
 size_t datafile_pending(const struct datafile_out *out);
 /* Bytes written to the file so far. */
 uint64_t datafile_written(const struct datafile_out *out);
+/* Whether the file is under its name (a chunk with a sample was written). */
+bool datafile_named(const struct datafile_out *out);
 /* The file's path, as datafile_create was given it. */
 const char *datafile_path(const struct datafile_out *out);
 /*

@@ -160,6 +160,11 @@ uint64_t datafile_written(const struct datafile_out *out)
 	return out->bytes;
 }
 
+bool datafile_named(const struct datafile_out *out)
+{
+	return out->named;
+}
+
 const char *datafile_path(const struct datafile_out *out)
 {
 	return out->file.path;
