@@ -95,7 +95,7 @@ int output_create(struct sess_output *out, const struct record_opts *o)
 		return -1;
 	}
 	/* Each file only the stacks its own records use: a slice holds its own. */
-	datafile_own_tables(out->out);
+	datafile_own_tables(out->out, 0, 0);
 	out->prof = profile_new();
 	if (sliced)
 		spares_fill(out);
@@ -374,7 +374,8 @@ int output_open_next(struct session *s)
 		out->failed = true;
 		return -1;
 	}
-	datafile_own_tables(out->next);
+	/* Its numbering has room for a slice like this one. */
+	datafile_own_tables(out->next, out->prof->nframes, out->prof->nstacks);
 	return 0;
 }
 

@@ -124,9 +124,10 @@ int datafile_create(struct datafile_out **out, const char *path, int flags, char
  * line of the profile: a recording in slices (--switch-output) writes
  * each slice's own into each, not all so far. Strings, modules and
  * segments stay the profile's. The records added must then be all the
- * file's: none held by the profile itself.
+ * file's: none held by the profile itself. Its numbering starts with
+ * room for that many frames and stacks (a slice like the one before).
  */
-void datafile_own_tables(struct datafile_out *out);
+void datafile_own_tables(struct datafile_out *out, size_t frames, size_t stacks);
 /* Adds a sample, written with the next chunk. */
 void datafile_add_sample(struct datafile_out *out, const struct pm_sample *s);
 /*

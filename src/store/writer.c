@@ -45,11 +45,13 @@ int datafile_create(struct datafile_out **outp, const char *path, int flags, cha
 	return 0;
 }
 
-void datafile_own_tables(struct datafile_out *out)
+void datafile_own_tables(struct datafile_out *out, size_t frames, size_t stacks)
 {
 	out->own_tables = true;
 	hmap_init(&out->stack_ids);
 	hmap_init(&out->frame_ids);
+	hmap_reserve(&out->frame_ids, frames);
+	hmap_reserve(&out->stack_ids, stacks);
 }
 
 /* The numbering of own_tables, kept from the seal to the names. */

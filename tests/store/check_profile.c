@@ -1263,7 +1263,7 @@ START_TEST(test_own_tables)
 	st[2] = profile_intern_stack(p, (uint32_t[]){f[2], f[1], f[0]}, 3);
 	st[3] = profile_intern_stack(p, (uint32_t[]){f[3], f[0]}, 2);
 	ck_assert_int_eq(datafile_create(&out, path, 0, file_err, sizeof(file_err)), 0);
-	datafile_own_tables(out);
+	datafile_own_tables(out, 1000, 100);
 	datafile_add_sample(out, &(struct pm_sample){.time = 1, .period = 1, .stack = st[2]});
 	datafile_add_sample(out, &(struct pm_sample){.time = 2, .period = 1, .stack = st[0]});
 	datafile_add_sample(out, &(struct pm_sample){.time = 3, .period = 1, .stack = st[2]});
@@ -1289,7 +1289,7 @@ START_TEST(test_own_tables)
 	/* The next slice: one sample of st[1], its leaf named meanwhile. */
 	name_frame(p, f[1], "mid");
 	ck_assert_int_eq(datafile_create(&out, path2, 0, file_err, sizeof(file_err)), 0);
-	datafile_own_tables(out);
+	datafile_own_tables(out, 0, 0);
 	datafile_add_sample(out, &(struct pm_sample){.time = 9, .period = 1, .stack = st[1]});
 	ck_assert_int_eq(datafile_commit(&out, p, NULL, file_err, sizeof(file_err)), 0);
 	q = datafile_read(path2, false, file_err, sizeof(file_err));
@@ -1329,7 +1329,7 @@ START_TEST(test_seal_own_tables)
 		f[i] = profile_intern_frame(p, 0, 0, 0x1000 + 16 * (uint64_t)i);
 	st[0] = profile_intern_stack(p, (uint32_t[]){f[2], f[1]}, 2);
 	ck_assert_int_eq(datafile_create(&out, path, 0, file_err, sizeof(file_err)), 0);
-	datafile_own_tables(out);
+	datafile_own_tables(out, 0, 0);
 	datafile_add_sample(out, &(struct pm_sample){.time = 1, .period = 1, .stack = st[0]});
 	ck_assert_int_eq(datafile_seal(out, p, file_err, sizeof(file_err)), 0);
 	name_frame(p, f[1], "outer");
