@@ -125,6 +125,7 @@ void profile_free(struct profile *p)
 	free(p->stack_samples);
 	hmap_release(&p->frame_index);
 	hmap_release(&p->stack_index);
+	free(p->seg_modules);
 	free(p);
 }
 
@@ -348,4 +349,18 @@ void profile_add_segment(struct profile *p, const struct pm_segment *s)
 {
 	xgrow(&p->segments, &p->segments_cap, p->nsegments + 1, sizeof(*p->segments));
 	p->segments[p->nsegments++] = *s;
+}
+
+bool profile_module_has_segments(struct profile *p, uint32_t module)
+{
+	/* The segments added since the last look, noted: a look costs what was added since. */
+	for (; p->segs_seen < p->nsegments; p->segs_seen++) {
+		uint32_t m = p->segments[p->segs_seen].module;
+
+		if (m == PM_NONE)
+			continue;
+		xgrow_zero(&p->seg_modules, &p->seg_modules_cap, (size_t)m + 1, 1);
+		p->seg_modules[m] = 1;
+	}
+	return module < p->seg_modules_cap && p->seg_modules[module];
 }

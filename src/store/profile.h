@@ -222,6 +222,9 @@ struct profile {
 	uint64_t cut_at, cut_time;
 	/* Interning indexes, only while building. */
 	struct hmap frame_index, stack_index;
+	/* profile_module_has_segments': a byte per module, of the first segs_seen segments. */
+	uint8_t *seg_modules;
+	size_t seg_modules_cap, segs_seen;
 };
 
 struct profile *profile_new(void);
@@ -273,5 +276,7 @@ void profile_add_line(struct profile *p, uint32_t f, const struct pm_line *l);
 void profile_copy_lines(struct profile *p, uint32_t f, const struct profile *from, uint32_t g);
 void profile_add_thread(struct profile *p, uint32_t pid, uint32_t tid, const char *comm);
 void profile_add_segment(struct profile *p, const struct pm_segment *s);
+/* Whether p holds a segment of module (segments are only ever added). */
+bool profile_module_has_segments(struct profile *p, uint32_t module);
 
 #endif

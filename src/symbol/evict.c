@@ -18,16 +18,31 @@
 
 void symbolizer_trim(struct symbolizer *z)
 {
-	size_t held = 0;
+	size_t held = 0, k = 0;
 
-	for (size_t i = 0; i < z->nfiles; i++)
-		if (z->files[i])
-			held += srcline_held(z->files[i]);
-	for (size_t i = 0; i < z->nfiles; i++)
-		if (z->files[i])
-			srcline_trim(z->files[i], held > z->lines_budget);
+	for (size_t i = 0; i < z->nlined; i++)
+		held += srcline_held(z->lined[i]);
+	for (size_t i = 0; i < z->nlined; i++) {
+		struct symfile *f = z->lined[i];
+
+		srcline_trim(f, held > z->lines_budget);
+		if (f->lines)
+			z->lined[k++] = f;
+		else
+			f->lined = false;
+	}
+	z->nlined = k;
 	if (symbolizer_give_back_due(z))
 		symbolizer_give_back(z);
+}
+
+void symbolizer_unlist_lines(struct symbolizer *z, struct symfile *f)
+{
+	for (size_t i = 0; f->lined && i < z->nlined; i++)
+		if (z->lined[i] == f) {
+			z->lined[i] = z->lined[--z->nlined];
+			f->lined = false;
+		}
 }
 
 /* Lets go of what f read, if it is of a module of a file; returns whether it did. */

@@ -102,8 +102,14 @@ int symbolize_addr(struct symbolizer *z, struct module *m, uint64_t addr, bool i
 	/* A copy of a file read before: its DWARF, read once. */
 	if (f->twin && !f->no_lines)
 		f = symfile_get(z, z->mods->mods[f->twin - 1]);
-	if (!absolute(m) && !f->no_lines)
+	if (!absolute(m) && !f->no_lines) {
 		r->n = srcline_lookup(f, vaddr, r->lv, SRCLINE_MAX_DEPTH);
+		if (f->lines && !f->lined) {
+			xgrow(&z->lined, &z->lined_cap, z->nlined + 1, sizeof(*z->lined));
+			z->lined[z->nlined++] = f;
+			f->lined = true;
+		}
+	}
 	bus_guard_disarm(&guard);
 	if (r->n == 0 && r->symname) {
 		r->lv[0].func = r->symname;
@@ -304,13 +310,10 @@ static uint8_t *modules_with_segments(const struct profile *p)
 
 void symbolize_set_module(struct profile *p, const struct module_facts *f)
 {
-	uint8_t *has;
-
 	if (f->module >= p->nmodules)
 		return;
-	has = modules_with_segments(p);
-	set_module(p, f, has && has[f->module]);
-	free(has);
+	/* Not modules_with_segments: a module at a time, thousands of them in a storm. */
+	set_module(p, f, profile_module_has_segments(p, f->module));
 }
 
 void symbolize_modules(struct profile *p, struct symbolizer *z, bool final)

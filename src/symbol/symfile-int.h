@@ -31,6 +31,14 @@ struct symbolizer {
 	struct module_set *mods; /* the model's: what the ids stand for */
 	struct symfile **files;	 /* by module id, NULL until first used */
 	size_t nfiles;
+	/*
+	 * The files whose source lines were looked up (f->lines), which
+	 * symbolizer_trim looks at: not every module ever met, thousands on
+	 * a machine that runs new programs all the time. f->lined says
+	 * which; one whose lines went is dropped at the next trim.
+	 */
+	struct symfile **lined;
+	size_t nlined, lined_cap;
 	char *debuginfo_path;	/* for libdwfl: "-:.debug:/usr/lib/debug[:DIR...]" */
 	Dwfl_Callbacks dwfl_cb; /* points at debuginfo_path: the symbolizer must not move */
 	bool no_lines;
@@ -136,6 +144,7 @@ struct symfile {
 	struct hmap demangled;	     /* linkage name in libdw's data -> malloc'd display name */
 	struct hmap paths;	     /* (directory, file) in libdw's data -> struct joined_path */
 	struct srcline_units *lines; /* units by address, their scopes */
+	bool lined;		     /* in z->lined */
 	enum module_lines lines_reason;
 	struct dwname *dwname; /* DIE parents for names built from DWARF, NULL until needed */
 
@@ -221,6 +230,8 @@ void symfile_end_dwfl(struct symfile *f);
 void symfile_unload(struct symfile *f);
 /* Frees f and all it holds (symfile_get makes it). */
 void symfile_free(struct symfile *f);
+/* f out of z->lined, before it is freed. */
+void symbolizer_unlist_lines(struct symbolizer *z, struct symfile *f);
 
 /*
  * A descriptor of the ELF file fd from which libelf reads every debug

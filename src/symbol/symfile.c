@@ -74,6 +74,7 @@ void symbolizer_free(struct symbolizer *z)
 		symfile_free(z->files[i]);
 	}
 	free(z->files);
+	free(z->lined);
 	hmap_release(&z->build_ids);
 	hmap_release(&z->names);
 	free(z->debuginfo_path);
@@ -225,6 +226,7 @@ struct symfile *symfile_get(struct symbolizer *z, struct module *m)
 			f->names = old->names;
 			f->names_tried = old->names_tried;
 			old->names = NULL;
+			symbolizer_unlist_lines(z, old);
 		}
 		symfile_free(old);
 	}

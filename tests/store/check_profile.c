@@ -318,6 +318,30 @@ START_TEST(test_new_next)
 }
 END_TEST
 
+/* Which modules have segments, as they are added, whatever was looked at before. */
+START_TEST(test_module_has_segments)
+{
+	struct profile *p = profile_new();
+	struct pm_segment g = {.module = 3, .filesz = 0x1000, .memsz = 0x1000};
+
+	ck_assert(!profile_module_has_segments(p, 0));
+	profile_add_segment(p, &g);
+	ck_assert(profile_module_has_segments(p, 3));
+	ck_assert(!profile_module_has_segments(p, 2));
+	ck_assert(!profile_module_has_segments(p, 100));
+	ck_assert(!profile_module_has_segments(p, PM_NONE));
+	g.module = 0;
+	profile_add_segment(p, &g);
+	g.module = 70;
+	profile_add_segment(p, &g);
+	ck_assert(profile_module_has_segments(p, 0));
+	ck_assert(profile_module_has_segments(p, 70));
+	ck_assert(profile_module_has_segments(p, 3));
+	ck_assert(!profile_module_has_segments(p, 69));
+	profile_free(p);
+}
+END_TEST
+
 START_TEST(test_round_trip)
 {
 	struct profile *p = make_profile(), *q;
@@ -1626,6 +1650,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, test_intern_frames);
 	tcase_add_test(tc, test_intern_stacks);
 	tcase_add_test(tc, test_new_next);
+	tcase_add_test(tc, test_module_has_segments);
 	tcase_add_test(tc, test_meta);
 	suite_add_tcase(s, tc);
 
