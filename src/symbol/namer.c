@@ -134,6 +134,7 @@ struct namer {
 	struct hmap given_up;
 	_Atomic uint64_t skipped; /* frames not named: their module was given up */
 	bool unkicked;		  /* the recorder's: jobs queued since namer_kick */
+	uint64_t kicked_at;	  /* the recorder's: when namer_kick last woke it (now_coarse_ns) */
 	_Atomic bool sleeping, done, cancel;
 	_Atomic bool hurry;    /* namer_hurry: no ration while names are owed */
 	bool joined;	       /* by namer_finish: the thread is gone */
@@ -603,10 +604,24 @@ void namer_hurry(struct namer *n, bool on)
 		wake(n);
 }
 
+/*
+ * namer_kick wakes the thread at most this often: the recorder's rounds
+ * come every 5 ms while new programs run and go (a storm of them, a
+ * configure script), and a wakeup costs both threads a system call and
+ * a switch. The frames wait a little longer for their names.
+ */
+#define KICK_NS 50000000ULL
+
 void namer_kick(struct namer *n)
 {
+	uint64_t now;
+
 	if (!n->unkicked)
 		return;
+	now = now_coarse_ns();
+	if (now - n->kicked_at < KICK_NS)
+		return;
+	n->kicked_at = now;
 	n->unkicked = false;
 	atomic_thread_fence(memory_order_seq_cst);
 	if (atomic_load(&n->sleeping))

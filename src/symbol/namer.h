@@ -70,7 +70,9 @@ void namer_frame(struct namer *n, struct module *m, uint32_t gen, uint32_t frame
 /*
  * Wakes the thread if frames were queued since the last call: once a
  * round of the recorder's loop, not once a frame (each wakeup costs both
- * threads a system call and the thread a switch).
+ * threads a system call and the thread a switch), and no more than every
+ * 50 ms; the calls meanwhile wake nothing, and a later one wakes it for
+ * their frames.
  */
 void namer_kick(struct namer *n);
 /*
