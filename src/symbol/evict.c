@@ -36,15 +36,6 @@ void symbolizer_trim(struct symbolizer *z)
 		symbolizer_give_back(z);
 }
 
-void symbolizer_unlist_lines(struct symbolizer *z, struct symfile *f)
-{
-	for (size_t i = 0; f->lined && i < z->nlined; i++)
-		if (z->lined[i] == f) {
-			z->lined[i] = z->lined[--z->nlined];
-			f->lined = false;
-		}
-}
-
 /* Lets go of what f read, if it is of a module of a file; returns whether it did. */
 static bool forget(struct symfile *f)
 {

@@ -230,8 +230,6 @@ void symfile_end_dwfl(struct symfile *f);
 void symfile_unload(struct symfile *f);
 /* Frees f and all it holds (symfile_get makes it). */
 void symfile_free(struct symfile *f);
-/* f out of z->lined, before it is freed. */
-void symbolizer_unlist_lines(struct symbolizer *z, struct symfile *f);
 
 /*
  * A descriptor of the ELF file fd from which libelf reads every debug

@@ -208,6 +208,16 @@ void symfile_free(struct symfile *f)
 	free(f);
 }
 
+/* f out of z->lined (symbolizer_trim's), before it is freed. */
+static void unlist_lines(struct symbolizer *z, struct symfile *f)
+{
+	for (size_t i = 0; f->lined && i < z->nlined; i++)
+		if (z->lined[i] == f) {
+			z->lined[i] = z->lined[--z->nlined];
+			f->lined = false;
+		}
+}
+
 struct symfile *symfile_get(struct symbolizer *z, struct module *m)
 {
 	xgrow_zero(&z->files, &z->nfiles, (size_t)m->id + 1, sizeof(*z->files));
@@ -226,7 +236,7 @@ struct symfile *symfile_get(struct symbolizer *z, struct module *m)
 			f->names = old->names;
 			f->names_tried = old->names_tried;
 			old->names = NULL;
-			symbolizer_unlist_lines(z, old);
+			unlist_lines(z, old);
 		}
 		symfile_free(old);
 	}
