@@ -107,6 +107,8 @@ bool output_chunk_due(const struct sess_output *out, uint64_t now);
 uint64_t output_chunk_at(const struct sess_output *out);
 /* Whether the file written now is due to be closed (--switch-output's SPEC). */
 bool output_switch_due(const struct session *s, uint64_t now);
+/* When it is due by time (--switch-output=TIME), 0 when never. */
+uint64_t output_switch_at(const struct session *s);
 /* The file written now let go (a recording that failed): it stays as its chunks left it. */
 void output_abandon(struct sess_output *out);
 /* The last chunk and END; *written its size. 0, or -1 once said. */

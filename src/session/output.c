@@ -176,6 +176,11 @@ bool output_chunk_due(const struct sess_output *out, uint64_t now)
 	       (pending && !datafile_named(out->out));
 }
 
+uint64_t output_switch_at(const struct session *s)
+{
+	return s->o->switch_ns ? s->out.slice_start + s->o->switch_ns : 0;
+}
+
 bool output_switch_due(const struct session *s, uint64_t now)
 {
 	const struct record_opts *o = s->o;

@@ -308,6 +308,9 @@ static bool targets_alive(struct session *s)
 #define ROUND_CALM_NS 2000000000ULL
 #define ROUND_FULL    25
 
+/* The live status line (on a terminal) is redrawn this often. */
+#define STATUS_NS 250000000ULL
+
 /* The processes and threads gone for LINGER_NS are forgotten this often. */
 #define REAP_NS 100000000ULL
 /*
@@ -502,11 +505,27 @@ static bool one_round(struct session *s, const struct session_run *run, struct l
 		return false;
 	if (output_switch_due(s, now) && session_switch(s) < 0)
 		return false;
-	if (run->status && now - l->last_status > 250000000ULL) {
+	if (run->status && now - l->last_status > STATUS_NS) {
 		session_status_line(s);
 		l->last_status = now;
 	}
 	return true;
+}
+
+/*
+ * When the round's wait ends at the latest, whatever its length: the
+ * next chunk, the end of the slice (--switch-output=TIME), the status
+ * line's redraw, wake (the caller's, or -d's end; 0: none).
+ */
+static uint64_t next_due(const struct session *s, const struct session_run *run, uint64_t wake)
+{
+	uint64_t due = output_chunk_at(&s->out), at = output_switch_at(s);
+
+	if (at && at < due)
+		due = at;
+	if (run->status && s->loop.last_status + STATUS_NS < due)
+		due = s->loop.last_status + STATUS_NS;
+	return wake && wake < due ? wake : due;
 }
 
 bool session_run(struct session *s, const struct session_run *run)
@@ -524,18 +543,11 @@ bool session_run(struct session *s, const struct session_run *run)
 	if (run->until && (!wake || run->until < wake))
 		wake = run->until;
 	while (!*run->stop) {
-		uint64_t now;
+		uint64_t now, until = next_due(s, run, wake);
 		int timeout = 100;
 		char sink[64];
 
-		uint64_t until = output_chunk_at(&s->out);
-
-		/*
-		 * What is left of the round's wait, no later than the next chunk,
-		 * then what came meanwhile, without sleeping again.
-		 */
-		if (wake && wake < until)
-			until = wake;
+		/* What is left of the round's wait, then what came meanwhile, without sleeping again. */
 		if (wait_round(quiet, nquiet, l->round_start, l->round_ns, until))
 			timeout = 0;
 		if (*run->stop)
