@@ -99,8 +99,8 @@ void output_release(struct sess_output *out);
  */
 int output_flush(struct session *s, bool all_meta);
 /*
- * Whether a chunk is due: CHUNK_NS since the last, CHUNK_BYTES waiting,
- * or the first records of a file not yet under its name.
+ * Whether a chunk is due: CHUNK_NS since the last (half that while the
+ * file is not under its name), or CHUNK_BYTES waiting.
  */
 bool output_chunk_due(const struct sess_output *out, uint64_t now);
 /* When the next chunk is due by time (now_ns's clock). */

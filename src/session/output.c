@@ -157,23 +157,27 @@ int output_flush(struct session *s, bool all_meta)
 
 /*
  * A chunk goes to the file this often (the rounds wait no longer:
- * output_chunk_at), or when this much waits for it.
+ * output_chunk_at), or when this much waits for it. A file not yet under
+ * its name gets its first chunk within half that: a recorder killed in
+ * its first half second leaves an older file of the name whole, and one
+ * killed later a file of its own.
  */
 #define CHUNK_NS    1000000000ULL
 #define CHUNK_BYTES (1024 * 1024)
 
+static uint64_t chunk_ns(const struct sess_output *out)
+{
+	return datafile_named(out->out) ? CHUNK_NS : CHUNK_NS / 2;
+}
+
 uint64_t output_chunk_at(const struct sess_output *out)
 {
-	return out->last_flush + CHUNK_NS;
+	return out->last_flush + chunk_ns(out);
 }
 
 bool output_chunk_due(const struct sess_output *out, uint64_t now)
 {
-	size_t pending = datafile_pending(out->out);
-
-	/* The first records go at once: the file is under its name from its first samples. */
-	return now - out->last_flush >= CHUNK_NS || pending >= CHUNK_BYTES ||
-	       (pending && !datafile_named(out->out));
+	return now - out->last_flush >= chunk_ns(out) || datafile_pending(out->out) >= CHUNK_BYTES;
 }
 
 uint64_t output_switch_at(const struct session *s)
