@@ -297,29 +297,16 @@ static void set_module(struct profile *p, const struct module_facts *f, bool has
 	}
 }
 
-/* Whether p holds segments of module id, from a byte per module (NULL: none). */
-static uint8_t *modules_with_segments(const struct profile *p)
-{
-	uint8_t *has = p->nsegments ? xcalloc(p->nmodules + 1, 1) : NULL;
-
-	for (size_t i = 0; i < p->nsegments; i++)
-		if (p->segments[i].module < p->nmodules)
-			has[p->segments[i].module] = 1;
-	return has;
-}
-
 void symbolize_set_module(struct profile *p, const struct module_facts *f)
 {
 	if (f->module >= p->nmodules)
 		return;
-	/* Not modules_with_segments: a module at a time, thousands of them in a storm. */
 	set_module(p, f, profile_module_has_segments(p, f->module));
 }
 
 void symbolize_modules(struct profile *p, struct symbolizer *z, bool final)
 {
 	struct module_set *mods = z->mods;
-	uint8_t *has;
 
 	for (size_t i = p->nmodules; i < mods->n; i++) {
 		const struct module *m = mods->mods[i];
@@ -328,8 +315,6 @@ void symbolize_modules(struct profile *p, struct symbolizer *z, bool final)
 		/* Who may be trusted with the files its debug information names. */
 		p->modules[id].owner = m->uid == MODULE_NO_UID ? PM_OWNER_UNKNOWN : m->uid;
 	}
-	/* Of every module, those just added too (p->nmodules as it is now). */
-	has = final ? modules_with_segments(p) : NULL;
 	/*
 	 * What was read of each module for naming, if anything (a module no
 	 * sampled frame is in is not read now). Before the end, the naming
@@ -339,10 +324,10 @@ void symbolize_modules(struct profile *p, struct symbolizer *z, bool final)
 		struct module_facts f;
 
 		symbolize_module_facts(z, mods->mods[i], &f);
-		set_module(p, &f, has && i < p->nmodules && has[i]);
+		/* Of every module, those just added too; each one's own segments come after its look. */
+		set_module(p, &f, i < p->nmodules && profile_module_has_segments(p, (uint32_t)i));
 		free(f.segs);
 	}
-	free(has);
 }
 
 size_t symbolize_profile(struct profile *p, struct symbolizer *z,
