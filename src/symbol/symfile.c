@@ -218,6 +218,13 @@ static void unlist_lines(struct symbolizer *z, struct symfile *f)
 		}
 }
 
+/* Whether a and b have one build-id: the names kept for one are the other's. */
+static bool same_build_id(const struct symfile *a, const struct symfile *b)
+{
+	return a->build_id_len && a->build_id_len == b->build_id_len &&
+	       !memcmp(a->build_id, b->build_id, a->build_id_len);
+}
+
 struct symfile *symfile_get(struct symbolizer *z, struct module *m)
 {
 	xgrow_zero(&z->files, &z->nfiles, (size_t)m->id + 1, sizeof(*z->files));
@@ -232,12 +239,16 @@ struct symfile *symfile_get(struct symbolizer *z, struct module *m)
 		/* Read again after it went idle: what its lines lacked is known already. */
 		if (old && !f->lines_reason && old->lines_reason != LINES_MEMORY)
 			f->lines_reason = old->lines_reason;
-		if (old) {
+		if (old && same_build_id(old, f)) {
 			f->names = old->names;
 			f->names_tried = old->names_tried;
 			old->names = NULL;
-			unlist_lines(z, old);
+		} else if (old) {
+			/* Its file went or is another build: let go by the key they are shared under. */
+			symfile_drop_names(z, old);
 		}
+		if (old)
+			unlist_lines(z, old);
 		symfile_free(old);
 	}
 	z->files[m->id]->used_ns = now_coarse_ns();

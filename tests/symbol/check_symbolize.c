@@ -329,6 +329,51 @@ START_TEST(test_names_shared)
 }
 END_TEST
 
+/*
+ * A module read again after its file went (a program that ended, its copy
+ * deleted) has no build-id: the names kept for its build are let go by
+ * that build's key, saved, and the table of shared names holds nothing
+ * freed; another copy of the build finds them in their file.
+ */
+START_TEST(test_names_file_gone)
+{
+	char dir[] = "/tmp/check-gone-XXXXXX", copy[] = "/tmp/check_symbolize.XXXXXX";
+	char cmd[8192];
+	struct fixture fx;
+	struct module *twin;
+	struct symres a, b;
+	uint64_t off, line;
+	char *func;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	setenv("PERFMINI_CACHE_DIR", dir, 1);
+	setup(&fx);
+	twin = copy_module(&fx, copy);
+	off = file_off(sym_outer) + 4;
+	ck_assert_int_ge(symbolize_addr(fx.z, twin, off, false, &a), 1);
+	symbolize_keep(fx.z, twin, 0, off, &a);
+	func = strdup(a.lv[0].func);
+	line = a.lv[0].line;
+	symres_release(&a);
+	ck_assert_uint_eq(fx.z->names.count, 1);
+	ck_assert(symbolizer_forget(fx.z, twin));
+	ck_assert_int_eq(unlink(copy), 0);
+	ck_assert(module_unpin(&fx.mods, twin));
+	ck_assert_int_eq(symbolize_addr(fx.z, twin, off, false, &b), 0);
+	ck_assert_ptr_null(symfile_find(fx.z, twin)->names);
+	symbolizer_retire(fx.z, twin);
+	ck_assert_uint_eq(fx.z->names.count, 0);
+	ck_assert_int_eq(names_files(dir), 1);
+	ck_assert(symbolize_cached(fx.z, fx.exe, 0, off, &b));
+	ck_assert_str_eq(b.lv[0].func, func);
+	ck_assert_uint_eq(b.lv[0].line, line);
+	free(func);
+	teardown(&fx);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(test_vaddr)
 {
 	struct fixture fx;
@@ -758,6 +803,7 @@ static Suite *symbolize_suite(void)
 	tcase_add_test(tc, test_function_bytes);
 	tcase_add_test(tc, test_twin);
 	tcase_add_test(tc, test_names_shared);
+	tcase_add_test(tc, test_names_file_gone);
 	tcase_add_test(tc, test_vaddr);
 	tcase_add_test(tc, test_no_lines);
 	tcase_add_test(tc, test_perfmap);
