@@ -19,19 +19,21 @@
 
 int elf_read_segments(Elf *e, struct load_seg **segs)
 {
-	size_t phnum, n = 0;
+	size_t phnum, nload = 0, n = 0;
 	struct load_seg *out;
+	GElf_Phdr ph;
 
 	*segs = NULL;
 	if (elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &phnum) != 0)
 		return -ENOEXEC;
-	out = xcalloc(phnum ? phnum : 1, sizeof(*out));
-	for (size_t i = 0; i < phnum; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(e, (int)i, &ph))
-			continue;
-		if (ph.p_type != PT_LOAD)
+	/* As many as there are: one is kept for each program a machine ever ran. */
+	for (size_t i = 0; i < phnum; i++)
+		nload += gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD;
+	if (!nload)
+		return 0;
+	out = xcalloc(nload, sizeof(*out));
+	for (size_t i = 0; i < phnum && n < nload; i++) {
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
 		out[n].offset = ph.p_offset;
 		out[n].vaddr = ph.p_vaddr;
@@ -39,10 +41,6 @@ int elf_read_segments(Elf *e, struct load_seg **segs)
 		out[n].memsz = ph.p_memsz;
 		out[n].flags = ph.p_flags;
 		n++;
-	}
-	if (!n) {
-		free(out);
-		out = NULL;
 	}
 	*segs = out;
 	return (int)n;
