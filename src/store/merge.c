@@ -29,11 +29,35 @@ static uint32_t str_in(struct profile *dst, const struct profile *src, uint32_t 
 	return off ? strtab_add(&dst->str, strtab_get(&src->str, off)) : 0;
 }
 
+/*
+ * src's segment indexes by module, by a counting sort: module i's are
+ * at[start[i] .. start[i + 1]) (start has nmodules + 1 entries).
+ */
+struct segs_by_module {
+	size_t *start, *at;
+};
+
+static void segs_by_module(const struct profile *src, struct segs_by_module *b)
+{
+	b->start = xcalloc(src->nmodules + 2, sizeof(*b->start));
+	b->at = xcalloc(src->nsegments + 1, sizeof(*b->at));
+	for (size_t g = 0; g < src->nsegments; g++)
+		if (src->segments[g].module < src->nmodules)
+			b->start[src->segments[g].module + 2]++;
+	for (size_t i = 2; i < src->nmodules + 2; i++)
+		b->start[i] += b->start[i - 1];
+	for (size_t g = 0; g < src->nsegments; g++)
+		if (src->segments[g].module < src->nmodules)
+			b->at[b->start[src->segments[g].module + 1]++] = g;
+}
+
 /* src's modules in dst: an array by src module id (malloc'd). */
 static uint32_t *merge_modules(struct profile *dst, const struct profile *src)
 {
 	uint32_t *map = xcalloc(src->nmodules + 1, sizeof(*map));
+	struct segs_by_module by;
 
+	segs_by_module(src, &by);
 	for (size_t i = 0; i < src->nmodules; i++) {
 		const struct pm_module *m = &src->modules[i];
 		uint32_t path = str_in(dst, src, m->path), id = str_in(dst, src, m->build_id);
@@ -61,16 +85,19 @@ static uint32_t *merge_modules(struct profile *dst, const struct profile *src)
 					       strtab_get(&dst->str, id), m->flags);
 			dst->modules[k].reason = str_in(dst, src, m->reason);
 			dst->modules[k].owner = m->owner;
-			for (size_t g = 0; g < src->nsegments; g++)
-				if (src->segments[g].module == i) {
-					struct pm_segment s = src->segments[g];
-
-					s.module = (uint32_t)k;
-					profile_add_segment(dst, &s);
-				}
 		}
+		/* Its segments from the first slice that has them (a slice may hold its name alone). */
+		if (by.start[i] < by.start[i + 1] && !profile_module_has_segments(dst, (uint32_t)k))
+			for (size_t g = by.start[i]; g < by.start[i + 1]; g++) {
+				struct pm_segment seg = src->segments[by.at[g]];
+
+				seg.module = (uint32_t)k;
+				profile_add_segment(dst, &seg);
+			}
 		map[i] = (uint32_t)k;
 	}
+	free(by.start);
+	free(by.at);
 	return map;
 }
 

@@ -74,24 +74,39 @@ struct profile *profile_new(void)
 	return p;
 }
 
-struct profile *profile_new_next(const struct profile *p)
+struct profile *profile_new_next(const struct profile *p, bool (*keep)(uint32_t module, void *arg),
+				 void *arg)
 {
 	struct profile *n = profile_new();
+	uint8_t *gone = keep && p->nmodules ? xcalloc(p->nmodules, 1) : NULL;
 
 	for (size_t i = 0; i < p->nmeta; i++)
 		profile_set_meta(n, strtab_get(&p->str, p->meta[i].key),
 				 strtab_get(&p->str, p->meta[i].value));
 	for (size_t i = 0; i < p->nmodules; i++) {
 		const struct pm_module *m = &p->modules[i];
-		uint32_t id = profile_add_module(n, strtab_get(&p->str, m->path),
-						 strtab_get(&p->str, m->build_id), m->flags);
+		bool kept = !gone || keep((uint32_t)i, arg);
+		uint32_t id;
 
+		if (!kept) {
+			/* Its number, kind and owner only: nothing of it is in the slice. */
+			gone[i] = 1;
+			id = profile_add_module(n, "", "",
+						m->flags & ((1u << PM_MODULE_REASON_SHIFT) - 1));
+			n->modules[id].owner = m->owner;
+			continue;
+		}
+		id = profile_add_module(n, strtab_get(&p->str, m->path),
+					strtab_get(&p->str, m->build_id), m->flags);
 		if (m->reason)
 			n->modules[id].reason = strtab_add(&n->str, strtab_get(&p->str, m->reason));
 		n->modules[id].owner = m->owner;
 	}
 	for (size_t i = 0; i < p->nsegments; i++)
-		profile_add_segment(n, &p->segments[i]);
+		if (!gone || p->segments[i].module >= p->nmodules || !gone[p->segments[i].module])
+			profile_add_segment(n, &p->segments[i]);
+	n->dropped = gone;
+	n->ndropped = gone ? p->nmodules : 0;
 	/*
 	 * Room for as many frames and stacks as p has: a slice is most often
 	 * like the one before, and its tables do not grow (and rehash) again
@@ -126,6 +141,7 @@ void profile_free(struct profile *p)
 	hmap_release(&p->frame_index);
 	hmap_release(&p->stack_index);
 	free(p->seg_modules);
+	free(p->dropped);
 	free(p);
 }
 
@@ -349,6 +365,17 @@ void profile_add_segment(struct profile *p, const struct pm_segment *s)
 {
 	xgrow(&p->segments, &p->segments_cap, p->nsegments + 1, sizeof(*p->segments));
 	p->segments[p->nsegments++] = *s;
+}
+
+bool profile_module_dropped(const struct profile *p, uint32_t module)
+{
+	return module < p->ndropped && p->dropped[module];
+}
+
+void profile_module_back(struct profile *p, uint32_t module, const char *path)
+{
+	if (profile_module_dropped(p, module) && !p->modules[module].path)
+		p->modules[module].path = strtab_add(&p->str, path);
 }
 
 bool profile_module_has_segments(struct profile *p, uint32_t module)

@@ -225,6 +225,9 @@ struct profile {
 	/* profile_module_has_segments': a byte per module, of the first segs_seen segments. */
 	uint8_t *seg_modules;
 	size_t seg_modules_cap, segs_seen;
+	/* A byte per module that profile_new_next did not keep (of the first ndropped). */
+	uint8_t *dropped;
+	size_t ndropped;
 };
 
 struct profile *profile_new(void);
@@ -232,8 +235,13 @@ struct profile *profile_new(void);
  * A new profile that goes on where p leaves off, for the next slice of a
  * recording: p's meta entries, and its modules (under the same ids) with
  * their segments; no frame, stack or record of p, but room for as many.
+ * A module keep (if not NULL) says no to keeps its id, kind and owner
+ * alone: no path, build-id, reason or segment (a program long gone, one
+ * of thousands on a busy machine; profile_module_back and its naming
+ * give them back if it comes again).
  */
-struct profile *profile_new_next(const struct profile *p);
+struct profile *profile_new_next(const struct profile *p, bool (*keep)(uint32_t module, void *arg),
+				 void *arg);
 void profile_free(struct profile *p);
 
 void profile_set_meta(struct profile *p, const char *key, const char *value);
@@ -276,6 +284,10 @@ void profile_add_line(struct profile *p, uint32_t f, const struct pm_line *l);
 void profile_copy_lines(struct profile *p, uint32_t f, const struct profile *from, uint32_t g);
 void profile_add_thread(struct profile *p, uint32_t pid, uint32_t tid, const char *comm);
 void profile_add_segment(struct profile *p, const struct pm_segment *s);
+/* Whether profile_new_next did not keep what was known of module. */
+bool profile_module_dropped(const struct profile *p, uint32_t module);
+/* A frame of module in p after all: its path back (its facts come with its naming). */
+void profile_module_back(struct profile *p, uint32_t module, const char *path);
 /* Whether p holds a segment of module (segments are only ever added). */
 bool profile_module_has_segments(struct profile *p, uint32_t module);
 

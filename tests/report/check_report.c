@@ -1755,7 +1755,7 @@ START_TEST(test_missing_sum)
 		profile_count_sample(a, st);
 	profile_count_sample(a, profile_intern_stack(a, &fu, 1));
 
-	b = profile_new_next(a);
+	b = profile_new_next(a, NULL, NULL);
 	lib = profile_add_module(b, "/lib/libb.so", "", 0);
 	st = profile_intern_stack(b,
 				  (uint32_t[]){profile_intern_frame(b, lib, 0, 0x30),

@@ -401,7 +401,7 @@ START_TEST(test_switch_profile)
 	outer = old->stack_frames[old->stacks[id].off + 2];
 	hmap_insert(&fx.stk.unw.outer, (uint64_t)UNWIND_COMPLETE << 32 | outer, NULL)->val = 3;
 
-	next = profile_new_next(old);
+	next = profile_new_next(old, NULL, NULL);
 	ck_assert_uint_eq(next->nmodules, old->nmodules);
 	ck_assert_uint_eq(next->nframes, 0);
 	frames = fx.new_frames;

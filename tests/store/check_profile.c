@@ -285,7 +285,7 @@ static struct profile *decode(const unsigned char *buf, size_t len, char *err, s
  */
 START_TEST(test_new_next)
 {
-	struct profile *p = make_profile(), *n = profile_new_next(p);
+	struct profile *p = make_profile(), *n = profile_new_next(p, NULL, NULL);
 
 	ck_assert_uint_eq(n->nmodules, p->nmodules);
 	for (size_t i = 0; i < p->nmodules; i++) {
@@ -315,6 +315,60 @@ START_TEST(test_new_next)
 	ck_assert_uint_eq(profile_intern_frame(n, 0, 0, 0x1207), 0);
 	profile_free(p);
 	profile_free(n);
+}
+END_TEST
+
+/* keep_module: every module but the one arg points at. */
+static bool keep_but(uint32_t module, void *arg)
+{
+	return module != *(const uint32_t *)arg;
+}
+
+/*
+ * A module the next slice does not keep has its id, kind and owner there,
+ * and no path, build-id, reason or segment, until a frame of it brings
+ * its path back; the others are as they were.
+ */
+START_TEST(test_new_next_drops)
+{
+	struct profile *p = make_profile(), *n;
+	uint32_t gone = 0, other = 1;
+
+	p->modules[0].owner = 1000;
+	p->modules[0].flags |= 3u << PM_MODULE_REASON_SHIFT;
+	p->modules[0].reason = strtab_add(&p->str, "no symbols");
+	n = profile_new_next(p, keep_but, &gone);
+	ck_assert_uint_eq(n->nmodules, p->nmodules);
+	ck_assert_str_eq(strtab_get(&n->str, n->modules[0].path), "");
+	ck_assert_str_eq(strtab_get(&n->str, n->modules[0].build_id), "");
+	ck_assert_uint_eq(n->modules[0].reason, 0);
+	ck_assert_uint_eq(PM_MODULE_REASON(n->modules[0].flags), 0);
+	ck_assert_uint_eq(n->modules[0].owner, 1000);
+	ck_assert_uint_eq(n->nsegments, 0);
+	ck_assert(profile_module_dropped(n, 0));
+	ck_assert(!profile_module_dropped(n, 1));
+	ck_assert(!profile_module_dropped(n, 7));
+	ck_assert(!profile_module_has_segments(n, 0));
+	ck_assert_str_eq(strtab_get(&n->str, n->modules[1].reason), "kernel symbols hidden");
+	ck_assert_uint_eq(n->modules[1].flags, PM_MODULE_KERNEL);
+	profile_module_back(n, 0, "/usr/bin/demo");
+	profile_module_back(n, 1, "/elsewhere"); /* kept: as it was */
+	ck_assert_str_eq(strtab_get(&n->str, n->modules[0].path), "/usr/bin/demo");
+	ck_assert_str_eq(strtab_get(&n->str, n->modules[1].path), "[kernel.kallsyms]");
+	profile_free(n);
+	/* The demo program kept: its facts and both segments go on. */
+	n = profile_new_next(p, keep_but, &other);
+	ck_assert_str_eq(strtab_get(&n->str, n->modules[0].build_id),
+			 "0123456789abcdef0123456789abcdef01234567");
+	ck_assert_str_eq(strtab_get(&n->str, n->modules[0].reason), "no symbols");
+	ck_assert_uint_eq(n->nsegments, 2);
+	ck_assert(profile_module_has_segments(n, 0));
+	ck_assert(!profile_module_dropped(n, 0));
+	ck_assert(profile_module_dropped(n, 1));
+	ck_assert_uint_eq(n->modules[1].flags, PM_MODULE_KERNEL);
+	ck_assert_uint_eq(n->modules[1].reason, 0);
+	profile_free(n);
+	profile_free(p);
 }
 END_TEST
 
@@ -1583,6 +1637,45 @@ START_TEST(test_merge_slices)
 END_TEST
 
 /*
+ * A slice that holds a module by its path alone (one not kept by
+ * profile_new_next, sampled again before its facts came) merged before or
+ * after one with its facts: one module, with the build-id and the
+ * segments, whichever came first.
+ */
+START_TEST(test_merge_dropped)
+{
+	uint32_t gone = 0;
+
+	for (int first_full = 0; first_full < 2; first_full++) {
+		struct profile *full = make_profile(),
+			       *bare = profile_new_next(full, keep_but, &gone);
+		struct profile *m = profile_new();
+		size_t demo = 0, n = 0;
+
+		profile_module_back(bare, 0, "/usr/bin/demo");
+
+		profile_merge(m, first_full ? full : bare);
+		profile_merge(m, first_full ? bare : full);
+		for (size_t i = 0; i < m->nmodules; i++)
+			if (!strcmp(strtab_get(&m->str, m->modules[i].path), "/usr/bin/demo")) {
+				demo = i;
+				n++;
+			}
+		ck_assert_uint_eq(n, 1);
+		ck_assert_str_eq(strtab_get(&m->str, m->modules[demo].build_id),
+				 "0123456789abcdef0123456789abcdef01234567");
+		n = 0;
+		for (size_t g = 0; g < m->nsegments; g++)
+			n += m->segments[g].module == demo;
+		ck_assert_uint_eq(n, 2);
+		profile_free(full);
+		profile_free(bare);
+		profile_free(m);
+	}
+}
+END_TEST
+
+/*
  * Slices that each counted their own unwinds and kept names: merged, the
  * counts add up, and the lines of where stacks were cut are summed by
  * (reason, module), a pair of one slice only kept as it is. A slice
@@ -1650,6 +1743,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, test_intern_frames);
 	tcase_add_test(tc, test_intern_stacks);
 	tcase_add_test(tc, test_new_next);
+	tcase_add_test(tc, test_new_next_drops);
 	tcase_add_test(tc, test_module_has_segments);
 	tcase_add_test(tc, test_meta);
 	suite_add_tcase(s, tc);
@@ -1664,6 +1758,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, test_decode_flipped);
 	tcase_add_test(tc, test_decode_damaged);
 	tcase_add_test(tc, test_merge_slices);
+	tcase_add_test(tc, test_merge_dropped);
 	tcase_add_test(tc, test_merge_unwind_counts);
 	tcase_add_loop_test(tc, test_decode_bad_index, 0, (int)ARRAY_SIZE(breakers));
 	tcase_add_test(tc, test_decode_handmade);
