@@ -389,6 +389,18 @@ int output_open_next(struct session *s)
 }
 
 /*
+ * Whether the next slice keeps what is known of module id (profile_new_next):
+ * not once it was let go for no process mapping it (retire.c), which a
+ * machine that runs new programs all the time does thousands of times.
+ */
+static bool module_kept(uint32_t id, void *arg)
+{
+	const struct session *s = arg;
+
+	return id >= s->mods.n || !s->mods.mods[id]->retired;
+}
+
+/*
  * The file written now sealed, or finished at once when no thread names
  * frames while recording: every record of it goes to it now. Its
  * profile, and the next slice's made from it (the modules carried over),
@@ -422,7 +434,7 @@ struct profile *output_seal(struct session *s, uint32_t gen, struct stack_unwind
 	if (out->last && !sealed_holds(out, out->last))
 		profile_free(out->last);
 	out->last = before;
-	out->prof = profile_new_next(before);
+	out->prof = profile_new_next(before, module_kept, s);
 	if (s->nm.namer) {
 		if (out->nsealed == SEALED_MAX)
 			finish_sealed(s, 0);

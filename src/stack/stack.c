@@ -118,8 +118,12 @@ static uint32_t add_frame(struct stacker *s, uint32_t *n, uint32_t module, uint3
 		return PM_NONE;
 	id = profile_intern_frame(s->prof, module, flags, addr);
 	s->frames[(*n)++] = id;
-	if (s->prof->nframes != before && module != PM_NONE && s->new_frame)
-		s->new_frame(s->new_frame_arg, s->model->mods->mods[module], id, addr);
+	if (s->prof->nframes != before && module != PM_NONE) {
+		if (profile_module_dropped(s->prof, module))
+			profile_module_back(s->prof, module, s->model->mods->mods[module]->path);
+		if (s->new_frame)
+			s->new_frame(s->new_frame_arg, s->model->mods->mods[module], id, addr);
+	}
 	return id;
 }
 
@@ -136,6 +140,8 @@ static uint32_t carry_frame(struct stacker *s, const struct profile *from, uint3
 
 	if (to->nframes == before)
 		return id;
+	if (fr->module != PM_NONE && profile_module_dropped(to, fr->module))
+		profile_module_back(to, fr->module, s->model->mods->mods[fr->module]->path);
 	profile_copy_lines(to, id, from, f);
 	if (!fr->nlines && fr->module != PM_NONE && s->new_frame)
 		s->new_frame(s->new_frame_arg, s->model->mods->mods[fr->module], id, fr->addr);

@@ -71,6 +71,8 @@ void symbolizer_retire(struct symbolizer *z, const struct module *m)
 	/* Its names are saved once no copy of its build is mapped. */
 	symfile_drop_names(z, f);
 	forget(f);
+	/* The next slice keeps nothing of it (profile_new_next): said again if it is named again. */
+	f->told = false;
 }
 
 size_t symbolizer_forget_idle(struct symbolizer *z, uint64_t now, uint64_t idle_ns)

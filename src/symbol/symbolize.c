@@ -304,9 +304,21 @@ void symbolize_set_module(struct profile *p, const struct module_facts *f)
 	set_module(p, f, profile_module_has_segments(p, f->module));
 }
 
+/* A byte per module of p: whether a frame of p is in it. */
+static uint8_t *modules_sampled(const struct profile *p)
+{
+	uint8_t *in = xcalloc(p->nmodules + 1, 1);
+
+	for (size_t i = 0; i < p->nframes; i++)
+		if (p->frames[i].module < p->nmodules)
+			in[p->frames[i].module] = 1;
+	return in;
+}
+
 void symbolize_modules(struct profile *p, struct symbolizer *z, bool final)
 {
 	struct module_set *mods = z->mods;
+	uint8_t *sampled;
 
 	for (size_t i = p->nmodules; i < mods->n; i++) {
 		const struct module *m = mods->mods[i];
@@ -320,14 +332,19 @@ void symbolize_modules(struct profile *p, struct symbolizer *z, bool final)
 	 * sampled frame is in is not read now). Before the end, the naming
 	 * thread may be reading z: it is not touched.
 	 */
+	sampled = final && p->ndropped ? modules_sampled(p) : NULL;
 	for (size_t i = 0; final && i < mods->n; i++) {
 		struct module_facts f;
 
+		/* Let go before this slice began, and no frame of it since: nothing of it here. */
+		if (profile_module_dropped(p, (uint32_t)i) && !sampled[i])
+			continue;
 		symbolize_module_facts(z, mods->mods[i], &f);
 		/* Of every module, those just added too; each one's own segments come after its look. */
 		set_module(p, &f, i < p->nmodules && profile_module_has_segments(p, (uint32_t)i));
 		free(f.segs);
 	}
+	free(sampled);
 }
 
 size_t symbolize_profile(struct profile *p, struct symbolizer *z,
