@@ -391,6 +391,10 @@ static void print_missing(const struct session *s)
 	if (s->out.missing_sum) {
 		report_missing_add(&sum, &nsum, s->out.missing_sum, s->out.nmissing_sum);
 		report_missing_add(&sum, &nsum, m, s->out.prof->nmodules);
+		/* Counted in a slice before, and let go since: said by its name and reason. */
+		for (size_t i = 0; i < nsum; i++)
+			if (sum[i].unnamed || sum[i].unplaced)
+				naming_module_back(s, (uint32_t)i);
 		report_print_missing_counts(s->out.prof, sum, stderr, 5);
 	} else {
 		report_print_missing_counts(s->out.prof, m, stderr, 5);

@@ -125,6 +125,13 @@ void naming_name_sealed(struct session *s, struct profile *p, uint32_t gen);
 /* Whether named frame f of profile p is where a stack starts (arg: the session). */
 bool naming_entry_frame(const struct profile *p, uint32_t f, void *arg);
 /*
+ * Module id in the profile now after all, where profile_new_next kept
+ * nothing of it (let go before the slice began): its path and what was
+ * read of it, for a summary that counts it from the slices before.
+ * Once the naming thread is done.
+ */
+void naming_module_back(const struct session *s, uint32_t id);
+/*
  * The kernel's symbols read now (before the sampling starts, when the
  * naming thread has no job yet).
  */

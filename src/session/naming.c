@@ -198,6 +198,19 @@ void naming_retire(struct session *s, struct module *m)
 	module_unpin(&s->mods, m);
 }
 
+void naming_module_back(const struct session *s, uint32_t id)
+{
+	struct profile *p = s->out.prof;
+	struct module_facts f;
+
+	if (id >= s->mods.n || !profile_module_dropped(p, id))
+		return;
+	profile_module_back(p, id, s->mods.mods[id]->path);
+	symbolize_module_facts(s->nm.syms, s->mods.mods[id], &f);
+	symbolize_set_module(p, &f);
+	free(f.segs);
+}
+
 void naming_read_kernel(struct sess_naming *nm, struct module_set *mods)
 {
 	symfile_get(nm->syms, module_set_kernel(mods));

@@ -12,21 +12,28 @@
 #    under main in again; so does the merge of all files, with both runs'
 #    samples;
 #  - the pprof of the file of its second run maps 'again' with its
-#    build-id: its facts came back with it.
+#    build-id: its facts came back with it;
+#  - 'bare', a stripped spin-nopie run once at the start, is named in the
+#    recorder's summary of frames without names, with why, though the
+#    last slices keep nothing of it.
 set -eu
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 
-[ -x "$TARGETS/spin-pie" ] || fail "no $TARGETS/spin-pie: build it first (make check)"
+for t in spin-pie spin-nopie; do
+	[ -x "$TARGETS/$t" ] || fail "no $TARGETS/$t: build it first (make check)"
+done
 need_perf
 command -v go >/dev/null 2>&1 || fail "go is needed (Debian: golang-go)"
 cp "$TARGETS/spin-pie" "$tmp/again"
+strip -o "$tmp/bare" "$TARGETS/spin-nopie"
 id=$(LC_ALL=C readelf -nW "$tmp/again" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
 [ -n "$id" ] || fail "spin-pie has no build-id"
 mkdir "$tmp/s"
 # A script: the recording's command line (in every file) does not hold again's path.
-printf "'%s' 0.5; sleep 18; '%s' 0.5\n" "$tmp/again" "$tmp/again" >"$tmp/run.sh"
+printf "'%s' 0.2; '%s' 0.5; sleep 18; '%s' 0.5\n" "$tmp/bare" "$tmp/again" "$tmp/again" \
+	>"$tmp/run.sh"
 rc=0
-run_timeout 120 "$PERFMINI" record -q -F 499 -o "$tmp/s/a.data" --switch-output=2s -- \
+run_timeout 120 "$PERFMINI" record -F 499 -o "$tmp/s/a.data" --switch-output=2s -- \
 	sh "$tmp/run.sh" >"$tmp/rec.out" 2>"$tmp/rec.err" || rc=$?
 [ "$rc" -eq 0 ] || fail "record --switch-output=2s exited $rc: $(cat "$tmp/rec.err")"
 
@@ -66,5 +73,8 @@ run_timeout 120 go tool pprof -raw "$tmp/last.pb.gz" >"$tmp/last.raw" 2>&3 ||
 	fail "go tool pprof cannot read the pprof of $last"
 grep -q "/again $id " "$tmp/last.raw" ||
 	fail "$last: the pprof mapping of again has not its build-id: $(grep again "$tmp/last.raw")"
+# The summary names bare, and why.
+grep -q "^perfmini: $tmp/bare: .* sampled frames have no name: stripped" "$tmp/rec.err" ||
+	fail "the summary does not say bare's frames have no names: $(grep 'no name' "$tmp/rec.err")"
 say "$gone file(s) without again's path between its runs; spin_hot $all samples merged, $one in the first"
 exit 0
