@@ -145,6 +145,7 @@ struct df_pending {
 struct datafile_out {
 	struct outfile file;
 	struct df_mark done;
+	uint32_t back_gen; /* the profile's back_gen at the last chunk */
 	struct df_pending samples, threads, offcpu, wakeups;
 	/*
 	 * With own_tables (datafile_own_tables), the file holds only the

@@ -554,9 +554,15 @@ void df_put_chunk(struct df_out *o, const struct profile *p, struct datafile_out
 	 * a slice's names too (its own counts of what naming found).
 	 */
 	put_run(o, p, df_section_of(DF_META), 0, p->nmeta);
-	/* Modules learn their build-ids and reasons at the end. */
+	/*
+	 * Modules learn their build-ids and reasons at the end; one a
+	 * slice carried by number alone may get its path back meanwhile.
+	 */
 	if (kind != DF_CHUNK_MORE)
 		done->modules = 0;
+	if (p->back_gen != w->back_gen && p->back_min < done->modules)
+		done->modules = p->back_min;
+	w->back_gen = p->back_gen;
 	put_owners(o, p, done->modules);
 	put_new(o, p, DF_MODULES, &done->modules);
 	put_new(o, p, DF_SEGMENTS, &done->segments);

@@ -374,8 +374,11 @@ bool profile_module_dropped(const struct profile *p, uint32_t module)
 
 void profile_module_back(struct profile *p, uint32_t module, const char *path)
 {
-	if (profile_module_dropped(p, module) && !p->modules[module].path)
-		p->modules[module].path = strtab_add(&p->str, path);
+	if (!profile_module_dropped(p, module) || p->modules[module].path)
+		return;
+	p->modules[module].path = strtab_add(&p->str, path);
+	if (!p->back_gen++ || module < p->back_min)
+		p->back_min = module;
 }
 
 bool profile_module_has_segments(struct profile *p, uint32_t module)

@@ -228,6 +228,13 @@ struct profile {
 	/* A byte per module that profile_new_next did not keep (of the first ndropped). */
 	uint8_t *dropped;
 	size_t ndropped;
+	/*
+	 * profile_module_back's: how often it gave a path back, and the
+	 * lowest module given one; a file's next chunk writes the modules
+	 * again from there.
+	 */
+	uint32_t back_gen;
+	uint32_t back_min;
 };
 
 struct profile *profile_new(void);

@@ -1224,6 +1224,42 @@ START_TEST(test_stream_chunks)
 END_TEST
 
 /*
+ * A slice's file read cut short names the module of its frames, one the
+ * slice carried by number alone and that got its path back after the
+ * file's first chunk.
+ */
+START_TEST(test_stream_module_back)
+{
+	struct profile *p = make_profile(), *n, *q;
+	char *dir = make_tmpdir(), *path = xasprintf("%s/b.data", dir);
+	struct datafile_out *out;
+	uint32_t gone = 0;
+
+	n = profile_new_next(p, keep_but, &gone);
+	ck_assert_int_eq(datafile_create(&out, path, 0, file_err, sizeof(file_err)), 0);
+	ck_assert_int_eq(datafile_flush(out, n, file_err, sizeof(file_err)), 0);
+	profile_module_back(n, 0, "/usr/bin/demo");
+	grow_profile(n, 0x1130, 5, out);
+	ck_assert_int_eq(datafile_flush(out, n, file_err, sizeof(file_err)), 0);
+	q = datafile_read(path, false, file_err, sizeof(file_err));
+	ck_assert_msg(q != NULL, "%s", file_err);
+	ck_assert_uint_gt(q->cut_at, 0);
+	ck_assert_uint_eq(q->nsamples, 1);
+	ck_assert_uint_eq(q->nmodules, n->nmodules);
+	ck_assert_str_eq(strtab_get(&q->str, q->modules[0].path), "/usr/bin/demo");
+	ck_assert_str_eq(strtab_get(&q->str, q->modules[1].path), "[kernel.kallsyms]");
+	profile_free(q);
+	datafile_abandon(&out);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	free(dir);
+	profile_free(n);
+	profile_free(p);
+}
+END_TEST
+
+/*
  * A file sealed, then finished after the next began (--switch-output):
  * the frames it holds get the names found since, and nothing the
  * profile gained after the seal (frames, stacks) reaches it; its meta
@@ -1769,6 +1805,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, test_write_read);
 	tcase_add_test(tc, test_stream_samples);
 	tcase_add_test(tc, test_stream_chunks);
+	tcase_add_test(tc, test_stream_module_back);
 	tcase_add_test(tc, test_seal_names);
 	tcase_add_test(tc, test_own_tables);
 	tcase_add_test(tc, test_seal_own_tables);
