@@ -242,7 +242,7 @@ struct profile *profile_new(void);
  * A new profile that goes on where p leaves off, for the next slice of a
  * recording: p's meta entries, and its modules (under the same ids) with
  * their segments; no frame, stack or record of p, but room for as many.
- * A module keep (if not NULL) says no to keeps its id, kind and owner
+ * A module that keep (if not NULL) refuses keeps its id, kind and owner
  * alone: no path, build-id, reason or segment (a program long gone, one
  * of thousands on a busy machine; profile_module_back and its naming
  * give them back if it comes again).
