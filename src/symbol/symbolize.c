@@ -450,8 +450,16 @@ void symbolize_keep(struct symbolizer *z, struct module *m, uint32_t flags, uint
 
 void symbolizer_save_names(struct symbolizer *z, const struct module *m)
 {
+	struct symfile *f;
+
+	/* One module's is found by its id: the program let go, not every one met. */
+	if (m) {
+		if ((f = symfile_find(z, m)) && f->names)
+			namecache_save(f->names);
+		return;
+	}
 	for (size_t i = 0; i < z->nfiles; i++)
-		if (z->files[i] && z->files[i]->names && (!m || z->files[i]->mod == m))
+		if (z->files[i] && z->files[i]->names)
 			namecache_save(z->files[i]->names);
 }
 
