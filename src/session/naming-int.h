@@ -42,6 +42,7 @@ struct gen_marks {
 struct sess_naming {
 	struct symbolizer *syms; /* the naming thread's until the stop */
 	struct namer *namer;	 /* NULL: frames are named at the stop */
+	bool joined;		 /* the naming thread ended (naming_name_frames) */
 	uint32_t gen;		 /* the current slice's generation */
 	struct resolved res;	 /* of the current slice's frames */
 	struct gen_marks *old;	 /* of the sealed slices */
@@ -122,13 +123,17 @@ void naming_name_frames(struct session *s, const volatile sig_atomic_t *interrup
  * named, unless naming was cut short, and its modules' facts set.
  */
 void naming_name_sealed(struct session *s, struct profile *p, uint32_t gen);
-/* Whether named frame f of profile p is where a stack starts (arg: the session). */
+/*
+ * Whether named frame f of profile p is where a stack starts (arg: the
+ * session): by its name, else by the naming thread's answer while it
+ * runs (it alone reads the symbolizer), by the symbolizer once it ended.
+ */
 bool naming_entry_frame(const struct profile *p, uint32_t f, void *arg);
 /*
  * Module id in the profile now after all, where profile_new_next kept
  * nothing of it (let go before the slice began): its path and what was
- * read of it, for a summary that counts it from the slices before.
- * Once the naming thread is done.
+ * read of it (unless naming was cut short: the thread may still read
+ * it), for a summary that counts it from the slices before. At the stop.
  */
 void naming_module_back(const struct session *s, uint32_t id);
 /*

@@ -66,6 +66,53 @@ void naming_kick(struct sess_naming *nm)
 		namer_kick(nm->namer);
 }
 
+/* The marks of generation gen, NULL when it is gone. */
+static struct resolved *marks_of(const struct sess_naming *nm, uint32_t gen)
+{
+	if (gen == nm->gen)
+		return (struct resolved *)&nm->res;
+	for (size_t k = 0; k < nm->nold; k++)
+		if (nm->old[k].gen == gen)
+			return (struct resolved *)&nm->old[k].res;
+	return NULL;
+}
+
+/* The marks of profile p, the slice's now or a sealed one's; NULL when none. */
+static const struct resolved *marks_of_profile(const struct session *s, const struct profile *p)
+{
+	if (p == s->out.prof)
+		return &s->nm.res;
+	for (size_t k = 0; k < s->nm.nold; k++)
+		if (s->nm.old[k].prof == p)
+			return &s->nm.old[k].res;
+	return NULL;
+}
+
+bool naming_resolved(const struct sess_naming *nm, uint32_t gen, uint32_t f)
+{
+	const struct resolved *res = marks_of(nm, gen);
+
+	return res && f < res->n && res->b[f];
+}
+
+/* Bits of a frame's mark: resolved by the naming thread, and at its module's entry point. */
+#define MARK_RESOLVED 1
+#define MARK_ENTRY    2
+
+static void mark_resolved(struct resolved *res, uint32_t f, bool at_entry)
+{
+	if (f >= res->n) {
+		size_t k = res->n ? res->n : 4096;
+
+		while (k <= f)
+			k *= 2;
+		res->b = xrealloc(res->b, k);
+		memset(res->b + res->n, 0, k - res->n);
+		res->n = k;
+	}
+	res->b[f] = MARK_RESOLVED | (at_entry ? MARK_ENTRY : 0);
+}
+
 /*
  * Whether new frame f takes its name from the slice before, where it has
  * one (--switch-output): not a JIT frame, whose address may hold other
@@ -75,6 +122,7 @@ static bool named_before(struct session *s, const struct module *m, uint32_t f)
 {
 	const struct profile *last = s->out.last;
 	const struct pm_frame *fr = &s->out.prof->frames[f];
+	const struct resolved *res;
 	uint32_t g;
 
 	if (!last || m->kind == MODULE_PERFMAP)
@@ -83,6 +131,9 @@ static bool named_before(struct session *s, const struct module *m, uint32_t f)
 	if (g == PM_NONE || !last->frames[g].nlines)
 		return false;
 	profile_copy_lines(s->out.prof, f, last, g);
+	/* Where a stack starts there, so here (naming_entry_frame). */
+	if ((res = marks_of_profile(s, last)) && g < res->n && (res->b[g] & MARK_ENTRY))
+		mark_resolved(&s->nm.res, f, true);
 	return true;
 }
 
@@ -102,38 +153,6 @@ void naming_new_frame(struct session *s, struct module *m, uint32_t frame, uint6
 		namer_frame(nm->namer, m, nm->gen, frame, s->out.prof->frames[frame].flags, addr);
 }
 
-/* The marks of generation gen, NULL when it is gone. */
-static struct resolved *marks_of(const struct sess_naming *nm, uint32_t gen)
-{
-	if (gen == nm->gen)
-		return (struct resolved *)&nm->res;
-	for (size_t k = 0; k < nm->nold; k++)
-		if (nm->old[k].gen == gen)
-			return (struct resolved *)&nm->old[k].res;
-	return NULL;
-}
-
-bool naming_resolved(const struct sess_naming *nm, uint32_t gen, uint32_t f)
-{
-	const struct resolved *res = marks_of(nm, gen);
-
-	return res && f < res->n && res->b[f];
-}
-
-static void mark_resolved(struct resolved *res, uint32_t f)
-{
-	if (f >= res->n) {
-		size_t k = res->n ? res->n : 4096;
-
-		while (k <= f)
-			k *= 2;
-		res->b = xrealloc(res->b, k);
-		memset(res->b + res->n, 0, k - res->n);
-		res->n = k;
-	}
-	res->b[f] = 1;
-}
-
 /*
  * A frame the naming thread resolved: its lines into the profile it is
  * of, the slice's now or a sealed one's; none when that file was let go.
@@ -150,7 +169,7 @@ static void take_named(uint32_t gen, uint32_t frame, const struct symres *res, v
 		if (s->nm.old[k].gen == gen)
 			p = s->nm.old[k].prof;
 	symbolize_add_levels(p, frame, res);
-	mark_resolved(marks, frame);
+	mark_resolved(marks, frame, res->at_entry);
 }
 
 /* What the naming thread found of a module: into the module tables of the profiles. */
@@ -206,6 +225,9 @@ void naming_module_back(const struct session *s, uint32_t id)
 	if (id >= s->mods.n || !profile_module_dropped(p, id))
 		return;
 	profile_module_back(p, id, s->mods.mods[id]->path);
+	/* Naming cut short: the thread may still read the symbolizer. */
+	if (s->nm.namer && !s->nm.joined)
+		return;
 	symbolize_module_facts(s->nm.syms, s->mods.mods[id], &f);
 	symbolize_set_module(p, &f);
 	free(f.segs);
@@ -303,9 +325,22 @@ bool naming_entry_frame(const struct profile *p, uint32_t f, void *arg)
 		if (unwind_is_entry_name(strtab_get(&p->str, outer->func)))
 			return true;
 	}
-	/* Naming cut short leaves the symbolizer to the thread. */
-	return fr->module != PM_NONE && !s->nm.cut_why &&
-	       symbolize_at_entry(s->nm.syms, s->mods.mods[fr->module], fr->addr);
+	if (fr->module == PM_NONE)
+		return false;
+	/*
+	 * The symbolizer is the naming thread's while it runs: its answer,
+	 * where it named the frame. Once it is joined, the rest (frames named
+	 * at the stop) are asked here; naming cut short leaves it running.
+	 */
+	if (s->nm.namer) {
+		const struct resolved *res = marks_of_profile(s, p);
+
+		if (res && f < res->n && res->b[f])
+			return res->b[f] & MARK_ENTRY;
+		if (!s->nm.joined)
+			return false;
+	}
+	return !s->nm.cut_why && symbolize_at_entry(s->nm.syms, s->mods.mods[fr->module], fr->addr);
 }
 
 /*
@@ -327,7 +362,7 @@ static void queue_jit(struct session *s, const struct profile *p, uint32_t gen,
 		if (!res || m->fd >= 0)
 			namer_frame(s->nm.namer, m, gen, (uint32_t)i, f->flags, f->addr);
 		else
-			mark_resolved(res, (uint32_t)i);
+			mark_resolved(res, (uint32_t)i, false);
 	}
 }
 
@@ -344,6 +379,7 @@ void naming_name_frames(struct session *s, const volatile sig_atomic_t *interrup
 			deadline = now_ns() + (uint64_t)(s->o->name_timeout * 1e9);
 		ret = namer_finish(nm->namer, deadline, interrupt);
 		/* The thread is gone: what it named is kept for the next recording. */
+		nm->joined = ret == 0;
 		if (ret == 0)
 			symbolizer_save_names(nm->syms, NULL);
 		if (ret == -ETIMEDOUT)

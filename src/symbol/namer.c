@@ -113,6 +113,7 @@ struct result {
 	uint32_t gen, frame;
 	int n; /* 0: no name */
 	uint64_t symoff;
+	bool at_entry;
 	struct srcline lv[];
 };
 
@@ -182,6 +183,7 @@ static void store(struct namer *n, const struct job *j, const struct symres *r)
 	res->frame = j->frame;
 	res->n = r->n;
 	res->symoff = r->symoff;
+	res->at_entry = r->at_entry;
 	symres_copy_levels(r, res->lv, (char *)(res->lv + levels));
 	pthread_mutex_lock(&n->lock);
 	*n->ready_tail = res;
@@ -315,6 +317,7 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 		symbolize_frame(n->z, j->m, j->flags, j->addr, r);
 		symbolize_keep(n->z, j->m, j->flags, j->addr, r);
 	}
+	r->at_entry = symbolize_at_entry(n->z, j->m, j->addr);
 	/* A module read the first time: what it is, before the first frame named in it. */
 	if ((f = symfile_find(n->z, j->m)) && symfile_take_news(f)) {
 		struct fact *fact = xcalloc(1, sizeof(*fact));
@@ -348,6 +351,7 @@ skip:
 	/* Its file is closed, or about to be: resolved without a name. */
 	r->n = 0;
 	r->symoff = 0;
+	r->at_entry = false;
 	store(n, j, r);
 	atomic_fetch_add(&n->skipped, 1);
 }
@@ -671,6 +675,7 @@ void namer_drain(struct namer *n, namer_result_fn fn, void *arg)
 
 		r->n = list->n;
 		r->symoff = list->symoff;
+		r->at_entry = list->at_entry;
 		if (list->n > 0)
 			memcpy(r->lv, list->lv, (size_t)list->n * sizeof(*r->lv));
 		fn(list->gen, list->frame, r, arg);

@@ -96,7 +96,8 @@ void namer_counts(struct namer *n, uint64_t *queued, uint64_t *done);
 /*
  * Hands every frame the thread resolved since the last call to fn, oldest
  * first, and forgets its levels: r (whose symname is NULL) and its
- * strings live until fn returns. The recorder drains as it goes, so that
+ * strings live until fn returns; r->at_entry says whether the frame is at
+ * its module's ELF entry point. The recorder drains as it goes, so that
  * the namer holds only what was resolved since; it may drain while the
  * thread runs, and after namer_finish failed.
  */

@@ -164,9 +164,9 @@ bool symbolize_at_entry(struct symbolizer *z, struct module *m, uint64_t off)
 
 	if (m->kind != MODULE_FILE)
 		return false;
-	/* A module let go keeps its entry and segments: it is not read again for them. */
+	/* A module let go keeps its entry and segments; one not read yet is identified only. */
 	if (!(f = symfile_find(z, m)))
-		f = symfile_get(z, m);
+		f = symfile_get_identity(z, m);
 	return f->entry && addr_file_offset_to_vaddr(f->segs, f->nsegs, off, &vaddr) == 0 &&
 	       vaddr >= f->entry && vaddr - f->entry < 64;
 }

@@ -28,6 +28,12 @@ struct symres {
 	struct srcline lv[SRCLINE_MAX_DEPTH];
 	uint64_t symoff; /* offset into the outermost function's symbol */
 	char *symname;	 /* the symbol's demangled name (malloc'd), or NULL */
+	/*
+	 * Set by the naming thread alone (namer.h): the frame is at its
+	 * module's ELF entry point (symbolize_at_entry), asked there because
+	 * the symbolizer is that thread's while it runs.
+	 */
+	bool at_entry;
 };
 
 /*
@@ -61,6 +67,7 @@ int symbolize_frame(struct symbolizer *z, struct module *m, uint32_t flags, uint
 /*
  * Whether file offset off of m is the code at its ELF entry point (the
  * first 64 bytes: _start), for a binary whose symbols do not say so.
+ * Reads m's headers if nothing of it was read yet.
  */
 bool symbolize_at_entry(struct symbolizer *z, struct module *m, uint64_t off);
 
