@@ -501,13 +501,16 @@ size_t module_set_take_idle(struct module_set *s, uint32_t **ids)
 
 bool module_unpin(struct module_set *s, struct module *m)
 {
-	if (m->kind != MODULE_FILE || m->fd < 0)
+	if (m->kind != MODULE_FILE)
+		return false;
+	/* Let go, its file open or not (gone before it could be opened). */
+	m->used = false;
+	m->retired = true;
+	if (m->fd < 0)
 		return false;
 	close(m->fd);
 	m->fd = -1;
-	m->used = false;
 	m->unpinned = true;
-	m->retired = true;
 	s->pinned--;
 	return true;
 }

@@ -67,7 +67,7 @@ struct module {
 	uint32_t nmaps;
 	uint32_t idle_gen;	/* how often nmaps fell to 0: tells an idle spell from an older */
 	bool noted_idle;	/* in module_set.idle now */
-	bool retired;		/* module_unpin closed its file: opened at its next mapping */
+	bool retired;		/* module_unpin let it go: opened at its next mapping */
 	struct module_set *set; /* the set it is of */
 };
 
@@ -133,9 +133,9 @@ void module_mapped(struct module *m, int delta);
  */
 size_t module_set_take_idle(struct module_set *s, uint32_t **ids);
 /*
- * Closes m's file and marks it not used, to be opened again at its next
- * mapping (module_set_get): a module no process maps any more holds no
- * descriptor. Recording thread,
+ * Closes m's file, if open, and marks it not used and let go (retired),
+ * to be opened again at its next mapping (module_set_get): a module no
+ * process maps any more holds no descriptor. Recording thread,
  * and only once nothing else reads m's file (the naming thread, the
  * unwinder). Returns whether a file was closed.
  */

@@ -53,8 +53,12 @@ void retire_modules(struct session *s, uint64_t now)
 	for (; k < q->n && (pressed || now - q->since[k] >= RETIRE_IDLE_NS); k++) {
 		struct module *m = s->mods.mods[q->ids[k]];
 
-		/* Mapped again since (and noted again should it go idle), or let go already. */
-		if (m->nmaps || m->idle_gen != q->gen[k] || m->kind != MODULE_FILE || m->fd < 0)
+		/*
+		 * Mapped again since (and noted again should it go idle), or let
+		 * go already. One whose file could not be opened (a program gone
+		 * first) is let go as well: what unwinding and naming tried of it.
+		 */
+		if (m->nmaps || m->idle_gen != q->gen[k] || m->kind != MODULE_FILE || m->retired)
 			continue;
 		if (s->unwinder)
 			unwinder_forget(s->unwinder, m);

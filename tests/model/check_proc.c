@@ -363,6 +363,39 @@ START_TEST(test_module_budget)
 }
 END_TEST
 
+/*
+ * A module whose file could not be opened (a program gone before its
+ * mapping was seen) is let go all the same: marked retired and not used,
+ * no descriptor counted.
+ */
+START_TEST(test_module_unpin_unopened)
+{
+	char dir[] = "/tmp/pm-unopened.XXXXXX", path[64];
+	struct module_set set;
+	struct module_key k;
+	struct module *m;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/gone", dir);
+	k = (struct module_key){path, 8, 1, 12345, 0};
+	module_set_init(&set);
+	m = module_set_get(&set, &k, 0, 0, 0);
+	ck_assert_int_eq(m->fd, -1);
+	ck_assert_int_eq(module_use(&set, m), -1);
+	ck_assert(m->used);
+	ck_assert(!m->retired);
+	ck_assert(!module_unpin(&set, m)); /* no file closed */
+	ck_assert(m->retired);
+	ck_assert(!m->used);
+	ck_assert_uint_eq(set.pinned, 0);
+	/* The same file met again: the same module, still without a file. */
+	ck_assert_ptr_eq(module_set_get(&set, &k, 0, 0, 0), m);
+	ck_assert_int_eq(m->fd, -1);
+	module_set_release(&set);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_model_pseudo_files)
 {
 	struct fixture fx;
@@ -1070,6 +1103,7 @@ static Suite *proc_suite(void)
 	tcase_add_test(tc, test_model_perfmap_found);
 	tcase_add_test(tc, test_cgroup_text);
 	tcase_add_test(tc, test_cgroups_ids);
+	tcase_add_test(tc, test_module_unpin_unopened);
 	suite_add_tcase(s, tc);
 	return s;
 }
