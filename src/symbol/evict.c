@@ -73,6 +73,9 @@ void symbolizer_retire(struct symbolizer *z, const struct module *m)
 	forget(f);
 	/* The next slice keeps nothing of it (profile_new_next): said again if it is named again. */
 	f->told = false;
+	/* A program run once leaves what the profile takes of it, not its symfile. */
+	if (m->kind == MODULE_FILE)
+		symfile_shrink(z, f);
 }
 
 size_t symbolizer_forget_idle(struct symbolizer *z, uint64_t now, uint64_t idle_ns)

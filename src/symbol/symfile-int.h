@@ -83,6 +83,23 @@ struct symbolizer {
 	struct hmap build_ids;
 	/* Build-id hash -> the names kept for it (namecache.h), shared by its copies. */
 	struct hmap names;
+	/* Module id -> struct symfile_kept, of the modules let go (symfile_shrink). */
+	struct hmap kept;
+};
+
+/*
+ * What is kept of a module let go (symbolizer_retire) in place of its
+ * symfile: what the profile's module table and the entry-point test take
+ * of it. A program run once leaves this behind, not a whole symfile.
+ */
+struct symfile_kept {
+	struct load_seg *segs;
+	uint64_t entry;
+	uint32_t nsegs;
+	uint8_t build_id[BUILD_ID_MAX];
+	uint8_t build_id_len;
+	uint8_t reason;	      /* enum module_reason */
+	uint8_t lines_reason; /* enum module_lines */
 };
 
 struct symfile {
@@ -230,6 +247,13 @@ void symfile_end_dwfl(struct symfile *f);
 void symfile_unload(struct symfile *f);
 /* Frees f and all it holds (symfile_get makes it). */
 void symfile_free(struct symfile *f);
+/*
+ * f, unloaded and let go (symbolizer_retire), replaced by what is kept of
+ * it (struct symfile_kept): symfile_find, symfile_get and
+ * symfile_get_identity make it again, unloaded, when its module is asked
+ * for. Not a symfile whose file changed, or that others name as theirs.
+ */
+void symfile_shrink(struct symbolizer *z, struct symfile *f);
 
 /*
  * A descriptor of the ELF file fd from which libelf reads every debug

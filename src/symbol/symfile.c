@@ -36,6 +36,7 @@ struct symbolizer *symbolizer_new(struct module_set *mods, bool no_lines)
 	z->lines_budget = SYMBOLIZER_LINES_BUDGET;
 	hmap_init(&z->build_ids);
 	hmap_init(&z->names);
+	hmap_init(&z->kept);
 	return z;
 }
 
@@ -60,6 +61,8 @@ uint64_t symbolizer_kernel_read_cpu_ns(const struct symbolizer *z)
 
 void symbolizer_free(struct symbolizer *z)
 {
+	struct hmap_slot *slot;
+
 	if (!z)
 		return;
 	if (z->kernel_reader) {
@@ -75,6 +78,13 @@ void symbolizer_free(struct symbolizer *z)
 	}
 	free(z->files);
 	free(z->lined);
+	for (size_t pos = 0; (slot = hmap_next(&z->kept, &pos));) {
+		struct symfile_kept *k = hmap_ptr(slot);
+
+		free(k->segs);
+		free(k);
+	}
+	hmap_release(&z->kept);
 	hmap_release(&z->build_ids);
 	hmap_release(&z->names);
 	free(z->debuginfo_path);
@@ -225,9 +235,75 @@ static bool same_build_id(const struct symfile *a, const struct symfile *b)
 	       !memcmp(a->build_id, b->build_id, a->build_id_len);
 }
 
+/* A symfile of m with nothing read into it. */
+static struct symfile *symfile_new(struct module *m)
+{
+	struct symfile *f = xcalloc(1, sizeof(*f));
+
+	f->mod = m;
+	f->zfd = -1;
+	symtab_init(&f->syms);
+	ksyms_init(&f->ksyms);
+	hmap_init(&f->demangled);
+	hmap_init(&f->paths);
+	return f;
+}
+
+/* Module id's symfile made again, unloaded, from what was kept of it; NULL if nothing was. */
+static struct symfile *revive(struct symbolizer *z, uint32_t id)
+{
+	struct symfile_kept *k;
+	struct symfile *f;
+	uint64_t val;
+
+	if (!z->kept.count || !hmap_remove(&z->kept, id, &val))
+		return NULL;
+	k = hmap_val_ptr(val);
+	f = symfile_new(z->mods->mods[id]);
+	f->segs = k->segs;
+	f->nsegs = k->nsegs;
+	f->entry = k->entry;
+	memcpy(f->build_id, k->build_id, k->build_id_len);
+	f->build_id_len = k->build_id_len;
+	f->reason = (enum module_reason)k->reason;
+	f->lines_reason = (enum module_lines)k->lines_reason;
+	f->unloaded = true;
+	free(k);
+	xgrow_zero(&z->files, &z->nfiles, (size_t)id + 1, sizeof(*z->files));
+	z->files[id] = f;
+	return f;
+}
+
+void symfile_shrink(struct symbolizer *z, struct symfile *f)
+{
+	struct symfile_kept *k;
+
+	if (f->changed || !f->unloaded || f->twinned || f->names)
+		return;
+	/* Its twin no longer lends it its DWARF. */
+	if (f->twin && f->twin - 1 < z->nfiles && z->files[f->twin - 1] &&
+	    z->files[f->twin - 1]->twinned)
+		z->files[f->twin - 1]->twinned--;
+	unlist_lines(z, f);
+	k = xcalloc(1, sizeof(*k));
+	k->segs = f->segs;
+	k->nsegs = (uint32_t)f->nsegs;
+	f->segs = NULL;
+	k->entry = f->entry;
+	memcpy(k->build_id, f->build_id, f->build_id_len);
+	k->build_id_len = (uint8_t)f->build_id_len;
+	k->reason = (uint8_t)f->reason;
+	k->lines_reason = (uint8_t)f->lines_reason;
+	hmap_set_ptr(hmap_insert(&z->kept, f->mod->id, NULL), k);
+	z->files[f->mod->id] = NULL;
+	symfile_free(f);
+}
+
 struct symfile *symfile_get(struct symbolizer *z, struct module *m)
 {
 	xgrow_zero(&z->files, &z->nfiles, (size_t)m->id + 1, sizeof(*z->files));
+	if (!z->files[m->id])
+		revive(z, m->id);
 	if (!z->files[m->id] || z->files[m->id]->unloaded) {
 		struct symfile *old = z->files[m->id], *f = xcalloc(1, sizeof(*f));
 
@@ -260,15 +336,9 @@ struct symfile *symfile_get_identity(struct symbolizer *z, struct module *m)
 	struct symfile *f;
 
 	xgrow_zero(&z->files, &z->nfiles, (size_t)m->id + 1, sizeof(*z->files));
-	if (z->files[m->id])
+	if (z->files[m->id] || revive(z, m->id))
 		return z->files[m->id];
-	f = xcalloc(1, sizeof(*f));
-	f->mod = m;
-	f->zfd = -1;
-	symtab_init(&f->syms);
-	ksyms_init(&f->ksyms);
-	hmap_init(&f->demangled);
-	hmap_init(&f->paths);
+	f = symfile_new(m);
 	elf_version(EV_CURRENT);
 	if (m->kind == MODULE_FILE)
 		symfile_load_identity(f);
@@ -288,7 +358,9 @@ void symfile_changed(struct symbolizer *z, struct module *m)
 
 struct symfile *symfile_find(struct symbolizer *z, const struct module *m)
 {
-	return m->id < z->nfiles ? z->files[m->id] : NULL;
+	if (m->id < z->nfiles && z->files[m->id])
+		return z->files[m->id];
+	return revive(z, m->id);
 }
 
 enum module_reason symfile_reason(const struct symfile *f)

@@ -220,7 +220,10 @@ bool symfile_fresh(const struct symfile *f);
  */
 bool symfile_take_news(struct symfile *f);
 
-/* m's symfile if it was read already, else NULL (nothing is read). */
+/*
+ * m's symfile if it was read already, else NULL (nothing is read); made
+ * again from what was kept of it if it was let go (symfile_shrink).
+ */
 struct symfile *symfile_find(struct symbolizer *z, const struct module *m);
 
 /*

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -135,6 +136,19 @@ static uint64_t file_off(int (*fn)(int))
 
 	dl_iterate_phdr(find_off, &f);
 	ck_assert_msg(f.found, "no PT_LOAD holds the function");
+	return f.off;
+}
+
+/* The file offset of the main program's ELF entry point. */
+static uint64_t entry_off(void)
+{
+	struct self s = {0};
+	struct find f = {0, 0, false};
+
+	dl_iterate_phdr(find_self, &s);
+	f.vaddr = getauxval(AT_ENTRY) - s.bias;
+	dl_iterate_phdr(find_off, &f);
+	ck_assert_msg(f.found, "no PT_LOAD holds the entry point");
 	return f.off;
 }
 
@@ -631,6 +645,65 @@ START_TEST(test_module_facts)
 }
 END_TEST
 
+/* The facts of two looks at one module are the same. */
+static void same_facts(const struct module_facts *a, const struct module_facts *b)
+{
+	ck_assert_uint_eq(a->flags, b->flags);
+	ck_assert_str_eq(a->build_id, b->build_id);
+	ck_assert_ptr_eq(a->reason, b->reason);
+	ck_assert_uint_eq(a->nsegs, b->nsegs);
+	ck_assert_int_eq(memcmp(a->segs, b->segs, a->nsegs * sizeof(*a->segs)), 0);
+}
+
+/*
+ * A module let go (symbolizer_retire) keeps only what the profile's
+ * module table and the entry-point test take of it, not its symfile; its
+ * facts and its entry point read the same from what is kept, and its
+ * frames are named again from its file.
+ */
+START_TEST(test_retire_shrinks)
+{
+	struct fixture fx;
+	struct module_facts before, after;
+	struct symres r = {0};
+	uint64_t entry = entry_off();
+
+	setup(&fx);
+	ck_assert_int_ge(symbolize_addr(fx.z, fx.exe, file_off(sym_outer) + 1, false, &r), 1);
+	symres_release(&r);
+	symbolize_module_facts(fx.z, fx.exe, &before);
+	ck_assert_uint_gt(before.nsegs, 0);
+	ck_assert_str_ne(before.build_id, "");
+	ck_assert(symbolize_at_entry(fx.z, fx.exe, entry));
+
+	symbolizer_retire(fx.z, fx.exe);
+	ck_assert_ptr_null(fx.z->files[fx.exe->id]);
+	ck_assert_uint_eq(fx.z->kept.count, 1);
+	symbolize_module_facts(fx.z, fx.exe, &after);
+	same_facts(&before, &after);
+	free(after.segs);
+	ck_assert_ptr_nonnull(fx.z->files[fx.exe->id]);
+	ck_assert_uint_eq(fx.z->kept.count, 0);
+
+	symbolizer_retire(fx.z, fx.exe);
+	ck_assert_uint_eq(fx.z->kept.count, 1);
+	ck_assert(symbolize_at_entry(fx.z, fx.exe, entry));
+	ck_assert(!symbolize_at_entry(fx.z, fx.exe, file_off(sym_outer)));
+
+	symbolizer_retire(fx.z, fx.exe);
+	ck_assert_uint_eq(fx.z->kept.count, 1);
+	ck_assert_int_ge(symbolize_addr(fx.z, fx.exe, file_off(sym_outer) + 1, false, &r), 1);
+	ck_assert_str_eq(r.lv[r.n - 1].func, "sym_outer");
+	symres_release(&r);
+	ck_assert_uint_eq(fx.z->kept.count, 0);
+	symbolize_module_facts(fx.z, fx.exe, &after);
+	same_facts(&before, &after);
+	free(after.segs);
+	free(before.segs);
+	teardown(&fx);
+}
+END_TEST
+
 /* Cut short: nothing is named, and what was left is counted. */
 START_TEST(test_profile_cut_short)
 {
@@ -811,6 +884,7 @@ static Suite *symbolize_suite(void)
 	tcase_add_test(tc, test_profile);
 	tcase_add_test(tc, test_profile_cut_short);
 	tcase_add_test(tc, test_module_facts);
+	tcase_add_test(tc, test_retire_shrinks);
 	tcase_add_test(tc, test_namecache);
 	tcase_add_test(tc, test_zcache_trim);
 	suite_add_tcase(s, tc);
