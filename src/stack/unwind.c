@@ -32,6 +32,7 @@
 
 struct row_slot {
 	const struct unwind_image *img; /* NULL: empty */
+	uint64_t serial;		/* img's: another image at its address is not it */
 	uint64_t vaddr;
 	int err; /* unwind_image_row's answer */
 	struct cfi_row row;
@@ -59,6 +60,7 @@ struct unwinder {
 	struct unwind_image **images; /* by module id; NULL until first needed */
 	size_t nimages;
 	struct row_slot *rows;
+	uint64_t serials; /* the last image's serial (unwind_image.serial) */
 	struct addr_slot *addrs;
 	struct memo *memo;
 	uint64_t memo_hits;
@@ -192,6 +194,7 @@ static struct unwind_image *image_of(struct unwinder *u, struct module *m)
 		module_use(u->model->mods, m);
 		if (unwind_image_open(img, m) < 0)
 			img->nbytes = 0; /* tried: stays unreadable */
+		img->serial = ++u->serials;
 		u->images[m->id] = img;
 	}
 	return u->images[m->id]->nbytes ? u->images[m->id] : NULL;
@@ -209,11 +212,12 @@ static int row_of(struct unwinder *u, struct unwind_image *img, uint64_t vaddr,
 	if (!u->rows)
 		u->rows = xcalloc(ROW_SLOTS, sizeof(*u->rows));
 	slot = &u->rows[hash_u64(vaddr ^ (uint64_t)(uintptr_t)img) & (ROW_SLOTS - 1)];
-	if (slot->img != img || slot->vaddr != vaddr) {
+	if (slot->img != img || slot->serial != img->serial || slot->vaddr != vaddr) {
 		const struct cfi_row *known = cfi_spans_find(&img->spans, vaddr);
 		uint64_t lo, hi;
 
 		slot->img = img;
+		slot->serial = img->serial;
 		slot->vaddr = vaddr;
 		if (known) {
 			slot->row = *known;
@@ -258,10 +262,11 @@ void unwinder_forget(struct unwinder *u, const struct module *m)
 
 	if (!img)
 		return;
-	/* What the caches hold of its rows goes with it: the memory may be another's next. */
-	for (size_t i = 0; u->rows && i < ROW_SLOTS; i++)
-		if (u->rows[i].img == img)
-			u->rows[i].img = NULL;
+	/*
+	 * What the caches hold of its rows goes with it: the memory may be
+	 * another's next. A row slot tells by the image's serial, never
+	 * another's, so a storm of programs let go does not sweep them all.
+	 */
 	for (size_t i = 0; u->addrs && i < ADDR_SLOTS; i++)
 		if (u->addrs[i].img == img)
 			u->addrs[i].gen = 0;

@@ -61,6 +61,7 @@ struct unwind_image {
 	size_t nsegs;
 	struct cfi_pool pool;	/* the expressions of the rows read from it */
 	struct cfi_spans spans; /* the rows found so far, by the addresses each holds for */
+	uint64_t serial;	/* set by its unwinder: unique among the images it opened */
 };
 
 /* Opens m's image: 0, or -errno (img is then empty). */
