@@ -26,6 +26,7 @@ void module_set_init(struct module_set *s)
 {
 	memset(s, 0, sizeof(*s));
 	hmap_init(&s->index);
+	hmap_init(&s->latest);
 }
 
 static void module_free(struct module *m)
@@ -46,6 +47,7 @@ void module_set_release(struct module_set *s)
 	free(s->pin_order);
 	free(s->idle);
 	hmap_release(&s->index);
+	hmap_release(&s->latest);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -94,11 +96,71 @@ static bool same_perfmap(uint64_t val, const void *arg)
 	return m->kind == MODULE_PERFMAP && m->pid == pk->pid;
 }
 
-static uint64_t key_hash(const struct module_key *k)
+/*
+ * Where a module is filed in its set's index: by device, inode and
+ * generation gen (0: not known), or by path without an inode. The
+ * generation keeps apart the files that take one inode number in turn: a
+ * filesystem gives a deleted program's number to the next file written
+ * (ext4 at once), and a storm of new programs would otherwise file every
+ * one under one hash, each lookup going through all those before.
+ */
+static uint64_t key_hash(const struct module_key *k, uint64_t gen)
 {
-	if (k->ino)
-		return hash_u64(k->ino ^ hash_u64((uint64_t)k->maj << 32 | k->min));
-	return hash_bytes(k->path, strlen(k->path));
+	uint64_t h;
+
+	if (!k->ino)
+		return hash_bytes(k->path, strlen(k->path));
+	h = hash_u64(k->ino ^ hash_u64((uint64_t)k->maj << 32 | k->min));
+	return gen ? hash_u64(h ^ gen) : h;
+}
+
+/*
+ * Of the modules met with a generation and k's device and inode, latest
+ * first: the one of k's path, else the latest; into *id.
+ */
+static bool find_any_generation(const struct module_set *s, const struct module_key *k,
+				uint32_t *id)
+{
+	const struct hmap_slot *slot = hmap_find(&s->latest, key_hash(k, 0));
+	bool found = false;
+
+	for (uint32_t i = slot ? (uint32_t)slot->val + 1 : 0; i;
+	     i = s->mods[i - 1]->prev_same_ino) {
+		const struct module *m = s->mods[i - 1];
+
+		if (!same_key(m, k))
+			continue;
+		if (!found)
+			*id = m->id;
+		found = true;
+		if (!strcmp(m->path, k->path)) {
+			*id = m->id;
+			break;
+		}
+	}
+	return found;
+}
+
+/*
+ * The module already made for sk's key, into *id: the one of its
+ * generation, else one met without a generation (same_key takes either
+ * for the other); a key without one takes one met with a generation
+ * (find_any_generation).
+ */
+static bool find_module(const struct module_set *s, const struct set_key *sk, uint32_t *id)
+{
+	const struct module_key *k = sk->k;
+	const struct hmap_slot *slot = NULL;
+
+	if (k->ino && k->gen)
+		slot = hmap_seek(&s->index, key_hash(k, k->gen), same_module, sk);
+	if (!slot)
+		slot = hmap_seek(&s->index, key_hash(k, 0), same_module, sk);
+	if (slot) {
+		*id = (uint32_t)slot->val;
+		return true;
+	}
+	return k->ino && !k->gen && find_any_generation(s, k, id);
 }
 
 /* Device and inode as the mapping named them. */
@@ -275,11 +337,11 @@ struct module *module_set_get(struct module_set *s, const struct module_key *k, 
 	struct set_key sk = {s, k};
 	struct hmap_slot *slot;
 	struct module *m;
+	uint32_t id;
 	bool added;
 
-	slot = hmap_intern(&s->index, key_hash(k), same_module, &sk, &added);
-	if (!added) {
-		m = s->mods[slot->val];
+	if (find_module(s, &sk, &id)) {
+		m = s->mods[id];
 		/* Let go since no process mapped it: pinned again through this mapping. */
 		if (m->retired && m->fd < 0 && pid > 0) {
 			m->retired = false;
@@ -294,7 +356,13 @@ struct module *module_set_get(struct module_set *s, const struct module_key *k, 
 		}
 		return m;
 	}
+	slot = hmap_intern(&s->index, key_hash(k, k->gen), same_module, &sk, &added);
 	m = add_module(s, slot, k);
+	if (k->ino && k->gen) {
+		slot = hmap_insert(&s->latest, key_hash(k, 0), &added);
+		m->prev_same_ino = added ? 0 : (uint32_t)slot->val + 1;
+		slot->val = m->id;
+	}
 	if (m->kind == MODULE_FILE) {
 		errno = 0;
 		m->seen_pid = pid > 0 ? (uint32_t)pid : 0;
@@ -417,7 +485,7 @@ struct module *module_set_perfmap(struct module_set *s, uint32_t pid, bool live)
 
 	/* Hashed by the host pid; the path is the one the process writes. */
 	snprintf(key_path, sizeof(key_path), "perf-map:%u", pid);
-	slot = hmap_intern(&s->index, key_hash(&k), same_perfmap, &pk, &added);
+	slot = hmap_intern(&s->index, key_hash(&k, 0), same_perfmap, &pk, &added);
 	if (!added)
 		return s->mods[slot->val];
 	snprintf(path, sizeof(path), "/tmp/perf-%u.map", live ? namespaced_pid(pid) : pid);

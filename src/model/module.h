@@ -41,6 +41,8 @@ enum module_kind {
  */
 struct module {
 	uint32_t id; /* index in its set, and in a profile's modules */
+	/* 1 + the id of the module met before it with a generation and its device and inode, or 0 */
+	uint32_t prev_same_ino;
 	enum module_kind kind;
 	char *path;
 	uint32_t maj, min;
@@ -78,6 +80,11 @@ struct module_set {
 	struct module **mods;
 	size_t n, cap;
 	struct hmap index;
+	/*
+	 * Device and inode (their hash) -> the latest module of them met with
+	 * a generation; the others before it through module.prev_same_ino.
+	 */
+	struct hmap latest;
 	size_t pinned;	     /* files of modules held open */
 	size_t pin_budget;   /* at most this many of unused modules' (0: no limit) */
 	uint32_t *pin_order; /* module ids, in the order they were pinned */

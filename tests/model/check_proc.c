@@ -396,6 +396,44 @@ START_TEST(test_module_unpin_unopened)
 }
 END_TEST
 
+/*
+ * Files that take one inode number in turn (a program deleted, the next
+ * one written) are modules of their own by their generation; one met
+ * without a generation (read from /proc/PID/maps) is the latest of its
+ * inode, and a module met so first is the file its inode's generation
+ * names later.
+ */
+START_TEST(test_module_generations)
+{
+	struct module_set set;
+	struct module *m[64], *any, *old;
+	struct module_key k = {"/gone/storm", 254, 1, 777, 0};
+	struct module_key other = {"/gone/other", 254, 1, 778, 0};
+
+	module_set_init(&set);
+	for (uint64_t g = 1; g <= 64; g++) {
+		k.gen = g * 7919;
+		m[g - 1] = module_set_get(&set, &k, 0, 0, 0);
+		ck_assert_uint_eq(m[g - 1]->id, g - 1);
+	}
+	ck_assert_uint_eq(set.n, 64);
+	for (uint64_t g = 1; g <= 64; g++) {
+		k.gen = g * 7919;
+		ck_assert_ptr_eq(module_set_get(&set, &k, 0, 0, 0), m[g - 1]);
+	}
+	k.gen = 0;
+	any = module_set_get(&set, &k, 0, 0, 0);
+	ck_assert_ptr_eq(any, m[63]);
+	ck_assert_uint_eq(set.n, 64);
+	/* Met first without its generation: the same module once it is said. */
+	old = module_set_get(&set, &other, 0, 0, 0);
+	other.gen = 31;
+	ck_assert_ptr_eq(module_set_get(&set, &other, 0, 0, 0), old);
+	ck_assert_uint_eq(set.n, 65);
+	module_set_release(&set);
+}
+END_TEST
+
 START_TEST(test_model_pseudo_files)
 {
 	struct fixture fx;
@@ -1104,6 +1142,7 @@ static Suite *proc_suite(void)
 	tcase_add_test(tc, test_cgroup_text);
 	tcase_add_test(tc, test_cgroups_ids);
 	tcase_add_test(tc, test_module_unpin_unopened);
+	tcase_add_test(tc, test_module_generations);
 	suite_add_tcase(s, tc);
 	return s;
 }
