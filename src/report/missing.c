@@ -115,6 +115,16 @@ struct missing *report_missing_count(const struct profile *p)
 	return m;
 }
 
+/* The counts of b added to a's, but for the module and the samples of all. */
+static void add_counts(struct missing *a, const struct missing *b)
+{
+	a->frames += b->frames;
+	a->unnamed += b->unnamed;
+	a->named += b->named;
+	a->unplaced += b->unplaced;
+	a->samples += b->samples;
+}
+
 void report_missing_add(struct missing **sum, size_t *nsum, const struct missing *add, size_t n)
 {
 	struct missing *m = *sum;
@@ -133,17 +143,51 @@ void report_missing_add(struct missing **sum, size_t *nsum, const struct missing
 		*nsum = n;
 	}
 	for (size_t i = 0; i <= n; i++) {
-		struct missing *x = &m[i < n ? i : *nsum];
-
-		x->frames += add[i].frames;
-		x->unnamed += add[i].unnamed;
-		x->named += add[i].named;
-		x->unplaced += add[i].unplaced;
-		x->samples += add[i].samples;
+		add_counts(&m[i < n ? i : *nsum], &add[i]);
 	}
 	/* Every slot counts the samples of all the profiles added. */
 	for (size_t i = 0; i <= *nsum; i++)
 		m[i].all_samples += add[n].all_samples;
+}
+
+void report_missing_sum_add(struct missing_sum *sum, const struct missing *add, size_t n)
+{
+	for (size_t i = 0; i <= n; i++) {
+		uint32_t id = i < n ? (uint32_t)i : PM_NONE;
+		struct hmap_slot *slot;
+		bool added;
+
+		if (!add[i].frames)
+			continue;
+		slot = hmap_insert(&sum->at, id, &added);
+		if (added) {
+			xgrow(&sum->m, &sum->cap, sum->n + 1, sizeof(*sum->m));
+			sum->m[sum->n] = (struct missing){.module = id};
+			slot->val = sum->n++;
+		}
+		add_counts(&sum->m[slot->val], &add[i]);
+	}
+	sum->all_samples += add[n].all_samples;
+	sum->any = true;
+}
+
+void report_missing_sum_into(const struct missing_sum *sum, struct missing *counts, size_t n)
+{
+	for (size_t i = 0; i < sum->n; i++) {
+		uint32_t id = sum->m[i].module;
+
+		if (id == PM_NONE || id < n)
+			add_counts(&counts[id == PM_NONE ? n : id], &sum->m[i]);
+	}
+	for (size_t i = 0; i <= n; i++)
+		counts[i].all_samples += sum->all_samples;
+}
+
+void report_missing_sum_release(struct missing_sum *sum)
+{
+	free(sum->m);
+	hmap_release(&sum->at);
+	memset(sum, 0, sizeof(*sum));
 }
 
 /* The modules of report_missing_lines, from p's counts m (moved to the front). */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "store/profile.h"
+#include "util/hmap.h"
 #include "util/sbuf.h"
 
 /* Per module, how many sampled frames have no name, and no source line. */
@@ -38,6 +39,23 @@ struct missing *report_missing_count(const struct profile *p);
  * profiles whose module ids agree (the slices of one recording).
  */
 void report_missing_add(struct missing **sum, size_t *nsum, const struct missing *add, size_t n);
+/*
+ * The same sum kept for the modules with sampled frames alone: a
+ * recording of a machine that meets a hundred thousand programs and
+ * samples a few of them keeps the counts of those few. Zeroed at first.
+ */
+struct missing_sum {
+	struct missing *m; /* the modules with frames, in the order met */
+	size_t n, cap;
+	struct hmap at;	      /* module id (PM_NONE: no mapping) -> index in m */
+	uint64_t all_samples; /* of every profile added */
+	bool any;	      /* a profile was added */
+};
+/* Adds counts add, as report_missing_add does. */
+void report_missing_sum_add(struct missing_sum *sum, const struct missing *add, size_t n);
+/* Adds sum to counts (of a profile with n modules, as report_missing_count gives them). */
+void report_missing_sum_into(const struct missing_sum *sum, struct missing *counts, size_t n);
+void report_missing_sum_release(struct missing_sum *sum);
 /*
  * The modules with unnamed sampled frames, those whose share shows first,
  * then most unnamed first; returns the count and a malloc'd array through

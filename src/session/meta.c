@@ -385,21 +385,16 @@ char *meta_privileged_command(char *const argv[])
  */
 static void print_missing(const struct session *s)
 {
-	struct missing *sum = NULL, *m = report_missing_count(s->out.prof);
-	size_t nsum = 0;
+	const struct missing_sum *slices = &s->out.missing;
+	struct missing *m = report_missing_count(s->out.prof);
 
-	if (s->out.missing_sum) {
-		report_missing_add(&sum, &nsum, s->out.missing_sum, s->out.nmissing_sum);
-		report_missing_add(&sum, &nsum, m, s->out.prof->nmodules);
-		/* Counted in a slice before, and let go since: said by its name and reason. */
-		for (size_t i = 0; i < nsum; i++)
-			if (sum[i].unnamed || sum[i].unplaced)
-				naming_module_back(s, (uint32_t)i);
-		report_print_missing_counts(s->out.prof, sum, stderr, 5);
-	} else {
-		report_print_missing_counts(s->out.prof, m, stderr, 5);
-	}
-	free(sum);
+	if (slices->any)
+		report_missing_sum_into(slices, m, s->out.prof->nmodules);
+	/* Counted in a slice before, and let go since: said by its name and reason. */
+	for (size_t i = 0; slices->any && i < s->out.prof->nmodules; i++)
+		if (m[i].unnamed || m[i].unplaced)
+			naming_module_back(s, (uint32_t)i);
+	report_print_missing_counts(s->out.prof, m, stderr, 5);
 	free(m);
 }
 

@@ -62,13 +62,12 @@ struct sess_output {
 	 * Files sealed (every record in them) but waiting for the names of
 	 * their frames, oldest first: each is finished, and its profile let
 	 * go, once every frame of it has its name or gets none while
-	 * recording. What the slices finished could not name, per module,
-	 * for the summary (missing_sum, of nmissing_sum modules).
+	 * recording. What the slices finished could not name, per module
+	 * sampled, for the summary.
 	 */
 	struct sealed *sealed;
 	size_t nsealed;
-	struct missing *missing_sum;
-	size_t nmissing_sum;
+	struct missing_sum missing;
 	char **incomplete; /* sealed files that could not be finished, to be named */
 	size_t nincomplete;
 	/*

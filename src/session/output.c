@@ -233,7 +233,7 @@ static void count_missing(struct sess_output *out, const struct profile *p)
 {
 	struct missing *m = report_missing_count(p);
 
-	report_missing_add(&out->missing_sum, &out->nmissing_sum, m, p->nmodules);
+	report_missing_sum_add(&out->missing, m, p->nmodules);
 	free(m);
 }
 
@@ -470,7 +470,7 @@ void output_release(struct sess_output *out)
 	profile_free(out->last);
 	profile_free(out->prof);
 	free(out->sealed);
-	free(out->missing_sum);
+	report_missing_sum_release(&out->missing);
 	free(out->next_name);
 	for (size_t i = 0; i < out->nincomplete; i++)
 		free(out->incomplete[i]);

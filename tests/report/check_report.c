@@ -1790,6 +1790,54 @@ START_TEST(test_missing_sum)
 }
 END_TEST
 
+/*
+ * The same sum kept for the sampled modules alone (the recorder's, for a
+ * machine that meets many more modules than it samples): added into the
+ * last slice's counts, it gives what the dense sum gives.
+ */
+START_TEST(test_missing_sum_sparse)
+{
+	struct profile *a = profile_new(), *b;
+	struct missing_sum sum = {0};
+	struct missing *m;
+	uint32_t f0, fu, st, lib;
+
+	profile_add_module(a, "/bin/app", "", 0);
+	profile_add_module(a, "/bin/never-sampled", "", 0);
+	f0 = profile_intern_frame(a, 0, 0, 0x10);
+	fu = profile_intern_frame(a, PM_NONE, 0, 0x7f0000001234ULL);
+	st = profile_intern_stack(a, (uint32_t[]){f0}, 1);
+	for (int i = 0; i < 3; i++)
+		profile_count_sample(a, st);
+	profile_count_sample(a, profile_intern_stack(a, &fu, 1));
+	b = profile_new_next(a, NULL, NULL);
+	lib = profile_add_module(b, "/lib/libb.so", "", 0);
+	profile_count_sample(
+		b, profile_intern_stack(b, (uint32_t[]){profile_intern_frame(b, lib, 0, 0x30)}, 1));
+
+	m = report_missing_count(a);
+	report_missing_sum_add(&sum, m, a->nmodules);
+	free(m);
+	ck_assert(sum.any);
+	ck_assert_uint_eq(sum.n, 2); /* app and no mapping: not the module never sampled */
+	m = report_missing_count(b);
+	report_missing_sum_into(&sum, m, b->nmodules);
+	ck_assert_uint_eq(m[0].frames, 3);
+	ck_assert_uint_eq(m[0].unnamed, 3);
+	ck_assert_uint_eq(m[1].frames, 0);
+	ck_assert_uint_eq(m[2].frames, 1);
+	ck_assert_uint_eq(m[3].module, PM_NONE);
+	ck_assert_uint_eq(m[3].unnamed, 1);
+	ck_assert_uint_eq(m[3].samples, 1);
+	for (size_t i = 0; i <= b->nmodules; i++)
+		ck_assert_uint_eq(m[i].all_samples, 5);
+	free(m);
+	report_missing_sum_release(&sum);
+	profile_free(a);
+	profile_free(b);
+}
+END_TEST
+
 /* A CPU sample of thread tid at time, of period, into p. */
 static void wall_sample(struct profile *p, uint32_t tid, uint64_t time, uint64_t period)
 {
@@ -1872,6 +1920,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_wall_window);
 	tcase_add_test(tc, test_parse_errors);
 	tcase_add_test(tc, test_missing_sum);
+	tcase_add_test(tc, test_missing_sum_sparse);
 	tcase_add_test(tc, test_aggregate_roots);
 	tcase_add_test(tc, test_aggregate_roots_offcpu);
 	tcase_add_test(tc, test_aggregate_offcpu_state);
