@@ -51,27 +51,60 @@ static void segs_by_module(const struct profile *src, struct segs_by_module *b)
 			b->at[b->start[src->segments[g].module + 1]++] = g;
 }
 
+/*
+ * dst's modules by path (a string of dst): the latest of each path, the
+ * ones before it through next (PM_NONE ends). A slice of a busy machine
+ * holds tens of thousands of modules: not each looked for among all.
+ */
+struct modules_by_path {
+	struct hmap latest;
+	uint32_t *next; /* by module id */
+	size_t cap;
+};
+
+static void by_path_add(struct modules_by_path *b, uint32_t path, uint32_t k)
+{
+	bool added;
+	struct hmap_slot *slot = hmap_insert(&b->latest, path, &added);
+
+	xgrow(&b->next, &b->cap, (size_t)k + 1, sizeof(*b->next));
+	b->next[k] = added ? PM_NONE : (uint32_t)slot->val;
+	slot->val = k;
+}
+
+/*
+ * The first of dst's modules (the lowest id) of path and build-id id. A
+ * file written before the recording's end may not have its modules'
+ * build-ids yet (they are read last): no build-id matches any of the
+ * same path, and takes the other's. dst->nmodules if none.
+ */
+static size_t find_module(const struct profile *dst, const struct modules_by_path *b, uint32_t path,
+			  uint32_t id)
+{
+	const struct hmap_slot *slot = hmap_find(&b->latest, path);
+	size_t found = dst->nmodules;
+
+	for (uint32_t k = slot ? (uint32_t)slot->val : PM_NONE; k != PM_NONE; k = b->next[k])
+		if (dst->modules[k].build_id == id || !dst->modules[k].build_id || !id)
+			found = k;
+	return found;
+}
+
 /* src's modules in dst: an array by src module id (malloc'd). */
 static uint32_t *merge_modules(struct profile *dst, const struct profile *src)
 {
 	uint32_t *map = xcalloc(src->nmodules + 1, sizeof(*map));
+	struct modules_by_path paths = {0};
 	struct segs_by_module by;
 
 	segs_by_module(src, &by);
+	for (size_t k = 0; k < dst->nmodules; k++)
+		by_path_add(&paths, dst->modules[k].path, (uint32_t)k);
 	for (size_t i = 0; i < src->nmodules; i++) {
 		const struct pm_module *m = &src->modules[i];
 		uint32_t path = str_in(dst, src, m->path), id = str_in(dst, src, m->build_id);
-		size_t k;
+		size_t k = find_module(dst, &paths, path, id);
 
-		/*
-		 * A file written before the recording's end may not have its
-		 * modules' build-ids yet (they are read last): no build-id
-		 * matches any of the same path, and takes the other's.
-		 */
-		for (k = 0; k < dst->nmodules; k++)
-			if (dst->modules[k].path == path &&
-			    (dst->modules[k].build_id == id || !dst->modules[k].build_id || !id))
-				break;
 		if (k < dst->nmodules && !dst->modules[k].build_id && id) {
 			dst->modules[k].build_id = id;
 			dst->modules[k].flags = m->flags;
@@ -85,6 +118,7 @@ static uint32_t *merge_modules(struct profile *dst, const struct profile *src)
 					       strtab_get(&dst->str, id), m->flags);
 			dst->modules[k].reason = str_in(dst, src, m->reason);
 			dst->modules[k].owner = m->owner;
+			by_path_add(&paths, path, (uint32_t)k);
 		}
 		/* Its segments from the first slice that has them (a slice may hold its name alone). */
 		if (by.start[i] < by.start[i + 1] && !profile_module_has_segments(dst, (uint32_t)k))
@@ -98,6 +132,8 @@ static uint32_t *merge_modules(struct profile *dst, const struct profile *src)
 	}
 	free(by.start);
 	free(by.at);
+	hmap_release(&paths.latest);
+	free(paths.next);
 	return map;
 }
 

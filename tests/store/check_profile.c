@@ -1626,6 +1626,49 @@ START_TEST(test_merge)
 }
 END_TEST
 
+/*
+ * Modules matched by path and build-id: the same build is the same
+ * module, one without a build-id is the first of its path (and gives it
+ * its build-id), another build is a module of its own; among thousands.
+ */
+START_TEST(test_merge_module_match)
+{
+	struct profile *d = profile_new(), *s = profile_new(), *m = profile_new();
+	const char *want[][2] = {
+		{"/bin/x", "bb"}, {"/bin/x", ""}, {"/bin/x", "cc"}, {"/bin/y", "dd"}};
+	const uint32_t at[] = {1, 0, 4003, 2};
+	char path[32];
+
+	profile_add_module(d, "/bin/x", "aa", 0);
+	profile_add_module(d, "/bin/x", "bb", 0);
+	profile_add_module(d, "/bin/y", "", 0);
+	for (int i = 0; i < 4000; i++) {
+		snprintf(path, sizeof(path), "/run/p%d", i);
+		profile_add_module(d, path, "", 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		uint32_t id = profile_add_module(s, want[i][0], want[i][1], 0);
+		uint32_t f = profile_intern_frame(s, id, 0, 0x10);
+
+		profile_count_sample(s, profile_intern_stack(s, &f, 1));
+	}
+	profile_merge(m, d);
+	profile_merge(m, s);
+	ck_assert_uint_eq(m->nmodules, 4004);
+	for (int i = 0; i < 4; i++) {
+		const struct pm_frame *f = &m->frames[m->stack_frames[m->stacks[i].off]];
+
+		ck_assert_uint_eq(f->module, at[i]);
+	}
+	ck_assert_str_eq(strtab_get(&m->str, m->modules[2].build_id), "dd");
+	ck_assert_str_eq(strtab_get(&m->str, m->modules[4003].build_id), "cc");
+	ck_assert_str_eq(strtab_get(&m->str, m->modules[4002].path), "/run/p3999");
+	profile_free(d);
+	profile_free(s);
+	profile_free(m);
+}
+END_TEST
+
 /* A slice of a recording started at 1000: its own counts and duration, from slice_ms. */
 static struct profile *slice_meta(uint64_t slice_ms, uint64_t dur_ms, const char *start,
 				  const char *lost)
@@ -1812,6 +1855,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, test_write_replaces);
 	tcase_add_test(tc, test_write_read_errors);
 	tcase_add_test(tc, test_merge);
+	tcase_add_test(tc, test_merge_module_match);
 	suite_add_tcase(s, tc);
 	return s;
 }
