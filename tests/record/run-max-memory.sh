@@ -3,10 +3,12 @@
 # A memory budget small enough to force every step (--max-memory=1M, under
 # what the recorder holds at its start): nothing recorded is lost, and
 # report still names every frame right, late, from the files.
-# 'sh -c "sleep 2; exec use-lib 2"', copies of use-lib and libhot.so: the
-# recorder lets lines go at its first look and names a second later, so
-# use-lib's frames, met after the sleep, are left with their build-id and
-# offset. Then:
+# 'sh -c "spin-pie 0.3; sleep 2; exec use-lib 2"', copies of use-lib and
+# libhot.so: naming spin-pie's frames takes the recorder past the budget
+# (a recorder that starts with less than three quarters of 1 MiB does not
+# hold the budget at its first look), so it lets lines go then and names
+# a second later, and use-lib's frames, met after the sleep, are left with
+# their build-id and offset. Then:
 #  - the recorder says so: its summary ("memory reached ... budget"),
 #    the header's "Memory:" line with N > 0 frames "left for report to
 #    name" (the test fails if the budget is not acted on);
@@ -21,12 +23,14 @@
 set -eu
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 
+[ -x "$TARGETS/spin-pie" ] || fail "no $TARGETS/spin-pie: build it first (make check)"
 need_perf
 cp "$TARGETS/use-lib" "$TARGETS/libhot.so" "$tmp/"
 
 rc=0
 run_timeout 60 "$PERFMINI" record --max-memory=1M -o "$tmp/mem.data" -- \
-	sh -c "sleep 2; exec '$tmp/use-lib' 2" >"$tmp/rec.out" 2>"$tmp/rec.err" || rc=$?
+	sh -c "'$TARGETS/spin-pie' 0.3; sleep 2; exec '$tmp/use-lib' 2" >"$tmp/rec.out" \
+	2>"$tmp/rec.err" || rc=$?
 cat "$tmp/rec.out" "$tmp/rec.err" >&3
 [ "$rc" -eq 0 ] || fail "record --max-memory=1M exited $rc"
 grep -q "memory reached .* budget (--max-memory)" "$tmp/rec.err" ||
@@ -57,7 +61,8 @@ awk '{ n = split($1, f, ";"); if (f[n] ~ /^lib_hot:/) { t += $2; if (f[n] ~ /:li
 	fail "lib_hot's leaves are not at libhot.c lines 10 to 16"
 
 # Without a budget: as many samples.
-run_record 60 "$tmp/free.data" --max-memory=0 -- sh -c "sleep 2; exec '$tmp/use-lib' 2"
+run_record 60 "$tmp/free.data" --max-memory=0 -- \
+	sh -c "'$TARGETS/spin-pie' 0.3; sleep 2; exec '$tmp/use-lib' 2"
 run_report "$tmp/free.data" "$tmp/free.folded"
 n_mem=$(awk '$1 ~ /^use-lib;/ { s += $NF } END { print s + 0 }' "$tmp/mem.folded")
 n_free=$(awk '$1 ~ /^use-lib;/ { s += $NF } END { print s + 0 }' "$tmp/free.folded")
