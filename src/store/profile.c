@@ -78,14 +78,20 @@ struct profile *profile_new_next(const struct profile *p, bool (*keep)(uint32_t 
 				 void *arg)
 {
 	struct profile *n = profile_new();
-	uint8_t *gone = keep && p->nmodules ? xcalloc(p->nmodules, 1) : NULL;
+	uint8_t *gone = (keep || p->ndropped) && p->nmodules ? xcalloc(p->nmodules, 1) : NULL;
 
 	for (size_t i = 0; i < p->nmeta; i++)
 		profile_set_meta(n, strtab_get(&p->str, p->meta[i].key),
 				 strtab_get(&p->str, p->meta[i].value));
 	for (size_t i = 0; i < p->nmodules; i++) {
 		const struct pm_module *m = &p->modules[i];
-		bool kept = !gone || keep((uint32_t)i, arg);
+		/*
+		 * Dropped in p and not given back: dropped again, kept or not
+		 * (it may be mapped again meanwhile). p has nothing of it to
+		 * carry, and only a frame of it brings its path back.
+		 */
+		bool empty = profile_module_dropped(p, (uint32_t)i) && !m->path;
+		bool kept = !empty && (!keep || keep((uint32_t)i, arg));
 		uint32_t id;
 
 		if (!kept) {

@@ -245,7 +245,8 @@ struct profile *profile_new(void);
  * A module that keep (if not NULL) refuses keeps its id, kind and owner
  * alone: no path, build-id, reason or segment (a program long gone, one
  * of thousands on a busy machine; profile_module_back and its naming
- * give them back if it comes again).
+ * give them back if it comes again). One that p holds so, its path not
+ * given back, is held so again, whatever keep says.
  */
 struct profile *profile_new_next(const struct profile *p, bool (*keep)(uint32_t module, void *arg),
 				 void *arg);

@@ -372,6 +372,35 @@ START_TEST(test_new_next_drops)
 }
 END_TEST
 
+/*
+ * A module dropped in one slice and mapped again before the next (kept
+ * by the next's keep) is dropped in the next as well: the slice before
+ * has no path of it to carry, and a frame of it brings its path back.
+ * One given back in the slice before goes on with its path.
+ */
+START_TEST(test_new_next_dropped_again)
+{
+	struct profile *p = make_profile(), *a, *b, *c;
+	uint32_t gone = 0, none = UINT32_MAX;
+
+	a = profile_new_next(p, keep_but, &gone);
+	ck_assert(profile_module_dropped(a, 0));
+	b = profile_new_next(a, keep_but, &none);
+	ck_assert(profile_module_dropped(b, 0));
+	ck_assert_str_eq(strtab_get(&b->str, b->modules[0].path), "");
+	profile_module_back(b, 0, "/usr/bin/demo");
+	ck_assert_str_eq(strtab_get(&b->str, b->modules[0].path), "/usr/bin/demo");
+	ck_assert(!profile_module_dropped(b, 1));
+	c = profile_new_next(b, keep_but, &none);
+	ck_assert(!profile_module_dropped(c, 0));
+	ck_assert_str_eq(strtab_get(&c->str, c->modules[0].path), "/usr/bin/demo");
+	profile_free(c);
+	profile_free(b);
+	profile_free(a);
+	profile_free(p);
+}
+END_TEST
+
 /* Which modules have segments, as they are added, whatever was looked at before. */
 START_TEST(test_module_has_segments)
 {
@@ -1823,6 +1852,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, test_intern_stacks);
 	tcase_add_test(tc, test_new_next);
 	tcase_add_test(tc, test_new_next_drops);
+	tcase_add_test(tc, test_new_next_dropped_again);
 	tcase_add_test(tc, test_module_has_segments);
 	tcase_add_test(tc, test_meta);
 	suite_add_tcase(s, tc);
