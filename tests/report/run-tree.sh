@@ -24,7 +24,7 @@ command -v perf >/dev/null || fail "no perf (scripts/deps.sh installs linux-perf
 [ -x "$TARGETS/callers" ] || fail "no $TARGETS/callers: build it first (make check)"
 need_perf
 run_record 120 "$tmp/tree.data" -- perf record -q -g -e cpu-clock -F 999 \
-	-o "$tmp/perf.data" -- "$TARGETS/callers" 2
+	-o "$tmp/perf.data" -- "$TARGETS/callers" 4
 
 # block FILE ROW_RE: the lines of FILE from the row matching ROW_RE to the blank line after it.
 block() {
@@ -120,8 +120,8 @@ grep -Eq -e '--[0-9.]+%--\[1 more, each under 30%\]$' "$tmp/pm.fold" ||
 	fail "-g callee,30: no folded branch of one caller"
 
 # The lines of the calls in callers.c, as the source has them.
-line_a=$(grep -n 'callers_hot(x, 3 \* HOT_ROUNDS' "$srcdir/tests/targets/callers.c" | cut -d: -f1)
-line_b=$(grep -n 'callers_hot(x, HOT_ROUNDS / 4)' "$srcdir/tests/targets/callers.c" | cut -d: -f1)
+line_a=$(grep -n 'callers_hot(x, 3 \* rounds / 4)' "$srcdir/tests/targets/callers.c" | cut -d: -f1)
+line_b=$(grep -n 'callers_hot(x, rounds / 4)' "$srcdir/tests/targets/callers.c" | cut -d: -f1)
 pm "$tmp/lines.txt" -g callee,address
 grep -Eq -e "--callers_from_a:callers.c:$line_a\$" "$tmp/lines.txt" ||
 	fail "-g address: no branch callers_from_a:callers.c:$line_a"
