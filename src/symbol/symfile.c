@@ -95,21 +95,19 @@ void symbolizer_free(struct symbolizer *z)
 	free(z);
 }
 
-/* Reads what f's module is into f (stored in z before: see symfile_changed). */
+/*
+ * Reads what f's module is into f, made by symfile_new and stored in z
+ * before (see symfile_changed).
+ */
 static void symfile_load(struct symbolizer *z, struct symfile *f)
 {
 	struct module *m = f->mod;
 
 	f->fresh = true;
-	f->zfd = -1;
 	f->dwfl_cb = &z->dwfl_cb;
 	f->no_lines = z->no_lines || z->lines_off;
 	if (z->lines_off && !z->no_lines && m->kind == MODULE_FILE)
 		f->lines_reason = LINES_MEMORY;
-	symtab_init(&f->syms);
-	ksyms_init(&f->ksyms);
-	hmap_init(&f->demangled);
-	hmap_init(&f->paths);
 	elf_version(EV_CURRENT);
 	switch (m->kind) {
 	case MODULE_KERNEL:
@@ -305,9 +303,8 @@ struct symfile *symfile_get(struct symbolizer *z, struct module *m)
 	if (!z->files[m->id])
 		revive(z, m->id);
 	if (!z->files[m->id] || z->files[m->id]->unloaded) {
-		struct symfile *old = z->files[m->id], *f = xcalloc(1, sizeof(*f));
+		struct symfile *old = z->files[m->id], *f = symfile_new(m);
 
-		f->mod = m;
 		z->files[m->id] = f;
 		symfile_load(z, f);
 		f->loaded_ns = now_coarse_ns();
