@@ -3,14 +3,18 @@
  * fault-storm.c - a storm of new programs, as a build or a test suite
  * makes: over and over, a fresh copy of this program is written to a new
  * file, run (it spends its CPU time in storm_hot for a few milliseconds),
- * waited for and deleted, as fast as the machine allows.
+ * waited for and deleted, as fast as the machine allows, or RATE copies
+ * a second at most (each started 1/RATE s after the one before, or at
+ * once when the one before ended late).
  *
- * Usage: fault-storm DIR SECONDS
+ * Usage: fault-storm DIR SECONDS [RATE]
  *        fault-storm hot MILLISECONDS   (what each copy runs)
- * Prints "fault-storm: N programs" at the end.
+ * Prints "fault-storm: N programs in S s" at the end, or when SIGTERM
+ * ends it sooner.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -20,6 +24,13 @@
 
 uint64_t storm_hot(uint64_t x);
 volatile uint64_t fault_storm_sink;
+static volatile sig_atomic_t stopped;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stopped = 1;
+}
 
 HOT uint64_t storm_hot(uint64_t x)
 {
@@ -27,6 +38,19 @@ HOT uint64_t storm_hot(uint64_t x)
 	for (long i = 0; i < HOT_ROUNDS; i++)
 		HOT_STEP(x);
 	return x;
+}
+
+/* Sleeps until the monotonic clock reads t (seconds), if it is not past. */
+static void sleep_until(double t)
+{
+	double wait = t - hot_now();
+	struct timespec ts;
+
+	if (wait <= 0)
+		return;
+	ts.tv_sec = (time_t)wait;
+	ts.tv_nsec = (long)((wait - (double)ts.tv_sec) * 1e9);
+	nanosleep(&ts, NULL);
 }
 
 /* This program's bytes, read once. */
@@ -74,7 +98,7 @@ static int run_copy(const char *path, const char *bytes, size_t len, char *ms)
 int main(int argc, char **argv)
 {
 	char path[4096], ms[] = "3";
-	double end, start;
+	double end, start, rate = 0, next;
 	uint64_t x = 1;
 	size_t len;
 	char *bytes;
@@ -87,19 +111,29 @@ int main(int argc, char **argv)
 		fault_storm_sink = x;
 		return 0;
 	}
-	if (argc != 3) {
-		fprintf(stderr, "usage: fault-storm DIR SECONDS\n");
+	if (argc == 4)
+		rate = atof(argv[3]);
+	if ((argc != 3 && argc != 4) || rate < 0) {
+		fprintf(stderr, "usage: fault-storm DIR SECONDS [RATE]\n");
 		return 2;
 	}
 	bytes = self(&len);
-	end = hot_now() + atof(argv[2]);
-	while (hot_now() < end) {
+	signal(SIGTERM, on_term);
+	start = next = hot_now();
+	end = next + atof(argv[2]);
+	while (!stopped && hot_now() < end) {
+		if (rate > 0) {
+			sleep_until(next);
+			next += 1 / rate;
+			if (next < hot_now())
+				next = hot_now();
+		}
 		snprintf(path, sizeof(path), "%s/storm-%ld", argv[1], n);
-		if (run_copy(path, bytes, len, ms) < 0)
+		if (run_copy(path, bytes, len, ms) < 0 && !stopped)
 			return 1;
 		n++;
 	}
-	printf("fault-storm: %ld programs\n", n);
+	printf("fault-storm: %ld programs in %.1f s\n", n, hot_now() - start);
 	free(bytes);
 	return 0;
 }
