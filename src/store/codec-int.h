@@ -146,6 +146,7 @@ struct datafile_out {
 	struct outfile file;
 	struct df_mark done;
 	uint32_t back_gen; /* the profile's back_gen at the last chunk */
+	size_t again_done; /* the profile's rows given again (again) written since */
 	struct df_pending samples, threads, offcpu, wakeups;
 	/*
 	 * With own_tables (datafile_own_tables), the file holds only the

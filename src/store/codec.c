@@ -381,6 +381,31 @@ static void put_owners(struct df_out *o, const struct profile *p, size_t first)
 	df_section_end(o, at);
 }
 
+/*
+ * The rows of p's modules given to another module since the last chunk
+ * (profile_module_reuse), those below first (the others come with the
+ * new ones): a run of one row each, with its owner.
+ */
+static void put_again(struct df_out *o, const struct profile *p, struct datafile_out *w,
+		      size_t first)
+{
+	const struct df_section *sec = df_section_of(DF_MODULES);
+
+	if (w->again_done > p->nagain)
+		w->again_done = 0;
+	for (; w->again_done < p->nagain; w->again_done++) {
+		uint32_t id = p->again[w->again_done];
+		size_t at;
+
+		if (id >= first)
+			continue;
+		put_run(o, p, sec, id, (size_t)id + 1);
+		at = run_begin(o, DF_MODULE_OWNERS, id);
+		df_put_u32(o, p->modules[id].owner);
+		df_section_end(o, at);
+	}
+}
+
 /* Profile frame f as the file numbers it (own_tables), given a number at its first use. */
 static uint32_t file_frame(struct datafile_out *w, uint32_t f)
 {
@@ -563,6 +588,7 @@ void df_put_chunk(struct df_out *o, const struct profile *p, struct datafile_out
 	if (p->back_gen != w->back_gen && p->back_min < done->modules)
 		done->modules = p->back_min;
 	w->back_gen = p->back_gen;
+	put_again(o, p, w, done->modules);
 	put_owners(o, p, done->modules);
 	put_new(o, p, DF_MODULES, &done->modules);
 	put_new(o, p, DF_SEGMENTS, &done->segments);

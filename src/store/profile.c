@@ -148,6 +148,7 @@ void profile_free(struct profile *p)
 	hmap_release(&p->stack_index);
 	free(p->seg_modules);
 	free(p->dropped);
+	free(p->again);
 	free(p);
 }
 
@@ -385,6 +386,21 @@ void profile_module_back(struct profile *p, uint32_t module, const char *path)
 	p->modules[module].path = strtab_add(&p->str, path);
 	if (!p->back_gen++ || module < p->back_min)
 		p->back_min = module;
+}
+
+void profile_module_reuse(struct profile *p, uint32_t id, const char *path, uint32_t flags)
+{
+	struct pm_module *m = &p->modules[id];
+
+	m->path = strtab_add(&p->str, path);
+	m->build_id = 0;
+	m->flags = flags;
+	m->reason = 0;
+	m->owner = PM_OWNER_UNKNOWN;
+	if (id < p->ndropped)
+		p->dropped[id] = 0;
+	xgrow(&p->again, &p->again_cap, p->nagain + 1, sizeof(*p->again));
+	p->again[p->nagain++] = id;
 }
 
 bool profile_module_has_segments(struct profile *p, uint32_t module)

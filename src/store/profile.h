@@ -235,6 +235,12 @@ struct profile {
 	 */
 	uint32_t back_gen;
 	uint32_t back_min;
+	/*
+	 * Modules whose rows profile_module_reuse gave to another module, in
+	 * that order: a file's next chunk writes each of them again.
+	 */
+	uint32_t *again;
+	size_t nagain, again_cap;
 };
 
 struct profile *profile_new(void);
@@ -296,6 +302,13 @@ void profile_add_segment(struct profile *p, const struct pm_segment *s);
 bool profile_module_dropped(const struct profile *p, uint32_t module);
 /* A frame of module in p after all: its path back (its facts come with its naming). */
 void profile_module_back(struct profile *p, uint32_t module, const char *path);
+/*
+ * Module id's row, one profile_new_next let go (held by id alone), given
+ * to another module: its path and flags (pm_module_flags), no build-id,
+ * reason or owner yet. The recorder gives the id of a program long gone
+ * to a new one (module_set_recycle).
+ */
+void profile_module_reuse(struct profile *p, uint32_t id, const char *path, uint32_t flags);
 /* Whether p holds a segment of module (segments are only ever added). */
 bool profile_module_has_segments(struct profile *p, uint32_t module);
 

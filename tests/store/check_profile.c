@@ -1289,6 +1289,50 @@ START_TEST(test_stream_module_back)
 END_TEST
 
 /*
+ * A slice's row of a program let go, given to a new program after the
+ * file's first chunk: the file read cut short, and read whole, names the
+ * new one there, with its owner; the other rows are as they were.
+ */
+START_TEST(test_stream_module_reuse)
+{
+	struct profile *p = make_profile(), *n, *q;
+	char *dir = make_tmpdir(), *path = xasprintf("%s/r.data", dir);
+	struct datafile_out *out;
+	uint32_t gone = 0;
+
+	n = profile_new_next(p, keep_but, &gone);
+	ck_assert_int_eq(datafile_create(&out, path, 0, file_err, sizeof(file_err)), 0);
+	ck_assert_int_eq(datafile_flush(out, n, file_err, sizeof(file_err)), 0);
+	profile_module_reuse(n, 0, "/tmp/storm-2", 0);
+	n->modules[0].owner = 65533;
+	ck_assert(!profile_module_dropped(n, 0));
+	grow_profile(n, 0x1130, 5, out);
+	ck_assert_int_eq(datafile_flush(out, n, file_err, sizeof(file_err)), 0);
+	for (int whole = 0; whole < 2; whole++) {
+		if (whole)
+			ck_assert_int_eq(datafile_commit(&out, n, NULL, file_err, sizeof(file_err)),
+					 0);
+		q = datafile_read(path, false, file_err, sizeof(file_err));
+		ck_assert_msg(q != NULL, "%s", file_err);
+		ck_assert_uint_eq(q->cut_at != 0, !whole);
+		ck_assert_uint_eq(q->nsamples, 1);
+		ck_assert_uint_eq(q->nmodules, n->nmodules);
+		ck_assert_str_eq(strtab_get(&q->str, q->modules[0].path), "/tmp/storm-2");
+		ck_assert_str_eq(strtab_get(&q->str, q->modules[0].build_id), "");
+		ck_assert_uint_eq(q->modules[0].owner, 65533);
+		ck_assert_str_eq(strtab_get(&q->str, q->modules[1].path), "[kernel.kallsyms]");
+		profile_free(q);
+	}
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	free(dir);
+	profile_free(n);
+	profile_free(p);
+}
+END_TEST
+
+/*
  * A file sealed, then finished after the next began (--switch-output):
  * the frames it holds get the names found since, and nothing the
  * profile gained after the seal (frames, stacks) reaches it; its meta
@@ -1879,6 +1923,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, test_stream_samples);
 	tcase_add_test(tc, test_stream_chunks);
 	tcase_add_test(tc, test_stream_module_back);
+	tcase_add_test(tc, test_stream_module_reuse);
 	tcase_add_test(tc, test_seal_names);
 	tcase_add_test(tc, test_own_tables);
 	tcase_add_test(tc, test_seal_own_tables);
