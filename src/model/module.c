@@ -46,6 +46,8 @@ void module_set_release(struct module_set *s)
 	free(s->mods);
 	free(s->pin_order);
 	free(s->idle);
+	free(s->free_ids);
+	free(s->reused);
 	hmap_release(&s->index);
 	hmap_release(&s->latest);
 	memset(s, 0, sizeof(*s));
@@ -253,9 +255,26 @@ static int pin(const struct module_key *k, pid_t pid, uint64_t start, uint64_t e
 static struct module *add_module(struct module_set *s, struct hmap_slot *slot,
 				 const struct module_key *k)
 {
-	struct module *m = xcalloc(1, sizeof(*m));
+	struct module *m;
 
-	m->id = (uint32_t)s->n;
+	if (s->nfree) {
+		/* An id given back: its struct made anew, its spells idle counted on. */
+		uint32_t id = s->free_ids[--s->nfree], idle_gen;
+
+		m = s->mods[id];
+		idle_gen = m->idle_gen;
+		free(m->path);
+		memset(m, 0, sizeof(*m));
+		m->id = id;
+		m->idle_gen = idle_gen + 1;
+		xgrow(&s->reused, &s->reused_cap, s->nreused + 1, sizeof(*s->reused));
+		s->reused[s->nreused++] = id;
+	} else {
+		m = xcalloc(1, sizeof(*m));
+		m->id = (uint32_t)s->n;
+		xgrow(&s->mods, &s->cap, s->n + 1, sizeof(*s->mods));
+		s->mods[s->n++] = m;
+	}
 	m->path = xstrdup(k->path);
 	m->maj = k->maj;
 	m->min = k->min;
@@ -265,8 +284,7 @@ static struct module *add_module(struct module_set *s, struct hmap_slot *slot,
 	m->fd = -1;
 	m->uid = MODULE_NO_UID;
 	m->set = s;
-	xgrow(&s->mods, &s->cap, s->n + 1, sizeof(*s->mods));
-	s->mods[s->n++] = m;
+	s->made++;
 	slot->val = m->id;
 	return m;
 }
@@ -306,6 +324,13 @@ static void note_pinned(struct module_set *s, struct module *m)
 {
 	note_owner(m);
 	s->pinned++;
+	/* The ids let go already, dropped once they are half of the order. */
+	if (s->pin_next > 64 && s->pin_next * 2 > s->npin_order) {
+		memmove(s->pin_order, s->pin_order + s->pin_next,
+			(s->npin_order - s->pin_next) * sizeof(*s->pin_order));
+		s->npin_order -= s->pin_next;
+		s->pin_next = 0;
+	}
 	xgrow(&s->pin_order, &s->pin_order_cap, s->npin_order + 1, sizeof(*s->pin_order));
 	s->pin_order[s->npin_order++] = m->id;
 	if (s->pin_budget && s->pinned > s->pin_budget)
@@ -314,6 +339,7 @@ static void note_pinned(struct module_set *s, struct module *m)
 
 int module_use(struct module_set *s, struct module *m)
 {
+	m->touched = true;
 	if (m->used)
 		return m->fd;
 	m->used = true;
@@ -361,6 +387,8 @@ struct module *module_set_get(struct module_set *s, const struct module_key *k, 
 	if (k->ino && k->gen) {
 		slot = hmap_insert(&s->latest, key_hash(k, 0), &added);
 		m->prev_same_ino = added ? 0 : (uint32_t)slot->val + 1;
+		if (!added)
+			s->mods[slot->val]->next_same_ino = m->id + 1;
 		slot->val = m->id;
 	}
 	if (m->kind == MODULE_FILE) {
@@ -565,6 +593,53 @@ size_t module_set_take_idle(struct module_set *s, uint32_t **ids)
 	}
 	s->nidle = 0;
 	return n;
+}
+
+/*
+ * Removes the entry of value id from an index that interns under hash
+ * (hmap_intern: keys hash, hash_u64(hash), ..., until one is unused): the
+ * chain's last entry takes its place, so that none after it is cut off.
+ */
+static void unintern(struct hmap *h, uint64_t hash, uint64_t id)
+{
+	struct hmap_slot *at = NULL, *s;
+	uint64_t last = hash;
+
+	for (uint64_t key = hash; (s = hmap_find(h, key)); key = hash_u64(key)) {
+		if (s->val == id)
+			at = s;
+		last = key;
+	}
+	if (!at)
+		return;
+	at->val = hmap_find(h, last)->val;
+	hmap_remove(h, last, NULL);
+}
+
+bool module_set_recycle(struct module_set *s, struct module *m)
+{
+	struct module_key k = {m->path, m->maj, m->min, m->ino, m->gen};
+
+	if (m->kind != MODULE_FILE || !m->retired || m->touched || m->free || m->nmaps ||
+	    m->fd >= 0 || m->noted_idle)
+		return false;
+	unintern(&s->index, key_hash(&k, m->gen), m->id);
+	if (m->ino && m->gen) {
+		/* Out of the chain of its inode's generations. */
+		if (m->next_same_ino)
+			s->mods[m->next_same_ino - 1]->prev_same_ino = m->prev_same_ino;
+		else if (m->prev_same_ino)
+			hmap_insert(&s->latest, key_hash(&k, 0), NULL)->val = m->prev_same_ino - 1;
+		else
+			hmap_remove(&s->latest, key_hash(&k, 0), NULL);
+		if (m->prev_same_ino)
+			s->mods[m->prev_same_ino - 1]->next_same_ino = m->next_same_ino;
+	}
+	m->free = true;
+	m->prev_same_ino = m->next_same_ino = 0;
+	xgrow(&s->free_ids, &s->free_cap, s->nfree + 1, sizeof(*s->free_ids));
+	s->free_ids[s->nfree++] = m->id;
+	return true;
 }
 
 bool module_unpin(struct module_set *s, struct module *m)

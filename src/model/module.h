@@ -41,8 +41,11 @@ enum module_kind {
  */
 struct module {
 	uint32_t id; /* index in its set, and in a profile's modules */
-	/* 1 + the id of the module met before it with a generation and its device and inode, or 0 */
-	uint32_t prev_same_ino;
+	/*
+	 * 1 + the id of the module met before it with a generation and its
+	 * device and inode, or 0; and of the one met after it.
+	 */
+	uint32_t prev_same_ino, next_same_ino;
 	enum module_kind kind;
 	char *path;
 	uint32_t maj, min;
@@ -67,9 +70,16 @@ struct module {
 	 * file and what was read of it go (module_unpin). Recording thread.
 	 */
 	uint32_t nmaps;
-	uint32_t idle_gen;	/* how often nmaps fell to 0: tells an idle spell from an older */
-	bool noted_idle;	/* in module_set.idle now */
-	bool retired;		/* module_unpin let it go: opened at its next mapping */
+	uint32_t idle_gen; /* how often nmaps fell to 0: tells an idle spell from an older */
+	bool noted_idle;   /* in module_set.idle now */
+	bool retired;	   /* module_unpin let it go: opened at its next mapping */
+	/*
+	 * A frame was made in it, or an unwind (set by module_touch and
+	 * module_use, and never cleared): the stages above may keep
+	 * something of it by id, which is then never given to another.
+	 */
+	bool touched;
+	bool free;		/* module_set_recycle gave its id back: no module now */
 	struct module_set *set; /* the set it is of */
 };
 
@@ -92,6 +102,17 @@ struct module_set {
 	size_t pin_next; /* the first of pin_order that may still be let go */
 	uint32_t *idle;	 /* ids of modules whose last mapping went (module_set_take_idle) */
 	size_t nidle, idle_cap;
+	/* Ids given back (module_set_recycle), for the next new modules, latest last. */
+	uint32_t *free_ids;
+	size_t nfree, free_cap;
+	/*
+	 * Ids below n given to a new module again, in that order, since the
+	 * owner last emptied the list (nreused = 0): a profile's row of that
+	 * id is another module's from then on.
+	 */
+	uint32_t *reused;
+	size_t nreused, reused_cap;
+	uint64_t made; /* modules made, ids given again included */
 };
 
 /* What identifies the file behind a mapping. */
@@ -147,6 +168,20 @@ size_t module_set_take_idle(struct module_set *s, uint32_t **ids);
  * unwinder). Returns whether a file was closed.
  */
 bool module_unpin(struct module_set *s, struct module *m);
+/* A frame was made in m: module.touched. */
+static inline void module_touch(struct module *m)
+{
+	m->touched = true;
+}
+/*
+ * Gives m's id back for a new module to take, if m is a file let go
+ * (module_unpin) that no process maps and nothing was made of (not
+ * touched): a machine that runs new programs all the time holds the
+ * modules of those that run, not of every one it ran. The caller says
+ * that no profile still names m; m is no module from then on (free), and
+ * no lookup finds it. Returns whether it was given back.
+ */
+bool module_set_recycle(struct module_set *s, struct module *m);
 /*
  * The module of pid's anonymous executable memory (JIT code), named by its
  * perf map /tmp/perf-N.map, N the pid the process knows itself by (its own

@@ -434,6 +434,84 @@ START_TEST(test_module_generations)
 }
 END_TEST
 
+/* m mapped once and let go again, then let go (retire.c's way): ready to be given back. */
+static void let_go(struct module_set *set, struct module *m)
+{
+	uint32_t *ids;
+
+	module_mapped(m, 1);
+	module_mapped(m, -1);
+	ck_assert_uint_eq(module_set_take_idle(set, &ids), 1);
+	free(ids);
+	module_unpin(set, m);
+}
+
+/*
+ * A program gone that nothing was made of gives its id back to the next
+ * new module, whose row is then said reused; one touched keeps its id;
+ * the generations of one inode stay in their chain, latest first, with
+ * those given back out of it.
+ */
+START_TEST(test_module_recycle)
+{
+	struct module_set set;
+	struct module_key k = {"/gone/storm", 254, 1, 777, 0};
+	struct module *g[4], *kept, *fresh;
+	uint32_t *ids;
+
+	module_set_init(&set);
+	for (uint64_t i = 0; i < 4; i++) {
+		k.gen = 100 + i;
+		g[i] = module_set_get(&set, &k, 0, 0, 0);
+	}
+	ck_assert_uint_eq(set.made, 4);
+	/* Mapped still, or touched: not given back. */
+	module_mapped(g[1], 1);
+	ck_assert(!module_set_recycle(&set, g[1]));
+	module_mapped(g[1], -1);
+	ck_assert(!module_set_recycle(&set, g[1])); /* idle, not let go yet */
+	ck_assert_uint_eq(module_set_take_idle(&set, &ids), 1);
+	free(ids);
+	let_go(&set, g[0]);
+	module_touch(g[0]);
+	ck_assert(!module_set_recycle(&set, g[0]));
+	/* The middle of the chain, then its latest. */
+	let_go(&set, g[1]);
+	let_go(&set, g[3]);
+	ck_assert(module_set_recycle(&set, g[1]));
+	ck_assert(g[1]->free);
+	ck_assert(!module_set_recycle(&set, g[1]));
+	ck_assert(module_set_recycle(&set, g[3]));
+	ck_assert_uint_eq(set.nfree, 2);
+	/* Their keys find nothing now: each is a module made anew. */
+	k.gen = 0;
+	ck_assert_ptr_eq(module_set_get(&set, &k, 0, 0, 0), g[2]);
+	ck_assert_uint_eq(g[2]->next_same_ino, 0);
+	ck_assert_uint_eq(g[2]->prev_same_ino, g[0]->id + 1);
+	ck_assert_uint_eq(g[0]->next_same_ino, g[2]->id + 1);
+	k.gen = 103;
+	fresh = module_set_get(&set, &k, 0, 0, 0);
+	ck_assert_uint_eq(fresh->id, 3); /* the id given back last */
+	ck_assert(!fresh->free && !fresh->retired && !fresh->touched);
+	ck_assert_str_eq(fresh->path, "/gone/storm");
+	ck_assert_uint_eq(fresh->prev_same_ino, g[2]->id + 1);
+	ck_assert_uint_eq(set.nreused, 1);
+	ck_assert_uint_eq(set.reused[0], 3);
+	ck_assert_uint_eq(set.n, 4);
+	ck_assert_uint_eq(set.made, 5);
+	/* Another file altogether takes the other id. */
+	kept = module_set_get(&set, &(struct module_key){"/gone/other", 254, 1, 778, 5}, 0, 0, 0);
+	ck_assert_uint_eq(kept->id, 1);
+	ck_assert_uint_eq(set.nfree, 0);
+	ck_assert_uint_eq(set.n, 4);
+	/* And the first generation is still found by its own. */
+	k.gen = 100;
+	ck_assert_ptr_eq(module_set_get(&set, &k, 0, 0, 0), g[0]);
+	ck_assert_uint_eq(set.n, 4);
+	module_set_release(&set);
+}
+END_TEST
+
 START_TEST(test_model_pseudo_files)
 {
 	struct fixture fx;
@@ -1143,6 +1221,7 @@ static Suite *proc_suite(void)
 	tcase_add_test(tc, test_cgroups_ids);
 	tcase_add_test(tc, test_module_unpin_unopened);
 	tcase_add_test(tc, test_module_generations);
+	tcase_add_test(tc, test_module_recycle);
 	suite_add_tcase(s, tc);
 	return s;
 }
