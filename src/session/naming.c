@@ -241,6 +241,7 @@ void naming_read_kernel(struct sess_naming *nm, struct module_set *mods)
 void naming_add_modules(struct session *s)
 {
 	symbolize_modules(s->out.prof, s->nm.syms, false);
+	symbolize_modules_reused(s->out.prof, s->nm.syms);
 }
 
 void naming_hold_budget(struct session *s)

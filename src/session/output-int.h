@@ -127,6 +127,12 @@ int output_open_next(struct session *s);
  * finished. NULL once a failure is said.
  */
 struct profile *output_seal(struct session *s, uint32_t gen, struct stack_unwind_stats *unw);
+/*
+ * Whether a profile the recorder still holds (the slice's now, the one
+ * before, those waiting for names) names module id: has its row, and
+ * not as one let go without a path (profile_new_next's).
+ */
+bool output_names_module(const struct session *s, uint32_t id);
 /* Last step: the next file takes the records from now on. */
 void output_slice_started(struct session *s);
 /*

@@ -400,6 +400,21 @@ static bool module_kept(uint32_t id, void *arg)
 	return id >= s->mods.n || !s->mods.mods[id]->retired;
 }
 
+static bool names_module(const struct profile *p, uint32_t id)
+{
+	return p && id < p->nmodules && (!profile_module_dropped(p, id) || p->modules[id].path);
+}
+
+bool output_names_module(const struct session *s, uint32_t id)
+{
+	const struct sess_output *out = &s->out;
+	bool names = names_module(out->prof, id) || names_module(out->last, id);
+
+	for (size_t i = 0; !names && i < out->nsealed; i++)
+		names = names_module(out->sealed[i].prof, id);
+	return names;
+}
+
 /*
  * The file written now sealed, or finished at once when no thread names
  * frames while recording: every record of it goes to it now. Its
@@ -435,6 +450,7 @@ struct profile *output_seal(struct session *s, uint32_t gen, struct stack_unwind
 		profile_free(out->last);
 	out->last = before;
 	out->prof = profile_new_next(before, module_kept, s);
+	retire_recycle(s);
 	if (s->nm.namer) {
 		if (out->nsealed == SEALED_MAX)
 			finish_sealed(s, 0);

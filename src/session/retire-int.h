@@ -19,6 +19,12 @@ struct sess_retire {
 	uint32_t *gen; /* the module's idle_gen then: a spell ended since is not this one */
 	uint64_t *since;
 	size_t n, cap, gen_cap, since_cap;
+	/*
+	 * Modules let go that nothing was made of (not touched): their ids
+	 * are given back once no live slice's profile names them.
+	 */
+	uint32_t *spare;
+	size_t nspare, spare_cap;
 };
 
 /*
@@ -27,6 +33,12 @@ struct sess_retire {
  * is the round's time.
  */
 void retire_modules(struct session *s, uint64_t now);
+/*
+ * The ids of the modules let go untouched that no live slice's profile
+ * names any more given back (module_set_recycle); a new slice's profile
+ * was just made.
+ */
+void retire_recycle(struct session *s);
 void retire_release(struct sess_retire *q);
 
 #endif

@@ -62,10 +62,15 @@ void retire_modules(struct session *s, uint64_t now)
 			continue;
 		if (s->unwinder)
 			unwinder_forget(s->unwinder, m);
-		if (m->used)
+		if (m->used) {
 			naming_retire(s, m);
-		else
-			module_unpin(&s->mods, m);
+			continue;
+		}
+		module_unpin(&s->mods, m);
+		if (m->touched)
+			continue;
+		xgrow(&q->spare, &q->spare_cap, q->nspare + 1, sizeof(*q->spare));
+		q->spare[q->nspare++] = m->id;
 	}
 	if (!k)
 		return;
@@ -75,8 +80,26 @@ void retire_modules(struct session *s, uint64_t now)
 	q->n -= k;
 }
 
+void retire_recycle(struct session *s)
+{
+	struct sess_retire *q = &s->rt;
+	size_t kept = 0;
+
+	for (size_t i = 0; i < q->nspare; i++) {
+		struct module *m = s->mods.mods[q->spare[i]];
+
+		/* Mapped again, touched or given back meanwhile: no longer one. */
+		if (!m->retired || m->touched || m->free || m->nmaps)
+			continue;
+		if (output_names_module(s, m->id) || !module_set_recycle(&s->mods, m))
+			q->spare[kept++] = m->id;
+	}
+	q->nspare = kept;
+}
+
 void retire_release(struct sess_retire *q)
 {
+	free(q->spare);
 	free(q->ids);
 	free(q->gen);
 	free(q->since);

@@ -481,17 +481,22 @@ uint64_t session_deadline(const struct session *s)
  */
 static bool one_round(struct session *s, const struct session_run *run, struct loop *l)
 {
-	uint64_t now = l->round_start, nmods = s->mods.n;
+	uint64_t now = l->round_start, nmods = s->mods.n, made = s->mods.made;
+	size_t nreused = s->mods.nreused;
 	unsigned fill = events_tracking_fill(&s->ev);
 
 	l->round_start = now_ns();
 	drain_all(s);
-	if (s->mods.n != nmods) {
-		for (size_t i = nmods; i < s->mods.n; i++)
-			if (fleeting(s->mods.mods[i])) {
-				l->new_file = l->round_start;
-				break;
-			}
+	if (s->mods.made != made) {
+		bool fresh = false;
+
+		for (size_t i = nmods; i < s->mods.n && !fresh; i++)
+			fresh = fleeting(s->mods.mods[i]);
+		/* And those that took an id given back. */
+		for (size_t i = nreused; i < s->mods.nreused && !fresh; i++)
+			fresh = fleeting(s->mods.mods[s->mods.reused[i]]);
+		if (fresh)
+			l->new_file = l->round_start;
 		if (s->nm.namer)
 			naming_hold_budget(s);
 	}

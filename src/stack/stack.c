@@ -119,6 +119,7 @@ static uint32_t add_frame(struct stacker *s, uint32_t *n, uint32_t module, uint3
 	id = profile_intern_frame(s->prof, module, flags, addr);
 	s->frames[(*n)++] = id;
 	if (s->prof->nframes != before && module != PM_NONE) {
+		module_touch(s->model->mods->mods[module]);
 		if (profile_module_dropped(s->prof, module))
 			profile_module_back(s->prof, module, s->model->mods->mods[module]->path);
 		if (s->new_frame)

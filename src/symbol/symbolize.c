@@ -299,7 +299,9 @@ static void set_module(struct profile *p, const struct module_facts *f, bool has
 
 void symbolize_set_module(struct profile *p, const struct module_facts *f)
 {
-	if (f->module >= p->nmodules)
+	/* Nothing of one let go is in p (its id may be another module's now). */
+	if (f->module >= p->nmodules ||
+	    (profile_module_dropped(p, f->module) && !p->modules[f->module].path))
 		return;
 	set_module(p, f, profile_module_has_segments(p, f->module));
 }
@@ -345,6 +347,22 @@ void symbolize_modules(struct profile *p, struct symbolizer *z, bool final)
 		free(f.segs);
 	}
 	free(sampled);
+}
+
+void symbolize_modules_reused(struct profile *p, struct symbolizer *z)
+{
+	struct module_set *mods = z->mods;
+
+	for (size_t i = 0; i < mods->nreused; i++) {
+		const struct module *m = mods->mods[mods->reused[i]];
+
+		/* One at or past p's modules got its row from symbolize_modules. */
+		if (m->id >= p->nmodules || m->free)
+			continue;
+		profile_module_reuse(p, m->id, m->path, module_flags(m, NULL));
+		p->modules[m->id].owner = m->uid == MODULE_NO_UID ? PM_OWNER_UNKNOWN : m->uid;
+	}
+	mods->nreused = 0;
 }
 
 size_t symbolize_profile(struct profile *p, struct symbolizer *z,

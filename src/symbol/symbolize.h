@@ -90,6 +90,11 @@ void symbolize_add_levels(struct profile *p, uint32_t frame, const struct symres
  * and its segments.
  */
 void symbolize_modules(struct profile *p, struct symbolizer *z, bool final);
+/*
+ * The rows of p, the slice recorded now, whose ids were given to new
+ * modules (module_set.reused) given to them; the list emptied.
+ */
+void symbolize_modules_reused(struct profile *p, struct symbolizer *z);
 
 /*
  * What naming found of one module, as a profile's module table takes it:
