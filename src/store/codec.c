@@ -382,9 +382,9 @@ static void put_owners(struct df_out *o, const struct profile *p, size_t first)
 }
 
 /*
- * The rows of p's modules given to another module since the last chunk
- * (profile_module_reuse), those below first (the others come with the
- * new ones): a run of one row each, with its owner.
+ * The rows of p's modules changed since the last chunk (profile.again),
+ * those below first (the others come with the new ones): a run of one
+ * row each, with its owner.
  */
 static void put_again(struct df_out *o, const struct profile *p, struct datafile_out *w,
 		      size_t first)
@@ -585,9 +585,6 @@ void df_put_chunk(struct df_out *o, const struct profile *p, struct datafile_out
 	 */
 	if (kind != DF_CHUNK_MORE)
 		done->modules = 0;
-	if (p->back_gen != w->back_gen && p->back_min < done->modules)
-		done->modules = p->back_min;
-	w->back_gen = p->back_gen;
 	put_again(o, p, w, done->modules);
 	put_owners(o, p, done->modules);
 	put_new(o, p, DF_MODULES, &done->modules);

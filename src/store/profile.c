@@ -379,13 +379,19 @@ bool profile_module_dropped(const struct profile *p, uint32_t module)
 	return module < p->ndropped && p->dropped[module];
 }
 
+/* Module id's row changed after a file may have written it: the file's next chunk writes it again. */
+static void row_again(struct profile *p, uint32_t id)
+{
+	xgrow(&p->again, &p->again_cap, p->nagain + 1, sizeof(*p->again));
+	p->again[p->nagain++] = id;
+}
+
 void profile_module_back(struct profile *p, uint32_t module, const char *path)
 {
 	if (!profile_module_dropped(p, module) || p->modules[module].path)
 		return;
 	p->modules[module].path = strtab_add(&p->str, path);
-	if (!p->back_gen++ || module < p->back_min)
-		p->back_min = module;
+	row_again(p, module);
 }
 
 void profile_module_reuse(struct profile *p, uint32_t id, const char *path, uint32_t flags)
@@ -399,8 +405,7 @@ void profile_module_reuse(struct profile *p, uint32_t id, const char *path, uint
 	m->owner = PM_OWNER_UNKNOWN;
 	if (id < p->ndropped)
 		p->dropped[id] = 0;
-	xgrow(&p->again, &p->again_cap, p->nagain + 1, sizeof(*p->again));
-	p->again[p->nagain++] = id;
+	row_again(p, id);
 }
 
 bool profile_module_has_segments(struct profile *p, uint32_t module)

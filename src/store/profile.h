@@ -229,15 +229,10 @@ struct profile {
 	uint8_t *dropped;
 	size_t ndropped;
 	/*
-	 * profile_module_back's: how often it gave a path back, and the
-	 * lowest module given one; a file's next chunk writes the modules
-	 * again from there.
-	 */
-	uint32_t back_gen;
-	uint32_t back_min;
-	/*
-	 * Modules whose rows profile_module_reuse gave to another module, in
-	 * that order: a file's next chunk writes each of them again.
+	 * Modules whose rows changed once a file may have written them, in
+	 * that order: a path given back (profile_module_back), a row given
+	 * to another module (profile_module_reuse). A file's next chunk
+	 * writes each of them again.
 	 */
 	uint32_t *again;
 	size_t nagain, again_cap;
