@@ -171,6 +171,25 @@ void report_missing_sum_add(struct missing_sum *sum, const struct missing *add, 
 	sum->any = true;
 }
 
+bool report_missing_sum_forget(struct missing_sum *sum, uint32_t id)
+{
+	struct hmap_slot *slot = hmap_find(&sum->at, id);
+	size_t at;
+
+	if (!slot)
+		return true;
+	at = (size_t)slot->val;
+	if (sum->m[at].unnamed || sum->m[at].unplaced)
+		return false;
+	hmap_remove(&sum->at, id, NULL);
+	/* The last takes its place. */
+	if (at != --sum->n) {
+		sum->m[at] = sum->m[sum->n];
+		hmap_find(&sum->at, sum->m[at].module)->val = at;
+	}
+	return true;
+}
+
 void report_missing_sum_into(const struct missing_sum *sum, struct missing *counts, size_t n)
 {
 	for (size_t i = 0; i < sum->n; i++) {

@@ -57,6 +57,13 @@ void report_missing_sum_add(struct missing_sum *sum, const struct missing *add, 
 void report_missing_sum_into(const struct missing_sum *sum, struct missing *counts, size_t n);
 void report_missing_sum_release(struct missing_sum *sum);
 /*
+ * Module id's counts dropped, for its id to be another module's, if
+ * none of its frames lacked a name or a line (such counts are said
+ * nowhere, the module having no frames to come); returns whether sum
+ * keeps nothing of id now.
+ */
+bool report_missing_sum_forget(struct missing_sum *sum, uint32_t id);
+/*
  * The modules with unnamed sampled frames, those whose share shows first,
  * then most unnamed first; returns the count and a malloc'd array through
  * *out.

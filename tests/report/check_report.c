@@ -1795,6 +1795,52 @@ END_TEST
  * machine that meets many more modules than it samples): added into the
  * last slice's counts, it gives what the dense sum gives.
  */
+/*
+ * A module's counts go from the sum when all its frames had names and
+ * lines (its id is to be another module's), not when some lacked one;
+ * the counts of the others stay whole, under their ids.
+ */
+START_TEST(test_missing_sum_forget)
+{
+	struct profile *a = profile_new();
+	struct missing_sum sum = {0};
+	struct missing *m;
+	uint32_t f[3];
+	struct pm_line ln = {0};
+
+	profile_add_module(a, "/tmp/storm-1", "", 0);
+	profile_add_module(a, "/tmp/storm-2", "", 0);
+	profile_add_module(a, "/bin/stripped", "", 0);
+	ln.func = strtab_add(&a->str, "storm_hot");
+	ln.file = strtab_add(&a->str, "storm.c");
+	for (uint32_t i = 0; i < 3; i++) {
+		f[i] = profile_intern_frame(a, i, 0, 0x10);
+		if (i < 2)
+			profile_add_line(a, f[i], &ln);
+		profile_count_sample(a, profile_intern_stack(a, &f[i], 1));
+	}
+	m = report_missing_count(a);
+	report_missing_sum_add(&sum, m, a->nmodules);
+	free(m);
+	ck_assert_uint_eq(sum.n, 3);
+	ck_assert(report_missing_sum_forget(&sum, 0));
+	ck_assert(!report_missing_sum_forget(&sum, 2)); /* unnamed: said at the stop */
+	ck_assert(report_missing_sum_forget(&sum, 7));	/* nothing of it */
+	ck_assert_uint_eq(sum.n, 2);
+	m = report_missing_count(a);
+	memset(m, 0, (a->nmodules + 1) * sizeof(*m));
+	report_missing_sum_into(&sum, m, a->nmodules);
+	ck_assert_uint_eq(m[0].frames, 0);
+	ck_assert_uint_eq(m[1].frames, 1);
+	ck_assert_uint_eq(m[1].named, 1);
+	ck_assert_uint_eq(m[2].frames, 1);
+	ck_assert_uint_eq(m[2].unnamed, 1);
+	free(m);
+	report_missing_sum_release(&sum);
+	profile_free(a);
+}
+END_TEST
+
 START_TEST(test_missing_sum_sparse)
 {
 	struct profile *a = profile_new(), *b;
@@ -1921,6 +1967,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_parse_errors);
 	tcase_add_test(tc, test_missing_sum);
 	tcase_add_test(tc, test_missing_sum_sparse);
+	tcase_add_test(tc, test_missing_sum_forget);
 	tcase_add_test(tc, test_aggregate_roots);
 	tcase_add_test(tc, test_aggregate_roots_offcpu);
 	tcase_add_test(tc, test_aggregate_offcpu_state);
