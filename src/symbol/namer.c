@@ -102,6 +102,8 @@ struct job {
 };
 
 #define RETIRE UINT32_MAX
+/* (gen and frame FORGET) a module let go to forget wholly (namer_forget). */
+#define FORGET (UINT32_MAX - 1)
 
 /*
  * A frame's levels as the thread resolved them, until namer_drain hands
@@ -160,6 +162,8 @@ struct namer {
 	uint64_t named;
 	uint32_t *retired; /* ids of the modules let go, not drained yet */
 	size_t nretired, retired_cap;
+	uint32_t *forgotten; /* and of those forgotten (namer_forget) */
+	size_t nforgotten, forgotten_cap;
 };
 
 static void wake(struct namer *n)
@@ -192,13 +196,19 @@ static void store(struct namer *n, const struct job *j, const struct symres *r)
 	pthread_mutex_unlock(&n->lock);
 }
 
+/* Adds id to one of the lists the recorder drains, under the lock. */
+static void say_id(struct namer *n, uint32_t **ids, size_t *nids, size_t *cap, uint32_t id)
+{
+	pthread_mutex_lock(&n->lock);
+	xgrow(ids, cap, *nids + 1, sizeof(**ids));
+	(*ids)[(*nids)++] = id;
+	pthread_mutex_unlock(&n->lock);
+}
+
 /* Says module id is let go: namer_drain_retired hands it on. */
 static void say_retired(struct namer *n, uint32_t id)
 {
-	pthread_mutex_lock(&n->lock);
-	xgrow(&n->retired, &n->retired_cap, n->nretired + 1, sizeof(*n->retired));
-	n->retired[n->nretired++] = id;
-	pthread_mutex_unlock(&n->lock);
+	say_id(n, &n->retired, &n->nretired, &n->retired_cap, id);
 }
 
 /*
@@ -283,6 +293,13 @@ static void run_job(struct namer *n, const struct job *j, struct symres *r)
 	struct symfile *f;
 
 	take_abandons(n);
+	if (j->gen == FORGET && j->frame == FORGET) {
+		symbolizer_drop(n->z, j->m->id);
+		hmap_remove(&n->given_up, j->m->id, NULL);
+		hmap_remove(&n->perfmap_gen, j->m->id, NULL);
+		say_id(n, &n->forgotten, &n->nforgotten, &n->forgotten_cap, j->m->id);
+		return;
+	}
 	if (j->gen == RETIRE && j->frame == RETIRE) {
 		/* Every job of the module queued before this one is done (or skipped). */
 		if (!given_up(n, j)) {
@@ -586,20 +603,39 @@ uint64_t namer_skipped(struct namer *n)
 	return atomic_load(&n->skipped);
 }
 
-void namer_drain_retired(struct namer *n, namer_retired_fn fn, void *arg)
+void namer_forget(struct namer *n, struct module *m)
+{
+	hmap_remove(&n->epochs, m->id, NULL);
+	spsc_push(n->jobs, &(struct job){.m = m, .gen = FORGET, .frame = FORGET});
+	n->unkicked = true;
+}
+
+/* Hands fn each id of a list the thread fills, emptied under the lock. */
+static void drain_ids(struct namer *n, uint32_t **list, size_t *nlist, size_t *cap,
+		      namer_retired_fn fn, void *arg)
 {
 	uint32_t *ids;
 	size_t nids;
 
 	pthread_mutex_lock(&n->lock);
-	ids = n->retired;
-	nids = n->nretired;
-	n->retired = NULL;
-	n->nretired = n->retired_cap = 0;
+	ids = *list;
+	nids = *nlist;
+	*list = NULL;
+	*nlist = *cap = 0;
 	pthread_mutex_unlock(&n->lock);
 	for (size_t i = 0; i < nids; i++)
 		fn(ids[i], arg);
 	free(ids);
+}
+
+void namer_drain_retired(struct namer *n, namer_retired_fn fn, void *arg)
+{
+	drain_ids(n, &n->retired, &n->nretired, &n->retired_cap, fn, arg);
+}
+
+void namer_drain_forgotten(struct namer *n, namer_retired_fn fn, void *arg)
+{
+	drain_ids(n, &n->forgotten, &n->nforgotten, &n->forgotten_cap, fn, arg);
 }
 
 void namer_hurry(struct namer *n, bool on)
@@ -724,6 +760,7 @@ void namer_free(struct namer *n)
 	}
 	namer_drain_modules(n, NULL, NULL);
 	free(n->retired);
+	free(n->forgotten);
 	hmap_release(&n->perfmap_gen);
 	close(n->wake);
 	ration_free(n->ration);

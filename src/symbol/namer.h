@@ -134,6 +134,14 @@ uint64_t namer_skipped(struct namer *n);
 typedef void (*namer_retired_fn)(uint32_t module, void *arg);
 void namer_drain_retired(struct namer *n, namer_retired_fn fn, void *arg);
 /*
+ * Queues the forgetting of module m, let go before and said so (recorder
+ * thread): the thread drops all it keeps by m's id (symbolizer_drop) and
+ * says so through namer_drain_forgotten, reading nothing of m after
+ * that; the id may then be given to another module.
+ */
+void namer_forget(struct namer *n, struct module *m);
+void namer_drain_forgotten(struct namer *n, namer_retired_fn fn, void *arg);
+/*
  * Frees n, ending its thread first if namer_finish has not; never after
  * namer_finish failed (the thread, left running, may still use it).
  */

@@ -272,6 +272,39 @@ static struct symfile *revive(struct symbolizer *z, uint32_t id)
 	return f;
 }
 
+void symbolizer_drop(struct symbolizer *z, uint32_t id)
+{
+	struct symfile *f = id < z->nfiles ? z->files[id] : NULL;
+	struct hmap_slot *slot;
+	uint64_t val;
+
+	if (z->kept.count && hmap_remove(&z->kept, id, &val)) {
+		struct symfile_kept *k = hmap_val_ptr(val);
+
+		free(k->segs);
+		free(k);
+	}
+	if (!f)
+		return;
+	if (f->build_id_len &&
+	    (slot = hmap_find(&z->build_ids, hash_bytes(f->build_id, f->build_id_len))) &&
+	    slot->val == id)
+		hmap_remove(&z->build_ids, slot->key, NULL);
+	/* Neither lent nor lending DWARF any more. */
+	if (f->twin && f->twin - 1 < z->nfiles && z->files[f->twin - 1] &&
+	    z->files[f->twin - 1]->twinned)
+		z->files[f->twin - 1]->twinned--;
+	for (size_t i = 0; f->twinned && i < z->nfiles; i++)
+		if (z->files[i] && z->files[i]->twin == id + 1) {
+			z->files[i]->twin = 0;
+			f->twinned--;
+		}
+	symfile_drop_names(z, f);
+	unlist_lines(z, f);
+	z->files[id] = NULL;
+	symfile_free(f);
+}
+
 void symfile_shrink(struct symbolizer *z, struct symfile *f)
 {
 	struct symfile_kept *k;

@@ -152,6 +152,12 @@ bool symbolizer_forget(struct symbolizer *z, const struct module *m);
  */
 void symbolizer_retire(struct symbolizer *z, const struct module *m);
 /*
+ * Everything kept of module id let go, its record (symfile_shrink's)
+ * too: the id is to be another module's (module_set_recycle). Nothing
+ * of the module struct is read.
+ */
+void symbolizer_drop(struct symbolizer *z, uint32_t id);
+/*
  * Lets go of what was read of perf map m, so that the next frame named
  * in it reads the map again, with what its program has added since.
  * Returns whether it had been read.
