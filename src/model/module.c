@@ -616,12 +616,14 @@ static void unintern(struct hmap *h, uint64_t hash, uint64_t id)
 	hmap_remove(h, last, NULL);
 }
 
-bool module_set_recycle(struct module_set *s, struct module *m)
+bool module_set_unlist(struct module_set *s, struct module *m)
 {
 	struct module_key k = {m->path, m->maj, m->min, m->ino, m->gen};
 
-	if (m->kind != MODULE_FILE || !m->retired || m->touched || m->free || m->nmaps ||
-	    m->fd >= 0 || m->noted_idle)
+	if (m->unlisted)
+		return true;
+	if (m->kind != MODULE_FILE || !m->retired || m->free || m->nmaps || m->fd >= 0 ||
+	    m->noted_idle)
 		return false;
 	unintern(&s->index, key_hash(&k, m->gen), m->id);
 	if (m->ino && m->gen) {
@@ -635,8 +637,16 @@ bool module_set_recycle(struct module_set *s, struct module *m)
 		if (m->prev_same_ino)
 			s->mods[m->prev_same_ino - 1]->next_same_ino = m->next_same_ino;
 	}
-	m->free = true;
 	m->prev_same_ino = m->next_same_ino = 0;
+	m->unlisted = true;
+	return true;
+}
+
+bool module_set_recycle(struct module_set *s, struct module *m)
+{
+	if (m->free || m->touched || !module_set_unlist(s, m))
+		return false;
+	m->free = true;
 	xgrow(&s->free_ids, &s->free_cap, s->nfree + 1, sizeof(*s->free_ids));
 	s->free_ids[s->nfree++] = m->id;
 	return true;

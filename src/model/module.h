@@ -79,7 +79,8 @@ struct module {
 	 * something of it by id, which is then never given to another.
 	 */
 	bool touched;
-	bool free;		/* module_set_recycle gave its id back: no module now */
+	bool unlisted; /* no lookup finds it (module_set_unlist): its id is to be given back */
+	bool free;     /* module_set_recycle gave its id back: no module now */
 	struct module_set *set; /* the set it is of */
 };
 
@@ -174,12 +175,24 @@ static inline void module_touch(struct module *m)
 	m->touched = true;
 }
 /*
- * Gives m's id back for a new module to take, if m is a file let go
- * (module_unpin) that no process maps and nothing was made of (not
- * touched): a machine that runs new programs all the time holds the
- * modules of those that run, not of every one it ran. The caller says
- * that no profile still names m; m is no module from then on (free), and
- * no lookup finds it. Returns whether it was given back.
+ * No lookup finds m from now on (a mapping of its file makes another
+ * module): the first step of giving its id back, while the stages above
+ * forget what they keep of it (module_forgotten). Whether it could be:
+ * a file let go (module_unpin) that no process maps.
+ */
+bool module_set_unlist(struct module_set *s, struct module *m);
+/* What the stages above kept of m is let go: nothing is made of it any more. */
+static inline void module_forgotten(struct module *m)
+{
+	m->touched = false;
+}
+/*
+ * Gives m's id back for a new module to take (unlisting it first), if m
+ * could be unlisted and nothing is made of it (not touched, or
+ * forgotten since): a machine that runs new programs all the time holds
+ * the modules of those that run, not of every one it ran. The caller
+ * says that no profile still names m; m is no module from then on
+ * (free). Returns whether it was given back.
  */
 bool module_set_recycle(struct module_set *s, struct module *m);
 /*

@@ -483,12 +483,17 @@ START_TEST(test_module_recycle)
 	ck_assert(!module_set_recycle(&set, g[1]));
 	ck_assert(module_set_recycle(&set, g[3]));
 	ck_assert_uint_eq(set.nfree, 2);
+	ck_assert_uint_eq(g[2]->prev_same_ino, g[0]->id + 1);
+	ck_assert_uint_eq(g[0]->next_same_ino, g[2]->id + 1);
+	ck_assert_uint_eq(g[2]->next_same_ino, 0);
+	/* Unlisted while what was made of it is forgotten: found no more, its id kept. */
+	ck_assert(module_set_unlist(&set, g[0]));
+	ck_assert(!g[0]->free);
 	/* Their keys find nothing now: each is a module made anew. */
 	k.gen = 0;
 	ck_assert_ptr_eq(module_set_get(&set, &k, 0, 0, 0), g[2]);
 	ck_assert_uint_eq(g[2]->next_same_ino, 0);
-	ck_assert_uint_eq(g[2]->prev_same_ino, g[0]->id + 1);
-	ck_assert_uint_eq(g[0]->next_same_ino, g[2]->id + 1);
+	ck_assert_uint_eq(g[2]->prev_same_ino, 0); /* the others are out of the chain */
 	k.gen = 103;
 	fresh = module_set_get(&set, &k, 0, 0, 0);
 	ck_assert_uint_eq(fresh->id, 3); /* the id given back last */
@@ -504,10 +509,16 @@ START_TEST(test_module_recycle)
 	ck_assert_uint_eq(kept->id, 1);
 	ck_assert_uint_eq(set.nfree, 0);
 	ck_assert_uint_eq(set.n, 4);
-	/* And the first generation is still found by its own. */
+	/* The first generation, unlisted, is not found: its key makes a module anew. */
 	k.gen = 100;
-	ck_assert_ptr_eq(module_set_get(&set, &k, 0, 0, 0), g[0]);
-	ck_assert_uint_eq(set.n, 4);
+	fresh = module_set_get(&set, &k, 0, 0, 0);
+	ck_assert_ptr_ne(fresh, g[0]);
+	ck_assert_uint_eq(fresh->id, 4);
+	ck_assert_uint_eq(fresh->prev_same_ino, 3 + 1);
+	/* Forgotten by the stages above, it gives its id back. */
+	module_forgotten(g[0]);
+	ck_assert(module_set_recycle(&set, g[0]));
+	ck_assert_uint_eq(set.free_ids[set.nfree - 1], 0);
 	module_set_release(&set);
 }
 END_TEST
