@@ -81,6 +81,13 @@ void naming_take(struct session *s);
  */
 void naming_retire(struct session *s, struct module *m);
 /*
+ * Module m, let go, unlisted (module_set_unlist) and named by no live
+ * slice: all naming keeps of it dropped, and its id given back
+ * (module_set_recycle), through the naming thread when there is one (on
+ * its answer, naming_take), else at once.
+ */
+void naming_forget_module(struct session *s, struct module *m);
+/*
  * Past the budget of files open (the module set's), modules whose end
  * the naming thread was told and has not reached are given up, oldest
  * first (namer_abandon): their frames not named yet stay without names,

@@ -190,8 +190,20 @@ static void take_retired(uint32_t id, void *arg)
 	struct module *m = s->mods.mods[id];
 
 	hmap_remove(&s->nm.abandoning, id, NULL);
-	if (!m->nmaps)
+	if (!m->nmaps) {
 		module_unpin(&s->mods, m);
+		retire_spare(s, m);
+	}
+}
+
+/* A module the naming thread forgot: its id given back. */
+static void take_forgotten(uint32_t id, void *arg)
+{
+	struct session *s = arg;
+	struct module *m = s->mods.mods[id];
+
+	module_forgotten(m);
+	module_set_recycle(&s->mods, m);
 }
 
 void naming_take(struct session *s)
@@ -201,6 +213,26 @@ void naming_take(struct session *s)
 	namer_drain_modules(s->nm.namer, take_module, s);
 	namer_drain(s->nm.namer, take_named, s);
 	namer_drain_retired(s->nm.namer, take_retired, s);
+	namer_drain_forgotten(s->nm.namer, take_forgotten, s);
+}
+
+void naming_forget_module(struct session *s, struct module *m)
+{
+	struct sess_naming *nm = &s->nm;
+	size_t kept = 0;
+
+	for (size_t i = 0; i < nm->nretiring; i++)
+		if (nm->retiring[i] != m->id)
+			nm->retiring[kept++] = nm->retiring[i];
+	nm->nretiring = kept;
+	hmap_remove(&nm->abandoning, m->id, NULL);
+	if (nm->namer && !nm->joined) {
+		namer_forget(nm->namer, m);
+		return;
+	}
+	symbolizer_drop(nm->syms, m->id);
+	module_forgotten(m);
+	module_set_recycle(&s->mods, m);
 }
 
 void naming_retire(struct session *s, struct module *m)
@@ -215,6 +247,7 @@ void naming_retire(struct session *s, struct module *m)
 	}
 	symbolizer_retire(s->nm.syms, m);
 	module_unpin(&s->mods, m);
+	retire_spare(s, m);
 }
 
 void naming_module_back(const struct session *s, uint32_t id)

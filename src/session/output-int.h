@@ -133,6 +133,11 @@ struct profile *output_seal(struct session *s, uint32_t gen, struct stack_unwind
  * not as one let go without a path (profile_new_next's).
  */
 bool output_names_module(const struct session *s, uint32_t id);
+/*
+ * Module id's counts of frames without names or lines let go, for its id
+ * to be another's; false (kept) when it had such frames, said at the stop.
+ */
+bool output_forget_module(struct session *s, uint32_t id);
 /* Last step: the next file takes the records from now on. */
 void output_slice_started(struct session *s);
 /*

@@ -415,6 +415,11 @@ bool output_names_module(const struct session *s, uint32_t id)
 	return names;
 }
 
+bool output_forget_module(struct session *s, uint32_t id)
+{
+	return report_missing_sum_forget(&s->out.missing, id);
+}
+
 /*
  * The file written now sealed, or finished at once when no thread names
  * frames while recording: every record of it goes to it now. Its

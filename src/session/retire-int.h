@@ -20,8 +20,8 @@ struct sess_retire {
 	uint64_t *since;
 	size_t n, cap, gen_cap, since_cap;
 	/*
-	 * Modules let go that nothing was made of (not touched): their ids
-	 * are given back once no live slice's profile names them.
+	 * Modules let go: their ids are given back once no live slice's
+	 * profile names them (retire_recycle).
 	 */
 	uint32_t *spare;
 	size_t nspare, spare_cap;
@@ -33,10 +33,14 @@ struct sess_retire {
  * is the round's time.
  */
 void retire_modules(struct session *s, uint64_t now);
+/* Module m let go (its file closed): its id to be given back when it can. */
+void retire_spare(struct session *s, struct module *m);
 /*
- * The ids of the modules let go untouched that no live slice's profile
- * names any more given back (module_set_recycle); a new slice's profile
- * was just made.
+ * The ids of the modules let go that no live slice's profile names any
+ * more given back (module_set_recycle): at once if nothing was made of
+ * them, else once naming forgot them (naming_forget_module), unless the counts
+ * of their frames without names are to be said at the stop. A new
+ * slice's profile was just made.
  */
 void retire_recycle(struct session *s);
 void retire_release(struct sess_retire *q);

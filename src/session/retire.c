@@ -67,10 +67,7 @@ void retire_modules(struct session *s, uint64_t now)
 			continue;
 		}
 		module_unpin(&s->mods, m);
-		if (m->touched)
-			continue;
-		xgrow(&q->spare, &q->spare_cap, q->nspare + 1, sizeof(*q->spare));
-		q->spare[q->nspare++] = m->id;
+		retire_spare(s, m);
 	}
 	if (!k)
 		return;
@@ -78,6 +75,14 @@ void retire_modules(struct session *s, uint64_t now)
 	memmove(q->gen, q->gen + k, (q->n - k) * sizeof(*q->gen));
 	memmove(q->since, q->since + k, (q->n - k) * sizeof(*q->since));
 	q->n -= k;
+}
+
+void retire_spare(struct session *s, struct module *m)
+{
+	struct sess_retire *q = &s->rt;
+
+	xgrow(&q->spare, &q->spare_cap, q->nspare + 1, sizeof(*q->spare));
+	q->spare[q->nspare++] = m->id;
 }
 
 void retire_recycle(struct session *s)
@@ -88,11 +93,26 @@ void retire_recycle(struct session *s)
 	for (size_t i = 0; i < q->nspare; i++) {
 		struct module *m = s->mods.mods[q->spare[i]];
 
-		/* Mapped again, touched or given back meanwhile: no longer one. */
-		if (!m->retired || m->touched || m->free || m->nmaps)
+		/* Mapped again, given back, or being forgotten (naming_forget_module): not one now. */
+		if (!m->retired || m->free || m->nmaps || m->unlisted)
 			continue;
-		if (output_names_module(s, m->id) || !module_set_recycle(&s->mods, m))
+		if (output_names_module(s, m->id)) {
 			q->spare[kept++] = m->id;
+			continue;
+		}
+		if (!m->touched) {
+			if (!module_set_recycle(&s->mods, m))
+				q->spare[kept++] = m->id;
+			continue;
+		}
+		/* What is kept of it: its counts, unless said at the stop (it keeps its id), and names. */
+		if (!output_forget_module(s, m->id))
+			continue;
+		if (!module_set_unlist(&s->mods, m)) {
+			q->spare[kept++] = m->id;
+			continue;
+		}
+		naming_forget_module(s, m);
 	}
 	q->nspare = kept;
 }
