@@ -700,6 +700,20 @@ START_TEST(test_retire_shrinks)
 	same_facts(&before, &after);
 	free(after.segs);
 	free(before.segs);
+
+	/* Dropped, loaded or kept: nothing of its id is left, nor found again. */
+	symbolizer_drop(fx.z, fx.exe->id);
+	ck_assert_ptr_null(fx.z->files[fx.exe->id]);
+	ck_assert_uint_eq(fx.z->build_ids.count, 0);
+	symbolizer_retire(fx.z, fx.exe);
+	ck_assert_uint_eq(fx.z->kept.count, 0); /* nothing loaded to keep */
+	symbolize_addr(fx.z, fx.exe, file_off(sym_outer) + 1, false, &r);
+	symres_release(&r);
+	symbolizer_retire(fx.z, fx.exe);
+	ck_assert_uint_eq(fx.z->kept.count, 1);
+	symbolizer_drop(fx.z, fx.exe->id);
+	ck_assert_uint_eq(fx.z->kept.count, 0);
+	ck_assert_ptr_null(symfile_find(fx.z, fx.exe));
 	teardown(&fx);
 }
 END_TEST
