@@ -381,6 +381,13 @@ static void put_owners(struct df_out *o, const struct profile *p, size_t first)
 	df_section_end(o, at);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 /*
  * The rows of p's modules changed since the last chunk (profile.again),
  * those below first (the others come with the new ones): a run of one
@@ -390,20 +397,31 @@ static void put_again(struct df_out *o, const struct profile *p, struct datafile
 		      size_t first)
 {
 	const struct df_section *sec = df_section_of(DF_MODULES);
+	uint32_t *ids;
+	size_t n = 0;
 
 	if (w->again_done > p->nagain)
 		w->again_done = 0;
-	for (; w->again_done < p->nagain; w->again_done++) {
-		uint32_t id = p->again[w->again_done];
+	if (w->again_done == p->nagain)
+		return;
+	ids = xmalloc((p->nagain - w->again_done) * sizeof(*ids));
+	for (; w->again_done < p->nagain; w->again_done++)
+		if (p->again[w->again_done] < first)
+			ids[n++] = p->again[w->again_done];
+	qsort(ids, n, sizeof(*ids), cmp_u32);
+	/* A run for each span of ids that follow one another (ids are given back in batches). */
+	for (size_t i = 0, j; i < n; i = j) {
 		size_t at;
 
-		if (id >= first)
-			continue;
-		put_run(o, p, sec, id, (size_t)id + 1);
-		at = run_begin(o, DF_MODULE_OWNERS, id);
-		df_put_u32(o, p->modules[id].owner);
+		for (j = i + 1; j < n && ids[j] <= ids[j - 1] + 1; j++)
+			;
+		put_run(o, p, sec, ids[i], (size_t)ids[j - 1] + 1);
+		at = run_begin(o, DF_MODULE_OWNERS, ids[i]);
+		for (size_t k = ids[i]; k <= ids[j - 1]; k++)
+			df_put_u32(o, p->modules[k].owner);
 		df_section_end(o, at);
 	}
+	free(ids);
 }
 
 /* Profile frame f as the file numbers it (own_tables), given a number at its first use. */

@@ -1303,6 +1303,7 @@ START_TEST(test_stream_module_reuse)
 	n = profile_new_next(p, keep_but, &gone);
 	ck_assert_int_eq(datafile_create(&out, path, 0, file_err, sizeof(file_err)), 0);
 	ck_assert_int_eq(datafile_flush(out, n, file_err, sizeof(file_err)), 0);
+	profile_module_reuse(n, 2, "/tmp/storm-3", 0);
 	profile_module_reuse(n, 0, "/tmp/storm-2", 0);
 	n->modules[0].owner = 65533;
 	ck_assert(!profile_module_dropped(n, 0));
@@ -1321,6 +1322,9 @@ START_TEST(test_stream_module_reuse)
 		ck_assert_str_eq(strtab_get(&q->str, q->modules[0].build_id), "");
 		ck_assert_uint_eq(q->modules[0].owner, 65533);
 		ck_assert_str_eq(strtab_get(&q->str, q->modules[1].path), "[kernel.kallsyms]");
+		ck_assert_uint_eq(q->modules[1].flags, PM_MODULE_KERNEL);
+		ck_assert_str_eq(strtab_get(&q->str, q->modules[2].path), "/tmp/storm-3");
+		ck_assert_uint_eq(q->modules[2].flags, 0);
 		profile_free(q);
 	}
 	unlink(path);
