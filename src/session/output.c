@@ -405,10 +405,10 @@ static bool names_module(const struct profile *p, uint32_t id)
 	return p && id < p->nmodules && (!profile_module_dropped(p, id) || p->modules[id].path);
 }
 
-bool output_names_module(const struct session *s, uint32_t id)
+bool output_names_module(const struct session *s, uint32_t id, bool now)
 {
 	const struct sess_output *out = &s->out;
-	bool names = names_module(out->prof, id) || names_module(out->last, id);
+	bool names = (now && names_module(out->prof, id)) || names_module(out->last, id);
 
 	for (size_t i = 0; !names && i < out->nsealed; i++)
 		names = names_module(out->sealed[i].prof, id);

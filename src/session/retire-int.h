@@ -36,11 +36,12 @@ void retire_modules(struct session *s, uint64_t now);
 /* Module m let go (its file closed): its id to be given back when it can. */
 void retire_spare(struct session *s, struct module *m);
 /*
- * The ids of the modules let go that no live slice's profile names any
- * more given back (module_set_recycle): at once if nothing was made of
- * them, else once naming forgot them (naming_forget_module), unless the counts
- * of their frames without names are to be said at the stop. A new
- * slice's profile was just made.
+ * The ids of the modules let go that no profile the recorder holds names
+ * any more given back (module_set_recycle): at once if nothing was made
+ * of them (the slice's now may name those: its row is given on), else
+ * once naming forgot them (naming_forget_module), unless the counts of
+ * their frames without names are to be said at the stop. At every
+ * retire_modules, and when a new slice's profile was just made.
  */
 void retire_recycle(struct session *s);
 void retire_release(struct sess_retire *q);

@@ -69,6 +69,7 @@ void retire_modules(struct session *s, uint64_t now)
 		module_unpin(&s->mods, m);
 		retire_spare(s, m);
 	}
+	retire_recycle(s);
 	if (!k)
 		return;
 	memmove(q->ids, q->ids + k, (q->n - k) * sizeof(*q->ids));
@@ -96,13 +97,19 @@ void retire_recycle(struct session *s)
 		/* Mapped again, given back, or being forgotten (naming_forget_module): not one now. */
 		if (!m->retired || m->free || m->nmaps || m->unlisted)
 			continue;
-		if (output_names_module(s, m->id)) {
-			q->spare[kept++] = m->id;
+		/*
+		 * Nothing made of it: no frame of it in any profile, and the
+		 * row of the slice's now is given to the next module that takes
+		 * its id (profile_module_reuse), in a recording without slices too.
+		 */
+		if (!m->touched) {
+			if (output_names_module(s, m->id, false) ||
+			    !module_set_recycle(&s->mods, m))
+				q->spare[kept++] = m->id;
 			continue;
 		}
-		if (!m->touched) {
-			if (!module_set_recycle(&s->mods, m))
-				q->spare[kept++] = m->id;
+		if (output_names_module(s, m->id, true)) {
+			q->spare[kept++] = m->id;
 			continue;
 		}
 		/* What is kept of it: its counts, unless said at the stop (it keeps its id), and names. */
