@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "session/session-int.h"
 #include "util/alloc.h"
@@ -16,7 +17,8 @@
  * runs its compilers over and over, each run mapping the same files
  * again, which are not read anew each time. Sooner while the files open
  * pass RETIRE_PRESSURE percent of the budget, or while the memory budget
- * is pressed (naming_memory_pressed).
+ * is pressed (naming_memory_pressed); at once when its file is gone for
+ * good (gone_for_good).
  */
 #define RETIRE_IDLE_NS	10000000000ULL
 #define RETIRE_PRESSURE 50
@@ -31,6 +33,44 @@
  * those that run now, not of every one it ran; a module mapped again is
  * opened again (module_set_get).
  */
+/*
+ * m (idle since its spell idle_gen began) let go: what unwinding and
+ * naming read of it, and its file. Not one mapped again since (and
+ * noted again should it go idle), or let go already. One whose file
+ * could not be opened (a program gone first) is let go as well: what
+ * unwinding and naming tried of it.
+ */
+static void retire_one(struct session *s, struct module *m, uint32_t idle_gen)
+{
+	if (m->nmaps || m->idle_gen != idle_gen || m->kind != MODULE_FILE || m->retired)
+		return;
+	if (s->unwinder)
+		unwinder_forget(s->unwinder, m);
+	if (m->used) {
+		naming_retire(s, m);
+		return;
+	}
+	module_unpin(&s->mods, m);
+	retire_spare(s, m);
+}
+
+/*
+ * Whether m's file is gone for good: deleted (no name links to it) or
+ * gone before it could be opened. No process maps it again, as a build's
+ * compilers map theirs again and again: it is let go at once. Not a
+ * memfd's, which has no name from the start and may be mapped again.
+ */
+static bool gone_for_good(const struct module *m)
+{
+	struct stat st;
+
+	if (m->kind != MODULE_FILE || !strncmp(m->path, "/memfd:", 7))
+		return false;
+	if (m->fd < 0)
+		return !m->unpinned && !m->retired;
+	return fstat(m->fd, &st) == 0 && st.st_nlink == 0;
+}
+
 void retire_modules(struct session *s, uint64_t now)
 {
 	struct sess_retire *q = &s->rt;
@@ -44,31 +84,20 @@ void retire_modules(struct session *s, uint64_t now)
 	xgrow(&q->gen, &q->gen_cap, q->n + n, sizeof(*q->gen));
 	xgrow(&q->since, &q->since_cap, q->n + n, sizeof(*q->since));
 	for (size_t i = 0; i < n; i++) {
+		struct module *m = s->mods.mods[ids[i]];
+
+		if (gone_for_good(m)) {
+			retire_one(s, m, m->idle_gen);
+			continue;
+		}
 		q->ids[q->n] = ids[i];
-		q->gen[q->n] = s->mods.mods[ids[i]]->idle_gen;
+		q->gen[q->n] = m->idle_gen;
 		q->since[q->n++] = now;
 	}
 	free(ids);
 	/* Oldest first: those idle long enough, or all of them under pressure. */
-	for (; k < q->n && (pressed || now - q->since[k] >= RETIRE_IDLE_NS); k++) {
-		struct module *m = s->mods.mods[q->ids[k]];
-
-		/*
-		 * Mapped again since (and noted again should it go idle), or let
-		 * go already. One whose file could not be opened (a program gone
-		 * first) is let go as well: what unwinding and naming tried of it.
-		 */
-		if (m->nmaps || m->idle_gen != q->gen[k] || m->kind != MODULE_FILE || m->retired)
-			continue;
-		if (s->unwinder)
-			unwinder_forget(s->unwinder, m);
-		if (m->used) {
-			naming_retire(s, m);
-			continue;
-		}
-		module_unpin(&s->mods, m);
-		retire_spare(s, m);
-	}
+	for (; k < q->n && (pressed || now - q->since[k] >= RETIRE_IDLE_NS); k++)
+		retire_one(s, s->mods.mods[q->ids[k]], q->gen[k]);
 	retire_recycle(s);
 	if (!k)
 		return;
