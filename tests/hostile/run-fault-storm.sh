@@ -22,14 +22,19 @@
 #    back within a second. What this catches is a program's state kept
 #    after it ended (its files and tables: hundreds of KiB each), not a
 #    slow growth, which bench/ measures over minutes;
-#  - the storm's programs are in the recording: storm_hot is sampled.
+#  - the storm's programs are in the recording: storm_hot is sampled;
+#  - the module table follows the programs that run: the last slice's
+#    file holds fewer module records than three quarters of the programs
+#    run (the numbers of those gone are given to new ones; each program
+#    is a module of its own, so without that it would hold them all).
 set -eu
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 
 need_perf
 [ "$(id -u)" -eq 0 ] || skip "the test plays root and another user"
 command -v setpriv >/dev/null 2>&1 || fail "setpriv (util-linux) is needed"
-STORM=${STORM:-12}
+command -v python3 >/dev/null 2>&1 || fail "python3 is needed"
+STORM=${STORM:-16}
 MAX_FDS=700
 MAX_RSS_KB=262144
 storm=$top_builddir/tests/hostile/fault-storm
@@ -99,3 +104,27 @@ say "$n slices; open files at most $max_fds; RSS middle third at most $mid_rss K
 [ "$max_rss" -le "$MAX_RSS_KB" ] || fail "RSS $max_rss KiB, want at most $MAX_RSS_KB"
 [ "$last_rss" -le $((2 * mid_rss)) ] ||
 	fail "RSS grew from $mid_rss to $last_rss KiB: more than twice"
+
+# Module records in a data file (perfmini-data(5)): the highest index a
+# run of modules (a RUN section, type 13, of type 3) reaches.
+count_modules() {
+	python3 -c 'import struct, sys
+b = open(sys.argv[1], "rb").read()
+off, n = 24, 0
+while off + 16 <= len(b):
+    t, _, size = struct.unpack_from("<IIQ", b, off)
+    if t == 13 and size >= 16:
+        rt, _, first = struct.unpack_from("<IIQ", b, off + 16)
+        if rt == 3:
+            n = max(n, first + (size - 16) // 16)
+    off += 16 + size
+    off += -off % 8
+print(n)' "$1"
+}
+programs=$(sed -n 's/^fault-storm: \([0-9]*\) programs.*/\1/p' "$tmp/storm.out")
+last=$(find "$tmp/out" -name 'storm.data.*' | sort | tail -n 1)
+mods=$(count_modules "$last")
+say "$programs programs; the last slice holds $mods module records"
+if [ "$mods" -eq 0 ] || [ "$mods" -ge $((programs * 3 / 4)) ]; then
+	fail "the last slice holds $mods module records for $programs programs run"
+fi
