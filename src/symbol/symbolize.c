@@ -99,9 +99,12 @@ int symbolize_addr(struct symbolizer *z, struct module *m, uint64_t addr, bool i
 	}
 	if (f->lines_reason == LINES_MEMORY && sym)
 		atomic_fetch_add(&z->mem_no_lines, 1);
-	/* A copy of a file read before: its DWARF, read once. */
+	/*
+	 * A copy of a file read before: its DWARF, read once. The twin's
+	 * symfile stays while it lends (symfile_shrink), and names its module.
+	 */
 	if (f->twin && !f->no_lines)
-		f = symfile_get(z, z->mods->mods[f->twin - 1]);
+		f = symfile_get(z, z->files[f->twin - 1]->mod);
 	if (!absolute(m) && !f->no_lines) {
 		r->n = srcline_lookup(f, vaddr, r->lv, SRCLINE_MAX_DEPTH);
 		if (f->lines && !f->lined) {

@@ -93,6 +93,7 @@ struct symbolizer {
  * of it. A program run once leaves this behind, not a whole symfile.
  */
 struct symfile_kept {
+	struct module *mod; /* its module, whose id is no other's until symbolizer_drop */
 	struct load_seg *segs;
 	uint64_t entry;
 	uint32_t nsegs;

@@ -247,7 +247,11 @@ static struct symfile *symfile_new(struct module *m)
 	return f;
 }
 
-/* Module id's symfile made again, unloaded, from what was kept of it; NULL if nothing was. */
+/*
+ * Module id's symfile made again, unloaded, from what was kept of it;
+ * NULL if nothing was. Its module is the record's, not read from the
+ * module set's array, which the recording thread may grow meanwhile.
+ */
 static struct symfile *revive(struct symbolizer *z, uint32_t id)
 {
 	struct symfile_kept *k;
@@ -257,7 +261,7 @@ static struct symfile *revive(struct symbolizer *z, uint32_t id)
 	if (!z->kept.count || !hmap_remove(&z->kept, id, &val))
 		return NULL;
 	k = hmap_val_ptr(val);
-	f = symfile_new(z->mods->mods[id]);
+	f = symfile_new(k->mod);
 	f->segs = k->segs;
 	f->nsegs = k->nsegs;
 	f->entry = k->entry;
@@ -317,6 +321,7 @@ void symfile_shrink(struct symbolizer *z, struct symfile *f)
 		z->files[f->twin - 1]->twinned--;
 	unlist_lines(z, f);
 	k = xcalloc(1, sizeof(*k));
+	k->mod = f->mod;
 	k->segs = f->segs;
 	k->nsegs = (uint32_t)f->nsegs;
 	f->segs = NULL;
