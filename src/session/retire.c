@@ -24,16 +24,6 @@
 #define RETIRE_PRESSURE 50
 
 /*
- * The modules no process maps any more (their last mapping went with a
- * process reaped, an exec, or a mapping over it), once idle for
- * RETIRE_IDLE_NS: what was read of their unwind tables, names and DWARF
- * let go, and their files closed (once the naming thread has named every
- * frame of theirs queued before: see naming_retire). A machine that runs
- * thousands of short-lived programs holds the descriptors and memory of
- * those that run now, not of every one it ran; a module mapped again is
- * opened again (module_set_get).
- */
-/*
  * m (idle since its spell idle_gen began) let go: what unwinding and
  * naming read of it, and its file. Not one mapped again since (and
  * noted again should it go idle), or let go already. One whose file
@@ -71,6 +61,16 @@ static bool gone_for_good(const struct module *m)
 	return fstat(m->fd, &st) == 0 && st.st_nlink == 0;
 }
 
+/*
+ * The modules no process maps any more (their last mapping went with a
+ * process reaped, an exec, or a mapping over it), once idle for
+ * RETIRE_IDLE_NS: what was read of their unwind tables, names and DWARF
+ * let go, and their files closed (once the naming thread has named every
+ * frame of theirs queued before: see naming_retire). A machine that runs
+ * thousands of short-lived programs holds the descriptors and memory of
+ * those that run now, not of every one it ran; a module mapped again is
+ * opened again (module_set_get).
+ */
 void retire_modules(struct session *s, uint64_t now)
 {
 	struct sess_retire *q = &s->rt;
