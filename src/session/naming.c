@@ -190,10 +190,8 @@ static void take_retired(uint32_t id, void *arg)
 	struct module *m = s->mods.mods[id];
 
 	hmap_remove(&s->nm.abandoning, id, NULL);
-	if (!m->nmaps) {
+	if (!m->nmaps)
 		module_unpin(&s->mods, m);
-		retire_spare(s, m);
-	}
 }
 
 /* A module the naming thread forgot: its id given back. */
@@ -247,7 +245,6 @@ void naming_retire(struct session *s, struct module *m)
 	}
 	symbolizer_retire(s->nm.syms, m);
 	module_unpin(&s->mods, m);
-	retire_spare(s, m);
 }
 
 void naming_module_back(const struct session *s, uint32_t id)

@@ -455,7 +455,6 @@ struct profile *output_seal(struct session *s, uint32_t gen, struct stack_unwind
 		profile_free(out->last);
 	out->last = before;
 	out->prof = profile_new_next(before, module_kept, s);
-	retire_recycle(s);
 	if (s->nm.namer) {
 		if (out->nsealed == SEALED_MAX)
 			finish_sealed(s, 0);

@@ -33,8 +33,6 @@ struct sess_retire {
  * is the round's time.
  */
 void retire_modules(struct session *s, uint64_t now);
-/* Module m let go (its file closed): its id to be given back when it can. */
-void retire_spare(struct session *s, struct module *m);
 /*
  * The ids of the modules let go that no profile the recorder holds names
  * any more given back (module_set_recycle): at once if nothing was made

@@ -23,6 +23,15 @@
 #define RETIRE_IDLE_NS	10000000000ULL
 #define RETIRE_PRESSURE 50
 
+/* Module m let go, or to be once naming is done with it: its id to be given back when it can. */
+static void retire_spare(struct session *s, struct module *m)
+{
+	struct sess_retire *q = &s->rt;
+
+	xgrow(&q->spare, &q->spare_cap, q->nspare + 1, sizeof(*q->spare));
+	q->spare[q->nspare++] = m->id;
+}
+
 /*
  * m (idle since its spell idle_gen began) let go: what unwinding and
  * naming read of it, and its file. Not one mapped again since (and
@@ -36,11 +45,11 @@ static void retire_one(struct session *s, struct module *m, uint32_t idle_gen)
 		return;
 	if (s->unwinder)
 		unwinder_forget(s->unwinder, m);
-	if (m->used) {
+	/* Its file closed now, or once naming is done with it (naming_retire). */
+	if (m->used)
 		naming_retire(s, m);
-		return;
-	}
-	module_unpin(&s->mods, m);
+	else
+		module_unpin(&s->mods, m);
 	retire_spare(s, m);
 }
 
@@ -107,14 +116,6 @@ void retire_modules(struct session *s, uint64_t now)
 	q->n -= k;
 }
 
-void retire_spare(struct session *s, struct module *m)
-{
-	struct sess_retire *q = &s->rt;
-
-	xgrow(&q->spare, &q->spare_cap, q->nspare + 1, sizeof(*q->spare));
-	q->spare[q->nspare++] = m->id;
-}
-
 void retire_recycle(struct session *s)
 {
 	struct sess_retire *q = &s->rt;
@@ -124,8 +125,13 @@ void retire_recycle(struct session *s)
 		struct module *m = s->mods.mods[q->spare[i]];
 
 		/* Mapped again, given back, or being forgotten (naming_forget_module): not one now. */
-		if (!m->retired || m->free || m->nmaps || m->unlisted)
+		if (m->free || m->nmaps || m->unlisted)
 			continue;
+		/* Not let go yet: naming has not reached its end (naming_retire). */
+		if (!m->retired) {
+			q->spare[kept++] = m->id;
+			continue;
+		}
 		/*
 		 * Nothing made of it: no frame of it in any profile, and the
 		 * row of the slice's now is given to the next module that takes

@@ -437,6 +437,8 @@ static int session_switch(struct session *s)
 	next = output_seal(s, gen, unw);
 	if (!next)
 		return -1;
+	/* The modules let go before the slice began are in no profile but the ones before. */
+	retire_recycle(s);
 	naming_next_slice(&s->nm, before);
 	stacker_switch_profile(&s->stk, next);
 	waits_next_slice(s, before, next);
