@@ -128,11 +128,17 @@ int output_open_next(struct session *s);
  */
 struct profile *output_seal(struct session *s, uint32_t gen, struct stack_unwind_stats *unw);
 /*
- * Whether a profile the recorder still holds (the slice's now unless
- * not now, the one before, those waiting for names) names module id:
- * has its row, and not as one let go without a path (profile_new_next's).
+ * Whether a profile the recorder still holds (the slice's now, the one
+ * before, those waiting for names) names module id: has its row, and
+ * not as one let go without a path (profile_new_next's).
  */
-bool output_names_module(const struct session *s, uint32_t id, bool now);
+bool output_names_module(const struct session *s, uint32_t id);
+/*
+ * Module id, none of whose frames any profile holds, let go in the
+ * profiles of the slices before (profile_module_drop): its id is to be
+ * another module's, whose facts must not reach their rows.
+ */
+void output_drop_module(struct session *s, uint32_t id);
 /*
  * Module id's counts of frames without names or lines let go, for its id
  * to be another's; false (kept) when it had such frames, said at the stop.

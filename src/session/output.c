@@ -405,14 +405,24 @@ static bool names_module(const struct profile *p, uint32_t id)
 	return p && id < p->nmodules && (!profile_module_dropped(p, id) || p->modules[id].path);
 }
 
-bool output_names_module(const struct session *s, uint32_t id, bool now)
+bool output_names_module(const struct session *s, uint32_t id)
 {
 	const struct sess_output *out = &s->out;
-	bool names = (now && names_module(out->prof, id)) || names_module(out->last, id);
+	bool names = names_module(out->prof, id) || names_module(out->last, id);
 
 	for (size_t i = 0; !names && i < out->nsealed; i++)
 		names = names_module(out->sealed[i].prof, id);
 	return names;
+}
+
+void output_drop_module(struct session *s, uint32_t id)
+{
+	struct sess_output *out = &s->out;
+
+	if (out->last)
+		profile_module_drop(out->last, id);
+	for (size_t i = 0; i < out->nsealed; i++)
+		profile_module_drop(out->sealed[i].prof, id);
 }
 
 bool output_forget_module(struct session *s, uint32_t id)

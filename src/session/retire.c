@@ -133,17 +133,19 @@ void retire_recycle(struct session *s)
 			continue;
 		}
 		/*
-		 * Nothing made of it: no frame of it in any profile, and the
-		 * row of the slice's now is given to the next module that takes
-		 * its id (profile_module_reuse), in a recording without slices too.
+		 * Nothing made of it: no frame of it in any profile. The row of
+		 * the slice's now is given to the next module that takes its id
+		 * (profile_module_reuse), in a recording without slices too; the
+		 * slices' before are let go of it.
 		 */
 		if (!m->touched) {
-			if (output_names_module(s, m->id, false) ||
-			    !module_set_recycle(&s->mods, m))
+			if (module_set_recycle(&s->mods, m))
+				output_drop_module(s, m->id);
+			else
 				q->spare[kept++] = m->id;
 			continue;
 		}
-		if (output_names_module(s, m->id, true)) {
+		if (output_names_module(s, m->id)) {
 			q->spare[kept++] = m->id;
 			continue;
 		}

@@ -394,6 +394,24 @@ void profile_module_back(struct profile *p, uint32_t module, const char *path)
 	row_again(p, module);
 }
 
+void profile_module_drop(struct profile *p, uint32_t id)
+{
+	struct pm_module *m;
+
+	if (id >= p->nmodules)
+		return;
+	m = &p->modules[id];
+	if (id >= p->ndropped) {
+		p->dropped = xrealloc(p->dropped, p->nmodules);
+		memset(p->dropped + p->ndropped, 0, p->nmodules - p->ndropped);
+		p->ndropped = p->nmodules;
+	}
+	p->dropped[id] = 1;
+	m->path = m->build_id = m->reason = 0;
+	m->flags &= (1u << PM_MODULE_REASON_SHIFT) - 1;
+	row_again(p, id);
+}
+
 void profile_module_reuse(struct profile *p, uint32_t id, const char *path, uint32_t flags)
 {
 	struct pm_module *m = &p->modules[id];

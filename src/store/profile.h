@@ -298,6 +298,12 @@ bool profile_module_dropped(const struct profile *p, uint32_t module);
 /* A frame of module in p after all: its path back (its facts come with its naming). */
 void profile_module_back(struct profile *p, uint32_t module, const char *path);
 /*
+ * Module id's row let go as profile_new_next lets go those it does not
+ * keep (its id, kind and owner alone): a module none of whose frames p
+ * holds, whose id is to be another module's.
+ */
+void profile_module_drop(struct profile *p, uint32_t id);
+/*
  * Module id's row, one profile_new_next let go (held by id alone), given
  * to another module: its path and flags (pm_module_flags), no build-id,
  * reason or owner yet. The recorder gives the id of a program long gone
