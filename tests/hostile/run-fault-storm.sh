@@ -23,10 +23,13 @@
 #    after it ended (its files and tables: hundreds of KiB each), not a
 #    slow growth, which bench/ measures over minutes;
 #  - the storm's programs are in the recording: storm_hot is sampled;
-#  - the module table follows the programs that run: the last slice's
-#    file holds fewer module records than three quarters of the programs
-#    run (the numbers of those gone are given to new ones; each program
-#    is a module of its own, so without that it would hold them all).
+#  - the module table follows the programs that run: a second recorder,
+#    at 1 sample a second (the storm's programs are not sampled, so that
+#    how far naming lags behind on a loaded machine does not matter),
+#    leaves a last slice that holds fewer module records than three
+#    quarters of the programs run (the numbers of those gone are given to
+#    new ones; each program is a module of its own, so without that it
+#    would hold them all).
 set -eu
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 
@@ -43,7 +46,7 @@ chmod 755 "$tmp"
 mkdir -m 1777 "$tmp/run"
 cp "$storm" "$tmp/fault-storm"
 chmod 755 "$tmp/fault-storm"
-mkdir "$tmp/out"
+mkdir "$tmp/out" "$tmp/few"
 # In a sanitizer build, freed memory waits in ASan's quarantine (256 MB by
 # default) and the resident size follows what was ever allocated: keep it
 # small, so that RSS says what the recorder holds.
@@ -57,7 +60,12 @@ mkdir "$tmp/out"
 ) &
 rec=$!
 track "$rec"
+"$PERFMINI" record -q -a -F 1 --switch-output=3s -d "$((STORM + 3))" -o "$tmp/few/storm.data" \
+	>/dev/null 2>"$tmp/few.err" &
+few=$!
+track "$few"
 wait_attached "$rec" 30 || fail "the recorder did not start"
+wait_attached "$few" 30 || fail "the recorder at 1 Hz did not start"
 setpriv --reuid=65533 --regid=65533 --clear-groups -- "$tmp/fault-storm" "$tmp/run" "$STORM" \
 	>"$tmp/storm.out" 2>"$tmp/storm.err" &
 storm_pid=$!
@@ -71,6 +79,7 @@ while alive "$rec"; do
 done
 rc=0
 wait "$rec" || rc=$?
+wait "$few" || fail "the recorder at 1 Hz failed: $(head -c 400 "$tmp/few.err")"
 wait "$storm_pid" || fail "fault-storm failed: $(cat "$tmp/storm.err")"
 say "$(cat "$tmp/storm.out"), recorder exit $rc: $(head -c 400 "$tmp/rec.err")"
 [ "$rc" -eq 0 ] || fail "record -a under the storm exited $rc"
@@ -122,7 +131,7 @@ while off + 16 <= len(b):
 print(n)' "$1"
 }
 programs=$(sed -n 's/^fault-storm: \([0-9]*\) programs.*/\1/p' "$tmp/storm.out")
-last=$(find "$tmp/out" -name 'storm.data.*' | sort | tail -n 1)
+last=$(find "$tmp/few" -name 'storm.data.*' | sort | tail -n 1)
 mods=$(count_modules "$last")
 say "$programs programs; the last slice holds $mods module records"
 if [ "$mods" -eq 0 ] || [ "$mods" -ge $((programs * 3 / 4)) ]; then
