@@ -641,11 +641,12 @@ char *dwname_function(struct dwname *d, Dwarf_Die *die)
 	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
 	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr) || !is_cxx(die))
 		return NULL;
-	if (!add_function(d, &b, die, 0)) {
+	/* Nothing built (a damaged tree may give no name): none, not the static empty one. */
+	if (!add_function(d, &b, die, 0) || !b.len) {
 		sbuf_release(&b);
 		return NULL;
 	}
-	return b.buf;
+	return sbuf_detach(&b, NULL);
 }
 
 /* Template arguments in the demangler's form: types, and values as it prints them (3, 3u, true). */

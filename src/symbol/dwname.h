@@ -26,9 +26,10 @@ void dwname_free(struct dwname *d);
 /*
  * The full name of the C++ function of a subprogram or inlined subroutine
  * DIE without a linkage name, as a malloc'd string; NULL when its unit is
- * not C++, it has a linkage name, or a part of it (a scope, a parameter's
- * type) has no demangler form perfmini knows, in which case the caller
- * keeps DWARF's name: a name is built whole or not at all.
+ * not C++, it has a linkage name, a part of it (a scope, a parameter's
+ * type) has no demangler form perfmini knows, or nothing could be built
+ * (a damaged tree), in which case the caller keeps DWARF's name: a name
+ * is built whole or not at all.
  *
  * The parts: the enclosing namespaces ("(anonymous namespace)" for an
  * unnamed one), classes and function (for a local class); a lambda's
