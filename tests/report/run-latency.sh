@@ -66,7 +66,7 @@ while :; do
 	# phases: serial wall W cpu C ran R busy B parallel wall W cpu C ran R busy B
 	# shellcheck disable=SC2086 # its words, split
 	set -- $ref
-	s_cpu=$6 s_at_once=$(awk -v r="$8" -v b="${10}" 'BEGIN { print r ? b / r : 1 }')
+	s_cpu=$6 s_ran=$8 s_at_once=$(awk -v r="$8" -v b="${10}" 'BEGIN { print r ? b / r : 1 }')
 	p_cpu=${15} p_at_once=$(awk -v r="${17}" -v b="${19}" 'BEGIN { print r ? b / r : 1 }')
 
 	"$PERFMINI" report -i "$tmp/ph.data" --no-kernel -n 0 >"$tmp/cpu.top" 2>&3 ||
@@ -83,8 +83,8 @@ while :; do
 
 	for f in ph_serial ph_parallel; do
 		case $f in
-		ph_serial) cpu=$s_cpu at_once=$s_at_once ;;
-		*) cpu=$p_cpu at_once=$p_at_once ;;
+		ph_serial) cpu=$s_cpu at_once=$s_at_once ran=$s_ran ;;
+		*) cpu=$p_cpu at_once=$p_at_once ran= ;;
 		esac
 		samples=$(total "$tmp/cpu.top" $f 4)
 		lat=$(total "$tmp/lat.top" $f 5)
@@ -95,8 +95,13 @@ while :; do
 		if [ -z "$samples" ] || [ -z "$lat" ]; then
 			fail "$f: no row"
 		fi
-		near "$(awk -v n="$samples" 'BEGIN { print n / 2999 }')" "$cpu" 0.08 0 ||
-			fail "$f: $samples samples at 2999 Hz are not its $cpu s of CPU time"
+		# On a virtual machine whose host takes its CPU away, cpu-clock
+		# counts that time and the thread's CPU clock does not: one thread's
+		# samples may then lie up to the time its slots say it ran (phases.c).
+		sample_s=$(awk -v n="$samples" 'BEGIN { print n / 2999 }')
+		near "$sample_s" "$cpu" 0.08 0 ||
+			{ [ -n "$ran" ] && more "$sample_s" "$cpu" 0 && ! more "$sample_s" "$ran" 0.08; } ||
+			fail "$f: $samples samples at 2999 Hz are not its $cpu s of CPU time (it ran ${ran:-?} s)"
 		near "$lat" "$(awk -v n="$samples" -v k="$at_once" 'BEGIN { print 1000 * n / 2999 / k }')" 0.08 25 ||
 			fail "$f: its latency $lat ms is not its samples' time over $at_once threads at once"
 		near "$(awk -v n="$fns" 'BEGIN { print n / 1e6 }')" "$lat" 0.01 1 ||
