@@ -253,13 +253,18 @@ static void hurry_naming(struct session *s)
 		namer_hurry(s->nm.namer, s->out.nsealed >= SEALED_HURRY);
 }
 
-/* Sealed file k let go, its profile with it unless it is the last slice's. */
+/*
+ * Sealed file k let go, its profile with it unless it is the last
+ * slice's, which keeps only what the slice after takes names from.
+ */
 static void drop_slice(struct session *s, size_t k)
 {
 	struct sess_output *out = &s->out;
 
 	if (out->sealed[k].prof != out->last)
 		profile_free(out->sealed[k].prof);
+	else
+		profile_slim(out->last);
 	/* A slice removed unfinished (--switch-max-files): its unwinds are not counted. */
 	unwind_stats_free(out->sealed[k].unw);
 	naming_forget(&s->nm, out->sealed[k].gen);
@@ -473,6 +478,7 @@ struct profile *output_seal(struct session *s, uint32_t gen, struct stack_unwind
 		hurry_naming(s);
 	} else {
 		count_missing(out, before);
+		profile_slim(before);
 	}
 	out->out = out->next;
 	out->next = NULL;

@@ -152,6 +152,20 @@ void profile_free(struct profile *p)
 	free(p);
 }
 
+void profile_slim(struct profile *p)
+{
+	free(p->stack_frames);
+	free(p->stacks);
+	free(p->stack_samples);
+	p->stack_frames = NULL;
+	p->stacks = NULL;
+	p->stack_samples = NULL;
+	p->nstack_frames = p->stack_frames_cap = 0;
+	p->nstacks = p->stacks_cap = p->stack_samples_cap = 0;
+	hmap_release(&p->stack_index);
+	hmap_init(&p->stack_index);
+}
+
 void profile_set_meta(struct profile *p, const char *key, const char *value)
 {
 	uint32_t k = strtab_add(&p->str, key);

@@ -280,6 +280,13 @@ void profile_add_offcpu(struct profile *p, const struct pm_offcpu *o);
 void profile_merge(struct profile *dst, const struct profile *src);
 /* Keeps the wake-up of the off-CPU span added last. */
 void profile_add_wakeup(struct profile *p, const struct pm_wakeup *w);
+/*
+ * A slice finished while recording, kept only for the slice after to
+ * take its frames' names from (profile_find_frame, profile_copy_lines):
+ * its stacks and their counts let go. Its modules, frames, lines and
+ * names stay.
+ */
+void profile_slim(struct profile *p);
 /* Counts a sample of stack that is not kept (it went to the data file). */
 void profile_count_sample(struct profile *p, uint32_t stack);
 /*

@@ -127,6 +127,49 @@ START_TEST(test_intern_stacks)
 }
 END_TEST
 
+/*
+ * A slice kept for its names alone: its stacks go, and the slice after
+ * still finds each frame and takes its lines.
+ */
+START_TEST(test_slim)
+{
+	struct profile *p = profile_new(), *next;
+	uint32_t m = profile_add_module(p, "/usr/bin/x", "", 0);
+	uint32_t f[3], st, g;
+	struct pm_line l = {.func = strtab_add(&p->str, "work"),
+			    .file = strtab_add(&p->str, "w.c"),
+			    .line = 42};
+
+	for (uint32_t i = 0; i < 3; i++)
+		f[i] = profile_intern_frame(p, m, 0, 0x1000 + 16 * i);
+	profile_add_line(p, f[1], &l);
+	st = profile_intern_stack(p, f, 3);
+	profile_count_sample(p, st);
+	next = profile_new_next(p, NULL, NULL);
+	profile_slim(p);
+	ck_assert_uint_eq(p->nstacks, 0);
+	ck_assert_uint_eq(p->nstack_frames, 0);
+	ck_assert_ptr_null(p->stack_samples);
+	ck_assert_uint_eq(p->nframes, 3);
+	ck_assert_uint_eq(profile_find_frame(p, m, 0, 0x1010), f[1]);
+	ck_assert_uint_eq(profile_find_frame(p, m, 0, 0x1008), PM_NONE);
+
+	/* The slice after takes the name, and interns stacks of its own. */
+	g = profile_intern_frame(next, m, 0, 0x1010);
+	profile_copy_lines(next, g, p, f[1]);
+	ck_assert_uint_eq(next->frames[g].nlines, 1);
+	ck_assert_str_eq(strtab_get(&next->str, next->lines[next->frames[g].line0].func), "work");
+	ck_assert_uint_eq(next->lines[next->frames[g].line0].line, 42);
+	ck_assert_uint_eq(profile_intern_stack(next, &g, 1), 0);
+
+	/* Slimmed twice, then freed: nothing left twice. */
+	profile_slim(p);
+	ck_assert_uint_eq(profile_intern_stack(p, f, 2), 0);
+	profile_free(p);
+	profile_free(next);
+}
+END_TEST
+
 START_TEST(test_meta)
 {
 	struct profile *p = profile_new();
@@ -1898,6 +1941,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, test_strtab);
 	tcase_add_test(tc, test_intern_frames);
 	tcase_add_test(tc, test_intern_stacks);
+	tcase_add_test(tc, test_slim);
 	tcase_add_test(tc, test_new_next);
 	tcase_add_test(tc, test_new_next_drops);
 	tcase_add_test(tc, test_new_next_dropped_again);
