@@ -151,13 +151,15 @@ struct datafile_out {
 	/*
 	 * With own_tables (datafile_own_tables), the file holds only the
 	 * stacks its records use, numbered by first use, and the frames and
-	 * lines of those: stack_ids maps a profile stack id to the file's,
-	 * stack_of the file's back; frame_ids and frame_of the same for
-	 * frames, with each file frame's line0 in the file and the nlines
+	 * lines of those: stack_ids maps a profile stack id to 1 + the
+	 * file's (0: none yet; indexed by the profile's ids, which are
+	 * dense), stack_of the file's back; frame_ids and frame_of the same
+	 * for frames, with each file frame's line0 in the file and the nlines
 	 * written (frame_line0, frame_nlines).
 	 */
 	bool own_tables;
-	struct hmap stack_ids, frame_ids;
+	uint32_t *stack_ids, *frame_ids;
+	size_t stack_ids_cap, frame_ids_cap;
 	uint32_t *stack_of, *frame_of, *frame_line0, *frame_nlines;
 	size_t nstack_of, stack_of_cap, nframe_of, frame_of_cap;
 	uint64_t bytes;	    /* written to the file */

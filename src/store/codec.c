@@ -427,11 +427,10 @@ static void put_again(struct df_out *o, const struct profile *p, struct datafile
 /* Profile frame f as the file numbers it (own_tables), given a number at its first use. */
 static uint32_t file_frame(struct datafile_out *w, uint32_t f)
 {
-	bool added;
-	struct hmap_slot *slot = hmap_insert(&w->frame_ids, f, &added);
-
-	if (!added)
-		return (uint32_t)slot->val;
+	if (f >= w->frame_ids_cap)
+		xgrow_zero(&w->frame_ids, &w->frame_ids_cap, (size_t)f + 1, sizeof(*w->frame_ids));
+	if (w->frame_ids[f])
+		return w->frame_ids[f] - 1;
 	if (w->nframe_of == w->frame_of_cap) {
 		size_t cap = w->frame_of_cap ? 2 * w->frame_of_cap : 256;
 
@@ -443,7 +442,7 @@ static uint32_t file_frame(struct datafile_out *w, uint32_t f)
 	w->frame_of[w->nframe_of] = f;
 	w->frame_line0[w->nframe_of] = 0;
 	w->frame_nlines[w->nframe_of] = 0;
-	slot->val = w->nframe_of;
+	w->frame_ids[f] = (uint32_t)(w->nframe_of + 1);
 	return (uint32_t)w->nframe_of++;
 }
 

@@ -48,10 +48,12 @@ int datafile_create(struct datafile_out **outp, const char *path, int flags, cha
 void datafile_own_tables(struct datafile_out *out, size_t frames, size_t stacks)
 {
 	out->own_tables = true;
-	hmap_init(&out->stack_ids);
-	hmap_init(&out->frame_ids);
-	hmap_reserve(&out->frame_ids, frames);
-	hmap_reserve(&out->stack_ids, stacks);
+	out->stack_ids = out->frame_ids = NULL;
+	out->stack_ids_cap = out->frame_ids_cap = 0;
+	if (frames)
+		xgrow_zero(&out->frame_ids, &out->frame_ids_cap, frames, sizeof(*out->frame_ids));
+	if (stacks)
+		xgrow_zero(&out->stack_ids, &out->stack_ids_cap, stacks, sizeof(*out->stack_ids));
 }
 
 /* The numbering of own_tables, kept from the seal to the names. */
@@ -59,8 +61,10 @@ static void release_own(struct datafile_out *out)
 {
 	if (!out->own_tables)
 		return;
-	hmap_release(&out->stack_ids);
-	hmap_release(&out->frame_ids);
+	free(out->stack_ids);
+	free(out->frame_ids);
+	out->stack_ids = out->frame_ids = NULL;
+	out->stack_ids_cap = out->frame_ids_cap = 0;
 	free(out->stack_of);
 	free(out->frame_of);
 	free(out->frame_line0);
@@ -72,19 +76,18 @@ static void release_own(struct datafile_out *out)
 /* Profile stack id as the file numbers it (own_tables), given a number at its first use. */
 static uint32_t file_stack(struct datafile_out *out, uint32_t stack)
 {
-	struct hmap_slot *slot;
-	bool added;
-
 	if (!out->own_tables || stack == PM_NONE)
 		return stack;
-	slot = hmap_insert(&out->stack_ids, stack, &added);
-	if (added) {
+	if (stack >= out->stack_ids_cap)
+		xgrow_zero(&out->stack_ids, &out->stack_ids_cap, (size_t)stack + 1,
+			   sizeof(*out->stack_ids));
+	if (!out->stack_ids[stack]) {
 		xgrow(&out->stack_of, &out->stack_of_cap, out->nstack_of + 1,
 		      sizeof(*out->stack_of));
-		slot->val = out->nstack_of;
 		out->stack_of[out->nstack_of++] = stack;
+		out->stack_ids[stack] = (uint32_t)out->nstack_of;
 	}
-	return (uint32_t)slot->val;
+	return out->stack_ids[stack] - 1;
 }
 
 /* Room for one more record of size bytes in pa, counted in: the caller writes it. */
