@@ -22,6 +22,8 @@
 #include "store/profile.h"
 #include "util/hmap.h"
 
+#define THREADS_RECENT 64
+
 /* What the session keeps of a thread: the model's thread of the same serial. */
 struct sess_thread {
 	uint64_t serial;      /* the model's thread it is of */
@@ -33,12 +35,22 @@ struct sess_thread {
 	bool sampled; /* sampled, or waited (--off-cpu) */
 };
 
+/* An entry looked up lately, by tid. */
+struct sess_recent {
+	uint32_t tid;
+	struct sess_thread *e; /* NULL: none */
+};
+
 struct sess_threads {
 	struct hmap by_tid;	  /* tid -> struct sess_thread * */
 	struct hmap procs;	  /* pid -> serial of the process counted as sampled */
 	struct hmap sampled_tids; /* tid -> pid, of the living threads sampled */
-	struct sess_thread *last; /* the entry last looked up (no hashing per sample) */
-	uint32_t last_tid;
+	/*
+	 * The entries last looked up, by tid modulo THREADS_RECENT: a
+	 * machine's CPUs take turns between a few threads, and a sample
+	 * finds its thread's entry with no hashing.
+	 */
+	struct sess_recent recent[THREADS_RECENT];
 	size_t nprocs;	 /* processes sampled (or waited), as the model knew them */
 	size_t nthreads; /* threads sampled (or waited, --off-cpu), living or not */
 	struct cgroups cgroups;

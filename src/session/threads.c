@@ -40,7 +40,8 @@ void threads_release(struct sess_threads *th)
  */
 static struct sess_thread *entry_of(struct sess_threads *th, const struct thread *t)
 {
-	struct sess_thread *e = th->last && th->last_tid == t->tid ? th->last : NULL;
+	struct sess_recent *r = &th->recent[t->tid % THREADS_RECENT];
+	struct sess_thread *e = r->e && r->tid == t->tid ? r->e : NULL;
 	struct hmap_slot *s;
 	bool added;
 
@@ -49,8 +50,8 @@ static struct sess_thread *entry_of(struct sess_threads *th, const struct thread
 		if (added)
 			s->val = (uint64_t)(uintptr_t)xcalloc(1, sizeof(*e));
 		e = hmap_ptr(s);
-		th->last = e;
-		th->last_tid = t->tid;
+		r->e = e;
+		r->tid = t->tid;
 	}
 	if (e->serial != t->serial) {
 		memset(e, 0, sizeof(*e));
@@ -185,8 +186,8 @@ void threads_forget(uint32_t id, bool proc, void *arg)
 		hmap_remove(&th->procs, id, NULL);
 		return;
 	}
-	if (th->last_tid == id)
-		th->last = NULL;
+	if (th->recent[id % THREADS_RECENT].tid == id)
+		th->recent[id % THREADS_RECENT].e = NULL;
 	if (hmap_remove(&th->by_tid, id, &val))
 		free((void *)(uintptr_t)val);
 }
