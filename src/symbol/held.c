@@ -105,20 +105,34 @@ bool symbolizer_give_back_due(struct symbolizer *z)
 	return !now || now >= z->file_pages + z->give_back_bytes / (size_t)sysconf(_SC_PAGESIZE);
 }
 
-void symbolizer_give_back(struct symbolizer *z)
+int symbolizer_pagemap(struct symbolizer *z)
 {
 	if (z->pagemap == -1 && (z->pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)) < 0)
 		z->pagemap = -2;
+	return z->pagemap >= 0 ? z->pagemap : -1;
+}
+
+void symfile_give_back(struct symfile *f, int pagemap)
+{
+	if (pagemap < 0 || f->changed)
+		return;
+	for (int k = 0; k < f->nrmaps; k++)
+		pages_give_back(pagemap, f->rmaps[k].start, f->rmaps[k].end);
+}
+
+void symbolizer_give_back(struct symbolizer *z)
+{
+	int pagemap = symbolizer_pagemap(z);
+
 	for (size_t i = 0; i < z->nfiles; i++) {
 		struct symfile *f = z->files[i];
 
 		if (!f)
 			continue;
 		f->fresh = false;
-		if (z->pagemap < 0 || !f->touched || f->changed)
+		if (pagemap < 0 || !f->touched || f->changed)
 			continue;
-		for (int k = 0; k < f->nrmaps; k++)
-			pages_give_back(z->pagemap, f->rmaps[k].start, f->rmaps[k].end);
+		symfile_give_back(f, pagemap);
 		f->touched = false;
 	}
 	if (z->give_back_bytes)

@@ -262,12 +262,16 @@ static int cmp_unit_range(const void *a, const void *b)
 	return x->unit < y->unit ? -1 : x->unit > y->unit;
 }
 
-static void index_units(struct srcline_units *x, Dwarf *dw)
+/* index_units gives the pages of the module's files back every this many units. */
+#define INDEX_GIVE_BACK_UNITS 16
+
+static void index_units(struct srcline_units *x, Dwarf *dw, struct symfile *f, int pagemap)
 {
 	Dwarf_CU *cu = NULL, *next;
 	Dwarf_Half version;
 	uint8_t type;
 	Dwarf_Die cudie, subdie;
+	size_t walked = 0;
 
 	while (dwarf_get_units(dw, cu, &next, &version, &type, &cudie, &subdie) == 0) {
 		Dwarf_Addr base, lo, hi;
@@ -278,6 +282,8 @@ static void index_units(struct srcline_units *x, Dwarf *dw)
 		uint32_t id = (uint32_t)x->nunits;
 
 		cu = next;
+		if (pagemap >= 0 && ++walked % INDEX_GIVE_BACK_UNITS == 0)
+			symfile_give_back(f, pagemap);
 		if (type != DW_UT_compile && type != DW_UT_skeleton)
 			continue; /* type and partial units hold no code of their own */
 		if (dwarf_tag(&cudie) != DW_TAG_compile_unit &&
@@ -309,7 +315,7 @@ static void index_units(struct srcline_units *x, Dwarf *dw)
 }
 
 /* The module's units, indexed at the first lookup; NULL without DWARF. */
-static struct srcline_units *file_units(struct symfile *f)
+static struct srcline_units *file_units(struct symfile *f, int pagemap)
 {
 	struct srcline_units *x = f->lines;
 	Dwarf *dw;
@@ -327,7 +333,7 @@ static struct srcline_units *file_units(struct symfile *f)
 	}
 	f->fresh = true;
 	find_sections(x, dw);
-	index_units(x, dw);
+	index_units(x, dw, f, pagemap);
 	if (x->nunits == 0)
 		f->lines_reason = f->zreason ? f->zreason : LINES_NO_DWARF;
 	x->ready = true;
@@ -528,7 +534,7 @@ static const struct scope_facts *facts_of(struct symfile *f, struct srcline_unit
 	return sf;
 }
 
-int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int max)
+int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int max, int pagemap)
 {
 	struct srcline_units *x;
 	struct unit *u;
@@ -538,7 +544,7 @@ int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int m
 	int line = 0, col = 0;
 	const char *file = NULL;
 
-	if (max <= 0 || !(x = file_units(f)))
+	if (max <= 0 || !(x = file_units(f, pagemap)))
 		return 0;
 	pc = vaddr + f->dwbias - x->bias;
 	u = unit_at(x, pc);

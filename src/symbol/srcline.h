@@ -46,9 +46,13 @@ struct srcline {
 /*
  * The levels at ELF address vaddr of a loaded module, innermost first, at
  * most max of them. Returns the number filled; 0 when the module has no
- * DWARF for the address.
+ * DWARF for the address. pagemap (symbolizer_pagemap's, or -1): while the
+ * first lookup indexes the module's units, which reads a little of each
+ * unit and, through the kernel's fault-around, maps 64 KiB of the file
+ * around each, the pages of its files are given back every few units, so
+ * that a program with a large .debug_info is never resident whole.
  */
-int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int max);
+int srcline_lookup(struct symfile *f, uint64_t vaddr, struct srcline *out, int max, int pagemap);
 
 /* The bytes of f's per-unit line rows and scope indexes, which srcline_trim may drop. */
 size_t srcline_held(const struct symfile *f);

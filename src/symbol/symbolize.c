@@ -106,7 +106,7 @@ int symbolize_addr(struct symbolizer *z, struct module *m, uint64_t addr, bool i
 	if (f->twin && !f->no_lines)
 		f = symfile_get(z, z->files[f->twin - 1]->mod);
 	if (!absolute(m) && !f->no_lines) {
-		r->n = srcline_lookup(f, vaddr, r->lv, SRCLINE_MAX_DEPTH);
+		r->n = srcline_lookup(f, vaddr, r->lv, SRCLINE_MAX_DEPTH, symbolizer_pagemap(z));
 		if (f->lines && !f->lined) {
 			xgrow(&z->lined, &z->lined_cap, z->nlined + 1, sizeof(*z->lined));
 			z->lined[z->nlined++] = f;

@@ -240,6 +240,13 @@ void symfile_remember_region(struct symfile *f, const void *raw, size_t n);
 void symfile_remember_map(struct symfile *f, Elf *e);
 /* Ends f's Dwfl, and with it the mappings remembered. */
 void symfile_end_dwfl(struct symfile *f);
+/* /proc/self/pagemap, opened at the first call; -1 when it cannot be. */
+int symbolizer_pagemap(struct symbolizer *z);
+/*
+ * The pages of f's remembered mappings given back now, those libelf did
+ * not write to (pagemap: symbolizer_pagemap's; nothing when -1).
+ */
+void symfile_give_back(struct symfile *f, int pagemap);
 /*
  * Frees what f read to name frames (symbols, DWARF, the caches), keeping
  * what the profile's module table takes: its reason, build-id, segments
