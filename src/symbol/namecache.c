@@ -37,9 +37,12 @@
 
 struct nc_entry {
 	uint64_t off, symoff;
+	uint32_t lv; /* its first level in the cache's levels */
 	int n;
-	struct srcline *lv; /* n levels, their strings after them in the same block */
 };
+
+/* Blocks of strings, where a string kept stays put; this many bytes a block at least. */
+#define STR_BLOCK (64u << 10)
 
 struct namecache {
 	char name[96];	   /* BUILD-ID.n */
@@ -48,6 +51,16 @@ struct namecache {
 	struct nc_entry *e;
 	size_t n, cap;
 	size_t from_file; /* e[0 .. from_file) were read from the file */
+	/*
+	 * The entries' levels, one after another, and their strings, each
+	 * kept once (the addresses of one function share its name and file):
+	 * in blocks, strs_index by hash -> the string.
+	 */
+	struct srcline *lv;
+	size_t nlv, lv_cap;
+	char **blocks;
+	size_t nblocks, block_used, block_cap;
+	struct hmap strs_index;
 };
 
 /* The directory of the names, in the cache's: made if missing; -1 when none or untrusted. */
@@ -70,38 +83,40 @@ static int names_dir(void)
 	return fd;
 }
 
-/* s copied to *to, which moves past it; NULL stays NULL. */
-static const char *copy_str(const char *s, char **to)
+static const char *kept_text(uint64_t val, const void *ctx, size_t *len)
+{
+	const char *s = (const char *)(uintptr_t)val;
+
+	(void)ctx;
+	*len = strlen(s);
+	return s;
+}
+
+/* s as c keeps it, kept now if it was not; NULL stays NULL. */
+static const char *keep_str(struct namecache *c, const char *s)
 {
 	size_t len;
-	char *at = *to;
+	bool added;
+	struct hmap_slot *slot;
+	char *at;
 
 	if (!s)
 		return NULL;
-	len = strlen(s) + 1;
-	memcpy(at, s, len);
-	*to += len;
-	return at;
-}
-
-/* A copy of levels lv[0, n) with their strings, in one block. */
-static struct srcline *copy_levels(const struct srcline *lv, int n)
-{
-	size_t bytes = (size_t)n * sizeof(*lv);
-	struct srcline *out;
-	char *strs;
-
-	for (int k = 0; k < n; k++)
-		bytes += (lv[k].func ? strlen(lv[k].func) + 1 : 0) +
-			 (lv[k].file ? strlen(lv[k].file) + 1 : 0);
-	out = xmalloc(bytes);
-	strs = (char *)(out + n);
-	for (int k = 0; k < n; k++) {
-		out[k] = lv[k];
-		out[k].func = copy_str(lv[k].func, &strs);
-		out[k].file = copy_str(lv[k].file, &strs);
+	len = strlen(s);
+	slot = hmap_intern_str(&c->strs_index, s, len, kept_text, c, &added);
+	if (!added)
+		return (const char *)(uintptr_t)slot->val;
+	if (!c->nblocks || c->block_used + len + 1 > c->block_cap) {
+		c->block_cap = len + 1 > STR_BLOCK ? len + 1 : STR_BLOCK;
+		c->blocks = xrealloc(c->blocks, (c->nblocks + 1) * sizeof(*c->blocks));
+		c->blocks[c->nblocks++] = xmalloc(c->block_cap);
+		c->block_used = 0;
 	}
-	return out;
+	at = c->blocks[c->nblocks - 1] + c->block_used;
+	memcpy(at, s, len + 1);
+	c->block_used += len + 1;
+	slot->val = (uint64_t)(uintptr_t)at;
+	return at;
 }
 
 static void add(struct namecache *c, uint64_t off, uint64_t symoff, const struct srcline *lv, int n)
@@ -112,8 +127,29 @@ static void add(struct namecache *c, uint64_t off, uint64_t symoff, const struct
 	if (!added)
 		return;
 	xgrow(&c->e, &c->cap, c->n + 1, sizeof(*c->e));
-	c->e[c->n] = (struct nc_entry){off, symoff, n, copy_levels(lv, n)};
+	xgrow(&c->lv, &c->lv_cap, c->nlv + (size_t)n, sizeof(*c->lv));
+	c->e[c->n] = (struct nc_entry){off, symoff, (uint32_t)c->nlv, n};
+	for (int k = 0; k < n; k++) {
+		struct srcline *to = &c->lv[c->nlv++];
+
+		*to = lv[k];
+		to->func = keep_str(c, lv[k].func);
+		to->file = keep_str(c, lv[k].file);
+	}
 	s->val = c->n++;
+}
+
+/* Every address and string c keeps let go. */
+static void forget_all(struct namecache *c)
+{
+	for (size_t i = 0; i < c->nblocks; i++)
+		free(c->blocks[i]);
+	free(c->blocks);
+	c->blocks = NULL;
+	c->nblocks = c->block_used = c->block_cap = 0;
+	hmap_release(&c->strs_index);
+	hmap_release(&c->index);
+	c->n = c->nlv = 0;
 }
 
 /* A string of the file, in it: NULL for none; false when it does not parse. */
@@ -183,11 +219,14 @@ static void read_file(struct namecache *c, int fd)
 			break;
 	if (cur.bad || c->n != count || cur.p != cur.end) {
 		/* Damaged: as if there were none. */
-		for (size_t i = 0; i < c->n; i++)
-			free(c->e[i].lv);
-		c->n = 0;
-		hmap_release(&c->index);
-		hmap_init(&c->index);
+		forget_all(c);
+	}
+	/* Read whole: the room the arrays grew by past it given back. */
+	if (c->n) {
+		c->e = xrealloc(c->e, c->n * sizeof(*c->e));
+		c->cap = c->n;
+		c->lv = xrealloc(c->lv, c->nlv * sizeof(*c->lv));
+		c->lv_cap = c->nlv;
 	}
 	futimens(fd, NULL); /* used now: the last to go */
 out:
@@ -217,6 +256,7 @@ struct namecache *namecache_open(const char *build_id)
 	c = xcalloc(1, sizeof(*c));
 	c->users = 1;
 	hmap_init(&c->index);
+	hmap_init(&c->strs_index);
 	snprintf(c->name, sizeof(c->name), "%s" SUFFIX, build_id);
 	fd = openat(dir, c->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd >= 0) {
@@ -256,7 +296,7 @@ bool namecache_find(const struct namecache *c, uint64_t off, struct symres *r)
 	r->n = e->n;
 	r->symoff = e->symoff;
 	r->symname = NULL;
-	memcpy(r->lv, e->lv, (size_t)e->n * sizeof(*r->lv));
+	memcpy(r->lv, c->lv + e->lv, (size_t)e->n * sizeof(*r->lv));
 	return true;
 }
 
@@ -283,45 +323,66 @@ static void put_num(struct sbuf *b, uint64_t v, size_t n)
 	sbuf_addn(b, (const char *)&v, n); /* little-endian: the low n bytes */
 }
 
+/* The bytes of the file built at most before they are written. */
+#define SAVE_CHUNK (64u << 10)
+
+/* What b holds, to fd; b emptied. 0, or -errno. */
+static int put_out(int fd, struct sbuf *b)
+{
+	int ret = write_all(fd, b->buf, b->len) < 0 ? -errno : 0;
+
+	sbuf_truncate(b, 0);
+	return ret;
+}
+
+/* c's entries to fd, SAVE_CHUNK bytes at a time through b. 0, or -errno. */
+static int put_entries(const struct namecache *c, int fd, struct sbuf *b)
+{
+	int ret;
+
+	sbuf_addn(b, MAGIC, 8);
+	put_num(b, c->n, 4);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct nc_entry *e = &c->e[i];
+		const struct srcline *lv = c->lv + e->lv;
+
+		put_num(b, e->off, 8);
+		put_num(b, e->symoff, 8);
+		put_num(b, (uint64_t)e->n, 1);
+		for (int k = 0; k < e->n; k++) {
+			put_num(b, lv[k].line, 4);
+			put_num(b, lv[k].col, 4);
+			put_num(b, lv[k].decl_line, 4);
+			put_num(b, (lv[k].inlined ? 1u : 0u) | (lv[k].symbol_suffix ? 2u : 0u), 1);
+			put_num(b, lv[k].entry, 8);
+			put_str(b, lv[k].func);
+			put_str(b, lv[k].file);
+		}
+		if (b->len >= SAVE_CHUNK && (ret = put_out(fd, b)) < 0)
+			return ret;
+	}
+	return put_out(fd, b);
+}
+
 int namecache_save(struct namecache *c)
 {
 	struct sbuf b = SBUF_INIT;
 	char proc[64];
-	int dir, fd, ret = 0;
+	int dir, fd, ret;
 
 	if (c->n == c->from_file)
 		return 0;
 	if ((dir = names_dir()) < 0)
 		return -ENOENT;
-	sbuf_addn(&b, MAGIC, 8);
-	put_num(&b, c->n, 4);
-	for (size_t i = 0; i < c->n; i++) {
-		const struct nc_entry *e = &c->e[i];
-
-		put_num(&b, e->off, 8);
-		put_num(&b, e->symoff, 8);
-		put_num(&b, (uint64_t)e->n, 1);
-		for (int k = 0; k < e->n; k++) {
-			put_num(&b, e->lv[k].line, 4);
-			put_num(&b, e->lv[k].col, 4);
-			put_num(&b, e->lv[k].decl_line, 4);
-			put_num(&b,
-				(e->lv[k].inlined ? 1u : 0u) | (e->lv[k].symbol_suffix ? 2u : 0u),
-				1);
-			put_num(&b, e->lv[k].entry, 8);
-			put_str(&b, e->lv[k].func);
-			put_str(&b, e->lv[k].file);
-		}
-	}
 	/*
-	 * Written whole to an unnamed file, then named over the old one. Not
-	 * synced: a file a crash left with blocks never written does not parse,
-	 * and is as none.
+	 * Written to an unnamed file a chunk at a time (a big program's
+	 * entries take megabytes, which the recorder's peak would hold at
+	 * its stop), then named over the old one. Not synced: a file a crash
+	 * left with blocks never written does not parse, and is as none.
 	 */
 	fd = openat(dir, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0 || write_all(fd, b.buf, b.len) < 0) {
-		ret = -errno;
-	} else {
+	ret = fd < 0 ? -errno : put_entries(c, fd, &b);
+	if (ret == 0) {
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 		unlinkat(dir, c->name, 0);
 		if (linkat(AT_FDCWD, proc, dir, c->name, AT_SYMLINK_FOLLOW) < 0)
@@ -342,10 +403,9 @@ void namecache_free(struct namecache *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->n; i++)
-		free(c->e[i].lv);
+	forget_all(c);
 	free(c->e);
-	hmap_release(&c->index);
+	free(c->lv);
 	free(c);
 }
 

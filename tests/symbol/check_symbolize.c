@@ -791,6 +791,49 @@ static void cache_file(const char *dir, const char *id, char *path, size_t n)
  * back the same, once; a damaged file, one others may write to, and a
  * build-id that is no hex name nothing.
  */
+/* A file of many entries, written a chunk at a time, read back whole. */
+START_TEST(test_namecache_chunks)
+{
+	char dir[] = "/tmp/check-names-XXXXXX", func[64], path[256];
+	struct symres r = {0}, got;
+	struct namecache *c;
+	size_t from_file;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	setenv("PERFMINI_CACHE_DIR", dir, 1);
+	c = namecache_open("c0ffee");
+	ck_assert_ptr_nonnull(c);
+	r.n = 1;
+	r.lv[0].file = "/src/many.c";
+	r.lv[0].func = func;
+	for (unsigned i = 0; i < 6000; i++) {
+		snprintf(func, sizeof(func), "function_number_%u_of_a_big_program", i);
+		r.lv[0].line = i + 1;
+		namecache_add(c, 0x1000 + 16 * (uint64_t)i, &r);
+	}
+	ck_assert_int_eq(namecache_save(c), 0);
+	namecache_free(c);
+
+	c = namecache_open("c0ffee");
+	ck_assert_uint_eq(namecache_count(c, &from_file), 6000);
+	ck_assert_uint_eq(from_file, 6000);
+	for (unsigned i = 0; i < 6000; i += 599) {
+		snprintf(func, sizeof(func), "function_number_%u_of_a_big_program", i);
+		ck_assert(namecache_find(c, 0x1000 + 16 * (uint64_t)i, &got));
+		ck_assert_str_eq(got.lv[0].func, func);
+		ck_assert_uint_eq(got.lv[0].line, i + 1);
+	}
+	ck_assert(namecache_find(c, 0x1000 + 16 * 5999, &got));
+	ck_assert_uint_eq(got.lv[0].line, 6000);
+	namecache_free(c);
+	cache_file(dir, "c0ffee", path, sizeof(path));
+	ck_assert_int_eq(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/names", dir);
+	ck_assert_int_eq(rmdir(path), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 START_TEST(test_namecache)
 {
 	char dir[] = "/tmp/check-names-XXXXXX", path[256];
@@ -900,6 +943,7 @@ static Suite *symbolize_suite(void)
 	tcase_add_test(tc, test_module_facts);
 	tcase_add_test(tc, test_retire_shrinks);
 	tcase_add_test(tc, test_namecache);
+	tcase_add_test(tc, test_namecache_chunks);
 	tcase_add_test(tc, test_zcache_trim);
 	suite_add_tcase(s, tc);
 	return s;
