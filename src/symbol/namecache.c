@@ -41,8 +41,13 @@ struct nc_entry {
 	int n;
 };
 
-/* Blocks of strings, where a string kept stays put; this many bytes a block at least. */
-#define STR_BLOCK (64u << 10)
+/*
+ * Blocks of strings, where a string kept stays put: the first of
+ * STR_BLOCK_MIN bytes (most modules keep few names), each next twice the
+ * last, up to STR_BLOCK_MAX (or one string's size).
+ */
+#define STR_BLOCK_MIN 1024u
+#define STR_BLOCK_MAX (64u << 10)
 
 struct namecache {
 	char name[96];	   /* BUILD-ID.n */
@@ -107,7 +112,11 @@ static const char *keep_str(struct namecache *c, const char *s)
 	if (!added)
 		return (const char *)(uintptr_t)slot->val;
 	if (!c->nblocks || c->block_used + len + 1 > c->block_cap) {
-		c->block_cap = len + 1 > STR_BLOCK ? len + 1 : STR_BLOCK;
+		size_t cap = c->nblocks ? 2 * c->block_cap : STR_BLOCK_MIN;
+
+		if (cap > STR_BLOCK_MAX)
+			cap = STR_BLOCK_MAX;
+		c->block_cap = len + 1 > cap ? len + 1 : cap;
 		c->blocks = xrealloc(c->blocks, (c->nblocks + 1) * sizeof(*c->blocks));
 		c->blocks[c->nblocks++] = xmalloc(c->block_cap);
 		c->block_used = 0;
