@@ -478,7 +478,6 @@ struct profile *output_seal(struct session *s, uint32_t gen, struct stack_unwind
 		hurry_naming(s);
 	} else {
 		count_missing(out, before);
-		profile_slim(before);
 	}
 	out->out = out->next;
 	out->next = NULL;
