@@ -214,12 +214,24 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if rc == 0 else "rc
 ' "$tmp/peak.err" "$PERFMINI" record -q --off-cpu --no-lines -m 16 -o "$tmp/pp.data" -- \
 		"$TARGETS/pingpong" "$1"
 }
-small=$(peak 50000)
-big=$(peak 400000)
-case $small$big in
-*[!0-9]*) fail "record --off-cpu of pingpong failed ($small, $big): $(cat "$tmp/peak.err")" ;;
-esac
-say "pingpong: peak $small KiB at 50,000 rounds, $big KiB at 400,000"
+# The least of three peaks of each size, taken in turn: one recording's
+# peak is now and then several MiB above the others' (the time-ordering
+# queue and the naming thread's heap at the moment of the peak, on a
+# machine running other tests), which the least leaves out; kept spans
+# would raise every peak of the larger size.
+small=
+big=
+for _ in 1 2 3; do
+	s=$(peak 50000)
+	b=$(peak 400000)
+	case $s$b in
+	*[!0-9]*) fail "record --off-cpu of pingpong failed ($s, $b): $(cat "$tmp/peak.err")" ;;
+	esac
+	say "pingpong: peak $s KiB at 50,000 rounds, $b KiB at 400,000"
+	if [ -z "$small" ] || [ "$s" -lt "$small" ]; then small=$s; fi
+	if [ -z "$big" ] || [ "$b" -lt "$big" ]; then big=$b; fi
+done
+say "pingpong: least peaks $small KiB at 50,000 rounds, $big KiB at 400,000"
 if ldd "$PERFMINI" 2>/dev/null | grep -q 'libasan'; then
 	say "a sanitizer build: the peaks are not compared"
 elif [ "$big" -gt $((small + 8192)) ]; then
