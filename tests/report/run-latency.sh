@@ -24,7 +24,7 @@
 #                  ph_serial's), ph_parallel leads
 #                  the CPU view and ph_serial the latency view, in top
 #                  and in folded; on a machine too busy for that, the
-#                  recording is made again, six times at most, then the
+#                  recording is made again, ten times at most, then the
 #                  ranks are left unchecked (the values above still are),
 #                  but in CI (CI=true), whose machine is the test's own:
 #                  there it fails;
@@ -86,8 +86,8 @@ while :; do
 
 	for f in ph_serial ph_parallel; do
 		case $f in
-		ph_serial) cpu=$s_cpu at_once=$s_at_once ran=$s_ran ;;
-		*) cpu=$p_cpu at_once=$p_at_once ran= ;;
+		ph_serial) cpu=$s_cpu at_once=$s_at_once ran=$s_busy ;;
+		*) cpu=$p_cpu at_once=$p_at_once ran=$p_busy ;;
 		esac
 		samples=$(total "$tmp/cpu.top" $f 4)
 		lat=$(total "$tmp/lat.top" $f 5)
@@ -99,8 +99,9 @@ while :; do
 			fail "$f: no row"
 		fi
 		# On a virtual machine whose host takes its CPU away, cpu-clock
-		# counts that time and the thread's CPU clock does not: one thread's
-		# samples may then lie up to the time its slots say it ran (phases.c).
+		# counts that time and the thread's CPU clock does not: a phase's
+		# samples may then lie up to the time its threads' slots say they
+		# ran, each (busy, phases.c).
 		sample_s=$(awk -v n="$samples" 'BEGIN { print n / 2999 }')
 		near "$sample_s" "$cpu" 0.08 0 ||
 			{ [ -n "$ran" ] && more "$sample_s" "$cpu" 0 && ! more "$sample_s" "$ran" 0.08; } ||
@@ -130,7 +131,7 @@ while :; do
 		say "CPU view: ph_parallel first; latency view: ph_serial first (top and folded)"
 		break
 	fi
-	if [ "$attempt" -ge 6 ]; then
+	if [ "$attempt" -ge 10 ]; then
 		why="in $attempt runs the machine never ran the two workers at once enough to tell the views apart (see the timings above)"
 		[ "${CI:-}" != true ] || fail "$why"
 		say "$why: the ranks are left unchecked on this busy machine"
