@@ -108,6 +108,11 @@ void offcpu_switch_out(struct offcpu *o, uint32_t pid, uint32_t tid, uint32_t cp
 	op->s.cpu = cpu;
 	op->s.preempted = preempted;
 	op->have_out = true;
+	/* Runnable all along: a wake-up taken after its sample was of no sleep. */
+	if (preempted && op->s.wake) {
+		op->s.wake = 0;
+		o->woken--;
+	}
 }
 
 /* Hands on op's span ending at time, or counts why not. */
@@ -156,7 +161,7 @@ void offcpu_wakeup(struct offcpu *o, uint32_t tid, uint64_t time, uint32_t waker
 	if (!slot)
 		return;
 	op = hmap_ptr(slot);
-	if (!op->have_out || op->s.preempted || op->s.wake || time < op->s.out)
+	if (!(op->have_out || op->have_stack) || op->s.preempted || op->s.wake || time < op->s.out)
 		return;
 	op->s.wake = time;
 	op->s.waker_pid = waker_pid;
@@ -176,7 +181,7 @@ bool offcpu_awaits_wakeup(const struct offcpu *o, uint32_t tid)
 	const struct hmap_slot *slot = hmap_find(&o->open, tid);
 	const struct offcpu_open *op = slot ? hmap_ptr(slot) : NULL;
 
-	return op && op->have_out && !op->s.preempted && !op->s.wake;
+	return op && (op->have_out || op->have_stack) && !op->s.preempted && !op->s.wake;
 }
 
 void offcpu_switch_in(struct offcpu *o, uint32_t tid, uint64_t time)

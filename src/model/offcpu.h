@@ -14,7 +14,10 @@
  * that went to sleep: sleeping until the wake-up, runnable (waiting for
  * a CPU) from it. The first wake-up counts; a preempted span (switched
  * out while runnable) has none, and one of a thread with no open span
- * is left out.
+ * is left out. A span opens at its sample, taken before its switch-out
+ * record is written: a wake-up from another CPU may come in between
+ * (while the sample's stack is copied) and counts, unless the record
+ * then says the thread was preempted.
  *
  * Invariant: a thread has at most one open span; a new switch-out of a
  * thread whose span never saw its switch-in (records lost) replaces it.
@@ -80,7 +83,10 @@ void offcpu_wakeup(struct offcpu *o, uint32_t tid, uint64_t time, uint32_t waker
  * records of other threads do not.
  */
 bool offcpu_tracks(const struct offcpu *o, uint32_t tid);
-/* Whether tid sleeps, switched out and not woken yet: a wake-up of it would count. */
+/*
+ * Whether tid sleeps, switched out (its sample or its record came) and
+ * not woken yet: a wake-up of it would count.
+ */
 bool offcpu_awaits_wakeup(const struct offcpu *o, uint32_t tid);
 /*
  * A CPU-wide switch-out record: on cpu at time, prev_tid (0: the idle

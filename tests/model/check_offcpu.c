@@ -178,7 +178,7 @@ START_TEST(test_wakeup)
 	ck_assert(!offcpu_awaits_wakeup(&o, 11));
 	offcpu_wakeup(&o, 11, 900, 20, 21, 8, 4); /* nothing open */
 	offcpu_sample(&o, 10, 11, 1, 1000, 7, 3);
-	ck_assert(!offcpu_awaits_wakeup(&o, 11)); /* its switch-out record still to come */
+	ck_assert(offcpu_awaits_wakeup(&o, 11)); /* its switch-out record still to come */
 	offcpu_switch_out(&o, 10, 11, 1, 1000, false);
 	ck_assert(offcpu_awaits_wakeup(&o, 11));
 	ck_assert(!offcpu_awaits_wakeup(&o, 12));
@@ -206,12 +206,35 @@ START_TEST(test_wakeup)
 	ck_assert_uint_eq(g.s[1].wake, 0);
 	ck_assert(g.s[1].preempted);
 
+	/*
+	 * Woken from another CPU between the sample and the switch-out
+	 * record (the sample's stack still being copied): it counts.
+	 */
+	offcpu_sample(&o, 10, 11, 1, 6100, 7, 3);
+	offcpu_wakeup(&o, 11, 6150, 20, 23, 8, 4);
+	ck_assert(!offcpu_awaits_wakeup(&o, 11));
+	offcpu_switch_out(&o, 10, 11, 1, 6200, false);
+	offcpu_switch_in(&o, 11, 6500);
+	ck_assert_uint_eq(g.n, 3);
+	ck_assert_uint_eq(g.s[2].wake, 6150);
+	ck_assert_uint_eq(g.s[2].waker_tid, 23);
+	ck_assert_uint_eq(g.s[2].out, 6100);
+	/* Unless the record says it was preempted: runnable all along. */
+	offcpu_sample(&o, 10, 11, 1, 6600, 7, 3);
+	offcpu_wakeup(&o, 11, 6650, 20, 23, 8, 4);
+	offcpu_switch_out(&o, 10, 11, 1, 6700, true);
+	ck_assert(!offcpu_awaits_wakeup(&o, 11));
+	offcpu_switch_in(&o, 11, 6900);
+	ck_assert_uint_eq(g.n, 4);
+	ck_assert_uint_eq(g.s[3].wake, 0);
+	ck_assert_uint_eq(o.woken, 2);
+
 	/* A sleep never woken (its waker not recorded): no wake-up. */
 	offcpu_sample(&o, 10, 11, 1, 7000, 7, 3);
 	offcpu_switch_out(&o, 10, 11, 1, 7000, false);
 	offcpu_switch_in(&o, 11, 8000);
-	ck_assert_uint_eq(g.n, 3);
-	ck_assert_uint_eq(g.s[2].wake, 0);
+	ck_assert_uint_eq(g.n, 5);
+	ck_assert_uint_eq(g.s[4].wake, 0);
 	offcpu_release(&o);
 }
 END_TEST
