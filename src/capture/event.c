@@ -274,6 +274,30 @@ int tracepoint_field(const char *tracepoint, const char *field, uint64_t *id, un
 	return tracepoint_parse_field(buf, field, offset, size);
 }
 
+size_t tracepoint_id_filter(const char *field, const uint32_t *ids, size_t n, char *buf, size_t cap)
+{
+	size_t len = 0;
+
+	if (cap > TP_FILTER_MAX)
+		cap = TP_FILTER_MAX;
+	for (size_t i = 0, j; i < n; i = j) {
+		int w;
+
+		for (j = i + 1; j < n && ids[j] == ids[j - 1] + 1; j++)
+			;
+		if (j - i == 1)
+			w = snprintf(buf + len, cap - len, "%s%s == %u", len ? " || " : "", field,
+				     ids[i]);
+		else
+			w = snprintf(buf + len, cap - len, "%s(%s >= %u && %s <= %u)",
+				     len ? " || " : "", field, ids[i], field, ids[j - 1]);
+		if (w < 0 || (size_t)w >= cap - len)
+			return 0;
+		len += (size_t)w;
+	}
+	return len;
+}
+
 /* MODS of ":MODS": u and k; -EINVAL for any other letter or none. */
 static int parse_mods(const char *s, unsigned *mods)
 {

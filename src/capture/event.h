@@ -93,5 +93,19 @@ int tracepoint_field(const char *tracepoint, const char *field, uint64_t *id, un
  * has no field so named (or not well formed).
  */
 int tracepoint_parse_field(const char *format, const char *field, unsigned *offset, unsigned *size);
+/*
+ * The longest filter this makes: the kernel takes less than a page, and
+ * an event's filter can be set once (PERF_EVENT_IOC_SET_FILTER), so that
+ * a new one means a new event.
+ */
+#define TP_FILTER_MAX 3072
+/*
+ * A tracepoint filter that passes the samples whose field is one of ids
+ * (n of them, sorted and distinct), runs of consecutive ids as ranges:
+ * "pid == 7 || (pid >= 10 && pid <= 12)". Into buf (cap bytes, at most
+ * TP_FILTER_MAX used); its length, or 0 when it does not fit or n is 0.
+ */
+size_t tracepoint_id_filter(const char *field, const uint32_t *ids, size_t n, char *buf,
+			    size_t cap);
 
 #endif

@@ -228,6 +228,34 @@ START_TEST(test_tracepoint_format)
 }
 END_TEST
 
+START_TEST(test_tracepoint_id_filter)
+{
+	const uint32_t ids[] = {7, 10, 11, 12, 4000000, 4000001};
+	uint32_t many[400];
+	char buf[TP_FILTER_MAX + 64];
+	size_t len;
+
+	len = tracepoint_id_filter("pid", ids, 6, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "pid == 7 || (pid >= 10 && pid <= 12) || "
+			      "(pid >= 4000000 && pid <= 4000001)");
+	ck_assert_uint_eq(len, strlen(buf));
+	ck_assert_uint_eq(tracepoint_id_filter("pid", ids, 1, buf, sizeof(buf)), 8);
+	ck_assert_str_eq(buf, "pid == 7");
+	ck_assert_uint_eq(tracepoint_id_filter("pid", ids, 0, buf, sizeof(buf)), 0);
+	/* Too long for the buffer given, or for the kernel: none. */
+	ck_assert_uint_eq(tracepoint_id_filter("pid", ids, 6, buf, 20), 0);
+	ck_assert_uint_eq(tracepoint_id_filter("pid", ids, 6, buf, 0), 0);
+	for (size_t i = 0; i < 400; i++)
+		many[i] = 1000000 + 2 * (uint32_t)i; /* no runs: 400 terms of 17 bytes or more */
+	ck_assert_uint_eq(tracepoint_id_filter("pid", many, 400, buf, sizeof(buf)), 0);
+	for (size_t i = 0; i < 400; i++)
+		many[i] = 1000000 + (uint32_t)i; /* one run */
+	len = tracepoint_id_filter("pid", many, 400, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "(pid >= 1000000 && pid <= 1000399)");
+	ck_assert_uint_eq(len, strlen(buf));
+}
+END_TEST
+
 static Suite *event_suite(void)
 {
 	Suite *s = suite_create("event");
@@ -236,6 +264,7 @@ static Suite *event_suite(void)
 	tcase_add_test(tc, test_cpulist_valid);
 	tcase_add_test(tc, test_cpulist_invalid);
 	tcase_add_test(tc, test_tracepoint_format);
+	tcase_add_test(tc, test_tracepoint_id_filter);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("events");
