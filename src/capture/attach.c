@@ -84,9 +84,55 @@ static void open_wake(struct attach *a, pid_t tid, int cpu, int ring_fd)
 
 void attach_open_wake_wide(struct attach *a)
 {
+	a->wake_at = xcalloc(a->nrings ? a->nrings : 1, sizeof(*a->wake_at));
 	for (size_t i = 0; i < a->nrings && a->has_wake; i++)
-		if (!a->rings[i].tracking)
+		if (!a->rings[i].tracking) {
 			open_wake(a, -1, a->rings[i].cpu, a->rings[i].fd);
+			if (a->has_wake)
+				a->wake_at[i] = a->nfds - 1;
+		}
+}
+
+/* A CPU's wake-up event, its samples through filter, into ring_fd: its fd, or -errno. */
+static int open_wake_filtered(struct attach *a, int cpu, int ring_fd, const char *filter)
+{
+	struct perf_event_attr attr = a->wake;
+	uint64_t id;
+	bool added;
+	int fd, err;
+
+	attr.disabled = 1;
+	fd = event_open(&attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	if ((filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) < 0) ||
+	    ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) < 0 ||
+	    ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0 ||
+	    (a->enabled && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	hmap_insert(&a->ids_wake, id, &added);
+	return fd;
+}
+
+int attach_filter_wake(struct attach *a, const char *filter)
+{
+	if (!a->wake_wide || !a->has_wake || !a->wake_at)
+		return -ENOENT;
+	for (size_t i = 0; i < a->nrings; i++) {
+		int fd;
+
+		if (a->rings[i].tracking)
+			continue;
+		fd = open_wake_filtered(a, a->rings[i].cpu, a->rings[i].fd, filter);
+		if (fd < 0)
+			return fd;
+		close(a->fds[a->wake_at[i]]);
+		a->fds[a->wake_at[i]] = fd;
+	}
+	return 0;
 }
 
 void attach_open_switch_wide(struct attach *a, const struct perf_event_attr *sw)
@@ -147,6 +193,8 @@ void attach_release(struct attach *a)
 		close(a->fds[i]);
 	free(a->fds);
 	free(a->rings);
+	free(a->wake_at);
+	a->wake_at = NULL;
 	hmap_release(&a->ids2);
 	hmap_release(&a->ids_wake);
 	a->fds = NULL;
@@ -340,11 +388,13 @@ static int ioctl_all(struct attach *a, unsigned long req)
 
 int attach_enable(struct attach *a)
 {
+	a->enabled = true;
 	return ioctl_all(a, PERF_EVENT_IOC_ENABLE);
 }
 
 int attach_disable(struct attach *a)
 {
+	a->enabled = false;
 	return ioctl_all(a, PERF_EVENT_IOC_DISABLE);
 }
 

@@ -73,6 +73,13 @@ struct attach {
 	 */
 	bool wake_wide;
 	/*
+	 * Where each CPU's wake-up event is in fds, by ring (the tracking
+	 * rings' unused), once wake_wide opened them: attach_filter_wake
+	 * puts new ones in their place. enabled: since attach_enable.
+	 */
+	size_t *wake_at;
+	bool enabled;
+	/*
 	 * A dummy event opened once per CPU for every thread when
 	 * has_switch_wide (attach_open_switch_wide), into that CPU's ring:
 	 * its only output, the CPU-wide switch records, says which thread
@@ -119,6 +126,15 @@ void attach_add_wake(struct attach *a, const struct perf_event_attr *wake);
  * events as in attach_thread.
  */
 void attach_open_wake_wide(struct attach *a);
+/*
+ * wake_wide: replaces each CPU's wake-up event by one whose samples pass
+ * filter (a tracepoint filter; NULL: every sample), into the same ring,
+ * enabled where the others are, before the one it replaces is closed (a
+ * wake-up may be sampled by both meanwhile). 0, or the -errno of the
+ * first refusal: the CPUs before it have their new event, the others
+ * their old one.
+ */
+int attach_filter_wake(struct attach *a, const char *filter);
 /*
  * Opens the dummy event of sw (see switch_wide) on each CPU that has a
  * sampling ring, enabled; has_switch_wide says whether every CPU has it

@@ -215,6 +215,26 @@ static void add_span_ends(const struct profile *p, struct sbuf *b)
 			     "records)");
 }
 
+/*
+ * How many wake-ups the kernel sampled: with -p or -t, those of the
+ * targets' threads alone where the kernel filtered them, else every
+ * wake-up of the machine, each at a cost to the thread that woke.
+ */
+static void add_wake_samples(const struct profile *p, struct sbuf *b)
+{
+	const char *filter = meta(p, "wake-filter");
+	uint64_t n;
+
+	if (parse_u64(meta(p, "wake-samples"), &n))
+		return;
+	sbuf_addf(b, "; %llu wake-ups sampled", (unsigned long long)n);
+	if (!strcmp(filter, "threads"))
+		sbuf_adds(b, ", of the targets' threads alone (a filter in the kernel)");
+	else if (*filter)
+		sbuf_adds(b, ", every wake-up of the machine (no filter in the kernel: too many "
+			     "threads, or refused)");
+}
+
 /* What the recorder gave up to keep within --max-memory, if it had to. */
 static void print_memory(const struct profile *p, FILE *out, int width)
 {
@@ -269,6 +289,7 @@ static void print_weight(const struct profile *p, const struct report_opts *o,
 		sbuf_addf(b, "%.1f ms blocked, %.1f ms preempted (switched out while runnable)",
 			  (double)a->blocked_ns / 1e6, (double)a->preempted_ns / 1e6);
 	add_span_ends(p, b);
+	add_wake_samples(p, b);
 	header_line(out, width, "Off-CPU:", b->buf);
 	sbuf_release(b);
 }

@@ -13,6 +13,7 @@
 #include "capture/attach.h"
 #include "capture/decode.h"
 #include "session/session.h"
+#include "util/hmap.h"
 
 struct sess_events {
 	struct attach att;
@@ -31,6 +32,20 @@ struct sess_events {
 	bool wake_wide;
 	unsigned wake_pid_off;
 	int wake_err;
+	/*
+	 * wake_wide: the targets' threads (wake_tids), whose wake-ups alone
+	 * the per-CPU wake-up events pass through a filter in the kernel, so
+	 * that the machine's other wake-ups are not sampled: from /proc at
+	 * the start, then the tracking records (events_wake_task).
+	 * wake_dirty: they changed since the filter was made, at
+	 * wake_filtered (ns). wake_filter: 1 the events filter, 0 they pass
+	 * every wake-up (before the start, or too many threads for a
+	 * filter), -1 the kernel refused a filter: no more are tried.
+	 */
+	struct hmap wake_tids;
+	bool wake_dirty;
+	int wake_filter;
+	uint64_t wake_filtered;
 	/*
 	 * Each sample's cgroup is in the sample (PERF_SAMPLE_CGROUP), where
 	 * the kernel has it; else each thread's is read from /proc.
@@ -63,6 +78,19 @@ uint64_t events_lost(const struct sess_events *ev);
 /* Every event enabled at once (0 or -errno), or disabled. */
 int events_enable(struct sess_events *ev);
 void events_disable(struct sess_events *ev);
+/*
+ * wake_wide: from now (the events enabled, at now ns), the per-CPU
+ * wake-up events pass the wake-ups of the targets' threads alone.
+ */
+void events_wake_start(struct sess_events *ev, const struct record_opts *o, uint64_t now);
+/* wake_wide: a thread of the targets born (born), or gone. */
+void events_wake_task(struct sess_events *ev, uint32_t tid, bool born);
+/*
+ * The filter made again where its threads changed, at most once in
+ * WAKE_REFILTER_NS: a thread's wake-ups in its first moments may be
+ * missed.
+ */
+void events_wake_refilter(struct sess_events *ev, uint64_t now);
 /* The layout of records without events (a session's tests). */
 void events_offline(struct sess_events *ev, const struct decode_layout *layout);
 void events_release(struct sess_events *ev);

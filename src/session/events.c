@@ -8,12 +8,15 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "capture/event.h"
 #include "session/events-int.h"
 #include "stack/unwind.h"
+#include "util/alloc.h"
 #include "util/msg.h"
 #include "util/process.h"
 
@@ -508,6 +511,85 @@ void events_disable(struct sess_events *ev)
 	attach_disable(&ev->att);
 }
 
+/*
+ * How often the wake-up events' filter may be made again, each time a new
+ * event per CPU: a target that makes threads all the time costs a few
+ * opens a second.
+ */
+#define WAKE_REFILTER_NS 100000000ULL
+
+static void add_tid(uint32_t tid, void *arg)
+{
+	bool added;
+
+	hmap_insert(arg, tid, &added);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void wake_refilter_now(struct sess_events *e, uint64_t now)
+{
+	uint32_t *tids = xmalloc((e->wake_tids.count + 1) * sizeof(*tids));
+	const struct hmap_slot *slot;
+	char filter[TP_FILTER_MAX];
+	size_t n = 0, len;
+
+	for (size_t pos = 0; (slot = hmap_next(&e->wake_tids, &pos));)
+		tids[n++] = (uint32_t)slot->key;
+	qsort(tids, n, sizeof(*tids), cmp_u32);
+	len = tracepoint_id_filter("pid", tids, n, filter, sizeof(filter));
+	free(tids);
+	e->wake_dirty = false;
+	e->wake_filtered = now;
+	if (!len && e->wake_filter == 0)
+		return; /* too many threads, as before: every wake-up */
+	if (attach_filter_wake(&e->att, len ? filter : NULL) == 0) {
+		e->wake_filter = len ? 1 : 0;
+		return;
+	}
+	/* Refused: every wake-up again, where a CPU already had a filter. */
+	e->wake_filter = -1;
+	if (attach_filter_wake(&e->att, NULL) < 0)
+		warning("--off-cpu: the wake-up events could not be opened again: the wakers of "
+			"threads the targets make from now on may be missing");
+}
+
+void events_wake_start(struct sess_events *e, const struct record_opts *o, uint64_t now)
+{
+	if (!e->wake_wide || !e->att.has_wake)
+		return;
+	hmap_init(&e->wake_tids);
+	for (size_t i = 0; i < o->npids; i++)
+		process_each_task(o->pids[i], add_tid, &e->wake_tids);
+	for (size_t i = 0; i < o->ntids; i++)
+		add_tid(o->tids[i], &e->wake_tids);
+	wake_refilter_now(e, now);
+}
+
+void events_wake_task(struct sess_events *e, uint32_t tid, bool born)
+{
+	bool added = true;
+
+	if (e->wake_filter < 0 || !e->wake_filtered)
+		return;
+	if (born)
+		hmap_insert(&e->wake_tids, tid, &added);
+	else
+		added = hmap_remove(&e->wake_tids, tid, NULL);
+	e->wake_dirty |= added;
+}
+
+void events_wake_refilter(struct sess_events *e, uint64_t now)
+{
+	if (e->wake_dirty && e->wake_filter >= 0 && now - e->wake_filtered >= WAKE_REFILTER_NS)
+		wake_refilter_now(e, now);
+}
+
 void events_offline(struct sess_events *ev, const struct decode_layout *layout)
 {
 	ev->layout = *layout;
@@ -517,4 +599,5 @@ void events_offline(struct sess_events *ev, const struct decode_layout *layout)
 void events_release(struct sess_events *ev)
 {
 	attach_release(&ev->att);
+	hmap_release(&ev->wake_tids);
 }

@@ -165,6 +165,18 @@ void meta_write(struct session *s)
 		set_meta_u64(p, "off-cpu-spans", s->wt.offcpu.emitted);
 		set_meta_u64(p, "off-cpu-picked", s->wt.offcpu.picked);
 	}
+	/*
+	 * The wake-up samples the kernel wrote, and whether a filter kept
+	 * them to the targets' threads (a CPU-wide event of -p, -t).
+	 */
+	if (o->off_cpu && s->end_ns && s->ev.wakeups) {
+		set_meta_u64(p, "wake-samples", s->wt.wake_samples);
+		if (s->ev.wake_wide)
+			profile_set_meta(p, "wake-filter",
+					 s->ev.wake_filter > 0	 ? "threads"
+					 : s->ev.wake_filter < 0 ? "refused"
+								 : "none");
+	}
 	/* Where the samples' cgroups came from: each sample's, or each thread's from /proc. */
 	profile_set_meta(p, "cgroups", s->ev.cgroup_sampled ? "sample" : "proc");
 	if (s->nm.abandoned) {

@@ -227,6 +227,10 @@ static int drain_one(const struct perf_event_header *hdr, void *arg)
 	if (type == PERF_RECORD_LOST && s->ev.att.draining_tracking &&
 	    record_decode(hdr, hdr->size, layout, &rec) == 0)
 		s->lost_tracking += rec.lost.lost;
+	/* The threads whose wake-ups are sampled, as they come and go. */
+	if ((type == PERF_RECORD_FORK || type == PERF_RECORD_EXIT) && s->ev.wake_wide &&
+	    record_decode(hdr, hdr->size, layout, &rec) == 0)
+		events_wake_task(&s->ev, rec.task.tid, type == PERF_RECORD_FORK);
 	if (type != PERF_RECORD_MMAP2 && type != PERF_RECORD_COMM &&
 	    !(type == PERF_RECORD_SAMPLE && (layout->sample_type & PERF_SAMPLE_STACK_USER))) {
 		order_push(&s->q, hdr, hdr->size, time);
@@ -489,6 +493,7 @@ static bool one_round(struct session *s, const struct session_run *run, struct l
 
 	l->round_start = now_ns();
 	drain_all(s);
+	events_wake_refilter(&s->ev, l->round_start);
 	if (s->mods.made != made) {
 		bool fresh = false;
 

@@ -17,7 +17,8 @@ struct session;
 
 struct sess_waits {
 	struct offcpu offcpu;
-	uint64_t nspans; /* written */
+	uint64_t nspans;       /* written */
+	uint64_t wake_samples; /* of the wake-up events, of targets or not */
 };
 
 /* Spans shorter than min_ns are left out; each kept goes to s's file. */

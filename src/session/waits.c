@@ -93,6 +93,7 @@ void waits_wake(struct session *s, const struct rec_sample *smp, uint16_t misc, 
 {
 	uint32_t stack, comm, woken;
 
+	s->wt.wake_samples++;
 	if (!smp->raw || smp->raw_size < s->ev.wake_pid_off + 4)
 		return;
 	/* Most wake-ups a CPU-wide event sees are of threads not recorded. */

@@ -4,9 +4,11 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "util/parse.h"
 #include "util/process.h"
 
 bool process_alive(uint32_t pid)
@@ -28,4 +30,26 @@ bool process_alive(uint32_t pid)
 	if (rp && rp[1] == ' ')
 		state = rp[2];
 	return state && state != 'Z' && state != 'X';
+}
+
+size_t process_each_task(uint32_t pid, void (*fn)(uint32_t tid, void *arg), void *arg)
+{
+	char path[64];
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%u/task", pid);
+	if (!(d = opendir(path)))
+		return 0;
+	while ((de = readdir(d))) {
+		uint64_t tid;
+
+		if (parse_u64(de->d_name, &tid) || tid == 0 || tid > UINT32_MAX)
+			continue;
+		fn((uint32_t)tid, arg);
+		n++;
+	}
+	closedir(d);
+	return n;
 }

@@ -6,9 +6,12 @@
 #define PERFMINI_PROCESS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Whether process pid exists and has not exited (a zombie has). */
 bool process_alive(uint32_t pid);
+/* Calls fn with each thread id of process pid (/proc/PID/task); how many. */
+size_t process_each_task(uint32_t pid, void (*fn)(uint32_t tid, void *arg), void *arg);
 
 #endif

@@ -34,10 +34,15 @@
 #                       waker's stack as their cause, wk_signal_here in it
 #                       for 80% of their time or more; the Firefox
 #                       Profiler's own code (profiler-cli) shows it there;
-#   -p of a cat reading a FIFO that another process (a shell) writes to
-#                       every 20 ms: the writer, which is not recorded, is
-#                       the waker of most of cat's sleep (where CPU-wide
-#                       events are allowed, as for root).
+#   -p of a shell that starts a cat reading a FIFO 0.3 s in, while
+#                       another process (a shell) writes to it every 20 ms:
+#                       the writer, which is not recorded, is the waker of
+#                       80% or more of cat's sleep (where CPU-wide events
+#                       are allowed, as for root), cat a thread born after
+#                       the start; the wake-ups sampled are the targets'
+#                       alone (a filter in the kernel), at most 2,000 while
+#                       pingpong, not recorded, wakes its threads some
+#                       60,000 times beside.
 set -eu
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 
@@ -256,23 +261,41 @@ elif [ "${CI:-}" = true ]; then
 fi
 if [ "$(id -u)" -eq 0 ]; then
 	mkfifo "$tmp/fifo"
-	cat "$tmp/fifo" >/dev/null &
-	cat_pid=$!
-	track "$cat_pid"
+	# The target: a shell that starts cat (a thread born after the start,
+	# whose wake-ups the kernel's filter must come to pass) a moment in.
+	sh -c 'sleep 0.3; cat "$1" >/dev/null; :' sh "$tmp/fifo" &
+	cat_sh=$!
+	track "$cat_sh"
 	sh -c 'while :; do echo x; sleep 0.02; done' >"$tmp/fifo" &
 	writer=$!
 	track "$writer"
-	run_record 60 "$tmp/fifo.data" --off-cpu -p "$cat_pid" -d 1.5
-	kill "$writer" "$cat_pid" 2>/dev/null || :
-	"$PERFMINI" report -i "$tmp/fifo.data" --wakers --folded >"$tmp/fifo.folded" 2>&3 ||
-		fail "report --wakers of -p exited $?"
+	# Beside it, a program that is not recorded wakes its threads some
+	# 20,000 times a second: their wake-ups must not be sampled.
+	"$TARGETS/pingpong" 2000000 >/dev/null &
+	noise=$!
+	track "$noise"
+	run_record 60 "$tmp/fifo.data" --off-cpu -p "$cat_sh" -d 3
+	kill "$writer" "$cat_sh" "$noise" 2>/dev/null || :
+	pkill -P "$cat_sh" cat 2>/dev/null || :
+	"$PERFMINI" report -i "$tmp/fifo.data" --wakers --folded --comm cat >"$tmp/fifo.folded" \
+		2>&3 || fail "report --wakers of -p exited $?"
 	# The waker's name ends each line, before the nanoseconds.
 	awk '{ t += $NF; n = split($1, f, ";"); if (f[n] == "sh" || f[n] == "sleep") w += $NF }
-		END { printf "%d %d\n", w, t }' "$tmp/fifo.folded" >"$tmp/share"
+		END { printf "%.0f %.0f\n", w, t }' "$tmp/fifo.folded" >"$tmp/share"
 	read -r by_sh all <"$tmp/share"
-	say "-p cat: sleeping ns woken by the shell that writes: $by_sh of $all"
+	say "-p of a shell, its child cat: sleeping ns woken by the shell that writes: $by_sh of $all"
 	if [ "$all" -eq 0 ] || [ $((by_sh * 10)) -lt $((all * 8)) ]; then
-		fail "-p cat: the writing shell (not recorded) wakes $by_sh of $all sleeping ns, under 80%"
+		fail "-p: the writing shell (not recorded) wakes $by_sh of cat's $all sleeping ns, under 80%"
+	fi
+	"$PERFMINI" report -i "$tmp/fifo.data" --sample-type=off-cpu -n 0 >"$tmp/fifo.top" 2>&3 ||
+		fail "report --sample-type=off-cpu of -p exited $?"
+	sampled=$(tr -s ' \n' '  ' <"$tmp/fifo.top" | sed -n 's/.*; \([0-9]*\) wake-ups sampled, of the targets.*/\1/p')
+	say "-p: ${sampled:-no count of} wake-ups sampled, pingpong beside"
+	# cat is woken 50 times a second; the shells a few times: pingpong's
+	# would be some 60,000.
+	if [ -z "$sampled" ] || [ "$sampled" -gt 2000 ]; then
+		grep -A3 '^Off-CPU' "$tmp/fifo.top" >&3
+		fail "-p: the wake-ups sampled are not the targets' alone: ${sampled:-no count}"
 	fi
 fi
 exit 0
