@@ -123,8 +123,7 @@ static bool running(struct waiting *w, const struct pm_sample *s)
 	report_stack_text(w->p, &w->o->names, w->frames, n, false, !w->o->kernel_only, "\t",
 			  &w->run);
 	at = strcspn(w->run.buf, "\t");
-	w->run.len = at;
-	w->run.buf[at] = '\0';
+	sbuf_truncate(&w->run, at); /* the empty string may be read-only */
 	if (!at)
 		sbuf_adds(&w->run, "[no frames]");
 	sbuf_adds(&w->run, "\t");
