@@ -62,8 +62,9 @@ bool attach_is_wake(const struct attach *a, uint64_t id)
 /*
  * Opens the wake-up event of tid on cpu into ring_fd; a refusal ends the
  * wake-up events (has_wake false, wake_err its -errno), never the attach.
+ * Its id in *idp.
  */
-static void open_wake(struct attach *a, pid_t tid, int cpu, int ring_fd)
+static void open_wake(struct attach *a, pid_t tid, int cpu, int ring_fd, uint64_t *idp)
 {
 	uint64_t id;
 	bool added;
@@ -74,6 +75,7 @@ static void open_wake(struct attach *a, pid_t tid, int cpu, int ring_fd)
 		xgrow(&a->fds, &a->fds_cap, a->nfds + 1, sizeof(*a->fds));
 		a->fds[a->nfds++] = fd;
 		hmap_insert(&a->ids_wake, id, &added);
+		*idp = id;
 		return;
 	}
 	a->wake_err = fd < 0 ? fd : -errno;
@@ -84,70 +86,131 @@ static void open_wake(struct attach *a, pid_t tid, int cpu, int ring_fd)
 
 void attach_open_wake_wide(struct attach *a)
 {
-	a->wake_at = xcalloc(a->nrings ? a->nrings : 1, sizeof(*a->wake_at));
+	a->wakes = xcalloc(a->nrings ? a->nrings : 1, sizeof(*a->wakes));
 	for (size_t i = 0; i < a->nrings && a->has_wake; i++)
 		if (!a->rings[i].tracking) {
-			open_wake(a, -1, a->rings[i].cpu, a->rings[i].fd);
+			open_wake(a, -1, a->rings[i].cpu, a->rings[i].fd, &a->wakes[i].id);
 			if (a->has_wake)
-				a->wake_at[i] = a->nfds - 1;
+				a->wakes[i].at = a->nfds - 1;
 		}
 }
 
-/* A CPU's wake-up event, its samples through filter, into ring_fd: its fd, or -errno. */
-static int open_wake_filtered(struct attach *a, int cpu, int ring_fd, const char *filter)
+/*
+ * An event of attr on cpu, its samples through filter, into ring_fd, its
+ * id into ids and *idp, enabled if the events are or attr's is opened
+ * so: its fd, or -errno.
+ */
+static int open_filtered(struct attach *a, const struct perf_event_attr *attr, struct hmap *ids,
+			 int cpu, int ring_fd, const char *filter, uint64_t *idp)
 {
-	struct perf_event_attr attr = a->wake;
-	uint64_t id;
+	struct perf_event_attr at = *attr;
 	bool added;
 	int fd, err;
 
-	attr.disabled = 1;
-	fd = event_open(&attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	at.disabled = 1;
+	fd = event_open(&at, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return fd;
 	if ((filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) < 0) ||
 	    ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) < 0 ||
-	    ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0 ||
-	    (a->enabled && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)) {
+	    ioctl(fd, PERF_EVENT_IOC_ID, idp) < 0 ||
+	    ((a->enabled || !attr->disabled) && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)) {
 		err = -errno;
 		close(fd);
 		return err;
 	}
-	hmap_insert(&a->ids_wake, id, &added);
+	hmap_insert(ids, *idp, &added);
 	return fd;
 }
 
-int attach_filter_wake(struct attach *a, const char *filter)
+/*
+ * How long the id of an event replaced stays known: its samples drained
+ * before it was closed may wait in the time-ordering queue for a while.
+ */
+#define GONE_NS 10000000000ULL
+
+/* The ids of events replaced GONE_NS before now forgotten; id (of ids) to be. */
+static void forget_gone(struct attach *a, uint64_t now, struct hmap *ids, uint64_t id)
 {
-	if (!a->wake_wide || !a->has_wake || !a->wake_at)
-		return -ENOENT;
+	size_t first = 0;
+
+	while (first < a->ngone && a->gone[first].at + GONE_NS <= now) {
+		hmap_remove(a->gone[first].ids, a->gone[first].id, NULL);
+		first++;
+	}
+	if (first) {
+		memmove(a->gone, a->gone + first, (a->ngone - first) * sizeof(*a->gone));
+		a->ngone -= first;
+	}
+	if (!ids)
+		return;
+	xgrow(&a->gone, &a->gone_cap, a->ngone + 1, sizeof(*a->gone));
+	a->gone[a->ngone++] = (struct attach_gone){ids, id, now};
+}
+
+/* Each CPU's event of attr (slots, by ring) opened again, its samples through filter. */
+static int refilter(struct attach *a, const struct perf_event_attr *attr, struct hmap *ids,
+		    struct attach_wide *slots, const char *filter, uint64_t now)
+{
+	forget_gone(a, now, NULL, 0);
 	for (size_t i = 0; i < a->nrings; i++) {
+		struct attach_wide *w = &slots[i];
+		uint64_t id;
 		int fd;
 
 		if (a->rings[i].tracking)
 			continue;
-		fd = open_wake_filtered(a, a->rings[i].cpu, a->rings[i].fd, filter);
+		fd = open_filtered(a, attr, ids, a->rings[i].cpu, a->rings[i].fd, filter, &id);
 		if (fd < 0)
 			return fd;
-		close(a->fds[a->wake_at[i]]);
-		a->fds[a->wake_at[i]] = fd;
+		close(a->fds[w->at]);
+		a->fds[w->at] = fd;
+		forget_gone(a, now, ids, w->id);
+		w->id = id;
 	}
 	return 0;
+}
+
+int attach_filter_wake(struct attach *a, const char *filter, uint64_t now)
+{
+	if (!a->wake_wide || !a->has_wake || !a->wakes)
+		return -ENOENT;
+	return refilter(a, &a->wake, &a->ids_wake, a->wakes, filter, now);
+}
+
+int attach_filter_switch(struct attach *a, const char *filter, uint64_t now)
+{
+	if (!a->has_switch_wide || !a->switches)
+		return -ENOENT;
+	return refilter(a, &a->switch_wide, &a->ids_switch, a->switches, filter, now);
+}
+
+bool attach_is_switch(const struct attach *a, uint64_t id)
+{
+	return a->ids_switch.count && hmap_find(&a->ids_switch, id) != NULL;
 }
 
 void attach_open_switch_wide(struct attach *a, const struct perf_event_attr *sw)
 {
 	a->switch_wide = *sw;
 	a->has_switch_wide = true;
+	hmap_init(&a->ids_switch);
+	a->switches = xcalloc(a->nrings ? a->nrings : 1, sizeof(*a->switches));
 	for (size_t i = 0; i < a->nrings && a->has_switch_wide; i++) {
+		uint64_t id = 0;
+		bool added;
 		int fd;
 
 		if (a->rings[i].tracking)
 			continue;
 		fd = event_open(&a->switch_wide, -1, a->rings[i].cpu, -1, PERF_FLAG_FD_CLOEXEC);
-		if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, a->rings[i].fd) == 0) {
+		if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, a->rings[i].fd) == 0 &&
+		    ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0) {
 			xgrow(&a->fds, &a->fds_cap, a->nfds + 1, sizeof(*a->fds));
+			a->switches[i].at = a->nfds;
+			a->switches[i].id = id;
 			a->fds[a->nfds++] = fd;
+			hmap_insert(&a->ids_switch, id, &added);
 			continue;
 		}
 		a->has_switch_wide = false;
@@ -193,8 +256,14 @@ void attach_release(struct attach *a)
 		close(a->fds[i]);
 	free(a->fds);
 	free(a->rings);
-	free(a->wake_at);
-	a->wake_at = NULL;
+	free(a->wakes);
+	free(a->switches);
+	free(a->gone);
+	a->gone = NULL;
+	a->ngone = a->gone_cap = 0;
+	hmap_release(&a->ids_switch);
+	a->wakes = NULL;
+	a->switches = NULL;
 	hmap_release(&a->ids2);
 	hmap_release(&a->ids_wake);
 	a->fds = NULL;
@@ -316,6 +385,7 @@ int attach_thread(struct attach *a, pid_t tid)
 {
 	for (int cpu = 0; cpu < ATTACH_MAX_CPUS; cpu++) {
 		int ring_fd, track_fd, ret;
+		uint64_t id;
 
 		if (!a->cpus[cpu])
 			continue;
@@ -323,7 +393,7 @@ int attach_thread(struct attach *a, pid_t tid)
 		if (ret == 0 && a->has_attr2)
 			ret = open_second(a, tid, cpu, ring_fd);
 		if (ret == 0 && a->has_wake && !a->wake_wide)
-			open_wake(a, tid, cpu, ring_fd);
+			open_wake(a, tid, cpu, ring_fd, &id);
 		if (ret == 0 && a->has_track)
 			ret = open_into_ring(a, &a->track, tid, cpu, true, &track_fd);
 		if (ret < 0)

@@ -73,20 +73,38 @@ struct attach {
 	 */
 	bool wake_wide;
 	/*
-	 * Where each CPU's wake-up event is in fds, by ring (the tracking
-	 * rings' unused), once wake_wide opened them: attach_filter_wake
-	 * puts new ones in their place. enabled: since attach_enable.
+	 * Each CPU's wake-up event once wake_wide opened them, by ring (the
+	 * tracking rings' unused): where it is in fds, and its id. The ids
+	 * of the events replaced (attach_filter_wake, attach_filter_switch),
+	 * of which id set, since when: still known for a while. enabled:
+	 * since attach_enable.
 	 */
-	size_t *wake_at;
+	struct attach_wide {
+		size_t at;
+		uint64_t id;
+	} * wakes;
+	struct attach_gone {
+		struct hmap *ids;
+		uint64_t id, at;
+	} * gone;
+	size_t ngone, gone_cap;
 	bool enabled;
 	/*
-	 * A dummy event opened once per CPU for every thread when
-	 * has_switch_wide (attach_open_switch_wide), into that CPU's ring:
-	 * its only output, the CPU-wide switch records, says which thread
-	 * each switch picks. Optional: a refusal leaves it out.
+	 * An event opened once per CPU for every thread when has_switch_wide
+	 * (attach_open_switch_wide), into that CPU's ring, that says which
+	 * thread each switch picks: a dummy, whose only output is the
+	 * CPU-wide switch records, or the scheduler's sched_switch
+	 * tracepoint, sampled, which takes a filter. Optional: a refusal
+	 * leaves it out.
 	 */
 	struct perf_event_attr switch_wide;
 	bool has_switch_wide;
+	/*
+	 * The ids of the switch_wide events (a sampled tracepoint's tell its
+	 * samples from the others'), and where each is, by ring, as wakes.
+	 */
+	struct hmap ids_switch;
+	struct attach_wide *switches;
 	/*
 	 * The tracking event, when has_track: a dummy event beside each of
 	 * attr's that reports the mappings, names and tasks instead of it,
@@ -130,13 +148,18 @@ void attach_open_wake_wide(struct attach *a);
  * wake_wide: replaces each CPU's wake-up event by one whose samples pass
  * filter (a tracepoint filter; NULL: every sample), into the same ring,
  * enabled where the others are, before the one it replaces is closed (a
- * wake-up may be sampled by both meanwhile). 0, or the -errno of the
- * first refusal: the CPUs before it have their new event, the others
- * their old one.
+ * wake-up may be sampled by both meanwhile), at now (ns): the ids of the
+ * events replaced stay known for some seconds, for their samples still
+ * to be read. 0, or the -errno of the first refusal: the CPUs before it
+ * have their new event, the others their old one.
  */
-int attach_filter_wake(struct attach *a, const char *filter);
+int attach_filter_wake(struct attach *a, const char *filter, uint64_t now);
+/* The same for the switch_wide events (a tracepoint's: a dummy's take no filter). */
+int attach_filter_switch(struct attach *a, const char *filter, uint64_t now);
+/* Whether id is that of a switch_wide event. */
+bool attach_is_switch(const struct attach *a, uint64_t id);
 /*
- * Opens the dummy event of sw (see switch_wide) on each CPU that has a
+ * Opens the event of sw (see switch_wide) on each CPU that has a
  * sampling ring, enabled; has_switch_wide says whether every CPU has it
  * (a refusal closes none opened before, and ends the opening).
  */

@@ -211,8 +211,8 @@ static void add_span_ends(const struct profile *p, struct sbuf *b)
 	sbuf_addf(b, "; %.0f%% of the spans end where their thread was picked to run",
 		  100.0 * (double)picked / (double)spans);
 	if (picked * 2 < spans)
-		sbuf_adds(b, ", the rest at its switch-in, after the switch (no CPU-wide switch "
-			     "records)");
+		sbuf_adds(b, ", the rest at its switch-in, after the switch (no pick recorded: no "
+			     "CPU-wide switch events, or a CPU leaving its idle task wrote none)");
 }
 
 /*

@@ -33,19 +33,34 @@ struct sess_events {
 	unsigned wake_pid_off;
 	int wake_err;
 	/*
-	 * wake_wide: the targets' threads (wake_tids), whose wake-ups alone
-	 * the per-CPU wake-up events pass through a filter in the kernel, so
-	 * that the machine's other wake-ups are not sampled: from /proc at
-	 * the start, then the tracking records (events_wake_task).
-	 * wake_dirty: they changed since the filter was made, at
-	 * wake_filtered (ns). wake_filter: 1 the events filter, 0 they pass
-	 * every wake-up (before the start, or too many threads for a
-	 * filter), -1 the kernel refused a filter: no more are tried.
+	 * switch_tp: the CPU-wide switch event is the sched_switch
+	 * tracepoint, sampled, filtered to the picks of the targets'
+	 * threads (not a dummy's switch records of every thread); the
+	 * targets' events keep their own records. sw_prev_off, sw_next_off:
+	 * where the outgoing and the picked thread's ids lie in a sample's
+	 * raw data. no_switch_tp: it could not be opened, the dummy stands
+	 * for it.
 	 */
-	struct hmap wake_tids;
-	bool wake_dirty;
-	int wake_filter;
-	uint64_t wake_filtered;
+	bool switch_tp, no_switch_tp;
+	unsigned sw_prev_off, sw_next_off;
+	uint64_t sw_id; /* the tracepoint's */
+	/*
+	 * wake_wide or switch_tp (filtering): the targets' threads (tids),
+	 * whose wake-ups and switches alone the per-CPU events pass through
+	 * filters in the kernel, so that the machine's others write nothing:
+	 * from /proc at the start, then the tracking records
+	 * (events_filter_task). filter_dirty: they changed since the filters
+	 * were made. filter_due: when the filters could be made again were
+	 * they made at the pace allowed (REFILTER_NS), the start of a burst
+	 * (events_refilter). filter: 1 the events filter, 0 they pass every
+	 * event (before the start, or too many threads for a filter), -1 the
+	 * kernel refused a filter: no more are tried.
+	 */
+	bool filtering;
+	struct hmap tids;
+	bool filter_dirty;
+	int filter;
+	uint64_t filter_due;
 	/*
 	 * Each sample's cgroup is in the sample (PERF_SAMPLE_CGROUP), where
 	 * the kernel has it; else each thread's is read from /proc.
@@ -79,18 +94,20 @@ uint64_t events_lost(const struct sess_events *ev);
 int events_enable(struct sess_events *ev);
 void events_disable(struct sess_events *ev);
 /*
- * wake_wide: from now (the events enabled, at now ns), the per-CPU
- * wake-up events pass the wake-ups of the targets' threads alone.
+ * filtering: from now (the events enabled, at now ns), the per-CPU
+ * wake-up and switch events pass the targets' threads' alone (child: the
+ * command's pid, or 0).
  */
-void events_wake_start(struct sess_events *ev, const struct record_opts *o, uint64_t now);
-/* wake_wide: a thread of the targets born (born), or gone. */
-void events_wake_task(struct sess_events *ev, uint32_t tid, bool born);
+void events_filter_start(struct sess_events *ev, const struct record_opts *o, pid_t child,
+			 uint64_t now);
+/* filtering: a thread of the targets born (born), or gone. */
+void events_filter_task(struct sess_events *ev, uint32_t tid, bool born);
 /*
- * The filter made again where its threads changed, at most once in
- * WAKE_REFILTER_NS: a thread's wake-ups in its first moments may be
- * missed.
+ * The filters made again where their threads changed, at most once in
+ * REFILTER_NS after a burst of a few: a thread's wake-ups and switches in
+ * its first moments may be missed.
  */
-void events_wake_refilter(struct sess_events *ev, uint64_t now);
+void events_refilter(struct sess_events *ev, uint64_t now);
 /* The layout of records without events (a session's tests). */
 void events_offline(struct sess_events *ev, const struct decode_layout *layout);
 void events_release(struct sess_events *ev);

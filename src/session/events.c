@@ -329,6 +329,45 @@ static bool switch_wide(const struct sess_events *e, const struct record_opts *o
 }
 
 /*
+ * Whether the CPU-wide switch event can be the scheduler's sched_switch
+ * tracepoint: tracefs has it, and the samples have their raw data (the
+ * wake-up tracepoint's, sample_type). Each sample names the thread picked
+ * (and the one it replaces), at the pick; it takes a filter, so that the
+ * switches of threads not recorded write nothing, where the dummy's
+ * records cost every switch of the machine. The targets' events then
+ * keep their own switch records: a span ends at its pick where one was
+ * sampled, else at its thread's own switch-in record (a virtual machine's
+ * CPU leaving its idle task may write neither the tracepoint nor the
+ * idle task's records).
+ */
+static bool switch_tp_fields(struct sess_events *e, uint64_t sample_type, uint64_t *id)
+{
+	unsigned psize, nsize;
+
+	return (sample_type & PERF_SAMPLE_RAW) &&
+	       !tracepoint_field("sched/sched_switch", "prev_pid", id, &e->sw_prev_off, &psize) &&
+	       !tracepoint_field("sched/sched_switch", "next_pid", id, &e->sw_next_off, &nsize) &&
+	       psize == 4 && nsize == 4;
+}
+
+/* The tracepoint's attributes from ev's: no stack (an 8-byte copy: the layout of the others). */
+static void switch_tp_attr(struct perf_event_attr *sw, uint64_t id)
+{
+	sw->type = PERF_TYPE_TRACEPOINT;
+	sw->config = id;
+	sw->freq = 0;
+	sw->sample_period = 1;
+	sw->context_switch = 0;
+	sw->exclude_callchain_kernel = 1;
+	sw->exclude_callchain_user = 1;
+	if (sw->sample_type & PERF_SAMPLE_STACK_USER)
+		sw->sample_stack_user = 8;
+	sw->inherit = 0;
+	sw->enable_on_exec = 0;
+	sw->disabled = 0;
+}
+
+/*
  * --off-cpu without -a, where CPU-wide events are allowed: switch records
  * of every thread, per CPU, from a dummy event made from ev (the switch
  * event's attributes), enabled at once. Each names the thread it picks,
@@ -347,6 +386,11 @@ static void open_switch_wide(struct sess_events *e, const struct record_opts *o,
 
 	if (!switch_wide(e, o))
 		return;
+	if (e->switch_tp) {
+		switch_tp_attr(&sw, e->sw_id);
+		attach_open_switch_wide(&e->att, &sw);
+		return;
+	}
 	sw.type = PERF_TYPE_SOFTWARE;
 	sw.config = PERF_COUNT_SW_DUMMY;
 	sw.freq = 0;
@@ -361,6 +405,7 @@ static void open_switch_wide(struct sess_events *e, const struct record_opts *o,
 /* The events are open: what the user is told of what they lack; -1 when nothing can be recorded. */
 static int opened(struct sess_events *e, const struct record_opts *o)
 {
+	e->filtering = (e->wake_wide && e->att.has_wake) || e->switch_tp;
 	/* Threads are switched out in the kernel: user code only sees none. */
 	if (o->off_cpu && e->kernel_dropped) {
 		const char *why =
@@ -439,6 +484,10 @@ again:
 		attr.exclude_kernel = 1;
 	if (o->off_cpu)
 		make_wake_attr(e, o, &attr, &attr2, &wake);
+	e->switch_tp = switch_wide(e, o) && !e->no_switch_tp &&
+		       switch_tp_fields(e, attr.sample_type, &e->sw_id);
+	if (e->switch_tp)
+		(o->off_cpu_only ? &attr : &attr2)->context_switch = 1;
 	e->layout.sample_type = attr.sample_type;
 	e->layout.regs_user_mask = attr.sample_regs_user;
 	e->layout.sample_id_all = true;
@@ -449,10 +498,17 @@ again:
 			attach_open_wake_wide(&e->att);
 		if (ret == 0)
 			open_switch_wide(e, o, o->off_cpu_only ? &attr : &attr2);
-		/* Without them the targets' events keep their own records. */
+		/*
+		 * Without the tracepoint, the dummy's records; without them, the
+		 * targets' events keep their own records.
+		 */
 		if (ret == 0 && switch_wide(e, o) && !e->att.has_switch_wide) {
 			attach_release(&e->att);
-			e->no_switch_wide = true;
+			if (e->switch_tp)
+				e->no_switch_tp = true;
+			else
+				e->no_switch_wide = true;
+			e->switch_tp = false;
 			goto again;
 		}
 		if (ret == 0)
@@ -512,11 +568,12 @@ void events_disable(struct sess_events *ev)
 }
 
 /*
- * How often the wake-up events' filter may be made again, each time a new
- * event per CPU: a target that makes threads all the time costs a few
- * opens a second.
+ * How often the filters may be made again, each time a new event per CPU:
+ * a target that makes threads all the time costs ten opens a second per
+ * CPU, after a burst of REFILTER_BURST (a program starting its threads).
  */
-#define WAKE_REFILTER_NS 100000000ULL
+#define REFILTER_NS    100000000ULL
+#define REFILTER_BURST 4
 
 static void add_tid(uint32_t tid, void *arg)
 {
@@ -532,62 +589,85 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void wake_refilter_now(struct sess_events *e, uint64_t now)
+/* The events made again with filters from tids (n of them, sorted), at now: 0 or -errno. */
+static int apply_filters(struct sess_events *e, const uint32_t *tids, size_t n, uint64_t now,
+			 bool *filtered)
 {
-	uint32_t *tids = xmalloc((e->wake_tids.count + 1) * sizeof(*tids));
-	const struct hmap_slot *slot;
-	char filter[TP_FILTER_MAX];
-	size_t n = 0, len;
+	char wake[TP_FILTER_MAX], sw[TP_FILTER_MAX];
+	size_t wlen = e->wake_wide ? tracepoint_id_filter("pid", tids, n, wake, sizeof(wake)) : 0,
+	       slen = e->switch_tp ? tracepoint_id_filter("next_pid", tids, n, sw, sizeof(sw)) : 0;
+	int ret = 0;
 
-	for (size_t pos = 0; (slot = hmap_next(&e->wake_tids, &pos));)
+	/* Both filtered, or neither: too many threads (or none) for one. */
+	if ((e->wake_wide && !wlen) || (e->switch_tp && !slen))
+		wlen = slen = 0;
+	*filtered = wlen || slen;
+	if (!*filtered && e->filter == 0)
+		return 0; /* as before: every event */
+	if (e->wake_wide && e->att.has_wake)
+		ret = attach_filter_wake(&e->att, wlen ? wake : NULL, now);
+	if (ret == 0 && e->switch_tp)
+		ret = attach_filter_switch(&e->att, slen ? sw : NULL, now);
+	return ret;
+}
+
+static void refilter_now(struct sess_events *e, uint64_t now)
+{
+	uint32_t *tids = xmalloc((e->tids.count + 1) * sizeof(*tids));
+	const struct hmap_slot *slot;
+	size_t n = 0;
+	bool filtered;
+
+	for (size_t pos = 0; (slot = hmap_next(&e->tids, &pos));)
 		tids[n++] = (uint32_t)slot->key;
 	qsort(tids, n, sizeof(*tids), cmp_u32);
-	len = tracepoint_id_filter("pid", tids, n, filter, sizeof(filter));
-	free(tids);
-	e->wake_dirty = false;
-	e->wake_filtered = now;
-	if (!len && e->wake_filter == 0)
-		return; /* too many threads, as before: every wake-up */
-	if (attach_filter_wake(&e->att, len ? filter : NULL) == 0) {
-		e->wake_filter = len ? 1 : 0;
-		return;
+	e->filter_dirty = false;
+	e->filter_due = (e->filter_due > now ? e->filter_due : now) + REFILTER_NS;
+	if (apply_filters(e, tids, n, now, &filtered) == 0) {
+		e->filter = filtered ? 1 : 0;
+	} else {
+		/* Refused: every event again, where a CPU already had a filter. */
+		e->filter = -1;
+		if (apply_filters(e, tids, 0, now, &filtered) < 0)
+			warning("--off-cpu: the wake-up and switch events could not be opened "
+				"again: the threads the targets make from now on may be missing "
+				"some");
 	}
-	/* Refused: every wake-up again, where a CPU already had a filter. */
-	e->wake_filter = -1;
-	if (attach_filter_wake(&e->att, NULL) < 0)
-		warning("--off-cpu: the wake-up events could not be opened again: the wakers of "
-			"threads the targets make from now on may be missing");
+	free(tids);
 }
 
-void events_wake_start(struct sess_events *e, const struct record_opts *o, uint64_t now)
+void events_filter_start(struct sess_events *e, const struct record_opts *o, pid_t child,
+			 uint64_t now)
 {
-	if (!e->wake_wide || !e->att.has_wake)
+	if (!e->filtering)
 		return;
-	hmap_init(&e->wake_tids);
+	if (child > 0)
+		process_each_task((uint32_t)child, add_tid, &e->tids);
 	for (size_t i = 0; i < o->npids; i++)
-		process_each_task(o->pids[i], add_tid, &e->wake_tids);
+		process_each_task(o->pids[i], add_tid, &e->tids);
 	for (size_t i = 0; i < o->ntids; i++)
-		add_tid(o->tids[i], &e->wake_tids);
-	wake_refilter_now(e, now);
+		add_tid(o->tids[i], &e->tids);
+	refilter_now(e, now);
 }
 
-void events_wake_task(struct sess_events *e, uint32_t tid, bool born)
+void events_filter_task(struct sess_events *e, uint32_t tid, bool born)
 {
 	bool added = true;
 
-	if (e->wake_filter < 0 || !e->wake_filtered)
+	if (!e->filtering)
 		return;
 	if (born)
-		hmap_insert(&e->wake_tids, tid, &added);
+		hmap_insert(&e->tids, tid, &added);
 	else
-		added = hmap_remove(&e->wake_tids, tid, NULL);
-	e->wake_dirty |= added;
+		added = hmap_remove(&e->tids, tid, NULL);
+	e->filter_dirty |= added;
 }
 
-void events_wake_refilter(struct sess_events *e, uint64_t now)
+void events_refilter(struct sess_events *e, uint64_t now)
 {
-	if (e->wake_dirty && e->wake_filter >= 0 && now - e->wake_filtered >= WAKE_REFILTER_NS)
-		wake_refilter_now(e, now);
+	if (e->filter_dirty && e->filter >= 0 &&
+	    e->filter_due <= now + (REFILTER_BURST - 1) * REFILTER_NS)
+		refilter_now(e, now);
 }
 
 void events_offline(struct sess_events *ev, const struct decode_layout *layout)
@@ -599,5 +679,5 @@ void events_offline(struct sess_events *ev, const struct decode_layout *layout)
 void events_release(struct sess_events *ev)
 {
 	attach_release(&ev->att);
-	hmap_release(&ev->wake_tids);
+	hmap_release(&ev->tids);
 }

@@ -173,9 +173,9 @@ void meta_write(struct session *s)
 		set_meta_u64(p, "wake-samples", s->wt.wake_samples);
 		if (s->ev.wake_wide)
 			profile_set_meta(p, "wake-filter",
-					 s->ev.wake_filter > 0	 ? "threads"
-					 : s->ev.wake_filter < 0 ? "refused"
-								 : "none");
+					 s->ev.filter > 0   ? "threads"
+					 : s->ev.filter < 0 ? "refused"
+							    : "none");
 	}
 	/* Where the samples' cgroups came from: each sample's, or each thread's from /proc. */
 	profile_set_meta(p, "cgroups", s->ev.cgroup_sampled ? "sample" : "proc");

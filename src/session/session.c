@@ -108,6 +108,8 @@ static void apply_any_sample(struct session *s, const struct rec_sample *smp, ui
 
 	if (s->ev.wakeups && attach_is_wake(att, smp->id))
 		waits_wake(s, smp, misc, ahead);
+	else if (s->ev.switch_tp && attach_is_switch(att, smp->id))
+		waits_switch_tp(s, smp);
 	else if (s->o->off_cpu_only || (att->has_attr2 && attach_is_second(att, smp->id)))
 		waits_switch_sample(s, smp, misc, ahead);
 	else
@@ -215,6 +217,7 @@ static int drain_one(const struct perf_event_header *hdr, void *arg)
 {
 	struct session *s = arg;
 	const struct decode_layout *layout = &s->ev.layout;
+	const struct attach *att = &s->ev.att;
 	struct record rec;
 	uint32_t type;
 	uint64_t time;
@@ -228,9 +231,9 @@ static int drain_one(const struct perf_event_header *hdr, void *arg)
 	    record_decode(hdr, hdr->size, layout, &rec) == 0)
 		s->lost_tracking += rec.lost.lost;
 	/* The threads whose wake-ups are sampled, as they come and go. */
-	if ((type == PERF_RECORD_FORK || type == PERF_RECORD_EXIT) && s->ev.wake_wide &&
+	if ((type == PERF_RECORD_FORK || type == PERF_RECORD_EXIT) && s->ev.filtering &&
 	    record_decode(hdr, hdr->size, layout, &rec) == 0)
-		events_wake_task(&s->ev, rec.task.tid, type == PERF_RECORD_FORK);
+		events_filter_task(&s->ev, rec.task.tid, type == PERF_RECORD_FORK);
 	if (type != PERF_RECORD_MMAP2 && type != PERF_RECORD_COMM &&
 	    !(type == PERF_RECORD_SAMPLE && (layout->sample_type & PERF_SAMPLE_STACK_USER))) {
 		order_push(&s->q, hdr, hdr->size, time);
@@ -253,7 +256,9 @@ static int drain_one(const struct perf_event_header *hdr, void *arg)
 		module_set_get(&s->mods, &k, (pid_t)rec.mmap2.pid, rec.mmap2.addr,
 			       rec.mmap2.addr + rec.mmap2.len);
 	}
-	if (rec.type == PERF_RECORD_SAMPLE && rec.sample.stack_size)
+	/* A switch tracepoint's sample has no stack to unwind (an 8-byte copy). */
+	if (rec.type == PERF_RECORD_SAMPLE && rec.sample.stack_size &&
+	    !(s->ev.switch_tp && attach_is_switch(att, rec.sample.id)))
 		push_unwound(s, hdr, &rec);
 	else
 		order_push(&s->q, hdr, hdr->size, record_time(&rec));
@@ -493,7 +498,7 @@ static bool one_round(struct session *s, const struct session_run *run, struct l
 
 	l->round_start = now_ns();
 	drain_all(s);
-	events_wake_refilter(&s->ev, l->round_start);
+	events_refilter(&s->ev, l->round_start);
 	if (s->mods.made != made) {
 		bool fresh = false;
 

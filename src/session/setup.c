@@ -161,8 +161,8 @@ int session_start(struct session *s)
 		error("cannot enable the events: %s", strerror(-ret));
 		return -1;
 	}
-	/* Attached: the wake-ups of their threads alone, from now. */
-	events_wake_start(&s->ev, o, now_ns());
+	/* The targets' wake-ups and switches alone, from now. */
+	events_filter_start(&s->ev, o, o->argv ? s->child.pid : 0, now_ns());
 	/* Attached processes: their mappings from before the events saw any. */
 	for (size_t i = 0; i < o->npids; i++)
 		model_process(&s->model, o->pids[i]);

@@ -33,6 +33,11 @@ void waits_switch_sample(struct session *s, const struct rec_sample *smp, uint16
  */
 void waits_switch_record(struct session *s, const struct sample_id *sid,
 			 const struct rec_switch *sw);
+/*
+ * A sample of the CPU-wide sched_switch tracepoint (switch_tp), at the
+ * pick of a target's thread: its span ends there (offcpu_picked).
+ */
+void waits_switch_tp(struct session *s, const struct rec_sample *smp);
 /* A wake-up sample (sched_waking, in the waker's context). */
 void waits_wake(struct session *s, const struct rec_sample *smp, uint16_t misc, const void *ahead);
 /* Thread tid exited: its spans end. */

@@ -88,6 +88,16 @@ void waits_switch_record(struct session *s, const struct sample_id *sid,
 		offcpu_picked(&s->wt.offcpu, sid->tid, sw->next_prev_tid, sid->cpu, sid->time);
 }
 
+void waits_switch_tp(struct session *s, const struct rec_sample *smp)
+{
+	const struct sess_events *e = &s->ev;
+
+	if (!smp->raw || smp->raw_size < e->sw_prev_off + 4 || smp->raw_size < e->sw_next_off + 4)
+		return;
+	offcpu_picked(&s->wt.offcpu, load_u32(smp->raw + e->sw_prev_off),
+		      load_u32(smp->raw + e->sw_next_off), smp->cpu, smp->time);
+}
+
 /* The idle task's wake-ups are interrupts'. */
 void waits_wake(struct session *s, const struct rec_sample *smp, uint16_t misc, const void *ahead)
 {

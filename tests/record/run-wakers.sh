@@ -23,7 +23,7 @@
 #                       15% + 5 ms of schedstat's run delay;
 #   wall                (CPU periods plus off-CPU time) within 1% of its
 #                       life; as root, 90% of the spans or more end where
-#                       their thread was picked (CPU-wide switch records);
+#                       their thread was picked (CPU-wide switch events);
 #   wall of pingpong's pinger (some 20,000 switches a second) within 1%
 #                       of the time its rounds took (not over it by 1%,
 #                       where records were lost);
