@@ -231,8 +231,8 @@ static void add_wake_samples(const struct profile *p, struct sbuf *b)
 	if (!strcmp(filter, "threads"))
 		sbuf_adds(b, ", of the targets' threads alone (a filter in the kernel)");
 	else if (*filter)
-		sbuf_adds(b, ", every wake-up of the machine (no filter in the kernel: too many "
-			     "threads, or refused)");
+		sbuf_adds(b, ", every wake-up of the machine at the end (no filter in the kernel: "
+			     "too many threads, threads coming and going too fast, or refused)");
 }
 
 /* What the recorder gave up to keep within --max-memory, if it had to. */

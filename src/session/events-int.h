@@ -31,6 +31,7 @@ struct sess_events {
 	bool wakeups;
 	bool wake_wide;
 	unsigned wake_pid_off;
+	unsigned wake_flags_off; /* the trace entry's flags (UINT_MAX: none) */
 	int wake_err;
 	/*
 	 * switch_tp: the CPU-wide switch event is the sched_switch
@@ -52,15 +53,17 @@ struct sess_events {
 	 * (events_filter_task). filter_dirty: they changed since the filters
 	 * were made. filter_due: when the filters could be made again were
 	 * they made at the pace allowed (REFILTER_NS), the start of a burst
-	 * (events_refilter). filter: 1 the events filter, 0 they pass every
-	 * event (before the start, or too many threads for a filter), -1 the
-	 * kernel refused a filter: no more are tried.
+	 * (events_refilter). churn: the threads changed faster than that,
+	 * the filters are off until they have not since calm_since for a
+	 * while. filter: 1 the events filter, 0 they pass every event (before
+	 * the start, too many threads for a filter, or churn), -1 the kernel
+	 * refused a filter: no more are tried.
 	 */
 	bool filtering;
 	struct hmap tids;
-	bool filter_dirty;
+	bool filter_dirty, churn;
 	int filter;
-	uint64_t filter_due;
+	uint64_t filter_due, calm_since;
 	/*
 	 * Each sample's cgroup is in the sample (PERF_SAMPLE_CGROUP), where
 	 * the kernel has it; else each thread's is read from /proc.

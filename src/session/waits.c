@@ -98,6 +98,20 @@ void waits_switch_tp(struct session *s, const struct rec_sample *smp)
 		      load_u32(smp->raw + e->sw_next_off), smp->cpu, smp->time);
 }
 
+/*
+ * A trace entry's flags: the event fired in a hardware interrupt's handler
+ * (or an NMI's), whatever thread it interrupted.
+ */
+#define TRACE_FLAG_HARDIRQ 0x08
+#define TRACE_FLAG_NMI	   0x40
+
+static bool in_interrupt(const struct session *s, const struct rec_sample *smp)
+{
+	unsigned off = s->ev.wake_flags_off;
+
+	return off < smp->raw_size && (smp->raw[off] & (TRACE_FLAG_HARDIRQ | TRACE_FLAG_NMI));
+}
+
 /* The idle task's wake-ups are interrupts'. */
 void waits_wake(struct session *s, const struct rec_sample *smp, uint16_t misc, const void *ahead)
 {
@@ -110,6 +124,18 @@ void waits_wake(struct session *s, const struct rec_sample *smp, uint16_t misc, 
 	woken = load_u32(smp->raw + s->ev.wake_pid_off);
 	if (!offcpu_awaits_wakeup(&s->wt.offcpu, woken))
 		return;
+	if (in_interrupt(s, smp)) {
+		/* Not the interrupted thread's doing: where in the kernel, and no user stack. */
+		struct rec_sample k = *smp;
+
+		k.nr = 0;
+		k.regs_abi = 0;
+		k.stack_size = k.stack_dyn_size = 0;
+		offcpu_wakeup(&s->wt.offcpu, woken, smp->time, 0, 0,
+			      stacker_add_ahead(&s->stk, &k, misc, NULL),
+			      strtab_add(&s->out.prof->str, "[interrupt]"));
+		return;
+	}
 	stack = stacker_add_ahead(&s->stk, smp, misc, ahead);
 	if (smp->tid == 0)
 		comm = strtab_add(&s->out.prof->str, "swapper");

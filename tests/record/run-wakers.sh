@@ -42,7 +42,11 @@
 #                       the start; the wake-ups sampled are the targets'
 #                       alone (a filter in the kernel), at most 2,000 while
 #                       pingpong, not recorded, wakes its threads some
-#                       60,000 times beside.
+#                       60,000 times beside;
+#   -p of a shell that sleeps 50 ms at a time, on the CPU a spinner keeps
+#                       busy: 80% or more of the sleeps' time is woken by
+#                       [interrupt] (their timers), none by the spinner
+#                       the timer interrupts.
 set -eu
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 
@@ -296,6 +300,27 @@ if [ "$(id -u)" -eq 0 ]; then
 	if [ -z "$sampled" ] || [ "$sampled" -gt 2000 ]; then
 		grep -A3 '^Off-CPU' "$tmp/fifo.top" >&3
 		fail "-p: the wake-ups sampled are not the targets' alone: ${sampled:-no count}"
+	fi
+
+	# Sleeps that their timers end, on the CPU a spinner keeps busy: the
+	# timer's interrupt cuts into the spinner, which is not the waker.
+	taskset -c 0 "$TARGETS/spin-pie" 30 >/dev/null &
+	spinner=$!
+	track "$spinner"
+	taskset -c 0 sh -c 'while :; do sleep 0.05; done' &
+	sleeps=$!
+	track "$sleeps"
+	run_record 60 "$tmp/timer.data" --off-cpu -p "$sleeps" -d 2
+	kill "$spinner" "$sleeps" 2>/dev/null || :
+	"$PERFMINI" report -i "$tmp/timer.data" --wakers --folded --comm sleep >"$tmp/timer.folded" \
+		2>&3 || fail "report --wakers of the timed sleeps exited $?"
+	awk '{ t += $NF; n = split($1, f, ";"); if (f[n] == "[interrupt]") i += $NF
+		if (f[n] ~ /^spin/) s += $NF }
+		END { printf "%.0f %.0f %.0f\n", i, s, t }' "$tmp/timer.folded" >"$tmp/share"
+	read -r by_irq by_spin all <"$tmp/share"
+	say "timed sleeps beside a spinner: woken by [interrupt] $by_irq ns, by the spinner $by_spin, of $all"
+	if [ "$all" -eq 0 ] || [ $((by_irq * 10)) -lt $((all * 8)) ] || [ "$by_spin" -ne 0 ]; then
+		fail "timed sleeps: [interrupt] wakes $by_irq of $all sleeping ns (under 80%), the spinner $by_spin"
 	fi
 fi
 exit 0
