@@ -176,6 +176,13 @@ bool offcpu_tracks(const struct offcpu *o, uint32_t tid)
 	return hmap_find(&o->open, tid) || hmap_find(&o->exited, tid);
 }
 
+bool offcpu_switched_out(const struct offcpu *o, uint32_t tid)
+{
+	const struct hmap_slot *slot = hmap_find(&o->open, tid);
+
+	return slot && ((const struct offcpu_open *)hmap_ptr(slot))->have_out;
+}
+
 bool offcpu_awaits_wakeup(const struct offcpu *o, uint32_t tid)
 {
 	const struct hmap_slot *slot = hmap_find(&o->open, tid);

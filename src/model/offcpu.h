@@ -83,6 +83,8 @@ void offcpu_wakeup(struct offcpu *o, uint32_t tid, uint64_t time, uint32_t waker
  * records of other threads do not.
  */
 bool offcpu_tracks(const struct offcpu *o, uint32_t tid);
+/* Whether tid's open span has its switch-out (offcpu_switch_out). */
+bool offcpu_switched_out(const struct offcpu *o, uint32_t tid);
 /*
  * Whether tid sleeps, switched out (its sample or its record came) and
  * not woken yet: a wake-up of it would count.

@@ -35,15 +35,15 @@ struct sess_events {
 	int wake_err;
 	/*
 	 * switch_tp: the CPU-wide switch event is the sched_switch
-	 * tracepoint, sampled, filtered to the picks of the targets'
-	 * threads (not a dummy's switch records of every thread); the
-	 * targets' events keep their own records. sw_prev_off, sw_next_off:
-	 * where the outgoing and the picked thread's ids lie in a sample's
-	 * raw data. no_switch_tp: it could not be opened, the dummy stands
-	 * for it.
+	 * tracepoint, sampled, filtered to the switches from and to the
+	 * targets' threads (not a dummy's switch records of every thread);
+	 * the targets' events keep their own records. sw_*_off: where the
+	 * outgoing thread's id and state (sw_state_size bytes) and the picked
+	 * thread's id lie in a sample's raw data. no_switch_tp: it could not
+	 * be opened, the dummy stands for it.
 	 */
 	bool switch_tp, no_switch_tp;
-	unsigned sw_prev_off, sw_next_off;
+	unsigned sw_prev_off, sw_state_off, sw_state_size, sw_next_off;
 	uint64_t sw_id; /* the tracepoint's */
 	/*
 	 * wake_wide or switch_tp (filtering): the targets' threads (tids),
@@ -111,6 +111,8 @@ void events_filter_task(struct sess_events *ev, uint32_t tid, bool born);
  * its first moments may be missed.
  */
 void events_refilter(struct sess_events *ev, uint64_t now);
+/* filtering: whether tid is a thread of the targets. */
+bool events_is_target(const struct sess_events *ev, uint32_t tid);
 /* The layout of records without events (a session's tests). */
 void events_offline(struct sess_events *ev, const struct decode_layout *layout);
 void events_release(struct sess_events *ev);

@@ -365,7 +365,9 @@ static bool switch_tp_fields(struct sess_events *e, uint64_t sample_type, uint64
 	return (sample_type & PERF_SAMPLE_RAW) &&
 	       !tracepoint_field("sched/sched_switch", "prev_pid", id, &e->sw_prev_off, &psize) &&
 	       !tracepoint_field("sched/sched_switch", "next_pid", id, &e->sw_next_off, &nsize) &&
-	       psize == 4 && nsize == 4;
+	       !tracepoint_field("sched/sched_switch", "prev_state", id, &e->sw_state_off,
+				 &e->sw_state_size) &&
+	       psize == 4 && nsize == 4 && (e->sw_state_size == 4 || e->sw_state_size == 8);
 }
 
 /* The tracepoint's attributes from ev's: no stack (an 8-byte copy: the layout of the others). */
@@ -609,13 +611,29 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * The switch events' filter: switches from or to one of tids (n), into
+ * buf (TP_FILTER_MAX bytes); its length, 0 when it does not fit.
+ */
+static size_t switch_filter(const uint32_t *tids, size_t n, char *buf)
+{
+	char next[TP_FILTER_MAX];
+	size_t len = tracepoint_id_filter("prev_pid", tids, n, buf, TP_FILTER_MAX),
+	       nlen = tracepoint_id_filter("next_pid", tids, n, next, sizeof(next));
+
+	if (!len || !nlen || len + 4 + nlen >= TP_FILTER_MAX)
+		return 0;
+	snprintf(buf + len, TP_FILTER_MAX - len, " || %s", next);
+	return len + 4 + nlen;
+}
+
 /* The events made again with filters from tids (n of them, sorted), at now: 0 or -errno. */
 static int apply_filters(struct sess_events *e, const uint32_t *tids, size_t n, uint64_t now,
 			 bool *filtered)
 {
 	char wake[TP_FILTER_MAX], sw[TP_FILTER_MAX];
 	size_t wlen = e->wake_wide ? tracepoint_id_filter("pid", tids, n, wake, sizeof(wake)) : 0,
-	       slen = e->switch_tp ? tracepoint_id_filter("next_pid", tids, n, sw, sizeof(sw)) : 0;
+	       slen = e->switch_tp ? switch_filter(tids, n, sw) : 0;
 	int ret = 0;
 
 	/* Both filtered, or neither: too many threads (or none) for one. */
@@ -717,6 +735,11 @@ void events_refilter(struct sess_events *e, uint64_t now)
 		e->filter = 0;
 	else
 		e->filter = -1;
+}
+
+bool events_is_target(const struct sess_events *e, uint32_t tid)
+{
+	return hmap_find(&e->tids, tid) != NULL;
 }
 
 void events_offline(struct sess_events *ev, const struct decode_layout *layout)

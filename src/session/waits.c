@@ -79,10 +79,11 @@ void waits_switch_record(struct session *s, const struct sample_id *sid,
 	bool own = !sw->cpu_wide || s->o->system_wide ||
 		   (s->ev.att.has_switch_wide && offcpu_tracks(&s->wt.offcpu, sid->tid));
 
-	if (own && sw->out)
+	/* The switch tracepoint's sample, at the pick, already opened the span. */
+	if (own && sw->out && !(s->ev.switch_tp && offcpu_switched_out(&s->wt.offcpu, sid->tid)))
 		offcpu_switch_out(&s->wt.offcpu, sid->pid, sid->tid, sid->cpu, sid->time,
 				  sw->preempted);
-	else if (own)
+	else if (own && !sw->out)
 		offcpu_switch_in(&s->wt.offcpu, sid->tid, sid->time);
 	if (sw->cpu_wide && sw->out)
 		offcpu_picked(&s->wt.offcpu, sid->tid, sw->next_prev_tid, sid->cpu, sid->time);
@@ -91,11 +92,26 @@ void waits_switch_record(struct session *s, const struct sample_id *sid,
 void waits_switch_tp(struct session *s, const struct rec_sample *smp)
 {
 	const struct sess_events *e = &s->ev;
+	uint32_t prev, next;
+	uint64_t state;
 
-	if (!smp->raw || smp->raw_size < e->sw_prev_off + 4 || smp->raw_size < e->sw_next_off + 4)
+	if (!smp->raw || smp->raw_size < e->sw_prev_off + 4 || smp->raw_size < e->sw_next_off + 4 ||
+	    smp->raw_size < e->sw_state_off + e->sw_state_size)
 		return;
-	offcpu_picked(&s->wt.offcpu, load_u32(smp->raw + e->sw_prev_off),
-		      load_u32(smp->raw + e->sw_next_off), smp->cpu, smp->time);
+	prev = load_u32(smp->raw + e->sw_prev_off);
+	next = load_u32(smp->raw + e->sw_next_off);
+	state = e->sw_state_size == 8 ? load_u64(smp->raw + e->sw_state_off)
+				      : load_u32(smp->raw + e->sw_state_off);
+	/*
+	 * A target switched out here, at the pick: its span opens before its
+	 * stack sample, so that a wake-up from another CPU meanwhile counts.
+	 * The state's low byte is the task's (S, D, ... I); none set, or only
+	 * the bit above (preempted), is runnable.
+	 */
+	if (prev && prev == smp->tid && events_is_target(e, prev))
+		offcpu_switch_out(&s->wt.offcpu, smp->pid, prev, smp->cpu, smp->time,
+				  (state & 0xff) == 0);
+	offcpu_picked(&s->wt.offcpu, prev, next, smp->cpu, smp->time);
 }
 
 /*
