@@ -196,26 +196,21 @@ void attach_open_switch_wide(struct attach *a, const struct perf_event_attr *sw)
 	a->has_switch_wide = true;
 	hmap_init(&a->ids_switch);
 	a->switches = xcalloc(a->nrings ? a->nrings : 1, sizeof(*a->switches));
-	for (size_t i = 0; i < a->nrings && a->has_switch_wide; i++) {
-		uint64_t id = 0;
-		bool added;
+	for (size_t i = 0; i < a->nrings; i++) {
+		uint64_t id;
 		int fd;
 
 		if (a->rings[i].tracking)
 			continue;
-		fd = event_open(&a->switch_wide, -1, a->rings[i].cpu, -1, PERF_FLAG_FD_CLOEXEC);
-		if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, a->rings[i].fd) == 0 &&
-		    ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0) {
-			xgrow(&a->fds, &a->fds_cap, a->nfds + 1, sizeof(*a->fds));
-			a->switches[i].at = a->nfds;
-			a->switches[i].id = id;
-			a->fds[a->nfds++] = fd;
-			hmap_insert(&a->ids_switch, id, &added);
-			continue;
+		fd = open_filtered(a, &a->switch_wide, &a->ids_switch, a->rings[i].cpu,
+				   a->rings[i].fd, NULL, &id);
+		if (fd < 0) {
+			a->has_switch_wide = false;
+			return;
 		}
-		a->has_switch_wide = false;
-		if (fd >= 0)
-			close(fd);
+		xgrow(&a->fds, &a->fds_cap, a->nfds + 1, sizeof(*a->fds));
+		a->switches[i] = (struct attach_wide){a->nfds, id};
+		a->fds[a->nfds++] = fd;
 	}
 }
 
