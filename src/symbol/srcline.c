@@ -262,8 +262,14 @@ static int cmp_unit_range(const void *a, const void *b)
 	return x->unit < y->unit ? -1 : x->unit > y->unit;
 }
 
-/* index_units gives the pages of the module's files back every this many units. */
-#define INDEX_GIVE_BACK_UNITS 16
+/*
+ * index_units gives the pages of the module's files back each time its
+ * walk has gone this many bytes further into the units: a give-back reads
+ * the whole mapping's page map, and a unit count would call it every few
+ * KiB on a file of many small units (libc's debug file: 2,063 units in
+ * 5.8 MB), where the walk's pages come back at once.
+ */
+#define INDEX_GIVE_BACK_BYTES (512 * 1024)
 
 static void index_units(struct srcline_units *x, Dwarf *dw, struct symfile *f, int pagemap)
 {
@@ -271,7 +277,7 @@ static void index_units(struct srcline_units *x, Dwarf *dw, struct symfile *f, i
 	Dwarf_Half version;
 	uint8_t type;
 	Dwarf_Die cudie, subdie;
-	size_t walked = 0;
+	Dwarf_Off given = 0, at;
 
 	while (dwarf_get_units(dw, cu, &next, &version, &type, &cudie, &subdie) == 0) {
 		Dwarf_Addr base, lo, hi;
@@ -282,8 +288,13 @@ static void index_units(struct srcline_units *x, Dwarf *dw, struct symfile *f, i
 		uint32_t id = (uint32_t)x->nunits;
 
 		cu = next;
-		if (pagemap >= 0 && ++walked % INDEX_GIVE_BACK_UNITS == 0)
+		at = dwarf_dieoffset(&cudie);
+		/* Offsets start again in another section (.debug_types). */
+		if (pagemap >= 0 && at != (Dwarf_Off)-1 &&
+		    (at < given || at - given >= INDEX_GIVE_BACK_BYTES)) {
 			symfile_give_back(f, pagemap);
+			given = at;
+		}
 		if (type != DW_UT_compile && type != DW_UT_skeleton)
 			continue; /* type and partial units hold no code of their own */
 		if (dwarf_tag(&cudie) != DW_TAG_compile_unit &&
