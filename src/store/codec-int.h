@@ -90,7 +90,12 @@ size_t *df_rec_count(const struct profile *p, const struct df_section *sec);
 struct df_out {
 	unsigned char *buf;
 	size_t len, cap;
-	uLong sum; /* checksum of buf[0, summed): END's, built as we go */
+	/*
+	 * Writing: the file's checksum through buf[0, summed), from the
+	 * file's before buf at summed 0 (a writer sets it so), so that SYNC,
+	 * END and the writer read each byte once (df_sum_through).
+	 */
+	uLong sum;
 	size_t summed;
 };
 
@@ -111,6 +116,8 @@ void df_put_record(struct df_out *o, const struct profile *p, const struct df_se
  * summed twice when writing or reading.
  */
 uLong df_sum_gap(uLong sum, const unsigned char *buf, size_t from, size_t to);
+/* The file's checksum through all of o's bytes, the bytes o summed before not read again. */
+uLong df_sum_through(struct df_out *o);
 /* Adds the section at offset at, whose payload sums to crc, to *sum. */
 void df_sum_section(uLong *sum, size_t *summed, const unsigned char *buf, size_t at, uint32_t crc,
 		    size_t size);

@@ -199,6 +199,13 @@ uLong df_sum_gap(uLong sum, const unsigned char *buf, size_t from, size_t to)
 	return crc32_z(sum, buf + from, to - from);
 }
 
+uLong df_sum_through(struct df_out *o)
+{
+	o->sum = df_sum_gap(o->sum, o->buf, o->summed, o->len);
+	o->summed = o->len;
+	return o->sum;
+}
+
 void df_sum_section(uLong *sum, size_t *summed, const unsigned char *buf, size_t at, uint32_t crc,
 		    size_t size)
 {
@@ -638,7 +645,7 @@ void df_put_chunk(struct df_out *o, const struct profile *p, struct datafile_out
 		put_appended(o, p, DF_WAKEUPS, &w->wakeups, &done->wakeups);
 	}
 	{
-		uLong sum = crc32_z(w->sum, o->buf, o->len);
+		uLong sum = df_sum_through(o);
 
 		at = df_section_begin(o, DF_SYNC);
 		df_put_u64(o, w->last_time);
@@ -667,7 +674,7 @@ unsigned char *datafile_encode(const struct profile *p, size_t *len)
 	memset(&w, 0, sizeof(w));
 	df_put_header(&o);
 	df_put_chunk(&o, p, &w, DF_CHUNK_LAST);
-	df_put_end(&o, crc32_z(crc32(0L, Z_NULL, 0), o.buf, o.len));
+	df_put_end(&o, df_sum_through(&o));
 	*len = o.len;
 	return o.buf;
 }

@@ -206,13 +206,13 @@ static void write_error(const struct datafile_out *out, char *err, size_t errlen
  * recorder killed before its first sample leaves it as it was); 0 or
  * -errno.
  */
-static int put(struct datafile_out *out, const struct df_out *o, bool name)
+static int put(struct datafile_out *out, struct df_out *o, bool name)
 {
 	if (out->err)
 		return out->err;
 	out->err = outfile_write(&out->file, o->buf, o->len);
 	if (out->err == 0) {
-		out->sum = crc32_z(out->sum, o->buf, o->len);
+		out->sum = df_sum_through(o);
 		out->bytes += o->len;
 	} else if (!outfile_is_stream(&out->file)) {
 		/*
@@ -233,7 +233,7 @@ static int put(struct datafile_out *out, const struct df_out *o, bool name)
 
 int datafile_flush(struct datafile_out *out, const struct profile *p, char *err, size_t errlen)
 {
-	struct df_out o = {0};
+	struct df_out o = {.sum = out->sum};
 
 	if (out->err == 0) {
 		bool samples = out->samples.recs.len > 0;
@@ -276,14 +276,14 @@ static int commit(struct datafile_out **outp, const struct profile *p, enum df_c
 		  size_t *written, char *err, size_t errlen)
 {
 	struct datafile_out *out = *outp;
-	struct df_out o = {0};
+	struct df_out o = {.sum = out->sum};
 	int ret = out->err;
 
 	if (ret == 0) {
 		if (out->bytes == 0)
 			df_put_header(&o);
 		df_put_chunk(&o, p, out, kind);
-		df_put_end(&o, crc32_z(out->sum, o.buf, o.len));
+		df_put_end(&o, df_sum_through(&o));
 		ret = put(out, &o, true);
 		free(o.buf);
 	}
