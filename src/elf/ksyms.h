@@ -32,7 +32,7 @@
 #include <stdio.h>
 
 /* Names per block: the start of each block is kept. */
-#define KSYMS_BLOCK 64
+#define KSYMS_BLOCK 16
 /* The high 32 bits of every kernel text address kept. */
 #define KSYMS_HIGH 0xffffffff00000000ULL
 
