@@ -17,8 +17,8 @@
 void model_init(struct model *m, struct module_set *mods, bool live)
 {
 	memset(m, 0, sizeof(*m));
-	hmap_init(&m->procs);
-	hmap_init(&m->threads);
+	hmap_init_ids(&m->procs);
+	hmap_init_ids(&m->threads);
 	m->mods = mods;
 	m->live = live;
 }

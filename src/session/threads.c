@@ -16,9 +16,9 @@
 void threads_init(struct sess_threads *th)
 {
 	memset(th, 0, sizeof(*th));
-	hmap_init(&th->by_tid);
-	hmap_init(&th->procs);
-	hmap_init(&th->sampled_tids);
+	hmap_init_ids(&th->by_tid);
+	hmap_init_ids(&th->procs);
+	hmap_init_ids(&th->sampled_tids);
 	cgroups_init(&th->cgroups);
 }
 

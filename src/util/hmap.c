@@ -20,10 +20,27 @@ void hmap_init(struct hmap *h)
 	h->has_zero = false;
 }
 
+void hmap_init_ids(struct hmap *h)
+{
+	hmap_init(h);
+	h->ids = true;
+}
+
 void hmap_release(struct hmap *h)
 {
+	bool ids = h->ids;
+
 	free(h->slots);
 	hmap_init(h);
+	h->ids = ids;
+}
+
+/* Key's home slot in a table of mask + 1 slots (at least 64). */
+static inline size_t home(const struct hmap *h, uint64_t key, size_t mask)
+{
+	if (h->ids)
+		return ((hash_u64(key >> 3) << 3) | (key & 7)) & mask;
+	return hash_u64(key) & mask;
 }
 
 struct hmap_slot *hmap_find(const struct hmap *h, uint64_t key)
@@ -34,7 +51,7 @@ struct hmap_slot *hmap_find(const struct hmap *h, uint64_t key)
 		return h->has_zero ? (struct hmap_slot *)&h->zero : NULL;
 	if (!h->cap)
 		return NULL;
-	for (i = hash_u64(key) & mask;; i = (i + 1) & mask) {
+	for (i = home(h, key, mask);; i = (i + 1) & mask) {
 		if (h->slots[i].key == key)
 			return &h->slots[i];
 		if (!h->slots[i].key)
@@ -54,7 +71,7 @@ static void rehash(struct hmap *h, size_t cap)
 
 		if (!old[i].key)
 			continue;
-		for (j = hash_u64(old[i].key) & (cap - 1); h->slots[j].key; j = (j + 1) & (cap - 1))
+		for (j = home(h, old[i].key, cap - 1); h->slots[j].key; j = (j + 1) & (cap - 1))
 			;
 		h->slots[j] = old[i];
 	}
@@ -90,7 +107,7 @@ struct hmap_slot *hmap_insert(struct hmap *h, uint64_t key, bool *added)
 	if ((h->count + 1) * 2 > h->cap)
 		rehash(h, h->cap ? h->cap * 2 : 64);
 	mask = h->cap - 1;
-	for (i = hash_u64(key) & mask;; i = (i + 1) & mask) {
+	for (i = home(h, key, mask);; i = (i + 1) & mask) {
 		s = &h->slots[i];
 		if (s->key == key) {
 			if (added)
@@ -129,9 +146,9 @@ bool hmap_remove(struct hmap *h, uint64_t key, uint64_t *val)
 	 */
 	hole = (size_t)(s - h->slots);
 	for (i = (hole + 1) & mask; h->slots[i].key; i = (i + 1) & mask) {
-		size_t home = hash_u64(h->slots[i].key) & mask;
+		size_t at = home(h, h->slots[i].key, mask);
 
-		if (((i - home) & mask) >= ((i - hole) & mask)) {
+		if (((i - at) & mask) >= ((i - hole) & mask)) {
 			h->slots[hole] = h->slots[i];
 			hole = i;
 		}

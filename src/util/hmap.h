@@ -27,9 +27,19 @@ struct hmap {
 	size_t count;	       /* entries, the one of key 0 included */
 	struct hmap_slot zero; /* the entry of key 0, when has_zero */
 	bool has_zero;
+	bool ids; /* hmap_init_ids's */
 };
 
 void hmap_init(struct hmap *h);
+/*
+ * A map whose keys are ids handed out in sequence, as the kernel hands
+ * out thread ids: each run of 8 ids shares its home (two cache lines), so
+ * that the threads a process starts one after another, looked up again at
+ * their exit and when they are let go, are found in lines already read.
+ * Keys spaced 8 or more apart (addresses) must not go in such a map.
+ */
+void hmap_init_ids(struct hmap *h);
+/* Frees its table; it is empty then, and stays an ids map if it was one. */
 void hmap_release(struct hmap *h);
 /* The slot of key, NULL if absent. */
 struct hmap_slot *hmap_find(const struct hmap *h, uint64_t key);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_hmap.c - the hash map: insertion, lookup and removal against a
- * plain array model, with keys chosen to collide, through growth; and
- * hash_fast, the hash of call chains and stacks.
+ * plain array model, with keys chosen to collide, through growth, in a
+ * plain map and an ids map; and hash_fast, the hash of call chains and
+ * stacks.
  */
 #include "config.h"
 
@@ -39,6 +40,7 @@ END_TEST
  * Random inserts and removes of keys from a small range (so that runs
  * form and wrap), checked against a model after every step.
  */
+/* _i 0: a plain map; 1: an ids map (hmap_init_ids), whose keys 0..KEYS crowd their homes. */
 START_TEST(test_random_model)
 {
 	enum { KEYS = 700 };
@@ -48,7 +50,10 @@ START_TEST(test_random_model)
 	size_t present = 0;
 
 	memset(model, 0, sizeof(model));
-	hmap_init(&h);
+	if (_i)
+		hmap_init_ids(&h);
+	else
+		hmap_init(&h);
 	for (int step = 0; step < 40000; step++) {
 		uint64_t k = unit_rand(&seed) % (KEYS + 1), v; /* 0 included */
 		bool added;
@@ -93,6 +98,28 @@ START_TEST(test_random_model)
 		}
 	}
 	hmap_release(&h);
+}
+END_TEST
+
+/* An ids map keeps a run of 8 ids side by side, through growth and release. */
+START_TEST(test_ids_side_by_side)
+{
+	struct hmap h;
+
+	hmap_init_ids(&h);
+	for (int round = 0; round < 2; round++) {
+		/* 4000 more entries first: the table grows past its first size. */
+		for (uint64_t k = 100000; k < 104000; k++)
+			hmap_insert(&h, k, NULL)->val = k;
+		for (uint64_t k = 4096; k < 4104; k++)
+			hmap_insert(&h, k, NULL)->val = k;
+		for (uint64_t k = 4097; k < 4104; k++)
+			ck_assert_ptr_eq(hmap_find(&h, k), hmap_find(&h, k - 1) + 1);
+		for (uint64_t k = 100000; k < 104000; k++)
+			ck_assert_uint_eq(hmap_find(&h, k)->val, k);
+		hmap_release(&h);
+		ck_assert(h.ids);
+	}
 }
 END_TEST
 
@@ -306,7 +333,8 @@ static Suite *hmap_suite(void)
 	TCase *tc = tcase_create("map");
 
 	tcase_add_test(tc, test_basic);
-	tcase_add_test(tc, test_random_model);
+	tcase_add_loop_test(tc, test_random_model, 0, 2);
+	tcase_add_test(tc, test_ids_side_by_side);
 	tcase_add_test(tc, test_key_zero);
 	tcase_add_test(tc, test_intern);
 	tcase_add_test(tc, test_intern_str);
