@@ -169,6 +169,9 @@ struct datafile_out {
 	size_t stack_ids_cap, frame_ids_cap;
 	uint32_t *stack_of, *frame_of, *frame_line0, *frame_nlines;
 	size_t nstack_of, stack_of_cap, nframe_of, frame_of_cap;
+	/* The last chunk's buffer, kept for the next (writer.c's CHUNK_KEEP). */
+	unsigned char *chunk_buf;
+	size_t chunk_cap;
 	uint64_t bytes;	    /* written to the file */
 	unsigned long sum;  /* CRC-32 of those bytes, END's */
 	uint64_t last_time; /* the latest sample or span time added, for SYNC */
