@@ -264,12 +264,26 @@ static int cmp_unit_range(const void *a, const void *b)
 
 /*
  * index_units gives the pages of the module's files back each time its
- * walk has gone this many bytes further into the units: a give-back reads
- * the whole mapping's page map, and a unit count would call it every few
- * KiB on a file of many small units (libc's debug file: 2,063 units in
- * 5.8 MB), where the walk's pages come back at once.
+ * walk has gone this many bytes further into the units, or a 64th of the
+ * files' mappings if that is more. A give-back reads the page map of the
+ * whole mappings: a unit count would call it every few KiB on a file of
+ * many small units (libc's debug file: 2,063 units in 5.8 MB), where the
+ * walk's pages come back at once, and a fixed step would read a large
+ * file's page map (a library of hundreds of MB) thousands of times.
  */
 #define INDEX_GIVE_BACK_BYTES (512 * 1024)
+#define INDEX_GIVE_BACKS      64
+
+/* How far index_units walks between give-backs of f's pages. */
+static Dwarf_Off give_back_step(const struct symfile *f)
+{
+	uint64_t mapped = 0;
+
+	for (int k = 0; k < f->nrmaps; k++)
+		mapped += f->rmaps[k].end - f->rmaps[k].start;
+	return mapped / INDEX_GIVE_BACKS > INDEX_GIVE_BACK_BYTES ? mapped / INDEX_GIVE_BACKS
+								 : INDEX_GIVE_BACK_BYTES;
+}
 
 static void index_units(struct srcline_units *x, Dwarf *dw, struct symfile *f, int pagemap)
 {
@@ -277,7 +291,7 @@ static void index_units(struct srcline_units *x, Dwarf *dw, struct symfile *f, i
 	Dwarf_Half version;
 	uint8_t type;
 	Dwarf_Die cudie, subdie;
-	Dwarf_Off given = 0, at;
+	Dwarf_Off given = 0, at, step = give_back_step(f);
 
 	while (dwarf_get_units(dw, cu, &next, &version, &type, &cudie, &subdie) == 0) {
 		Dwarf_Addr base, lo, hi;
@@ -290,8 +304,7 @@ static void index_units(struct srcline_units *x, Dwarf *dw, struct symfile *f, i
 		cu = next;
 		at = dwarf_dieoffset(&cudie);
 		/* Offsets start again in another section (.debug_types). */
-		if (pagemap >= 0 && at != (Dwarf_Off)-1 &&
-		    (at < given || at - given >= INDEX_GIVE_BACK_BYTES)) {
+		if (pagemap >= 0 && at != (Dwarf_Off)-1 && (at < given || at - given >= step)) {
 			symfile_give_back(f, pagemap);
 			given = at;
 		}
