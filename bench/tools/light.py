@@ -636,7 +636,7 @@ def fig_share(b):
           "`--call-graph dwarf`). In hybrid and DWARF mode perfmini's own samples include its "
           "unwinding of every sample's stack copy. *Own share*: the samples of the recorder's own process in "
           "its own recording, over all samples: for perfmini, `perfmini report --folded --per-pid` "
-          "(root frame `perfmini-PID`, PID the recorder's); for perf, `perf script -F pid,time` "
+          "(root frame `COMM-PID`, PID the recorder's); for perf, `perf script -F pid,time` "
           "(samples whose pid is perf record's). The comm of both recorders' threads is their "
           "name (`perfmini`, `perf`); the pid is used since other perfmini and perf processes "
           "(tests, other builds) may run on this machine at the same time. The share after the "
@@ -659,8 +659,10 @@ def fig_share(b):
             for key, extra in (("pm", "--per-pid"), ("pm_late", "--per-pid --time %g," % SKIP)):
                 roots = folded_by_root(b, d["data"], extra)
                 total = sum(roots.values())
-                own = roots.get("perfmini-%d" % d["pid"], 0)
-                shares[key].append(100.0 * own / total if total else None)
+                # Root "COMM-PID": the comm is the binary's name, which need not be perfmini.
+                owns = [n for r, n in roots.items() if r.rsplit("-", 1)[-1] == str(d["pid"])]
+                # None (n/a) when no root is the recorder's: a share of 0 would pass the aim.
+                shares[key].append(100.0 * sum(owns) / total if total and owns else None)
         for d in pf:
             for key, skip in (("pf", 0.0), ("pf_late", SKIP)):
                 pids = perf_samples_by_pid(b, d["data"], skip)
