@@ -91,9 +91,9 @@ struct df_out {
 	unsigned char *buf;
 	size_t len, cap;
 	/*
-	 * Writing: the file's checksum through buf[0, summed), from the
-	 * file's before buf at summed 0 (a writer sets it so), so that SYNC,
-	 * END and the writer read each byte once (df_sum_through).
+	 * Writing: the file's checksum through buf[0, summed); at summed 0,
+	 * that of the file before buf (a writer starts it so). SYNC, END and
+	 * the writer continue it (df_sum_through): each byte summed once.
 	 */
 	uLong sum;
 	size_t summed;

@@ -251,7 +251,7 @@ static struct df_out chunk_out(struct datafile_out *out)
 /* The buffer of a chunk written, kept for the next if it is not large. */
 static void chunk_done(struct datafile_out *out, struct df_out *o)
 {
-	if (o->cap <= CHUNK_KEEP && !out->chunk_buf) {
+	if (o->cap <= CHUNK_KEEP) {
 		out->chunk_buf = o->buf;
 		out->chunk_cap = o->cap;
 	} else {
