@@ -92,8 +92,10 @@ struct df_out {
 	size_t len, cap;
 	/*
 	 * Writing: the file's checksum through buf[0, summed); at summed 0,
-	 * that of the file before buf (a writer starts it so). SYNC, END and
-	 * the writer continue it (df_sum_through): each byte summed once.
+	 * that of the file before buf (a writer starts it so). Each section
+	 * closed adds its own checksum (df_section_end), and SYNC, END and
+	 * the writer the bytes between (df_sum_through): each byte is read
+	 * once.
 	 */
 	uLong sum;
 	size_t summed;
@@ -122,7 +124,7 @@ uLong df_sum_through(struct df_out *o);
 void df_sum_section(uLong *sum, size_t *summed, const unsigned char *buf, size_t at, uint32_t crc,
 		    size_t size);
 
-/* Closes the section begun at offset at: its size, checksum and padding. */
+/* Closes the section begun at offset at: its size, checksum and padding; o->sum takes it in. */
 void df_section_end(struct df_out *o, size_t at);
 
 /* What a chunk holds. */

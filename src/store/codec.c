@@ -267,14 +267,19 @@ void df_put_header(struct df_out *o)
 	df_put_u64(o, 0);
 }
 
-/* Closes the section whose header is at offset at: its size, checksum and padding. */
+/*
+ * Closes the section whose header is at offset at: its size, checksum and
+ * padding. Its checksum goes into o's running one (df_sum_section), so
+ * that the payload is read once.
+ */
 void df_section_end(struct df_out *o, size_t at)
 {
 	size_t size = o->len - at - DF_SECTION_HEAD;
+	uint32_t crc = (uint32_t)crc32_z(crc32(0L, Z_NULL, 0), o->buf + at + DF_SECTION_HEAD, size);
 
-	put_le32(o->buf + at + 4,
-		 (uint32_t)crc32_z(crc32(0L, Z_NULL, 0), o->buf + at + DF_SECTION_HEAD, size));
+	put_le32(o->buf + at + 4, crc);
 	put_le64(o->buf + at + 8, size);
+	df_sum_section(&o->sum, &o->summed, o->buf, at, crc, size);
 	while (o->len % 8)
 		*out_reserve(o, 1) = 0;
 }
