@@ -18,6 +18,7 @@ void hmap_init(struct hmap *h)
 	h->count = 0;
 	h->zero.key = h->zero.val = 0;
 	h->has_zero = false;
+	h->ids = false;
 }
 
 void hmap_init_ids(struct hmap *h)
