@@ -25,6 +25,8 @@ struct sess_retire {
 	 */
 	uint32_t *spare;
 	size_t nspare, spare_cap;
+	size_t nlooked;	     /* spare[0, nlooked) looked at already (retire_recycle_due) */
+	uint64_t looked_all; /* when all of them last were */
 };
 
 /*
@@ -38,10 +40,16 @@ void retire_modules(struct session *s, uint64_t now);
  * any more given back (module_set_recycle): at once if nothing was made
  * of them (the slice's now may name those: its row is given on), else
  * once naming forgot them (naming_forget_module), unless the counts of
- * their frames without names are to be said at the stop. At every
- * retire_modules, and when a new slice's profile was just made.
+ * their frames without names are to be said at the stop. When a new
+ * slice's profile was just made.
  */
 void retire_recycle(struct session *s);
+/*
+ * As retire_recycle, at every retire_modules (now the round's time): the
+ * ids let go since the last look, and all of them at most once every
+ * RECYCLE_ALL_NS.
+ */
+void retire_recycle_due(struct session *s, uint64_t now);
 void retire_release(struct sess_retire *q);
 
 #endif

@@ -22,6 +22,14 @@
  */
 #define RETIRE_IDLE_NS	10000000000ULL
 #define RETIRE_PRESSURE 50
+/*
+ * How often every id waiting is looked at again (retire_recycle_due);
+ * in between, only those let go since. Most wait for the slices that
+ * name them to be written, which takes seconds: a storm of programs
+ * keeps thousands waiting, and a look at all of them at every round
+ * (ten a second) was a twentieth of the recorder's own time.
+ */
+#define RECYCLE_ALL_NS 1000000000ULL
 
 /* Module m let go, or to be once naming is done with it: its id to be given back when it can. */
 static void retire_spare(struct session *s, struct module *m)
@@ -107,7 +115,7 @@ void retire_modules(struct session *s, uint64_t now)
 	/* Oldest first: those idle long enough, or all of them under pressure. */
 	for (; k < q->n && (pressed || now - q->since[k] >= RETIRE_IDLE_NS); k++)
 		retire_one(s, s->mods.mods[q->ids[k]], q->gen[k]);
-	retire_recycle(s);
+	retire_recycle_due(s, now);
 	if (!k)
 		return;
 	memmove(q->ids, q->ids + k, (q->n - k) * sizeof(*q->ids));
@@ -116,49 +124,69 @@ void retire_modules(struct session *s, uint64_t now)
 	q->n -= k;
 }
 
-void retire_recycle(struct session *s)
+/*
+ * Whether m, let go, must stay on the list of spare ids: its id given
+ * back now if it can be, or m off the list for good (mapped again, given
+ * back, being forgotten) when not.
+ */
+static bool still_spare(struct session *s, struct module *m)
+{
+	/* Mapped again, given back, or being forgotten (naming_forget_module): not one now. */
+	if (m->free || m->nmaps || m->unlisted)
+		return false;
+	/* Not let go yet: naming has not reached its end (naming_retire). */
+	if (!m->retired)
+		return true;
+	/*
+	 * Nothing made of it: no frame of it in any profile. The row of the
+	 * slice's now is given to the next module that takes its id
+	 * (profile_module_reuse), in a recording without slices too; the
+	 * slices' before are let go of it.
+	 */
+	if (!m->touched) {
+		if (!module_set_recycle(&s->mods, m))
+			return true;
+		output_drop_module(s, m->id);
+		return false;
+	}
+	if (output_names_module(s, m->id))
+		return true;
+	/* What is kept of it: its counts, unless said at the stop (it keeps its id), and names. */
+	if (!output_forget_module(s, m->id))
+		return false;
+	if (!module_set_unlist(&s->mods, m))
+		return true;
+	naming_forget_module(s, m);
+	return false;
+}
+
+/* The spare ids from the from'th on looked at, those that must wait kept in order. */
+static void recycle_from(struct session *s, size_t from)
 {
 	struct sess_retire *q = &s->rt;
-	size_t kept = 0;
+	size_t kept = from;
 
-	for (size_t i = 0; i < q->nspare; i++) {
-		struct module *m = s->mods.mods[q->spare[i]];
+	for (size_t i = from; i < q->nspare; i++)
+		if (still_spare(s, s->mods.mods[q->spare[i]]))
+			q->spare[kept++] = q->spare[i];
+	q->nspare = q->nlooked = kept;
+}
 
-		/* Mapped again, given back, or being forgotten (naming_forget_module): not one now. */
-		if (m->free || m->nmaps || m->unlisted)
-			continue;
-		/* Not let go yet: naming has not reached its end (naming_retire). */
-		if (!m->retired) {
-			q->spare[kept++] = m->id;
-			continue;
-		}
-		/*
-		 * Nothing made of it: no frame of it in any profile. The row of
-		 * the slice's now is given to the next module that takes its id
-		 * (profile_module_reuse), in a recording without slices too; the
-		 * slices' before are let go of it.
-		 */
-		if (!m->touched) {
-			if (module_set_recycle(&s->mods, m))
-				output_drop_module(s, m->id);
-			else
-				q->spare[kept++] = m->id;
-			continue;
-		}
-		if (output_names_module(s, m->id)) {
-			q->spare[kept++] = m->id;
-			continue;
-		}
-		/* What is kept of it: its counts, unless said at the stop (it keeps its id), and names. */
-		if (!output_forget_module(s, m->id))
-			continue;
-		if (!module_set_unlist(&s->mods, m)) {
-			q->spare[kept++] = m->id;
-			continue;
-		}
-		naming_forget_module(s, m);
+void retire_recycle(struct session *s)
+{
+	recycle_from(s, 0);
+}
+
+void retire_recycle_due(struct session *s, uint64_t now)
+{
+	struct sess_retire *q = &s->rt;
+
+	if (now - q->looked_all >= RECYCLE_ALL_NS) {
+		q->looked_all = now;
+		recycle_from(s, 0);
+	} else {
+		recycle_from(s, q->nlooked);
 	}
-	q->nspare = kept;
 }
 
 void retire_release(struct sess_retire *q)
