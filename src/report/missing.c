@@ -82,8 +82,10 @@ struct missing *report_missing_count(const struct profile *p)
 	size_t *counted = xcalloc(p->nmodules + 1, sizeof(*counted));
 	uint64_t all = 0;
 
-	for (size_t i = 0; i <= p->nmodules; i++)
+	for (size_t i = 0; i <= p->nmodules; i++) {
 		m[i].module = i < p->nmodules ? (uint32_t)i : PM_NONE;
+		m[i].lines = i < p->nmodules ? (uint8_t)PM_MODULE_LINES(p->modules[i].flags) : 0;
+	}
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const struct pm_stack *st = &p->stacks[i];
 
@@ -123,6 +125,8 @@ static void add_counts(struct missing *a, const struct missing *b)
 	a->named += b->named;
 	a->unplaced += b->unplaced;
 	a->samples += b->samples;
+	if (b->lines)
+		a->lines = b->lines;
 }
 
 void report_missing_add(struct missing **sum, size_t *nsum, const struct missing *add, size_t n)
@@ -171,23 +175,73 @@ void report_missing_sum_add(struct missing_sum *sum, const struct missing *add, 
 	sum->any = true;
 }
 
-bool report_missing_sum_forget(struct missing_sum *sum, uint32_t id)
+/* Whether the stop would say x by name: its unnamed share shows (select_unnamed). */
+static bool says_names(const struct missing *x)
 {
-	struct hmap_slot *slot = hmap_find(&sum->at, id);
-	size_t at;
+	return x->unnamed && x->unnamed * 1000 >= x->frames;
+}
 
-	if (!slot)
-		return true;
-	at = (size_t)slot->val;
-	if (sum->m[at].unnamed || sum->m[at].unplaced)
-		return false;
-	hmap_remove(&sum->at, id, NULL);
-	/* The last takes its place. */
+/* Whether the stop would say x by name among the modules without lines (select_lines). */
+static bool says_lines(const struct missing *x)
+{
+	return x->unplaced && x->unplaced * 20 >= x->named && x->lines;
+}
+
+/* How much the stop has to say of x: what it lacks, of what it would say. */
+static uint64_t lack(const struct missing *x)
+{
+	return (says_names(x) ? x->unnamed : 0) + (says_lines(x) ? x->unplaced : 0);
+}
+
+/* Entry at of sum dropped, the last put in its place. */
+static void drop_entry(struct missing_sum *sum, size_t at)
+{
+	hmap_remove(&sum->at, sum->m[at].module, NULL);
 	if (at != --sum->n) {
 		sum->m[at] = sum->m[sum->n];
 		hmap_find(&sum->at, sum->m[at].module)->val = at;
 	}
-	return true;
+}
+
+/* Entry at of sum dropped, counted in the modules the stop says by their number. */
+static void fold_entry(struct missing_sum *sum, size_t at)
+{
+	sum->more_names += says_names(&sum->m[at]);
+	sum->more_lines += says_lines(&sum->m[at]);
+	drop_entry(sum, at);
+}
+
+bool report_missing_sum_forget(struct missing_sum *sum, uint32_t id, uint32_t *demoted)
+{
+	struct hmap_slot *slot = hmap_find(&sum->at, id);
+	size_t at, least = SIZE_MAX;
+
+	*demoted = PM_NONE;
+	if (!slot)
+		return true;
+	at = (size_t)slot->val;
+	if (!lack(&sum->m[at])) {
+		drop_entry(sum, at);
+		return true;
+	}
+	if (sum->nheld < MISSING_HELD) {
+		sum->m[at].held = true;
+		sum->nheld++;
+		return false;
+	}
+	for (size_t i = 0; i < sum->n; i++)
+		if (sum->m[i].held &&
+		    (least == SIZE_MAX || lack(&sum->m[i]) < lack(&sum->m[least])))
+			least = i;
+	if (least == SIZE_MAX || lack(&sum->m[at]) <= lack(&sum->m[least])) {
+		fold_entry(sum, at);
+		return true;
+	}
+	/* id takes the place of the least: that one's counts become a number. */
+	sum->m[at].held = true;
+	*demoted = sum->m[least].module;
+	fold_entry(sum, least);
+	return false;
 }
 
 void report_missing_sum_into(const struct missing_sum *sum, struct missing *counts, size_t n)
@@ -316,20 +370,21 @@ void report_print_missing(const struct profile *p, FILE *f, size_t max)
 {
 	struct missing *counts = report_missing_count(p);
 
-	report_print_missing_counts(p, counts, f, max);
+	report_print_missing_counts(p, counts, NULL, f, max);
 	free(counts);
 }
 
-void report_print_missing_counts(const struct profile *p, const struct missing *counts, FILE *f,
-				 size_t max)
+void report_print_missing_counts(const struct profile *p, const struct missing *counts,
+				 const struct missing_sum *sum, FILE *f, size_t max)
 {
 	struct sbuf b = SBUF_INIT;
 
 	for (int lines = 0; lines < 2; lines++) {
 		struct missing *m = xmalloc((p->nmodules + 1) * sizeof(*m));
-		size_t n;
+		size_t n, more;
 
 		memcpy(m, counts, (p->nmodules + 1) * sizeof(*m));
+		more = sum ? (lines ? sum->more_lines : sum->more_names) : 0;
 		n = lines ? select_lines(p, m) : select_unnamed(p, m);
 		if (!lines)
 			n = report_missing_shown(m, n);
@@ -338,9 +393,10 @@ void report_print_missing_counts(const struct profile *p, const struct missing *
 			report_missing_say(p, &m[i], lines, false, &b);
 			fprintf(f, "perfmini: %s\n", b.buf);
 		}
-		if (n > max)
+		/* Those said by their number: let go, each lacking less than those said. */
+		if (n + more > max)
 			fprintf(f, "perfmini: and %zu more modules with frames without %s\n",
-				n - max, lines ? "source lines" : "names");
+				n + more - (n < max ? n : max), lines ? "source lines" : "names");
 		free(m);
 	}
 	sbuf_release(&b);

@@ -24,6 +24,8 @@ struct missing {
 	uint64_t samples;	  /* samples with a frame of the module and no name */
 	uint64_t all_samples;	  /* the profile's samples */
 	bool shows;		  /* the unnamed share, said to 0.1%, is not 0.0% */
+	bool held;		  /* missing_sum: kept for the stop (report_missing_sum_forget) */
+	uint8_t lines;		  /* the module's PM_MODULE_LINES reason, when it had frames */
 };
 
 /*
@@ -43,13 +45,24 @@ void report_missing_add(struct missing **sum, size_t *nsum, const struct missing
  * The same sum kept for the modules with sampled frames alone: a
  * recording of a machine that meets a hundred thousand programs and
  * samples a few of them keeps the counts of those few. Zeroed at first.
+ *
+ * Of the modules let go whose frames lacked names or lines, the stop
+ * says the most lacking by name (their ids held: report_missing_sum_forget)
+ * and the others by their number alone (more_names, more_lines): at most
+ * MISSING_HELD are held, so that a storm of programs that vanish before
+ * they can be read does not keep one module each.
  */
+#define MISSING_HELD 16
+
 struct missing_sum {
 	struct missing *m; /* the modules with frames, in the order met */
 	size_t n, cap;
 	struct hmap at;	      /* module id (PM_NONE: no mapping) -> index in m */
 	uint64_t all_samples; /* of every profile added */
 	bool any;	      /* a profile was added */
+	size_t nheld;	      /* entries held */
+	/* Modules let go, not held, that the stop's lists would have said. */
+	size_t more_names, more_lines;
 };
 /* Adds counts add, as report_missing_add does. */
 void report_missing_sum_add(struct missing_sum *sum, const struct missing *add, size_t n);
@@ -57,12 +70,16 @@ void report_missing_sum_add(struct missing_sum *sum, const struct missing *add, 
 void report_missing_sum_into(const struct missing_sum *sum, struct missing *counts, size_t n);
 void report_missing_sum_release(struct missing_sum *sum);
 /*
- * Module id's counts dropped, for its id to be another module's, if
- * none of its frames lacked a name or a line (such counts are said
- * nowhere, the module having no frames to come); returns whether sum
- * keeps nothing of id now.
+ * Module id, let go, to be another module's: returns whether sum keeps
+ * nothing of it now. Its counts are dropped when the stop would say
+ * nothing of them (no frame lacked a name or a line, or too few), else
+ * held under its id, for the stop to say by name, while fewer than
+ * MISSING_HELD are, or while it lacks more than the least of those: that
+ * one's id is then given in *demoted (else PM_NONE), whose counts are
+ * now a number in more_names or more_lines, for its module to be let go
+ * too. Otherwise id's counts go the same way.
  */
-bool report_missing_sum_forget(struct missing_sum *sum, uint32_t id);
+bool report_missing_sum_forget(struct missing_sum *sum, uint32_t id, uint32_t *demoted);
 /*
  * The modules with unnamed sampled frames, those whose share shows first,
  * then most unnamed first; returns the count and a malloc'd array through
@@ -89,8 +106,11 @@ void report_missing_say(const struct profile *p, const struct missing *m, bool l
  * shows (at most max), then for each with frames without lines.
  */
 void report_print_missing(const struct profile *p, FILE *f, size_t max);
-/* The same from counts (p->nmodules + 1 entries, as report_missing_count gives). */
-void report_print_missing_counts(const struct profile *p, const struct missing *counts, FILE *f,
-				 size_t max);
+/*
+ * The same from counts (p->nmodules + 1 entries, as report_missing_count
+ * gives), sum's modules said by their number alone added (sum may be NULL).
+ */
+void report_print_missing_counts(const struct profile *p, const struct missing *counts,
+				 const struct missing_sum *sum, FILE *f, size_t max);
 
 #endif

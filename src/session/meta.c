@@ -406,7 +406,7 @@ static void print_missing(const struct session *s)
 	for (size_t i = 0; slices->any && i < s->out.prof->nmodules; i++)
 		if (m[i].unnamed || m[i].unplaced)
 			naming_module_back(s, (uint32_t)i);
-	report_print_missing_counts(s->out.prof, m, stderr, 5);
+	report_print_missing_counts(s->out.prof, m, slices, stderr, 5);
 	free(m);
 }
 

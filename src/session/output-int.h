@@ -141,9 +141,12 @@ bool output_names_module(const struct session *s, uint32_t id);
 void output_drop_module(struct session *s, uint32_t id);
 /*
  * Module id's counts of frames without names or lines let go, for its id
- * to be another's; false (kept) when it had such frames, said at the stop.
+ * to be another's; false (kept) when it had such frames to be said by
+ * name at the stop. *demoted: a module kept so before whose counts are
+ * now said by their number alone, to be let go too (else PM_NONE); see
+ * report_missing_sum_forget.
  */
-bool output_forget_module(struct session *s, uint32_t id);
+bool output_forget_module(struct session *s, uint32_t id, uint32_t *demoted);
 /* Last step: the next file takes the records from now on. */
 void output_slice_started(struct session *s);
 /*

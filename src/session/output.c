@@ -430,9 +430,9 @@ void output_drop_module(struct session *s, uint32_t id)
 		profile_module_drop(out->sealed[i].prof, id);
 }
 
-bool output_forget_module(struct session *s, uint32_t id)
+bool output_forget_module(struct session *s, uint32_t id, uint32_t *demoted)
 {
-	return report_missing_sum_forget(&s->out.missing, id);
+	return report_missing_sum_forget(&s->out.missing, id, demoted);
 }
 
 /*

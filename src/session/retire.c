@@ -131,6 +131,8 @@ void retire_modules(struct session *s, uint64_t now)
  */
 static bool still_spare(struct session *s, struct module *m)
 {
+	uint32_t demoted;
+
 	/* Mapped again, given back, or being forgotten (naming_forget_module): not one now. */
 	if (m->free || m->nmaps || m->unlisted)
 		return false;
@@ -151,9 +153,16 @@ static bool still_spare(struct session *s, struct module *m)
 	}
 	if (output_names_module(s, m->id))
 		return true;
-	/* What is kept of it: its counts, unless said at the stop (it keeps its id), and names. */
-	if (!output_forget_module(s, m->id))
+	/*
+	 * What is kept of it: its counts, unless said by name at the stop (it
+	 * keeps its id), and names. One kept so before, lacking less, may go
+	 * in its place.
+	 */
+	if (!output_forget_module(s, m->id, &demoted)) {
+		if (demoted != PM_NONE)
+			retire_spare(s, s->mods.mods[demoted]);
 		return false;
+	}
 	if (!module_set_unlist(&s->mods, m))
 		return true;
 	naming_forget_module(s, m);

@@ -1823,9 +1823,12 @@ START_TEST(test_missing_sum_forget)
 	report_missing_sum_add(&sum, m, a->nmodules);
 	free(m);
 	ck_assert_uint_eq(sum.n, 3);
-	ck_assert(report_missing_sum_forget(&sum, 0));
-	ck_assert(!report_missing_sum_forget(&sum, 2)); /* unnamed: said at the stop */
-	ck_assert(report_missing_sum_forget(&sum, 7));	/* nothing of it */
+	uint32_t demoted;
+
+	ck_assert(report_missing_sum_forget(&sum, 0, &demoted));
+	ck_assert(!report_missing_sum_forget(&sum, 2, &demoted)); /* unnamed: said at the stop */
+	ck_assert_uint_eq(demoted, PM_NONE);
+	ck_assert(report_missing_sum_forget(&sum, 7, &demoted)); /* nothing of it */
 	ck_assert_uint_eq(sum.n, 2);
 	m = report_missing_count(a);
 	memset(m, 0, (a->nmodules + 1) * sizeof(*m));
@@ -1835,6 +1838,71 @@ START_TEST(test_missing_sum_forget)
 	ck_assert_uint_eq(m[1].named, 1);
 	ck_assert_uint_eq(m[2].frames, 1);
 	ck_assert_uint_eq(m[2].unnamed, 1);
+	free(m);
+	report_missing_sum_release(&sum);
+	profile_free(a);
+}
+END_TEST
+
+/*
+ * At most MISSING_HELD modules let go keep their ids for the stop to name:
+ * one lacking less than all of them is said by its number alone; one
+ * lacking more takes the place of the least, whose id is given back.
+ */
+START_TEST(test_missing_sum_held)
+{
+	struct profile *a = profile_new();
+	struct missing_sum sum = {0};
+	struct missing *m;
+	uint32_t demoted, n = MISSING_HELD + 2;
+	char path[32];
+	FILE *f;
+	char *text = NULL;
+	size_t len = 0;
+
+	/* Module i: i + 1 sampled frames, none named (module 0: two, so that none ties). */
+	for (uint32_t i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/tmp/storm-%u", i);
+		profile_add_module(a, path, "", 0);
+		for (uint32_t k = 0; k <= i + (i == 0); k++) {
+			uint32_t fr = profile_intern_frame(a, i, 0, 0x10 + k);
+
+			profile_count_sample(a, profile_intern_stack(a, &fr, 1));
+		}
+	}
+	m = report_missing_count(a);
+	report_missing_sum_add(&sum, m, a->nmodules);
+	free(m);
+	/* Modules 1 .. MISSING_HELD held, in turn. */
+	for (uint32_t i = 1; i <= MISSING_HELD; i++) {
+		ck_assert(!report_missing_sum_forget(&sum, i, &demoted));
+		ck_assert_uint_eq(demoted, PM_NONE);
+	}
+	ck_assert_uint_eq(sum.nheld, MISSING_HELD);
+	/* Module 0 (2 frames) lacks less than the least held (module 1, 2 frames): a number. */
+	ck_assert(report_missing_sum_forget(&sum, 0, &demoted));
+	ck_assert_uint_eq(demoted, PM_NONE);
+	ck_assert_uint_eq(sum.more_names, 1);
+	/* The last lacks the most: held, in place of module 1, now a number too. */
+	ck_assert(!report_missing_sum_forget(&sum, n - 1, &demoted));
+	ck_assert_uint_eq(demoted, 1);
+	ck_assert_uint_eq(sum.more_names, 2);
+	ck_assert_uint_eq(sum.nheld, MISSING_HELD);
+	ck_assert(report_missing_sum_forget(&sum, 1, &demoted)); /* its id given back */
+	ck_assert(!hmap_find(&sum.at, 1));
+	/* The stop: the held ones by name, the two others in the count. */
+	m = xcalloc(a->nmodules + 1, sizeof(*m));
+	for (size_t i = 0; i <= a->nmodules; i++)
+		m[i].module = i < a->nmodules ? (uint32_t)i : PM_NONE;
+	report_missing_sum_into(&sum, m, a->nmodules);
+	f = open_memstream(&text, &len);
+	report_print_missing_counts(a, m, &sum, f, 5);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(text, "storm-17:"));
+	ck_assert_ptr_null(strstr(text, "storm-1:"));
+	snprintf(path, sizeof(path), "and %u more modules", MISSING_HELD - 5 + 2);
+	ck_assert_ptr_nonnull(strstr(text, path));
+	free(text);
 	free(m);
 	report_missing_sum_release(&sum);
 	profile_free(a);
@@ -1968,6 +2036,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_missing_sum);
 	tcase_add_test(tc, test_missing_sum_sparse);
 	tcase_add_test(tc, test_missing_sum_forget);
+	tcase_add_test(tc, test_missing_sum_held);
 	tcase_add_test(tc, test_aggregate_roots);
 	tcase_add_test(tc, test_aggregate_roots_offcpu);
 	tcase_add_test(tc, test_aggregate_offcpu_state);
