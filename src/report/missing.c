@@ -273,8 +273,7 @@ static size_t select_lines(const struct profile *p, struct missing *m)
 	 * startup code): a module is listed from 5% of its named frames.
 	 */
 	for (size_t i = 0; i < p->nmodules; i++)
-		if (m[i].unplaced && m[i].unplaced * 20 >= m[i].named &&
-		    PM_MODULE_LINES(p->modules[i].flags))
+		if (says_lines(&m[i]))
 			m[n++] = m[i];
 	qsort(m, n, sizeof(*m), cmp_unplaced);
 	return n;
@@ -302,7 +301,7 @@ static size_t select_unnamed(const struct profile *p, struct missing *m)
 
 	for (size_t i = 0; i <= p->nmodules; i++) {
 		/* The share said of it shows: 0.1% of its frames, or of the samples. */
-		m[i].shows = i < p->nmodules ? m[i].unnamed * 1000 >= m[i].frames
+		m[i].shows = i < p->nmodules ? says_names(&m[i])
 					     : m[i].samples * 1000 >= m[i].all_samples;
 		if (m[i].unnamed)
 			m[n++] = m[i];
