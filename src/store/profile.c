@@ -74,15 +74,17 @@ struct profile *profile_new(void)
 	return p;
 }
 
-struct profile *profile_new_next(const struct profile *p, bool (*keep)(uint32_t module, void *arg),
-				 void *arg)
+/*
+ * A profile of p's modules under the same ids, those keep (if not NULL)
+ * refuses, or that p holds let go, with their number, kind and owner
+ * alone (profile_new_next's rules); its dropped bytes say which.
+ */
+static struct profile *modules_of(const struct profile *p, bool (*keep)(uint32_t module, void *arg),
+				  void *arg)
 {
 	struct profile *n = profile_new();
 	uint8_t *gone = (keep || p->ndropped) && p->nmodules ? xcalloc(p->nmodules, 1) : NULL;
 
-	for (size_t i = 0; i < p->nmeta; i++)
-		profile_set_meta(n, strtab_get(&p->str, p->meta[i].key),
-				 strtab_get(&p->str, p->meta[i].value));
 	for (size_t i = 0; i < p->nmodules; i++) {
 		const struct pm_module *m = &p->modules[i];
 		/*
@@ -108,11 +110,22 @@ struct profile *profile_new_next(const struct profile *p, bool (*keep)(uint32_t 
 			n->modules[id].reason = strtab_add(&n->str, strtab_get(&p->str, m->reason));
 		n->modules[id].owner = m->owner;
 	}
-	for (size_t i = 0; i < p->nsegments; i++)
-		if (!gone || p->segments[i].module >= p->nmodules || !gone[p->segments[i].module])
-			profile_add_segment(n, &p->segments[i]);
 	n->dropped = gone;
 	n->ndropped = gone ? p->nmodules : 0;
+	return n;
+}
+
+struct profile *profile_new_next(const struct profile *p, bool (*keep)(uint32_t module, void *arg),
+				 void *arg)
+{
+	struct profile *n = modules_of(p, keep, arg);
+
+	for (size_t i = 0; i < p->nmeta; i++)
+		profile_set_meta(n, strtab_get(&p->str, p->meta[i].key),
+				 strtab_get(&p->str, p->meta[i].value));
+	for (size_t i = 0; i < p->nsegments; i++)
+		if (!profile_module_dropped(n, p->segments[i].module))
+			profile_add_segment(n, &p->segments[i]);
 	/*
 	 * Room for as many frames and stacks as p has: a slice is most often
 	 * like the one before, and its tables do not grow (and rehash) again
@@ -124,6 +137,22 @@ struct profile *profile_new_next(const struct profile *p, bool (*keep)(uint32_t 
 	xgrow(&n->stack_frames, &n->stack_frames_cap, p->nstack_frames, sizeof(*n->stack_frames));
 	hmap_reserve(&n->frame_index, p->nframes);
 	hmap_reserve(&n->stack_index, p->nstacks);
+	return n;
+}
+
+struct profile *profile_carry(const struct profile *p, bool (*keep)(uint32_t module, void *arg),
+			      void *arg)
+{
+	struct profile *n = modules_of(p, keep, arg);
+
+	for (size_t g = 0; g < p->nframes; g++) {
+		const struct pm_frame *fr = &p->frames[g];
+
+		if (fr->nlines && !profile_module_dropped(n, fr->module))
+			profile_copy_lines(n,
+					   profile_intern_frame(n, fr->module, fr->flags, fr->addr),
+					   p, (uint32_t)g);
+	}
 	return n;
 }
 
@@ -150,20 +179,6 @@ void profile_free(struct profile *p)
 	free(p->dropped);
 	free(p->again);
 	free(p);
-}
-
-void profile_slim(struct profile *p)
-{
-	free(p->stack_frames);
-	free(p->stacks);
-	free(p->stack_samples);
-	p->stack_frames = NULL;
-	p->stacks = NULL;
-	p->stack_samples = NULL;
-	p->nstack_frames = p->stack_frames_cap = 0;
-	p->nstacks = p->stacks_cap = p->stack_samples_cap = 0;
-	hmap_release(&p->stack_index);
-	hmap_init(&p->stack_index);
 }
 
 void profile_set_meta(struct profile *p, const char *key, const char *value)

@@ -281,12 +281,15 @@ void profile_merge(struct profile *dst, const struct profile *src);
 /* Keeps the wake-up of the off-CPU span added last. */
 void profile_add_wakeup(struct profile *p, const struct pm_wakeup *w);
 /*
- * A slice finished while recording, kept only for the slice after to
- * take its frames' names from (profile_find_frame, profile_copy_lines):
- * its stacks and their counts let go. Its modules, frames, lines and
- * names stay.
+ * What the slice after takes its frames' names from (profile_find_frame,
+ * profile_copy_lines), once slice p is finished while recording: p's
+ * modules under the same ids, as profile_new_next keeps them, and the
+ * named frames of those kept, with their lines. Nothing of a module keep
+ * refuses (a program gone: no frame of the slice after is of it, and its
+ * id may go to another), and no stack or record.
  */
-void profile_slim(struct profile *p);
+struct profile *profile_carry(const struct profile *p, bool (*keep)(uint32_t module, void *arg),
+			      void *arg);
 /* Counts a sample of stack that is not kept (it went to the data file). */
 void profile_count_sample(struct profile *p, uint32_t stack);
 /*

@@ -127,45 +127,63 @@ START_TEST(test_intern_stacks)
 }
 END_TEST
 
-/*
- * A slice kept for its names alone: its stacks go, and the slice after
- * still finds each frame and takes its lines.
- */
-START_TEST(test_slim)
+/* keep_module: every module but the one arg points at. */
+static bool keep_but(uint32_t module, void *arg)
 {
-	struct profile *p = profile_new(), *next;
+	return module != *(const uint32_t *)arg;
+}
+
+/*
+ * What a finished slice keeps for its names alone: the named frames of
+ * the modules kept, which the slice after finds and takes lines from;
+ * nothing of a module let go, and no stack.
+ */
+START_TEST(test_carry)
+{
+	struct profile *p = profile_new(), *c, *next;
 	uint32_t m = profile_add_module(p, "/usr/bin/x", "", 0);
-	uint32_t f[3], st, g;
+	uint32_t gone = profile_add_module(p, "/tmp/gone", "", 0);
+	uint32_t f[3], fg, st, g;
 	struct pm_line l = {.func = strtab_add(&p->str, "work"),
 			    .file = strtab_add(&p->str, "w.c"),
 			    .line = 42};
+	struct pm_segment seg = {.module = gone};
 
 	for (uint32_t i = 0; i < 3; i++)
 		f[i] = profile_intern_frame(p, m, 0, 0x1000 + 16 * i);
+	fg = profile_intern_frame(p, gone, 0, 0x1010);
 	profile_add_line(p, f[1], &l);
+	profile_add_line(p, fg, &l);
+	profile_add_segment(p, &seg);
 	st = profile_intern_stack(p, f, 3);
 	profile_count_sample(p, st);
-	next = profile_new_next(p, NULL, NULL);
-	profile_slim(p);
-	ck_assert_uint_eq(p->nstacks, 0);
-	ck_assert_uint_eq(p->nstack_frames, 0);
-	ck_assert_ptr_null(p->stack_samples);
-	ck_assert_uint_eq(p->nframes, 3);
-	ck_assert_uint_eq(profile_find_frame(p, m, 0, 0x1010), f[1]);
-	ck_assert_uint_eq(profile_find_frame(p, m, 0, 0x1008), PM_NONE);
+	next = profile_new_next(p, keep_but, &gone);
+	c = profile_carry(p, keep_but, &gone);
+	profile_free(p);
+
+	/* The named frame of the module kept, its lines, and only it. */
+	ck_assert_uint_eq(c->nframes, 1);
+	ck_assert_uint_eq(c->nstacks + c->nstack_frames + c->nsegments, 0);
+	ck_assert_ptr_null(c->stack_samples);
+	ck_assert_uint_eq(profile_find_frame(c, m, 0, 0x1000), PM_NONE);
+	ck_assert_uint_eq(profile_find_frame(c, gone, 0, 0x1010), PM_NONE);
+	g = profile_find_frame(c, m, 0, 0x1010);
+	ck_assert_uint_ne(g, PM_NONE);
+	ck_assert_uint_eq(c->frames[g].nlines, 1);
+	/* Its modules under the same ids; the one let go has no path and is dropped. */
+	ck_assert_uint_eq(c->nmodules, 2);
+	ck_assert_str_eq(strtab_get(&c->str, c->modules[m].path), "/usr/bin/x");
+	ck_assert(profile_module_dropped(c, gone));
+	ck_assert_uint_eq(c->modules[gone].path, 0);
 
 	/* The slice after takes the name, and interns stacks of its own. */
 	g = profile_intern_frame(next, m, 0, 0x1010);
-	profile_copy_lines(next, g, p, f[1]);
+	profile_copy_lines(next, g, c, profile_find_frame(c, m, 0, 0x1010));
 	ck_assert_uint_eq(next->frames[g].nlines, 1);
 	ck_assert_str_eq(strtab_get(&next->str, next->lines[next->frames[g].line0].func), "work");
 	ck_assert_uint_eq(next->lines[next->frames[g].line0].line, 42);
 	ck_assert_uint_eq(profile_intern_stack(next, &g, 1), 0);
-
-	/* Slimmed twice, then freed: nothing left twice. */
-	profile_slim(p);
-	ck_assert_uint_eq(profile_intern_stack(p, f, 2), 0);
-	profile_free(p);
+	profile_free(c);
 	profile_free(next);
 }
 END_TEST
@@ -360,12 +378,6 @@ START_TEST(test_new_next)
 	profile_free(n);
 }
 END_TEST
-
-/* keep_module: every module but the one arg points at. */
-static bool keep_but(uint32_t module, void *arg)
-{
-	return module != *(const uint32_t *)arg;
-}
 
 /*
  * A module the next slice does not keep has its id, kind and owner there,
@@ -1941,7 +1953,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, test_strtab);
 	tcase_add_test(tc, test_intern_frames);
 	tcase_add_test(tc, test_intern_stacks);
-	tcase_add_test(tc, test_slim);
+	tcase_add_test(tc, test_carry);
 	tcase_add_test(tc, test_new_next);
 	tcase_add_test(tc, test_new_next_drops);
 	tcase_add_test(tc, test_new_next_dropped_again);
