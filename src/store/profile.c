@@ -127,16 +127,18 @@ struct profile *profile_new_next(const struct profile *p, bool (*keep)(uint32_t 
 		if (!profile_module_dropped(n, p->segments[i].module))
 			profile_add_segment(n, &p->segments[i]);
 	/*
-	 * Room for as many frames and stacks as p has: a slice is most often
-	 * like the one before, and its tables do not grow (and rehash) again
-	 * from nothing.
+	 * Room for half as many frames and stacks as p has: a slice is most
+	 * often like the one before, and its tables do not grow (and rehash)
+	 * again from nothing, but grow once more at most; room for all of
+	 * them would be held, unused, for much of the slice.
 	 */
-	xgrow(&n->frames, &n->frames_cap, p->nframes, sizeof(*n->frames));
-	xgrow(&n->lines, &n->lines_cap, p->nlines, sizeof(*n->lines));
-	xgrow(&n->stacks, &n->stacks_cap, p->nstacks, sizeof(*n->stacks));
-	xgrow(&n->stack_frames, &n->stack_frames_cap, p->nstack_frames, sizeof(*n->stack_frames));
-	hmap_reserve(&n->frame_index, p->nframes);
-	hmap_reserve(&n->stack_index, p->nstacks);
+	xgrow(&n->frames, &n->frames_cap, p->nframes / 2, sizeof(*n->frames));
+	xgrow(&n->lines, &n->lines_cap, p->nlines / 2, sizeof(*n->lines));
+	xgrow(&n->stacks, &n->stacks_cap, p->nstacks / 2, sizeof(*n->stacks));
+	xgrow(&n->stack_frames, &n->stack_frames_cap, p->nstack_frames / 2,
+	      sizeof(*n->stack_frames));
+	hmap_reserve(&n->frame_index, p->nframes / 2);
+	hmap_reserve(&n->stack_index, p->nstacks / 2);
 	return n;
 }
 
