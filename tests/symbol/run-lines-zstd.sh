@@ -110,10 +110,18 @@ copies "$tmp/zc/kept" | xargs stat -c '%n %s %.9Y' >"$tmp/zc.before"
 rm -rf "$tmp/zc/kept/names"
 lines_cached zc2 "$tmp/zc/kept"
 copies "$tmp/zc/kept" | xargs stat -c '%n %s %.9Y' >"$tmp/zc.after"
-cmp -s "$tmp/zc.before" "$tmp/zc.after" &&
+# Each copy the first recording made is there again, the same size, and
+# one at least was marked used. The second may add a copy of a file the
+# first did not sample (the dynamic loader's debug file, when only the
+# second samples its start-up).
+used=$(awk 'NR == FNR { t[$1] = $3; next } ($1 in t) && $3 != t[$1] { n++ } END { print n + 0 }' \
+	"$tmp/zc.before" "$tmp/zc.after")
+[ "$used" -ge 1 ] ||
 	fail "the second recording did not use the expanded copies: $(cat "$tmp/zc.after")"
-[ "$(cut -d' ' -f1,2 "$tmp/zc.before")" = "$(cut -d' ' -f1,2 "$tmp/zc.after")" ] ||
-	fail "the second recording made other copies: $(cat "$tmp/zc.before") / $(cat "$tmp/zc.after")"
+lost=$(awk 'NR == FNR { s[$1] = $2; next } ($1 in s) && s[$1] == $2 { delete s[$1] }
+	END { for (n in s) print n }' "$tmp/zc.before" "$tmp/zc.after")
+[ -z "$lost" ] ||
+	fail "the second recording made other copies of $lost: $(cat "$tmp/zc.before") / $(cat "$tmp/zc.after")"
 big=$(copies "$tmp/zc/kept" | xargs ls -S | head -n 1)
 size=$(stat -c %s "$big")
 truncate -s 4096 "$big"
