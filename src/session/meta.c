@@ -404,11 +404,13 @@ static void print_missing(const struct session *s)
 		report_missing_sum_into(slices, m, s->out.prof->nmodules);
 	/* Counted in a slice before, and let go since: said by its name and reason. */
 	for (size_t i = 0; slices->any && i < s->out.prof->nmodules; i++) {
+		uint32_t lines;
+
 		if (!m[i].unnamed && !m[i].unplaced)
 			continue;
 		naming_module_back(s, (uint32_t)i);
-		if (PM_MODULE_LINES(s->out.prof->modules[i].flags))
-			m[i].lines = (uint8_t)PM_MODULE_LINES(s->out.prof->modules[i].flags);
+		if ((lines = PM_MODULE_LINES(s->out.prof->modules[i].flags)))
+			m[i].lines = (uint8_t)lines;
 	}
 	report_print_missing_counts(s->out.prof, m, slices, stderr, 5);
 	free(m);

@@ -27,8 +27,8 @@
 #                  and in folded; on a machine too busy for that (another
 #                  test of the suite may hold a CPU for a while), the
 #                  recording is made again, 3 s later, twenty times at
-#                  most, then the
-#                  ranks are left unchecked (the values above still are),
+#                  most, then the ranks are left unchecked (the values
+#                  above still are),
 #                  but in CI (CI=true), whose machine is the test's own:
 #                  there it fails;
 #   --wakers       with --latency: what the other threads were asleep in
