@@ -52,6 +52,16 @@
 #                     __libc_start_call_main in some recordings of xz
 #   --unknown POLICY  how frames neither tool could name compare (below):
 #                     addr (the default), module or never
+#   --given-leaf      weigh each innermost frame alike on both sides: the
+#                     overlaps become, for each leaf L, the overlap of the
+#                     stacks that end in L on one side with those that end
+#                     in L on the other, weighed by L's mean share of the
+#                     two. Two recordings of one program divide its time
+#                     among its leaves differently when its parts run at
+#                     speeds that vary from run to run (a copy bound by
+#                     memory on a shared machine): this measures how the
+#                     stacks were walked, not how the time fell. A leaf on
+#                     one side only counts as no overlap
 #   --min-inner3 P, --min-whole P
 #                     exit 1, with a line saying so, when an overlap is
 #                     below P
@@ -497,6 +507,21 @@ def overlap(a, b):
     return 100.0 * sum(min(v, b.get(k, 0.0)) for k, v in a.items())
 
 
+def overlap_given_leaf(ka, kb, cut):
+    """The overlap of the keys k[:cut] (all of k when cut is None) of
+    each leaf's stacks, weighed by the leaf's mean share."""
+    by_a, by_b = defaultdict(list), defaultdict(list)
+    for k in ka:
+        by_a[k[:1]].append(k[:cut])
+    for k in kb:
+        by_b[k[:1]].append(k[:cut])
+    total = 0.0
+    for leaf in set(by_a) & set(by_b):
+        w = (len(by_a[leaf]) / len(ka) + len(by_b[leaf]) / len(kb)) / 2
+        total += w * overlap(shares(by_a[leaf]), shares(by_b[leaf]))
+    return total
+
+
 def show_key(key, width):
     if not key:
         return "(no user frame)"
@@ -573,6 +598,7 @@ def main():
     ap.add_argument("--root-at", type=lambda s: {normalize(x) for x in s.split(",")},
                     default=None)
     ap.add_argument("--unknown", choices=("addr", "module", "never"), default="addr")
+    ap.add_argument("--given-leaf", action="store_true")
     ap.add_argument("--min-inner3", type=float, default=None)
     ap.add_argument("--min-whole", type=float, default=None)
     ap.add_argument("-v", "--verbose", action="store_true")
@@ -595,7 +621,10 @@ def main():
 
     i3a, i3b = shares(k[:3] for k in ka), shares(k[:3] for k in kb)
     wa, wb = shares(ka), shares(kb)
-    inner3, whole = overlap(i3a, i3b), overlap(wa, wb)
+    if args.given_leaf:
+        inner3, whole = overlap_given_leaf(ka, kb, 3), overlap_given_leaf(ka, kb, None)
+    else:
+        inner3, whole = overlap(i3a, i3b), overlap(wa, wb)
     print("inner3 %.1f whole %.1f samples %d %d" % (inner3, whole, len(ka), len(kb)))
 
     if args.verbose:
