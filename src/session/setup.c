@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -87,8 +88,20 @@ static struct session *session_make(const struct record_opts *o, bool live)
 	return s;
 }
 
+/*
+ * Blocks of at least this many bytes are mapped for themselves and
+ * unmapped when freed. glibc starts at the same size but raises it to the
+ * size of each such block freed (up to 32 MiB), after which a slice's
+ * tables and a library's symbols come from the heap, where a block freed
+ * amid others stays resident: beside a clang loop, 10 minutes of slices
+ * grew 10% that way, 3% with the size fixed, at the same CPU.
+ */
+#define MAPPED_BLOCK_BYTES (128 << 10)
+
 struct session *session_new(const struct record_opts *o)
 {
+	/* A long recording's large blocks go back to the system as freed (above). */
+	mallopt(M_MMAP_THRESHOLD, MAPPED_BLOCK_BYTES);
 	return session_make(o, true);
 }
 
