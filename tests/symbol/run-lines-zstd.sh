@@ -121,7 +121,7 @@ used=$(awk 'NR == FNR { t[$1] = $3; next } ($1 in t) && $3 != t[$1] { n++ } END 
 lost=$(awk 'NR == FNR { s[$1] = $2; next } ($1 in s) && s[$1] == $2 { delete s[$1] }
 	END { for (n in s) print n }' "$tmp/zc.before" "$tmp/zc.after")
 [ -z "$lost" ] ||
-	fail "the second recording made other copies of $lost: $(cat "$tmp/zc.before") / $(cat "$tmp/zc.after")"
+	fail "the second recording lost or resized the first one's copies $lost: $(cat "$tmp/zc.before") / $(cat "$tmp/zc.after")"
 big=$(copies "$tmp/zc/kept" | xargs ls -S | head -n 1)
 size=$(stat -c %s "$big")
 truncate -s 4096 "$big"
