@@ -61,7 +61,8 @@
 #                     speeds that vary from run to run (a copy bound by
 #                     memory on a shared machine): this measures how the
 #                     stacks were walked, not how the time fell. A leaf on
-#                     one side only counts as no overlap.
+#                     one side only counts as no overlap. --verbose still
+#                     lists the keys by their shares of all samples
 #   --min-inner3 P, --min-whole P
 #                     exit 1, with a line saying so, when an overlap is
 #                     below P
